@@ -1,0 +1,16 @@
+package dev.arenascope.core.device;
+
+/** The device could not provide the requested bytes. Nothing was allocated. */
+public class DeviceOutOfMemoryException extends RuntimeException {
+    private final long requestedBytes;
+
+    public DeviceOutOfMemoryException(String message, long requestedBytes) {
+        super(message);
+        this.requestedBytes = requestedBytes;
+    }
+
+    /** The size of the failed request, in bytes. */
+    public long requestedBytes() {
+        return requestedBytes;
+    }
+}

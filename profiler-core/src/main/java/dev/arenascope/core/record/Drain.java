@@ -1,0 +1,181 @@
+package dev.arenascope.core.record;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.SessionInfo;
+
+/**
+ * Delivers a session's buffered events and metadata to its sinks from one background thread (and
+ * from callers of {@link #flush()}; never two at once). Metadata announced before an event is always
+ * delivered before the batch holding it. A sink that throws is detached and logged, never allowed to
+ * stop the others.
+ */
+final class Drain {
+    private static final Logger LOG = Logger.getLogger(Drain.class.getName());
+    private static final long PERIOD_NS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private final Session session;
+    private final EventBuffer buffer;
+    private final List<EventSink> sinks = new CopyOnWriteArrayList<>();
+    private final Queue<Object> metadata = new ConcurrentLinkedQueue<>();
+    private final Object lock = new Object();
+    private volatile boolean hasSinks;
+    private volatile boolean closed;
+    private long lostReported;
+    private Thread thread;
+
+    Drain(Session session, EventBuffer buffer) {
+        this.session = session;
+        this.buffer = buffer;
+    }
+
+    boolean hasSinks() {
+        return hasSinks;
+    }
+
+    void announceMemory(MemoryInfo info) {
+        if (hasSinks) {
+            metadata.add(info);
+        }
+    }
+
+    void announceString(int id, String value) {
+        if (hasSinks) {
+            metadata.add(new StringEntry(id, value));
+        }
+    }
+
+    void announceThread(int id, String name) {
+        if (hasSinks) {
+            metadata.add(new ThreadEntry(id, name));
+        }
+    }
+
+    void addSink(EventSink sink, SessionInfo info, List<MemoryInfo> memories, List<String> strings, Map<Integer, String> threads) {
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("session is closed");
+            }
+            cycle();
+            sink.onSession(info);
+            for (MemoryInfo m : memories) {
+                sink.onMemory(m);
+            }
+            for (int i = 0; i < strings.size(); i++) {
+                sink.onString(i, strings.get(i));
+            }
+            threads.forEach(sink::onThread);
+            sinks.add(sink);
+            hasSinks = true;
+            lostReported = buffer.lost();
+            startThread();
+        }
+    }
+
+    void removeSink(EventSink sink) {
+        synchronized (lock) {
+            cycle();
+            if (sinks.remove(sink)) {
+                sink.onClose();
+            }
+            hasSinks = !sinks.isEmpty();
+        }
+    }
+
+    void flush() {
+        synchronized (lock) {
+            cycle();
+        }
+    }
+
+    void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            cycle();
+            closed = true;
+            hasSinks = false;
+            for (EventSink s : sinks) {
+                try {
+                    s.onClose();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "sink " + s + " failed to close", e);
+                }
+            }
+            sinks.clear();
+        }
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    private void startThread() {
+        if (thread == null) {
+            thread = Thread.ofPlatform().daemon().name("arenascope-drain").start(this::run);
+        }
+    }
+
+    private void run() {
+        while (!closed) {
+            LockSupport.parkNanos(PERIOD_NS);
+            synchronized (lock) {
+                if (!closed) {
+                    cycle();
+                }
+            }
+        }
+    }
+
+    /** One delivery round. Caller holds {@link #lock}. */
+    private void cycle() {
+        EventBatch batch = buffer.take();
+        List<Object> meta = new ArrayList<>();
+        for (Object o; (o = metadata.poll()) != null; ) {
+            meta.add(o);
+        }
+        long lost = buffer.lost();
+        long newlyLost = lost - lostReported;
+        lostReported = lost;
+        for (EventSink sink : sinks) {
+            try {
+                for (Object o : meta) {
+                    switch (o) {
+                        case MemoryInfo m -> sink.onMemory(m);
+                        case StringEntry s -> sink.onString(s.id, s.value);
+                        case ThreadEntry t -> sink.onThread(t.id, t.name);
+                        default -> throw new IllegalStateException("unknown metadata " + o);
+                    }
+                }
+                if (!batch.isEmpty()) {
+                    sink.onEvents(batch);
+                }
+                if (newlyLost > 0) {
+                    sink.onLoss(newlyLost);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "event sink " + sink + " failed and was detached", e);
+                sinks.remove(sink);
+            }
+        }
+        hasSinks = !sinks.isEmpty();
+        buffer.recycle(batch);
+    }
+
+    private record StringEntry(int id, String value) {}
+
+    private record ThreadEntry(int id, String name) {}
+}

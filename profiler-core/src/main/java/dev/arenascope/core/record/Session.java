@@ -1,0 +1,184 @@
+package dev.arenascope.core.record;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.arenascope.core.device.DeviceInfo;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.SessionInfo;
+
+/**
+ * One profiling session: the registry of memories, strings and threads, and the event stream every
+ * allocator publishes to. Events go through the hot-path {@link EventBuffer} and are delivered to the
+ * attached {@link EventSink}s by one drain thread.
+ *
+ * <p>Allocators publish only while {@link #isRecording()} (some sink is attached), so an idle session
+ * costs one volatile read per operation. Thread-safe.
+ */
+public final class Session implements AutoCloseable {
+    private static final Session GLOBAL = new Session("default");
+
+    private final long startNanoTime = System.nanoTime();
+    private final long startEpochNs;
+    private final String name;
+    private final List<DeviceInfo> devices = new CopyOnWriteArrayList<>();
+    private final Map<String, String> attributes = new ConcurrentHashMap<>();
+    private final List<MemoryInfo> memories = new CopyOnWriteArrayList<>();
+    private final StringTable strings = new StringTable();
+    private final Map<Integer, String> threads = new ConcurrentHashMap<>();
+    private final AtomicInteger nextMemory = new AtomicInteger();
+    private final AtomicInteger nextScope = new AtomicInteger();
+    private final EventBuffer buffer;
+    private final Drain drain;
+
+    public Session(String name) {
+        this(name, EventBuffer.DEFAULT_CAPACITY);
+    }
+
+    /**
+     * @param name            the session's name
+     * @param bufferCapacity  events the hot-path buffer holds before it counts losses
+     */
+    public Session(String name, int bufferCapacity) {
+        java.time.Instant now = java.time.Instant.now();
+        this.startEpochNs = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        this.name = name;
+        this.buffer = new EventBuffer(bufferCapacity);
+        this.drain = new Drain(this, buffer);
+    }
+
+    /** The process-wide session allocators publish to when none is given. */
+    public static Session global() {
+        return GLOBAL;
+    }
+
+    /** Nanoseconds since the session started. */
+    public long now() {
+        return System.nanoTime() - startNanoTime;
+    }
+
+    /** What this session says about itself. */
+    public SessionInfo info() {
+        return new SessionInfo(name, hostName(), startEpochNs, new ArrayList<>(devices), Map.copyOf(attributes));
+    }
+
+    /** Adds a device to the session's metadata (once per device id). */
+    public void addDevice(DeviceInfo device) {
+        if (devices.stream().noneMatch(d -> d.id().equals(device.id()))) {
+            devices.add(device);
+        }
+    }
+
+    /** Sets a session attribute (tool version, command line, ...). */
+    public void putAttribute(String key, String value) {
+        attributes.put(key, value);
+    }
+
+    /** Memories registered so far, in id order. */
+    public List<MemoryInfo> memories() {
+        return List.copyOf(memories);
+    }
+
+    /** Whether any sink is attached: allocators skip publishing otherwise. */
+    public boolean isRecording() {
+        return drain.hasSinks();
+    }
+
+    /**
+     * Registers a memory and returns its id. Sinks hear of it before any of its events.
+     *
+     * @throws IllegalStateException past {@link EventBatch#MAX_MEMORY_ID} memories
+     */
+    public int registerMemory(String memoryName, MemoryKind kind, String device, long capacity, Map<String, String> attrs) {
+        int id = nextMemory.getAndIncrement();
+        if (id > EventBatch.MAX_MEMORY_ID) {
+            throw new IllegalStateException("session '" + name + "' has more than " + EventBatch.MAX_MEMORY_ID + " memories");
+        }
+        MemoryInfo info = new MemoryInfo(id, memoryName, kind, device, capacity, attrs);
+        memories.add(info);
+        drain.announceMemory(info);
+        return id;
+    }
+
+    /** The id of {@code value} in the session's string table, adding it once. */
+    public int intern(String value) {
+        return strings.intern(value, drain);
+    }
+
+    /** The string with this id, or null. */
+    public String string(int id) {
+        return strings.get(id);
+    }
+
+    /** A fresh scope id, unique in the session. */
+    public int nextScopeId() {
+        return nextScope.getAndIncrement();
+    }
+
+    /**
+     * Publishes one event stamped with the current time and thread. Never blocks and allocates
+     * nothing once the thread is known; when the buffer is full the event is counted as lost.
+     * Field meanings per kind: {@link EventKind}.
+     */
+    public void publish(EventKind kind, int flags, int memory, long a, long b, long c, long used, long aux, int ref, int ref2) {
+        int thread = threadId();
+        buffer.offer(now(), EventBatch.pack(kind.code(), flags, memory), thread, a, b, c, used, aux, ref, ref2);
+    }
+
+    private int threadId() {
+        Thread t = Thread.currentThread();
+        int id = (int) t.threadId();
+        if (!threads.containsKey(id)) {
+            threads.put(id, t.getName());
+            drain.announceThread(id, t.getName());
+        }
+        return id;
+    }
+
+    /** Attaches a sink: it first hears the session, every memory, string and thread so far. */
+    public void addSink(EventSink sink) {
+        drain.addSink(sink, info(), memories, strings.snapshot(), Map.copyOf(threads));
+    }
+
+    /** Detaches a sink after delivering what is buffered; calls its {@code onClose}. */
+    public void removeSink(EventSink sink) {
+        drain.removeSink(sink);
+    }
+
+    /** Delivers everything published so far to the sinks before returning. */
+    public void flush() {
+        drain.flush();
+    }
+
+    /** Events lost since the session started because the buffer was full. */
+    public long lostEvents() {
+        return buffer.lost();
+    }
+
+    /** Flushes, closes every sink and stops the drain thread. The global session cannot be closed. */
+    @Override
+    public void close() {
+        if (this == GLOBAL) {
+            flush();
+            return;
+        }
+        drain.close();
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+}

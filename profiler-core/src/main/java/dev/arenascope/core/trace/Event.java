@@ -1,0 +1,44 @@
+package dev.arenascope.core.trace;
+
+/**
+ * One event of a session, in its flat form: the same fixed fields for every kind, whose meaning
+ * {@link EventKind} lists. The hot path never creates these (it writes binary records); readers,
+ * tests and small tools do.
+ *
+ * @param timeNs   nanoseconds since the session started
+ * @param kind     what happened
+ * @param flags    kind-specific bits ({@link #FLAG_BACKWARD}, {@link #FLAG_HIT}, ...)
+ * @param memory   the memory's id, or -1 for none
+ * @param thread   the recording thread's id (see {@link EventSink#onThread})
+ * @param a        kind-specific
+ * @param b        kind-specific, usually bytes
+ * @param c        kind-specific
+ * @param used     bytes in use in the memory after the event
+ * @param aux      the memory's second gauge after the event (see {@link MemoryKind})
+ * @param ref      kind-specific, usually a string id
+ * @param ref2     kind-specific, usually a scope id
+ */
+public record Event(long timeNs, EventKind kind, int flags, int memory, int thread,
+                    long a, long b, long c, long used, long aux, int ref, int ref2) {
+
+    /** An allocation or pointer of the arena's backward end. */
+    public static final int FLAG_BACKWARD = 1;
+    /** A pool request served from a held block. */
+    public static final int FLAG_HIT = 2;
+    /** The largest value {@code flags} may take (it is stored in one byte). */
+    public static final int MAX_FLAGS = 0xff;
+
+    public Event {
+        if (kind == null) {
+            throw new IllegalArgumentException("event kind is null");
+        }
+        if (flags < 0 || flags > MAX_FLAGS) {
+            throw new IllegalArgumentException("event flags out of range: " + flags);
+        }
+    }
+
+    /** Whether {@code flag} is set. */
+    public boolean has(int flag) {
+        return (flags & flag) != 0;
+    }
+}

@@ -1,0 +1,164 @@
+package dev.arenascope.core.trace;
+
+import java.util.Arrays;
+
+/**
+ * A growable batch of events held as columns of primitives (no object per event). Used by the
+ * session's drain, by readers and by the store's loaders. Not thread-safe.
+ */
+public final class EventBatch {
+    private int size;
+    private long[] time;
+    private int[] kindFlagsMemory; // kind code (8 bits) | flags (8 bits) << 8 | memory (16 bits, +1) << 16
+    private int[] thread;
+    private long[] a;
+    private long[] b;
+    private long[] c;
+    private long[] used;
+    private long[] aux;
+    private int[] ref;
+    private int[] ref2;
+
+    public EventBatch() {
+        this(1024);
+    }
+
+    public EventBatch(int capacity) {
+        int cap = Math.max(16, capacity);
+        time = new long[cap];
+        kindFlagsMemory = new int[cap];
+        thread = new int[cap];
+        a = new long[cap];
+        b = new long[cap];
+        c = new long[cap];
+        used = new long[cap];
+        aux = new long[cap];
+        ref = new int[cap];
+        ref2 = new int[cap];
+    }
+
+    /** The largest memory id an event may carry. */
+    public static final int MAX_MEMORY_ID = 0xfffe;
+
+    /** Packs kind, flags and memory (-1 for none) into one int, as stored in {@link #packed(int)}. */
+    public static int pack(int kindCode, int flags, int memory) {
+        return (kindCode & 0xff) | (flags & 0xff) << 8 | ((memory + 1) & 0xffff) << 16;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** Empties the batch, keeping its capacity. */
+    public void clear() {
+        size = 0;
+    }
+
+    public long time(int i) {
+        return time[i];
+    }
+
+    public int packed(int i) {
+        return kindFlagsMemory[i];
+    }
+
+    public int kindCode(int i) {
+        return kindFlagsMemory[i] & 0xff;
+    }
+
+    public EventKind kind(int i) {
+        return EventKind.ofCode(kindCode(i));
+    }
+
+    public int flags(int i) {
+        return (kindFlagsMemory[i] >>> 8) & 0xff;
+    }
+
+    public int memory(int i) {
+        return (kindFlagsMemory[i] >>> 16) - 1;
+    }
+
+    public int thread(int i) {
+        return thread[i];
+    }
+
+    public long a(int i) {
+        return a[i];
+    }
+
+    public long b(int i) {
+        return b[i];
+    }
+
+    public long c(int i) {
+        return c[i];
+    }
+
+    public long used(int i) {
+        return used[i];
+    }
+
+    public long aux(int i) {
+        return aux[i];
+    }
+
+    public int ref(int i) {
+        return ref[i];
+    }
+
+    public int ref2(int i) {
+        return ref2[i];
+    }
+
+    /** Event {@code i} as a record. */
+    public Event get(int i) {
+        return new Event(time[i], kind(i), flags(i), memory(i), thread[i], a[i], b[i], c[i], used[i], aux[i], ref[i], ref2[i]);
+    }
+
+    /** Appends one event. */
+    public void add(Event e) {
+        add(e.timeNs(), pack(e.kind().code(), e.flags(), e.memory()), e.thread(), e.a(), e.b(), e.c(), e.used(), e.aux(), e.ref(), e.ref2());
+    }
+
+    /** Appends one event given its packed kind/flags/memory word (see {@link #pack}). */
+    public void add(long timeNs, int packed, int threadId, long va, long vb, long vc, long vUsed, long vAux, int vRef, int vRef2) {
+        if (size == time.length) {
+            grow();
+        }
+        int i = size++;
+        time[i] = timeNs;
+        kindFlagsMemory[i] = packed;
+        thread[i] = threadId;
+        a[i] = va;
+        b[i] = vb;
+        c[i] = vc;
+        used[i] = vUsed;
+        aux[i] = vAux;
+        ref[i] = vRef;
+        ref2[i] = vRef2;
+    }
+
+    /** Appends event {@code i} of {@code other}. */
+    public void addFrom(EventBatch other, int i) {
+        add(other.time[i], other.kindFlagsMemory[i], other.thread[i], other.a[i], other.b[i], other.c[i],
+                other.used[i], other.aux[i], other.ref[i], other.ref2[i]);
+    }
+
+    private void grow() {
+        int cap = time.length * 2;
+        time = Arrays.copyOf(time, cap);
+        kindFlagsMemory = Arrays.copyOf(kindFlagsMemory, cap);
+        thread = Arrays.copyOf(thread, cap);
+        a = Arrays.copyOf(a, cap);
+        b = Arrays.copyOf(b, cap);
+        c = Arrays.copyOf(c, cap);
+        used = Arrays.copyOf(used, cap);
+        aux = Arrays.copyOf(aux, cap);
+        ref = Arrays.copyOf(ref, cap);
+        ref2 = Arrays.copyOf(ref2, cap);
+    }
+}

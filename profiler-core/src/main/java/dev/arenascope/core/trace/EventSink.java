@@ -1,0 +1,32 @@
+package dev.arenascope.core.trace;
+
+/**
+ * Where a session's events go: a trace file writer, a live socket, the in-memory store, a test.
+ *
+ * <p>Calls come from one thread at a time (the session's drain thread, or a reader), in this order:
+ * {@link #onSession} once; then, interleaved, metadata and batches, where every memory, string and
+ * thread is announced before the first event that refers to it; then {@link #onClose} once.
+ */
+public interface EventSink {
+
+    /** The session this stream belongs to. */
+    default void onSession(SessionInfo info) {}
+
+    /** A memory was registered. */
+    default void onMemory(MemoryInfo memory) {}
+
+    /** An entry of the session's string table. */
+    default void onString(int id, String value) {}
+
+    /** A recording thread's id and name. */
+    default void onThread(int id, String name) {}
+
+    /** A batch of events in time order per thread. The batch is only valid during the call. */
+    void onEvents(EventBatch batch);
+
+    /** {@code count} events were lost before reaching this sink (counted, never silent). */
+    default void onLoss(long count) {}
+
+    /** The stream ended; flush and release resources. */
+    default void onClose() {}
+}
