@@ -1,0 +1,57 @@
+package dev.arenascope.core.trace;
+
+import java.util.List;
+
+/**
+ * Read access to one session's events for views and reports: metadata, indexed events, and the
+ * level-of-detail queries the timeline draws from without scanning raw events.
+ *
+ * <p>Events are indexed {@code 0 .. eventCount()-1} in time order. A live store grows while it is
+ * read: every method answers for the events present when it was called. Implementations are
+ * thread-safe for one writer and any number of readers.
+ */
+public interface TraceView {
+
+    SessionInfo session();
+
+    /** Memories in id order. */
+    List<MemoryInfo> memories();
+
+    /** The string with this id, or null. */
+    String string(int id);
+
+    /** The name of a recording thread, or null. */
+    String threadName(int id);
+
+    long eventCount();
+
+    /** Time of the first event (ns since the session start), 0 when empty. */
+    long startNs();
+
+    /** Time of the last event, 0 when empty. */
+    long endNs();
+
+    /** Events lost before reaching this store (buffer overflow, a link that fell behind). */
+    long lostEvents();
+
+    /** Event {@code index} (0-based, time order). */
+    Event event(long index);
+
+    /** Index of the first event at or after {@code timeNs}; {@link #eventCount()} if none. */
+    long firstIndexAtOrAfter(long timeNs);
+
+    /**
+     * The gauges of {@code memory} over {@code [fromNs, toNs)} in {@code buckets} equal buckets,
+     * answered from the level-of-detail index in time independent of the number of events.
+     */
+    GaugeSeries gauges(int memory, long fromNs, long toNs, int buckets);
+
+    /** Scope executions of {@code memory} that overlap {@code [fromNs, toNs)} and last at least {@code minDurationNs}. */
+    List<ScopeInterval> scopes(int memory, long fromNs, long toNs, long minDurationNs);
+
+    /** The most bytes in use at once in {@code memory} over the whole session. */
+    long peakUsed(int memory);
+
+    /** The most of the second gauge ({@code aux}) at once in {@code memory}. */
+    long peakAux(int memory);
+}
