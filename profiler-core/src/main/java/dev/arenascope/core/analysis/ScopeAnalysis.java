@@ -21,8 +21,9 @@ import dev.arenascope.core.trace.TraceView;
  * executions, and {@code params} are the parameters ({@link dev.arenascope.core.trace.EventKind#SCOPE_PARAM})
  * of that largest execution. A scope still open when the trace ends closes at its last event.
  *
- * <p>{@code model} and {@code modelError} carry a calibrated memory model of the scope (bytes as a
- * function of its params) and its relative prediction error when a calibration is attached
+ * <p>{@code model} and {@code modelError} carry the calibrated memory model of the scope's name
+ * ({@link MemoryModel}: bytes requested directly inside the scope as a function of its params) and its
+ * worst relative prediction error over the recorded executions, when calibration found one
  * ({@link #withModel}); otherwise null and NaN. Immutable.
  *
  * @param memory      the memory's id
@@ -36,28 +37,16 @@ import dev.arenascope.core.trace.TraceView;
  * @param totalNs     time spent open, summed over executions
  * @param maxNs       the longest execution
  * @param params      params of the peak execution, in the order they were noted
- * @param samples     up to {@link #MAX_SAMPLES} executions' params and bytes, for calibration
- * @param model       a calibrated model's formula, or null
- * @param modelError  the model's mean relative prediction error over the samples, or NaN
+ * @param model       the calibrated model's formula, e.g. {@code 4096 + 1048576·frames}, or null
+ * @param modelError  the model's worst relative prediction error, |measured − predicted| / measured, or NaN
  */
 public record ScopeAnalysis(int memory, String memoryName, String path, int depth, long executions,
                             long peakBytes, long peakAtNs, long meanBytes, long totalNs, long maxNs,
-                            Map<String, Long> params, List<Sample> samples, String model, double modelError)
+                            Map<String, Long> params, String model, double modelError)
         implements FigureRow {
-
-    /** Executions kept per scope for calibration. */
-    public static final int MAX_SAMPLES = 4096;
 
     public ScopeAnalysis {
         params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
-        samples = List.copyOf(samples);
-    }
-
-    /** One execution: its params and bytes. */
-    public record Sample(Map<String, Long> params, long bytes, long startNs, long durationNs) {
-        public Sample {
-            params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
-        }
     }
 
     /** The scope's last name. */
@@ -69,7 +58,7 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
     /** This scope with a calibrated model attached. */
     public ScopeAnalysis withModel(String formula, double relativeError) {
         return new ScopeAnalysis(memory, memoryName, path, depth, executions, peakBytes, peakAtNs, meanBytes,
-                totalNs, maxNs, params, samples, formula, relativeError);
+                totalNs, maxNs, params, formula, relativeError);
     }
 
     @Override
@@ -147,7 +136,6 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
             long sumBytes;
             long totalNs;
             long maxNs;
-            final List<Sample> samples = new ArrayList<>();
 
             Agg(int memory, String path, int depth) {
                 this.memory = memory;
@@ -226,9 +214,6 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
                 agg.peakAt = o.startNs;
                 agg.peakParams = o.params;
             }
-            if (agg.samples.size() < MAX_SAMPLES) {
-                agg.samples.add(new Sample(o.params, bytes, o.startNs, duration));
-            }
         }
 
         List<ScopeAnalysis> finish(long endNs) {
@@ -245,7 +230,7 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
             for (Agg a : aggs.values()) {
                 out.add(new ScopeAnalysis(a.memory, names.getOrDefault(a.memory, "#" + a.memory), a.path, a.depth,
                         a.executions, a.peak, a.peakAt, a.sumBytes / Math.max(1, a.executions), a.totalNs, a.maxNs,
-                        a.peakParams, a.samples, null, Double.NaN));
+                        a.peakParams, null, Double.NaN));
             }
             out.sort(Comparator.comparingLong(ScopeAnalysis::peakBytes).reversed()
                     .thenComparing(ScopeAnalysis::subject));

@@ -87,7 +87,31 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
         for (MemoryAnalysis.Accumulator acc : ordered) {
             memories.add(acc.finish());
         }
-        return new TraceAnalysis(SessionSummary.of(view), disambiguate(memories), scopes.finish(to), bins.finish(), plans.finish());
+        return new TraceAnalysis(SessionSummary.of(view), disambiguate(memories), calibrate(view, scopes.finish(to)),
+                bins.finish(), plans.finish());
+    }
+
+    /** Attaches each scope name's calibrated model (a second pass, only when the trace has scopes). */
+    private static List<ScopeAnalysis> calibrate(TraceView view, List<ScopeAnalysis> scopes) {
+        if (scopes.isEmpty()) {
+            return scopes;
+        }
+        MemoryModel model;
+        try {
+            model = MemoryModel.fit(ScopeSampler.of(view));
+        } catch (RuntimeException e) {
+            return scopes; // a recording calibration cannot fit: the report shows no model
+        }
+        List<ScopeAnalysis> out = new ArrayList<>(scopes.size());
+        for (ScopeAnalysis s : scopes) {
+            if (model.has(s.name())) {
+                ScopeModel m = model.scope(s.name());
+                out.add(s.withModel(m.formula(), m.worstRelative()));
+            } else {
+                out.add(s);
+            }
+        }
+        return out;
     }
 
     /** Memories with equal names get {@code #2}, {@code #3}, ... so rows stay unique for baselines. */
