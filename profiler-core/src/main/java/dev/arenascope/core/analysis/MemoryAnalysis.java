@@ -130,7 +130,7 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
         f.add(Figure.ratio("fragmentation", "fragmentation", fragmentation, Figure.Better.LOWER));
         f.add(Figure.ratio("roundingWaste", "rounding waste", roundingWaste, Figure.Better.LOWER));
         f.add(Figure.count("allocations", "allocations", allocations, Figure.Better.NEITHER));
-        f.add(Figure.bytes("allocatedBytes", "allocated", allocatedBytes, false));
+        f.add(new Figure("allocatedBytes", "allocated", Figure.Unit.BYTES, allocatedBytes, Figure.Better.NEITHER, false));
         f.add(Figure.count("outOfMemory", "out of memory", outOfMemory, Figure.Better.LOWER));
         return f;
     }

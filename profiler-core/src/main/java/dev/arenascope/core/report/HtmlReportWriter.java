@@ -142,7 +142,7 @@ public final class HtmlReportWriter {
         if (largest != null) {
             MemoryAnalysis bl = b == null ? null : b.memory(largest.name());
             kpi(sb, "Largest peak in use", Bytes.format(largest.peakUsedBytes()),
-                    Units.exactBytes(largest.peakUsedBytes()) + " · " + largest.name() + " at " + Units.format(Figure.Unit.TIME, largest.peakUsedAtNs()),
+                    Units.exactBytes(largest.peakUsedBytes()) + " · " + largest.name() + " at " + Units.duration(largest.peakUsedAtNs() - a.session().firstEventNs()),
                     chip(largest.peakUsedBytes(), bl == null ? null : bl.peakUsedBytes(), true));
         }
         long requests = a.poolBins().stream().mapToLong(PoolBinAnalysis::requests).sum();
@@ -202,7 +202,7 @@ public final class HtmlReportWriter {
             String badge = kind.startsWith("plan_") ? "plan" : kind;
             sb.append("<div class=\"card\">\n<h3>").append(Html.esc(m.name())).append(" <span class=\"badge ").append(badge).append("\">")
                     .append(Html.esc(kind.replace('_', ' '))).append("</span></h3>\n<div class=\"figs\">peak ")
-                    .append(Html.esc(Bytes.format(m.peakUsedBytes()))).append(" at ").append(Html.esc(Units.format(Figure.Unit.TIME, m.peakUsedAtNs())));
+                    .append(Html.esc(Bytes.format(m.peakUsedBytes()))).append(" at ").append(Html.esc(Units.duration(m.peakUsedAtNs() - r.trace().session().firstEventNs())));
             for (MemoryAnalysis.HighWater h : m.highWaterMarks()) {
                 if (!h.key().equals("inUse")) {
                     sb.append(" · ").append(Html.esc(h.key())).append(' ').append(Html.esc(Bytes.format(h.bytes())));
@@ -262,23 +262,25 @@ public final class HtmlReportWriter {
 
     private static String cell(ReportTable.Cell c, boolean changeTable) {
         String text = Html.esc(c.text());
+        String sub = c.sub() == null ? "" : "<span class=\"sub\">" + Html.esc(c.sub()) + "</span>";
         TraceDiff.Change ch = c.change();
         if (ch == null) {
-            return text;
+            return text + sub;
         }
         String cls = ch.regression() ? " bad" : ch.improvement() ? " good" : "";
         if (changeTable) {
-            return "<span class=\"chg" + cls + "\">" + text + "</span>";
+            return "<span class=\"chg" + cls + "\">" + text + "</span>" + sub;
         }
         if (ch.presence() == TraceDiff.Presence.ADDED) {
-            return text + "<span class=\"chg" + cls + "\">new</span>";
+            return text + "<span class=\"chg" + cls + "\">new</span>" + sub;
         }
         double pct = ch.deltaPct();
         if (Double.isNaN(pct) || pct == 0) {
-            return text;
+            return text + sub;
         }
         String was = ch.was() == null ? Units.NONE : Units.format(ch.was());
-        return text + "<span class=\"chg" + cls + "\">" + Html.esc(Units.changePct(ch)) + "</span><span class=\"was\">was " + Html.esc(was) + "</span>";
+        return text + "<span class=\"chg" + cls + "\">" + Html.esc(Units.changePct(ch)) + "</span>" + sub
+                + "<span class=\"was\">was " + Html.esc(was) + "</span>";
     }
 
     private static void session(StringBuilder sb, Report r) {

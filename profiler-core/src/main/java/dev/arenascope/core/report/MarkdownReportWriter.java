@@ -98,6 +98,9 @@ public final class MarkdownReportWriter {
         if (c.emphasis()) {
             text = "**" + text + "**";
         }
+        if (c.sub() != null) {
+            text = text + " · " + esc(c.sub());
+        }
         TraceDiff.Change ch = c.change();
         if (ch == null || tableId.equals("regressions") || tableId.equals("improvements")) {
             if (ch != null && ch.regression()) {

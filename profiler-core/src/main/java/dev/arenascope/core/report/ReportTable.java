@@ -27,13 +27,18 @@ record ReportTable(String id, String title, String note, List<String> columns, L
     /**
      * A cell: its text, and where a baseline is attached, the figure's change.
      *
-     * @param text   the value as printed
-     * @param change the figure's change against the baseline, or null
+     * @param text     the value as printed
+     * @param sub      a second, smaller line (e.g. when a peak happened), or null
+     * @param change   the figure's change against the baseline, or null
      * @param emphasis whether the cell names the row (first column)
      */
-    record Cell(String text, TraceDiff.Change change, boolean emphasis) {
+    record Cell(String text, String sub, TraceDiff.Change change, boolean emphasis) {
         static Cell of(String text) {
-            return new Cell(text, null, false);
+            return new Cell(text, null, null, false);
+        }
+
+        Cell withSub(String line) {
+            return new Cell(text, line, change, emphasis);
         }
     }
 }

@@ -64,37 +64,44 @@ final class ReportTables {
         if (f == null) {
             return ReportTable.Cell.of(Units.NONE);
         }
-        TraceDiff.Change c = r.hasBaseline() ? r.diff().change(row, key) : null;
-        return new ReportTable.Cell(Units.format(f), c, false);
+        TraceDiff.Change c = r.hasBaseline() && f.unit() != Figure.Unit.TIME ? r.diff().change(row, key) : null;
+        return new ReportTable.Cell(Units.format(f), null, c, false);
     }
 
     private static ReportTable.Cell name(String text) {
-        return new ReportTable.Cell(text, null, true);
+        return new ReportTable.Cell(text, null, null, true);
     }
 
     static ReportTable memories(Report r) {
+        boolean oom = r.trace().memories().stream().anyMatch(m -> m.outOfMemory() > 0)
+                || r.hasBaseline() && r.diff().baseline().memories().stream().anyMatch(m -> m.outOfMemory() > 0);
         List<List<ReportTable.Cell>> rows = new ArrayList<>();
         for (MemoryAnalysis m : r.trace().memories()) {
             List<ReportTable.Cell> row = new ArrayList<>();
             row.add(name(m.name()));
             row.add(ReportTable.Cell.of(m.kind().name().toLowerCase(java.util.Locale.ROOT) + " · " + m.device()));
             row.add(fig(r, m, "capacityBytes"));
-            row.add(fig(r, m, "peakUsedBytes"));
-            row.add(fig(r, m, "peakUsedAtNs"));
+            row.add(fig(r, m, "peakUsedBytes").withSub(m.peakUsedAtNs() < 0 ? null
+                    : "at " + Units.duration(m.peakUsedAtNs() - r.trace().session().firstEventNs())));
             row.add(highWaters(r, m));
             row.add(fig(r, m, "footprintBytes"));
             row.add(fig(r, m, "fragmentation"));
             row.add(fig(r, m, "roundingWaste"));
             row.add(fig(r, m, "allocations"));
-            row.add(fig(r, m, "outOfMemory"));
+            if (oom) {
+                row.add(fig(r, m, "outOfMemory"));
+            }
             rows.add(row);
         }
         return new ReportTable("memories", "Memories",
-                "Footprint: the bytes the memory needs from its device (arena: forward + backward high-water; pool: reserved high-water; "
+                "Times are from the trace's first event. Footprint: the bytes the memory needs from its device (arena: forward + backward high-water; pool: reserved high-water; "
                         + "plan arena: height). Fragmentation: 1 − peak in use / footprint. Rounding waste: bytes handed out beyond those requested.",
-                List.of("memory", "kind", "capacity", "peak in use", "peak at", "high-water marks", "footprint", "fragmentation",
-                        "rounding waste", "allocations", "out of memory"),
-                List.of(false, false, true, true, true, true, true, true, true, true, true), rows, 0);
+                oom ? List.of("memory", "kind", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",
+                        "rounding waste", "allocations", "out of memory")
+                        : List.of("memory", "kind", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",
+                        "rounding waste", "allocations"),
+                oom ? List.of(false, false, true, true, true, true, true, true, true, true)
+                        : List.of(false, false, true, true, true, true, true, true, true), rows, 0);
     }
 
     private static ReportTable.Cell highWaters(Report r, MemoryAnalysis m) {
@@ -112,7 +119,10 @@ final class ReportTables {
                 }
             }
         }
-        return new ReportTable.Cell(parts.isEmpty() ? Units.NONE : String.join(" · ", parts), worst, false);
+        if (parts.isEmpty()) {
+            return ReportTable.Cell.of(Units.NONE);
+        }
+        return new ReportTable.Cell(parts.getFirst(), parts.size() > 1 ? String.join(" · ", parts.subList(1, parts.size())) : null, worst, false);
     }
 
     private static double safe(double d) {
@@ -221,11 +231,11 @@ final class ReportTables {
 
     private static List<ReportTable.Cell> changeRow(TraceDiff.Change c, String gate) {
         Figure f = c.figure();
-        return List.of(ReportTable.Cell.of(sectionTitle(c.section())), new ReportTable.Cell(c.subject(), null, true),
+        return List.of(ReportTable.Cell.of(sectionTitle(c.section())), new ReportTable.Cell(c.subject(), null, null, true),
                 ReportTable.Cell.of(f.label()),
                 ReportTable.Cell.of(c.now() == null ? Units.NONE : Units.format(c.now())),
                 ReportTable.Cell.of(c.was() == null ? Units.NONE : Units.format(c.was())),
-                new ReportTable.Cell(Units.changePct(c), c, false),
+                new ReportTable.Cell(Units.changePct(c), null, c, false),
                 ReportTable.Cell.of(Units.delta(c)),
                 ReportTable.Cell.of(gate));
     }
