@@ -143,23 +143,21 @@ public final class ScopeSampler implements EventSink {
                             s.ownAllocations, s.largestPadding, s.peak, s.startNs, batch.time(i)));
                 }
                 case ALLOC -> {
-                    long offset = batch.a(i);
-                    long bytes = batch.b(i);
-                    long requested = batch.c(i) > 0 ? Math.min(batch.c(i), bytes) : bytes;
-                    long gap;
-                    if (backward) {
-                        gap = Math.max(0, st.bwd - (offset + bytes));
-                        st.bwd = offset;
-                    } else {
-                        gap = Math.max(0, offset - st.fwd);
-                        st.fwd = offset + bytes;
-                    }
+                    // the gauges after the event give both pointers whatever a producer puts in b:
+                    // forward = used - aux, backward = capacity - aux
+                    long fwdBefore = st.fwd;
+                    long bwdBefore = st.bwd;
+                    st.fwd = batch.used(i) - batch.aux(i);
+                    st.bwd = st.capacity - batch.aux(i);
+                    long consumed = backward ? bwdBefore - st.bwd : st.fwd - fwdBefore;
+                    long requested = batch.c(i) > 0 ? batch.c(i) : batch.b(i);
+                    long padding = Math.max(0, consumed - requested);
                     OpenScope top = st.open.peek();
                     if (top != null) {
                         top.ownBytes += requested;
-                        top.ownPadding += gap + (bytes - requested);
+                        top.ownPadding += padding;
                         top.ownAllocations++;
-                        top.largestPadding = Math.max(top.largestPadding, gap + (bytes - requested));
+                        top.largestPadding = Math.max(top.largestPadding, padding);
                     }
                     st.updatePeaks();
                 }
