@@ -22,6 +22,8 @@ public final class ParticleSystem {
     /** Bytes per particle in a spawn upload: x, y, vx, vy, life (floats). */
     public static final int SPAWN_BYTES = 20;
     private static final float H = 1.0f / GRID;
+    /** Neighbours examined per particle at most (dense piles would otherwise cost quadratic time). */
+    public static final int MAX_NEIGHBOURS = 64;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT_UNALIGNED;
 
@@ -80,7 +82,7 @@ public final class ParticleSystem {
             upload.set(F, at + 4, 0.9f + (float) random.nextDouble() * 0.05f);
             upload.set(F, at + 8, (float) (random.nextDouble() - 0.5) * 0.6f);
             upload.set(F, at + 12, (float) random.nextDouble() * 0.2f);
-            upload.set(F, at + 16, 40 + random.nextInt(120));
+            upload.set(F, at + 16, 20 + random.nextInt(40));
         }
     }
 
@@ -149,7 +151,8 @@ public final class ParticleSystem {
 
     /**
      * Pressure forces from neighbours within the smoothing radius, through the grid: writes fx, fy
-     * per particle into {@code forces} ({@code 8·count} bytes).
+     * per particle into {@code forces} ({@code 8·count} bytes). At most {@value #MAX_NEIGHBOURS}
+     * neighbours are examined per particle, as capped-neighbour SPH codes do.
      *
      * @return neighbour pairs examined
      */
@@ -162,6 +165,8 @@ public final class ParticleSystem {
             int cy = key / GRID;
             float fx = 0;
             float fy = 0;
+            int examined = 0;
+            neighbours:
             for (int dy = -1; dy <= 1; dy++) {
                 int yy = cy + dy;
                 if (yy < 0 || yy >= GRID) {
@@ -184,6 +189,9 @@ public final class ParticleSystem {
                         float ry = y[i] - y[j];
                         float d2 = rx * rx + ry * ry;
                         pairs++;
+                        if (++examined > MAX_NEIGHBOURS) {
+                            break neighbours;
+                        }
                         if (d2 < h2 && d2 > 1e-12f) {
                             float d = (float) Math.sqrt(d2);
                             float push = (H - d) / H * 0.9f / d;
@@ -222,6 +230,10 @@ public final class ParticleSystem {
             }
             life[i] -= 1;
         }
+    }
+
+    /** Ends the step: the emission schedule moves on (whether or not any particle was alive). */
+    public void endStep() {
         step++;
     }
 
