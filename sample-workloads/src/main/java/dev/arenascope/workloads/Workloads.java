@@ -3,10 +3,12 @@ package dev.arenascope.workloads;
 import java.util.List;
 
 import dev.arenascope.workloads.particles.ParticlesWorkload;
+import dev.arenascope.workloads.render.RenderWorkload;
 
 /** The registry of sample workloads, in the order help texts list them. Thread-safe (immutable). */
 public final class Workloads {
     private static final List<Workload> ALL = List.of(
+            new RenderWorkload(),
             new ParticlesWorkload());
 
     private Workloads() {}
