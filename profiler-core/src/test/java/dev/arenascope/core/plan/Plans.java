@@ -31,9 +31,14 @@ final class Plans {
         return new MemoryPlan("tiny", 64, banks, t,
                 Map.of("hbm", new ArenaUsage("hbm", 768)),
                 Map.of("hbm", new ArenaUsage("hbm", 128)),
-                new LinkedHashMap<>(Map.of("flash", new ArenaUsage("flash", 64, "flash"),
-                        "sram", new ArenaUsage("sram", 256, "flash"))),
-                life);
+                constants(), life);
+    }
+
+    private static Map<String, ArenaUsage> constants() {
+        Map<String, ArenaUsage> c = new LinkedHashMap<>();
+        c.put("flash", new ArenaUsage("flash", 64, "flash"));
+        c.put("sram", new ArenaUsage("sram", 256, "flash"));
+        return c;
     }
 
     static TensorAllocation scratch(long offset, long size) {
