@@ -20,12 +20,14 @@ import dev.arenascope.core.trace.TraceView;
  *       repeated runs of the plan count once), each with its offset, bytes and lifetime (the first step it
  *       was live to the last step before it died).</li>
  *   <li><b>height</b>: the highest end offset ({@code offset + bytes}) of any tensor: the arena size the plan needs.</li>
- *   <li><b>lower bound</b>: the most bytes of tensors live at the same step; no packing can be shorter. A tensor
+ *   <li><b>lower bound</b>: the most bytes of tensors live at the same step (sizes rounded up to the plan's
+ *       alignment); no packing can be shorter. A tensor
  *       with no recorded lifetime is live at every step. With no lifetime recorded at all, persistent and
  *       constant arenas hold every tensor at once (their sum) and scratch arenas at least their largest tensor.</li>
  *   <li><b>efficiency</b>: {@code lowerBound / height}, 1 for a packing that meets the bound.</li>
- *   <li><b>search height</b>: the height a search planner found for the same tensors, or -1 when none was
- *       attached ({@link #withSearchHeight}).</li>
+ *   <li><b>search height</b>: the height the search planner finds for the same tensors (sizes, lifetimes and
+ *       the plan's alignment), or -1 when none was run ({@link #withSearch}); {@code searchPlanner} names the
+ *       planner that found it ({@code search}, or {@code greedy} where no search planner is built in).</li>
  * </ul>
  * Immutable.
  *
@@ -38,10 +40,13 @@ import dev.arenascope.core.trace.TraceView;
  * @param heightBytes      see above
  * @param lowerBoundBytes  see above
  * @param searchHeightBytes see above
+ * @param searchPlanner    see above; empty when none was run
+ * @param alignment        the plan's alignment in bytes (its {@code alignment} attribute), 1 when unknown
  * @param tensors          the tensors, in first-seen order
  */
 public record PlanAnalysis(int memory, String arena, MemoryKind kind, String plan, long capacityBytes, long steps,
-                           long heightBytes, long lowerBoundBytes, long searchHeightBytes, List<Tensor> tensors)
+                           long heightBytes, long lowerBoundBytes, long searchHeightBytes, String searchPlanner,
+                           long alignment, List<Tensor> tensors)
         implements FigureRow {
 
     public PlanAnalysis {
@@ -68,9 +73,43 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
         return heightBytes == 0 ? Double.NaN : (double) lowerBoundBytes / heightBytes;
     }
 
-    /** This analysis with a search planner's height for the same tensors. */
-    public PlanAnalysis withSearchHeight(long bytes) {
-        return new PlanAnalysis(memory, arena, kind, plan, capacityBytes, steps, heightBytes, lowerBoundBytes, bytes, tensors);
+    /** This analysis with a planner's height for the same tensors. */
+    public PlanAnalysis withSearchHeight(String planner, long bytes) {
+        return new PlanAnalysis(memory, arena, kind, plan, capacityBytes, steps, heightBytes, lowerBoundBytes, bytes, planner,
+                alignment, tensors);
+    }
+
+    /**
+     * Packs this arena's tensors again with the search planner (the greedy planner where no search
+     * planner exists) and attaches the height it finds within {@code timeLimitNanos}. A tensor with no
+     * recorded lifetime is live over every step. An arena with no tensors, or one the planner refuses,
+     * is returned unchanged.
+     */
+    public PlanAnalysis withSearch(long timeLimitNanos) {
+        if (tensors.isEmpty()) {
+            return this;
+        }
+        dev.arenascope.core.plan.Planner planner;
+        try {
+            planner = dev.arenascope.core.plan.Planner.named("search");
+        } catch (IllegalArgumentException e) {
+            planner = dev.arenascope.core.plan.Planner.named("greedy");
+        }
+        long allSteps = Math.max(1, steps);
+        List<dev.arenascope.core.plan.PlanBuffer> buffers = new ArrayList<>();
+        int n = 0;
+        for (Tensor t : tensors) {
+            long lower = t.hasLifetime() ? t.firstStep() : 0;
+            long upper = t.hasLifetime() ? Math.max(t.firstStep(), t.lastStep()) + 1 : Math.max(allSteps, 1);
+            buffers.add(new dev.arenascope.core.plan.PlanBuffer(t.name() + "#" + n++, lower, upper, t.bytes()));
+        }
+        try {
+            var packing = planner.plan(new dev.arenascope.core.plan.PlanProblem(buffers, Math.max(1, alignment)),
+                    Long.MAX_VALUE, timeLimitNanos);
+            return withSearchHeight(planner.name(), packing.height());
+        } catch (RuntimeException e) {
+            return this;
+        }
     }
 
     @Override
@@ -89,7 +128,7 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
         f.add(Figure.count("tensors", "tensors", tensors.size(), Figure.Better.NEITHER));
         f.add(Figure.bytes("heightBytes", "height", heightBytes, true));
         f.add(new Figure("lowerBoundBytes", "lower bound", Figure.Unit.BYTES, lowerBoundBytes, Figure.Better.NEITHER, false));
-        f.add(new Figure("searchHeightBytes", "search packing", Figure.Unit.BYTES,
+        f.add(new Figure("searchHeightBytes", searchPlanner.isEmpty() ? "search packing" : searchPlanner + " packing", Figure.Unit.BYTES,
                 searchHeightBytes < 0 ? Double.NaN : searchHeightBytes, Figure.Better.NEITHER, false));
         f.add(Figure.ratio("efficiency", "bound / height", efficiency(), Figure.Better.HIGHER));
         f.add(new Figure("capacityBytes", "capacity", Figure.Unit.BYTES, capacityBytes, Figure.Better.NEITHER, false));
@@ -188,27 +227,39 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
                     tensors.add(new Tensor(name == null ? "#" + en.getKey() : name, t[0], t[1], t[2], t[3]));
                     height = Math.max(height, t[0] + t[1]);
                 }
+                long alignment = 1;
+                try {
+                    alignment = Math.max(1, Long.parseLong(a.info.attributes().getOrDefault("alignment", "1")));
+                } catch (NumberFormatException e) {
+                    // a foreign trace's attribute: sizes stay unaligned
+                }
                 out.add(new PlanAnalysis(a.info.id(), a.info.name(), a.info.kind(), a.plan, a.info.capacity(),
-                        maxStep + 1, height, lowerBound(a.info.kind(), tensors), -1, tensors));
+                        maxStep + 1, height, lowerBound(a.info.kind(), tensors, alignment), -1, "", alignment, tensors));
             }
             return out;
         }
     }
 
-    /** The most bytes live at one step (see the class comment). */
-    static long lowerBound(MemoryKind kind, List<Tensor> tensors) {
+    private static long alignUp(long v, long a) {
+        long r = v % a;
+        return r == 0 ? v : v + (a - r);
+    }
+
+    /** The most bytes live at one step, sizes rounded up to the alignment (see the class comment). */
+    static long lowerBound(MemoryKind kind, List<Tensor> tensors, long alignment) {
         long always = 0;
         long largest = 0;
         Map<Long, Long> delta = new java.util.TreeMap<>();
         boolean anyLifetime = false;
         for (Tensor t : tensors) {
-            largest = Math.max(largest, t.bytes());
+            long bytes = alignUp(t.bytes(), alignment);
+            largest = Math.max(largest, bytes);
             if (t.hasLifetime()) {
                 anyLifetime = true;
-                delta.merge(t.firstStep(), t.bytes(), Long::sum);
-                delta.merge(Math.max(t.firstStep(), t.lastStep()) + 1, -t.bytes(), Long::sum);
+                delta.merge(t.firstStep(), bytes, Long::sum);
+                delta.merge(Math.max(t.firstStep(), t.lastStep()) + 1, -bytes, Long::sum);
             } else {
-                always += t.bytes();
+                always += bytes;
             }
         }
         if (!anyLifetime) {

@@ -209,6 +209,8 @@ public final class JsonReportWriter {
         } else {
             g.writeNumberField("searchHeightBytes", p.searchHeightBytes());
         }
+        g.writeStringField("searchPlanner", p.searchPlanner());
+        g.writeNumberField("alignment", p.alignment());
         number(g, "efficiency", p.efficiency());
         g.writeEndObject();
     }

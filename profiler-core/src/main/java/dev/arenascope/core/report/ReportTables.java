@@ -194,7 +194,7 @@ final class ReportTables {
         }
         return new ReportTable("plans", "Memory plans",
                 "Height: the arena size the plan's offsets need. Lower bound: the most bytes live at one step; no packing is shorter. "
-                        + "Search packing: the height the search planner finds for the same tensors.",
+                        + "Search packing: the height the search planner finds for the same tensors (greedy where no search planner is built in).",
                 List.of("plan arena", "role", "tensors", "height", "lower bound", "search packing", "bound / height", "capacity"),
                 List.of(false, false, true, true, true, true, true, true), rows, 0);
     }

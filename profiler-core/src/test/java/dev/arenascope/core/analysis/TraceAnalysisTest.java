@@ -100,6 +100,9 @@ class TraceAnalysisTest {
         assertEquals(4, p.steps());
         assertEquals(3000.0 / 3500, p.efficiency(), 1e-12);
         assertEquals(-1, p.searchHeightBytes());
+        PlanAnalysis packed = p.withSearch(1_000_000_000L);
+        assertTrue(packed.searchHeightBytes() >= p.lowerBoundBytes() && packed.searchHeightBytes() <= 3500, "a planner packs within the bound and the plan: " + packed.searchHeightBytes());
+        assertTrue(!packed.searchPlanner().isEmpty());
         MemoryAnalysis m = a.memory("scratch");
         assertEquals(3000, m.peakUsedBytes());
         assertEquals(3500, m.footprintBytes());
