@@ -86,6 +86,7 @@ public final class JsonReportWriter {
         g.writeStringField("name", s.name());
         g.writeStringField("host", s.host());
         g.writeNumberField("startEpochNs", s.startEpochNs());
+        g.writeNumberField("firstEventNs", s.firstEventNs());
         g.writeNumberField("durationNs", s.durationNs());
         g.writeNumberField("events", s.events());
         g.writeNumberField("lostEvents", s.lostEvents());
