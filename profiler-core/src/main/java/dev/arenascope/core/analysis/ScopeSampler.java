@@ -1,0 +1,239 @@
+package dev.arenascope.core.analysis;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * Turns an arena's event stream into {@link ScopeSample}s: one per closed scope, with its params, the
+ * bytes of the allocations made directly inside it and its footprint.
+ *
+ * <p>It is an {@link EventSink}, so it can listen to a live {@code Session} (the render workload
+ * calibrates itself this way while it records) or be fed a stored trace with {@link #of(TraceView)}.
+ * Only memories of kind {@link MemoryKind#ARENA} are followed. An allocation belongs to the innermost
+ * open scope of its memory; scopes on one arena are assumed to nest (one thread per arena, as the
+ * arena itself requires). Events that do not fit (an exit without its enter, a param of an unknown
+ * scope) are counted in {@link #ignoredEvents()} and otherwise skipped.
+ *
+ * <p>Events arrive from one thread at a time (a session's drain, or a {@code flush()} caller);
+ * {@link #samples()} and {@link #drainSamples()} may be called from any thread and see every scope
+ * closed by the events delivered so far (call the session's {@code flush()} first to include
+ * everything published).
+ */
+public final class ScopeSampler implements EventSink {
+    private final Map<Integer, String> strings = new HashMap<>();
+    private final Map<Integer, ArenaState> arenas = new HashMap<>();
+    private final List<ScopeSample> samples = new ArrayList<>();
+    private long ignored;
+
+    /** Samples every closed scope of a stored trace. */
+    public static List<ScopeSample> of(TraceView trace) {
+        ScopeSampler s = new ScopeSampler();
+        for (MemoryInfo m : trace.memories()) {
+            s.onMemory(m);
+        }
+        long n = trace.eventCount();
+        EventBatch batch = new EventBatch(4096);
+        for (long i = 0; i < n; i++) {
+            batch.add(trace.event(i));
+            if (batch.size() == 4096 || i == n - 1) {
+                s.consume(batch, trace::string);
+                batch.clear();
+            }
+        }
+        return s.samples();
+    }
+
+    /** Samples a list of events whose strings {@code strings} resolves. */
+    public static List<ScopeSample> of(List<MemoryInfo> memories, List<Event> events, java.util.function.IntFunction<String> strings) {
+        ScopeSampler s = new ScopeSampler();
+        memories.forEach(s::onMemory);
+        EventBatch batch = new EventBatch(events.size());
+        events.forEach(batch::add);
+        s.consume(batch, strings);
+        return s.samples();
+    }
+
+    @Override
+    public void onMemory(MemoryInfo memory) {
+        if (memory.kind() == MemoryKind.ARENA) {
+            arenas.put(memory.id(), new ArenaState(memory.capacity()));
+        }
+    }
+
+    @Override
+    public void onString(int id, String value) {
+        strings.put(id, value);
+    }
+
+    @Override
+    public void onEvents(EventBatch batch) {
+        consume(batch, strings::get);
+    }
+
+    /** The scopes closed so far, in the order they closed. */
+    public List<ScopeSample> samples() {
+        synchronized (samples) {
+            return List.copyOf(samples);
+        }
+    }
+
+    /** Removes and returns the samples collected so far. */
+    public List<ScopeSample> drainSamples() {
+        synchronized (samples) {
+            List<ScopeSample> out = List.copyOf(samples);
+            samples.clear();
+            return out;
+        }
+    }
+
+    /** Scope events that did not fit the nesting (counted, skipped). */
+    public long ignoredEvents() {
+        return ignored;
+    }
+
+    private void consume(EventBatch batch, java.util.function.IntFunction<String> names) {
+        for (int i = 0; i < batch.size(); i++) {
+            ArenaState st = arenas.get(batch.memory(i));
+            if (st == null) {
+                continue;
+            }
+            EventKind kind = batch.kind(i);
+            if (kind == null) {
+                continue;
+            }
+            boolean backward = (batch.flags(i) & Event.FLAG_BACKWARD) != 0;
+            switch (kind) {
+                case SCOPE_ENTER -> {
+                    st.fwd = batch.a(i);
+                    st.bwd = batch.b(i);
+                    OpenScope s = new OpenScope(batch.ref2(i), (int) batch.c(i), name(names, batch.ref(i)), batch.time(i), st.fwd, st.bwd);
+                    st.open.push(s);
+                    st.byId.put(s.id, s);
+                }
+                case SCOPE_PARAM -> {
+                    OpenScope s = st.byId.get(batch.ref2(i));
+                    if (s == null) {
+                        ignored++;
+                    } else {
+                        s.params.put(name(names, batch.ref(i)), batch.a(i));
+                    }
+                }
+                case SCOPE_EXIT -> {
+                    OpenScope s = st.byId.remove(batch.ref2(i));
+                    if (s == null) {
+                        ignored++;
+                        continue;
+                    }
+                    // close any inner scope left open (a missed exit) together with this one
+                    while (!st.open.isEmpty()) {
+                        OpenScope top = st.open.pop();
+                        if (top == s) {
+                            break;
+                        }
+                        st.byId.remove(top.id);
+                        ignored++;
+                    }
+                    ScopeSample done = new ScopeSample(batch.memory(i), s.id, s.parent, s.name, s.params, s.ownBytes, s.ownPadding,
+                            s.ownAllocations, s.largestPadding, s.peak, s.startNs, batch.time(i));
+                    synchronized (samples) {
+                        samples.add(done);
+                    }
+                }
+                case ALLOC -> {
+                    // the gauges after the event give both pointers whatever a producer puts in b:
+                    // forward = used - aux, backward = capacity - aux
+                    long fwdBefore = st.fwd;
+                    long bwdBefore = st.bwd;
+                    st.fwd = batch.used(i) - batch.aux(i);
+                    st.bwd = st.capacity - batch.aux(i);
+                    long consumed = backward ? bwdBefore - st.bwd : st.fwd - fwdBefore;
+                    long requested = batch.c(i) > 0 ? batch.c(i) : batch.b(i);
+                    long padding = Math.max(0, consumed - requested);
+                    OpenScope top = st.open.peek();
+                    if (top != null) {
+                        top.ownBytes += requested;
+                        top.ownPadding += padding;
+                        top.ownAllocations++;
+                        top.largestPadding = Math.max(top.largestPadding, padding);
+                    }
+                    st.updatePeaks();
+                }
+                case POINTER_RESTORE -> {
+                    if (backward) {
+                        st.bwd = batch.a(i);
+                    } else {
+                        st.fwd = batch.a(i);
+                    }
+                }
+                case RESET -> {
+                    st.fwd = 0;
+                    st.bwd = st.capacity;
+                }
+                default -> { }
+            }
+        }
+    }
+
+    private static String name(java.util.function.IntFunction<String> names, int id) {
+        String s = names.apply(id);
+        return s == null ? "#" + id : s;
+    }
+
+    private static final class ArenaState {
+        final long capacity;
+        long fwd;
+        long bwd;
+        final ArrayDeque<OpenScope> open = new ArrayDeque<>();
+        final Map<Integer, OpenScope> byId = new HashMap<>();
+
+        ArenaState(long capacity) {
+            this.capacity = capacity;
+            this.bwd = capacity;
+        }
+
+        void updatePeaks() {
+            for (OpenScope s : open) {
+                long held = Math.max(0, fwd - s.fwdAtEntry) + Math.max(0, s.bwdAtEntry - bwd);
+                if (held > s.peak) {
+                    s.peak = held;
+                }
+            }
+        }
+    }
+
+    private static final class OpenScope {
+        final int id;
+        final int parent;
+        final String name;
+        final long startNs;
+        final long fwdAtEntry;
+        final long bwdAtEntry;
+        final Map<String, Long> params = new LinkedHashMap<>();
+        long ownBytes;
+        long ownPadding;
+        int ownAllocations;
+        long largestPadding;
+        long peak;
+
+        OpenScope(int id, int parent, String name, long startNs, long fwd, long bwd) {
+            this.id = id;
+            this.parent = parent;
+            this.name = name;
+            this.startNs = startNs;
+            this.fwdAtEntry = fwd;
+            this.bwdAtEntry = bwd;
+        }
+    }
+}
