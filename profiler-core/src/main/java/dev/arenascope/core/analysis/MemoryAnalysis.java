@@ -126,7 +126,8 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
             }
         }
         f.add(Figure.bytes("footprintBytes", "footprint", footprintBytes, true));
-        f.add(new Figure("capacityBytes", "capacity", Figure.Unit.BYTES, capacityBytes, Figure.Better.NEITHER, false));
+        f.add(new Figure("capacityBytes", "capacity", Figure.Unit.BYTES, capacityBytes > 0 ? capacityBytes : Double.NaN,
+                Figure.Better.NEITHER, false));
         f.add(Figure.ratio("fragmentation", "fragmentation", fragmentation, Figure.Better.LOWER));
         f.add(Figure.ratio("roundingWaste", "rounding waste", roundingWaste, Figure.Better.LOWER));
         f.add(Figure.count("allocations", "allocations", allocations, Figure.Better.NEITHER));

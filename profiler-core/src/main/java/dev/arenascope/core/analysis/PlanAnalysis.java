@@ -131,7 +131,8 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
         f.add(new Figure("searchHeightBytes", searchPlanner.isEmpty() ? "search packing" : searchPlanner + " packing", Figure.Unit.BYTES,
                 searchHeightBytes < 0 ? Double.NaN : searchHeightBytes, Figure.Better.NEITHER, false));
         f.add(Figure.ratio("efficiency", "bound / height", efficiency(), Figure.Better.HIGHER));
-        f.add(new Figure("capacityBytes", "capacity", Figure.Unit.BYTES, capacityBytes, Figure.Better.NEITHER, false));
+        f.add(new Figure("capacityBytes", "capacity", Figure.Unit.BYTES, capacityBytes > 0 ? capacityBytes : Double.NaN,
+                Figure.Better.NEITHER, false));
         return f;
     }
 
