@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.plan.PlanCommand;
 
 /**
  * The command-line front of {@code arenascope}: global options, sub-command dispatch, exit codes and
@@ -17,7 +18,8 @@ import dev.arenascope.app.bench.BenchCommand;
 public final class Cli {
     /** Every sub-command, in the order {@code --help} lists them. */
     static final List<Command> COMMANDS = List.of(
-            new BenchCommand());
+            new BenchCommand(),
+            new PlanCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;
