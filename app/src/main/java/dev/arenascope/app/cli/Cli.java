@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.pool.PoolBinsCommand;
 import dev.arenascope.app.plan.PlanCommand;
 
 /**
@@ -19,6 +20,7 @@ public final class Cli {
     /** Every sub-command, in the order {@code --help} lists them. */
     static final List<Command> COMMANDS = List.of(
             new BenchCommand(),
+            new PoolBinsCommand(),
             new PlanCommand());
 
     public static final int EXIT_OK = 0;
