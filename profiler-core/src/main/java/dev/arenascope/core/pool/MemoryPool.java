@@ -407,6 +407,13 @@ public final class MemoryPool implements AutoCloseable {
         }
     }
 
+    /** Whether {@code buffer} was given back, read under the lock. */
+    boolean isReturned(PooledBuffer buffer) {
+        synchronized (lock) {
+            return buffer.returned;
+        }
+    }
+
     // ---------------------------------------------------------------- holding
 
     /** Gives every held block back to the device; the pool keeps holding returned blocks. */
