@@ -76,7 +76,7 @@ public final class RenderWorkload implements Workload {
                 new WorkloadOption("triangles", "3000", "triangles in the first scene"),
                 new WorkloadOption("grow-by", "1500", "triangles added each time the scene grows"),
                 new WorkloadOption("grow-every", "4", "batches between scene growths (0: never)"),
-                new WorkloadOption("arena", "24MiB", "the arena's size"),
+                new WorkloadOption("arena", "16MiB", "the arena's size"),
                 new WorkloadOption("margin", "0.10", "fraction of the free bytes kept back when sizing a batch"),
                 new WorkloadOption("max-batch", "64", "frames per batch at most"),
                 new WorkloadOption("seed", "7", "random seed of the scene"));
