@@ -88,7 +88,7 @@ class ReportCommandTest {
 
             Path md = dir.resolve(trace.getFileName() + ".md");
             assertEquals(0, run("report", trace.toString(), "--out", md.toString()), err());
-            assertTrue(Files.readString(md).contains("| **cuda:0** | segmented · cuda:0 |"));
+            assertTrue(Files.readString(md).contains("| **cuda:0** · segmented · cuda:0 |"));
         }
     }
 

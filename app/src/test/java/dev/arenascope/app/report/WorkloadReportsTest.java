@@ -67,7 +67,7 @@ class WorkloadReportsTest {
             Map<String, Long> f = run.result().figures();
             for (MemoryAnalysis m : a.memories()) {
                 assertEquals(run.store().peakUsed(m.id()), m.peakUsedBytes(), w.name() + " " + m.name());
-                assertTrue(md.contains("| **" + m.name().replace("_", "\\_") + "** |"), m.name());
+                assertTrue(md.contains("| **" + m.name().replace("_", "\\_") + "** "), m.name());
             }
             switch (w.name()) {
                 case "render" -> {

@@ -12,12 +12,12 @@ import dev.arenascope.core.trace.MemoryKind;
  * baseline's in-use line stretched over the same width. Pure markup, no script. Stateless.
  */
 final class OccupancyChart {
-    static final int WIDTH = 760;
-    static final int HEIGHT = 210;
-    private static final int LEFT = 66;
+    static final int WIDTH = 700;
+    static final int HEIGHT = 220;
+    private static final int LEFT = 70;
     private static final int RIGHT = 14;
     private static final int TOP = 12;
-    private static final int BOTTOM = 26;
+    private static final int BOTTOM = 28;
     private static final int PW = WIDTH - LEFT - RIGHT;
     private static final int PH = HEIGHT - TOP - BOTTOM;
 
@@ -93,7 +93,7 @@ final class OccupancyChart {
             double x = LEFT + (double) t / span * PW;
             sb.append("<line class=\"tick\" x1=\"").append(f(x)).append("\" x2=\"").append(f(x)).append("\" y1=\"")
                     .append(TOP + PH).append("\" y2=\"").append(TOP + PH + 4).append("\"/>");
-            sb.append("<text class=\"xlab\" x=\"").append(f(x)).append("\" y=\"").append(TOP + PH + 16).append("\">")
+            sb.append("<text class=\"xlab\" x=\"").append(f(x)).append("\" y=\"").append(TOP + PH + 18).append("\">")
                     .append(Html.esc(timeLabel(t, tstep))).append("</text>");
         }
         // series
