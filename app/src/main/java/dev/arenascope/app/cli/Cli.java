@@ -6,7 +6,9 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.pool.PoolBinsCommand;
 import dev.arenascope.app.plan.PlanCommand;
+import dev.arenascope.app.report.ReportCommand;
 
 /**
  * The command-line front of {@code arenascope}: global options, sub-command dispatch, exit codes and
@@ -19,7 +21,9 @@ public final class Cli {
     /** Every sub-command, in the order {@code --help} lists them. */
     static final List<Command> COMMANDS = List.of(
             new BenchCommand(),
-            new PlanCommand());
+            new PoolBinsCommand(),
+            new PlanCommand(),
+            new ReportCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;
