@@ -6,8 +6,13 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 
 import dev.arenascope.core.trace.ByteWriter;
@@ -23,6 +28,8 @@ import dev.arenascope.core.trace.SessionInfo;
  * AstraceWriter(path))}, or feed it from a reader or a store. Events are gathered into chunks of up to
  * {@link #CHUNK_EVENTS} and written at least every {@link #MAX_CHUNK_AGE_NS} of wall time, so a
  * recording that is killed loses at most its last second. {@link #onClose()} writes the footer index.
+ * Chunks are encoded and compressed on up to four extra cores when the machine has them, and written
+ * in order by the calling thread.
  *
  * <p>Called from one thread at a time (the {@link EventSink} contract). I/O failures surface as
  * {@link UncheckedIOException} from the sink methods (a session detaches and logs such a sink).
@@ -36,7 +43,12 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private final Path path;
     private final OutputStream out;
     private final ChunkCodec codec;
-    private final EventBatch pending = new EventBatch(CHUNK_EVENTS);
+    private EventBatch pending = new EventBatch(CHUNK_EVENTS);
+    private final ArrayDeque<EventBatch> spare = new ArrayDeque<>();
+    private final ExecutorService pool;
+    private final ThreadLocal<ChunkCodec> codecs = ThreadLocal.withInitial(ChunkCodec::new);
+    private final ArrayDeque<Future<Encoded>> inFlight = new ArrayDeque<>();
+    private final int maxInFlight;
     private final List<MetaRecord> meta = new ArrayList<>();
     private final ByteWriter index = new ByteWriter();
     private SessionInfo session = new SessionInfo("", "", 0, List.of(), java.util.Map.of());
@@ -58,15 +70,25 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         this.path = path;
         this.out = new BufferedOutputStream(Files.newOutputStream(path), 1 << 20);
         this.codec = new ChunkCodec(level);
+        this.level = level;
+        int workers = Math.min(4, Runtime.getRuntime().availableProcessors() - 1);
+        this.pool = workers <= 0 ? null
+                : Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-encode-", 0).factory());
+        this.maxInFlight = Math.max(1, workers * 2);
     }
+
+    private final int level;
+
+    /** An encoded frame and what the footer index needs of it. */
+    private record Encoded(byte[] frame, int events, long first, long last, EventBatch recycle) {}
 
     public Path path() {
         return path;
     }
 
-    /** Events written so far (including those still pending). */
+    /** Events written to the file so far. */
     public long events() {
-        return events + pending.size();
+        return events;
     }
 
     /** Bytes written to the file so far. */
@@ -125,6 +147,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             }
             if (!pending.isEmpty() && System.nanoTime() - pendingSince > MAX_CHUNK_AGE_NS) {
                 flushPending();
+                drainInFlight();
                 out.flush();
             }
         } catch (IOException e) {
@@ -139,6 +162,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             if (!pending.isEmpty() || !meta.isEmpty()) {
                 flushPending();
             }
+            drainInFlight();
             out.flush();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
@@ -173,27 +197,86 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     }
 
     private void flushPending() throws IOException {
-        writeChunk(pending, 0, pending.size());
-        pending.clear();
+        EventBatch full = pending;
+        pending = spare.isEmpty() ? new EventBatch(CHUNK_EVENTS) : spare.poll();
+        submit(full, 0, full.size(), true);
     }
 
     private void writeChunk(EventBatch b, int from, int to) throws IOException {
-        long offset = position;
+        if (pool == null) {
+            submit(b, from, to, false);
+            return;
+        }
+        EventBatch copy = spare.isEmpty() ? new EventBatch(CHUNK_EVENTS) : spare.poll();
+        for (int i = from; i < to; i++) {
+            copy.addFrom(b, i);
+        }
+        submit(copy, 0, copy.size(), true);
+    }
+
+    /** Encodes a chunk (on a worker when there are spare cores) and writes finished chunks in order. */
+    private void submit(EventBatch b, int from, int to, boolean owned) throws IOException {
+        List<MetaRecord> m = List.copyOf(meta);
+        meta.clear();
+        if (pool == null) {
+            Encoded e = encode(codec, m, b, from, to, owned ? b : null);
+            write(e);
+            return;
+        }
+        while (inFlight.size() >= maxInFlight) {
+            write(await(inFlight.poll()));
+        }
+        inFlight.add(pool.submit(() -> encode(codecs.get(), m, b, from, to, b)));
+        while (!inFlight.isEmpty() && inFlight.peek().isDone()) {
+            write(await(inFlight.poll()));
+        }
+    }
+
+    private Encoded encode(ChunkCodec cc, List<MetaRecord> m, EventBatch b, int from, int to, EventBatch recycle) {
+        if (cc != codec && cc.level() != level) {
+            cc = new ChunkCodec(level);
+            codecs.set(cc);
+        }
         long first = to > from ? b.time(from) : 0;
         long last = first;
         for (int i = from + 1; i < to; i++) {
             last = Math.max(last, b.time(i));
         }
-        int bytes = codec.writeFrame(out, meta, b, from, to);
-        meta.clear();
-        position += bytes;
-        events += to - from;
+        return new Encoded(cc.encodeFrame(m, b, from, to), to - from, first, last, recycle);
+    }
+
+    private Encoded await(Future<Encoded> f) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while writing " + path, e);
+        } catch (ExecutionException e) {
+            throw new IOException("encoding a chunk of " + path + " failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private void write(Encoded e) throws IOException {
+        long offset = position;
+        out.write(e.frame());
+        position += e.frame().length;
+        events += e.events();
         chunks++;
         index.varint(offset - lastChunkOffset);
-        index.varint(to - from);
-        index.svarint(first);
-        index.svarint(last);
+        index.varint(e.events());
+        index.svarint(e.first());
+        index.svarint(e.last());
         lastChunkOffset = offset;
+        if (e.recycle() != null && spare.size() < maxInFlight + 1) {
+            e.recycle().clear();
+            spare.add(e.recycle());
+        }
+    }
+
+    private void drainInFlight() throws IOException {
+        while (!inFlight.isEmpty()) {
+            write(await(inFlight.poll()));
+        }
     }
 
     @Override
@@ -207,6 +290,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             if (!pending.isEmpty() || !meta.isEmpty()) {
                 flushPending();
             }
+            drainInFlight();
             ByteWriter body = new ByteWriter(index.size() + 32);
             body.varint(chunks);
             body.bytes(index.array(), 0, index.size());
@@ -230,6 +314,9 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
         } finally {
             codec.close();
+            if (pool != null) {
+                pool.shutdownNow();
+            }
         }
     }
 

@@ -40,7 +40,7 @@ import dev.arenascope.core.trace.store.EventStore;
  * bound string and number lengths and nesting, so no line can exhaust memory.
  */
 public final class JsonlReader {
-    private static final JsonFactory FACTORY = new JsonFactory();
+    private static final JsonFactory FACTORY = JsonFactory.builder().disable(com.fasterxml.jackson.core.StreamReadFeature.AUTO_CLOSE_SOURCE).build();
     private static final Map<String, EventKind> KINDS = new HashMap<>();
     private static final int MAX_PROBLEMS = 8;
     private static final int BATCH = 1 << 16;
