@@ -2,6 +2,7 @@ package dev.arenascope.workloads;
 
 import java.util.List;
 
+import dev.arenascope.workloads.inference.InferenceWorkload;
 import dev.arenascope.workloads.particles.ParticlesWorkload;
 import dev.arenascope.workloads.render.RenderWorkload;
 
@@ -9,6 +10,7 @@ import dev.arenascope.workloads.render.RenderWorkload;
 public final class Workloads {
     private static final List<Workload> ALL = List.of(
             new RenderWorkload(),
+            new InferenceWorkload(),
             new ParticlesWorkload());
 
     private Workloads() {}

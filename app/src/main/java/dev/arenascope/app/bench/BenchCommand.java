@@ -19,7 +19,9 @@ import dev.arenascope.app.cli.UsageException;
 public final class BenchCommand implements Command {
     /** Every suite, in the order they run. */
     static final List<BenchSuite> SUITES = List.of(
-            new PoolBench());
+            new ArenaBench(),
+            new PoolBench(),
+            new TorchBench());
 
     @Override
     public String name() {
