@@ -10,6 +10,7 @@ import dev.arenascope.app.trace.ConvertCommand;
 import dev.arenascope.app.trace.StatsCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
 import dev.arenascope.app.plan.PlanCommand;
+import dev.arenascope.app.report.ReportCommand;
 
 /**
  * The command-line front of {@code arenascope}: global options, sub-command dispatch, exit codes and
@@ -24,6 +25,7 @@ public final class Cli {
             new BenchCommand(),
             new PoolBinsCommand(),
             new PlanCommand(),
+            new ReportCommand(),
             new ConvertCommand(),
             new StatsCommand());
 
