@@ -141,7 +141,7 @@ class TorchSnapshotToTraceTest {
         CollectingSink untouched = new CollectingSink();
         byte[] truncated = java.util.Arrays.copyOf(small(4), 700);
         var p = assertThrows(PickleFormatException.class, () -> TorchSnapshotToTrace.convert(truncated, "x.pickle", untouched));
-        assertTrue(p.getMessage().startsWith("x.pickle: byte "), p.getMessage());
+        assertTrue(p.getMessage().startsWith("x.pickle at byte "), p.getMessage());
         assertEquals(null, untouched.session, "nothing reaches the sink before the whole file is checked");
     }
 }
