@@ -124,6 +124,35 @@ class ReportCommandTest {
     }
 
     @Test
+    void readsEveryTraceFormat() throws Exception {
+        Path astrace = dir.resolve("magma.astrace");
+        Path jsonl = dir.resolve("magma.jsonl");
+        assertEquals(0, run("convert", MAGMA.toString(), astrace.toString()), err());
+        assertEquals(0, run("convert", MAGMA.toString(), jsonl.toString()), err());
+        for (Path p : new Path[] {astrace, jsonl}) {
+            assertEquals(0, run("report", p.toString(), "--format", "json"), err());
+            JsonNode j = new ObjectMapper().readTree(out());
+            assertEquals(MAGMA_PEAK, j.at("/trace/memories/0/peakUsedBytes").asLong(), p.toString());
+        }
+        // a native trace against the pickle it came from: nothing changed, the gate passes at 0%
+        assertEquals(0, run("report", astrace.toString(), "--baseline", MAGMA.toString(), "--format", "json",
+                "--fail-on-regression", "0"), err());
+        JsonNode j = new ObjectMapper().readTree(out());
+        assertEquals(0, j.at("/comparison/regressions").size(), out());
+        // a truncated native trace is reported from what was recovered, with a warning
+        byte[] whole = Files.readAllBytes(astrace);
+        Path cut = dir.resolve("cut.astrace");
+        Files.write(cut, java.util.Arrays.copyOf(whole, whole.length * 2 / 3));
+        int rc = run("report", cut.toString(), "--format", "json");
+        if (rc == 0) {
+            assertTrue(err().contains("report: warning: "), err());
+        } else {
+            assertEquals(2, rc, err());
+            assertEquals(1, err().lines().count(), err());
+        }
+    }
+
+    @Test
     void badInputExitsTwoWithOneLine() throws Exception {
         Path garbage = dir.resolve("broken.pickle");
         Files.write(garbage, new byte[] {(byte) 0x80, 4, (byte) 0x95, 1, 2, 3});
