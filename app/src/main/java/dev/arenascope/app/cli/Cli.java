@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.live.ListenCommand;
 import dev.arenascope.app.record.CalibrateCommand;
 import dev.arenascope.app.record.RecordCommand;
 import dev.arenascope.app.trace.ConvertCommand;
@@ -30,6 +31,7 @@ public final class Cli {
             new ReportCommand(),
             new ConvertCommand(),
             new StatsCommand(),
+            new ListenCommand(),
             new RecordCommand(),
             new CalibrateCommand());
 
