@@ -6,6 +6,9 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.live.ListenCommand;
+import dev.arenascope.app.record.CalibrateCommand;
+import dev.arenascope.app.record.RecordCommand;
 import dev.arenascope.app.trace.ConvertCommand;
 import dev.arenascope.app.trace.StatsCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
@@ -27,7 +30,10 @@ public final class Cli {
             new PlanCommand(),
             new ReportCommand(),
             new ConvertCommand(),
-            new StatsCommand());
+            new StatsCommand(),
+            new ListenCommand(),
+            new RecordCommand(),
+            new CalibrateCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;
