@@ -64,7 +64,7 @@ public final class ManualMemory implements AutoCloseable {
     /** The environment variable that turns poisoning on for every arena without its own setting. */
     public static final String POISON_ENV = "ARENASCOPE_POISON";
     private static final int NO_POISON = -1;
-    private static final int ENV_POISON = parsePoison(System.getenv(POISON_ENV), POISON_ENV);
+    private static final String ENV_POISON_TEXT = System.getenv(POISON_ENV);
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private static final long COPY_CHUNK = 64L << 20;
 
@@ -156,11 +156,15 @@ public final class ManualMemory implements AutoCloseable {
                 }
             }
         }
+        if (managed && !b.poisonSet) {
+            parsePoison(ENV_POISON_TEXT, POISON_ENV); // a bad setting fails here, before any memory is claimed
+        }
         this.buffer = device.allocate(size);
         this.capacity = size;
         this.forward = 0;
         this.backward = size;
-        this.poison = !managed ? NO_POISON : b.poisonSet ? b.poison : ENV_POISON;
+        int chosenPoison = !managed ? NO_POISON : b.poisonSet ? b.poison : parsePoison(ENV_POISON_TEXT, POISON_ENV);
+        this.poison = chosenPoison;
         if (managed) {
             Map<String, String> attrs = new LinkedHashMap<>();
             if (poison != NO_POISON) {
@@ -441,6 +445,8 @@ public final class ManualMemory implements AutoCloseable {
 
     /**
      * Sets both pointers, releasing (or, moved the other way, re-claiming) the bytes between old and new.
+     * Each pointer that moves is published as {@code POINTER_RESTORE}, with {@code b} negative when it
+     * moved to claim bytes rather than release them.
      *
      * @throws IllegalArgumentException unless {@code 0 <= forward <= backward <= capacity}; nothing moves
      */
@@ -945,8 +951,10 @@ public final class ManualMemory implements AutoCloseable {
     public ManualMemory clone() {
         checkOpen();
         ManualMemory c = sibling(device, name + "-clone");
-        if (managed) {
+        if (managed && forward > 0) {
             device.copy(buffer, 0, c.buffer, 0, forward);
+        }
+        if (managed && backward < capacity) {
             device.copy(buffer, backward, c.buffer, backward, capacity - backward);
         }
         c.setPointers(forward, backward);
@@ -982,7 +990,7 @@ public final class ManualMemory implements AutoCloseable {
     }
 
     private void copyThroughHost(long from, long length, ManualMemory to) {
-        if (device.info().kind() == DeviceKind.VIRTUAL || to.device.info().kind() == DeviceKind.VIRTUAL) {
+        if (length == 0 || device.info().kind() == DeviceKind.VIRTUAL || to.device.info().kind() == DeviceKind.VIRTUAL) {
             return;
         }
         byte[] chunk = new byte[(int) Math.min(COPY_CHUNK, Math.max(1, length))];
