@@ -103,6 +103,9 @@ public final class ManualMemory implements AutoCloseable {
     private int scopeDepth;
 
     private AllocationRecorder recorder;
+    private long stamp = -1;
+    private final String[] internedNames = new String[32];
+    private final int[] internedIds = new int[32];
     private Thread lastThread;
     private int lastThreadId;
 
@@ -660,38 +663,62 @@ public final class ManualMemory implements AutoCloseable {
     public Scope scope(String scopeName) {
         int d = pushScope(scopeName);
         if (observing()) {
-            enterObserved(d);
+            stamp = session.now(); // one clock read for the entry and its params
+            try {
+                enterObserved(d);
+            } finally {
+                stamp = -1;
+            }
         }
         return scopes[d];
     }
 
     /** {@link #scope(String)} with one shape parameter (e.g. {@code "frames", 4}). */
     public Scope scope(String scopeName, String key, long value) {
+        checkKey(key);
         int d = pushScope(scopeName);
         if (observing()) {
-            enterObserved(d);
-            param(d, key, value);
+            stamp = session.now(); // one clock read for the entry and its params
+            try {
+                enterObserved(d);
+                param(d, key, value);
+            } finally {
+                stamp = -1;
+            }
         }
         return scopes[d];
     }
 
     /** {@link #scope(String)} with two shape parameters. */
     public Scope scope(String scopeName, String key1, long value1, String key2, long value2) {
+        checkKey(key1);
+        checkKey(key2);
         int d = pushScope(scopeName);
         if (observing()) {
-            enterObserved(d);
-            param(d, key1, value1);
-            param(d, key2, value2);
+            stamp = session.now(); // one clock read for the entry and its params
+            try {
+                enterObserved(d);
+                param(d, key1, value1);
+                param(d, key2, value2);
+            } finally {
+                stamp = -1;
+            }
         }
         return scopes[d];
     }
 
     /** {@link #scope(String)} with any number of shape parameters (integral values). */
     public Scope scope(String scopeName, Map<String, ? extends Number> params) {
+        checkParams(params);
         int d = pushScope(scopeName);
         if (observing()) {
-            enterObserved(d);
-            params.forEach((k, v) -> param(d, k, v.longValue()));
+            stamp = session.now(); // one clock read for the entry and its params
+            try {
+                enterObserved(d);
+                params.forEach((k, v) -> param(d, k, v.longValue()));
+            } finally {
+                stamp = -1;
+            }
         }
         return scopes[d];
     }
@@ -701,6 +728,7 @@ public final class ManualMemory implements AutoCloseable {
      * scope. A no-op when nothing observes the arena or no scope is open.
      */
     public void noteScopeParams(String key, long value) {
+        checkKey(key);
         if (scopeDepth > 0 && observing()) {
             param(scopeDepth - 1, key, value);
         }
@@ -708,6 +736,7 @@ public final class ManualMemory implements AutoCloseable {
 
     /** {@link #noteScopeParams(String, long)} for several parameters. */
     public void noteScopeParams(Map<String, ? extends Number> params) {
+        checkParams(params);
         if (scopeDepth > 0 && observing()) {
             int d = scopeDepth - 1;
             params.forEach((k, v) -> param(d, k, v.longValue()));
@@ -758,7 +787,7 @@ public final class ManualMemory implements AutoCloseable {
             int id = session.nextScopeId();
             scopeIds[d] = id;
             int parent = d > 0 ? scopeIds[d - 1] : -1;
-            publish(EventKind.SCOPE_ENTER, 0, forward, backward, parent, session.intern(scopeNames[d]), id);
+            publish(EventKind.SCOPE_ENTER, 0, forward, backward, parent, internName(scopeNames[d]), id);
         }
         if (recorder != null) {
             scopeNodes[d] = recorder.onScopeEnter(scopeNames[d], forward, backward);
@@ -766,12 +795,27 @@ public final class ManualMemory implements AutoCloseable {
         }
     }
 
-    private void param(int d, String key, long value) {
+    private void checkKey(String key) {
         if (key == null) {
             throw new IllegalArgumentException("arena '" + name + "': scope parameter name is null");
         }
+    }
+
+    private void checkParams(Map<String, ? extends Number> params) {
+        if (params == null) {
+            throw new IllegalArgumentException("arena '" + name + "': scope parameters are null");
+        }
+        params.forEach((k, v) -> {
+            checkKey(k);
+            if (v == null) {
+                throw new IllegalArgumentException("arena '" + name + "': scope parameter '" + k + "' has no value");
+            }
+        });
+    }
+
+    private void param(int d, String key, long value) {
         if (scopeIds[d] >= 0 && session.isRecording()) {
-            publish(EventKind.SCOPE_PARAM, 0, value, 0, 0, session.intern(key), scopeIds[d]);
+            publish(EventKind.SCOPE_PARAM, 0, value, 0, 0, internName(key), scopeIds[d]);
         }
         if (scopeRecorders[d] != null && scopeRecorders[d] == recorder) {
             recorder.onScopeParam(scopeNodes[d], key, value);
@@ -806,7 +850,7 @@ public final class ManualMemory implements AutoCloseable {
             }
             int id = scopeIds[depth];
             if (id >= 0 && !closed && session.isRecording()) {
-                publish(EventKind.SCOPE_EXIT, 0, forward, backward, 0, session.intern(scopeNames[depth]), id);
+                publish(EventKind.SCOPE_EXIT, 0, forward, backward, 0, internName(scopeNames[depth]), id);
             }
             AllocationRecorder r = scopeRecorders[depth];
             if (r != null && r == recorder) {
@@ -1045,8 +1089,20 @@ public final class ManualMemory implements AutoCloseable {
         return lastThreadId;
     }
 
+    /** The session's id for a scope or parameter name, through a small cache keyed by identity (names are mostly literals). */
+    private int internName(String value) {
+        int slot = System.identityHashCode(value) & (internedNames.length - 1);
+        if (internedNames[slot] == value) {
+            return internedIds[slot];
+        }
+        int id = session.intern(value);
+        internedNames[slot] = value;
+        internedIds[slot] = id;
+        return id;
+    }
+
     private void publish(EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {
-        session.publishAt(session.now(), thread(), kind, flags, memoryId, a, b, c,
+        session.publishAt(stamp >= 0 ? stamp : session.now(), thread(), kind, flags, memoryId, a, b, c,
                 forward + capacity - backward, capacity - backward, ref, ref2);
     }
 
