@@ -21,7 +21,8 @@ public final class BenchCommand implements Command {
     static final List<BenchSuite> SUITES = List.of(
             new ArenaBench(),
             new PoolBench(),
-            new TorchBench());
+            new TorchBench(),
+            new TraceBench());
 
     @Override
     public String name() {

@@ -6,8 +6,11 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.trace.ConvertCommand;
+import dev.arenascope.app.trace.StatsCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
 import dev.arenascope.app.plan.PlanCommand;
+import dev.arenascope.app.report.ReportCommand;
 
 /**
  * The command-line front of {@code arenascope}: global options, sub-command dispatch, exit codes and
@@ -21,7 +24,10 @@ public final class Cli {
     static final List<Command> COMMANDS = List.of(
             new BenchCommand(),
             new PoolBinsCommand(),
-            new PlanCommand());
+            new PlanCommand(),
+            new ReportCommand(),
+            new ConvertCommand(),
+            new StatsCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;
