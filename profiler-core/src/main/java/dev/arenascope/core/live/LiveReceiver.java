@@ -276,7 +276,7 @@ public final class LiveReceiver implements AutoCloseable {
                     return;
                 }
                 if (type != LiveProtocol.RECORD_CHUNK) {
-                    end(ConnectionStats.State.CUT, source + ": byte " + at + ": unknown record type " + type);
+                    end(ConnectionStats.State.CUT, source + " at byte " + at + ": unknown record type " + type);
                     return;
                 }
                 ChunkCodec.Chunk chunk;
@@ -289,7 +289,7 @@ public final class LiveReceiver implements AutoCloseable {
                     end(ConnectionStats.State.CUT, e.getMessage());
                     return;
                 } catch (IOException e) {
-                    end(ConnectionStats.State.CUT, source + ": byte " + counted.count + ": connection lost inside a chunk (" + e.getMessage() + ")");
+                    end(ConnectionStats.State.CUT, source + " at byte " + counted.count + ": connection lost inside a chunk (" + e.getMessage() + ")");
                     return;
                 }
                 for (MetaRecord m : chunk.meta()) {
