@@ -163,6 +163,7 @@ public final class LiveReceiver implements AutoCloseable {
         volatile long lost;
         volatile long endedMs;
         volatile String detail;
+        volatile ConnectionStats.State endState;
         volatile long windowStartNs = System.nanoTime();
         volatile long windowEvents;
         volatile double rate;
@@ -243,15 +244,21 @@ public final class LiveReceiver implements AutoCloseable {
                 LOG.log(Level.WARNING, source + ": sink failed", e);
                 end(ConnectionStats.State.CUT, "the sink failed: " + e);
             } finally {
-                if (!state.ended()) {
-                    end(ConnectionStats.State.DISCONNECTED, "connection ended");
-                }
                 if (sink != null) {
                     try {
                         sink.onClose();
                     } catch (RuntimeException e) {
                         LOG.log(Level.WARNING, source + ": sink failed to close", e);
                     }
+                }
+                if (!state.ended()) {
+                    // the state changes last, so a connection seen as ended has a closed sink
+                    if (endState == null) {
+                        endState = ConnectionStats.State.DISCONNECTED;
+                        detail = "connection ended";
+                    }
+                    endedMs = System.currentTimeMillis();
+                    state = endState;
                 }
             }
         }
@@ -335,13 +342,12 @@ public final class LiveReceiver implements AutoCloseable {
             }
         }
 
+        /** Records how the connection ended; the state shows it once the sink is closed. */
         private void end(ConnectionStats.State s, String why) {
-            if (state.ended()) {
-                return;
+            if (endState == null) {
+                endState = s;
+                detail = why;
             }
-            detail = why;
-            endedMs = System.currentTimeMillis();
-            state = s;
         }
     }
 
