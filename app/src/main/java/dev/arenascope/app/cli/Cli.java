@@ -17,6 +17,7 @@ import dev.arenascope.app.bench.BenchCommand;
 public final class Cli {
     /** Every sub-command, in the order {@code --help} lists them. */
     static final List<Command> COMMANDS = List.of(
+            new OpenCommand(),
             new BenchCommand());
 
     public static final int EXIT_OK = 0;
