@@ -134,7 +134,21 @@ public final class Session implements AutoCloseable {
         buffer.offer(now(), EventBatch.pack(kind.code(), flags, memory), thread, a, b, c, used, aux, ref, ref2);
     }
 
-    private int threadId() {
+    /**
+     * {@link #publish} with a time and thread the caller already has: {@code timeNs} from {@link #now()},
+     * {@code thread} from {@link #threadId()} on the publishing thread. For allocators that stamp one
+     * operation once for both the event and their own records. Thread-safe, allocation-free.
+     */
+    public void publishAt(long timeNs, int thread, EventKind kind, int flags, int memory, long a, long b, long c,
+                          long used, long aux, int ref, int ref2) {
+        buffer.offer(timeNs, EventBatch.pack(kind.code(), flags, memory), thread, a, b, c, used, aux, ref, ref2);
+    }
+
+    /**
+     * The session's id for the calling thread, announcing its name to the sinks the first time. Callers
+     * on a hot path may cache it per thread.
+     */
+    public int threadId() {
         Thread t = Thread.currentThread();
         int id = (int) t.threadId();
         if (!threads.containsKey(id)) {

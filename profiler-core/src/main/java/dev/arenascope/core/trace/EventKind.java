@@ -18,7 +18,7 @@ public enum EventKind {
     /**
      * An allocation. a = offset (arenas, plan arenas) or address (pools, imports), b = bytes,
      * c = bytes requested before alignment or rounding, ref = descriptor id (e.g. {@code float32[1024,3]})
-     * or -1; flags {@link Event#FLAG_BACKWARD} for the arena's backward end.
+     * or -1, ref2 = innermost open scope id or -1 (arenas); flags {@link Event#FLAG_BACKWARD} for the arena's backward end.
      */
     ALLOC(3),
     /** One allocation was freed (pools, imports). a = offset or address, b = bytes. */
@@ -36,7 +36,7 @@ public enum EventKind {
     SCOPE_EXIT(8),
     /** A parameter of a scope. a = value, ref = parameter name id, ref2 = scope id. */
     SCOPE_PARAM(9),
-    /** A request could not be served. b = bytes requested, c = bytes remaining, ref = message id. */
+    /** A request could not be served. b = bytes requested, c = bytes remaining, ref = message id, ref2 = innermost open scope id or -1. */
     OUT_OF_MEMORY(10),
     /**
      * A pool request. a = address handed out, b = bytes allocated (the bin's size), c = bytes requested,

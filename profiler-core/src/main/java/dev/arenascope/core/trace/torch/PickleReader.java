@@ -1,0 +1,627 @@
+package dev.arenascope.core.trace.torch;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A safe reader of Python pickles (protocols 0 to 5) that holds only data: dicts, lists, tuples, sets,
+ * ints, floats, strings, bytes, booleans and None. It never resolves a class and never calls anything:
+ * any opcode that would (GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ, NEWOBJ, NEWOBJ_EX, EXT1/2/4,
+ * PERSID, BINPERSID, and the out-of-band buffer opcodes) is refused with a
+ * {@link PickleFormatException} naming the opcode and its byte offset.
+ *
+ * <p>Python values become: dict → {@link HashMap}, list → {@link ArrayList}, tuple → an unmodifiable
+ * {@link List}, set / frozenset → {@link Set}, int → {@link Long} (or {@link BigInteger} past 64 bits),
+ * float → {@link Double}, str → {@link String}, bytes / bytearray → {@code byte[]}, bool →
+ * {@link Boolean}, None → {@code null}. Dict keys and set members must be hashable in Python's sense
+ * (atoms and tuples of atoms); others are refused.
+ *
+ * <p>Bad input never allocates beyond the input's size: every length is checked against the bytes that
+ * remain before anything is allocated, memo indices are bounded by the input size, and the reader is a
+ * single loop over the opcodes (no recursion on the input's nesting), so it always ends. Text numbers
+ * are limited to {@value #MAX_TEXT_NUMBER} characters. Not thread-safe; one instance reads one input.
+ */
+public final class PickleReader {
+    /** The longest decimal text (INT, LONG, FLOAT, GET, PUT opcodes) accepted, in characters. */
+    public static final int MAX_TEXT_NUMBER = 4300;
+    private static final int MAX_KEY_DEPTH = 64;
+
+    private final byte[] data;
+    private final String source;
+    private int pos;
+    private int opStart;
+
+    private Object[] stack = new Object[64];
+    private int sp;
+    private int[] marks = new int[16];
+    private int mp;
+    private Object[] memo = new Object[256];
+    private boolean[] memoSet = new boolean[256];
+    private int memoCount;
+
+    private PickleReader(byte[] data, String source) {
+        this.data = data;
+        this.source = source;
+    }
+
+    /** Reads the pickle in {@code file}. Files past 2 GiB are refused. */
+    public static Object read(Path file) throws IOException {
+        long size = Files.size(file);
+        if (size > Integer.MAX_VALUE - 64) {
+            throw new PickleFormatException(file.toString(), 0, "file of " + size + " bytes is larger than the 2 GiB this reader takes");
+        }
+        return read(Files.readAllBytes(file), file.toString());
+    }
+
+    /**
+     * Reads one pickle from {@code data} (bytes after its STOP opcode are ignored).
+     *
+     * @param source the name used in error messages (a file name)
+     * @throws PickleFormatException on malformed, truncated or unsafe input
+     */
+    public static Object read(byte[] data, String source) throws PickleFormatException {
+        return new PickleReader(data, source).run();
+    }
+
+    private PickleFormatException error(String problem) {
+        return new PickleFormatException(source, opStart, problem);
+    }
+
+    private Object run() throws PickleFormatException {
+        while (true) {
+            opStart = pos;
+            if (pos >= data.length) {
+                throw error("truncated: the pickle ends without a STOP opcode");
+            }
+            int op = data[pos++] & 0xff;
+            switch (op) {
+                case 0x80 -> { // PROTO
+                    int proto = u8();
+                    if (proto > 5) {
+                        throw error("unsupported pickle protocol " + proto);
+                    }
+                }
+                case 0x95 -> { // FRAME: an 8-byte length; the frame's opcodes follow inline
+                    long len = u64();
+                    if (len > data.length - pos) {
+                        throw error("FRAME of " + Long.toUnsignedString(len) + " bytes exceeds the " + (data.length - pos) + " bytes left");
+                    }
+                }
+                case '.' -> { // STOP
+                    if (sp != 1 || mp != 0) {
+                        throw error("STOP with " + sp + " values and " + mp + " marks on the stack (expected exactly one value)");
+                    }
+                    return stack[0];
+                }
+                case '(' -> pushMark();
+                case '0' -> {
+                    if (mp > 0 && marks[mp - 1] == sp) {
+                        popMark(); // POP on an empty frame drops the mark, as Python does
+                    } else {
+                        pop();
+                    }
+                }
+                case '1' -> sp = popMark();
+                case '2' -> push(peek());
+                case 'N' -> push(null);
+                case 0x88 -> push(Boolean.TRUE);
+                case 0x89 -> push(Boolean.FALSE);
+                case 'I' -> {
+                    String s = line();
+                    push(switch (s) {
+                        case "00" -> Boolean.FALSE;
+                        case "01" -> Boolean.TRUE;
+                        default -> parseInt(s);
+                    });
+                }
+                case 'J' -> push((long) s32());
+                case 'K' -> push((long) u8());
+                case 'M' -> push((long) u16());
+                case 'L' -> {
+                    String s = line();
+                    push(parseInt(s.endsWith("L") ? s.substring(0, s.length() - 1) : s));
+                }
+                case 0x8a -> push(longBytes(u8()));
+                case 0x8b -> {
+                    int n = s32();
+                    if (n < 0) {
+                        throw error("LONG4 with negative length " + n);
+                    }
+                    push(longBytes(n));
+                }
+                case 'F' -> {
+                    String s = line();
+                    try {
+                        push(Double.parseDouble(s));
+                    } catch (NumberFormatException e) {
+                        throw error("FLOAT is not a number: '" + clip(s) + "'");
+                    }
+                }
+                case 'G' -> push(Double.longBitsToDouble(u64be()));
+                case 'S' -> push(quotedString(line()));
+                case 'T' -> push(latin1(length(s32u(), "BINSTRING")));
+                case 'U' -> push(latin1(length(u8(), "SHORT_BINSTRING")));
+                case 'V' -> push(rawUnicodeEscape(line()));
+                case 'X' -> push(utf8(length(s32u(), "BINUNICODE")));
+                case 0x8c -> push(utf8(length(u8(), "SHORT_BINUNICODE")));
+                case 0x8d -> push(utf8(length(u64(), "BINUNICODE8")));
+                case 'B' -> push(bytes(length(s32u(), "BINBYTES")));
+                case 'C' -> push(bytes(length(u8(), "SHORT_BINBYTES")));
+                case 0x8e -> push(bytes(length(u64(), "BINBYTES8")));
+                case 0x96 -> push(bytes(length(u64(), "BYTEARRAY8")));
+                case ']' -> push(new ArrayList<>());
+                case 'l' -> {
+                    int m = popMark();
+                    List<Object> l = new ArrayList<>(Arrays.asList(stack).subList(m, sp));
+                    clear(m);
+                    push(l);
+                }
+                case 'a' -> {
+                    Object v = pop();
+                    list(peek(), "APPEND").add(v);
+                }
+                case 'e' -> {
+                    int m = popMark();
+                    List<Object> l = list(at(m - 1, "APPENDS"), "APPENDS");
+                    for (int i = m; i < sp; i++) {
+                        l.add(stack[i]);
+                    }
+                    clear(m);
+                }
+                case ')' -> push(List.of());
+                case 't' -> {
+                    int m = popMark();
+                    Object t = tuple(m, sp);
+                    clear(m);
+                    push(t);
+                }
+                case 0x85 -> tupleOfTop(1);
+                case 0x86 -> tupleOfTop(2);
+                case 0x87 -> tupleOfTop(3);
+                case '}' -> push(new HashMap<>());
+                case 'd' -> {
+                    int m = popMark();
+                    Map<Object, Object> d = new HashMap<>();
+                    putPairs(d, m);
+                    clear(m);
+                    push(d);
+                }
+                case 's' -> {
+                    if (sp < 3) {
+                        throw error("SETITEM needs a dict, a key and a value on the stack");
+                    }
+                    Map<Object, Object> d = dict(stack[sp - 3], "SETITEM");
+                    d.put(key(stack[sp - 2]), stack[sp - 1]);
+                    clear(sp - 2);
+                }
+                case 'u' -> {
+                    int m = popMark();
+                    Map<Object, Object> d = dict(at(m - 1, "SETITEMS"), "SETITEMS");
+                    putPairs(d, m);
+                    clear(m);
+                }
+                case 0x8f -> push(new HashSet<>());
+                case 0x90 -> { // ADDITEMS
+                    int m = popMark();
+                    Set<Object> set = set(at(m - 1, "ADDITEMS"));
+                    for (int i = m; i < sp; i++) {
+                        set.add(key(stack[i]));
+                    }
+                    clear(m);
+                }
+                case 0x91 -> { // FROZENSET
+                    int m = popMark();
+                    Set<Object> set = new HashSet<>();
+                    for (int i = m; i < sp; i++) {
+                        set.add(key(stack[i]));
+                    }
+                    clear(m);
+                    push(Collections.unmodifiableSet(set));
+                }
+                case 'g' -> push(memoGet(parseIndex(line())));
+                case 'h' -> push(memoGet(u8()));
+                case 'j' -> push(memoGet(s32u()));
+                case 'p' -> memoPut(parseIndex(line()), peek());
+                case 'q' -> memoPut(u8(), peek());
+                case 'r' -> memoPut(s32u(), peek());
+                case 0x94 -> memoPut(memoCount, peek()); // MEMOIZE
+                case 'c' -> throw refused("GLOBAL", op, "references a class");
+                case 0x93 -> throw refused("STACK_GLOBAL", op, "references a class");
+                case 'R' -> throw refused("REDUCE", op, "calls an object");
+                case 'b' -> throw refused("BUILD", op, "calls __setstate__ on an object");
+                case 'i' -> throw refused("INST", op, "instantiates a class");
+                case 'o' -> throw refused("OBJ", op, "instantiates a class");
+                case 0x81 -> throw refused("NEWOBJ", op, "instantiates a class");
+                case 0x92 -> throw refused("NEWOBJ_EX", op, "instantiates a class");
+                case 0x82 -> throw refused("EXT1", op, "references a registered class");
+                case 0x83 -> throw refused("EXT2", op, "references a registered class");
+                case 0x84 -> throw refused("EXT4", op, "references a registered class");
+                case 'P' -> throw refused("PERSID", op, "references a persistent object");
+                case 'Q' -> throw refused("BINPERSID", op, "references a persistent object");
+                case 0x97 -> throw refused("NEXT_BUFFER", op, "needs an out-of-band buffer");
+                case 0x98 -> throw refused("READONLY_BUFFER", op, "needs an out-of-band buffer");
+                default -> throw error(String.format("unknown opcode 0x%02x", op));
+            }
+        }
+    }
+
+    private PickleFormatException refused(String name, int op, String why) {
+        return error(String.format("opcode %s (0x%02x) %s; refused (only plain data pickles are read)", name, op, why));
+    }
+
+    // ---- stack ----
+
+    private void push(Object v) {
+        if (sp == stack.length) {
+            stack = Arrays.copyOf(stack, sp * 2);
+        }
+        stack[sp++] = v;
+    }
+
+    private Object pop() throws PickleFormatException {
+        if (sp == 0 || (mp > 0 && marks[mp - 1] == sp)) {
+            throw error("pop from an empty stack");
+        }
+        Object v = stack[--sp];
+        stack[sp] = null;
+        return v;
+    }
+
+    private Object peek() throws PickleFormatException {
+        if (sp == 0 || (mp > 0 && marks[mp - 1] == sp)) {
+            throw error("the stack is empty");
+        }
+        return stack[sp - 1];
+    }
+
+    private Object at(int i, String what) throws PickleFormatException {
+        if (i < 0 || (mp > 0 && marks[mp - 1] > i)) {
+            throw error(what + " has no target below its mark");
+        }
+        return stack[i];
+    }
+
+    private void pushMark() {
+        if (mp == marks.length) {
+            marks = Arrays.copyOf(marks, mp * 2);
+        }
+        marks[mp++] = sp;
+    }
+
+    private int popMark() throws PickleFormatException {
+        if (mp == 0) {
+            throw error("no MARK on the stack");
+        }
+        return marks[--mp];
+    }
+
+    private void clear(int from) {
+        Arrays.fill(stack, from, sp, null);
+        sp = from;
+    }
+
+    private void tupleOfTop(int n) throws PickleFormatException {
+        int floor = mp > 0 ? marks[mp - 1] : 0;
+        if (sp - floor < n) {
+            throw error("TUPLE" + n + " needs " + n + " values on the stack");
+        }
+        Object t = tuple(sp - n, sp);
+        clear(sp - n);
+        push(t);
+    }
+
+    private static List<Object> tuple(Object[] items) {
+        return Collections.unmodifiableList(Arrays.asList(items));
+    }
+
+    private Object tuple(int from, int to) {
+        return tuple(Arrays.copyOfRange(stack, from, to));
+    }
+
+    private void putPairs(Map<Object, Object> d, int m) throws PickleFormatException {
+        if (((sp - m) & 1) != 0) {
+            throw error("odd number of items for a dict (" + (sp - m) + ")");
+        }
+        for (int i = m; i < sp; i += 2) {
+            d.put(key(stack[i]), stack[i + 1]);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Object> list(Object o, String what) throws PickleFormatException {
+        if (o instanceof ArrayList<?> l) {
+            return (List<Object>) l;
+        }
+        throw error(what + " on a " + typeName(o) + ", not a list");
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<Object, Object> dict(Object o, String what) throws PickleFormatException {
+        if (o instanceof HashMap<?, ?> d) {
+            return (Map<Object, Object>) d;
+        }
+        throw error(what + " on a " + typeName(o) + ", not a dict");
+    }
+
+    @SuppressWarnings("unchecked")
+    private Set<Object> set(Object o) throws PickleFormatException {
+        if (o instanceof HashSet<?> s) {
+            return (Set<Object>) s;
+        }
+        throw error("ADDITEMS on a " + typeName(o) + ", not a set");
+    }
+
+    /** A dict key or set member: it must be hashable (atoms, or tuples of hashable values). */
+    private Object key(Object k) throws PickleFormatException {
+        if (!hashable(k, 0)) {
+            throw error("unhashable dict key or set member of type " + typeName(k));
+        }
+        return k;
+    }
+
+    private static boolean hashable(Object k, int depth) {
+        if (k == null || k instanceof String || k instanceof Long || k instanceof Boolean || k instanceof Double
+                || k instanceof BigInteger) {
+            return true;
+        }
+        if (depth < MAX_KEY_DEPTH && k instanceof List<?> l && !(k instanceof ArrayList<?>)) {
+            for (Object o : l) {
+                if (!hashable(o, depth + 1)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    static String typeName(Object o) {
+        return switch (o) {
+            case null -> "None";
+            case ArrayList<?> l -> "list";
+            case List<?> l -> "tuple";
+            case Map<?, ?> m -> "dict";
+            case Set<?> s -> "set";
+            case String s -> "str";
+            case Long l -> "int";
+            case BigInteger b -> "int";
+            case Double d -> "float";
+            case Boolean b -> "bool";
+            case byte[] b -> "bytes";
+            default -> o.getClass().getSimpleName();
+        };
+    }
+
+    // ---- memo ----
+
+    private void memoPut(long index, Object v) throws PickleFormatException {
+        if (index < 0 || index >= data.length) {
+            throw error("memo index " + index + " is out of range for a pickle of " + data.length + " bytes");
+        }
+        int i = (int) index;
+        if (i >= memo.length) {
+            int cap = (int) Math.min(data.length, Math.max((long) memo.length * 2, i + 1L));
+            memo = Arrays.copyOf(memo, cap);
+            memoSet = Arrays.copyOf(memoSet, cap);
+        }
+        if (!memoSet[i]) {
+            memoSet[i] = true;
+            memoCount++;
+        }
+        memo[i] = v;
+    }
+
+    private Object memoGet(long index) throws PickleFormatException {
+        if (index < 0 || index >= memo.length || !memoSet[(int) index]) {
+            throw error("memo index " + index + " was never stored");
+        }
+        return memo[(int) index];
+    }
+
+    // ---- bytes ----
+
+    private void need(long n) throws PickleFormatException {
+        if (n > data.length - pos) {
+            throw error("truncated: needs " + n + " bytes, " + (data.length - pos) + " left");
+        }
+    }
+
+    private int u8() throws PickleFormatException {
+        need(1);
+        return data[pos++] & 0xff;
+    }
+
+    private int u16() throws PickleFormatException {
+        need(2);
+        int v = (data[pos] & 0xff) | (data[pos + 1] & 0xff) << 8;
+        pos += 2;
+        return v;
+    }
+
+    private int s32() throws PickleFormatException {
+        need(4);
+        int v = (data[pos] & 0xff) | (data[pos + 1] & 0xff) << 8 | (data[pos + 2] & 0xff) << 16 | (data[pos + 3] & 0xff) << 24;
+        pos += 4;
+        return v;
+    }
+
+    private long s32u() throws PickleFormatException {
+        return s32() & 0xffffffffL;
+    }
+
+    private long u64() throws PickleFormatException {
+        need(8);
+        long v = 0;
+        for (int i = 7; i >= 0; i--) {
+            v = v << 8 | (data[pos + i] & 0xff);
+        }
+        pos += 8;
+        return v;
+    }
+
+    private long u64be() throws PickleFormatException {
+        need(8);
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = v << 8 | (data[pos + i] & 0xff);
+        }
+        pos += 8;
+        return v;
+    }
+
+    /** Checks a length read from the input against the bytes left (unsigned). */
+    private int length(long n, String what) throws PickleFormatException {
+        if (n < 0 || n > data.length - pos) {
+            throw error(what + " length " + Long.toUnsignedString(n) + " exceeds the " + (data.length - pos) + " bytes left");
+        }
+        return (int) n;
+    }
+
+    private String utf8(int n) {
+        String s = new String(data, pos, n, StandardCharsets.UTF_8);
+        pos += n;
+        return s;
+    }
+
+    private String latin1(int n) {
+        String s = new String(data, pos, n, StandardCharsets.ISO_8859_1);
+        pos += n;
+        return s;
+    }
+
+    private byte[] bytes(int n) {
+        byte[] b = Arrays.copyOfRange(data, pos, pos + n);
+        pos += n;
+        return b;
+    }
+
+    private Object longBytes(int n) throws PickleFormatException {
+        need(n);
+        if (n == 0) {
+            return 0L;
+        }
+        if (n <= 8) {
+            long v = data[pos + n - 1]; // sign-extended top byte
+            for (int i = n - 2; i >= 0; i--) {
+                v = v << 8 | (data[pos + i] & 0xff);
+            }
+            pos += n;
+            return v;
+        }
+        byte[] be = new byte[n];
+        for (int i = 0; i < n; i++) {
+            be[i] = data[pos + n - 1 - i];
+        }
+        pos += n;
+        BigInteger b = new BigInteger(be);
+        return b.bitLength() < 64 ? (Object) b.longValue() : b;
+    }
+
+    /** The text up to the next newline (protocol 0 opcodes), without the newline. */
+    private String line() throws PickleFormatException {
+        int end = pos;
+        while (end < data.length && data[end] != '\n') {
+            end++;
+        }
+        if (end == data.length) {
+            throw error("truncated: a text argument has no terminating newline");
+        }
+        String s = new String(data, pos, end - pos, StandardCharsets.ISO_8859_1);
+        pos = end + 1;
+        return s;
+    }
+
+    private Object parseInt(String s) throws PickleFormatException {
+        String t = s.strip();
+        if (t.length() > MAX_TEXT_NUMBER) {
+            throw error("integer text of " + t.length() + " digits is longer than " + MAX_TEXT_NUMBER);
+        }
+        try {
+            BigInteger b = new BigInteger(t);
+            return b.bitLength() < 64 ? (Object) b.longValue() : b;
+        } catch (NumberFormatException e) {
+            throw error("not an integer: '" + clip(s) + "'");
+        }
+    }
+
+    private long parseIndex(String s) throws PickleFormatException {
+        Object v = parseInt(s);
+        if (v instanceof Long l) {
+            return l;
+        }
+        throw error("memo index out of range: '" + clip(s) + "'");
+    }
+
+    private String quotedString(String s) throws PickleFormatException {
+        if (s.length() < 2 || (s.charAt(0) != '\'' && s.charAt(0) != '"') || s.charAt(s.length() - 1) != s.charAt(0)) {
+            throw error("STRING argument is not quoted: '" + clip(s) + "'");
+        }
+        String body = s.substring(1, s.length() - 1);
+        StringBuilder sb = new StringBuilder(body.length());
+        for (int i = 0; i < body.length(); i++) {
+            char c = body.charAt(i);
+            if (c != '\\' || i + 1 == body.length()) {
+                sb.append(c);
+                continue;
+            }
+            char e = body.charAt(++i);
+            switch (e) {
+                case 'n' -> sb.append('\n');
+                case 't' -> sb.append('\t');
+                case 'r' -> sb.append('\r');
+                case '\\', '\'', '"' -> sb.append(e);
+                case 'x' -> {
+                    sb.append((char) hex(body, i + 1, 2));
+                    i += 2;
+                }
+                default -> sb.append('\\').append(e);
+            }
+        }
+        return sb.toString();
+    }
+
+    private String rawUnicodeEscape(String s) throws PickleFormatException {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\' && i + 1 < s.length() && (s.charAt(i + 1) == 'u' || s.charAt(i + 1) == 'U')) {
+                int digits = s.charAt(i + 1) == 'u' ? 4 : 8;
+                int cp = hex(s, i + 2, digits);
+                if (!Character.isValidCodePoint(cp)) {
+                    throw error("bad code point in UNICODE: " + cp);
+                }
+                sb.appendCodePoint(cp);
+                i += 1 + digits;
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+
+    private int hex(String s, int from, int digits) throws PickleFormatException {
+        if (from + digits > s.length()) {
+            throw error("truncated escape in a text string");
+        }
+        try {
+            return (int) Long.parseLong(s.substring(from, from + digits), 16);
+        } catch (NumberFormatException e) {
+            throw error("bad hex escape in a text string");
+        }
+    }
+
+    private static String clip(String s) {
+        return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+    }
+}
