@@ -18,7 +18,8 @@ import dev.arenascope.app.cli.UsageException;
 /** {@code arenascope bench}: runs the project's benchmarks and writes a flat JSON object of figures. */
 public final class BenchCommand implements Command {
     /** Every suite, in the order they run. */
-    static final List<BenchSuite> SUITES = List.of();
+    static final List<BenchSuite> SUITES = List.of(
+            new UiBenchSuite());
 
     @Override
     public String name() {

@@ -198,8 +198,11 @@ public final class EventsView extends BorderPane {
         });
     }
 
+    /** Coalesces changes: at most one reload per {@code debounce} period, also while the range moves continuously. */
     private void scheduleReload() {
-        debounce.playFromStart();
+        if (debounce.getStatus() != javafx.animation.Animation.Status.RUNNING) {
+            debounce.playFromStart();
+        }
     }
 
     /** The filter the controls describe. */

@@ -46,7 +46,7 @@ public final class LiveSession {
     private volatile boolean paused;
     private Session session;
     private EventStore store;
-    private MemoryDevice device;
+    private volatile MemoryDevice device;
     private Thread thread;
     private Timeline ticker;
 
@@ -65,15 +65,11 @@ public final class LiveSession {
      */
     public void start(Workload workload, String deviceSpec, Map<String, String> options) {
         WorkloadOptions parsed = workload.parse(options);
-        Devices.Selection sel = Devices.open(deviceSpec);
-        device = sel.device();
         session = new Session(workload.name() + " (live)");
         store = new EventStore(workload.name() + " (live)");
         session.addSink(store);
-        String deviceName = device.info().id() + " — " + device.info().name();
         model.followLiveProperty().set(true);
-        model.show(store, workload.name() + " · live on " + device.info().id(), deviceName);
-        message.set(sel.reason() == null || sel.reason().isBlank() ? "" : sel.reason());
+        model.show(store, workload.name() + " · live", "opening " + deviceSpec + " …");
         state.set(State.RUNNING);
         ticker = new Timeline(new KeyFrame(Duration.millis(1000.0 / REFRESH_HZ), e -> model.refresh()));
         ticker.setCycleCount(Animation.INDEFINITE);
@@ -102,6 +98,15 @@ public final class LiveSession {
             State end;
             String text;
             try {
+                // probing devices can take seconds (a CUDA driver answering): never on the FX thread
+                Devices.Selection sel = Devices.open(deviceSpec);
+                device = sel.device();
+                String deviceName = device.info().id() + " — " + device.info().name();
+                String reason = sel.reason() == null ? "" : sel.reason();
+                ui.execute(() -> {
+                    model.setDevice(deviceName, workload.name() + " · live on " + device.info().id());
+                    message.set(reason);
+                });
                 WorkloadResult r = workload.run(session, device, parsed, progress);
                 end = cancelled.get() ? State.STOPPED : State.FINISHED;
                 text = r.summary();
@@ -124,7 +129,9 @@ public final class LiveSession {
         }
         session.close();
         try {
-            device.close();
+            if (device != null) {
+                device.close();
+            }
         } catch (Exception ignored) {
             // the workload freed its memories; a failing close leaves nothing to recover
         }

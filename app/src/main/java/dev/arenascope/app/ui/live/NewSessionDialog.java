@@ -46,9 +46,12 @@ public final class NewSessionDialog {
             options = Map.copyOf(options);
         }
 
-        /** The first-start demo: the render workload on the best device, long enough to watch. */
+        /**
+         * The first-start demo: the render workload (or {@code -Darenascope.demo=NAME}) on the best device,
+         * long enough to watch.
+         */
         public static Choice demo() {
-            Workload w = workload("render");
+            Workload w = NewSessionDialog.workload(System.getProperty("arenascope.demo", "render"));
             if (w == null) {
                 w = Workloads.all().get(0);
             }

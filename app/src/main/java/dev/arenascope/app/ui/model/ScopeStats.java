@@ -15,7 +15,7 @@ import dev.arenascope.core.analysis.ScopeSample;
  */
 public final class ScopeStats {
     private static final int MAX_SAMPLES = 4096;
-    private static final int MAX_INTERVALS = 200_000;
+    private static final int MAX_INTERVALS = 4_000_000;
 
     public final String path;
     public final String name;

@@ -152,6 +152,14 @@ public final class SessionModel {
         }).onFailure(e -> digesting.set(false)).onCancelled(() -> digesting.set(false)));
     }
 
+    /** Names the device (and retitles) once a live session's device is open. */
+    public void setDevice(String deviceName, String sessionTitle) {
+        device.set(deviceName == null ? "" : deviceName);
+        if (sessionTitle != null) {
+            title.set(sessionTitle);
+        }
+    }
+
     /** Shows the whole session. */
     public void zoomToFit() {
         viewRange.set(bounds.get());

@@ -148,7 +148,7 @@ public final class PoolView extends BorderPane {
         model.viewRangeProperty().addListener((o, a, b) -> drawReuse());
         pool.valueProperty().addListener((o, a, b) -> {
             if (b != null) {
-                String mb = b.attributes().get("mantissaBits");
+                String mb = b.attributes().getOrDefault("mantissaBits", b.attributes().get("mantissa_bits"));
                 try {
                     bits.getValueFactory().setValue(mb == null ? 4 : Integer.parseInt(mb));
                 } catch (NumberFormatException ignored) {
@@ -182,7 +182,7 @@ public final class PoolView extends BorderPane {
 
     private int recordedBits() {
         MemoryInfo m = pool.getValue();
-        String mb = m == null ? null : m.attributes().get("mantissaBits");
+        String mb = m == null ? null : m.attributes().getOrDefault("mantissaBits", m.attributes().get("mantissa_bits"));
         try {
             return mb == null ? 4 : Integer.parseInt(mb);
         } catch (NumberFormatException e) {

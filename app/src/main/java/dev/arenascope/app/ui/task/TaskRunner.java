@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * the FX thread. Thread-safe.
  */
 public final class TaskRunner {
+    private static final System.Logger LOG = System.getLogger(TaskRunner.class.getName());
     private final UiExecutor ui;
     private final ExecutorService workers;
     private final List<Handle> running = new CopyOnWriteArrayList<>();
@@ -122,6 +123,7 @@ public final class TaskRunner {
                 ui.execute(task.onCancelled);
             } catch (Throwable e) {
                 finish(h);
+                LOG.log(System.Logger.Level.WARNING, () -> "background task '" + h.title + "' failed", e);
                 if (h.isCancelled()) {
                     ui.execute(task.onCancelled);
                 } else {

@@ -11,7 +11,6 @@ import dev.arenascope.app.ui.model.TraceDigest;
 import dev.arenascope.core.trace.GaugeSeries;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
-import dev.arenascope.core.trace.ScopeInterval;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -106,16 +105,10 @@ public final class DrawListBuilder {
 
         List<DrawList.Band> bands = new ArrayList<>();
         if (bandRows > 0) {
-            List<ScopeInterval> scopes = t.scopes(m.id(), r.fromNs(), r.toNs(), foldNs);
-            for (ScopeInterval s : scopes) {
-                if (s.depth() >= bandRows) {
-                    continue;
+            for (ScopeStats sc : f.digest().scopes()) {
+                if (sc.memory == m.id() && sc.depth < bandRows) {
+                    bands(sc, r, w, bands);
                 }
-                double x0 = Math.max(-1, (s.startNs() - r.fromNs()) * (double) w / r.duration());
-                long end = s.endNs() == Long.MAX_VALUE ? t.endNs() : s.endNs();
-                double x1 = Math.min(w + 1, (end - r.fromNs()) * (double) w / r.duration());
-                String name = t.string(s.nameId());
-                bands.add(new DrawList.Band(x0, x1, s.depth(), s.nameId(), name == null ? "?" : name, s.startNs(), end, 1));
             }
         }
 
@@ -138,6 +131,46 @@ public final class DrawListBuilder {
         }
         return new DrawList.Lane(m, top, gauge, gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux,
                 usedMin, usedMax, auxMax, count, bands, bandRows, marks, highlights, baseline);
+    }
+
+    /**
+     * The executions of one scope path inside {@code r}, Tracy-style: each execution at least
+     * {@link #FOLD_PX} wide becomes a band; a run of narrower ones becomes one folded band with their
+     * count, found by binary search so the cost is per pixel, not per execution.
+     */
+    static void bands(ScopeStats sc, TimeRange r, int w, List<DrawList.Band> out) {
+        double pxPerNs = w / (double) r.duration();
+        int n = sc.intervalCount();
+        int i = sc.firstIntervalEndingAfter(r.fromNs());
+        while (i < n) {
+            long a = sc.intervalStart(i);
+            if (a >= r.toNs()) {
+                break;
+            }
+            long b = sc.intervalEnd(i);
+            double x0 = (a - r.fromNs()) * pxPerNs;
+            double x1 = (b - r.fromNs()) * pxPerNs;
+            if (x1 - x0 >= FOLD_PX) {
+                out.add(new DrawList.Band(Math.max(-1, x0), Math.min(w + 1, x1), sc.depth, 0, sc.name, a, b, 1));
+                i++;
+                continue;
+            }
+            long foldEnd = r.fromNs() + (long) Math.ceil((Math.max(x0, 0) + FOLD_PX) / pxPerNs);
+            int j = Math.max(i + 1, sc.firstIntervalEndingAfter(foldEnd));
+            j = Math.min(j, n);
+            long lastEnd = sc.intervalEnd(j - 1);
+            while (j < n && sc.intervalStart(j) < r.toNs() && (sc.intervalEnd(j) - sc.intervalStart(j)) * pxPerNs < FOLD_PX
+                    && (sc.intervalStart(j) - lastEnd) * pxPerNs < 1) {
+                // keep folding while the next narrow execution starts within a pixel of the run
+                int k = Math.max(j + 1, sc.firstIntervalEndingAfter(sc.intervalEnd(j) + (long) Math.ceil(FOLD_PX / pxPerNs)));
+                k = Math.min(k, n);
+                lastEnd = sc.intervalEnd(k - 1);
+                j = k;
+            }
+            double fx1 = Math.max(x0 + FOLD_PX, (lastEnd - r.fromNs()) * pxPerNs);
+            out.add(new DrawList.Band(Math.max(-1, x0), Math.min(w + 1, fx1), sc.depth, 0, sc.name, a, lastEnd, j - i));
+            i = j;
+        }
     }
 
     /** Bytes at the lane's top: the capacity when the memory comes near it, else the high-water with headroom. */

@@ -158,6 +158,16 @@ public final class TimelinePainter {
             Color c = Palette.scopeColor(b.name(), dark);
             g.setFill(c);
             g.fillRect(x0, y + 1, bw, DrawListBuilder.BAND_ROW - 2);
+            if (b.folded() > 1) {
+                // a run of executions too narrow to draw one by one: hatched, as Tracy folds zones
+                g.setStroke(c.deriveColor(0, 1, dark ? 1.5 : 0.7, 1));
+                g.setLineWidth(1);
+                for (double hx = Math.floor(x0 / 4) * 4; hx < x0 + bw; hx += 4) {
+                    double a = Math.max(x0, hx);
+                    double e = Math.min(x0 + bw, hx + 4);
+                    g.strokeLine(a, y + DrawListBuilder.BAND_ROW - 2, e, y + 1);
+                }
+            }
             if (bw > 30) {
                 g.setFill(dark ? Color.WHITE : Color.web("#1f2933"));
                 g.setFont(SMALL);
@@ -167,7 +177,7 @@ public final class TimelinePainter {
                 g.beginPath();
                 g.rect(x0, y, bw, DrawListBuilder.BAND_ROW);
                 g.clip();
-                g.fillText(b.name(), x0 + 3, y + DrawListBuilder.BAND_ROW / 2.0);
+                g.fillText(b.folded() > 1 ? b.name() + " ×" + b.folded() : b.name(), x0 + 3, y + DrawListBuilder.BAND_ROW / 2.0);
                 g.restore();
             }
         }

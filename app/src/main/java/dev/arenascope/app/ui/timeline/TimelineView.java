@@ -99,7 +99,9 @@ public final class TimelineView extends StackPane {
                 return;
             }
             if (e.isControlDown() || !e.isShiftDown()) {
-                double factor = Math.pow(0.85, e.getDeltaY() / 40.0);
+                // one notch (deltaY ±40 on desktops, ±1 on some platforms) zooms by 20 %
+                double notches = Math.signum(e.getDeltaY()) * Math.max(1, Math.abs(e.getDeltaY()) / 40.0);
+                double factor = Math.pow(0.8, notches);
                 model.followLiveProperty().set(false);
                 model.zoom(factor, drawList.get().timeAt(e.getX()));
                 e.consume();
@@ -270,7 +272,10 @@ public final class TimelineView extends StackPane {
             for (DrawList.Band b : lane.bands()) {
                 if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
                     sb.append("scope ").append(b.name()).append('\n');
-                    sb.append("  from ").append(TimeRange.formatTime(b.startNs())).append(" for ")
+                    if (b.folded() > 1) {
+                        sb.append(String.format(java.util.Locale.ROOT, "%,d executions folded (each under %.0f px); zoom in to see them", b.folded(), DrawListBuilder.FOLD_PX)).append('\n');
+                    }
+                    sb.append("from ").append(TimeRange.formatTime(b.startNs())).append(" for ")
                             .append(TimeRange.formatDuration(b.endNs() - b.startNs())).append('\n');
                     return sb.toString().strip();
                 }
