@@ -19,6 +19,8 @@ import dev.arenascope.app.cli.UsageException;
 public final class BenchCommand implements Command {
     /** Every suite, in the order they run. */
     static final List<BenchSuite> SUITES = List.of(
+            new PoolBench(),
+            new TorchBench(),
             new UiBenchSuite());
 
     @Override

@@ -6,6 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.pool.PoolBinsCommand;
+import dev.arenascope.app.plan.PlanCommand;
 
 /**
  * The command-line front of {@code arenascope}: global options, sub-command dispatch, exit codes and
@@ -18,7 +20,9 @@ public final class Cli {
     /** Every sub-command, in the order {@code --help} lists them. */
     static final List<Command> COMMANDS = List.of(
             new OpenCommand(),
-            new BenchCommand());
+            new BenchCommand(),
+            new PoolBinsCommand(),
+            new PlanCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;

@@ -26,8 +26,10 @@ import dev.arenascope.core.trace.TraceView;
  * arena itself requires). Events that do not fit (an exit without its enter, a param of an unknown
  * scope) are counted in {@link #ignoredEvents()} and otherwise skipped.
  *
- * <p>Not thread-safe: a session's drain calls it from one thread; read {@link #samples()} after a
- * {@code flush()}.
+ * <p>Events arrive from one thread at a time (a session's drain, or a {@code flush()} caller);
+ * {@link #samples()} and {@link #drainSamples()} may be called from any thread and see every scope
+ * closed by the events delivered so far (call the session's {@code flush()} first to include
+ * everything published).
  */
 public final class ScopeSampler implements EventSink {
     private final Map<Integer, String> strings = new HashMap<>();
@@ -82,14 +84,18 @@ public final class ScopeSampler implements EventSink {
 
     /** The scopes closed so far, in the order they closed. */
     public List<ScopeSample> samples() {
-        return List.copyOf(samples);
+        synchronized (samples) {
+            return List.copyOf(samples);
+        }
     }
 
     /** Removes and returns the samples collected so far. */
     public List<ScopeSample> drainSamples() {
-        List<ScopeSample> out = List.copyOf(samples);
-        samples.clear();
-        return out;
+        synchronized (samples) {
+            List<ScopeSample> out = List.copyOf(samples);
+            samples.clear();
+            return out;
+        }
     }
 
     /** Scope events that did not fit the nesting (counted, skipped). */
@@ -139,27 +145,28 @@ public final class ScopeSampler implements EventSink {
                         st.byId.remove(top.id);
                         ignored++;
                     }
-                    samples.add(new ScopeSample(batch.memory(i), s.id, s.parent, s.name, s.params, s.ownBytes, s.ownPadding,
-                            s.ownAllocations, s.largestPadding, s.peak, s.startNs, batch.time(i)));
+                    ScopeSample done = new ScopeSample(batch.memory(i), s.id, s.parent, s.name, s.params, s.ownBytes, s.ownPadding,
+                            s.ownAllocations, s.largestPadding, s.peak, s.startNs, batch.time(i));
+                    synchronized (samples) {
+                        samples.add(done);
+                    }
                 }
                 case ALLOC -> {
-                    long offset = batch.a(i);
-                    long bytes = batch.b(i);
-                    long requested = batch.c(i) > 0 ? Math.min(batch.c(i), bytes) : bytes;
-                    long gap;
-                    if (backward) {
-                        gap = Math.max(0, st.bwd - (offset + bytes));
-                        st.bwd = offset;
-                    } else {
-                        gap = Math.max(0, offset - st.fwd);
-                        st.fwd = offset + bytes;
-                    }
+                    // the gauges after the event give both pointers whatever a producer puts in b:
+                    // forward = used - aux, backward = capacity - aux
+                    long fwdBefore = st.fwd;
+                    long bwdBefore = st.bwd;
+                    st.fwd = batch.used(i) - batch.aux(i);
+                    st.bwd = st.capacity - batch.aux(i);
+                    long consumed = backward ? bwdBefore - st.bwd : st.fwd - fwdBefore;
+                    long requested = batch.c(i) > 0 ? batch.c(i) : batch.b(i);
+                    long padding = Math.max(0, consumed - requested);
                     OpenScope top = st.open.peek();
                     if (top != null) {
                         top.ownBytes += requested;
-                        top.ownPadding += gap + (bytes - requested);
+                        top.ownPadding += padding;
                         top.ownAllocations++;
-                        top.largestPadding = Math.max(top.largestPadding, gap + (bytes - requested));
+                        top.largestPadding = Math.max(top.largestPadding, padding);
                     }
                     st.updatePeaks();
                 }

@@ -283,12 +283,13 @@ public final class MemoryPool implements AutoCloseable {
                     allocNanos = System.nanoTime() - ta;
                 } catch (DeviceOutOfMemoryException e) {
                     evicted.clear();
+                    long deviceFree = recording ? deviceFreeBytes() : 0; // a device call: not under the lock
                     synchronized (lock) {
                         evictLargest(size, evicted);
                         if (evicted.isEmpty()) {
                             inFlightBytes -= size;
                             refusal = "device " + device.info().id() + " refused: " + e.getMessage();
-                            fail(refusal, nbytes, bin, deviceFreeBytes());
+                            fail(refusal, nbytes, bin, deviceFree);
                         }
                     }
                     if (refusal != null) {
@@ -404,6 +405,13 @@ public final class MemoryPool implements AutoCloseable {
         }
         if (release != null) {
             freeBlocks(List.of(release));
+        }
+    }
+
+    /** Whether {@code buffer} was given back, read under the lock. */
+    boolean isReturned(PooledBuffer buffer) {
+        synchronized (lock) {
+            return buffer.returned;
         }
     }
 

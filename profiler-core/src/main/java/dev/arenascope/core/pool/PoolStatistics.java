@@ -26,6 +26,7 @@ public final class PoolStatistics {
     private long returns;
     private long bytesReturned;
     private long failures;
+    private long bytesFailed;
     private List<BinStatistics> bins = List.of();
 
     /** A device allocation of {@code size} bytes that took {@code nanos}. */
@@ -57,6 +58,7 @@ public final class PoolStatistics {
     /** A request of {@code size} bytes that failed for lack of memory. */
     public void pushFailure(long size) {
         failures++;
+        bytesFailed += size;
     }
 
     /** A frozen copy carrying {@code binFigures}. */
@@ -73,6 +75,7 @@ public final class PoolStatistics {
         s.returns = returns;
         s.bytesReturned = bytesReturned;
         s.failures = failures;
+        s.bytesFailed = bytesFailed;
         s.bins = List.copyOf(binFigures);
         return s;
     }
@@ -100,6 +103,11 @@ public final class PoolStatistics {
     /** Requests that failed for lack of memory. */
     public long failures() {
         return failures;
+    }
+
+    /** Bytes asked for by the requests that failed. */
+    public long bytesFailed() {
+        return bytesFailed;
     }
 
     /** Requests served: {@code allocations + reuses}. */

@@ -21,8 +21,8 @@ public final class PooledBuffer implements AutoCloseable {
     final DeviceBuffer block;
     private final long size;
     private final long offset;
-    /** Written under the pool's lock only. */
-    volatile boolean returned;
+    /** Read and written under the pool's lock (a plain read outside it is only a hint). */
+    boolean returned;
 
     PooledBuffer(MemoryPool pool, MemoryPool.Bin bin, DeviceBuffer block, long size, long offset) {
         this.pool = pool;
@@ -72,18 +72,18 @@ public final class PooledBuffer implements AutoCloseable {
 
     /** The usable bytes as a host segment ({@link #size()} bytes at {@link #address()}), on the host device only. */
     public Optional<MemorySegment> hostSegment() {
-        return returned ? Optional.empty() : block.hostSegment().map(s -> s.asSlice(offset, size));
+        return isClosed() ? Optional.empty() : block.hostSegment().map(s -> s.asSlice(offset, size));
     }
 
     /** Whether {@link #close()} has run. */
     public boolean isClosed() {
-        return returned;
+        return pool.isReturned(this);
     }
 
     /** Hands the block back to the pool. Idempotent. */
     @Override
     public void close() {
-        if (!returned) {
+        if (!returned) { // a hint only: giveBack decides under the pool's lock
             pool.giveBack(this);
         }
     }
@@ -91,6 +91,6 @@ public final class PooledBuffer implements AutoCloseable {
     @Override
     public String toString() {
         return "PooledBuffer[" + size + " bytes at 0x" + Long.toHexString(address()) + ", bin " + bin.number
-                + (returned ? ", closed" : "") + "]";
+                + (isClosed() ? ", closed" : "") + "]";
     }
 }

@@ -29,7 +29,7 @@ class MemoryPoolTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.arenascope.core.pool.Devices4Test#all")
+    @MethodSource("dev.arenascope.core.pool.PoolTestDevices#all")
     void returnedBlocksAreHeldAndReusedLastInFirstOut(String kind, Supplier<MemoryDevice> devices) {
         try (MemoryDevice device = devices.get(); MemoryPool pool = pool(device, MemoryPool.NO_LIMIT)) {
             PooledBuffer a = pool.allocate(1000);
@@ -75,7 +75,7 @@ class MemoryPoolTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.arenascope.core.pool.Devices4Test#all")
+    @MethodSource("dev.arenascope.core.pool.PoolTestDevices#all")
     void freeHeldAndStopHolding(String kind, Supplier<MemoryDevice> devices) {
         try (MemoryDevice device = devices.get(); MemoryPool pool = pool(device, MemoryPool.NO_LIMIT)) {
             List<PooledBuffer> bufs = new ArrayList<>();
@@ -108,7 +108,7 @@ class MemoryPoolTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.arenascope.core.pool.Devices4Test#all")
+    @MethodSource("dev.arenascope.core.pool.PoolTestDevices#all")
     void ceilingFreesHeldBlocksLargestFirstThenFails(String kind, Supplier<MemoryDevice> devices) {
         try (MemoryDevice device = devices.get(); MemoryPool pool = pool(device, 20_000)) {
             // held: 4351 (bin 192) and 1023 (bin 159) and 8703 (bin 208)
@@ -138,6 +138,7 @@ class MemoryPoolTest {
                 assertEquals(8191, pool.bytesInUse());
                 assertEquals(1, pool.activeBlocks());
                 assertEquals(1, pool.statistics().failures());
+                assertEquals(15_000, pool.statistics().bytesFailed());
                 assertEquals(4, pool.statistics().requests(), "failed requests are not counted as served");
             }
             // the pool still works after the failure
@@ -196,7 +197,7 @@ class MemoryPoolTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.arenascope.core.pool.Devices4Test#all")
+    @MethodSource("dev.arenascope.core.pool.PoolTestDevices#all")
     void alignmentIsHonoured(String kind, Supplier<MemoryDevice> devices) {
         try (MemoryDevice device = devices.get(); MemoryPool pool = pool(device, MemoryPool.NO_LIMIT)) {
             for (long alignment = 1; alignment <= (1 << 16); alignment <<= 1) {

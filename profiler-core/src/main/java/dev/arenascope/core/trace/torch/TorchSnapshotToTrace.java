@@ -404,15 +404,21 @@ public final class TorchSnapshotToTrace {
                         sb.append('\n');
                     }
                     if (f instanceof Map<?, ?> m) {
-                        sb.append(m.get("name")).append(" at ").append(m.get("filename")).append(':').append(m.get("line"));
+                        sb.append(atom(m.get("name"))).append(" at ").append(atom(m.get("filename"))).append(':').append(atom(m.get("line")));
                     } else {
-                        sb.append(f);
+                        sb.append(atom(f));
                     }
                 }
                 id = string(sb.toString());
                 frameIds.put(frames, id);
             }
             return id;
+        }
+
+        /** A frame field as text; containers (which may even hold themselves) are only named. */
+        private static String atom(Object o) {
+            return o instanceof String || o instanceof Long || o instanceof Double || o instanceof Boolean
+                    || o instanceof java.math.BigInteger ? o.toString() : "<" + PickleReader.typeName(o) + ">";
         }
 
         private int thread(long stream) {

@@ -16,27 +16,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.arenascope.core.trace.CollectingSink;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.Fixtures;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 
 /** PyTorch snapshot import: the real fixtures' stated peaks, and every mapping on a small snapshot. */
 class TorchSnapshotToTraceTest {
-    /** The shared fixtures, beside the repository root (CI checks shared/ out next to the clone). */
-    static final Path FIXTURES = locateFixtures();
-
-    /**
-     * {@code ../shared/fixtures/torch} relative to the repository root, found by walking up from the
-     * working directory (a worktree may sit one level deeper than a plain clone).
-     */
-    static Path locateFixtures() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            Path f = p.resolve("shared/fixtures/torch");
-            if (Files.isDirectory(f)) {
-                return f;
-            }
-        }
-        return Path.of("../shared/fixtures/torch").toAbsolutePath().normalize();
-    }
+    static final Path FIXTURES = Fixtures.torch();
 
     /**
      * The small snapshot {@code small-snapshot-pN.pickle}, written by CPython's {@code pickle.dumps(small, protocol=N)} for N = 2, 4, 5:

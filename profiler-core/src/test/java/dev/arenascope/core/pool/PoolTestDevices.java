@@ -13,8 +13,8 @@ import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.device.VirtualDevice;
 
 /** The devices pool tests run on: host, virtual and CUDA (skipped with the probe's reason where no GPU answers). */
-final class Devices4Test {
-    private Devices4Test() {}
+final class PoolTestDevices {
+    private PoolTestDevices() {}
 
     static Stream<Arguments> all() {
         return Stream.of(

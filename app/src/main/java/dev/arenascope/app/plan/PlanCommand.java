@@ -1,0 +1,199 @@
+package dev.arenascope.app.plan;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import dev.arenascope.app.cli.Args;
+import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.plan.MemoryPlan;
+import dev.arenascope.core.plan.Packing;
+import dev.arenascope.core.plan.PlanInputException;
+import dev.arenascope.core.plan.PlanJson;
+import dev.arenascope.core.plan.PlanLayouts;
+import dev.arenascope.core.plan.PlanProblem;
+import dev.arenascope.core.plan.PlanViolation;
+import dev.arenascope.core.plan.Planner;
+import dev.arenascope.core.plan.ProblemCsv;
+
+/**
+ * {@code arenascope plan}: packs a static allocation problem (MiniMalloc CSV) or re-lays out a memory
+ * plan (JSON), prints lower bound, height, ratio and time, and writes the result.
+ *
+ * <p>Exit codes: 0 a plan within the capacity (or no capacity asked); 3 none found within the capacity
+ * in time (the best one is still written); 2 bad usage or input (the message names the file and line).
+ */
+public final class PlanCommand implements Command {
+    /** Exit code when no plan within the capacity was found in time. */
+    public static final int EXIT_NO_FIT = 3;
+
+    @Override
+    public String name() {
+        return "plan";
+    }
+
+    @Override
+    public String summary() {
+        return "pack tensor lifetimes into an arena (greedy or search) and report the gap to the lower bound";
+    }
+
+    @Override
+    public String usage() {
+        return """
+                Usage: arenascope plan --input FILE [--capacity BYTES] [--strategy greedy|search]
+                                       [--time-limit SECONDS] [--output FILE] [--alignment BYTES]
+
+                Assigns an offset to every buffer so that buffers live at a common step never share bytes.
+
+                  --input FILE        a problem in MiniMalloc's CSV format, header id,lower,upper,size, one
+                                      buffer a line live over [lower, upper); or a memory plan as JSON
+                                      (.json), whose scratch and persistent arenas are laid out again
+                  --capacity BYTES    the bytes an arena may take (e.g. 1048576, 1MiB); search stops at the
+                                      first packing within it. Default: none (search minimises the height)
+                  --strategy NAME     greedy (TFLite's greedy by size, instant) or search (default)
+                  --time-limit SECS   how long the search may run (default 10)
+                  --output FILE       write the result: CSV with an offset column, or the plan as JSON
+                  --alignment BYTES   CSV only: round sizes and offsets to this (default 1)
+
+                Prints the lower bound (most bytes live at one step: no packing is lower), the height
+                reached, their ratio and the time taken.
+
+                Exit codes: 0 packed within the capacity; 3 no packing within the capacity was found in
+                time (the best one found is still written); 2 bad input or usage.
+                """;
+    }
+
+    @Override
+    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+        Args a = new Args("plan", argv, Set.of());
+        if (!a.positionals().isEmpty()) {
+            throw new UsageException("plan: unexpected argument '" + a.positionals().get(0) + "' (the file goes after --input)");
+        }
+        Path input = Path.of(a.required("input"));
+        long capacity = a.bytes("capacity", Long.MAX_VALUE);
+        String strategy = a.string("strategy", "greedy");
+        double seconds = a.doubleValue("time-limit", 10);
+        String output = a.string("output", null);
+        long alignment = a.bytes("alignment", 1);
+        a.finish();
+        if (capacity <= 0) {
+            throw new UsageException("plan: --capacity must be positive, got " + capacity);
+        }
+        if (seconds < 0 || seconds > 1e6) {
+            throw new UsageException("plan: --time-limit must be between 0 and 1000000 seconds, got " + seconds);
+        }
+        if (alignment < 1 || alignment > (1L << 30)) {
+            throw new UsageException("plan: --alignment must be between 1 and 1GiB, got " + alignment);
+        }
+        Planner planner;
+        try {
+            planner = Planner.named(strategy);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("plan: --strategy: " + e.getMessage());
+        }
+        long limitNanos = (long) (seconds * 1e9);
+        boolean json = isJson(input);
+        try {
+            return json ? planJson(input, planner, capacity, limitNanos, output, out)
+                    : planCsv(input, alignment, planner, capacity, limitNanos, output, out);
+        } catch (PlanInputException e) {
+            throw new UsageException("plan: " + e.getMessage());
+        } catch (NoSuchFileException e) {
+            throw new UsageException("plan: no such file: " + e.getFile());
+        }
+    }
+
+    private static boolean isJson(Path input) throws IOException {
+        if (input.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json")) {
+            return true;
+        }
+        if (!Files.isRegularFile(input)) {
+            throw new UsageException("plan: no such file: " + input);
+        }
+        try (var in = Files.newInputStream(input)) {
+            int c;
+            do {
+                c = in.read();
+            } while (c == ' ' || c == '\n' || c == '\r' || c == '\t');
+            return c == '{';
+        }
+    }
+
+    private int planCsv(Path input, long alignment, Planner planner, long capacity, long limitNanos, String output,
+                        PrintStream out) throws IOException {
+        PlanProblem problem = ProblemCsv.read(input, alignment);
+        checkCapacity(problem, capacity, input.toString());
+        Packing p = planner.plan(problem, capacity, limitNanos);
+        out.println(input.getFileName() + ": " + problem.size() + " buffers");
+        printPacking(out, "", p);
+        if (output != null) {
+            ProblemCsv.write(p, Path.of(output));
+            out.println("wrote " + output);
+        }
+        return verdict(out, p.fits(), p.timedOut(), capacity);
+    }
+
+    private int planJson(Path input, Planner planner, long capacity, long limitNanos, String output, PrintStream out)
+            throws IOException {
+        MemoryPlan plan = PlanJson.read(input);
+        for (var arena : plan.arenas()) {
+            if (arena.role() != dev.arenascope.core.plan.TensorRole.CONSTANT) {
+                checkCapacity(PlanLayouts.problemOf(plan, arena), capacity, input + " (arena " + arena.label() + ")");
+            }
+        }
+        PlanLayouts.Replanned r = PlanLayouts.replan(plan, planner, capacity, limitNanos);
+        out.println(input.getFileName() + ": plan '" + plan.name() + "', " + plan.tensorAllocs().size() + " tensors, "
+                + r.arenas().size() + " arena(s) laid out");
+        for (PlanLayouts.ArenaLayout l : r.arenas()) {
+            printPacking(out, l.arena().label() + ": ", l.packing());
+        }
+        List<PlanViolation> v = r.plan().validate();
+        if (!v.isEmpty()) {
+            throw new UsageException("plan: " + input + ": the plan has " + v.size() + " violation(s) planning cannot fix, first: "
+                    + v.get(0).message());
+        }
+        if (output != null) {
+            PlanJson.write(r.plan(), Path.of(output));
+            out.println("wrote " + output);
+        }
+        return verdict(out, r.fits(), r.timedOut(), capacity);
+    }
+
+    private static void checkCapacity(PlanProblem problem, long capacity, String where) {
+        long largest = problem.largest();
+        if (capacity != Long.MAX_VALUE && largest > capacity) {
+            int i = 0;
+            while (problem.alignedSize(i) != largest) {
+                i++;
+            }
+            throw new UsageException("plan: " + where + ": capacity " + capacity + " is below the largest buffer '"
+                    + problem.buffers().get(i).id() + "' of " + largest + " bytes");
+        }
+    }
+
+    private static void printPacking(PrintStream out, String prefix, Packing p) {
+        out.printf(Locale.ROOT, "%slower bound %,d B (%s), height %,d B (%s), ratio %.4f, %s %.3f s%s%n", prefix,
+                p.lowerBound(), Bytes.format(p.lowerBound()), p.height(), Bytes.format(p.height()), p.ratio(),
+                p.strategy(), p.elapsedNanos() / 1e9, p.timedOut() ? " (time limit reached)" : "");
+    }
+
+    private static int verdict(PrintStream out, boolean fits, boolean timedOut, long capacity) {
+        if (capacity == Long.MAX_VALUE) {
+            return 0;
+        }
+        if (fits) {
+            out.printf(Locale.ROOT, "fits the capacity of %,d B%n", capacity);
+            return 0;
+        }
+        out.printf(Locale.ROOT, "no packing within %,d B found%s; the best one found was written%n", capacity,
+                timedOut ? " in time" : "");
+        return EXIT_NO_FIT;
+    }
+}

@@ -1,0 +1,155 @@
+package dev.arenascope.app.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.arenascope.app.cli.Cli;
+import dev.arenascope.core.plan.ArenaUsage;
+import dev.arenascope.core.plan.MemoryBank;
+import dev.arenascope.core.plan.MemoryPlan;
+import dev.arenascope.core.plan.PlanJson;
+import dev.arenascope.core.plan.ProblemCsv;
+import dev.arenascope.core.plan.TensorAllocation;
+import dev.arenascope.core.plan.TensorBinding;
+import dev.arenascope.core.plan.TensorLifetime;
+import dev.arenascope.core.plan.TensorRole;
+
+class PlanCommandTest {
+    @TempDir
+    Path dir;
+
+    record Result(int code, String out, String err) {}
+
+    static Result run(String... args) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        ByteArrayOutputStream e = new ByteArrayOutputStream();
+        int code = Cli.run(args, new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
+        return new Result(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+    }
+
+    Path csv(String name, String text) throws Exception {
+        Path p = dir.resolve(name);
+        Files.writeString(p, text);
+        return p;
+    }
+
+    // three buffers: x and y live together (300 bytes), z alone later: lower bound 300
+    static final String SMALL = "id,lower,upper,size\nx,0,2,100\ny,1,3,200\nz,3,5,300\n";
+
+    @Test
+    void packsWithinCapacityAndWritesOffsets() throws Exception {
+        Path in = csv("p.csv", SMALL);
+        Path outFile = dir.resolve("out.csv");
+        for (String strategy : List.of("greedy")) {
+            Result r = run("plan", "--input", in.toString(), "--capacity", "300", "--strategy", strategy,
+                    "--time-limit", "5", "--output", outFile.toString());
+            assertEquals(0, r.code(), r.out() + r.err());
+            assertTrue(r.out().contains("lower bound 300 B") && r.out().contains("height 300 B") && r.out().contains("ratio 1.0000"), r.out());
+            Map<String, Long> off = ProblemCsv.readOffsets(outFile);
+            assertEquals(3, off.size());
+            assertTrue(off.get("x") + 100 <= off.get("y") || off.get("y") + 200 <= off.get("x"), off.toString());
+            assertTrue(Files.readString(outFile).startsWith("id,lower,upper,size,offset\n"));
+        }
+    }
+
+    @Test
+    void exitsThreeWhenNothingFitsAndStillWritesTheBest() throws Exception {
+        // x and y are live together: 300 bytes are needed, 299 are impossible
+        Path in = csv("p.csv", "id,lower,upper,size\nx,0,2,150\ny,1,3,150\n");
+        Path outFile = dir.resolve("best.csv");
+        Result r = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "greedy",
+                "--time-limit", "1", "--output", outFile.toString());
+        assertEquals(3, r.code(), r.out() + r.err());
+        assertTrue(Files.exists(outFile));
+        Result g = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "greedy");
+        assertEquals(3, g.code(), g.out() + g.err());
+    }
+
+    @Test
+    void badInputExitsTwoNamingTheLine() throws Exception {
+        Map<String, String> cases = Map.of(
+                "id,lower,upper,size\nx,0,2,100\ny,1,3\n", ":3: expected 4 fields",
+                "id,lower,upper,size\nx,0,2,-100\n", ":2: buffer 'x' has a negative size",
+                "id,lower,upper,size\nx,0,2,100\ny,4,4,10\n", ":3: buffer 'y' has lower 4 >= upper 4",
+                "id,lower,upper,size\nx,0,2,100\nx,3,4,10\n", ":3: duplicate id 'x' (first on line 2)",
+                "id,lower,upper,size\nx,0,two,100\n", ":2: upper is not an integer: 'two'");
+        int k = 0;
+        for (var c : cases.entrySet()) {
+            Path in = csv("bad" + k++ + ".csv", c.getKey());
+            Result r = run("plan", "--input", in.toString(), "--strategy", "greedy");
+            assertEquals(2, r.code(), c.getValue() + " -> " + r.err());
+            assertTrue(r.err().contains(in + c.getValue()), r.err());
+            assertEquals(1, r.err().strip().lines().count(), r.err());
+            assertFalse(r.err().contains("Exception"), r.err());
+        }
+        Path in = csv("p.csv", SMALL);
+        Result small = run("plan", "--input", in.toString(), "--capacity", "250");
+        assertEquals(2, small.code());
+        assertTrue(small.err().contains("capacity 250 is below the largest buffer 'z' of 300 bytes"), small.err());
+        assertEquals(2, run("plan", "--input", dir.resolve("missing.csv").toString()).code());
+        assertEquals(2, run("plan", "--input", in.toString(), "--strategy", "magic").code());
+        assertEquals(2, run("plan").code());
+    }
+
+    @Test
+    void relaysAJsonPlan() throws Exception {
+        Map<String, TensorAllocation> t = new java.util.LinkedHashMap<>();
+        Map<String, TensorLifetime> life = new java.util.LinkedHashMap<>();
+        // a deliberately wasteful layout: every tensor at its own offset
+        long off = 0;
+        for (int i = 0; i < 6; i++) {
+            t.put("t" + i, new TensorAllocation(64 * (i + 1), new TensorBinding(TensorRole.SCRATCH, "hbm", off)));
+            life.put("t" + i, new TensorLifetime(i, i + 1));
+            off += 64 * (i + 1);
+        }
+        MemoryPlan plan = new MemoryPlan("chain", 64, Map.of("hbm", new MemoryBank("hbm", true)), t,
+                Map.of("hbm", new ArenaUsage("hbm", off)), Map.of(), Map.of(), life);
+        Path in = dir.resolve("plan.json");
+        PlanJson.write(plan, in);
+        Path outFile = dir.resolve("out.json");
+        Result r = run("plan", "--input", in.toString(), "--strategy", "greedy", "--output", outFile.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        MemoryPlan back = PlanJson.read(outFile);
+        assertEquals(List.of(), back.validate());
+        // the most live at once is t4 + t5 = 320 + 384 bytes
+        assertEquals(704, back.arenaUsages().get("hbm").size());
+        assertTrue(r.out().contains("scratch:hbm: lower bound 704 B"), r.out());
+
+        Files.writeString(in, Files.readString(in).replace("\"alignment\" : 64", "\"alignment\" : 0"));
+        Result bad = run("plan", "--input", in.toString());
+        assertEquals(2, bad.code(), bad.err());
+        assertTrue(bad.err().contains(in.toString() + ":"), bad.err());
+        assertTrue(bad.err().contains("alignment"), bad.err());
+    }
+
+    @Test
+    void everyMiniMallocProblemGetsAValidGreedyPlanThroughTheCli() throws Exception {
+        Path d = null;
+        for (Path a = Path.of("").toAbsolutePath(); a != null && d == null; a = a.getParent()) {
+            Path c = a.resolve("shared/benchmarks/minimalloc");
+            d = Files.isDirectory(c) ? c : null;
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(d != null, "shared/benchmarks/minimalloc not found: skipped");
+        List<Path> files = new ArrayList<>();
+        try (var s = Files.list(d)) {
+            s.filter(p -> p.toString().endsWith(".csv")).sorted().forEach(files::add);
+        }
+        Path f = files.get(0);
+        Result r = run("plan", "--input", f.toString(), "--capacity", "1048576", "--strategy", "greedy");
+        assertEquals(3, r.code(), r.out());
+        assertTrue(r.out().contains("lower bound 1,048,576 B") && r.out().contains("height 1,374,208 B"), r.out());
+    }
+}

@@ -1,0 +1,94 @@
+package dev.arenascope.core.plan;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+/**
+ * Reads and writes {@link MemoryPlan}s as JSON: one object with the record's component names as keys
+ * ({@code name, alignment, memoryBanks, tensorAllocs, arenaUsages, persistentArenas, constantArenas,
+ * tensorLifetimes}). Unknown keys, missing required values and out-of-range numbers are rejected with a
+ * {@link PlanInputException} naming the file, line and column. Thread-safe.
+ */
+public final class PlanJson {
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    static {
+        MAPPER.getFactory().setStreamReadConstraints(StreamReadConstraints.builder()
+                .maxNestingDepth(64).maxStringLength(1 << 20).maxNumberLength(40).build());
+    }
+
+    private PlanJson() {}
+
+    /** The plan as indented JSON text. */
+    public static String toJson(MemoryPlan plan) {
+        try {
+            return MAPPER.writeValueAsString(plan);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write plan '" + plan.name() + "' as JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** Writes the plan to {@code file}. */
+    public static void write(MemoryPlan plan, Path file) throws IOException {
+        Files.writeString(file, toJson(plan) + "\n");
+    }
+
+    /**
+     * Parses a plan from JSON text.
+     *
+     * @param source name of the input for messages (a file name)
+     * @throws PlanInputException on malformed or inconsistent input
+     */
+    public static MemoryPlan fromJson(String json, String source) {
+        try {
+            return check(MAPPER.readValue(json, MemoryPlan.class), source);
+        } catch (JsonProcessingException e) {
+            throw asInput(e, source);
+        }
+    }
+
+    /** Reads a plan from a file. */
+    public static MemoryPlan read(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return check(MAPPER.readValue(in, MemoryPlan.class), file.toString());
+        } catch (JsonProcessingException e) {
+            throw asInput(e, file.toString());
+        }
+    }
+
+    private static MemoryPlan check(MemoryPlan plan, String source) {
+        if (plan == null) {
+            throw new PlanInputException(source, 1, "expected a JSON object holding a memory plan, found null");
+        }
+        return plan;
+    }
+
+    private static PlanInputException asInput(JsonProcessingException e, String source) {
+        JsonLocation loc = e.getLocation();
+        String msg = e.getOriginalMessage();
+        Throwable cause = e.getCause();
+        if (cause instanceof IllegalArgumentException || cause instanceof NullPointerException) {
+            msg = cause.getMessage();
+        }
+        msg = msg == null ? e.getClass().getSimpleName() : msg.lines().findFirst().orElse(msg);
+        String at = loc == null || loc.getLineNr() < 1 ? "" : " (column " + loc.getColumnNr() + ")";
+        return new PlanInputException(source, loc == null ? 0 : Math.max(0, loc.getLineNr()), msg + at);
+    }
+}

@@ -1,0 +1,679 @@
+package dev.arenascope.core.trace.store;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import dev.arenascope.core.trace.ChunkCodec;
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.GaugeSeries;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.ScopeInterval;
+import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The columnar in-memory store of one session: what the window draws from and reports read. It is an
+ * {@link EventSink} (attach it to a live {@code Session}, or let a reader fill it) and a
+ * {@link TraceView}.
+ *
+ * <h2>Layout</h2>
+ * Events are kept in blocks of up to {@link #BLOCK_EVENTS}: the newest block as plain columns, every
+ * full block sealed into the {@link ChunkCodec} encoding (delta/zigzag varint columns, zstd), which is
+ * also a file chunk's payload, so loading an {@code .astrace} file adopts its chunks without
+ * re-encoding. Next to the blocks, per memory, a {@link GaugeIndex} (the level-of-detail index of
+ * {@code used} and {@code aux}: leaves of 64 events under a power-of-two min/max pyramid) and a
+ * {@link ScopeIndex} (scope executions with a pyramid of latest ends and longest durations). Peaks
+ * are kept as events arrive. Realistic streams take 10 to 16 bytes an event all told
+ * ({@link #memoryBytes()}); growth allocates new pages and never copies the events.
+ *
+ * <h2>Order and time</h2>
+ * Events are indexed in arrival order after each batch is sorted by time (stably). Threads stamp
+ * times just before they enqueue, so a late event may still be a little older than the previous
+ * batch's last one: such an event keeps its recorded time, and the indexes place it at the latest
+ * time seen so far (its <em>effective</em> time), which keeps every index monotone.
+ *
+ * <h2>Threads</h2>
+ * One writer (the drain or a reader) and any number of readers: a read-write lock is held for each
+ * batch appended and for each query, so a query answers for the events present when it began.
+ *
+ * <h2>Gauge semantics</h2>
+ * {@link #gauges} treats each gauge as a step function: the value of the last event at or before a
+ * time. A bucket's minimum and maximum cover the value in force when it begins and every event in it;
+ * before a memory's first event its gauges are 0. The width is {@code ceil((to - from) / buckets)}, so
+ * the series covers {@code [from, from + buckets·width)}, which may reach a little past {@code to}.
+ */
+public final class EventStore implements TraceView, EventSink {
+    /** Events per sealed block. */
+    public static final int BLOCK_EVENTS = 16384;
+    private static final int CACHE_SLOTS = 8;
+
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final ChunkCodec writeCodec = new ChunkCodec();
+    private final ChunkCodec readCodec = new ChunkCodec();
+    private final String name;
+
+    private SessionInfo session = new SessionInfo("", "", 0, List.of(), Map.of());
+    private final TreeMap<Integer, MemoryInfo> memories = new TreeMap<>();
+    private final Map<Integer, String> strings = new HashMap<>();
+    private final Map<Integer, String> threads = new HashMap<>();
+    private long lost;
+
+    private final List<Block> blocks = new ArrayList<>();
+    private EventBatch tail = new EventBatch(BLOCK_EVENTS);
+    private long tailFirstIndex;
+    private long tailFirstEff;
+    private long count;
+    private long firstTime;
+    private long lastEff = Long.MIN_VALUE;
+
+    private GaugeIndex[] gauges = new GaugeIndex[8];
+    private ScopeIndex[] scopes = new ScopeIndex[8];
+    private final boolean[] touched = new boolean[EventBatch.MAX_MEMORY_ID + 2];
+    private final int[] touchedList = new int[EventBatch.MAX_MEMORY_ID + 2];
+    private int touchedCount;
+
+    private final long[] cacheKey = new long[CACHE_SLOTS];
+    private final EventBatch[] cacheVal = new EventBatch[CACHE_SLOTS];
+    private int cacheNext;
+
+    /** A sealed block: events {@code [firstIndex, firstIndex+count)} packed by the chunk codec. */
+    private record Block(long firstIndex, int count, long firstEff, long lastEff, byte[] packed, int rawBytes) {}
+
+    public EventStore() {
+        this("store");
+    }
+
+    /** @param name what the store holds (a file name), used in messages */
+    public EventStore(String name) {
+        this.name = name;
+        Arrays.fill(cacheKey, -1);
+    }
+
+    // ---------------------------------------------------------------- EventSink (the one writer)
+
+    @Override
+    public void onSession(SessionInfo info) {
+        lock.writeLock().lock();
+        try {
+            session = info;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void onMemory(MemoryInfo memory) {
+        lock.writeLock().lock();
+        try {
+            memories.put(memory.id(), memory);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void onString(int id, String value) {
+        lock.writeLock().lock();
+        try {
+            strings.put(id, value);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void onThread(int id, String threadName) {
+        lock.writeLock().lock();
+        try {
+            threads.put(id, threadName);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void onLoss(long n) {
+        lock.writeLock().lock();
+        try {
+            lost += n;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void onEvents(EventBatch batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        EventBatch b = isSorted(batch, 0, batch.size()) ? batch : sortedCopy(batch);
+        lock.writeLock().lock();
+        try {
+            for (int i = 0; i < b.size(); i++) {
+                index(b, i);
+                tail.addFrom(b, i);
+                count++;
+                if (tail.size() == BLOCK_EVENTS) {
+                    seal();
+                }
+            }
+            flushIndexes();
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Appends a chunk read from a file or the wire, adopting its packed payload as a sealed block when
+     * its events are in time order (no re-encoding); otherwise appends the events one by one. The
+     * chunk's metadata must already have been delivered.
+     */
+    public void appendChunk(ChunkCodec.Chunk chunk) {
+        EventBatch b = chunk.events();
+        if (b.isEmpty()) {
+            return;
+        }
+        if (!isSorted(b, 0, b.size())) {
+            onEvents(b);
+            return;
+        }
+        lock.writeLock().lock();
+        try {
+            if (!tail.isEmpty()) {
+                seal();
+            }
+            long first = count;
+            long firstEffective = Math.max(b.time(0), lastEff);
+            for (int i = 0; i < b.size(); i++) {
+                index(b, i);
+            }
+            count += b.size();
+            blocks.add(new Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes()));
+            tailFirstIndex = count;
+            flushIndexes();
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private void index(EventBatch b, int i) {
+        long t = b.time(i);
+        if (count == 0 && lastEff == Long.MIN_VALUE) {
+            firstTime = t;
+        }
+        long eff = Math.max(t, lastEff);
+        if (tail.isEmpty()) {
+            tailFirstEff = eff;
+        }
+        lastEff = eff;
+        int mem = b.memory(i);
+        if (mem < 0) {
+            return;
+        }
+        int slot = mem;
+        if (slot >= gauges.length) {
+            int cap = Math.max(slot + 1, gauges.length * 2);
+            gauges = Arrays.copyOf(gauges, cap);
+            scopes = Arrays.copyOf(scopes, cap);
+        }
+        GaugeIndex g = gauges[slot];
+        if (g == null) {
+            g = gauges[slot] = new GaugeIndex();
+        }
+        g.add(eff, b.used(i), b.aux(i));
+        if (!touched[slot]) {
+            touched[slot] = true;
+            touchedList[touchedCount++] = slot;
+        }
+        int kind = b.kindCode(i);
+        if (kind == EventKind.SCOPE_ENTER.code() || kind == EventKind.SCOPE_EXIT.code()) {
+            ScopeIndex s = scopes[slot];
+            if (s == null) {
+                s = scopes[slot] = new ScopeIndex();
+            }
+            if (kind == EventKind.SCOPE_ENTER.code()) {
+                s.enter(eff, b.ref2(i), b.ref(i), (int) b.c(i));
+            } else {
+                s.exit(eff, b.ref2(i));
+            }
+        }
+    }
+
+    private void flushIndexes() {
+        for (int k = 0; k < touchedCount; k++) {
+            int s = touchedList[k];
+            gauges[s].flush();
+            touched[s] = false;
+        }
+        touchedCount = 0;
+    }
+
+    private void seal() {
+        int n = tail.size();
+        ChunkCodec.Packed p = writeCodec.pack(List.of(), tail, 0, n);
+        blocks.add(new Block(tailFirstIndex, n, tailFirstEff, lastEff, p.bytes(), p.rawBytes()));
+        tailFirstIndex += n;
+        tail.clear();
+    }
+
+    private static boolean isSorted(EventBatch b, int from, int to) {
+        for (int i = from + 1; i < to; i++) {
+            if (b.time(i) < b.time(i - 1)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static EventBatch sortedCopy(EventBatch b) {
+        int n = b.size();
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Long.compare(b.time(x), b.time(y))); // stable (TimSort)
+        EventBatch out = new EventBatch(n);
+        for (int i = 0; i < n; i++) {
+            out.addFrom(b, order[i]);
+        }
+        return out;
+    }
+
+    /** Seals the open block (fewer bytes held); further events start a new one. */
+    public void compact() {
+        lock.writeLock().lock();
+        try {
+            if (!tail.isEmpty()) {
+                seal();
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void onClose() {
+        compact();
+    }
+
+    // ---------------------------------------------------------------- TraceView
+
+    @Override
+    public SessionInfo session() {
+        lock.readLock().lock();
+        try {
+            return session;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public List<MemoryInfo> memories() {
+        lock.readLock().lock();
+        try {
+            return List.copyOf(memories.values());
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** The memory with this id, or null. */
+    public MemoryInfo memory(int id) {
+        lock.readLock().lock();
+        try {
+            return memories.get(id);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public String string(int id) {
+        lock.readLock().lock();
+        try {
+            return strings.get(id);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Every string-table entry, by id. */
+    public Map<Integer, String> strings() {
+        lock.readLock().lock();
+        try {
+            return new TreeMap<>(strings);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public String threadName(int id) {
+        lock.readLock().lock();
+        try {
+            return threads.get(id);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Every recording thread, by id. */
+    public Map<Integer, String> threads() {
+        lock.readLock().lock();
+        try {
+            return new TreeMap<>(threads);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public long eventCount() {
+        lock.readLock().lock();
+        try {
+            return count;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public long startNs() {
+        lock.readLock().lock();
+        try {
+            return count == 0 ? 0 : firstTime;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public long endNs() {
+        lock.readLock().lock();
+        try {
+            return count == 0 ? 0 : lastEff;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public long lostEvents() {
+        lock.readLock().lock();
+        try {
+            return lost;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public Event event(long index) {
+        lock.readLock().lock();
+        try {
+            if (index < 0 || index >= count) {
+                throw new IndexOutOfBoundsException("event " + index + " of " + count);
+            }
+            if (index >= tailFirstIndex) {
+                return tail.get((int) (index - tailFirstIndex));
+            }
+            int bi = blockOf(index);
+            return decoded(bi).get((int) (index - blocks.get(bi).firstIndex));
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Copies events {@code [from, to)} into {@code out} as columns (cheaper than {@link #event} one by
+     * one for long runs: each block is decoded once).
+     */
+    public void copyEvents(long from, long to, EventBatch out) {
+        lock.readLock().lock();
+        try {
+            if (from < 0 || to > count || from > to) {
+                throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + count);
+            }
+            long i = from;
+            while (i < to) {
+                if (i >= tailFirstIndex) {
+                    for (; i < to; i++) {
+                        out.addFrom(tail, (int) (i - tailFirstIndex));
+                    }
+                    break;
+                }
+                int bi = blockOf(i);
+                Block blk = blocks.get(bi);
+                EventBatch d = decoded(bi);
+                long end = Math.min(to, blk.firstIndex + blk.count);
+                for (; i < end; i++) {
+                    out.addFrom(d, (int) (i - blk.firstIndex));
+                }
+            }
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private int blockOf(long index) {
+        int lo = 0;
+        int hi = blocks.size() - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (blocks.get(mid).firstIndex <= index) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    private EventBatch decoded(int bi) {
+        synchronized (cacheKey) {
+            for (int k = 0; k < CACHE_SLOTS; k++) {
+                if (cacheKey[k] == bi) {
+                    return cacheVal[k];
+                }
+            }
+            Block blk = blocks.get(bi);
+            EventBatch d = new EventBatch(blk.count);
+            try {
+                readCodec.unpackEvents(blk.packed, blk.rawBytes, d, name + " (block " + bi + ")");
+            } catch (TraceFormatException e) {
+                throw new IllegalStateException("store block " + bi + " is corrupt: " + e.getMessage(), e);
+            }
+            int slot = cacheNext;
+            cacheNext = (cacheNext + 1) % CACHE_SLOTS;
+            cacheKey[slot] = bi;
+            cacheVal[slot] = d;
+            return d;
+        }
+    }
+
+    @Override
+    public long firstIndexAtOrAfter(long timeNs) {
+        lock.readLock().lock();
+        try {
+            if (count == 0 || timeNs > lastEff) {
+                return count;
+            }
+            // first block whose last effective time reaches timeNs
+            int lo = 0;
+            int hi = blocks.size();
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (blocks.get(mid).lastEff >= timeNs) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            EventBatch d;
+            long base;
+            long eff;
+            if (lo < blocks.size()) {
+                Block blk = blocks.get(lo);
+                d = decoded(lo);
+                base = blk.firstIndex;
+                eff = lo == 0 ? Long.MIN_VALUE : blocks.get(lo - 1).lastEff;
+            } else {
+                d = tail;
+                base = tailFirstIndex;
+                eff = blocks.isEmpty() ? Long.MIN_VALUE : blocks.getLast().lastEff;
+            }
+            for (int i = 0; i < d.size(); i++) {
+                eff = Math.max(eff, d.time(i));
+                if (eff >= timeNs) {
+                    return base + i;
+                }
+            }
+            return base + d.size();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public GaugeSeries gauges(int memory, long fromNs, long toNs, int buckets) {
+        if (buckets <= 0) {
+            throw new IllegalArgumentException("buckets must be positive, got " + buckets);
+        }
+        if (toNs <= fromNs) {
+            throw new IllegalArgumentException("empty time range [" + fromNs + ", " + toNs + ")");
+        }
+        long span = toNs - fromNs;
+        long w = span < 0 ? Long.MAX_VALUE / buckets : Math.max(1, (span + buckets - 1) / buckets);
+        long[] uMin = new long[buckets];
+        long[] uMax = new long[buckets];
+        long[] uLast = new long[buckets];
+        long[] xMin = new long[buckets];
+        long[] xMax = new long[buckets];
+        long[] xLast = new long[buckets];
+        long[] cnt = new long[buckets];
+        lock.readLock().lock();
+        try {
+            GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
+            if (g != null) {
+                g.new Query().fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
+            }
+        } finally {
+            lock.readLock().unlock();
+        }
+        return new GaugeSeries(fromNs, w, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
+    }
+
+    @Override
+    public List<ScopeInterval> scopes(int memory, long fromNs, long toNs, long minDurationNs) {
+        List<ScopeInterval> out = new ArrayList<>();
+        lock.readLock().lock();
+        try {
+            ScopeIndex s = memory >= 0 && memory < scopes.length ? scopes[memory] : null;
+            if (s != null) {
+                s.query(memory, fromNs, toNs, minDurationNs, out);
+            }
+        } finally {
+            lock.readLock().unlock();
+        }
+        return out;
+    }
+
+    /** Events of {@code memory} so far. */
+    public long eventCount(int memory) {
+        lock.readLock().lock();
+        try {
+            GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
+            return g == null ? 0 : g.events();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public long peakUsed(int memory) {
+        lock.readLock().lock();
+        try {
+            GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
+            return g == null ? 0 : g.peakUsed();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public long peakAux(int memory) {
+        lock.readLock().lock();
+        try {
+            GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
+            return g == null ? 0 : g.peakAux();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Bytes this store holds for its events and indexes (packed blocks, the open block's columns, the
+     * gauge and scope indexes), for the 24-bytes-an-event budget. Metadata and the decode cache are
+     * not counted.
+     */
+    public long memoryBytes() {
+        lock.readLock().lock();
+        try {
+            long n = (long) BLOCK_EVENTS * 68; // the open block's columns
+            for (Block b : blocks) {
+                n += 64 + b.packed.length;
+            }
+            for (GaugeIndex g : gauges) {
+                if (g != null) {
+                    n += g.bytes();
+                }
+            }
+            for (ScopeIndex s : scopes) {
+                if (s != null) {
+                    n += s.bytes();
+                }
+            }
+            return n;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Replays everything held (session, metadata, events in blocks, losses) to {@code sink}, then closes it. */
+    public void replayTo(EventSink sink) {
+        lock.readLock().lock();
+        try {
+            sink.onSession(session);
+            memories.values().forEach(sink::onMemory);
+            new TreeMap<>(strings).forEach(sink::onString);
+            new TreeMap<>(threads).forEach(sink::onThread);
+            for (int bi = 0; bi < blocks.size(); bi++) {
+                sink.onEvents(decoded(bi));
+            }
+            if (!tail.isEmpty()) {
+                sink.onEvents(tail);
+            }
+            if (lost > 0) {
+                sink.onLoss(lost);
+            }
+        } finally {
+            lock.readLock().unlock();
+        }
+        sink.onClose();
+    }
+
+    @Override
+    public String toString() {
+        return "EventStore[" + name + ", " + eventCount() + " events]";
+    }
+}

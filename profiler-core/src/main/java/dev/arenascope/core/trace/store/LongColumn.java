@@ -1,0 +1,51 @@
+package dev.arenascope.core.trace.store;
+
+import java.util.Arrays;
+
+/**
+ * A growable column of longs kept in fixed pages, so growing never copies the values (only the small
+ * page directory). Not thread-safe; the store guards it with its lock.
+ */
+final class LongColumn {
+    private static final int SHIFT = 12;
+    private static final int PAGE = 1 << SHIFT;
+    private static final int MASK = PAGE - 1;
+
+    private long[][] pages = new long[4][];
+    private long size;
+
+    long size() {
+        return size;
+    }
+
+    long get(long i) {
+        return pages[(int) (i >>> SHIFT)][(int) (i & MASK)];
+    }
+
+    void set(long i, long v) {
+        pages[(int) (i >>> SHIFT)][(int) (i & MASK)] = v;
+    }
+
+    void add(long v) {
+        int p = (int) (size >>> SHIFT);
+        if (p == pages.length) {
+            pages = Arrays.copyOf(pages, p * 2);
+        }
+        if (pages[p] == null) {
+            pages[p] = new long[PAGE];
+        }
+        pages[p][(int) (size & MASK)] = v;
+        size++;
+    }
+
+    /** Bytes held, for memory accounting. */
+    long bytes() {
+        long n = 16L + pages.length * 8L;
+        for (long[] page : pages) {
+            if (page != null) {
+                n += 16L + page.length * 8L;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,145 @@
+package dev.arenascope.core.trace.store;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.arenascope.core.trace.ScopeInterval;
+
+/**
+ * One memory's scope executions in start order, with a power-of-two pyramid of the latest end and the
+ * longest duration below each node, so "scopes overlapping [from, to) lasting at least d" visits only
+ * subtrees that can hold an answer: at a coarse zoom the millions of short scopes are skipped whole.
+ * A scope still open has end {@code Long.MAX_VALUE} (and counts as long enough).
+ *
+ * <p>Not thread-safe: the store calls it under its lock.
+ */
+final class ScopeIndex {
+    private final LongColumn start = new LongColumn();
+    private final LongColumn end = new LongColumn();
+    private final LongColumn ids = new LongColumn();     // scopeId << 32 | nameId
+    private final LongColumn parents = new LongColumn(); // parentId << 32 | depth
+    /** levels.get(l-1) = {maxEnd, maxDuration} of level l; level 0 is computed from the columns. */
+    private final List<LongColumn[]> levels = new ArrayList<>();
+    private final Map<Integer, Long> open = new HashMap<>();
+
+    long size() {
+        return start.size();
+    }
+
+    void enter(long t, int scopeId, int nameId, int parentId) {
+        Long p = open.get(parentId);
+        int depth = p == null ? 0 : (int) parents.get(p) + 1;
+        long i = start.size();
+        start.add(t);
+        end.add(Long.MAX_VALUE);
+        ids.add((long) scopeId << 32 | (nameId & 0xffffffffL));
+        parents.add((long) parentId << 32 | (depth & 0xffffffffL));
+        open.put(scopeId, i);
+        update(i);
+    }
+
+    void exit(long t, int scopeId) {
+        Long i = open.remove(scopeId);
+        if (i == null) {
+            return; // opened before the recording started: nothing to close
+        }
+        end.set(i, t);
+        update(i);
+    }
+
+    private long leafEnd(long i) {
+        return end.get(i);
+    }
+
+    private long leafDur(long i) {
+        long e = end.get(i);
+        return e == Long.MAX_VALUE ? Long.MAX_VALUE : e - start.get(i);
+    }
+
+    private long size(int l) {
+        return l == 0 ? start.size() : levels.get(l - 1)[0].size();
+    }
+
+    private long val(int l, long i, int which) {
+        if (l == 0) {
+            return which == 0 ? leafEnd(i) : leafDur(i);
+        }
+        return levels.get(l - 1)[which].get(i);
+    }
+
+    /** Recomputes the ancestors of leaf {@code i} from their children (values may have dropped). */
+    private void update(long i) {
+        for (int l = 1; size(l - 1) >= 2; l++) {
+            if (levels.size() < l) {
+                levels.add(new LongColumn[] {new LongColumn(), new LongColumn()});
+            }
+            LongColumn[] lv = levels.get(l - 1);
+            long idx = i >>> l;
+            long c0 = idx * 2;
+            long c1 = c0 + 1;
+            long e = val(l - 1, c0, 0);
+            long d = val(l - 1, c0, 1);
+            if (c1 < size(l - 1)) {
+                e = Math.max(e, val(l - 1, c1, 0));
+                d = Math.max(d, val(l - 1, c1, 1));
+            }
+            if (idx == lv[0].size()) {
+                lv[0].add(e);
+                lv[1].add(d);
+            } else {
+                lv[0].set(idx, e);
+                lv[1].set(idx, d);
+            }
+        }
+    }
+
+    /** Scope executions overlapping {@code [from, to)} lasting at least {@code minDur}, in start order. */
+    void query(int memory, long from, long to, long minDur, List<ScopeInterval> out) {
+        long n = start.size();
+        if (n == 0) {
+            return;
+        }
+        long lo = 0;
+        long hi = n;
+        while (lo < hi) {
+            long mid = (lo + hi) >>> 1;
+            if (start.get(mid) < to) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        long limit = lo; // scopes [0, limit) start before 'to'
+        int top = levels.size();
+        for (long i = 0; i < size(top); i++) {
+            visit(top, i, limit, from, minDur, memory, out);
+        }
+    }
+
+    private void visit(int l, long i, long limit, long from, long minDur, int memory, List<ScopeInterval> out) {
+        if ((i << l) >= limit || val(l, i, 0) <= from || val(l, i, 1) < minDur) {
+            return;
+        }
+        if (l == 0) {
+            long id = ids.get(i);
+            long par = parents.get(i);
+            out.add(new ScopeInterval((int) (id >>> 32), (int) id, memory, (int) par, start.get(i), end.get(i), (int) (par >>> 32)));
+            return;
+        }
+        long c = i * 2;
+        visit(l - 1, c, limit, from, minDur, memory, out);
+        if (c + 1 < size(l - 1)) {
+            visit(l - 1, c + 1, limit, from, minDur, memory, out);
+        }
+    }
+
+    long bytes() {
+        long n = start.bytes() * 4 + open.size() * 64L;
+        for (LongColumn[] lv : levels) {
+            n += lv[0].bytes() + lv[1].bytes();
+        }
+        return n;
+    }
+}
