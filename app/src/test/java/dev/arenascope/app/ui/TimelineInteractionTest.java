@@ -23,7 +23,7 @@ class TimelineInteractionTest extends WindowTestBase {
 
     private EventStore showSynthetic() {
         EventStore s = new EventStore("synthetic");
-        SyntheticTrace.write(11, 300_000, s);
+        SyntheticTrace.write(11, 100_000, s);
         fxRun(() -> window.model().show(s, "synthetic", "virtual"));
         waitFor(20, "first frame", () -> window.timeline().drawListProperty().get() != null
                 && window.timeline().drawListProperty().get().events() == s.eventCount());

@@ -6,12 +6,15 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import dev.arenascope.app.ui.events.EventRow;
 import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.perfetto.TraceViewToPerfetto;
 import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
@@ -89,7 +92,46 @@ public final class TraceFiles {
     /** Exports {@code trace} (with {@code baseline} for reports, may be null). */
     public static void export(TraceView trace, TraceView baseline, ExportFormat format, Path file, BackgroundTask.Progress progress)
             throws IOException {
-        throw new IOException(file + ": " + format.label() + " export is not in this build yet");
+        switch (format) {
+            case PERFETTO -> TraceViewToPerfetto.convert(trace, file);
+            case CSV -> writeCsv(trace, file, progress);
+            case REPORT_HTML -> throw new IOException(file + ": HTML reports are not in this build yet");
+        }
+    }
+
+    /**
+     * Writes one line per event: time, kind, memory, thread, the raw fields and the detail in words.
+     * Text fields are quoted when they hold a comma, quote or line break.
+     */
+    public static void writeCsv(TraceView t, Path file, BackgroundTask.Progress progress) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (var w = Files.newBufferedWriter(tmp)) {
+            w.write("index,time_ns,kind,memory,thread,flags,a,b,c,used,aux,ref,ref2,detail\n");
+            long n = t.eventCount();
+            StringBuilder sb = new StringBuilder(256);
+            for (long i = 0; i < n; i++) {
+                if ((i & 0xffff) == 0) {
+                    progress.checkCancelled();
+                    progress.update(i, n, "events");
+                }
+                Event e = t.event(i);
+                sb.setLength(0);
+                sb.append(i).append(',').append(e.timeNs()).append(',').append(e.kind().name().toLowerCase(Locale.ROOT)).append(',')
+                        .append(csv(EventRow.memoryName(t, e.memory()))).append(',').append(e.thread()).append(',')
+                        .append(e.flags()).append(',').append(e.a()).append(',').append(e.b()).append(',').append(e.c()).append(',')
+                        .append(e.used()).append(',').append(e.aux()).append(',').append(e.ref()).append(',').append(e.ref2()).append(',')
+                        .append(csv(EventRow.detail(t, e))).append('\n');
+                w.write(sb.toString());
+            }
+        }
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static String csv(String s) {
+        if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0 && s.indexOf('\r') < 0) {
+            return s;
+        }
+        return '"' + s.replace("\"", "\"\"") + '"';
     }
 
     /** The device a trace was recorded on, for the status bar. */

@@ -123,7 +123,7 @@ public final class TaskRunner {
                 ui.execute(task.onCancelled);
             } catch (Throwable e) {
                 finish(h);
-                LOG.log(System.Logger.Level.WARNING, () -> "background task '" + h.title + "' failed", e);
+                LOG.log(System.Logger.Level.INFO, () -> "background task '" + h.title + "' failed: " + e);
                 if (h.isCancelled()) {
                     ui.execute(task.onCancelled);
                 } else {
