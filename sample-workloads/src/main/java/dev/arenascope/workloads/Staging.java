@@ -1,5 +1,6 @@
 package dev.arenascope.workloads;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 
@@ -31,12 +32,16 @@ public final class Staging {
         if (bytes > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("a staged window of " + bytes + " bytes exceeds what a Java array holds");
         }
-        byte[] copy = new byte[(int) bytes];
         boolean real = device.info().kind() == DeviceKind.CUDA;
-        if (real && load && bytes > 0) {
+        if (!real) {
+            // virtual: a native scratch segment (faster for the kernels than a heap array), freed by GC
+            return new Window(Arena.ofAuto().allocate(Math.max(1, bytes), 8).asSlice(0, bytes), null, null, 0, false);
+        }
+        byte[] copy = new byte[(int) bytes];
+        if (load && bytes > 0) {
             device.copyToHost(buffer, offset, copy, 0, (int) bytes);
         }
-        return new Window(MemorySegment.ofArray(copy), real ? device : null, buffer, offset, real);
+        return new Window(MemorySegment.ofArray(copy), device, buffer, offset, true);
     }
 
     /** A segment to work on, and how its result reaches the device. Not thread-safe. */

@@ -116,6 +116,39 @@ class RenderWorkloadTest {
     }
 
     @Test
+    void anEndlessRunCyclesItsSceneAndStopsWhenCancelled() {
+        Workload w = Workloads.find("render");
+        CollectingSink sink = new CollectingSink();
+        int[] updates = {0};
+        Progress stopAfter90 = new Progress() {
+            long frames;
+
+            @Override
+            public void update(String stage, long done, long total) {
+                frames = done;
+                updates[0]++;
+                assertEquals(-1, total);
+            }
+
+            @Override
+            public boolean cancelled() {
+                return frames >= 90;
+            }
+        };
+        WorkloadResult r;
+        try (var session = new dev.arenascope.core.record.Session("demo");
+             var device = new dev.arenascope.core.device.VirtualDevice(1L << 30)) {
+            session.addSink(sink);
+            r = w.run(session, device, w.parse(Map.of("frames", "0", "width", "64", "height", "48", "triangles", "500",
+                    "grow-by", "500", "grow-every", "2", "max-triangles", "1500", "arena", "2MiB")), stopAfter90);
+        }
+        sink.assertSound();
+        assertTrue(r.figures().get("frames") >= 90);
+        assertTrue(r.figures().get("scenes") >= 2, "the scene cycled: " + r.figures());
+        assertTrue(updates[0] > 0);
+    }
+
+    @Test
     void anArenaTooSmallForOneFrameSaysSo() {
         Workload w = Workloads.find("render");
         WorkloadResult[] r = new WorkloadResult[1];

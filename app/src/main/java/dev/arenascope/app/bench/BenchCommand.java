@@ -19,6 +19,7 @@ import dev.arenascope.app.cli.UsageException;
 public final class BenchCommand implements Command {
     /** Every suite, in the order they run. */
     static final List<BenchSuite> SUITES = List.of(
+            new ArenaBench(),
             new PoolBench(),
             new TorchBench(),
             new UiBenchSuite());

@@ -135,6 +135,21 @@ public final class Args {
         }
     }
 
+    /**
+     * The options not read so far, in the order given (for commands that pass them on, as
+     * {@code record} does to its workload); marks them read.
+     */
+    public Map<String, String> unread() {
+        Map<String, String> out = new LinkedHashMap<>();
+        options.forEach((name, value) -> {
+            if (!consumed.contains(name) && !name.equals("debug")) {
+                out.put(name, value);
+            }
+        });
+        consumed.addAll(out.keySet());
+        return out;
+    }
+
     /** Rejects options the command did not read, naming the first one. */
     public void finish() {
         for (String name : options.keySet()) {

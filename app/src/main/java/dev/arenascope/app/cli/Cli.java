@@ -8,6 +8,7 @@ import java.util.List;
 import dev.arenascope.app.bench.BenchCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
 import dev.arenascope.app.plan.PlanCommand;
+import dev.arenascope.app.report.ReportCommand;
 
 /**
  * The command-line front of {@code arenascope}: global options, sub-command dispatch, exit codes and
@@ -22,7 +23,8 @@ public final class Cli {
             new OpenCommand(),
             new BenchCommand(),
             new PoolBinsCommand(),
-            new PlanCommand());
+            new PlanCommand(),
+            new ReportCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;

@@ -383,20 +383,22 @@ public final class ManualMemory implements AutoCloseable {
             peakBackward = capacity - b;
         }
         long[] kept;
-        if (managed && (recorder != null || session.isRecording())) {
+        boolean publishing = managed && session.isRecording();
+        if (publishing || recorder != null) {
             int e = descriptors.find(dtype, shape);
             kept = descriptors.shape(e);
-            observeAllocation(e, kept, dtype, start, bytes, consumed, back);
+            observeAllocation(e, kept, dtype, start, bytes, consumed, back, publishing);
         } else {
             kept = shape.clone();
         }
         return new Tensor(buffer, start, kept, dtype, numel);
     }
 
-    private void observeAllocation(int descriptor, long[] shape, DType dtype, long start, long bytes, long consumed, boolean back) {
-        long t = session.now();
+    private void observeAllocation(int descriptor, long[] shape, DType dtype, long start, long bytes, long consumed,
+                                   boolean back, boolean publishing) {
+        long t = session.now(); // one clock read stamps both the event and the recorder's row
         int thread = thread();
-        if (session.isRecording()) {
+        if (publishing) {
             int ref = descriptors.stringId(descriptor, session);
             int scope = scopeDepth > 0 ? scopeIds[scopeDepth - 1] : -1;
             session.publishAt(t, thread, EventKind.ALLOC, back ? Event.FLAG_BACKWARD : 0, memoryId, start, consumed, bytes,

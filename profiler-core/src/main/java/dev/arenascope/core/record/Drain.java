@@ -25,9 +25,11 @@ import dev.arenascope.core.trace.SessionInfo;
 final class Drain {
     private static final Logger LOG = Logger.getLogger(Drain.class.getName());
     private static final long PERIOD_NS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final int MAX_PER_CYCLE = 1 << 14;
 
     private final Session session;
-    private final EventBuffer buffer;
+    private final ManyToOneEventRing buffer;
+    private final EventBatch batch = new EventBatch(4096);
     private final List<EventSink> sinks = new CopyOnWriteArrayList<>();
     private final Queue<Object> metadata = new ConcurrentLinkedQueue<>();
     private final Object lock = new Object();
@@ -36,7 +38,7 @@ final class Drain {
     private long lostReported;
     private Thread thread;
 
-    Drain(Session session, EventBuffer buffer) {
+    Drain(Session session, ManyToOneEventRing buffer) {
         this.session = session;
         this.buffer = buffer;
     }
@@ -68,7 +70,7 @@ final class Drain {
             if (closed) {
                 throw new IllegalStateException("session is closed");
             }
-            cycle();
+            cycleAll();
             sink.onSession(info);
             for (MemoryInfo m : memories) {
                 sink.onMemory(m);
@@ -86,7 +88,7 @@ final class Drain {
 
     void removeSink(EventSink sink) {
         synchronized (lock) {
-            cycle();
+            cycleAll();
             if (sinks.remove(sink)) {
                 sink.onClose();
             }
@@ -96,7 +98,7 @@ final class Drain {
 
     void flush() {
         synchronized (lock) {
-            cycle();
+            cycleAll();
         }
     }
 
@@ -105,7 +107,7 @@ final class Drain {
             if (closed) {
                 return;
             }
-            cycle();
+            cycleAll();
             closed = true;
             hasSinks = false;
             for (EventSink s : sinks) {
@@ -130,19 +132,29 @@ final class Drain {
     }
 
     private void run() {
+        int moved = 0;
         while (!closed) {
-            LockSupport.parkNanos(PERIOD_NS);
+            if (moved < MAX_PER_CYCLE) { // a full round means more is waiting: go again at once
+                LockSupport.parkNanos(PERIOD_NS);
+            }
             synchronized (lock) {
-                if (!closed) {
-                    cycle();
-                }
+                moved = closed ? 0 : cycle();
             }
         }
     }
 
-    /** One delivery round. Caller holds {@link #lock}. */
-    private void cycle() {
-        EventBatch batch = buffer.take();
+    /** Delivers what was published before the call (bounded: producers that keep publishing cannot hold it). */
+    private void cycleAll() {
+        int rounds = buffer.capacity() / MAX_PER_CYCLE + 2;
+        while (cycle() == MAX_PER_CYCLE && --rounds > 0) {
+            // more was waiting
+        }
+    }
+
+    /** One delivery round of at most {@link #MAX_PER_CYCLE} events; returns how many. Caller holds {@link #lock}. */
+    private int cycle() {
+        batch.clear();
+        int moved = buffer.drainTo(batch, MAX_PER_CYCLE);
         List<Object> meta = new ArrayList<>();
         for (Object o; (o = metadata.poll()) != null; ) {
             meta.add(o);
@@ -172,7 +184,8 @@ final class Drain {
             }
         }
         hasSinks = !sinks.isEmpty();
-        buffer.recycle(batch);
+        batch.clear();
+        return moved;
     }
 
     private record StringEntry(int id, String value) {}

@@ -18,13 +18,15 @@ import dev.arenascope.core.trace.SessionInfo;
 
 /**
  * One profiling session: the registry of memories, strings and threads, and the event stream every
- * allocator publishes to. Events go through the hot-path {@link EventBuffer} and are delivered to the
+ * allocator publishes to. Events go through the hot-path {@link ManyToOneEventRing} (fixed-size binary records, no allocation per event) and are delivered to the
  * attached {@link EventSink}s by one drain thread.
  *
  * <p>Allocators publish only while {@link #isRecording()} (some sink is attached), so an idle session
  * costs one volatile read per operation. Thread-safe.
  */
 public final class Session implements AutoCloseable {
+    /** Events the hot-path buffer holds by default (2^17 records of 64 bytes: 8 MiB). */
+    public static final int DEFAULT_BUFFER_CAPACITY = 1 << 17;
     private static final Session GLOBAL = new Session("default");
 
     private final long startNanoTime = System.nanoTime();
@@ -37,22 +39,24 @@ public final class Session implements AutoCloseable {
     private final Map<Integer, String> threads = new ConcurrentHashMap<>();
     private final AtomicInteger nextMemory = new AtomicInteger();
     private final AtomicInteger nextScope = new AtomicInteger();
-    private final EventBuffer buffer;
+    private final ManyToOneEventRing buffer;
     private final Drain drain;
 
     public Session(String name) {
-        this(name, EventBuffer.DEFAULT_CAPACITY);
+        this(name, DEFAULT_BUFFER_CAPACITY);
     }
 
     /**
      * @param name            the session's name
-     * @param bufferCapacity  events the hot-path buffer holds before it counts losses
+     * @param bufferCapacity  events the hot-path buffer holds before it counts losses: a power of two
+     *                        from 16 to 2^24 (64 bytes each)
+     * @throws IllegalArgumentException on another capacity
      */
     public Session(String name, int bufferCapacity) {
         java.time.Instant now = java.time.Instant.now();
         this.startEpochNs = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         this.name = name;
-        this.buffer = new EventBuffer(bufferCapacity);
+        this.buffer = new ManyToOneEventRing(bufferCapacity);
         this.drain = new Drain(this, buffer);
     }
 

@@ -12,7 +12,7 @@ import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 
 /** A sink for tests: keeps every event, string, memory and loss it hears. Synchronized for reading from the test thread. */
-public final class CollectingSink implements EventSink {
+public class CollectingSink implements EventSink {
     public final List<Event> events = new ArrayList<>();
     public final Map<Integer, String> strings = new HashMap<>();
     public final List<MemoryInfo> memories = new ArrayList<>();

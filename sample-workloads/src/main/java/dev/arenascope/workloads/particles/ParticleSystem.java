@@ -23,7 +23,7 @@ public final class ParticleSystem {
     public static final int SPAWN_BYTES = 20;
     private static final float H = 1.0f / GRID;
     /** Neighbours examined per particle at most (dense piles would otherwise cost quadratic time). */
-    public static final int MAX_NEIGHBOURS = 64;
+    public static final int MAX_NEIGHBOURS = 32;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT_UNALIGNED;
 

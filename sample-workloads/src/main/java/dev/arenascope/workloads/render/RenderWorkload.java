@@ -28,7 +28,7 @@ import dev.arenascope.workloads.WorkloadResult;
  * draws from a single pre-claimed block.
  *
  * <p>Per scene, its inputs (vertices, colours) are persistent tensors from the arena's backward end
- * in scope {@code scene_inputs}; the scene grows every few batches, so they are re-uploaded inside a
+ * in scope {@code scene_inputs}; the scene grows every few batches (and starts afresh past {@code max-triangles}, so an endless demo cycles), so they are re-uploaded inside a
  * {@code temp(true)} that clears them. Per batch of {@code frames} frames, in scope {@code batch}:
  * <ul>
  * <li>{@code output} (frames): an RGBA8 frame and a float depth buffer per frame;
@@ -76,7 +76,8 @@ public final class RenderWorkload implements Workload {
                 new WorkloadOption("triangles", "3000", "triangles in the first scene"),
                 new WorkloadOption("grow-by", "1500", "triangles added each time the scene grows"),
                 new WorkloadOption("grow-every", "4", "batches between scene growths (0: never)"),
-                new WorkloadOption("arena", "24MiB", "the arena's size"),
+                new WorkloadOption("max-triangles", "12000", "a growth past this starts a fresh scene of --triangles (endless runs cycle)"),
+                new WorkloadOption("arena", "16MiB", "the arena's size"),
                 new WorkloadOption("margin", "0.10", "fraction of the free bytes kept back when sizing a batch"),
                 new WorkloadOption("max-batch", "64", "frames per batch at most"),
                 new WorkloadOption("seed", "7", "random seed of the scene"));
@@ -96,11 +97,12 @@ public final class RenderWorkload implements Workload {
         }
     }
 
-    private record Settings(long frames, int width, int height, int triangles, int growBy, int growEvery,
+    private record Settings(long frames, int width, int height, int triangles, int growBy, int growEvery, int maxTriangles,
                             long arenaBytes, double margin, int maxBatch, long seed) {
         Settings(WorkloadOptions o) {
             this(o.longValue("frames", 0, Long.MAX_VALUE), o.intValue("width", 16, 8192), o.intValue("height", 16, 8192),
                     o.intValue("triangles", 1, 50_000_000), o.intValue("grow-by", 0, 50_000_000), o.intValue("grow-every", 0, 1_000_000),
+                    o.intValue("max-triangles", 1, 50_000_000),
                     o.bytes("arena", 1 << 20, Long.MAX_VALUE), o.doubleValue("margin", 0, 0.9), o.intValue("max-batch", 1, 100_000),
                     o.longValue("seed", Long.MIN_VALUE, Long.MAX_VALUE));
         }
@@ -115,7 +117,8 @@ public final class RenderWorkload implements Workload {
         final ScopeSampler sampler;
         final Progress progress;
         final Rasterizer raster;
-        final Scene scene;
+        Scene scene;
+        int scenes = 1;
         final boolean pixels;
         long rendered;
         int batches;
@@ -141,7 +144,11 @@ public final class RenderWorkload implements Workload {
             int sceneBatches = 0;
             while ((s.frames == 0 || rendered < s.frames) && !progress.cancelled()) {
                 if (s.growEvery > 0 && sceneBatches >= s.growEvery && s.growBy > 0) {
-                    scene.grow(scene.triangles() + s.growBy);
+                    if ((long) scene.triangles() + s.growBy > s.maxTriangles) {
+                        scene = new Scene(s.seed + scenes++, s.triangles); // cycle: a fresh scene
+                    } else {
+                        scene.grow(scene.triangles() + s.growBy);
+                    }
                     sceneBatches = 0;
                 }
                 // one scene: its inputs persist at the backward end until the scene changes
@@ -162,6 +169,7 @@ public final class RenderWorkload implements Workload {
             figures.put("frames", rendered);
             figures.put("batches", (long) batches);
             figures.put("triangles", (long) scene.triangles());
+            figures.put("scenes", (long) scenes);
             figures.put("arena_bytes", arena.capacity());
             figures.put("arena_peak_bytes", arena.highWaterMark());
             figures.put("overruns", (long) overruns);

@@ -1,0 +1,165 @@
+package dev.arenascope.app.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.arenascope.app.cli.Cli;
+
+/** {@code arenascope report} on the real PyTorch fixtures: figures, formats, the regression gate and bad input. */
+class ReportCommandTest {
+    static final Path FIXTURES = locateFixtures();
+    static final Path MAGMA = FIXTURES.resolve("cs336-a2-magma27.pickle");
+    static final Path BCRAFTON = FIXTURES.resolve("cs336-a2-bcrafton.pickle");
+    /** Peak live bytes on device 0, as the fixtures' README states them. */
+    static final long MAGMA_PEAK = 13_927_831_556L;
+    static final long BCRAFTON_PEAK = 3_853_700_352L;
+
+    @TempDir
+    Path dir;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    /** {@code shared/fixtures/torch} beside the repository root, found by walking up from the working directory. */
+    static Path locateFixtures() {
+        String prop = System.getProperty("arenascope.shared");
+        if (prop != null && Files.isDirectory(Path.of(prop, "fixtures/torch"))) {
+            return Path.of(prop, "fixtures/torch");
+        }
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            Path f = p.resolve("shared/fixtures/torch");
+            if (Files.isDirectory(f)) {
+                return f;
+            }
+        }
+        return Path.of("../shared/fixtures/torch").toAbsolutePath().normalize();
+    }
+
+    private int run(String... args) {
+        out.reset();
+        err.reset();
+        return Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void fixturesReportTheirStatedPeaks() throws Exception {
+        assertTrue(Files.exists(MAGMA), "fixture missing: " + MAGMA + " (shared/ must sit beside the repository)");
+        for (Object[] f : new Object[][] {{MAGMA, MAGMA_PEAK}, {BCRAFTON, BCRAFTON_PEAK}}) {
+            Path trace = (Path) f[0];
+            long peak = (Long) f[1];
+            assertEquals(0, run("report", trace.toString(), "--format", "json"), err());
+            JsonNode j = new ObjectMapper().readTree(out());
+            JsonNode mem = j.at("/trace/memories/0");
+            assertEquals("cuda:0", mem.get("name").asText());
+            assertEquals("segmented", mem.get("kind").asText());
+            assertEquals(peak, mem.get("peakUsedBytes").asLong(), trace.toString());
+            long reserved = mem.at("/highWaterMarks/1/bytes").asLong();
+            assertEquals("reserved", mem.at("/highWaterMarks/1/key").asText());
+            assertTrue(reserved >= peak, "segments hold at least the live blocks");
+            assertEquals(reserved, mem.get("footprintBytes").asLong());
+            assertEquals(1.0 - (double) peak / reserved, mem.get("fragmentation").asDouble(), 1e-12);
+
+            Path html = dir.resolve(trace.getFileName() + ".html");
+            assertEquals(0, run("report", trace.toString(), "--out", html.toString()), err());
+            String page = Files.readString(html);
+            assertTrue(page.contains(String.format(java.util.Locale.ROOT, "%,d B", peak)), "exact peak in the summary");
+            assertTrue(page.contains("<svg class=\"chart\""));
+            assertTrue(err().contains("wrote " + html));
+
+            Path md = dir.resolve(trace.getFileName() + ".md");
+            assertEquals(0, run("report", trace.toString(), "--out", md.toString()), err());
+            assertTrue(Files.readString(md).contains("| **cuda:0** | segmented · cuda:0 |"));
+        }
+    }
+
+    @Test
+    void gateExitsFourWhenAPeakGrowsPastIt() throws Exception {
+        // magma27's run peaks at 3.6 times bcrafton's
+        assertEquals(4, run("report", MAGMA.toString(), "--baseline", BCRAFTON.toString(), "--format", "json",
+                "--fail-on-regression", "5"), err());
+        JsonNode j = new ObjectMapper().readTree(out());
+        assertTrue(j.at("/comparison/gateFailed").asBoolean());
+        assertEquals(BCRAFTON_PEAK, j.at("/baseline/memories/0/peakUsedBytes").asLong());
+        assertTrue(err().contains("report: regression: memories cuda:0 peak in use"), err());
+        boolean sawPeak = false;
+        for (JsonNode c : j.at("/comparison/regressions")) {
+            if (c.get("figure").asText().equals("peakUsedBytes")) {
+                assertEquals(MAGMA_PEAK - BCRAFTON_PEAK, c.get("delta").asLong());
+                assertEquals((MAGMA_PEAK - BCRAFTON_PEAK) * 100.0 / BCRAFTON_PEAK, c.get("deltaPct").asDouble(), 1e-9);
+                assertTrue(c.get("failsGate").asBoolean());
+                sawPeak = true;
+            }
+        }
+        assertTrue(sawPeak);
+        // a gate above the growth passes; the other way round is an improvement
+        assertEquals(0, run("report", MAGMA.toString(), "--baseline", BCRAFTON.toString(), "--format", "md",
+                "--fail-on-regression", "300%"), err());
+        assertTrue(out().contains("**Gate passed:**"));
+        assertEquals(0, run("report", BCRAFTON.toString(), "--baseline", MAGMA.toString(), "--format", "md",
+                "--fail-on-regression", "0"), err());
+        assertTrue(out().contains("## Improvements"));
+        // without a gate a regression does not change the exit code
+        assertEquals(0, run("report", MAGMA.toString(), "--baseline", BCRAFTON.toString(), "--format", "html"), err());
+        assertTrue(out().contains("Regressions"));
+    }
+
+    @Test
+    void badInputExitsTwoWithOneLine() throws Exception {
+        Path garbage = dir.resolve("broken.pickle");
+        Files.write(garbage, new byte[] {(byte) 0x80, 4, (byte) 0x95, 1, 2, 3});
+        String[][] cases = {
+                {"report"},
+                {"report", MAGMA.toString(), "--format", "pdf"},
+                {"report", MAGMA.toString(), "--fail-on-regression", "5"},
+                {"report", MAGMA.toString(), "--baseline", BCRAFTON.toString(), "--fail-on-regression", "-3"},
+                {"report", MAGMA.toString(), "--baseline", BCRAFTON.toString(), "--fail-on-regression", "lots"},
+                {"report", dir.resolve("missing.pickle").toString()},
+                {"report", garbage.toString()},
+                {"report", MAGMA.toString(), "--baseline", garbage.toString()},
+                {"report", Path.of("pom.xml").toAbsolutePath().toString()},
+                {"report", MAGMA.toString(), "--colour", "red"},
+                {"report", MAGMA.toString(), BCRAFTON.toString()},
+        };
+        for (String[] c : cases) {
+            assertEquals(2, run(c), String.join(" ", c) + " -> " + err());
+            assertEquals(1, err().lines().count(), err());
+            assertTrue(err().startsWith("arenascope report: "), err());
+            assertFalse(err().contains("Exception"), err());
+        }
+        assertTrue(run("report", garbage.toString()) == 2 && err().contains("broken.pickle"), err());
+        Path target = dir.resolve("keep.json");
+        Files.writeString(target, "previous");
+        assertEquals(2, run("report", garbage.toString(), "--out", target.toString()));
+        assertEquals("previous", Files.readString(target), "a failed report leaves the old file alone");
+    }
+
+    @Test
+    void helpNamesTheOptionsAndExitCodes() {
+        assertEquals(0, run("report", "--help"));
+        for (String s : new String[] {"--baseline", "--format", "--out", "--fail-on-regression", "4"}) {
+            assertTrue(out().contains(s), s);
+        }
+        assertEquals(0, run("--help"));
+        assertTrue(out().contains("report"));
+    }
+}

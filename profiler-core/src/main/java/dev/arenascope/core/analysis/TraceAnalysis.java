@@ -1,0 +1,179 @@
+package dev.arenascope.core.analysis;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The analyses of one trace, computed in one pass over its events: the query model reports and views
+ * share. Each section is a list of {@link FigureRow}s: memories, scopes (largest peak first), pool bins,
+ * plan arenas.
+ *
+ * <p>Cost: one read of every event ({@link TraceView#event}) plus small per-memory, per-scope and
+ * per-bin state; a live store is analysed as far as it had grown when {@link #of} started. Immutable and
+ * thread-safe once built.
+ *
+ * <pre>{@code
+ * TraceAnalysis a = TraceAnalysis.of(store);
+ * long peak = a.memory("frame-arena").peakUsedBytes();
+ * List<ScopeAnalysis> top = a.topScopes(10);
+ * }</pre>
+ *
+ * @param session  session facts
+ * @param memories one row per memory, in id order
+ * @param scopes   one row per scope path and memory, largest peak first
+ * @param poolBins one row per pool bin that saw a request, hold or release, by pool then bin
+ * @param plans    one row per plan arena, in id order
+ */
+public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memories, List<ScopeAnalysis> scopes,
+                            List<PoolBinAnalysis> poolBins, List<PlanAnalysis> plans) {
+
+    /** Occupancy buckets per memory when none are asked for. */
+    public static final int DEFAULT_BUCKETS = 400;
+
+    public TraceAnalysis {
+        memories = List.copyOf(memories);
+        scopes = List.copyOf(scopes);
+        poolBins = List.copyOf(poolBins);
+        plans = List.copyOf(plans);
+    }
+
+    /** Analyses {@code view} with {@link #DEFAULT_BUCKETS} occupancy buckets per memory. */
+    public static TraceAnalysis of(TraceView view) {
+        return of(view, DEFAULT_BUCKETS);
+    }
+
+    /**
+     * Analyses {@code view}.
+     *
+     * @param buckets occupancy buckets per memory, at least 1
+     * @throws IllegalArgumentException when {@code buckets < 1}
+     */
+    public static TraceAnalysis of(TraceView view, int buckets) {
+        if (buckets < 1) {
+            throw new IllegalArgumentException("occupancy buckets must be at least 1, got " + buckets);
+        }
+        long n = view.eventCount();
+        long from = view.startNs();
+        long to = view.endNs();
+        Map<Integer, MemoryAnalysis.Accumulator> byMemory = new HashMap<>();
+        List<MemoryAnalysis.Accumulator> ordered = new ArrayList<>();
+        for (MemoryInfo m : view.memories()) {
+            MemoryAnalysis.Accumulator acc = new MemoryAnalysis.Accumulator(m, from, to, buckets);
+            byMemory.put(m.id(), acc);
+            ordered.add(acc);
+        }
+        ScopeAnalysis.Accumulator scopes = new ScopeAnalysis.Accumulator(view);
+        PoolBinAnalysis.Accumulator bins = new PoolBinAnalysis.Accumulator(view.memories());
+        PlanAnalysis.Accumulator plans = new PlanAnalysis.Accumulator(view);
+        for (long i = 0; i < n; i++) {
+            Event e = view.event(i);
+            MemoryAnalysis.Accumulator m = byMemory.get(e.memory());
+            if (m != null) {
+                m.accept(e);
+            }
+            scopes.accept(e);
+            bins.accept(e);
+            plans.accept(e);
+        }
+        List<MemoryAnalysis> memories = new ArrayList<>();
+        for (MemoryAnalysis.Accumulator acc : ordered) {
+            memories.add(acc.finish());
+        }
+        return new TraceAnalysis(SessionSummary.of(view), disambiguate(memories), calibrate(view, scopes.finish(to)),
+                bins.finish(), plans.finish());
+    }
+
+    /** Attaches each scope name's calibrated model (a second pass, only when the trace has scopes). */
+    private static List<ScopeAnalysis> calibrate(TraceView view, List<ScopeAnalysis> scopes) {
+        if (scopes.isEmpty()) {
+            return scopes;
+        }
+        MemoryModel model;
+        try {
+            model = MemoryModel.fit(ScopeSampler.of(view));
+        } catch (RuntimeException e) {
+            return scopes; // a recording calibration cannot fit: the report shows no model
+        }
+        List<ScopeAnalysis> out = new ArrayList<>(scopes.size());
+        for (ScopeAnalysis s : scopes) {
+            if (model.has(s.name())) {
+                ScopeModel m = model.scope(s.name());
+                out.add(s.withModel(m.formula(), m.worstRelative()));
+            } else {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** Memories with equal names get {@code #2}, {@code #3}, ... so rows stay unique for baselines. */
+    private static List<MemoryAnalysis> disambiguate(List<MemoryAnalysis> in) {
+        Map<String, Integer> seen = new HashMap<>();
+        List<MemoryAnalysis> out = new ArrayList<>();
+        for (MemoryAnalysis m : in) {
+            int k = seen.merge(m.name(), 1, Integer::sum);
+            out.add(k == 1 ? m : new MemoryAnalysis(m.id(), m.name() + " #" + k, m.kind(), m.device(), m.capacityBytes(),
+                    m.peakUsedBytes(), m.peakUsedAtNs(), m.highWaterMarks(), m.footprintBytes(), m.fragmentation(),
+                    m.roundingWaste(), m.allocations(), m.allocatedBytes(), m.requestedBytes(), m.releases(),
+                    m.outOfMemory(), m.occupancy()));
+        }
+        return out;
+    }
+
+    /** The memory with this name (as listed, after disambiguation), or null. */
+    public MemoryAnalysis memory(String name) {
+        return memories.stream().filter(m -> m.name().equals(name)).findFirst().orElse(null);
+    }
+
+    /** The memory with this id, or null. */
+    public MemoryAnalysis memory(int id) {
+        return memories.stream().filter(m -> m.id() == id).findFirst().orElse(null);
+    }
+
+    /** The {@code n} scopes with the largest peaks. */
+    public List<ScopeAnalysis> topScopes(int n) {
+        return scopes.subList(0, Math.min(n, scopes.size()));
+    }
+
+    /** Scopes matching {@code filter}, largest peak first. */
+    public List<ScopeAnalysis> scopes(Predicate<ScopeAnalysis> filter) {
+        return scopes.stream().filter(filter).toList();
+    }
+
+    /** The bins of one pool, by bin number. */
+    public List<PoolBinAnalysis> bins(int memory) {
+        return poolBins.stream().filter(b -> b.memory() == memory).sorted(Comparator.comparingInt(PoolBinAnalysis::bin)).toList();
+    }
+
+    /** The plan arena with this memory id, or null. */
+    public PlanAnalysis plan(int memory) {
+        return plans.stream().filter(p -> p.memory() == memory).findFirst().orElse(null);
+    }
+
+    /** Every row of every section, in report order. */
+    public List<FigureRow> rows() {
+        List<FigureRow> rows = new ArrayList<>(memories);
+        rows.addAll(scopes);
+        rows.addAll(poolBins);
+        rows.addAll(plans);
+        return rows;
+    }
+
+    /** This analysis with its scopes replaced (e.g. with calibrated models attached). */
+    public TraceAnalysis withScopes(List<ScopeAnalysis> newScopes) {
+        return new TraceAnalysis(session, memories, newScopes, poolBins, plans);
+    }
+
+    /** This analysis with its plan rows replaced (e.g. with search heights attached). */
+    public TraceAnalysis withPlans(List<PlanAnalysis> newPlans) {
+        return new TraceAnalysis(session, memories, scopes, poolBins, newPlans);
+    }
+}

@@ -1,0 +1,381 @@
+package dev.arenascope.core.live;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import dev.arenascope.core.trace.ChunkCodec;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.TraceFormatException;
+
+/**
+ * Listens for profiled processes ({@link LiveSender}) and delivers each connection's stream to its own
+ * sink from a {@link LiveSinkFactory}: several processes at once, one group of tracks each.
+ *
+ * <p><b>Security.</b> Binds to the loopback address unless told otherwise; binding any other address
+ * (including the wildcard) requires a token, and a configured token is checked on every connection
+ * (constant-time). A hello must arrive within {@link #HANDSHAKE_TIMEOUT_MS} ms.
+ *
+ * <p><b>Failures.</b> A process that dies, or a link cut mid-chunk, ends only its own connection: every
+ * complete chunk has already reached the sink, a partial one is discarded, the sink's {@code onClose}
+ * is called, and the connection's {@link ConnectionStats} says which ({@link ConnectionStats.State}).
+ * Corrupt or forged frames are refused by {@link ChunkCodec} without allocating beyond what arrived.
+ *
+ * <p>Thread-safe: one accept thread, one thread per connection; {@link #stats()} from any thread.
+ */
+public final class LiveReceiver implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(LiveReceiver.class.getName());
+    public static final int HANDSHAKE_TIMEOUT_MS = 5000;
+
+    /**
+     * @param bind  the address to listen on (loopback unless a token is given)
+     * @param port  the port, 0 for any free one
+     * @param token the token senders must present, or null for none (loopback only)
+     */
+    public record Options(InetAddress bind, int port, String token) {
+        public Options {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+            if (bind == null) {
+                bind = InetAddress.getLoopbackAddress();
+            }
+            if (!bind.isLoopbackAddress() && (token == null || token.isEmpty())) {
+                throw new IllegalArgumentException("listening on " + bind.getHostAddress()
+                        + " (not loopback) requires a token; give one or bind to 127.0.0.1");
+            }
+        }
+
+        /** Loopback on {@code port}, no token. */
+        public static Options loopback(int port) {
+            return new Options(InetAddress.getLoopbackAddress(), port, null);
+        }
+    }
+
+    private final Options options;
+    private final LiveSinkFactory factory;
+    private final ServerSocket server;
+    private final Thread acceptor;
+    private final AtomicInteger nextConnection = new AtomicInteger(1);
+    private final Map<Integer, Connection> connections = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private LiveReceiver(Options options, LiveSinkFactory factory) throws IOException {
+        this.options = options;
+        this.factory = factory;
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(options.bind(), options.port()), 64);
+        this.server = s;
+        this.acceptor = Thread.ofPlatform().daemon().name("arenascope-live-accept:" + port()).start(this::acceptLoop);
+    }
+
+    /** Starts listening; returns once the socket is bound. */
+    public static LiveReceiver start(Options options, LiveSinkFactory factory) throws IOException {
+        return new LiveReceiver(options, factory);
+    }
+
+    /** The port listened on (the chosen one when 0 was asked). */
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** The address listened on. */
+    public InetAddress address() {
+        return server.getInetAddress();
+    }
+
+    /** Every connection so far, open and ended, in the order they came. */
+    public List<ConnectionStats> stats() {
+        List<ConnectionStats> out = new ArrayList<>();
+        connections.keySet().stream().sorted().forEach(k -> out.add(connections.get(k).stats()));
+        return out;
+    }
+
+    /** Stops listening and ends every open connection (their sinks are closed). */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (Connection c : connections.values()) {
+            c.abort();
+        }
+        try {
+            acceptor.join(2000);
+            for (Connection c : connections.values()) {
+                c.thread.join(2000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket s;
+            try {
+                s = server.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    LOG.log(Level.WARNING, "live receiver stopped accepting", e);
+                }
+                return;
+            }
+            Connection c = new Connection(nextConnection.getAndIncrement(), s);
+            connections.put(c.id, c);
+            c.thread = Thread.ofPlatform().daemon().name("arenascope-live-" + c.id).start(c::run);
+            if (closed) {
+                c.abort();
+            }
+        }
+    }
+
+    /** One accepted connection and its counters. */
+    private final class Connection {
+        final int id;
+        final Socket socket;
+        final String source;
+        final long startedMs = System.currentTimeMillis();
+        Thread thread;
+        volatile PeerInfo peer;
+        volatile ConnectionStats.State state = ConnectionStats.State.HANDSHAKE;
+        volatile long events;
+        volatile long lost;
+        volatile long endedMs;
+        volatile String detail;
+        volatile long windowStartNs = System.nanoTime();
+        volatile long windowEvents;
+        volatile double rate;
+        CountingInput counted;
+
+        Connection(int id, Socket socket) {
+            this.id = id;
+            this.socket = socket;
+            this.source = "live connection " + id + " from " + socket.getRemoteSocketAddress();
+        }
+
+        ConnectionStats stats() {
+            long now = System.nanoTime();
+            double r;
+            if (state.ended()) {
+                r = 0;
+            } else if (now - windowStartNs >= 2_000_000_000L) {
+                r = windowEvents / ((now - windowStartNs) / 1e9); // idle: decays toward 0
+            } else {
+                r = rate;
+            }
+            CountingInput c = counted;
+            return new ConnectionStats(id, peer, state, events, r, lost, c == null ? 0 : c.count, startedMs, endedMs, detail);
+        }
+
+        void abort() {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+
+        void run() {
+            EventSink sink = null;
+            try (socket; ChunkCodec codec = new ChunkCodec()) {
+                socket.setTcpNoDelay(true);
+                socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
+                counted = new CountingInput(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+                OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 256);
+                LiveProtocol.Hello hello;
+                try {
+                    hello = LiveProtocol.readHello(counted, source);
+                } catch (IOException e) {
+                    reject(out, LiveProtocol.BAD_HELLO, "bad hello: " + e.getMessage());
+                    return;
+                }
+                if (hello.version() != LiveProtocol.VERSION) {
+                    reject(out, LiveProtocol.BAD_VERSION, "unsupported live protocol version " + hello.version()
+                            + " (this receiver speaks " + LiveProtocol.VERSION + ")");
+                    return;
+                }
+                if (options.token() != null && !options.token().isEmpty() && !LiveProtocol.tokenMatches(options.token(), hello.token())) {
+                    reject(out, LiveProtocol.BAD_TOKEN, "bad token");
+                    return;
+                }
+                PeerInfo p = new PeerInfo(id, String.valueOf(socket.getRemoteSocketAddress()), hello.senderId(), hello.connection(),
+                        hello.processId(), hello.session());
+                peer = p;
+                try {
+                    sink = factory.open(p);
+                    if (sink == null) {
+                        throw new IllegalStateException("no sink for this connection");
+                    }
+                } catch (Exception e) {
+                    reject(out, LiveProtocol.REFUSED, "refused: " + e.getMessage());
+                    return;
+                }
+                out.write(LiveProtocol.encodeAck(LiveProtocol.ACCEPTED, "ok"));
+                out.flush();
+                socket.setSoTimeout(0);
+                state = ConnectionStats.State.STREAMING;
+                sink.onSession(hello.session());
+                stream(codec, sink, out);
+            } catch (IOException e) {
+                end(ConnectionStats.State.DISCONNECTED, source + ": " + e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, source + ": sink failed", e);
+                end(ConnectionStats.State.CUT, "the sink failed: " + e);
+            } finally {
+                if (!state.ended()) {
+                    end(ConnectionStats.State.DISCONNECTED, "connection ended");
+                }
+                if (sink != null) {
+                    try {
+                        sink.onClose();
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, source + ": sink failed to close", e);
+                    }
+                }
+            }
+        }
+
+        private void stream(ChunkCodec codec, EventSink sink, OutputStream out) throws IOException {
+            while (true) {
+                long at = counted.count;
+                int type;
+                try {
+                    type = counted.read();
+                } catch (SocketException e) {
+                    end(ConnectionStats.State.DISCONNECTED, "the peer vanished between chunks (" + e.getMessage() + ")");
+                    return;
+                }
+                if (type < 0) {
+                    end(ConnectionStats.State.DISCONNECTED, "the peer disconnected without a goodbye after " + at + " bytes");
+                    return;
+                }
+                if (type == LiveProtocol.RECORD_GOODBYE) {
+                    end(ConnectionStats.State.CLOSED, "goodbye");
+                    LiveProtocol.writeAck(out, events);
+                    return;
+                }
+                if (type != LiveProtocol.RECORD_CHUNK) {
+                    end(ConnectionStats.State.CUT, source + ": byte " + at + ": unknown record type " + type);
+                    return;
+                }
+                ChunkCodec.Chunk chunk;
+                try {
+                    chunk = codec.readFrame(counted, source, at + 1);
+                    if (chunk == null) {
+                        throw new TraceFormatException(source, at + 1, "connection ended after a chunk marker");
+                    }
+                } catch (TraceFormatException e) {
+                    end(ConnectionStats.State.CUT, e.getMessage());
+                    return;
+                } catch (IOException e) {
+                    end(ConnectionStats.State.CUT, source + ": byte " + counted.count + ": connection lost inside a chunk (" + e.getMessage() + ")");
+                    return;
+                }
+                for (MetaRecord m : chunk.meta()) {
+                    if (m instanceof MetaRecord.Loss(long count)) {
+                        lost += count;
+                    }
+                    m.deliverTo(sink);
+                }
+                int n = chunk.events().size();
+                if (n > 0) {
+                    sink.onEvents(chunk.events());
+                    events += n;
+                    countRate(n);
+                }
+                try {
+                    LiveProtocol.writeAck(out, events);
+                } catch (IOException e) {
+                    // the sender is gone; what arrived is kept, the next read tells how it ended
+                }
+            }
+        }
+
+        private void countRate(int n) {
+            windowEvents += n;
+            long now = System.nanoTime();
+            long elapsed = now - windowStartNs;
+            if (elapsed >= 1_000_000_000L) {
+                rate = windowEvents / (elapsed / 1e9);
+                windowEvents = 0;
+                windowStartNs = now;
+            }
+        }
+
+        private void reject(OutputStream out, int status, String why) {
+            state = ConnectionStats.State.REJECTED;
+            detail = why;
+            endedMs = System.currentTimeMillis();
+            try {
+                out.write(LiveProtocol.encodeAck(status, why));
+                out.flush();
+            } catch (IOException ignored) {
+                // the peer is gone already
+            }
+        }
+
+        private void end(ConnectionStats.State s, String why) {
+            if (state.ended()) {
+                return;
+            }
+            detail = why;
+            endedMs = System.currentTimeMillis();
+            state = s;
+        }
+    }
+
+    /** Counts bytes read, for offsets in messages and the stats. */
+    private static final class CountingInput extends FilterInputStream {
+        volatile long count;
+
+        CountingInput(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int c = super.read();
+            if (c >= 0) {
+                count++;
+            }
+            return c;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0) {
+                count += n;
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long k = super.skip(n);
+            count += k;
+            return k;
+        }
+    }
+}

@@ -1,0 +1,472 @@
+package dev.arenascope.core.live;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.arenascope.core.trace.ChunkCodec;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.SessionInfo;
+
+/**
+ * Streams a session to a running ArenaScope ({@link LiveReceiver}) over TCP: attach it to a
+ * {@link dev.arenascope.core.record.Session} with {@code addSink}.
+ *
+ * <p><b>Never blocks the recording side.</b> {@link #onEvents} copies the batch into a bounded queue
+ * ({@link Options#queueEvents} events) and returns; one sender thread encodes chunks
+ * ({@link ChunkCodec}) and writes them. When the link falls behind or is down and the queue is full,
+ * new events are <em>dropped and counted</em> (this sender does not spill to disk): the count is
+ * reported to the receiver on the next chunk that gets through as a loss record (the receiver calls
+ * {@code onLoss} and shows it in its per-connection stats), and here in {@link #stats()}. Events written
+ * to a link that then fails before the receiver acknowledged them are counted as lost the same way.
+ *
+ * <p><b>Reconnects.</b> While the receiver is unreachable the sender retries with a growing delay (up
+ * to {@link Options#maxReconnectDelay}); on each new connection it replays the session's metadata
+ * first, so the receiver sees a complete stream. A receiver that refuses the token is retried too, at
+ * the longest delay.
+ *
+ * <p>{@link #onClose()} (or {@link #close()}) sends what is queued, says goodbye and waits at most
+ * {@link Options#closeTimeout} for that. Thread-safe for one {@link EventSink} caller (the session's
+ * drain) plus any number of {@link #stats()} readers.
+ */
+public final class LiveSender implements EventSink, AutoCloseable {
+    private static final int FRAME_EVENTS = 1 << 16;
+
+    /**
+     * @param host              the receiver's host
+     * @param port              the receiver's port
+     * @param token             the receiver's token, or null / empty for none
+     * @param queueEvents       events held while the link is behind before new ones are dropped
+     * @param connectTimeout    how long one connection attempt may take
+     * @param maxReconnectDelay the longest wait between attempts
+     * @param closeTimeout      how long {@link #onClose()} waits for the queue to drain
+     */
+    public record Options(String host, int port, String token, int queueEvents, Duration connectTimeout,
+                          Duration maxReconnectDelay, Duration closeTimeout) {
+        public Options {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+            if (queueEvents < 1) {
+                throw new IllegalArgumentException("queueEvents must be positive: " + queueEvents);
+            }
+        }
+
+        /** Loopback defaults: 4 M events queued, 1 s connect timeout, retries up to every 2 s, 5 s to close. */
+        public static Options of(String host, int port, String token) {
+            return new Options(host, port, token, 1 << 22, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5));
+        }
+
+        public Options withQueueEvents(int n) {
+            return new Options(host, port, token, n, connectTimeout, maxReconnectDelay, closeTimeout);
+        }
+
+        public Options withMaxReconnectDelay(Duration d) {
+            return new Options(host, port, token, queueEvents, connectTimeout, d, closeTimeout);
+        }
+    }
+
+    /**
+     * What the sender has done so far.
+     *
+     * @param connected      whether a receiver is connected now
+     * @param connections    connections made (1 after the first, more after reconnects)
+     * @param deliveredEvents events the receivers acknowledged
+     * @param queuedEvents   events waiting in the queue
+     * @param droppedEvents  events this sender dropped (queue full, link down) or lost unacknowledged on a failed link
+     * @param upstreamLost   events the session itself lost before they reached this sink
+     * @param lastError      the last connection problem, or null
+     */
+    public record Stats(boolean connected, int connections, long deliveredEvents, long queuedEvents, long droppedEvents,
+                        long upstreamLost, String lastError) {}
+
+    private final Options options;
+    private final long senderId = ThreadLocalRandom.current().nextLong();
+    private final ConcurrentLinkedQueue<EventBatch> queue = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<EventBatch> spare = new ConcurrentLinkedQueue<>();
+    private final AtomicLong queued = new AtomicLong();
+    private final AtomicLong pendingLoss = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong upstreamLost = new AtomicLong();
+    private final AtomicLong delivered = new AtomicLong();
+    private final List<MetaRecord> meta = new ArrayList<>();
+    private volatile SessionInfo session;
+    private volatile boolean closing;
+    private volatile boolean abandoned;
+    private volatile boolean connected;
+    private volatile int connections;
+    private volatile String lastError;
+    private Thread thread;
+
+    // sender-thread state
+    private final ChunkCodec codec = new ChunkCodec();
+    private volatile Socket socket;
+    private OutputStream out;
+    private InputStream in;
+    private int metaSent;
+    private long sentOnLink;
+    private long ackedOnLink;
+
+    public LiveSender(Options options) {
+        this.options = options;
+    }
+
+    /** The receiver this sender streams to, as {@code host:port}. */
+    public String target() {
+        return options.host() + ":" + options.port();
+    }
+
+    public Stats stats() {
+        return new Stats(connected, connections, delivered.get(), queued.get(), dropped.get(), upstreamLost.get(), lastError);
+    }
+
+    // ---------------------------------------------------------------- EventSink (the drain thread)
+
+    @Override
+    public synchronized void onSession(SessionInfo info) {
+        session = info;
+        if (thread == null) {
+            thread = Thread.ofPlatform().daemon().name("arenascope-live-sender").start(this::run);
+        }
+    }
+
+    @Override
+    public void onMemory(MemoryInfo memory) {
+        addMeta(new MetaRecord.Memory(memory));
+    }
+
+    @Override
+    public void onString(int id, String value) {
+        addMeta(new MetaRecord.Str(id, value));
+    }
+
+    @Override
+    public void onThread(int id, String name) {
+        addMeta(new MetaRecord.Thread(id, name));
+    }
+
+    private void addMeta(MetaRecord r) {
+        synchronized (meta) {
+            meta.add(r);
+        }
+    }
+
+    /**
+     * Copies the batch into the queue; what does not fit (the queue holds {@link Options#queueEvents})
+     * is dropped and counted. Never blocks.
+     */
+    @Override
+    public void onEvents(EventBatch batch) {
+        int n = batch.size();
+        if (n == 0) {
+            return;
+        }
+        long room = closing ? 0 : options.queueEvents() - queued.get();
+        int take = (int) Math.max(0, Math.min(n, room));
+        if (take < n) {
+            dropped.addAndGet(n - take);
+            pendingLoss.addAndGet(n - take);
+        }
+        if (take == 0) {
+            return;
+        }
+        EventBatch copy = spare.poll();
+        if (copy == null) {
+            copy = new EventBatch(Math.max(1024, take));
+        }
+        for (int i = 0; i < take; i++) {
+            copy.addFrom(batch, i);
+        }
+        queued.addAndGet(take);
+        queue.add(copy);
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public void onLoss(long count) {
+        upstreamLost.addAndGet(count);
+        pendingLoss.addAndGet(count);
+    }
+
+    /** Sends what is queued, says goodbye, and stops (waiting at most {@link Options#closeTimeout}). */
+    @Override
+    public void onClose() {
+        Thread t;
+        synchronized (this) {
+            closing = true;
+            t = thread;
+        }
+        if (t == null) {
+            return;
+        }
+        LockSupport.unpark(t);
+        try {
+            t.join(options.closeTimeout().toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (t.isAlive()) {
+            abandoned = true;
+            Socket s = socket;
+            if (s != null) {
+                try {
+                    s.close(); // unblocks a write stuck on a stalled receiver
+                } catch (IOException ignored) {
+                    // closing anyway
+                }
+            }
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public void close() {
+        onClose();
+    }
+
+    // ---------------------------------------------------------------- the sender thread
+
+    private void run() {
+        long delayMs = 50;
+        boolean triedSinceClosing = false;
+        while (true) {
+            if (abandoned) {
+                if (out != null) {
+                    countUnacked();
+                }
+                dropQueue();
+                break;
+            }
+            if (out == null) {
+                if (closing && (triedSinceClosing || (queue.isEmpty() && pendingLoss.get() == 0))) {
+                    dropQueue();
+                    break;
+                }
+                triedSinceClosing = closing;
+                if (!connect()) {
+                    if (!closing) {
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(delayMs));
+                    }
+                    delayMs = Math.min(delayMs * 2, options.maxReconnectDelay().toMillis());
+                    continue;
+                }
+                delayMs = 50;
+            }
+            try {
+                readAcks();
+                EventBatch b = queue.poll();
+                List<MetaRecord> newMeta = newMeta();
+                long loss = pendingLoss.getAndSet(0);
+                if (loss > 0) {
+                    newMeta.add(new MetaRecord.Loss(loss));
+                }
+                if (b == null && newMeta.isEmpty()) {
+                    out.flush();
+                    if (closing) {
+                        goodbye();
+                        break;
+                    }
+                    idleWait();
+                    continue;
+                }
+                int n = b == null ? 0 : b.size();
+                try {
+                    int from = 0;
+                    do {
+                        int to = Math.min(n, from + FRAME_EVENTS);
+                        out.write(LiveProtocol.RECORD_CHUNK);
+                        codec.writeFrame(out, from == 0 ? newMeta : List.of(), b == null ? EMPTY : b, from, to);
+                        sentOnLink += to - from;
+                        from = to;
+                    } while (from < n);
+                    metaSent += newMeta.size() - (loss > 0 ? 1 : 0);
+                    if (queue.isEmpty()) {
+                        out.flush();
+                    }
+                } catch (IOException e) {
+                    // this batch and its loss record did not get through: count them again for the next link
+                    pendingLoss.addAndGet(loss);
+                    throw e;
+                } finally {
+                    if (b != null) {
+                        queued.addAndGet(-n);
+                        b.clear();
+                        spare.offer(b);
+                    }
+                }
+            } catch (IOException e) {
+                linkFailed(e);
+            }
+        }
+        closeLink();
+        codec.close();
+    }
+
+    private static final EventBatch EMPTY = new EventBatch(16);
+
+    private List<MetaRecord> newMeta() {
+        synchronized (meta) {
+            return new ArrayList<>(meta.subList(metaSent, meta.size()));
+        }
+    }
+
+    private boolean connect() {
+        SessionInfo s = session;
+        Socket sock = new Socket();
+        try {
+            sock.setTcpNoDelay(true);
+            sock.connect(new InetSocketAddress(options.host(), options.port()), (int) options.connectTimeout().toMillis());
+            sock.setSoTimeout((int) Math.max(1000, options.connectTimeout().toMillis() * 5));
+            OutputStream o = new BufferedOutputStream(sock.getOutputStream(), 1 << 16);
+            InputStream i = sock.getInputStream();
+            int ordinal = connections + 1;
+            o.write(LiveProtocol.encodeHello(new LiveProtocol.Hello(LiveProtocol.VERSION, options.token(), senderId, ordinal,
+                    ProcessHandle.current().pid(), s)));
+            o.flush();
+            Object[] ack = LiveProtocol.readAck(i, target());
+            int status = (Integer) ack[0];
+            if (status != LiveProtocol.ACCEPTED) {
+                lastError = "refused by " + target() + ": " + ack[1];
+                sock.close();
+                return false;
+            }
+            sock.setSoTimeout(0);
+            socket = sock;
+            out = o;
+            in = i;
+            metaSent = 0;
+            sentOnLink = 0;
+            ackedOnLink = 0;
+            connections = ordinal;
+            connected = true;
+            lastError = null;
+            return true;
+        } catch (IOException | RuntimeException e) {
+            lastError = "cannot reach " + target() + ": " + e.getMessage();
+            try {
+                sock.close();
+            } catch (IOException ignored) {
+                // already failing
+            }
+            return false;
+        }
+    }
+
+    private void readAcks() throws IOException {
+        while (in.available() >= 9) {
+            int type = in.read();
+            if (type != LiveProtocol.RECORD_ACK) {
+                throw new IOException("unexpected record " + type + " from the receiver");
+            }
+            long acked = LiveProtocol.readLongLE(in);
+            delivered.addAndGet(acked - ackedOnLink);
+            ackedOnLink = acked;
+        }
+    }
+
+    /**
+     * Waits about 2 ms for work while watching the link: a receiver that went away is noticed here
+     * (end of stream) rather than on the next write, so the sender reconnects while idle.
+     */
+    private void idleWait() throws IOException {
+        socket.setSoTimeout(2);
+        int type;
+        try {
+            type = in.read();
+        } catch (java.net.SocketTimeoutException e) {
+            return;
+        } finally {
+            if (socket != null) {
+                socket.setSoTimeout(0);
+            }
+        }
+        if (type < 0) {
+            throw new java.io.EOFException("the receiver closed the connection");
+        }
+        if (type != LiveProtocol.RECORD_ACK) {
+            throw new IOException("unexpected record " + type + " from the receiver");
+        }
+        socket.setSoTimeout(1000);
+        long acked = LiveProtocol.readLongLE(in);
+        socket.setSoTimeout(0);
+        delivered.addAndGet(acked - ackedOnLink);
+        ackedOnLink = acked;
+    }
+
+    private void goodbye() {
+        try {
+            out.write(LiveProtocol.RECORD_GOODBYE);
+            out.flush();
+            socket.setSoTimeout((int) Math.max(100, options.closeTimeout().toMillis()));
+            // the receiver answers a goodbye with its final count
+            while (ackedOnLink < sentOnLink) {
+                int type = in.read();
+                if (type != LiveProtocol.RECORD_ACK) {
+                    break;
+                }
+                long acked = LiveProtocol.readLongLE(in);
+                delivered.addAndGet(acked - ackedOnLink);
+                ackedOnLink = acked;
+            }
+            countUnacked();
+        } catch (IOException e) {
+            countUnacked();
+            lastError = "goodbye to " + target() + " failed: " + e.getMessage();
+        }
+    }
+
+    private void linkFailed(IOException e) {
+        lastError = "link to " + target() + " failed: " + e.getMessage();
+        countUnacked();
+        closeLink();
+    }
+
+    /** Events written on this link that the receiver never acknowledged are counted as lost. */
+    private void countUnacked() {
+        long unacked = sentOnLink - ackedOnLink;
+        if (unacked > 0) {
+            dropped.addAndGet(unacked);
+            pendingLoss.addAndGet(unacked);
+        }
+        sentOnLink = ackedOnLink;
+    }
+
+    private void dropQueue() {
+        for (EventBatch b; (b = queue.poll()) != null; ) {
+            dropped.addAndGet(b.size());
+            queued.addAndGet(-b.size());
+        }
+    }
+
+    private void closeLink() {
+        connected = false;
+        Socket s = socket;
+        socket = null;
+        out = null;
+        in = null;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+}

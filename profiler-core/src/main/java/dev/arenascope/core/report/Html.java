@@ -1,0 +1,32 @@
+package dev.arenascope.core.report;
+
+/** HTML text escaping. Stateless. */
+final class Html {
+    private Html() {}
+
+    /** Escapes {@code & < > " '} for text and attribute values. */
+    static String esc(String s) {
+        if (s == null) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder(s.length() + 16);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '&' -> sb.append("&amp;");
+                case '<' -> sb.append("&lt;");
+                case '>' -> sb.append("&gt;");
+                case '"' -> sb.append("&quot;");
+                case '\'' -> sb.append("&#39;");
+                default -> {
+                    if (c < 0x20 && c != '\n' && c != '\t') {
+                        sb.append(' '); // control characters are not allowed in HTML text
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,264 @@
+package dev.arenascope.core.report;
+
+import java.util.Locale;
+
+import dev.arenascope.core.analysis.MemoryAnalysis;
+import dev.arenascope.core.trace.MemoryKind;
+
+/**
+ * Draws one memory's occupancy over the session as an inline SVG: an arena's forward end from the
+ * bottom and its backward end from the top (the two pointers approaching), a pool's reserved and
+ * in-use bytes, a plan arena's live bytes against its height; the peak marked, and optionally a
+ * baseline's in-use line stretched over the same width. Pure markup, no script. Stateless.
+ */
+final class OccupancyChart {
+    static final int WIDTH = 760;
+    static final int HEIGHT = 210;
+    private static final int LEFT = 66;
+    private static final int RIGHT = 14;
+    private static final int TOP = 12;
+    private static final int BOTTOM = 26;
+    private static final int PW = WIDTH - LEFT - RIGHT;
+    private static final int PH = HEIGHT - TOP - BOTTOM;
+
+    private OccupancyChart() {}
+
+    /** A legend entry: CSS class of the swatch and its text. */
+    record Legend(String swatch, String text) {}
+
+    /** The legend entries the chart of {@code m} uses. */
+    static java.util.List<Legend> legend(MemoryAnalysis m, boolean withBaseline) {
+        java.util.List<Legend> l = new java.util.ArrayList<>();
+        switch (m.kind()) {
+            case ARENA -> {
+                l.add(new Legend("sw-fwd", "forward end (from the bottom)"));
+                l.add(new Legend("sw-bwd", "backward end (from the top)"));
+            }
+            case POOL, SEGMENTED -> {
+                l.add(new Legend("sw-res", "reserved"));
+                l.add(new Legend("sw-use", "in use"));
+            }
+            default -> l.add(new Legend("sw-plan", "in use"));
+        }
+        l.add(new Legend("sw-peak", "peak in use"));
+        if (withBaseline) {
+            l.add(new Legend("sw-base", "baseline in use (stretched to this run's length)"));
+        }
+        return l;
+    }
+
+    /**
+     * The SVG markup for {@code m}.
+     *
+     * @param baseline the baseline's same memory, or null
+     */
+    static String svg(MemoryAnalysis m, MemoryAnalysis baseline) {
+        MemoryAnalysis.Occupancy o = m.occupancy();
+        int n = o.buckets();
+        long peakAux = 0;
+        for (long v : o.auxMax()) {
+            peakAux = Math.max(peakAux, v);
+        }
+        long top = Math.max(Math.max(m.footprintBytes(), m.peakUsedBytes()), peakAux);
+        if (baseline != null) {
+            top = Math.max(top, baseline.peakUsedBytes());
+        }
+        boolean arena = m.kind() == MemoryKind.ARENA;
+        long capacity = m.capacityBytes();
+        boolean capacityOnScale = capacity > 0 && capacity <= top * 4;
+        long yMax;
+        if (capacityOnScale) {
+            yMax = arena ? capacity : Math.max(capacity, top);
+        } else {
+            yMax = niceCeiling(Math.max(1, (long) (top * 1.08)));
+        }
+        StringBuilder sb = new StringBuilder(8192);
+        sb.append("<svg class=\"chart\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(HEIGHT)
+                .append("\" role=\"img\" aria-label=\"").append(Html.esc("occupancy of " + m.name() + " over the session")).append("\">");
+        // grid and y labels
+        long step = niceStep(yMax, 4);
+        for (long v = 0; v <= yMax; v += step) {
+            double y = y(v, yMax);
+            sb.append("<line class=\"grid\" x1=\"").append(LEFT).append("\" x2=\"").append(LEFT + PW)
+                    .append("\" y1=\"").append(f(y)).append("\" y2=\"").append(f(y)).append("\"/>");
+            sb.append("<text class=\"ylab\" x=\"").append(LEFT - 6).append("\" y=\"").append(f(y + 3.5)).append("\">")
+                    .append(Html.esc(byteLabel(v))).append("</text>");
+            if (step == 0) {
+                break;
+            }
+        }
+        long span = Math.max(1, o.toNs() - o.fromNs() + 1);
+        long tstep = niceStep(span, 6);
+        for (long t = 0; t <= span; t += tstep) {
+            double x = LEFT + (double) t / span * PW;
+            sb.append("<line class=\"tick\" x1=\"").append(f(x)).append("\" x2=\"").append(f(x)).append("\" y1=\"")
+                    .append(TOP + PH).append("\" y2=\"").append(TOP + PH + 4).append("\"/>");
+            sb.append("<text class=\"xlab\" x=\"").append(f(x)).append("\" y=\"").append(TOP + PH + 16).append("\">")
+                    .append(Html.esc(timeLabel(t, tstep))).append("</text>");
+        }
+        // series
+        if (arena) {
+            sb.append(area(o.forwardMax(), yMax, false, "a-fwd"));
+            sb.append(area(o.auxMax(), yMax, true, "a-bwd"));
+        } else if (m.kind() == MemoryKind.POOL || m.kind() == MemoryKind.SEGMENTED) {
+            sb.append(area(o.auxMax(), yMax, false, "a-res"));
+            sb.append(area(o.usedMax(), yMax, false, "a-use"));
+        } else {
+            sb.append(area(o.usedMax(), yMax, false, "a-plan"));
+        }
+        if (baseline != null) {
+            sb.append(line(baseline.occupancy().usedMax(), yMax, "l-base"));
+        }
+        // capacity or height line
+        if (capacityOnScale) {
+            double y = y(capacity, yMax);
+            sb.append("<line class=\"cap\" x1=\"").append(LEFT).append("\" x2=\"").append(LEFT + PW).append("\" y1=\"")
+                    .append(f(y)).append("\" y2=\"").append(f(y)).append("\"/>");
+            sb.append("<text class=\"caplab\" x=\"").append(LEFT + PW - 4).append("\" y=\"").append(f(y + 11)).append("\">capacity ")
+                    .append(Html.esc(dev.arenascope.core.device.Bytes.format(capacity))).append("</text>");
+        }
+        // peak marker
+        if (m.peakUsedAtNs() >= 0 && m.peakUsedBytes() > 0) {
+            double x = LEFT + (double) (m.peakUsedAtNs() - o.fromNs()) / span * PW;
+            long shown = arena ? peakForwardAt(m) : m.peakUsedBytes();
+            double y = y(Math.min(shown, yMax), yMax);
+            sb.append("<line class=\"peak\" x1=\"").append(f(x)).append("\" x2=\"").append(f(x)).append("\" y1=\"").append(TOP + PH)
+                    .append("\" y2=\"").append(f(y)).append("\"/>");
+            sb.append("<circle class=\"peakdot\" cx=\"").append(f(x)).append("\" cy=\"").append(f(y)).append("\" r=\"3.5\"/>");
+            boolean right = x < LEFT + PW * 0.7;
+            double ly = Math.max(TOP + 10, y - 6);
+            sb.append("<text class=\"peaklab\" x=\"").append(f(right ? x + 7 : x - 7)).append("\" y=\"").append(f(ly))
+                    .append("\" text-anchor=\"").append(right ? "start" : "end").append("\">peak ")
+                    .append(Html.esc(dev.arenascope.core.device.Bytes.format(m.peakUsedBytes()))).append("</text>");
+        }
+        sb.append("<rect class=\"frame\" x=\"").append(LEFT).append("\" y=\"").append(TOP).append("\" width=\"").append(PW)
+                .append("\" height=\"").append(PH).append("\"/>");
+        sb.append("</svg>");
+        return sb.toString();
+    }
+
+    /** For an arena drawn against its capacity, the peak marker sits on the forward end at the peak. */
+    private static long peakForwardAt(MemoryAnalysis m) {
+        MemoryAnalysis.Occupancy o = m.occupancy();
+        long span = Math.max(1, o.toNs() - o.fromNs() + 1);
+        int i = (int) Math.min(o.buckets() - 1, Math.max(0, (long) ((double) (m.peakUsedAtNs() - o.fromNs()) / span * o.buckets())));
+        return o.forwardMax()[i];
+    }
+
+    private static double y(double v, long yMax) {
+        return TOP + PH - v / yMax * PH;
+    }
+
+    /** A step area from the bottom (or hanging from the top) over the plot. */
+    private static String area(long[] v, long yMax, boolean fromTop, String cls) {
+        int n = v.length;
+        double base = fromTop ? TOP : TOP + PH;
+        StringBuilder d = new StringBuilder(n * 16);
+        d.append('M').append(LEFT).append(',').append(f(base));
+        double prev = Double.NaN;
+        for (int i = 0; i < n; i++) {
+            double val = Math.min(v[i], yMax);
+            double yy = fromTop ? TOP + val / yMax * PH : y(val, yMax);
+            double x0 = LEFT + (double) i / n * PW;
+            if (yy != prev) {
+                d.append('L').append(f(x0)).append(',').append(f(prev == prev ? prev : base));
+                d.append('L').append(f(x0)).append(',').append(f(yy));
+                prev = yy;
+            }
+        }
+        d.append('L').append(LEFT + PW).append(',').append(f(prev == prev ? prev : base));
+        d.append('L').append(LEFT + PW).append(',').append(f(base)).append('Z');
+        return "<path class=\"" + cls + "\" d=\"" + d + "\"/>";
+    }
+
+    /** A step line over the plot, stretched to its width. */
+    private static String line(long[] v, long yMax, String cls) {
+        int n = v.length;
+        StringBuilder d = new StringBuilder(n * 16);
+        double prev = Double.NaN;
+        for (int i = 0; i < n; i++) {
+            double yy = y(Math.min(v[i], yMax), yMax);
+            double x0 = LEFT + (double) i / n * PW;
+            if (i == 0) {
+                d.append('M').append(f(x0)).append(',').append(f(yy));
+                prev = yy;
+            } else if (yy != prev) {
+                d.append('L').append(f(x0)).append(',').append(f(prev));
+                d.append('L').append(f(x0)).append(',').append(f(yy));
+                prev = yy;
+            }
+        }
+        d.append('L').append(LEFT + PW).append(',').append(f(prev));
+        return "<path class=\"" + cls + "\" d=\"" + d + "\"/>";
+    }
+
+    private static String f(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    /** A round step so that {@code max / step} is about {@code ticks}: 1, 2, 2.5 or 5 times a power of ten of a binary unit. */
+    static long niceStep(long max, int ticks) {
+        if (max <= 0) {
+            return 1;
+        }
+        double raw = (double) max / ticks;
+        double mag = Math.pow(10, Math.floor(Math.log10(raw)));
+        double unit = 1;
+        // for byte scales prefer steps in binary units when the value is at least 1 KiB
+        if (raw >= 1024) {
+            unit = Math.pow(1024, Math.floor(Math.log(raw) / Math.log(1024)));
+            double r = raw / unit;
+            mag = Math.pow(10, Math.floor(Math.log10(r)));
+            double s = r / mag;
+            double nice = s <= 1 ? 1 : s <= 2 ? 2 : s <= 2.5 ? 2.5 : s <= 5 ? 5 : 10;
+            return Math.max(1, (long) (nice * mag * unit));
+        }
+        double s = raw / mag;
+        double nice = s <= 1 ? 1 : s <= 2 ? 2 : s <= 5 ? 5 : 10;
+        return Math.max(1, (long) (nice * mag));
+    }
+
+    /** The smallest multiple of a nice step at or above {@code v}. */
+    static long niceCeiling(long v) {
+        long step = niceStep(v, 4);
+        return (v + step - 1) / step * step;
+    }
+
+    /** A compact byte label for an axis: {@code 0}, {@code 512 MiB}, {@code 2.5 GiB}. */
+    static String byteLabel(long v) {
+        if (v == 0) {
+            return "0";
+        }
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        int u = 0;
+        double x = v;
+        while (x >= 1024 && u < units.length - 1) {
+            x /= 1024;
+            u++;
+        }
+        String num = x == Math.rint(x) ? Long.toString((long) x) : String.format(Locale.ROOT, x >= 10 ? "%.1f" : "%.2f", x).replaceAll("0+$", "");
+        return num + " " + units[u];
+    }
+
+    /** A compact time label for an axis, in the unit of the tick step. */
+    static String timeLabel(long ns, long stepNs) {
+        if (ns == 0) {
+            return "0";
+        }
+        if (stepNs >= 1_000_000_000L) {
+            return trim(ns / 1e9) + " s";
+        }
+        if (stepNs >= 1_000_000L) {
+            return trim(ns / 1e6) + " ms";
+        }
+        if (stepNs >= 1_000L) {
+            return trim(ns / 1e3) + " µs";
+        }
+        return ns + " ns";
+    }
+
+    private static String trim(double v) {
+        String s = String.format(Locale.ROOT, "%.2f", v);
+        return s.contains(".") ? s.replaceAll("0+$", "").replaceAll("\\.$", "") : s;
+    }
+}

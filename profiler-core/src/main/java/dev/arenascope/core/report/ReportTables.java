@@ -1,0 +1,252 @@
+package dev.arenascope.core.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import dev.arenascope.core.analysis.Figure;
+import dev.arenascope.core.analysis.FigureRow;
+import dev.arenascope.core.analysis.MemoryAnalysis;
+import dev.arenascope.core.analysis.PlanAnalysis;
+import dev.arenascope.core.analysis.PoolBinAnalysis;
+import dev.arenascope.core.analysis.ScopeAnalysis;
+import dev.arenascope.core.analysis.TraceAnalysis;
+import dev.arenascope.core.analysis.TraceDiff;
+import dev.arenascope.core.device.DeviceInfo;
+
+/** Builds the tables every human-readable format prints, so HTML and Markdown show the same figures. */
+final class ReportTables {
+    private ReportTables() {}
+
+    /** Session facts as label/value pairs. */
+    static List<String[]> session(Report r) {
+        var s = r.trace().session();
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"session", s.name()});
+        if (!r.source().isEmpty()) {
+            rows.add(new String[] {"trace", r.source()});
+        }
+        if (r.hasBaseline()) {
+            rows.add(new String[] {"baseline", r.baselineSource().isEmpty() ? r.diff().baseline().session().name() : r.baselineSource()});
+        }
+        rows.add(new String[] {"host", s.host()});
+        rows.add(new String[] {"started", Units.instant(s.startEpochNs())});
+        rows.add(new String[] {"duration", Units.duration(s.durationNs())});
+        rows.add(new String[] {"events", Units.count(s.events())});
+        rows.add(new String[] {"lost events", Units.count(s.lostEvents())});
+        for (DeviceInfo d : s.devices()) {
+            rows.add(new String[] {"device " + d.id(), d.name() + (d.totalBytes() > 0 ? ", " + Units.format(Figure.Unit.BYTES, d.totalBytes()) : "")});
+        }
+        s.attributes().entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .forEach(e -> rows.add(new String[] {e.getKey(), e.getValue()}));
+        return rows;
+    }
+
+    /** The tables in report order. */
+    static List<ReportTable> all(Report r) {
+        List<ReportTable> t = new ArrayList<>();
+        t.add(memories(r));
+        if (!r.trace().scopes().isEmpty()) {
+            t.add(scopes(r));
+        }
+        if (!r.trace().poolBins().isEmpty()) {
+            t.add(poolBins(r));
+        }
+        if (!r.trace().plans().isEmpty()) {
+            t.add(plans(r));
+        }
+        return t;
+    }
+
+    private static ReportTable.Cell fig(Report r, FigureRow row, String key) {
+        Figure f = row.figure(key);
+        if (f == null) {
+            return ReportTable.Cell.of(Units.NONE);
+        }
+        TraceDiff.Change c = r.hasBaseline() && f.unit() != Figure.Unit.TIME ? r.diff().change(row, key) : null;
+        return new ReportTable.Cell(Units.format(f), null, c, false);
+    }
+
+    private static ReportTable.Cell name(String text) {
+        return new ReportTable.Cell(text, null, null, true);
+    }
+
+    static ReportTable memories(Report r) {
+        boolean oom = r.trace().memories().stream().anyMatch(m -> m.outOfMemory() > 0)
+                || r.hasBaseline() && r.diff().baseline().memories().stream().anyMatch(m -> m.outOfMemory() > 0);
+        List<List<ReportTable.Cell>> rows = new ArrayList<>();
+        for (MemoryAnalysis m : r.trace().memories()) {
+            List<ReportTable.Cell> row = new ArrayList<>();
+            row.add(name(m.name()));
+            row.add(ReportTable.Cell.of(m.kind().name().toLowerCase(java.util.Locale.ROOT) + " · " + m.device()));
+            row.add(fig(r, m, "capacityBytes"));
+            row.add(fig(r, m, "peakUsedBytes").withSub(m.peakUsedAtNs() < 0 ? null
+                    : "at " + Units.duration(m.peakUsedAtNs() - r.trace().session().firstEventNs())));
+            row.add(highWaters(r, m));
+            row.add(fig(r, m, "footprintBytes"));
+            row.add(fig(r, m, "fragmentation"));
+            row.add(fig(r, m, "roundingWaste"));
+            row.add(fig(r, m, "allocations"));
+            if (oom) {
+                row.add(fig(r, m, "outOfMemory"));
+            }
+            rows.add(row);
+        }
+        return new ReportTable("memories", "Memories",
+                "Times are from the trace's first event. Footprint: the bytes the memory needs from its device (arena: forward + backward high-water; pool: reserved high-water; "
+                        + "plan arena: height). Fragmentation: 1 − peak in use / footprint. Rounding waste: bytes handed out beyond those requested.",
+                oom ? List.of("memory", "kind", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",
+                        "rounding waste", "allocations", "out of memory")
+                        : List.of("memory", "kind", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",
+                        "rounding waste", "allocations"),
+                oom ? List.of(false, false, true, true, true, true, true, true, true, true)
+                        : List.of(false, false, true, true, true, true, true, true, true), rows, 0);
+    }
+
+    private static ReportTable.Cell highWaters(Report r, MemoryAnalysis m) {
+        List<String> parts = new ArrayList<>();
+        TraceDiff.Change worst = null;
+        for (MemoryAnalysis.HighWater h : m.highWaterMarks()) {
+            if (h.key().equals("inUse")) {
+                continue;
+            }
+            parts.add(h.key() + " " + Units.format(Figure.Unit.BYTES, h.bytes()));
+            if (r.hasBaseline()) {
+                TraceDiff.Change c = r.diff().change(m, h.key() + "HighWaterBytes");
+                if (c != null && (worst == null || Math.abs(safe(c.deltaPct())) > Math.abs(safe(worst.deltaPct())))) {
+                    worst = c;
+                }
+            }
+        }
+        if (parts.isEmpty()) {
+            return ReportTable.Cell.of(Units.NONE);
+        }
+        return new ReportTable.Cell(parts.getFirst(), parts.size() > 1 ? String.join(" · ", parts.subList(1, parts.size())) : null, worst, false);
+    }
+
+    private static double safe(double d) {
+        return Double.isNaN(d) ? 0 : d;
+    }
+
+    static ReportTable scopes(Report r) {
+        List<ScopeAnalysis> all = r.trace().scopes();
+        List<ScopeAnalysis> top = r.trace().topScopes(Report.TOP_SCOPES);
+        List<List<ReportTable.Cell>> rows = new ArrayList<>();
+        for (ScopeAnalysis s : top) {
+            List<ReportTable.Cell> row = new ArrayList<>();
+            row.add(name(s.path()));
+            row.add(ReportTable.Cell.of(s.memoryName()));
+            row.add(fig(r, s, "executions"));
+            row.add(fig(r, s, "peakBytes"));
+            row.add(fig(r, s, "meanBytes"));
+            row.add(ReportTable.Cell.of(s.params().isEmpty() ? Units.NONE
+                    : s.params().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "))));
+            row.add(ReportTable.Cell.of(s.model() == null ? Units.NONE : s.model()));
+            row.add(fig(r, s, "modelError"));
+            rows.add(row);
+        }
+        return new ReportTable("scopes", "Top scopes by peak bytes",
+                "Peak: the most bytes the memory held above the scope's entry while it was open (children included), over its runs; "
+                        + "params of that run. Model: calibrated bytes requested directly inside the scope; error: worst |measured − predicted| / measured.",
+                List.of("scope", "memory", "runs", "peak", "mean", "params at peak", "model", "model error"),
+                List.of(false, false, true, true, true, false, false, true), rows, all.size() - top.size());
+    }
+
+    static ReportTable poolBins(Report r) {
+        List<List<ReportTable.Cell>> rows = new ArrayList<>();
+        for (PoolBinAnalysis b : r.trace().poolBins()) {
+            List<ReportTable.Cell> row = new ArrayList<>();
+            row.add(name(b.pool()));
+            row.add(ReportTable.Cell.of(Integer.toString(b.bin())));
+            row.add(fig(r, b, "binBytes"));
+            row.add(fig(r, b, "requests"));
+            row.add(fig(r, b, "hits"));
+            row.add(fig(r, b, "misses"));
+            row.add(fig(r, b, "hitRate"));
+            row.add(fig(r, b, "heldBytes"));
+            row.add(fig(r, b, "peakHeldBytes"));
+            row.add(fig(r, b, "roundingWasteBytes"));
+            row.add(fig(r, b, "reuseFactor"));
+            rows.add(row);
+        }
+        return new ReportTable("pool-bins", "Pool bins",
+                "Hit: a request served from a held block. Held: bytes returned to the bin and kept for reuse. "
+                        + "Rounding waste: block size minus bytes requested, summed. Reuse: requests per block taken from the device.",
+                List.of("pool", "bin", "block size", "requests", "hits", "misses", "hit rate", "held at end", "peak held",
+                        "rounding waste", "reuse"),
+                List.of(false, true, true, true, true, true, true, true, true, true, true), rows, 0);
+    }
+
+    static ReportTable plans(Report r) {
+        List<List<ReportTable.Cell>> rows = new ArrayList<>();
+        for (PlanAnalysis p : r.trace().plans()) {
+            List<ReportTable.Cell> row = new ArrayList<>();
+            row.add(name(p.subject()));
+            row.add(ReportTable.Cell.of(p.kind().name().toLowerCase(java.util.Locale.ROOT).replace("plan_", "")));
+            row.add(fig(r, p, "tensors"));
+            row.add(fig(r, p, "heightBytes"));
+            row.add(fig(r, p, "lowerBoundBytes"));
+            row.add(fig(r, p, "searchHeightBytes"));
+            row.add(fig(r, p, "efficiency"));
+            row.add(fig(r, p, "capacityBytes"));
+            rows.add(row);
+        }
+        return new ReportTable("plans", "Memory plans",
+                "Height: the arena size the plan's offsets need. Lower bound: the most bytes live at one step; no packing is shorter. "
+                        + "Search packing: the height the search planner finds for the same tensors (greedy where no search planner is built in).",
+                List.of("plan arena", "role", "tensors", "height", "lower bound", "search packing", "bound / height", "capacity"),
+                List.of(false, false, true, true, true, true, true, true), rows, 0);
+    }
+
+    /** The regressions table (baseline only): worst first, gate failures marked. */
+    static ReportTable regressions(Report r) {
+        List<List<ReportTable.Cell>> rows = new ArrayList<>();
+        java.util.Set<TraceDiff.Change> failed = new java.util.HashSet<>(r.gateFailures());
+        for (TraceDiff.Change c : r.diff().regressions()) {
+            rows.add(changeRow(c, failed.contains(c) ? "fails gate" : c.figure().peak() ? "peak" : ""));
+        }
+        return new ReportTable("regressions", "Regressions",
+                "Figures that moved in their worse direction against the baseline, worst first"
+                        + (r.gatePct() != null ? "; peaks that grew more than " + Units.format(Figure.Unit.RATIO, r.gatePct() / 100) + " fail the gate." : "."),
+                List.of("section", "subject", "figure", "now", "baseline", "change", "delta", "gate"),
+                List.of(false, false, false, true, true, true, true, false), rows, 0);
+    }
+
+    /** The improvements table (baseline only). */
+    static ReportTable improvements(Report r) {
+        List<List<ReportTable.Cell>> rows = new ArrayList<>();
+        for (TraceDiff.Change c : r.diff().improvements()) {
+            rows.add(changeRow(c, ""));
+        }
+        return new ReportTable("improvements", "Improvements", "Figures that moved in their better direction, best first.",
+                List.of("section", "subject", "figure", "now", "baseline", "change", "delta", ""),
+                List.of(false, false, false, true, true, true, true, false), rows, 0);
+    }
+
+    /** Rows of the baseline that this trace no longer has. */
+    static List<String> removedSubjects(Report r) {
+        return r.diff().removed().stream().map(c -> sectionTitle(c.section()) + ": " + c.subject()).distinct().toList();
+    }
+
+    private static List<ReportTable.Cell> changeRow(TraceDiff.Change c, String gate) {
+        Figure f = c.figure();
+        return List.of(ReportTable.Cell.of(sectionTitle(c.section())), new ReportTable.Cell(c.subject(), null, null, true),
+                ReportTable.Cell.of(f.label()),
+                ReportTable.Cell.of(c.now() == null ? Units.NONE : Units.format(c.now())),
+                ReportTable.Cell.of(c.was() == null ? Units.NONE : Units.format(c.was())),
+                new ReportTable.Cell(Units.changePct(c), null, c, false),
+                ReportTable.Cell.of(Units.delta(c)),
+                ReportTable.Cell.of(gate));
+    }
+
+    static String sectionTitle(String section) {
+        return switch (section) {
+            case "memories" -> "memory";
+            case "scopes" -> "scope";
+            case "poolBins" -> "pool bin";
+            case "plans" -> "plan";
+            default -> section;
+        };
+    }
+}

@@ -1,0 +1,162 @@
+package dev.arenascope.core.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.core.analysis.MemoryAnalysis;
+import dev.arenascope.core.analysis.TestTraces;
+import dev.arenascope.core.analysis.TraceAnalysis;
+import dev.arenascope.core.analysis.TraceDiff;
+
+/** The three writers on one trace and on a baseline comparison; files land in target/report-samples for a look. */
+class ReportWritersTest {
+    static final Path OUT = Path.of("target/report-samples");
+    static TraceAnalysis small;
+    static TraceAnalysis large;
+
+    @BeforeAll
+    static void traces() throws IOException {
+        Files.createDirectories(OUT);
+        small = TraceAnalysis.of(TestTraces.render(12, 8, 4));
+        large = TraceAnalysis.of(TestTraces.render(12, 10, 6));
+    }
+
+    static String render(Report r, ReportFormat f, String name) throws IOException {
+        String s = f.render(r);
+        Files.writeString(OUT.resolve(name + "." + f.extension()), s);
+        return s;
+    }
+
+    @Test
+    void jsonCarriesTheFiguresUnderStableNames() throws IOException {
+        Report r = Report.of(small, "arenascope test", "render.astrace");
+        JsonNode j = new ObjectMapper().readTree(render(r, ReportFormat.JSON, "single"));
+        assertEquals(JsonReportWriter.SCHEMA, j.get("schema").asText());
+        assertTrue(j.get("baseline").isNull());
+        assertTrue(j.get("comparison").isNull());
+        JsonNode mem = j.at("/trace/memories/0");
+        MemoryAnalysis m = small.memories().getFirst();
+        assertEquals(m.name(), mem.get("name").asText());
+        assertEquals("arena", mem.get("kind").asText());
+        assertEquals(m.peakUsedBytes(), mem.get("peakUsedBytes").asLong());
+        assertEquals(m.footprintBytes(), mem.get("footprintBytes").asLong());
+        assertEquals(m.fragmentation(), mem.get("fragmentation").asDouble(), 1e-12);
+        assertEquals(m.highWater("backward").bytes(), mem.at("/highWaterMarks/2/bytes").asLong());
+        assertEquals(TraceAnalysis.DEFAULT_BUCKETS, mem.at("/occupancy/usedMax").size());
+        assertEquals("frame", j.at("/trace/scopes/0/path").asText());
+        assertEquals(11, j.at("/trace/scopes/0/params/tiles").asLong());
+        assertTrue(j.at("/trace/scopes/0/model").asText().contains("tiles"));
+        JsonNode bin = j.at("/trace/poolBins/0");
+        assertEquals("buffers", bin.get("pool").asText());
+        assertTrue(bin.get("reuseFactor").asDouble() > 1);
+        assertEquals(small.session().events(), j.at("/trace/session/events").asLong());
+    }
+
+    @Test
+    void markdownHasTheSameTables() throws IOException {
+        String md = render(Report.of(small, "arenascope test", "render.astrace"), ReportFormat.MARKDOWN, "single");
+        assertTrue(md.startsWith("# Memory report: render-test"));
+        for (String h : List.of("## Memories", "## Top scopes by peak bytes", "## Pool bins", "## Session")) {
+            assertTrue(md.contains(h), h);
+        }
+        MemoryAnalysis m = small.memory("frame-arena");
+        assertTrue(md.contains("| **frame-arena** | arena · virtual |"), md);
+        assertTrue(md.contains(dev.arenascope.core.device.Bytes.format(m.peakUsedBytes())));
+        assertFalse(md.contains("## Regressions"), "no baseline, no regressions section");
+    }
+
+    @Test
+    void htmlIsSelfContained() throws IOException {
+        String html = render(Report.of(small, "arenascope test", "render.astrace"), ReportFormat.HTML, "single");
+        assertTrue(html.startsWith("<!DOCTYPE html>"));
+        assertFalse(html.contains("<script"), "no scripts");
+        assertFalse(html.contains("http://") || html.contains("https://") || html.contains("url("), "no network resources");
+        assertEquals(2, html.split("<svg class=\"chart\"", -1).length - 1, "one chart per memory");
+        assertTrue(html.contains(Units.exactBytes(small.memory("frame-arena").peakUsedBytes())));
+    }
+
+    @Test
+    void baselineComparisonShowsTheExpectedDeltas() throws IOException {
+        Report r = Report.compare(large, small, 5.0, "arenascope test", "large.astrace", "small.astrace");
+        TraceDiff d = r.diff();
+        TraceDiff.Change peak = d.change(large.memory("frame-arena"), "peakUsedBytes");
+        long was = small.memory("frame-arena").peakUsedBytes();
+        long now = large.memory("frame-arena").peakUsedBytes();
+        // two more tiles (4096 B each) and two more lights (8192 B each) at the peak
+        assertEquals(2 * 4096 + 2 * 8192, now - was);
+        assertEquals(now - was, (long) peak.delta());
+        assertTrue(peak.regression());
+        assertFalse(r.gateFailures().isEmpty());
+        assertTrue(d.regressions().contains(peak));
+        List<TraceDiff.Change> regs = d.regressions();
+        for (int i = 1; i < regs.size(); i++) {
+            assertTrue(regs.get(i - 1).severity() >= regs.get(i).severity(), "worst first");
+        }
+
+        JsonNode j = new ObjectMapper().readTree(render(r, ReportFormat.JSON, "compare"));
+        assertTrue(j.at("/comparison/gateFailed").asBoolean());
+        assertEquals(5.0, j.at("/comparison/failOnRegressionPct").asDouble());
+        JsonNode first = j.at("/comparison/regressions/0");
+        assertTrue(first.get("regression").asBoolean());
+        boolean found = false;
+        for (JsonNode c : j.at("/comparison/changes")) {
+            if (c.get("section").asText().equals("memories") && c.get("subject").asText().equals("frame-arena")
+                    && c.get("figure").asText().equals("peakUsedBytes")) {
+                assertEquals(now, c.get("value").asLong());
+                assertEquals(was, c.get("baseline").asLong());
+                assertEquals(now - was, c.get("delta").asLong());
+                assertEquals((now - was) * 100.0 / was, c.get("deltaPct").asDouble(), 1e-9);
+                assertTrue(c.get("failsGate").asBoolean());
+                found = true;
+            }
+        }
+        assertTrue(found);
+
+        String md = render(r, ReportFormat.MARKDOWN, "compare");
+        assertTrue(md.indexOf("## Regressions") < md.indexOf("## Memories"), "regressions first");
+        assertTrue(md.contains("**Gate failed:**"));
+        String html = render(r, ReportFormat.HTML, "compare");
+        assertTrue(html.indexOf("id=\"regressions\"") < html.indexOf("id=\"memories\""), "regressions first");
+        assertTrue(html.contains("Gate failed"));
+        assertTrue(html.contains("class=\"l-base\""), "baseline drawn in the charts");
+
+        // the same runs the other way round: improvements, no regression of peaks, gate passes
+        Report back = Report.compare(small, large, 5.0, "arenascope test", "small", "large");
+        assertTrue(back.gateFailures().isEmpty());
+        assertTrue(back.diff().improvements().stream().anyMatch(c -> c.figure().key().equals("peakUsedBytes")));
+        render(back, ReportFormat.HTML, "compare-back");
+    }
+
+    @Test
+    void gateIsStrictlyAboveThePercentage() {
+        long was = small.memory("frame-arena").peakUsedBytes();
+        long now = large.memory("frame-arena").peakUsedBytes();
+        double pct = (now - was) * 100.0 / was;
+        Report at = Report.compare(large, small, pct, "t", "", "");
+        assertTrue(at.gateFailures().stream().noneMatch(c -> c.subject().equals("frame-arena") && c.figure().key().equals("peakUsedBytes")));
+        Report below = Report.compare(large, small, pct - 0.001, "t", "", "");
+        assertTrue(below.gateFailures().stream().anyMatch(c -> c.subject().equals("frame-arena") && c.figure().key().equals("peakUsedBytes")));
+    }
+
+    @Test
+    void badArgumentsAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> ReportFormat.parse("pdf"));
+        assertEquals(ReportFormat.MARKDOWN, ReportFormat.parse("markdown"));
+        assertThrows(IllegalArgumentException.class, () -> Report.compare(small, large, -1.0, "t", "", ""));
+        assertNotNull(Report.of(small, null, null).generator());
+    }
+}
