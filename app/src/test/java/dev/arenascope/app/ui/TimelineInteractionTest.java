@@ -101,11 +101,10 @@ class TimelineInteractionTest extends WindowTestBase {
         DrawList d = fx(() -> window.timeline().drawListProperty().get());
         DrawList.Lane lane = d.lanes().stream().filter(l -> l.memory().id() == target.memory).findFirst().orElseThrow();
         double[] hl = lane.highlights();
-        // every highlighted span starts where some execution of the scope starts
-        long t = d.timeAt(hl[0] + 0.5);
-        int i = target.firstIntervalEndingAfter(t);
+        // the first highlighted span starts where an execution of the scope starts
+        int i = target.firstIntervalEndingAfter(d.timeAt(Math.max(0, hl[0] - 1)));
         assertNotNull(target);
-        assertTrue(i < target.intervalCount() && Math.abs(d.xOf(target.intervalStart(i)) - hl[0]) <= 1.5,
+        assertTrue(i < target.intervalCount() && Math.abs(Math.max(0, d.xOf(target.intervalStart(i))) - hl[0]) <= 1.5,
                 "highlight at x=" + hl[0] + " matches an execution of " + target.path);
     }
 }

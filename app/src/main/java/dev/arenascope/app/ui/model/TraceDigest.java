@@ -15,6 +15,7 @@ import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.store.EventStore;
 
 /**
  * One pass over a trace's events that gathers what the scope tree, pool histograms, slot map and
@@ -45,7 +46,6 @@ public final class TraceDigest {
     private final ScopeSampler sampler = new ScopeSampler();
     private final java.util.Set<Integer> announced = new java.util.HashSet<>();
     private final Map<Integer, ScopeStats> statsByScopeId = new HashMap<>();
-    private final EventBatch pendingBatch = new EventBatch(4096);
 
     private static final class OpenScope {
         final int id;
@@ -98,44 +98,51 @@ public final class TraceDigest {
         long end = trace.eventCount();
         long total = end - next;
         long start = next;
-        for (var m : trace.memories()) {
+        memories = trace.memories();
+        for (var m : memories) {
             if (announced.add(m.id())) {
                 sampler.onMemory(m);
             }
         }
-        for (long i = next; i < end; i++) {
-            Event e = trace.event(i);
-            accept(e);
-            pendingBatch.add(e);
-            if (pendingBatch.size() == 4096) {
-                feedSampler();
+        EventBatch chunk = new EventBatch(CHUNK);
+        for (long i = next; i < end; i += CHUNK) {
+            long to = Math.min(end, i + CHUNK);
+            chunk.clear();
+            if (trace instanceof EventStore store) {
+                store.copyEvents(i, to, chunk);
+            } else {
+                for (long k = i; k < to; k++) {
+                    chunk.add(trace.event(k));
+                }
             }
-            if (((i - start) & 0xffff) == 0 && progress != null) {
-                progress.progress(i - start, total);
+            for (int k = 0; k < chunk.size(); k++) {
+                accept(chunk.get(k));
+            }
+            sampler.onEvents(chunk);
+            drainSamples();
+            if (progress != null) {
+                progress.progress(to - start, total);
             }
         }
-        feedSampler();
         next = end;
-    }
-
-    private void feedSampler() {
-        if (pendingBatch.isEmpty()) {
-            return;
-        }
-        sampler.onEvents(pendingBatch);
-        pendingBatch.clear();
-        for (ScopeSample s : sampler.drainSamples()) {
-            ScopeStats st = statsByScopeId.remove(s.scopeId());
-            if (st != null) {
-                st.addSample(s);
-            }
-        }
     }
 
     /** Progress callback for {@link #advance}. */
     @FunctionalInterface
     public interface ProgressSink {
         void progress(long done, long total);
+    }
+
+    private static final int CHUNK = 8192;
+    private java.util.List<dev.arenascope.core.trace.MemoryInfo> memories = List.of();
+
+    private void drainSamples() {
+        for (ScopeSample s : sampler.drainSamples()) {
+            ScopeStats st = statsByScopeId.remove(s.scopeId());
+            if (st != null) {
+                st.addSample(s);
+            }
+        }
     }
 
     private String str(int id) {
@@ -265,7 +272,7 @@ public final class TraceDigest {
     }
 
     private boolean isArena(int mem) {
-        var ms = trace.memories();
+        var ms = memories;
         return mem >= 0 && mem < ms.size() && ms.get(mem).kind().twoPointer();
     }
 
