@@ -6,6 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.trace.ConvertCommand;
+import dev.arenascope.app.trace.StatsCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
 import dev.arenascope.app.plan.PlanCommand;
 import dev.arenascope.app.report.ReportCommand;
@@ -24,7 +26,9 @@ public final class Cli {
             new BenchCommand(),
             new PoolBinsCommand(),
             new PlanCommand(),
-            new ReportCommand());
+            new ReportCommand(),
+            new ConvertCommand(),
+            new StatsCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;

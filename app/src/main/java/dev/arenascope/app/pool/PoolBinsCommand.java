@@ -62,6 +62,9 @@ public final class PoolBinsCommand implements Command {
         long[] parsed = new long[sizes.size()];
         for (int i = 0; i < parsed.length; i++) {
             String text = sizes.get(i);
+            if (text.trim().startsWith("-")) {
+                throw new UsageException(name() + ": SIZE " + (i + 1) + ": '" + text + "' is negative; sizes are byte counts >= 0");
+            }
             try {
                 parsed[i] = Bytes.parse(text);
             } catch (IllegalArgumentException e) {

@@ -61,6 +61,12 @@ class PoolBinsCommandTest {
     }
 
     @Test
+    void negativeSizeIsNamedAsSuch() {
+        assertEquals(2, run("pool-bins", "-3"));
+        assertEquals("arenascope pool-bins: SIZE 1: '-3' is negative; sizes are byte counts >= 0\n", err());
+    }
+
+    @Test
     void badOptionsExitTwo() {
         assertEquals(2, run("pool-bins", "--mantissa-bits", "17", "100"));
         assertTrue(err().contains("--mantissa-bits must be in 0..16, got 17"), err());

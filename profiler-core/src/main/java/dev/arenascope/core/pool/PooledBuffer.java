@@ -13,7 +13,9 @@ import dev.arenascope.core.device.DeviceBuffer;
  * for the next request of the same bin (or frees it when the pool no longer holds). Until then no
  * other owner gets the block. Closing twice is harmless and never frees twice; after the close the
  * block may already belong to someone else, so the address must no longer be used. A buffer that is
- * never closed stays in use until its pool closes. Thread-safe.
+ * never closed keeps its block: the pool neither reuses nor frees it, even when the pool closes
+ * ({@link MemoryPool#activeBlocks()} counts such buffers; there is no finalizer on the hot path).
+ * Thread-safe.
  */
 public final class PooledBuffer implements AutoCloseable {
     private final MemoryPool pool;

@@ -92,6 +92,11 @@ public final class ChunkCodec implements AutoCloseable {
         this.level = level;
     }
 
+    /** The zstd level this codec encodes with. */
+    public int level() {
+        return level;
+    }
+
     // ---------------------------------------------------------------- frames
 
     /** What a frame header says. */

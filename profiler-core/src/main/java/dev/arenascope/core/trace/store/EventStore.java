@@ -36,10 +36,11 @@ import dev.arenascope.core.trace.TraceView;
  * ({@link #memoryBytes()}); growth allocates new pages and never copies the events.
  *
  * <h2>Order and time</h2>
- * Events are indexed in arrival order after each batch is sorted by time (stably). Threads stamp
- * times just before they enqueue, so a late event may still be a little older than the previous
- * batch's last one: such an event keeps its recorded time, and the indexes place it at the latest
- * time seen so far (its <em>effective</em> time), which keeps every index monotone.
+ * Events are indexed in arrival order, which is time order but for a few nanoseconds: threads stamp
+ * times just before they enqueue, so an event may arrive a little after a younger one. Such an event
+ * keeps its recorded time, and the indexes place it at the latest time seen so far (its
+ * <em>effective</em> time), which keeps every index monotone. Arrival order is what files keep, so a
+ * store loaded from a file indexes every event exactly as the store that recorded it.
  *
  * <h2>Threads</h2>
  * One writer (the drain or a reader) and any number of readers: a read-write lock is held for each
@@ -155,7 +156,7 @@ public final class EventStore implements TraceView, EventSink {
         if (batch.isEmpty()) {
             return;
         }
-        EventBatch b = isSorted(batch, 0, batch.size()) ? batch : sortedCopy(batch);
+        EventBatch b = batch;
         lock.writeLock().lock();
         try {
             for (int i = 0; i < b.size(); i++) {
@@ -173,17 +174,12 @@ public final class EventStore implements TraceView, EventSink {
     }
 
     /**
-     * Appends a chunk read from a file or the wire, adopting its packed payload as a sealed block when
-     * its events are in time order (no re-encoding); otherwise appends the events one by one. The
-     * chunk's metadata must already have been delivered.
+     * Appends a chunk read from a file or the wire, adopting its packed payload as a sealed block (no
+     * re-encoding). The chunk's metadata must already have been delivered.
      */
     public void appendChunk(ChunkCodec.Chunk chunk) {
         EventBatch b = chunk.events();
         if (b.isEmpty()) {
-            return;
-        }
-        if (!isSorted(b, 0, b.size())) {
-            onEvents(b);
             return;
         }
         lock.writeLock().lock();
@@ -263,29 +259,6 @@ public final class EventStore implements TraceView, EventSink {
         blocks.add(new Block(tailFirstIndex, n, tailFirstEff, lastEff, p.bytes(), p.rawBytes()));
         tailFirstIndex += n;
         tail.clear();
-    }
-
-    private static boolean isSorted(EventBatch b, int from, int to) {
-        for (int i = from + 1; i < to; i++) {
-            if (b.time(i) < b.time(i - 1)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static EventBatch sortedCopy(EventBatch b) {
-        int n = b.size();
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (x, y) -> Long.compare(b.time(x), b.time(y))); // stable (TimSort)
-        EventBatch out = new EventBatch(n);
-        for (int i = 0; i < n; i++) {
-            out.addFrom(b, order[i]);
-        }
-        return out;
     }
 
     /** Seals the open block (fewer bytes held); further events start a new one. */

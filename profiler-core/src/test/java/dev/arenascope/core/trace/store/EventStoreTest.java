@@ -206,20 +206,21 @@ class EventStoreTest {
         EventBatch b = new EventBatch();
         int p = EventBatch.pack(EventKind.ALLOC.code(), 0, 0);
         b.add(100, p, 1, 0, 10, 10, 10, 0, -1, -1);
-        b.add(90, p, 2, 10, 10, 10, 20, 0, -1, -1); // out of order inside a batch: sorted
+        b.add(90, p, 2, 10, 10, 10, 20, 0, -1, -1); // a little late: kept in arrival order
         s.onEvents(b);
         b.clear();
         b.add(95, p, 1, 20, 10, 10, 30, 0, -1, -1); // older than the last batch: kept, placed at 100
         b.add(200, p, 1, 30, 10, 10, 40, 0, -1, -1);
         s.onEvents(b);
-        assertEquals(90, s.event(0).timeNs());
-        assertEquals(100, s.event(1).timeNs());
+        assertEquals(100, s.event(0).timeNs());
+        assertEquals(90, s.event(1).timeNs());
         assertEquals(95, s.event(2).timeNs());
         assertEquals(3, s.firstIndexAtOrAfter(101));
         GaugeSeries g = s.gauges(0, 0, 400, 4);
-        assertArrayEquals(new long[] {1, 2, 1, 0}, g.count());
-        assertArrayEquals(new long[] {20, 30, 40, 40}, g.usedLast());
-        assertArrayEquals(new long[] {0, 10, 30, 40}, g.usedMin());
+        assertArrayEquals(new long[] {0, 3, 1, 0}, g.count());
+        assertArrayEquals(new long[] {0, 30, 40, 40}, g.usedLast());
+        assertArrayEquals(new long[] {0, 0, 30, 40}, g.usedMin());
+        assertArrayEquals(new long[] {0, 30, 40, 40}, g.usedMax());
     }
 
     @Test

@@ -1,0 +1,102 @@
+package dev.arenascope.app.trace;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+import dev.arenascope.app.cli.Args;
+import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.file.ReadReport;
+import dev.arenascope.core.trace.file.TraceFormats;
+
+/**
+ * {@code arenascope convert IN OUT}: streams a trace from one format to another, chosen by extension
+ * through {@link TraceFormats} (one table of readers and one of writers). A damaged input is converted
+ * as far as it is sound, and the command then exits 2 with one line saying what was wrong and what
+ * was recovered.
+ */
+public final class ConvertCommand implements Command {
+
+    @Override
+    public String name() {
+        return "convert";
+    }
+
+    @Override
+    public String summary() {
+        return "convert a trace between formats (.astrace, .jsonl, .csv, ...)";
+    }
+
+    @Override
+    public String usage() {
+        return """
+                Usage: arenascope convert IN OUT
+
+                Converts the trace IN into OUT; each format is chosen by its file extension.
+                  reads:  %s
+                  writes: %s
+
+                A damaged IN (a recording cut off mid-write, flipped bytes, bad lines) is converted as
+                far as it is sound; the command then prints one line naming the file and the byte
+                offset or line of the first problem and what was recovered, and exits 2.
+                Exit codes: 0 converted, 2 bad usage or a damaged/unreadable input, 1 an I/O error.
+                """.formatted(TraceFormats.inputExtensions(), TraceFormats.outputExtensions());
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Args a = new Args(name(), args, Set.of());
+        a.finish();
+        List<String> pos = a.positionals();
+        if (pos.size() != 2) {
+            throw new UsageException(name() + ": expects IN and OUT, got " + pos.size() + " argument" + (pos.size() == 1 ? "" : "s")
+                    + " (see arenascope convert --help)");
+        }
+        Path in = Path.of(pos.get(0));
+        Path outFile = Path.of(pos.get(1));
+        TraceFormats.Input reader = TraceFormats.input(in);
+        if (reader == null) {
+            throw new UsageException(name() + ": " + in + ": cannot read '" + TraceFormats.extension(in) + "' files (reads "
+                    + TraceFormats.inputExtensions() + ")");
+        }
+        TraceFormats.Output writer = TraceFormats.output(outFile);
+        if (writer == null) {
+            throw new UsageException(name() + ": " + outFile + ": cannot write '" + TraceFormats.extension(outFile) + "' files (writes "
+                    + TraceFormats.outputExtensions() + ")");
+        }
+        if (!Files.isRegularFile(in)) {
+            throw new UsageException(name() + ": " + in + ": no such file");
+        }
+        if (Files.exists(outFile) && Files.isSameFile(in, outFile)) {
+            throw new UsageException(name() + ": IN and OUT are the same file");
+        }
+        EventSink sink = writer.open(outFile);
+        ReadReport report;
+        try {
+            report = reader.read(in, sink);
+        } catch (TraceFormatException e) {
+            closeQuietly(sink);
+            Files.deleteIfExists(outFile);
+            throw new UsageException(name() + ": " + e.getMessage(), e);
+        }
+        if (report.damaged()) {
+            err.println("arenascope convert: " + report.summary() + "; wrote what was sound to " + outFile);
+            return 2;
+        }
+        out.println("wrote " + outFile + ": " + report.events() + " events");
+        return 0;
+    }
+
+    private static void closeQuietly(EventSink sink) {
+        try {
+            sink.onClose();
+        } catch (RuntimeException ignored) {
+            // the conversion already failed; that error is the one to report
+        }
+    }
+}

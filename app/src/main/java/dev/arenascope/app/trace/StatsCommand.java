@@ -1,0 +1,114 @@
+package dev.arenascope.app.trace;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+
+import dev.arenascope.app.cli.Args;
+import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.TraceFormats;
+import dev.arenascope.core.trace.store.EventStore;
+
+/**
+ * {@code arenascope stats TRACE}: a JSON summary of a trace on stdout, read from the store's indexes:
+ * {@code events}, {@code duration_ns}, {@code lost_events} and {@code memories}, each with {@code id},
+ * {@code name}, {@code kind}, {@code device}, {@code capacity}, {@code events}, {@code peak_bytes} (the
+ * most bytes in use at once) and, for memories that reserve device memory (pools, imported caching
+ * allocators), {@code reserved_peak_bytes}.
+ */
+public final class StatsCommand implements Command {
+
+    @Override
+    public String name() {
+        return "stats";
+    }
+
+    @Override
+    public String summary() {
+        return "print a JSON summary of a trace: events, duration, peaks per memory";
+    }
+
+    @Override
+    public String usage() {
+        return """
+                Usage: arenascope stats TRACE
+
+                Prints a JSON summary of TRACE (%s) on stdout:
+                  events, duration_ns, lost_events,
+                  memories: [{id, name, kind, device, capacity, events, peak_bytes, reserved_peak_bytes}]
+                peak_bytes is the most bytes in use at once; reserved_peak_bytes (pools and imported
+                caching allocators only) the most bytes reserved from the device at once.
+                A damaged TRACE is summarised as far as it is sound, with one line on stderr naming the
+                first problem, and exit code 2.
+                """.formatted(TraceFormats.inputExtensions());
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Args a = new Args(name(), args, Set.of());
+        a.finish();
+        if (a.positionals().size() != 1) {
+            throw new UsageException(name() + ": expects one TRACE, got " + a.positionals().size() + " (see arenascope stats --help)");
+        }
+        Path file = Path.of(a.positionals().getFirst());
+        if (TraceFormats.input(file) == null) {
+            throw new UsageException(name() + ": " + file + ": cannot read '" + TraceFormats.extension(file) + "' files (reads "
+                    + TraceFormats.inputExtensions() + ")");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new UsageException(name() + ": " + file + ": no such file");
+        }
+        LoadedTrace t;
+        try {
+            t = TraceFormats.load(file);
+        } catch (TraceFormatException e) {
+            throw new UsageException(name() + ": " + e.getMessage(), e);
+        }
+        print(t.store(), out);
+        if (t.report().damaged()) {
+            err.println("arenascope stats: " + t.report().summary());
+            return 2;
+        }
+        return 0;
+    }
+
+    /** Writes the summary of {@code store} as pretty-printed JSON. */
+    static void print(EventStore store, PrintStream out) throws java.io.IOException {
+        JsonGenerator g = new JsonFactory().createGenerator(new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8));
+        g.setPrettyPrinter(new DefaultPrettyPrinter());
+        g.writeStartObject();
+        g.writeNumberField("events", store.eventCount());
+        g.writeNumberField("duration_ns", store.eventCount() == 0 ? 0 : store.endNs() - store.startNs());
+        g.writeNumberField("lost_events", store.lostEvents());
+        g.writeArrayFieldStart("memories");
+        for (MemoryInfo m : store.memories()) {
+            g.writeStartObject();
+            g.writeNumberField("id", m.id());
+            g.writeStringField("name", m.name());
+            g.writeStringField("kind", m.kind().name());
+            g.writeStringField("device", m.device());
+            g.writeNumberField("capacity", m.capacity());
+            g.writeNumberField("events", store.eventCount(m.id()));
+            g.writeNumberField("peak_bytes", store.peakUsed(m.id()));
+            if (m.kind() == MemoryKind.POOL || m.kind() == MemoryKind.SEGMENTED) {
+                g.writeNumberField("reserved_peak_bytes", store.peakAux(m.id()));
+            }
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+        g.writeRaw('\n');
+        g.flush();
+    }
+}

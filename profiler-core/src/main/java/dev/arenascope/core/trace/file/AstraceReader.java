@@ -1,0 +1,545 @@
+package dev.arenascope.core.trace.file;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.zip.CRC32C;
+
+import dev.arenascope.core.trace.ByteReader;
+import dev.arenascope.core.trace.ChunkCodec;
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.store.EventStore;
+
+/**
+ * Reads an {@code .astrace} file: as a pull reader ({@link #nextChunk()}, {@link #readEvent()}), into any
+ * {@link EventSink} ({@link #read}) or into an {@link EventStore} ({@link #load}), the last two decoding
+ * chunks on several cores.
+ *
+ * <p>Damage: a bad header (wrong magic, unknown version, a length past the file, a checksum mismatch)
+ * throws {@link TraceFormatException} from {@link #open}, since nothing after it can be trusted. A bad
+ * chunk (truncated, checksum mismatch, forged lengths, undecodable columns) is skipped: the reader moves
+ * to the next chunk the footer index names, or scans for the next frame whose checksum holds, and
+ * records the problem in {@link #result()}. A file without footer (a recording that was killed) reads
+ * up to its last whole chunk. Lengths are checked against the bytes left in the file before anything
+ * is allocated. Not thread-safe.
+ */
+public final class AstraceReader implements AutoCloseable {
+    private static final int MAX_PROBLEMS = 8;
+    private static final int MAX_RESYNC_CANDIDATES = 4096;
+
+    private final Path path;
+    private final String source;
+    private final FileChannel ch;
+    private final long size;
+    private final SessionInfo session;
+    private final List<MetaRecord> headerMeta;
+    private final long dataStart;
+    private final ChunkCodec codec = new ChunkCodec();
+    private final CRC32C crc = new CRC32C();
+    // footer, when present and sound
+    private long footerOffset = -1;
+    private long[] indexOffsets;
+    private long footerEvents = -1;
+    private long footerLost;
+    // progress
+    private long pos;
+    private boolean done;
+    private boolean sawFooter;
+    private long events;
+    private int chunks;
+    private long lost;
+    private final List<String> problems = new ArrayList<>();
+    private int problemCount;
+    // pull state
+    private ChunkCodec.Chunk current;
+    private int currentIndex;
+    private final Map<Integer, MemoryInfo> memories = new HashMap<>();
+    private final Map<Integer, String> strings = new HashMap<>();
+    private final Map<Integer, String> threads = new HashMap<>();
+
+    private AstraceReader(Path path, FileChannel ch) throws IOException {
+        this.path = path;
+        this.source = path.toString();
+        this.ch = ch;
+        this.size = ch.size();
+        if (size < AstraceFormat.HEADER_FIXED) {
+            throw new TraceFormatException(source, 0, "too short to be an .astrace file (" + size + " bytes)");
+        }
+        byte[] fixed = readAt(0, AstraceFormat.HEADER_FIXED);
+        if (!Arrays.equals(fixed, 0, 8, AstraceFormat.MAGIC, 0, 8)) {
+            throw new TraceFormatException(source, 0, "not an .astrace file (wrong magic)");
+        }
+        ByteReader r = new ByteReader(fixed, 8, fixed.length - 8, source, 8);
+        int version = r.u8() | r.u8() << 8;
+        if (version != AstraceFormat.VERSION) {
+            throw new TraceFormatException(source, 8, "unsupported .astrace version " + version + " (this build reads version " + AstraceFormat.VERSION + ")");
+        }
+        r.skip(2);
+        long bodyLen = r.u32() & 0xffffffffL;
+        int bodyCrc = r.u32();
+        if (bodyLen > size - AstraceFormat.HEADER_FIXED || bodyLen > AstraceFormat.MAX_META_BYTES) {
+            throw new TraceFormatException(source, 12, "header claims " + bodyLen + " bytes, the file has "
+                    + (size - AstraceFormat.HEADER_FIXED) + " after the fixed header");
+        }
+        byte[] body = readAt(AstraceFormat.HEADER_FIXED, (int) bodyLen);
+        crc.reset();
+        crc.update(body);
+        if ((int) crc.getValue() != bodyCrc) {
+            throw new TraceFormatException(source, AstraceFormat.HEADER_FIXED, "header checksum mismatch");
+        }
+        ByteReader br = new ByteReader(body, 0, body.length, source, AstraceFormat.HEADER_FIXED);
+        session = ChunkCodec.decodeSession(br);
+        int n = br.count(br.remaining(), "header metadata count");
+        List<MetaRecord> meta = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            meta.add(ChunkCodec.decodeMeta(br));
+        }
+        if (br.remaining() != 0) {
+            throw br.error("header has " + br.remaining() + " trailing bytes");
+        }
+        headerMeta = List.copyOf(meta);
+        meta.forEach(this::remember);
+        dataStart = AstraceFormat.HEADER_FIXED + bodyLen;
+        pos = dataStart;
+        readFooter();
+    }
+
+    /**
+     * Opens a file and reads its header (and footer index, when present).
+     *
+     * @throws TraceFormatException when the file is not a readable {@code .astrace} file
+     */
+    public static AstraceReader open(Path path) throws IOException {
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+        try {
+            return new AstraceReader(path, ch);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    private void readFooter() {
+        if (size - dataStart < AstraceFormat.TRAILER_BYTES + AstraceFormat.FOOTER_FIXED) {
+            return;
+        }
+        try {
+            byte[] t = readAt(size - AstraceFormat.TRAILER_BYTES, AstraceFormat.TRAILER_BYTES);
+            ByteReader tr = new ByteReader(t, 0, t.length, source, size - AstraceFormat.TRAILER_BYTES);
+            long off = tr.i64();
+            long len = tr.u32() & 0xffffffffL;
+            if (tr.u32() != AstraceFormat.TRAILER_MAGIC) {
+                return; // no trailer: a recording that did not finish; chunks are read one by one
+            }
+            if (off < dataStart || len < AstraceFormat.FOOTER_FIXED || off + len != size - AstraceFormat.TRAILER_BYTES
+                    || len > AstraceFormat.MAX_META_BYTES) {
+                problem(size - AstraceFormat.TRAILER_BYTES, "trailer names a footer outside the file; reading chunk by chunk");
+                return;
+            }
+            byte[] f = readAt(off, (int) len);
+            ByteReader fr = new ByteReader(f, 0, f.length, source, off);
+            if (fr.u32() != AstraceFormat.FOOTER_MAGIC) {
+                problem(off, "footer magic missing; reading chunk by chunk");
+                return;
+            }
+            int bodyLen = fr.u32();
+            int bodyCrc = fr.u32();
+            if (bodyLen != len - AstraceFormat.FOOTER_FIXED) {
+                problem(off, "footer length mismatch; reading chunk by chunk");
+                return;
+            }
+            crc.reset();
+            crc.update(f, AstraceFormat.FOOTER_FIXED, bodyLen);
+            if ((int) crc.getValue() != bodyCrc) {
+                problem(off, "footer checksum mismatch; reading chunk by chunk");
+                return;
+            }
+            int n = fr.count(fr.remaining(), "footer chunk count");
+            long[] offs = new long[n];
+            long at = 0;
+            for (int i = 0; i < n; i++) {
+                at += fr.varint();
+                fr.varint();
+                fr.svarint();
+                fr.svarint();
+                if (at < dataStart || at >= off) {
+                    problem(off, "footer index names chunk " + i + " outside the data; reading chunk by chunk");
+                    return;
+                }
+                offs[i] = at;
+            }
+            footerEvents = fr.varint();
+            footerLost = fr.varint();
+            indexOffsets = offs;
+            footerOffset = off;
+        } catch (IOException e) {
+            problem(size - AstraceFormat.TRAILER_BYTES, "unreadable footer (" + e.getMessage() + "); reading chunk by chunk");
+        }
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public SessionInfo session() {
+        return session;
+    }
+
+    /** Metadata records stored in the header (what was registered before the first chunk). */
+    public List<MetaRecord> headerMetadata() {
+        return headerMeta;
+    }
+
+    /** Byte offsets of the chunks as the footer lists them, or null when the file has no sound footer. */
+    public long[] chunkOffsets() {
+        return indexOffsets == null ? null : indexOffsets.clone();
+    }
+
+    /** The memory with this id among those read so far, or null (for pull readers). */
+    public MemoryInfo memory(int id) {
+        return memories.get(id);
+    }
+
+    /** The string with this id among those read so far, or null. */
+    public String string(int id) {
+        return strings.get(id);
+    }
+
+    /** The name of a thread among those read so far, or null. */
+    public String threadName(int id) {
+        return threads.get(id);
+    }
+
+    private void remember(MetaRecord m) {
+        switch (m) {
+            case MetaRecord.Memory(MemoryInfo mi) -> memories.put(mi.id(), mi);
+            case MetaRecord.Str(int id, String v) -> strings.put(id, v);
+            case MetaRecord.Thread(int id, String name) -> threads.put(id, name);
+            case MetaRecord.Loss(long c) -> lost += c;
+        }
+    }
+
+    private void problem(long offset, String what) {
+        problemCount++;
+        if (problems.size() < MAX_PROBLEMS) {
+            problems.add(source + " at byte " + offset + ": " + what);
+        }
+    }
+
+    private byte[] readAt(long offset, int n) throws IOException {
+        byte[] b = new byte[n];
+        ByteBuffer bb = ByteBuffer.wrap(b);
+        while (bb.hasRemaining()) {
+            int r = ch.read(bb, offset + bb.position());
+            if (r < 0) {
+                throw new TraceFormatException(source, offset + bb.position(), "unexpected end of file");
+            }
+        }
+        return b;
+    }
+
+    // ---------------------------------------------------------------- locating frames
+
+    /** A frame found in the file, checked for fitting; not yet checksummed. */
+    private record Located(long offset, byte[] header, ChunkCodec.FrameHeader fh, byte[] payload) {}
+
+    /** The next frame from {@link #pos}, advancing past it; null at the end. Records and skips damage. */
+    private Located locate() throws IOException {
+        while (!done) {
+            long left = (footerOffset >= 0 ? footerOffset : size) - pos;
+            if (left <= 0) {
+                finish(footerOffset >= 0);
+                return null;
+            }
+            if (left < 4) {
+                problem(pos, "file ends inside a chunk header (" + left + " bytes)");
+                finish(false);
+                return null;
+            }
+            byte[] m = readAt(pos, 4);
+            int magic = (m[0] & 0xff) | (m[1] & 0xff) << 8 | (m[2] & 0xff) << 16 | (m[3] & 0xff) << 24;
+            if (magic == AstraceFormat.FOOTER_MAGIC && footerOffset < 0) {
+                // a footer without a sound trailer: the end of the data either way
+                finish(false);
+                return null;
+            }
+            if (left < ChunkCodec.FRAME_HEADER_BYTES) {
+                problem(pos, "file ends inside a chunk header (" + left + " of " + ChunkCodec.FRAME_HEADER_BYTES + " bytes)");
+                finish(false);
+                return null;
+            }
+            byte[] h = readAt(pos, ChunkCodec.FRAME_HEADER_BYTES);
+            ChunkCodec.FrameHeader fh;
+            try {
+                fh = ChunkCodec.parseHeader(h, 0, source, pos);
+            } catch (TraceFormatException e) {
+                problem(pos, stripSource(e));
+                resync(pos + 1);
+                continue;
+            }
+            long avail = left - ChunkCodec.FRAME_HEADER_BYTES;
+            if (fh.payloadBytes() > avail) {
+                problem(pos, "chunk claims " + fh.payloadBytes() + " bytes, " + avail + " left in the file");
+                resync(pos + 1);
+                continue;
+            }
+            byte[] payload = readAt(pos + ChunkCodec.FRAME_HEADER_BYTES, fh.payloadBytes());
+            Located l = new Located(pos, h, fh, payload);
+            pos += ChunkCodec.FRAME_HEADER_BYTES + fh.payloadBytes();
+            return l;
+        }
+        return null;
+    }
+
+    private void finish(boolean reachedFooter) {
+        done = true;
+        sawFooter = reachedFooter;
+        if (!reachedFooter && problemCount == 0) {
+            problem(pos, "no footer: the recording did not finish");
+        }
+    }
+
+    /** Moves {@link #pos} to the next sound frame at or after {@code from}, or to the end. */
+    private void resync(long from) throws IOException {
+        long end = footerOffset >= 0 ? footerOffset : size;
+        if (indexOffsets != null) {
+            for (long o : indexOffsets) {
+                if (o >= from) {
+                    pos = o;
+                    return;
+                }
+            }
+            pos = end;
+            return;
+        }
+        int candidates = 0;
+        long at = from;
+        byte[] window = new byte[1 << 16];
+        while (at + ChunkCodec.FRAME_HEADER_BYTES <= end && candidates < MAX_RESYNC_CANDIDATES) {
+            int n = (int) Math.min(window.length, end - at);
+            byte[] w = n == window.length ? window : new byte[n];
+            ByteBuffer bb = ByteBuffer.wrap(w, 0, n);
+            while (bb.hasRemaining() && ch.read(bb, at + bb.position()) >= 0) {
+                // fill
+            }
+            for (int i = 0; i + 4 <= n; i++) {
+                if (w[i] == 'A' && w[i + 1] == 'S' && w[i + 2] == 'C' && w[i + 3] == 'K') {
+                    candidates++;
+                    if (soundFrameAt(at + i, end)) {
+                        pos = at + i;
+                        return;
+                    }
+                }
+            }
+            at += Math.max(1, n - 3);
+        }
+        pos = end;
+    }
+
+    private boolean soundFrameAt(long o, long end) throws IOException {
+        if (end - o < ChunkCodec.FRAME_HEADER_BYTES) {
+            return false;
+        }
+        byte[] h = readAt(o, ChunkCodec.FRAME_HEADER_BYTES);
+        try {
+            ChunkCodec.FrameHeader fh = ChunkCodec.parseHeader(h, 0, source, o);
+            if (fh.payloadBytes() > end - o - ChunkCodec.FRAME_HEADER_BYTES) {
+                return false;
+            }
+            byte[] p = readAt(o + ChunkCodec.FRAME_HEADER_BYTES, fh.payloadBytes());
+            crc.reset();
+            crc.update(h, 0, 32);
+            crc.update(p);
+            return (int) crc.getValue() == fh.crc();
+        } catch (TraceFormatException e) {
+            return false;
+        }
+    }
+
+    private static String stripSource(TraceFormatException e) {
+        String m = e.getMessage();
+        int i = m.indexOf(": ");
+        return i >= 0 ? m.substring(i + 2) : m;
+    }
+
+    // ---------------------------------------------------------------- pull reading
+
+    /**
+     * The next sound chunk, or null at the end. Damaged chunks are skipped and recorded in
+     * {@link #result()}. Its metadata is remembered ({@link #memory}, {@link #string}).
+     */
+    public ChunkCodec.Chunk nextChunk() throws IOException {
+        while (true) {
+            Located l = locate();
+            if (l == null) {
+                return null;
+            }
+            Decoded d = decodeLocated(codec, l);
+            if (d.chunk != null) {
+                accept(d.chunk);
+                return d.chunk;
+            }
+            skipDamaged(d);
+        }
+    }
+
+    private void accept(ChunkCodec.Chunk c) {
+        c.meta().forEach(this::remember);
+        events += c.events().size();
+        chunks++;
+    }
+
+    /** The next event, or null at the end. */
+    public Event readEvent() throws IOException {
+        while (current == null || currentIndex >= current.events().size()) {
+            current = nextChunk();
+            currentIndex = 0;
+            if (current == null) {
+                return null;
+            }
+        }
+        return current.events().get(currentIndex++);
+    }
+
+    /** What has been read so far, and what was wrong. */
+    public ReadReport result() {
+        return new ReadReport(source, events, chunks, "chunks", size, footerEvents, Math.max(lost, footerLost),
+                problemCount, problems);
+    }
+
+    @Override
+    public void close() throws IOException {
+        codec.close();
+        ch.close();
+    }
+
+    // ---------------------------------------------------------------- whole-file reading
+
+    /**
+     * Reads a whole file into {@code sink} (session, metadata, events, losses; then {@code onClose}),
+     * decoding chunks on up to three extra cores.
+     *
+     * @return what was recovered; {@link ReadReport#damaged()} when chunks were skipped or the file ends early
+     * @throws TraceFormatException when the header cannot be read
+     */
+    public static ReadReport read(Path path, EventSink sink) throws IOException {
+        return read(path, sink, null);
+    }
+
+    /** Reads a whole file into a new store. */
+    public static LoadedTrace load(Path path) throws IOException {
+        EventStore store = new EventStore(path.getFileName().toString());
+        ReadReport r = read(path, store, store);
+        return new LoadedTrace(store, r);
+    }
+
+
+    private static ReadReport read(Path path, EventSink sink, EventStore store) throws IOException {
+        try (AstraceReader r = open(path)) {
+            sink.onSession(r.session);
+            for (MetaRecord m : r.headerMeta) {
+                m.deliverTo(sink);
+            }
+            int workers = Math.min(3, Runtime.getRuntime().availableProcessors() - 1);
+            if (workers <= 0) {
+                for (ChunkCodec.Chunk c; (c = r.nextChunk()) != null; ) {
+                    deliver(c, sink, store);
+                }
+            } else {
+                r.readParallel(workers, sink, store);
+            }
+            ReadReport res = r.result();
+            long extraLoss = r.footerLost - r.lost;
+            if (extraLoss > 0) {
+                sink.onLoss(extraLoss); // losses the footer totals but no surviving chunk carried
+            }
+            sink.onClose();
+            return res;
+        }
+    }
+
+    private static void deliver(ChunkCodec.Chunk c, EventSink sink, EventStore store) {
+        for (MetaRecord m : c.meta()) {
+            m.deliverTo(sink);
+        }
+        if (store != null) {
+            store.appendChunk(c);
+        } else if (!c.events().isEmpty()) {
+            sink.onEvents(c.events());
+        }
+    }
+
+    /** A decoded frame or why it could not be decoded. */
+    private record Decoded(Located at, ChunkCodec.Chunk chunk, TraceFormatException error) {}
+
+    private Decoded decodeLocated(ChunkCodec cc, Located l) {
+        try {
+            return new Decoded(l, cc.decodeFrame(l.header, 0, l.fh, l.payload, 0, source, l.offset), null);
+        } catch (TraceFormatException e) {
+            return new Decoded(l, null, e);
+        }
+    }
+
+    /** Records a damaged frame and moves to the next sound one (its header may have lied about its length). */
+    private void skipDamaged(Decoded d) throws IOException {
+        problem(d.at.offset, stripSource(d.error));
+        done = false;
+        resync(d.at.offset + 1);
+    }
+
+    private void readParallel(int workers, EventSink sink, EventStore store) throws IOException {
+        ExecutorService pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-decode-", 0).factory());
+        ThreadLocal<ChunkCodec> codecs = ThreadLocal.withInitial(ChunkCodec::new);
+        ArrayDeque<Future<Decoded>> window = new ArrayDeque<>();
+        try {
+            while (true) {
+                while (window.size() < workers * 2) {
+                    Located l = locate();
+                    if (l == null) {
+                        break;
+                    }
+                    window.add(pool.submit(() -> decodeLocated(codecs.get(), l)));
+                }
+                Future<Decoded> f = window.poll();
+                if (f == null) {
+                    return;
+                }
+                Decoded d = f.get();
+                if (d.chunk == null) {
+                    for (Future<Decoded> rest : window) {
+                        rest.cancel(true);
+                    }
+                    window.clear();
+                    skipDamaged(d);
+                    continue;
+                }
+                accept(d.chunk);
+                deliver(d.chunk, sink, store);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading " + source, e);
+        } catch (ExecutionException e) {
+            throw new IOException("decoding " + source + " failed: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,328 @@
+package dev.arenascope.core.trace.file;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.zip.CRC32C;
+
+import dev.arenascope.core.trace.ByteWriter;
+import dev.arenascope.core.trace.ChunkCodec;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.SessionInfo;
+
+/**
+ * Records a session into an {@code .astrace} file: attach it with {@code session.addSink(new
+ * AstraceWriter(path))}, or feed it from a reader or a store. Events are gathered into chunks of up to
+ * {@link #CHUNK_EVENTS} and written at least every {@link #MAX_CHUNK_AGE_NS} of wall time, so a
+ * recording that is killed loses at most its last second. {@link #onClose()} writes the footer index.
+ * Chunks are encoded and compressed on up to four extra cores when the machine has them, and written
+ * in order by the calling thread.
+ *
+ * <p>Called from one thread at a time (the {@link EventSink} contract). I/O failures surface as
+ * {@link UncheckedIOException} from the sink methods (a session detaches and logs such a sink).
+ */
+public final class AstraceWriter implements EventSink, AutoCloseable {
+    /** Events per chunk. */
+    public static final int CHUNK_EVENTS = 1 << 16;
+    /** The longest a chunk stays in memory before it is written, in ns of wall time. */
+    public static final long MAX_CHUNK_AGE_NS = 1_000_000_000L;
+
+    private final Path path;
+    private final OutputStream out;
+    private final ChunkCodec codec;
+    private EventBatch pending = new EventBatch(CHUNK_EVENTS);
+    private final ArrayDeque<EventBatch> spare = new ArrayDeque<>();
+    private final ExecutorService pool;
+    private final ThreadLocal<ChunkCodec> codecs = ThreadLocal.withInitial(ChunkCodec::new);
+    private final ArrayDeque<Future<Encoded>> inFlight = new ArrayDeque<>();
+    private final int maxInFlight;
+    private final List<MetaRecord> meta = new ArrayList<>();
+    private final ByteWriter index = new ByteWriter();
+    private SessionInfo session = new SessionInfo("", "", 0, List.of(), java.util.Map.of());
+    private boolean headerWritten;
+    private boolean closed;
+    private long position;
+    private long lastChunkOffset;
+    private int chunks;
+    private long events;
+    private long lost;
+    private long pendingSince;
+
+    public AstraceWriter(Path path) throws IOException {
+        this(path, ChunkCodec.DEFAULT_LEVEL);
+    }
+
+    /** @param level zstd level (1 is the default: fast; 3 to 9 trade write speed for size) */
+    public AstraceWriter(Path path, int level) throws IOException {
+        this.path = path;
+        this.out = new BufferedOutputStream(Files.newOutputStream(path), 1 << 20);
+        this.codec = new ChunkCodec(level);
+        this.level = level;
+        int workers = Math.min(4, Runtime.getRuntime().availableProcessors() - 1);
+        this.pool = workers <= 0 ? null
+                : Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-encode-", 0).factory());
+        this.maxInFlight = Math.max(1, workers * 2);
+    }
+
+    private final int level;
+
+    /** An encoded frame and what the footer index needs of it. */
+    private record Encoded(byte[] frame, int events, long first, long last, EventBatch recycle) {}
+
+    public Path path() {
+        return path;
+    }
+
+    /** Events written to the file so far. */
+    public long events() {
+        return events;
+    }
+
+    /** Bytes written to the file so far. */
+    public long bytesWritten() {
+        return position;
+    }
+
+    @Override
+    public void onSession(SessionInfo info) {
+        session = info;
+    }
+
+    @Override
+    public void onMemory(MemoryInfo memory) {
+        meta.add(new MetaRecord.Memory(memory));
+    }
+
+    @Override
+    public void onString(int id, String value) {
+        meta.add(new MetaRecord.Str(id, value));
+    }
+
+    @Override
+    public void onThread(int id, String name) {
+        meta.add(new MetaRecord.Thread(id, name));
+    }
+
+    @Override
+    public void onLoss(long count) {
+        lost += count;
+        meta.add(new MetaRecord.Loss(count));
+    }
+
+    @Override
+    public void onEvents(EventBatch batch) {
+        try {
+            ensureHeader();
+            int i = 0;
+            int n = batch.size();
+            if (pending.isEmpty()) {
+                // large batches go straight from the caller's columns
+                while (n - i >= CHUNK_EVENTS) {
+                    writeChunk(batch, i, i + CHUNK_EVENTS);
+                    i += CHUNK_EVENTS;
+                }
+            }
+            if (pending.isEmpty() && i < n) {
+                pendingSince = System.nanoTime();
+            }
+            for (; i < n; i++) {
+                pending.addFrom(batch, i);
+                if (pending.size() == CHUNK_EVENTS) {
+                    flushPending();
+                    pendingSince = System.nanoTime();
+                }
+            }
+            if (!pending.isEmpty() && System.nanoTime() - pendingSince > MAX_CHUNK_AGE_NS) {
+                flushPending();
+                drainInFlight();
+                out.flush();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes what is pending as a chunk and flushes the file (a crash after this loses nothing before it). */
+    public void flush() {
+        try {
+            ensureHeader();
+            if (!pending.isEmpty() || !meta.isEmpty()) {
+                flushPending();
+            }
+            drainInFlight();
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void ensureHeader() throws IOException {
+        if (headerWritten) {
+            return;
+        }
+        ByteWriter body = new ByteWriter(4096);
+        ChunkCodec.encodeSession(session, body);
+        body.varint(meta.size());
+        for (MetaRecord m : meta) {
+            ChunkCodec.encodeMeta(m, body);
+        }
+        meta.clear();
+        ByteWriter h = new ByteWriter(AstraceFormat.HEADER_FIXED + body.size());
+        h.bytes(AstraceFormat.MAGIC, 0, AstraceFormat.MAGIC.length);
+        h.u8(AstraceFormat.VERSION);
+        h.u8(AstraceFormat.VERSION >>> 8);
+        h.u8(0);
+        h.u8(0);
+        h.u32(body.size());
+        CRC32C crc = new CRC32C();
+        crc.update(body.array(), 0, body.size());
+        h.u32((int) crc.getValue());
+        h.bytes(body.array(), 0, body.size());
+        out.write(h.array(), 0, h.size());
+        position += h.size();
+        headerWritten = true;
+    }
+
+    private void flushPending() throws IOException {
+        EventBatch full = pending;
+        pending = spare.isEmpty() ? new EventBatch(CHUNK_EVENTS) : spare.poll();
+        submit(full, 0, full.size(), true);
+    }
+
+    private void writeChunk(EventBatch b, int from, int to) throws IOException {
+        if (pool == null) {
+            submit(b, from, to, false);
+            return;
+        }
+        EventBatch copy = spare.isEmpty() ? new EventBatch(CHUNK_EVENTS) : spare.poll();
+        for (int i = from; i < to; i++) {
+            copy.addFrom(b, i);
+        }
+        submit(copy, 0, copy.size(), true);
+    }
+
+    /** Encodes a chunk (on a worker when there are spare cores) and writes finished chunks in order. */
+    private void submit(EventBatch b, int from, int to, boolean owned) throws IOException {
+        List<MetaRecord> m = List.copyOf(meta);
+        meta.clear();
+        if (pool == null) {
+            Encoded e = encode(codec, m, b, from, to, owned ? b : null);
+            write(e);
+            return;
+        }
+        while (inFlight.size() >= maxInFlight) {
+            write(await(inFlight.poll()));
+        }
+        inFlight.add(pool.submit(() -> encode(codecs.get(), m, b, from, to, b)));
+        while (!inFlight.isEmpty() && inFlight.peek().isDone()) {
+            write(await(inFlight.poll()));
+        }
+    }
+
+    private Encoded encode(ChunkCodec cc, List<MetaRecord> m, EventBatch b, int from, int to, EventBatch recycle) {
+        if (cc != codec && cc.level() != level) {
+            cc = new ChunkCodec(level);
+            codecs.set(cc);
+        }
+        long first = to > from ? b.time(from) : 0;
+        long last = first;
+        for (int i = from + 1; i < to; i++) {
+            last = Math.max(last, b.time(i));
+        }
+        return new Encoded(cc.encodeFrame(m, b, from, to), to - from, first, last, recycle);
+    }
+
+    private Encoded await(Future<Encoded> f) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while writing " + path, e);
+        } catch (ExecutionException e) {
+            throw new IOException("encoding a chunk of " + path + " failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private void write(Encoded e) throws IOException {
+        long offset = position;
+        out.write(e.frame());
+        position += e.frame().length;
+        events += e.events();
+        chunks++;
+        index.varint(offset - lastChunkOffset);
+        index.varint(e.events());
+        index.svarint(e.first());
+        index.svarint(e.last());
+        lastChunkOffset = offset;
+        if (e.recycle() != null && spare.size() < maxInFlight + 1) {
+            e.recycle().clear();
+            spare.add(e.recycle());
+        }
+    }
+
+    private void drainInFlight() throws IOException {
+        while (!inFlight.isEmpty()) {
+            write(await(inFlight.poll()));
+        }
+    }
+
+    @Override
+    public void onClose() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            ensureHeader();
+            if (!pending.isEmpty() || !meta.isEmpty()) {
+                flushPending();
+            }
+            drainInFlight();
+            ByteWriter body = new ByteWriter(index.size() + 32);
+            body.varint(chunks);
+            body.bytes(index.array(), 0, index.size());
+            body.varint(events);
+            body.varint(lost);
+            CRC32C crc = new CRC32C();
+            crc.update(body.array(), 0, body.size());
+            ByteWriter f = new ByteWriter(body.size() + 40);
+            f.u32(AstraceFormat.FOOTER_MAGIC);
+            f.u32(body.size());
+            f.u32((int) crc.getValue());
+            f.bytes(body.array(), 0, body.size());
+            long footerOffset = position;
+            f.i64(footerOffset);
+            f.u32(AstraceFormat.FOOTER_FIXED + body.size());
+            f.u32(AstraceFormat.TRAILER_MAGIC);
+            out.write(f.array(), 0, f.size());
+            position += f.size();
+            out.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
+        } finally {
+            codec.close();
+            if (pool != null) {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    /** Same as {@link #onClose()}. */
+    @Override
+    public void close() {
+        onClose();
+    }
+}

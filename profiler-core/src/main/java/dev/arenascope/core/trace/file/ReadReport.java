@@ -1,0 +1,43 @@
+package dev.arenascope.core.trace.file;
+
+import java.util.List;
+
+/**
+ * What reading a trace file found: how much was recovered and what was wrong with it.
+ *
+ * @param file           the file read
+ * @param events         events recovered
+ * @param parts          chunks ({@code .astrace}) or lines ({@code .jsonl}) read soundly
+ * @param partName       "chunks" or "lines"
+ * @param fileBytes      the file's size
+ * @param expectedEvents events the file says it holds (an {@code .astrace} footer), -1 when unknown
+ * @param lostEvents     events the recording itself lost (counted at record time, not damage)
+ * @param problemCount   problems found (damaged chunks, bad lines, a missing footer)
+ * @param problems       the first few problems, each one line naming the file and the byte offset or line
+ */
+public record ReadReport(String file, long events, long parts, String partName, long fileBytes,
+                         long expectedEvents, long lostEvents, int problemCount, List<String> problems) {
+    public ReadReport {
+        problems = List.copyOf(problems);
+    }
+
+    /** Whether anything was wrong with the file. */
+    public boolean damaged() {
+        return problemCount > 0;
+    }
+
+    /** One line: the first problem (if any) and what was recovered. */
+    public String summary() {
+        StringBuilder sb = new StringBuilder();
+        if (!problems.isEmpty()) {
+            sb.append(problems.getFirst());
+            if (problemCount > 1) {
+                sb.append(" (and ").append(problemCount - 1).append(" more problem").append(problemCount > 2 ? "s" : "").append(')');
+            }
+            sb.append("; ");
+        }
+        sb.append("recovered ").append(events).append(expectedEvents >= 0 ? " of " + expectedEvents : "")
+                .append(" events in ").append(parts).append(' ').append(partName);
+        return sb.toString();
+    }
+}

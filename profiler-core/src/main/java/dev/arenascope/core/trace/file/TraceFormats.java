@@ -1,0 +1,95 @@
+package dev.arenascope.core.trace.file;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+import dev.arenascope.core.trace.EventSink;
+
+/**
+ * The trace formats ArenaScope reads and writes, chosen by file extension: one table of readers and
+ * one of writers, so a new format is one line in each. Used by {@code arenascope convert}, {@code stats}
+ * and the window's open and save.
+ */
+public final class TraceFormats {
+    private TraceFormats() {}
+
+    /** Reads a whole file into a sink (ending with {@code onClose}) and reports what it recovered. */
+    @FunctionalInterface
+    public interface Input {
+        ReadReport read(Path file, EventSink sink) throws IOException;
+    }
+
+    /** Opens a file for writing as a sink; the file is complete once the sink's {@code onClose} returns. */
+    @FunctionalInterface
+    public interface Output {
+        EventSink open(Path file) throws IOException;
+    }
+
+    private static final Map<String, Input> INPUTS = new LinkedHashMap<>();
+    private static final Map<String, Output> OUTPUTS = new LinkedHashMap<>();
+
+    static {
+        INPUTS.put(".astrace", AstraceReader::read);
+        INPUTS.put(".jsonl", JsonlReader::read);
+        OUTPUTS.put(".astrace", AstraceWriter::new);
+        OUTPUTS.put(".jsonl", JsonlWriter::new);
+        OUTPUTS.put(".csv", CsvWriter::new);
+    }
+
+    /** Registers (or replaces) a reader for an extension such as {@code .pickle}. */
+    public static synchronized void registerInput(String extension, Input input) {
+        INPUTS.put(extension.toLowerCase(Locale.ROOT), input);
+    }
+
+    /** Registers (or replaces) a writer for an extension such as {@code .json}. */
+    public static synchronized void registerOutput(String extension, Output output) {
+        OUTPUTS.put(extension.toLowerCase(Locale.ROOT), output);
+    }
+
+    /** The extension of a file name ({@code .astrace}), lower-cased; empty when it has none. */
+    public static String extension(Path file) {
+        String n = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
+        int dot = n.lastIndexOf('.');
+        return dot <= 0 ? "" : n.substring(dot);
+    }
+
+    /** The reader for a file, or null when its extension is not one ArenaScope reads. */
+    public static synchronized Input input(Path file) {
+        return INPUTS.get(extension(file));
+    }
+
+    /** The writer for a file, or null when its extension is not one ArenaScope writes. */
+    public static synchronized Output output(Path file) {
+        return OUTPUTS.get(extension(file));
+    }
+
+    /**
+     * Loads a file into a new store ({@code .astrace} chunks are adopted without re-encoding).
+     *
+     * @throws IllegalArgumentException when the extension is not readable
+     */
+    public static LoadedTrace load(Path file) throws IOException {
+        if (extension(file).equals(AstraceFormat.EXTENSION)) {
+            return AstraceReader.load(file);
+        }
+        Input in = input(file);
+        if (in == null) {
+            throw new IllegalArgumentException(file + ": unknown trace format '" + extension(file) + "' (reads " + inputExtensions() + ")");
+        }
+        dev.arenascope.core.trace.store.EventStore store = new dev.arenascope.core.trace.store.EventStore(String.valueOf(file.getFileName()));
+        return new LoadedTrace(store, in.read(file, store));
+    }
+
+    /** Extensions readable, e.g. {@code .astrace, .jsonl}. */
+    public static synchronized String inputExtensions() {
+        return String.join(", ", INPUTS.keySet());
+    }
+
+    /** Extensions writable. */
+    public static synchronized String outputExtensions() {
+        return String.join(", ", OUTPUTS.keySet());
+    }
+}
