@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.live.ListenCommand;
 import dev.arenascope.app.trace.ConvertCommand;
 import dev.arenascope.app.trace.StatsCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
@@ -28,7 +29,8 @@ public final class Cli {
             new PlanCommand(),
             new ReportCommand(),
             new ConvertCommand(),
-            new StatsCommand());
+            new StatsCommand(),
+            new ListenCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;

@@ -78,7 +78,7 @@ public final class PlanCommand implements Command {
         }
         Path input = Path.of(a.required("input"));
         long capacity = a.bytes("capacity", Long.MAX_VALUE);
-        String strategy = a.string("strategy", "greedy");
+        String strategy = a.string("strategy", "search");
         double seconds = a.doubleValue("time-limit", 10);
         String output = a.string("output", null);
         long alignment = a.bytes("alignment", 1);

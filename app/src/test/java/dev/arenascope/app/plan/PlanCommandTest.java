@@ -53,7 +53,7 @@ class PlanCommandTest {
     void packsWithinCapacityAndWritesOffsets() throws Exception {
         Path in = csv("p.csv", SMALL);
         Path outFile = dir.resolve("out.csv");
-        for (String strategy : List.of("greedy")) {
+        for (String strategy : List.of("greedy", "search")) {
             Result r = run("plan", "--input", in.toString(), "--capacity", "300", "--strategy", strategy,
                     "--time-limit", "5", "--output", outFile.toString());
             assertEquals(0, r.code(), r.out() + r.err());
@@ -70,7 +70,7 @@ class PlanCommandTest {
         // x and y are live together: 300 bytes are needed, 299 are impossible
         Path in = csv("p.csv", "id,lower,upper,size\nx,0,2,150\ny,1,3,150\n");
         Path outFile = dir.resolve("best.csv");
-        Result r = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "greedy",
+        Result r = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "search",
                 "--time-limit", "1", "--output", outFile.toString());
         assertEquals(3, r.code(), r.out() + r.err());
         assertTrue(Files.exists(outFile));
@@ -120,7 +120,7 @@ class PlanCommandTest {
         Path in = dir.resolve("plan.json");
         PlanJson.write(plan, in);
         Path outFile = dir.resolve("out.json");
-        Result r = run("plan", "--input", in.toString(), "--strategy", "greedy", "--output", outFile.toString());
+        Result r = run("plan", "--input", in.toString(), "--strategy", "search", "--time-limit", "5", "--output", outFile.toString());
         assertEquals(0, r.code(), r.out() + r.err());
         MemoryPlan back = PlanJson.read(outFile);
         assertEquals(List.of(), back.validate());

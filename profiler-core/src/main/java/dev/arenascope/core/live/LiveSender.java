@@ -125,6 +125,42 @@ public final class LiveSender implements EventSink, AutoCloseable {
         this.options = options;
     }
 
+    /**
+     * Streams {@code session} to the ArenaScope listening at {@code hostPort} ({@code host:port}, or
+     * just {@code host} for {@link LiveProtocol#DEFAULT_PORT}) and returns the attached sender. The
+     * allocating code is unaffected whether or not anything listens there.
+     *
+     * <pre>{@code
+     * LiveSender live = LiveSender.stream(Session.global(), "127.0.0.1:7766", null);
+     * ... // run the workload; the window shows it as it happens
+     * Session.global().removeSink(live);   // sends what is queued, says goodbye
+     * }</pre>
+     *
+     * @throws IllegalArgumentException when {@code hostPort} is not {@code host[:port]}
+     */
+    public static LiveSender stream(dev.arenascope.core.record.Session session, String hostPort, String token) {
+        String host = hostPort;
+        int port = LiveProtocol.DEFAULT_PORT;
+        int colon = hostPort.lastIndexOf(':');
+        if (colon >= 0 && hostPort.indexOf(']') < colon) {
+            host = hostPort.substring(0, colon);
+            try {
+                port = Integer.parseInt(hostPort.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not host:port: '" + hostPort + "'");
+            }
+        }
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        if (host.isEmpty()) {
+            throw new IllegalArgumentException("no host in '" + hostPort + "'");
+        }
+        LiveSender sender = new LiveSender(Options.of(host, port, token));
+        session.addSink(sender);
+        return sender;
+    }
+
     /** The receiver this sender streams to, as {@code host:port}. */
     public String target() {
         return options.host() + ":" + options.port();

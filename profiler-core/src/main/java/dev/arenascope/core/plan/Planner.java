@@ -4,7 +4,7 @@ package dev.arenascope.core.plan;
  * Assigns an offset to every buffer of a {@link PlanProblem} so that buffers live at a common step
  * never share bytes. Implementations are stateless and thread-safe.
  */
-public sealed interface Planner permits GreedyBySizePlanner {
+public sealed interface Planner permits GreedyBySizePlanner, SearchPlanner {
 
     /** The strategy's name as the CLI spells it. */
     String name();
@@ -22,6 +22,7 @@ public sealed interface Planner permits GreedyBySizePlanner {
     static Planner named(String name) {
         return switch (name) {
             case "greedy" -> new GreedyBySizePlanner();
+            case "search" -> new SearchPlanner();
             default -> throw new IllegalArgumentException("unknown strategy '" + name + "' (expected greedy or search)");
         };
     }

@@ -33,9 +33,10 @@ class MemoryPoolConcurrencyTest {
     private static final int THREADS = 4;
     private static final long RUN_NS = 700_000_000L;
 
-    @ParameterizedTest(name = "{0}, ceiling {1}, recording {2}")
-    @CsvSource({"host, 0, false", "virtual, 0, true", "virtual, 1000000, false"})
-    void noBufferHasTwoOwnersAndNoneIsLost(String kind, long ceiling, boolean recording) throws Exception {
+    @ParameterizedTest(name = "{0}, ceiling {1}, recording {2}, stop holding midway {3}")
+    @CsvSource({"host, 0, false, false", "virtual, 0, true, false", "virtual, 1000000, false, false",
+            "host, 0, true, true"})
+    void noBufferHasTwoOwnersAndNoneIsLost(String kind, long ceiling, boolean recording, boolean stopHolding) throws Exception {
         MemoryDevice device = kind.equals("host") ? new HostDevice() : new VirtualDevice(1L << 30);
         Session session = new Session("stress");
         if (recording) {
@@ -93,8 +94,12 @@ class MemoryPoolConcurrencyTest {
         Thread janitor = Thread.ofPlatform().name("janitor").start(() -> {
             try {
                 start.await();
+                long half = System.nanoTime() + RUN_NS / 2;
                 while (!stop.get()) {
                     Thread.sleep(5);
+                    if (stopHolding && System.nanoTime() > half) {
+                        pool.stopHolding();
+                    }
                     pool.freeHeld();
                     pool.statistics();
                 }
@@ -130,6 +135,10 @@ class MemoryPoolConcurrencyTest {
         long onDevice = device instanceof HostDevice h ? h.liveBytes() : device.totalBytes() - device.freeBytes();
         assertEquals(pool.reservedBytes(), onDevice, "the device holds exactly the pool's blocks");
         assertTrue(s.reuses() > 0);
+        if (stopHolding) {
+            assertEquals(0, pool.heldBlocks());
+            assertEquals(s.allocations(), s.frees(), "not holding: every block went back");
+        }
         pool.close();
         onDevice = device instanceof HostDevice h ? h.liveBytes() : device.totalBytes() - device.freeBytes();
         assertEquals(0, onDevice);

@@ -198,4 +198,23 @@ class PerfettoJsonWriterTest {
         assertEquals(14_180_941_824L, reserved.getLast(), "the segments reserved before the trace, all at its start");
         assertEquals(14_180_941_824L, reserved.stream().mapToLong(Long::longValue).max().orElseThrow());
     }
+
+    @Test
+    void aStoreExportsTheSameAsTheStreamItHeld() throws Exception {
+        Path in = dev.arenascope.core.trace.Fixtures.torch().resolve("cs336-a2-bcrafton.pickle");
+        ByteArrayOutputStream direct = new ByteArrayOutputStream();
+        TorchSnapshotToTrace.convert(in, new PerfettoJsonWriter(direct));
+        dev.arenascope.core.trace.store.EventStore store = new dev.arenascope.core.trace.store.EventStore();
+        TorchSnapshotToTrace.convert(in, store);
+        ByteArrayOutputStream viaStore = new ByteArrayOutputStream();
+        TraceViewToPerfetto.convert(store, viaStore);
+        List<JsonNode> a = validate(direct.toByteArray());
+        List<JsonNode> b = validate(viaStore.toByteArray());
+        List<JsonNode> countersA = a.stream().filter(e -> e.get("ph").asText().equals("C")).toList();
+        List<JsonNode> countersB = b.stream().filter(e -> e.get("ph").asText().equals("C")).toList();
+        assertEquals(countersA, countersB, "the same counter tracks, value for value");
+        long peak = countersB.stream().filter(e -> e.get("name").asText().equals("bytes in use"))
+                .mapToLong(e -> e.get("args").get("bytes").asLong()).max().orElseThrow();
+        assertEquals(3_853_700_352L, peak);
+    }
 }

@@ -1,0 +1,508 @@
+package dev.arenascope.core.plan;
+
+import java.util.Arrays;
+
+/**
+ * The search behind {@link SearchPlanner}: a depth-first search over <em>canonical</em> packings that
+ * decides whether a problem packs within a capacity.
+ *
+ * <p><b>Canonical packings.</b> Push every buffer of a packing down until it rests on a buffer that
+ * overlaps it in time (or on 0): the height does not grow. List the buffers by offset: each one's offset
+ * is then the top of the highest buffer before it that overlaps it in time (its <em>floor</em>). So it is
+ * enough to build packings by repeatedly choosing the next buffer and putting it at its floor, with
+ * offsets never decreasing: the current level {@code x} only rises.
+ *
+ * <p><b>Section inference.</b> Time is cut into sections at every buffer's start and end. In a section,
+ * at most one placed buffer can straddle the level {@code x} (placed buffers there are disjoint and none
+ * starts above {@code x}), so the unplaced buffers of the section must fit above
+ * {@code max(x, top)}, the top of the highest placed buffer there. With {@code rem} the bytes of the
+ * section's unplaced buffers, a node is kept only while {@code max(x, top) + rem <= capacity} in every
+ * section. Placing a buffer leaves {@code top + rem} of its own sections unchanged, so a child at level
+ * {@code x'} survives exactly when {@code x' + maxRem <= capacity}: candidates are tried in order of
+ * floor and the loop stops at the first floor past {@code capacity - maxRem}. A second bound per section
+ * schedules its unplaced buffers by floor (release dates on one machine): the section's stack must end
+ * within the capacity.
+ *
+ * <p><b>Pruning repeats.</b> Two buffers that do not overlap in time and go at the same level commute,
+ * so only one order is explored (by static rank). States that failed are remembered in a table keyed by
+ * a hash of the unplaced set, the skyline and the last buffer placed.
+ *
+ * <p>Not thread-safe; one instance per search.
+ */
+final class CanonicalSearch {
+    /** How a search ended. */
+    enum Outcome { FOUND, INFEASIBLE, TIMED_OUT }
+
+    private final int m;                 // buffers searched (non-zero size), in static order
+    private final int[] original;        // search index -> problem index
+    private final long[] size;           // aligned sizes
+    private final int[] sl;              // first section
+    private final int[] su;              // one past the last section
+    private final int[][] neighbors;     // buffers overlapping in time
+    private final int sections;
+    private final int[][] sectionBuffers; // buffers live in each section
+    private final long[] zobrist;
+    private final long cap;              // in units of the granularity
+    private final long unit;             // gcd of the sizes: every canonical offset is a multiple of it
+    private final long deadline;
+    private long nodeLimit = Long.MAX_VALUE;
+
+    private final long[] floor;
+    private final long[] offset;
+    private final boolean[] placed;
+    private final long[] top;
+    private final long[] rem;
+    private final int[] twin;            // the previous buffer with the same lifetime and size, or -1
+    private final int[] cross;           // unplaced buffers spanning the boundary between s and s+1
+    private final int[] stackC;
+    private final int[] stackF;
+    private final int[] stackT;
+    private int sp;
+
+    // undo logs
+    private final int[] floorIdx;
+    private final long[] floorOld;
+    private int floorSp;
+    private final long[] topOld;
+    private int topSp;
+
+    private final long[][] keys;
+    private final long[] relBuf;
+    private final LongSet failed = new LongSet(1 << 12);
+    private long nodes;
+    private boolean timedOut;
+
+    /**
+     * @param order    problem indices of the buffers to search (non-zero size), in static order
+     * @param capacity bytes available
+     * @param deadline {@code System.nanoTime()} past which the search gives up
+     */
+    CanonicalSearch(PlanProblem problem, int[] order, long capacity, long deadline) {
+        this.m = order.length;
+        this.original = order.clone();
+        this.deadline = deadline;
+        size = new long[m];
+        long g = 0;
+        for (int i : order) {
+            g = gcd(g, problem.alignedSize(i));
+        }
+        this.unit = Math.max(1, g);
+        this.cap = capacity / unit;
+        if (m > 0 && cap > (Long.MAX_VALUE - m) / (m + 1)) {
+            throw new IllegalArgumentException("capacity " + capacity + " too large to search with " + m + " buffers");
+        }
+        long[] lower = new long[m];
+        long[] upper = new long[m];
+        long[] points = new long[2 * m];
+        for (int i = 0; i < m; i++) {
+            PlanBuffer b = problem.buffers().get(order[i]);
+            size[i] = problem.alignedSize(order[i]) / unit;
+            lower[i] = b.lower();
+            upper[i] = b.upper();
+            points[2 * i] = b.lower();
+            points[2 * i + 1] = b.upper();
+        }
+        Arrays.sort(points);
+        int k = 0;
+        for (int i = 0; i < points.length; i++) {
+            if (k == 0 || points[i] != points[k - 1]) {
+                points[k++] = points[i];
+            }
+        }
+        sections = Math.max(0, k - 1);
+        sl = new int[m];
+        su = new int[m];
+        int[] count = new int[Math.max(1, sections)];
+        for (int i = 0; i < m; i++) {
+            sl[i] = Arrays.binarySearch(points, 0, k, lower[i]);
+            su[i] = Arrays.binarySearch(points, 0, k, upper[i]);
+            for (int s = sl[i]; s < su[i]; s++) {
+                count[s]++;
+            }
+        }
+        sectionBuffers = new int[sections][];
+        for (int s = 0; s < sections; s++) {
+            sectionBuffers[s] = new int[count[s]];
+            count[s] = 0;
+        }
+        for (int i = 0; i < m; i++) {
+            for (int s = sl[i]; s < su[i]; s++) {
+                sectionBuffers[s][count[s]++] = i;
+            }
+        }
+        neighbors = new int[m][];
+        for (int i = 0; i < m; i++) {
+            int[] tmp = new int[m];
+            int c = 0;
+            for (int j = 0; j < m; j++) {
+                if (j != i && lower[i] < upper[j] && lower[j] < upper[i]) {
+                    tmp[c++] = j;
+                }
+            }
+            neighbors[i] = Arrays.copyOf(tmp, c);
+        }
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(0x5eed);
+        zobrist = new long[m + 1];
+        for (int i = 0; i <= m; i++) {
+            zobrist[i] = rnd.nextLong();
+        }
+        floor = new long[m];
+        offset = new long[m];
+        placed = new boolean[m];
+        top = new long[sections];
+        rem = new long[sections];
+        twin = new int[m];
+        java.util.Map<java.util.List<Long>, Integer> seen = new java.util.HashMap<>();
+        for (int i = 0; i < m; i++) {
+            Integer prev = seen.put(java.util.List.of(lower[i], upper[i], size[i]), i);
+            twin[i] = prev == null ? -1 : prev;
+        }
+        cross = new int[Math.max(1, sections)];
+        for (int i = 0; i < m; i++) {
+            for (int s = sl[i]; s < su[i]; s++) {
+                rem[s] += size[i];
+            }
+            for (int s = sl[i]; s < su[i] - 1; s++) {
+                cross[s]++;
+            }
+        }
+        stackC = new int[m + 1];
+        stackF = new int[m + 1];
+        stackT = new int[m + 1];
+        int maxNeighbors = 0;
+        long spans = 0;
+        for (int i = 0; i < m; i++) {
+            maxNeighbors = Math.max(maxNeighbors, neighbors[i].length);
+            spans += su[i] - sl[i];
+        }
+        floorIdx = new int[m * (maxNeighbors + 1) + 1];
+        floorOld = new long[floorIdx.length];
+        topOld = new long[(int) spans + 1];
+        keys = new long[m + 1][];
+        relBuf = new long[sections + 1];
+    }
+
+    /** Runs the search. On {@link Outcome#FOUND}, {@link #offsets} holds the packing. */
+    Outcome run() {
+        for (int s = 0; s < sections; s++) {
+            if (rem[s] > cap) {
+                return Outcome.INFEASIBLE;
+            }
+        }
+        if (m == 0) {
+            return Outcome.FOUND;
+        }
+        boolean found = solve(0, sections, 0, -1);
+        if (found) {
+            return Outcome.FOUND;
+        }
+        return timedOut ? Outcome.TIMED_OUT : Outcome.INFEASIBLE;
+    }
+
+    /** Runs the search; on {@link Outcome#FOUND} writes the offsets by problem index into {@code out}. */
+    Outcome runInto(long[] out) {
+        Outcome o = run();
+        if (o == Outcome.FOUND) {
+            offsets(out);
+        }
+        return o;
+    }
+
+    /** Offsets by problem index (entries for buffers not searched are left as they are). */
+    void offsets(long[] out) {
+        for (int i = 0; i < m; i++) {
+            out[original[i]] = offset[i] * unit;
+        }
+    }
+
+    /** Gives up (as if timed out) after about this many nodes. */
+    CanonicalSearch nodeLimit(long limit) {
+        this.nodeLimit = limit;
+        return this;
+    }
+
+    long nodes() {
+        return nodes;
+    }
+
+    /**
+     * Places every unplaced buffer whose sections lie in {@code [sa, sb)}, at levels from {@code x} up.
+     * Returns true with them placed, or false with the state as it was on entry.
+     */
+    private boolean solve(int sa, int sb, long x, int last) {
+        if ((++nodes & 255) == 0 && (System.nanoTime() > deadline || nodes > nodeLimit)) {
+            timedOut = true;
+        }
+        if (timedOut) {
+            return false;
+        }
+        // Decomposition: sections no unplaced buffer joins are independent subproblems. Solving them
+        // one after another means a failure in one never re-tries choices made in another.
+        int comps = 0;
+        int firstA = -1;
+        int firstB = -1;
+        for (int s = sa; s < sb; ) {
+            if (rem[s] == 0) {
+                s++;
+                continue;
+            }
+            int e = s;
+            while (e + 1 < sb && cross[e] > 0) {
+                e++;
+            }
+            if (comps++ == 0) {
+                firstA = s;
+                firstB = e + 1;
+            } else {
+                break;
+            }
+            s = e + 1;
+        }
+        if (comps == 0) {
+            return true;
+        }
+        if (comps == 1) {
+            return branch(firstA, firstB, x, last);
+        }
+        int mark = sp;
+        for (int s = sa; s < sb; ) {
+            if (rem[s] == 0) {
+                s++;
+                continue;
+            }
+            int e = s;
+            while (e + 1 < sb && cross[e] > 0) {
+                e++;
+            }
+            // a component starts afresh on its own skyline: its buffers may go below x, where the order
+            // of placements across independent components put them only by accident
+            if (!branch(s, e + 1, 0, -1)) {
+                unwindTo(mark);
+                return false;
+            }
+            s = e + 1;
+        }
+        return true;
+    }
+
+    /** One connected group of sections {@code [sa, sb)}: choose the next buffer and its level. */
+    private boolean branch(int sa, int sb, long x, int last) {
+        long maxRem = 0;
+        long h = (last < 0 ? 0 : Long.rotateLeft(zobrist[last], 17)) ^ (x * 0x9E3779B97F4A7C15L);
+        for (int s = sa; s < sb; s++) {
+            long r = rem[s];
+            if (r > 0) {
+                if (r > maxRem) {
+                    maxRem = r;
+                }
+                h += mix(s * 0xC2B2AE3D27D4EB4FL + Math.max(x, top[s]));
+            }
+        }
+        long limit = cap - maxRem; // a child's level may not exceed this
+        long[] ks = keys[sp];
+        if (ks == null) {
+            ks = keys[sp] = new long[m];
+        }
+        // Dominance: if an unplaced buffer c fits between its floor and a candidate's level, putting c
+        // there first only uses space that placing the candidate would waste; so only candidates below
+        // the lowest such end need trying.
+        long minEnd = Long.MAX_VALUE;
+        int n = 0;
+        long set = 0;
+        for (int i = 0; i < m; i++) {
+            if (!placed[i] && sl[i] >= sa && su[i] <= sb) {
+                long f = Math.max(floor[i], x);
+                minEnd = Math.min(minEnd, f + size[i]);
+                ks[n++] = f * m + i;
+                set ^= zobrist[i];
+            }
+        }
+        h ^= set;
+        if (failed.contains(h)) {
+            return false;
+        }
+        Arrays.sort(ks, 0, n);
+        if (!sectionsSchedulable(sa, sb, x, ks, n)) {
+            failed.add(h);
+            return false;
+        }
+        for (int k = 0; k < n; k++) {
+            int c = (int) (ks[k] % m);
+            long xc = ks[k] / m;
+            if (xc >= minEnd || xc > limit) {
+                break; // dominated (see above), or the busiest section no longer fits above xc
+            }
+            if (last >= 0 && xc == x && c < last && !overlaps(c, last)) {
+                continue; // the same state is reached by placing c before last
+            }
+            if (twin[c] >= 0 && !placed[twin[c]]) {
+                continue; // identical buffers go in index order
+            }
+            int mark = sp;
+            place(c, xc);
+            if (solve(sa, sb, xc, c)) {
+                return true;
+            }
+            unwindTo(mark);
+            if (timedOut) {
+                return false;
+            }
+        }
+        failed.add(h);
+        return false;
+    }
+
+    /**
+     * In each section, the unplaced buffers must stack above {@code max(x, top)} each at or above its
+     * floor: scheduling them by floor gives the lowest possible end (one machine, release dates).
+     */
+    private boolean sectionsSchedulable(int sa, int sb, long x, long[] byFloor, int n) {
+        long[] end = relBuf;
+        for (int s = sa; s < sb; s++) {
+            end[s] = Math.max(x, top[s]);
+        }
+        for (int k = 0; k < n; k++) {
+            int i = (int) (byFloor[k] % m);
+            long f = byFloor[k] / m;
+            long sz = size[i];
+            for (int s = sl[i]; s < su[i]; s++) {
+                long e = end[s];
+                end[s] = (e > f ? e : f) + sz;
+            }
+        }
+        for (int s = sa; s < sb; s++) {
+            if (end[s] > cap) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean overlaps(int a, int b) {
+        return sl[a] < su[b] && sl[b] < su[a];
+    }
+
+    private void place(int c, long xc) {
+        stackC[sp] = c;
+        stackF[sp] = floorSp;
+        stackT[sp] = topSp;
+        sp++;
+        placed[c] = true;
+        offset[c] = xc;
+        long t = xc + size[c];
+        for (int s = sl[c]; s < su[c]; s++) {
+            topOld[topSp++] = top[s];
+            top[s] = t;
+            rem[s] -= size[c];
+        }
+        for (int s = sl[c]; s < su[c] - 1; s++) {
+            cross[s]--;
+        }
+        for (int j : neighbors[c]) {
+            if (!placed[j] && floor[j] < t) {
+                floorIdx[floorSp] = j;
+                floorOld[floorSp++] = floor[j];
+                floor[j] = t;
+            }
+        }
+    }
+
+    /** Takes back placements until {@code mark} remain. */
+    private void unwindTo(int mark) {
+        while (sp > mark) {
+            sp--;
+            int c = stackC[sp];
+            int fMark = stackF[sp];
+            while (floorSp > fMark) {
+                floorSp--;
+                floor[floorIdx[floorSp]] = floorOld[floorSp];
+            }
+            for (int s = su[c] - 1; s >= sl[c]; s--) {
+                top[s] = topOld[--topSp];
+                rem[s] += size[c];
+            }
+            for (int s = sl[c]; s < su[c] - 1; s++) {
+                cross[s]++;
+            }
+            placed[c] = false;
+            if (topSp != stackT[sp]) {
+                throw new IllegalStateException("undo log out of step");
+            }
+        }
+    }
+
+    private static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** An open-addressing set of non-zero longs; grows to 2^22 entries, then is cleared when 3/4 full. */
+    static final class LongSet {
+        private static final int MAX = 1 << 22;
+        private long[] table;
+        private int mask;
+        private int size;
+
+        LongSet(int capacity) {
+            table = new long[capacity];
+            mask = capacity - 1;
+        }
+
+        boolean contains(long key) {
+            key = key == 0 ? 1 : key;
+            for (int i = (int) mix(key) & mask; ; i = (i + 1) & mask) {
+                long v = table[i];
+                if (v == key) {
+                    return true;
+                }
+                if (v == 0) {
+                    return false;
+                }
+            }
+        }
+
+        void add(long key) {
+            key = key == 0 ? 1 : key;
+            if (size >= table.length / 4 * 3) {
+                long[] old = table;
+                size = 0;
+                if (old.length < MAX) {
+                    table = new long[old.length * 2];
+                    mask = table.length - 1;
+                    for (long v : old) {
+                        if (v != 0) {
+                            insert(v);
+                        }
+                    }
+                } else {
+                    java.util.Arrays.fill(table, 0);
+                }
+            }
+            insert(key);
+        }
+
+        private void insert(long key) {
+            for (int i = (int) mix(key) & mask; ; i = (i + 1) & mask) {
+                long v = table[i];
+                if (v == key) {
+                    return;
+                }
+                if (v == 0) {
+                    table[i] = key;
+                    size++;
+                    return;
+                }
+            }
+        }
+    }
+}

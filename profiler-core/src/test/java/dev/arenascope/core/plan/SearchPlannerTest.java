@@ -1,0 +1,93 @@
+package dev.arenascope.core.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+class SearchPlannerTest {
+
+    /**
+     * The optimum by brute force: every order of the buffers, each put on top of the highest buffer
+     * before it that overlaps it in time. Every packing pushed down to rest on others is one of these.
+     */
+    static long bruteForceOptimum(PlanProblem p) {
+        int n = p.size();
+        int[] perm = new int[n];
+        for (int i = 0; i < n; i++) {
+            perm[i] = i;
+        }
+        long[] best = {Long.MAX_VALUE};
+        permute(p, perm, 0, new long[n], best);
+        return n == 0 ? 0 : best[0];
+    }
+
+    private static void permute(PlanProblem p, int[] perm, int k, long[] off, long[] best) {
+        int n = perm.length;
+        if (k == n) {
+            long h = 0;
+            for (int i = 0; i < n; i++) {
+                h = Math.max(h, off[i] + p.alignedSize(i));
+            }
+            best[0] = Math.min(best[0], h);
+            return;
+        }
+        for (int j = k; j < n; j++) {
+            int t = perm[k]; perm[k] = perm[j]; perm[j] = t;
+            int b = perm[k];
+            long f = 0;
+            for (int q = 0; q < k; q++) {
+                int o = perm[q];
+                if (p.buffers().get(o).overlapsInTime(p.buffers().get(b))) {
+                    f = Math.max(f, off[o] + p.alignedSize(o));
+                }
+            }
+            off[b] = f;
+            permute(p, perm, k + 1, off, best);
+            t = perm[k]; perm[k] = perm[j]; perm[j] = t;
+        }
+    }
+
+    static PlanProblem random(Random r, int n, int steps, int maxSize, long align) {
+        List<PlanBuffer> bs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long lo = r.nextInt(steps);
+            bs.add(new PlanBuffer("b" + i, lo, lo + 1 + r.nextInt(steps), 1 + r.nextInt(maxSize)));
+        }
+        return new PlanProblem(bs, align);
+    }
+
+    @Test
+    void minimisingReachesTheBruteForceOptimum() {
+        Random r = new Random(11);
+        for (int round = 0; round < 300; round++) {
+            PlanProblem p = random(r, 1 + r.nextInt(7), 6, r.nextBoolean() ? 8 : 100, r.nextBoolean() ? 1 : 4);
+            long opt = bruteForceOptimum(p);
+            Packing pk = new SearchPlanner().plan(p, Long.MAX_VALUE, 5_000_000_000L);
+            OverlapCheck.assertValid(pk);
+            assertFalse(pk.timedOut());
+            assertEquals(opt, pk.height(), "round " + round + ": " + p);
+        }
+    }
+
+    @Test
+    void decidesCapacityExactlyOnSmallProblems() {
+        Random r = new Random(5);
+        for (int round = 0; round < 300; round++) {
+            PlanProblem p = random(r, 2 + r.nextInt(6), 5, 10, 1);
+            long opt = bruteForceOptimum(p);
+            Packing at = new SearchPlanner().plan(p, opt, 5_000_000_000L);
+            OverlapCheck.assertValid(at);
+            assertTrue(at.fits(), "round " + round + ": capacity " + opt + " is reachable: " + p);
+            Packing below = new SearchPlanner().plan(p, opt - 1, 5_000_000_000L);
+            OverlapCheck.assertValid(below);
+            assertFalse(below.fits());
+            assertFalse(below.timedOut(), "proving " + (opt - 1) + " impossible should finish");
+        }
+    }
+}
