@@ -7,6 +7,8 @@ import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
 import dev.arenascope.app.live.ListenCommand;
+import dev.arenascope.app.record.CalibrateCommand;
+import dev.arenascope.app.record.RecordCommand;
 import dev.arenascope.app.trace.ConvertCommand;
 import dev.arenascope.app.trace.StatsCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
@@ -30,7 +32,9 @@ public final class Cli {
             new ReportCommand(),
             new ConvertCommand(),
             new StatsCommand(),
-            new ListenCommand());
+            new ListenCommand(),
+            new RecordCommand(),
+            new CalibrateCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;
