@@ -207,7 +207,7 @@ public final class LiveReceiver implements AutoCloseable {
                 LiveProtocol.Hello hello;
                 try {
                     hello = LiveProtocol.readHello(counted, source);
-                } catch (IOException e) {
+                } catch (IOException | RuntimeException e) {
                     reject(out, LiveProtocol.BAD_HELLO, "bad hello: " + e.getMessage());
                     return;
                 }
@@ -294,6 +294,9 @@ public final class LiveReceiver implements AutoCloseable {
                     }
                 } catch (TraceFormatException e) {
                     end(ConnectionStats.State.CUT, e.getMessage());
+                    return;
+                } catch (RuntimeException e) {
+                    end(ConnectionStats.State.CUT, source + " at byte " + at + ": corrupt chunk (" + e + ")");
                     return;
                 } catch (IOException e) {
                     end(ConnectionStats.State.CUT, source + " at byte " + counted.count + ": connection lost inside a chunk (" + e.getMessage() + ")");
