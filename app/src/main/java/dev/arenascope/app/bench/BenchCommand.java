@@ -22,6 +22,7 @@ public final class BenchCommand implements Command {
             new ArenaBench(),
             new PoolBench(),
             new TorchBench(),
+            new LiveBench(),
             new TraceBench());
 
     @Override

@@ -117,7 +117,7 @@ public final class RecordCommand implements Command {
         if (deviceSpec.trim().equalsIgnoreCase("auto")) {
             err.println("arenascope record: " + selection.reason());
         }
-        boolean terminal = System.console() != null && System.console().isTerminal();
+        boolean terminal = stderrIsTerminal();
         try (MemoryDevice device = selection.device(); Session session = new Session(workload.name())) {
             session.putAttribute("tool", "arenascope " + Cli.version());
             session.putAttribute("workload", workload.name());
@@ -162,6 +162,25 @@ public final class RecordCommand implements Command {
                     + "; " + result.summary() + where + liveText);
             return Cli.EXIT_OK;
         }
+    }
+
+    /**
+     * Whether file descriptor 2 is a terminal: libc's {@code isatty(2)} through the foreign function
+     * API where there is one, else whether the JVM has an interactive console.
+     */
+    static boolean stderrIsTerminal() {
+        try {
+            var linker = java.lang.foreign.Linker.nativeLinker();
+            var isatty = linker.defaultLookup().find("isatty");
+            if (isatty.isPresent()) {
+                var handle = linker.downcallHandle(isatty.get(),
+                        java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.JAVA_INT));
+                return (int) handle.invokeExact(2) == 1;
+            }
+        } catch (Throwable e) {
+            // no native access: fall back to the console
+        }
+        return System.console() != null && System.console().isTerminal();
     }
 
     /** HOST:PORT of a listening ArenaScope. */
