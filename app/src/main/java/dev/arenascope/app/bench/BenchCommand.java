@@ -22,7 +22,8 @@ public final class BenchCommand implements Command {
             new ArenaBench(),
             new PoolBench(),
             new TorchBench(),
-            new TraceBench());
+            new TraceBench(),
+            new PlanBench());
 
     @Override
     public String name() {
