@@ -34,13 +34,23 @@ public interface Workload {
     List<WorkloadOption> options();
 
     /**
-     * Checks option values (by name, without the leading dashes) and fills in defaults.
+     * Checks option values (by name, without the leading dashes), fills in defaults and checks every
+     * value's form and range, so a bad option fails before anything is recorded.
      *
      * @throws IllegalArgumentException naming the first unknown option or bad value, in one line
      */
     default WorkloadOptions parse(java.util.Map<String, String> values) {
-        return WorkloadOptions.parse(name(), options(), values);
+        WorkloadOptions options = WorkloadOptions.parse(name(), options(), values);
+        validate(options);
+        return options;
     }
+
+    /**
+     * Reads every option the way {@link #run} will, throwing on the first bad one.
+     *
+     * @throws IllegalArgumentException {@code "NAME: --option ..."}
+     */
+    void validate(WorkloadOptions options);
 
     /**
      * Runs to completion (or until {@link Progress#cancelled()}), publishing to {@code session}.

@@ -19,7 +19,8 @@ import dev.arenascope.core.trace.EventSink;
  * {@code arena.alloc_recorded_ns} is the same with an {@code AllocationRecorder} active and a session sink
  * draining every event on the drain thread. {@code arena.alloc_recorded_lost_events} counts events the
  * ring had to drop during that run (0 when the drain keeps up). {@code arena.scope_ns} is one scope
- * entered and left with nothing recording.
+ * entered and left with nothing recording. {@code arena.clock_ns} is one {@code System.nanoTime()}, which
+ * every recorded operation pays once to stamp its event and its recorder row.
  */
 public final class ArenaBench implements BenchSuite {
     static final int BATCH = 16;
@@ -53,6 +54,14 @@ public final class ArenaBench implements BenchSuite {
                         () -> scopeLoop(arena, batches))));
             }
             quiet.close();
+            // context for the recorded figure: every recorded operation reads the clock once
+            out.put("arena.clock_ns", Medians.medianOf(warmups, rounds, () -> Medians.nsPerOp(2048, () -> {
+                long sum = 0;
+                for (int i = 0; i < 2048; i++) {
+                    sum += System.nanoTime();
+                }
+                return sum;
+            })));
 
             Session recorded = new Session("bench-recorded");
             AtomicLong delivered = new AtomicLong();

@@ -22,7 +22,9 @@ public final class BenchCommand implements Command {
             new ArenaBench(),
             new PoolBench(),
             new TorchBench(),
+            new LiveBench(),
             new TraceBench(),
+            new UiBenchSuite(),
             new PlanBench());
 
     @Override

@@ -6,6 +6,9 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.app.bench.BenchCommand;
+import dev.arenascope.app.live.ListenCommand;
+import dev.arenascope.app.record.CalibrateCommand;
+import dev.arenascope.app.record.RecordCommand;
 import dev.arenascope.app.trace.ConvertCommand;
 import dev.arenascope.app.trace.StatsCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
@@ -22,12 +25,16 @@ import dev.arenascope.app.report.ReportCommand;
 public final class Cli {
     /** Every sub-command, in the order {@code --help} lists them. */
     static final List<Command> COMMANDS = List.of(
+            new OpenCommand(),
             new BenchCommand(),
             new PoolBinsCommand(),
             new PlanCommand(),
             new ReportCommand(),
             new ConvertCommand(),
-            new StatsCommand());
+            new StatsCommand(),
+            new ListenCommand(),
+            new RecordCommand(),
+            new CalibrateCommand());
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;

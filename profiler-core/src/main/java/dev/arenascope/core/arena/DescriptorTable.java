@@ -28,10 +28,22 @@ final class DescriptorTable {
                 return insert(i, h, dtype, shape);
             }
             int e = s - 1;
-            if (hashes[i] == h && dtypes[e] == dtype && Arrays.equals(shapes[e], shape)) {
+            if (hashes[i] == h && dtypes[e] == dtype && sameDims(shapes[e], shape)) {
                 return e;
             }
         }
+    }
+
+    private static boolean sameDims(long[] a, long[] b) {
+        if (a.length != b.length) {
+            return false;
+        }
+        for (int i = 0; i < a.length; i++) { // shapes are short: a plain loop beats the vectorized mismatch call
+            if (a[i] != b[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The canonical (shared, never modified) shape of entry {@code e}. */

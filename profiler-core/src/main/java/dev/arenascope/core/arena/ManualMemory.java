@@ -64,7 +64,7 @@ public final class ManualMemory implements AutoCloseable {
     /** The environment variable that turns poisoning on for every arena without its own setting. */
     public static final String POISON_ENV = "ARENASCOPE_POISON";
     private static final int NO_POISON = -1;
-    private static final int ENV_POISON = parsePoison(System.getenv(POISON_ENV), POISON_ENV);
+    private static final String ENV_POISON_TEXT = System.getenv(POISON_ENV);
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private static final long COPY_CHUNK = 64L << 20;
 
@@ -103,6 +103,9 @@ public final class ManualMemory implements AutoCloseable {
     private int scopeDepth;
 
     private AllocationRecorder recorder;
+    private long stamp = -1;
+    private final String[] internedNames = new String[32];
+    private final int[] internedIds = new int[32];
     private Thread lastThread;
     private int lastThreadId;
 
@@ -156,11 +159,15 @@ public final class ManualMemory implements AutoCloseable {
                 }
             }
         }
+        if (managed && !b.poisonSet) {
+            parsePoison(ENV_POISON_TEXT, POISON_ENV); // a bad setting fails here, before any memory is claimed
+        }
         this.buffer = device.allocate(size);
         this.capacity = size;
         this.forward = 0;
         this.backward = size;
-        this.poison = !managed ? NO_POISON : b.poisonSet ? b.poison : ENV_POISON;
+        int chosenPoison = !managed ? NO_POISON : b.poisonSet ? b.poison : parsePoison(ENV_POISON_TEXT, POISON_ENV);
+        this.poison = chosenPoison;
         if (managed) {
             Map<String, String> attrs = new LinkedHashMap<>();
             if (poison != NO_POISON) {
@@ -441,6 +448,8 @@ public final class ManualMemory implements AutoCloseable {
 
     /**
      * Sets both pointers, releasing (or, moved the other way, re-claiming) the bytes between old and new.
+     * Each pointer that moves is published as {@code POINTER_RESTORE}, with {@code b} negative when it
+     * moved to claim bytes rather than release them.
      *
      * @throws IllegalArgumentException unless {@code 0 <= forward <= backward <= capacity}; nothing moves
      */
@@ -654,38 +663,62 @@ public final class ManualMemory implements AutoCloseable {
     public Scope scope(String scopeName) {
         int d = pushScope(scopeName);
         if (observing()) {
-            enterObserved(d);
+            stamp = session.now(); // one clock read for the entry and its params
+            try {
+                enterObserved(d);
+            } finally {
+                stamp = -1;
+            }
         }
         return scopes[d];
     }
 
     /** {@link #scope(String)} with one shape parameter (e.g. {@code "frames", 4}). */
     public Scope scope(String scopeName, String key, long value) {
+        checkKey(key);
         int d = pushScope(scopeName);
         if (observing()) {
-            enterObserved(d);
-            param(d, key, value);
+            stamp = session.now(); // one clock read for the entry and its params
+            try {
+                enterObserved(d);
+                param(d, key, value);
+            } finally {
+                stamp = -1;
+            }
         }
         return scopes[d];
     }
 
     /** {@link #scope(String)} with two shape parameters. */
     public Scope scope(String scopeName, String key1, long value1, String key2, long value2) {
+        checkKey(key1);
+        checkKey(key2);
         int d = pushScope(scopeName);
         if (observing()) {
-            enterObserved(d);
-            param(d, key1, value1);
-            param(d, key2, value2);
+            stamp = session.now(); // one clock read for the entry and its params
+            try {
+                enterObserved(d);
+                param(d, key1, value1);
+                param(d, key2, value2);
+            } finally {
+                stamp = -1;
+            }
         }
         return scopes[d];
     }
 
     /** {@link #scope(String)} with any number of shape parameters (integral values). */
     public Scope scope(String scopeName, Map<String, ? extends Number> params) {
+        checkParams(params);
         int d = pushScope(scopeName);
         if (observing()) {
-            enterObserved(d);
-            params.forEach((k, v) -> param(d, k, v.longValue()));
+            stamp = session.now(); // one clock read for the entry and its params
+            try {
+                enterObserved(d);
+                params.forEach((k, v) -> param(d, k, v.longValue()));
+            } finally {
+                stamp = -1;
+            }
         }
         return scopes[d];
     }
@@ -695,6 +728,7 @@ public final class ManualMemory implements AutoCloseable {
      * scope. A no-op when nothing observes the arena or no scope is open.
      */
     public void noteScopeParams(String key, long value) {
+        checkKey(key);
         if (scopeDepth > 0 && observing()) {
             param(scopeDepth - 1, key, value);
         }
@@ -702,6 +736,7 @@ public final class ManualMemory implements AutoCloseable {
 
     /** {@link #noteScopeParams(String, long)} for several parameters. */
     public void noteScopeParams(Map<String, ? extends Number> params) {
+        checkParams(params);
         if (scopeDepth > 0 && observing()) {
             int d = scopeDepth - 1;
             params.forEach((k, v) -> param(d, k, v.longValue()));
@@ -752,7 +787,7 @@ public final class ManualMemory implements AutoCloseable {
             int id = session.nextScopeId();
             scopeIds[d] = id;
             int parent = d > 0 ? scopeIds[d - 1] : -1;
-            publish(EventKind.SCOPE_ENTER, 0, forward, backward, parent, session.intern(scopeNames[d]), id);
+            publish(EventKind.SCOPE_ENTER, 0, forward, backward, parent, internName(scopeNames[d]), id);
         }
         if (recorder != null) {
             scopeNodes[d] = recorder.onScopeEnter(scopeNames[d], forward, backward);
@@ -760,12 +795,27 @@ public final class ManualMemory implements AutoCloseable {
         }
     }
 
-    private void param(int d, String key, long value) {
+    private void checkKey(String key) {
         if (key == null) {
             throw new IllegalArgumentException("arena '" + name + "': scope parameter name is null");
         }
+    }
+
+    private void checkParams(Map<String, ? extends Number> params) {
+        if (params == null) {
+            throw new IllegalArgumentException("arena '" + name + "': scope parameters are null");
+        }
+        params.forEach((k, v) -> {
+            checkKey(k);
+            if (v == null) {
+                throw new IllegalArgumentException("arena '" + name + "': scope parameter '" + k + "' has no value");
+            }
+        });
+    }
+
+    private void param(int d, String key, long value) {
         if (scopeIds[d] >= 0 && session.isRecording()) {
-            publish(EventKind.SCOPE_PARAM, 0, value, 0, 0, session.intern(key), scopeIds[d]);
+            publish(EventKind.SCOPE_PARAM, 0, value, 0, 0, internName(key), scopeIds[d]);
         }
         if (scopeRecorders[d] != null && scopeRecorders[d] == recorder) {
             recorder.onScopeParam(scopeNodes[d], key, value);
@@ -800,7 +850,7 @@ public final class ManualMemory implements AutoCloseable {
             }
             int id = scopeIds[depth];
             if (id >= 0 && !closed && session.isRecording()) {
-                publish(EventKind.SCOPE_EXIT, 0, forward, backward, 0, session.intern(scopeNames[depth]), id);
+                publish(EventKind.SCOPE_EXIT, 0, forward, backward, 0, internName(scopeNames[depth]), id);
             }
             AllocationRecorder r = scopeRecorders[depth];
             if (r != null && r == recorder) {
@@ -945,8 +995,10 @@ public final class ManualMemory implements AutoCloseable {
     public ManualMemory clone() {
         checkOpen();
         ManualMemory c = sibling(device, name + "-clone");
-        if (managed) {
+        if (managed && forward > 0) {
             device.copy(buffer, 0, c.buffer, 0, forward);
+        }
+        if (managed && backward < capacity) {
             device.copy(buffer, backward, c.buffer, backward, capacity - backward);
         }
         c.setPointers(forward, backward);
@@ -982,7 +1034,7 @@ public final class ManualMemory implements AutoCloseable {
     }
 
     private void copyThroughHost(long from, long length, ManualMemory to) {
-        if (device.info().kind() == DeviceKind.VIRTUAL || to.device.info().kind() == DeviceKind.VIRTUAL) {
+        if (length == 0 || device.info().kind() == DeviceKind.VIRTUAL || to.device.info().kind() == DeviceKind.VIRTUAL) {
             return;
         }
         byte[] chunk = new byte[(int) Math.min(COPY_CHUNK, Math.max(1, length))];
@@ -1037,8 +1089,20 @@ public final class ManualMemory implements AutoCloseable {
         return lastThreadId;
     }
 
+    /** The session's id for a scope or parameter name, through a small cache keyed by identity (names are mostly literals). */
+    private int internName(String value) {
+        int slot = System.identityHashCode(value) & (internedNames.length - 1);
+        if (internedNames[slot] == value) {
+            return internedIds[slot];
+        }
+        int id = session.intern(value);
+        internedNames[slot] = value;
+        internedIds[slot] = id;
+        return id;
+    }
+
     private void publish(EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {
-        session.publishAt(session.now(), thread(), kind, flags, memoryId, a, b, c,
+        session.publishAt(stamp >= 0 ? stamp : session.now(), thread(), kind, flags, memoryId, a, b, c,
                 forward + capacity - backward, capacity - backward, ref, ref2);
     }
 

@@ -43,6 +43,8 @@ public final class LiveProtocol {
     /** "ASLA" little-endian. */
     public static final int ACK_MAGIC = 0x414C5341;
     public static final int VERSION = 1;
+    /** The port {@code arenascope listen} and the window listen on unless told otherwise. */
+    public static final int DEFAULT_PORT = 7766;
     public static final int MAX_HELLO_BYTES = 1 << 20;
 
     public static final int RECORD_CHUNK = 'C';

@@ -163,6 +163,7 @@ public final class LiveReceiver implements AutoCloseable {
         volatile long lost;
         volatile long endedMs;
         volatile String detail;
+        volatile ConnectionStats.State endState;
         volatile long windowStartNs = System.nanoTime();
         volatile long windowEvents;
         volatile double rate;
@@ -200,13 +201,14 @@ public final class LiveReceiver implements AutoCloseable {
             EventSink sink = null;
             try (socket; ChunkCodec codec = new ChunkCodec()) {
                 socket.setTcpNoDelay(true);
+                socket.setKeepAlive(true); // a peer whose machine vanished is noticed eventually
                 socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
                 counted = new CountingInput(new BufferedInputStream(socket.getInputStream(), 1 << 16));
                 OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 256);
                 LiveProtocol.Hello hello;
                 try {
                     hello = LiveProtocol.readHello(counted, source);
-                } catch (IOException e) {
+                } catch (IOException | RuntimeException e) {
                     reject(out, LiveProtocol.BAD_HELLO, "bad hello: " + e.getMessage());
                     return;
                 }
@@ -243,15 +245,21 @@ public final class LiveReceiver implements AutoCloseable {
                 LOG.log(Level.WARNING, source + ": sink failed", e);
                 end(ConnectionStats.State.CUT, "the sink failed: " + e);
             } finally {
-                if (!state.ended()) {
-                    end(ConnectionStats.State.DISCONNECTED, "connection ended");
-                }
                 if (sink != null) {
                     try {
                         sink.onClose();
                     } catch (RuntimeException e) {
                         LOG.log(Level.WARNING, source + ": sink failed to close", e);
                     }
+                }
+                if (!state.ended()) {
+                    // the state changes last, so a connection seen as ended has a closed sink
+                    if (endState == null) {
+                        endState = ConnectionStats.State.DISCONNECTED;
+                        detail = "connection ended";
+                    }
+                    endedMs = System.currentTimeMillis();
+                    state = endState;
                 }
             }
         }
@@ -276,7 +284,7 @@ public final class LiveReceiver implements AutoCloseable {
                     return;
                 }
                 if (type != LiveProtocol.RECORD_CHUNK) {
-                    end(ConnectionStats.State.CUT, source + ": byte " + at + ": unknown record type " + type);
+                    end(ConnectionStats.State.CUT, source + " at byte " + at + ": unknown record type " + type);
                     return;
                 }
                 ChunkCodec.Chunk chunk;
@@ -288,8 +296,11 @@ public final class LiveReceiver implements AutoCloseable {
                 } catch (TraceFormatException e) {
                     end(ConnectionStats.State.CUT, e.getMessage());
                     return;
+                } catch (RuntimeException e) {
+                    end(ConnectionStats.State.CUT, source + " at byte " + at + ": corrupt chunk (" + e + ")");
+                    return;
                 } catch (IOException e) {
-                    end(ConnectionStats.State.CUT, source + ": byte " + counted.count + ": connection lost inside a chunk (" + e.getMessage() + ")");
+                    end(ConnectionStats.State.CUT, source + " at byte " + counted.count + ": connection lost inside a chunk (" + e.getMessage() + ")");
                     return;
                 }
                 for (MetaRecord m : chunk.meta()) {
@@ -335,13 +346,12 @@ public final class LiveReceiver implements AutoCloseable {
             }
         }
 
+        /** Records how the connection ended; the state shows it once the sink is closed. */
         private void end(ConnectionStats.State s, String why) {
-            if (state.ended()) {
-                return;
+            if (endState == null) {
+                endState = s;
+                detail = why;
             }
-            detail = why;
-            endedMs = System.currentTimeMillis();
-            state = s;
         }
     }
 

@@ -27,7 +27,7 @@ import dev.arenascope.core.trace.SessionInfo;
  * {@link dev.arenascope.core.record.Session} with {@code addSink}.
  *
  * <p><b>Never blocks the recording side.</b> {@link #onEvents} copies the batch into a bounded queue
- * ({@link Options#queueEvents} events) and returns; one sender thread encodes chunks
+ * ({@link Options#queueEvents} events, 64 bytes of heap each while queued) and returns; one sender thread encodes chunks
  * ({@link ChunkCodec}) and writes them. When the link falls behind or is down and the queue is full,
  * new events are <em>dropped and counted</em> (this sender does not spill to disk): the count is
  * reported to the receiver on the next chunk that gets through as a loss record (the receiver calls
@@ -66,9 +66,12 @@ public final class LiveSender implements EventSink, AutoCloseable {
             }
         }
 
-        /** Loopback defaults: 4 M events queued, 1 s connect timeout, retries up to every 2 s, 5 s to close. */
+        /**
+         * Defaults: 1 Mi events queued (at most about 64 MiB of heap while the link is behind), 1 s
+         * connect timeout, retries up to every 2 s, 5 s to close.
+         */
         public static Options of(String host, int port, String token) {
-            return new Options(host, port, token, 1 << 22, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5));
+            return new Options(host, port, token, 1 << 20, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5));
         }
 
         public Options withQueueEvents(int n) {
@@ -123,6 +126,42 @@ public final class LiveSender implements EventSink, AutoCloseable {
 
     public LiveSender(Options options) {
         this.options = options;
+    }
+
+    /**
+     * Streams {@code session} to the ArenaScope listening at {@code hostPort} ({@code host:port}, or
+     * just {@code host} for {@link LiveProtocol#DEFAULT_PORT}) and returns the attached sender. The
+     * allocating code is unaffected whether or not anything listens there.
+     *
+     * <pre>{@code
+     * LiveSender live = LiveSender.stream(Session.global(), "127.0.0.1:7766", null);
+     * ... // run the workload; the window shows it as it happens
+     * Session.global().removeSink(live);   // sends what is queued, says goodbye
+     * }</pre>
+     *
+     * @throws IllegalArgumentException when {@code hostPort} is not {@code host[:port]}
+     */
+    public static LiveSender stream(dev.arenascope.core.record.Session session, String hostPort, String token) {
+        String host = hostPort;
+        int port = LiveProtocol.DEFAULT_PORT;
+        int colon = hostPort.lastIndexOf(':');
+        if (colon >= 0 && hostPort.indexOf(']') < colon) {
+            host = hostPort.substring(0, colon);
+            try {
+                port = Integer.parseInt(hostPort.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not host:port: '" + hostPort + "'");
+            }
+        }
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        if (host.isEmpty()) {
+            throw new IllegalArgumentException("no host in '" + hostPort + "'");
+        }
+        LiveSender sender = new LiveSender(Options.of(host, port, token));
+        session.addSink(sender);
+        return sender;
     }
 
     /** The receiver this sender streams to, as {@code host:port}. */
@@ -332,6 +371,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
         Socket sock = new Socket();
         try {
             sock.setTcpNoDelay(true);
+            sock.setKeepAlive(true);
             sock.connect(new InetSocketAddress(options.host(), options.port()), (int) options.connectTimeout().toMillis());
             sock.setSoTimeout((int) Math.max(1000, options.connectTimeout().toMillis() * 5));
             OutputStream o = new BufferedOutputStream(sock.getOutputStream(), 1 << 16);

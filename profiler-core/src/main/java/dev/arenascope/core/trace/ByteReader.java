@@ -129,9 +129,13 @@ public final class ByteReader {
     }
 
     public String string() throws TraceFormatException {
-        int n = count(remaining() + 1L, "string length");
+        long at = sourceOffset();
+        int n = count(Integer.MAX_VALUE, "string length");
         if (n == 0) {
             return null;
+        }
+        if (n - 1 > remaining()) {
+            throw new TraceFormatException(source, at, "string length " + (n - 1) + " exceeds the " + remaining() + " bytes left");
         }
         String s = new String(buf, pos, n - 1, StandardCharsets.UTF_8);
         pos += n - 1;

@@ -6,7 +6,9 @@ import java.util.List;
  * Read access to one session's events for views and reports: metadata, indexed events, and the
  * level-of-detail queries the timeline draws from without scanning raw events.
  *
- * <p>Events are indexed {@code 0 .. eventCount()-1} in time order. A live store grows while it is
+ * <p>Events are indexed {@code 0 .. eventCount()-1} in time order, which is arrival order: an event
+ * stamped a few nanoseconds before the one that arrived ahead of it keeps its time and its place, and
+ * time-based queries treat it as happening at the latest time seen before it. A live store grows while it is
  * read: every method answers for the events present when it was called. Implementations are
  * thread-safe for one writer and any number of readers.
  */

@@ -269,6 +269,17 @@ class ManualMemoryTest {
             s2.close();
             s.close();
             assertEquals("", a.scopePath());
+            java.util.Map<String, Long> nullValue = new java.util.HashMap<>();
+            nullValue.put("frames", null);
+            assertThrows(IllegalArgumentException.class, () -> a.scope(null));
+            assertThrows(IllegalArgumentException.class, () -> a.scope("x", null, 1));
+            assertThrows(IllegalArgumentException.class, () -> a.scope("x", "k", 1, null, 2));
+            assertThrows(IllegalArgumentException.class, () -> a.scope("x", (java.util.Map<String, Long>) null));
+            assertThrows(IllegalArgumentException.class, () -> a.scope("x", nullValue));
+            assertEquals("", a.scopePath(), "a refused scope leaves no scope open");
+            try (var ok = a.scope("after")) {
+                assertEquals("after", a.scopePath());
+            }
         }
     }
 

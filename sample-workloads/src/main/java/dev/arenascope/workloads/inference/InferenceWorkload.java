@@ -65,29 +65,55 @@ public final class InferenceWorkload implements Workload {
     }
 
     @Override
-    public WorkloadResult run(Session session, MemoryDevice device, WorkloadOptions o, Progress progress) {
-        String model = o.choice("model", List.of("resnet50", "transformer", "both"));
-        int batch = o.intValue("batch", 1, 4096);
-        int runs = o.intValue("runs", 1, 1_000_000);
+    public void validate(WorkloadOptions o) {
+        graphs(o);
+        planner(o);
+        o.longValue("seed", Long.MIN_VALUE, Long.MAX_VALUE);
+    }
+
+    private static Planner planner(WorkloadOptions o) {
         long alignment = o.longValue("alignment", 1, 1 << 20);
         if (Long.bitCount(alignment) != 1) {
             throw new IllegalArgumentException("inference: --alignment must be a power of two, got " + alignment);
         }
-        Planner planner;
         try {
-            planner = Planner.named(o.string("strategy"));
+            return Planner.named(o.string("strategy"));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("inference: --strategy: " + e.getMessage());
         }
+    }
+
+    private static List<NetworkGraph> graphs(WorkloadOptions o) {
+        String model = o.choice("model", List.of("resnet50", "transformer", "both"));
+        int batch = o.intValue("batch", 1, 4096);
+        o.intValue("runs", 1, 1_000_000);
         List<NetworkGraph> graphs = new ArrayList<>();
-        if (!model.equals("transformer")) {
-            graphs.add(ResNet50.build(batch, o.intValue("resolution", 32, 4096)));
+        int resolution = o.intValue("resolution", 32, 4096);
+        int sequence = o.intValue("sequence", 1, 1 << 20);
+        int layers = o.intValue("layers", 1, 1000);
+        int width = o.intValue("width", 1, 1 << 16);
+        int heads = o.intValue("heads", 1, 1 << 12);
+        int maxSequence = o.intValue("max-sequence", 1, 1 << 22);
+        try {
+            if (!model.equals("transformer")) {
+                graphs.add(ResNet50.build(batch, resolution));
+            }
+            if (!model.equals("resnet50")) {
+                graphs.add(TransformerEncoder.build(batch, sequence, layers, width, heads, maxSequence));
+            }
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new IllegalArgumentException("inference: " + e.getMessage());
         }
-        if (!model.equals("resnet50")) {
-            int sequence = o.intValue("sequence", 1, 1 << 20);
-            graphs.add(TransformerEncoder.build(batch, sequence, o.intValue("layers", 1, 1000), o.intValue("width", 1, 1 << 16),
-                    o.intValue("heads", 1, 1 << 12), o.intValue("max-sequence", 1, 1 << 22)));
-        }
+        return graphs;
+    }
+
+    @Override
+    public WorkloadResult run(Session session, MemoryDevice device, WorkloadOptions o, Progress progress) {
+        int batch = o.intValue("batch", 1, 4096);
+        int runs = o.intValue("runs", 1, 1_000_000);
+        long alignment = o.longValue("alignment", 1, 1 << 20);
+        Planner planner = planner(o);
+        List<NetworkGraph> graphs = graphs(o);
         long seed = o.longValue("seed", Long.MIN_VALUE, Long.MAX_VALUE);
         session.addDevice(device.info());
         Map<String, Long> figures = new LinkedHashMap<>();

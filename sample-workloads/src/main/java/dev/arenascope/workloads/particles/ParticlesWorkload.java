@@ -50,14 +50,28 @@ public final class ParticlesWorkload implements Workload {
                 new WorkloadOption("seed", "42", "random seed"));
     }
 
+    private record Settings(int steps, int rate, int period, int mantissa, int freeEvery, long seed) {
+        Settings(WorkloadOptions o) {
+            this(o.intValue("steps", 1, 10_000_000), o.intValue("rate", 1, 1_000_000), o.intValue("period", 2, 1_000_000),
+                    o.intValue("mantissa-bits", 0, 16), o.intValue("free-held-every", 0, Integer.MAX_VALUE),
+                    o.longValue("seed", Long.MIN_VALUE, Long.MAX_VALUE));
+        }
+    }
+
+    @Override
+    public void validate(WorkloadOptions options) {
+        new Settings(options);
+    }
+
     @Override
     public WorkloadResult run(Session session, MemoryDevice device, WorkloadOptions options, Progress progress) {
-        int steps = options.intValue("steps", 1, 10_000_000);
-        int rate = options.intValue("rate", 1, 1_000_000);
-        int period = options.intValue("period", 2, 1_000_000);
-        int mantissa = options.intValue("mantissa-bits", 0, 16);
-        int freeEvery = options.intValue("free-held-every", 0, Integer.MAX_VALUE);
-        long seed = options.longValue("seed", Long.MIN_VALUE, Long.MAX_VALUE);
+        Settings settings = new Settings(options);
+        int steps = settings.steps();
+        int rate = settings.rate();
+        int period = settings.period();
+        int mantissa = settings.mantissa();
+        int freeEvery = settings.freeEvery();
+        long seed = settings.seed();
         session.addDevice(device.info());
         ParticleSystem sim = new ParticleSystem(seed, rate, period);
         int peakPopulation = 0;

@@ -70,7 +70,7 @@ public final class RenderWorkload implements Workload {
     @Override
     public List<WorkloadOption> options() {
         return List.of(
-                new WorkloadOption("frames", "120", "frames to render (0: until cancelled)"),
+                new WorkloadOption("frames", "96", "frames to render (0: until cancelled)"),
                 new WorkloadOption("width", "256", "frame width in pixels"),
                 new WorkloadOption("height", "144", "frame height in pixels"),
                 new WorkloadOption("triangles", "3000", "triangles in the first scene"),
@@ -81,6 +81,11 @@ public final class RenderWorkload implements Workload {
                 new WorkloadOption("margin", "0.10", "fraction of the free bytes kept back when sizing a batch"),
                 new WorkloadOption("max-batch", "64", "frames per batch at most"),
                 new WorkloadOption("seed", "7", "random seed of the scene"));
+    }
+
+    @Override
+    public void validate(WorkloadOptions options) {
+        new Settings(options);
     }
 
     @Override

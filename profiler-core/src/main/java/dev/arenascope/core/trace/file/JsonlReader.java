@@ -168,42 +168,43 @@ public final class JsonlReader {
         String bad = null;
         for (String f = p.nextFieldName(); f != null; f = p.nextFieldName()) {
             JsonToken v = p.nextToken();
-            if (isNumberField(f) && v != JsonToken.VALUE_NUMBER_INT) {
+            int code = fieldCode(f);
+            if (code < F_FIRST_TEXT && v != JsonToken.VALUE_NUMBER_INT) {
                 bad = "'" + f + "' is not an integer";
                 p.skipChildren();
                 continue;
             }
             try {
-                switch (f) {
-                    case "t" -> {
+                switch (code) {
+                    case F_T -> {
                         t = p.getLongValue();
                         hasT = true;
                     }
-                    case "kind" -> {
+                    case F_MEM -> mem = p.getLongValue();
+                    case F_THREAD -> thread = p.getLongValue();
+                    case F_FLAGS -> flags = p.getLongValue();
+                    case F_A -> a = p.getLongValue();
+                    case F_B -> b = p.getLongValue();
+                    case F_C -> c = p.getLongValue();
+                    case F_USED -> used = p.getLongValue();
+                    case F_AUX -> aux = p.getLongValue();
+                    case F_REF -> ref = p.getLongValue();
+                    case F_REF2 -> ref2 = p.getLongValue();
+                    case F_ID -> id = p.getLongValue();
+                    case F_CAPACITY -> capacity = p.getLongValue();
+                    case F_COUNT -> count = p.getLongValue();
+                    case F_START -> startNs = p.getLongValue();
+                    case F_KIND -> {
                         kind = p.getValueAsString();
                         memKind = kind;
                     }
-                    case "mem" -> mem = p.getLongValue();
-                    case "thread" -> thread = p.getLongValue();
-                    case "flags" -> flags = p.getLongValue();
-                    case "a" -> a = p.getLongValue();
-                    case "b" -> b = p.getLongValue();
-                    case "c" -> c = p.getLongValue();
-                    case "used" -> used = p.getLongValue();
-                    case "aux" -> aux = p.getLongValue();
-                    case "ref" -> ref = p.getLongValue();
-                    case "ref2" -> ref2 = p.getLongValue();
-                    case "type" -> type = p.getValueAsString();
-                    case "id" -> id = p.getLongValue();
-                    case "capacity" -> capacity = p.getLongValue();
-                    case "count" -> count = p.getLongValue();
-                    case "start_epoch_ns" -> startNs = p.getLongValue();
-                    case "name" -> name = p.getValueAsString();
-                    case "value" -> value = p.getValueAsString();
-                    case "host" -> host = p.getValueAsString();
-                    case "device" -> device = p.getValueAsString();
-                    case "attributes" -> attrs = readMap(p);
-                    case "devices" -> devices = readDevices(p);
+                    case F_TYPE -> type = p.getValueAsString();
+                    case F_NAME -> name = p.getValueAsString();
+                    case F_VALUE -> value = p.getValueAsString();
+                    case F_HOST -> host = p.getValueAsString();
+                    case F_DEVICE -> device = p.getValueAsString();
+                    case F_ATTRIBUTES -> attrs = readMap(p);
+                    case F_DEVICES -> devices = readDevices(p);
                     default -> p.skipChildren();
                 }
             } catch (InputCoercionException e) {
@@ -281,10 +282,67 @@ public final class JsonlReader {
         }
     }
 
-    private static boolean isNumberField(String f) {
+    private static final int F_T = 0, F_MEM = 1, F_THREAD = 2, F_FLAGS = 3, F_A = 4, F_B = 5, F_C = 6, F_USED = 7,
+            F_AUX = 8, F_REF = 9, F_REF2 = 10, F_ID = 11, F_CAPACITY = 12, F_COUNT = 13, F_START = 14,
+            F_FIRST_TEXT = 15, F_KIND = 15, F_TYPE = 16, F_NAME = 17, F_VALUE = 18, F_HOST = 19, F_DEVICE = 20,
+            F_ATTRIBUTES = 21, F_DEVICES = 22, F_OTHER = 23;
+
+    /**
+     * The field's code. Jackson interns field names, so the event fields are first matched by identity
+     * with the literals (cheap); anything else falls back to comparing contents.
+     */
+    @SuppressWarnings("StringEquality")
+    private static int fieldCode(String f) {
+        if (f == "t") {
+            return F_T;
+        } else if (f == "kind") {
+            return F_KIND;
+        } else if (f == "mem") {
+            return F_MEM;
+        } else if (f == "thread") {
+            return F_THREAD;
+        } else if (f == "a") {
+            return F_A;
+        } else if (f == "b") {
+            return F_B;
+        } else if (f == "c") {
+            return F_C;
+        } else if (f == "used") {
+            return F_USED;
+        } else if (f == "aux") {
+            return F_AUX;
+        } else if (f == "ref") {
+            return F_REF;
+        } else if (f == "ref2") {
+            return F_REF2;
+        } else if (f == "flags") {
+            return F_FLAGS;
+        }
         return switch (f) {
-            case "t", "mem", "thread", "flags", "a", "b", "c", "used", "aux", "ref", "ref2", "id", "capacity", "count", "start_epoch_ns" -> true;
-            default -> false;
+            case "t" -> F_T;
+            case "kind" -> F_KIND;
+            case "mem" -> F_MEM;
+            case "thread" -> F_THREAD;
+            case "flags" -> F_FLAGS;
+            case "a" -> F_A;
+            case "b" -> F_B;
+            case "c" -> F_C;
+            case "used" -> F_USED;
+            case "aux" -> F_AUX;
+            case "ref" -> F_REF;
+            case "ref2" -> F_REF2;
+            case "id" -> F_ID;
+            case "capacity" -> F_CAPACITY;
+            case "count" -> F_COUNT;
+            case "start_epoch_ns" -> F_START;
+            case "type" -> F_TYPE;
+            case "name" -> F_NAME;
+            case "value" -> F_VALUE;
+            case "host" -> F_HOST;
+            case "device" -> F_DEVICE;
+            case "attributes" -> F_ATTRIBUTES;
+            case "devices" -> F_DEVICES;
+            default -> F_OTHER;
         };
     }
 

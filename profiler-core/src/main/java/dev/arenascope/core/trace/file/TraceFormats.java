@@ -1,12 +1,17 @@
 package dev.arenascope.core.trace.file;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.perfetto.PerfettoJsonWriter;
+import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
 /**
  * The trace formats ArenaScope reads and writes, chosen by file extension: one table of readers and
@@ -37,6 +42,14 @@ public final class TraceFormats {
         OUTPUTS.put(".astrace", AstraceWriter::new);
         OUTPUTS.put(".jsonl", JsonlWriter::new);
         OUTPUTS.put(".csv", CsvWriter::new);
+        INPUTS.put(".pickle", TraceFormats::readTorchSnapshot);
+        OUTPUTS.put(".json", file -> new PerfettoJsonWriter(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)));
+    }
+
+    /** A PyTorch CUDA memory snapshot: parsed whole (it is refused whole when bad), then streamed. */
+    private static ReadReport readTorchSnapshot(Path file, EventSink sink) throws IOException {
+        TorchSnapshotToTrace.Result r = TorchSnapshotToTrace.convert(file, sink);
+        return new ReadReport(file.toString(), r.events(), r.entries(), "trace entries", Files.size(file), -1, 0, 0, List.of());
     }
 
     /** Registers (or replaces) a reader for an extension such as {@code .pickle}. */

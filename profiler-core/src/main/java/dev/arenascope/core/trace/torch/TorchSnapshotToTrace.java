@@ -126,6 +126,39 @@ public final class TorchSnapshotToTrace {
         }
     }
 
+    /** A stack as the identities of its frame objects. */
+    private static final class StackKey {
+        private final Object[] frames;
+        private final int hash;
+
+        StackKey(Object[] frames) {
+            this.frames = frames;
+            int h = 1;
+            for (Object f : frames) {
+                h = 31 * h + System.identityHashCode(f);
+            }
+            this.hash = h;
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof StackKey k) || k.frames.length != frames.length) {
+                return false;
+            }
+            for (int i = 0; i < frames.length; i++) {
+                if (frames[i] != k.frames[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     private record Block(long addr, long size, long stream, Object frames) {}
 
     private record Segment(long addr, long size, long stream) {}
@@ -299,6 +332,8 @@ public final class TorchSnapshotToTrace {
         private final EventBatch batch = new EventBatch(BATCH);
         private final Map<String, Integer> strings = new HashMap<>();
         private final IdentityHashMap<Object, Integer> frameIds = new IdentityHashMap<>();
+        private final IdentityHashMap<Object, String> frameText = new IdentityHashMap<>();
+        private final HashMap<StackKey, Integer> stackIds = new HashMap<>();
         private final Map<Long, Integer> threads = new HashMap<>();
         private long events;
 
@@ -397,21 +432,34 @@ public final class TorchSnapshotToTrace {
                 return -1;
             }
             Integer id = frameIds.get(frames);
+            if (id != null) {
+                return id;
+            }
+            // each entry has its own frames list, but the frame dicts in it are shared through the
+            // pickle's memo: a stack is identified by the identities of its frames
+            StackKey key = new StackKey(l.toArray());
+            id = stackIds.get(key);
             if (id == null) {
                 StringBuilder sb = new StringBuilder();
                 for (Object f : l) {
                     if (!sb.isEmpty()) {
                         sb.append('\n');
                     }
-                    if (f instanceof Map<?, ?> m) {
-                        sb.append(atom(m.get("name"))).append(" at ").append(atom(m.get("filename"))).append(':').append(atom(m.get("line")));
-                    } else {
-                        sb.append(atom(f));
+                    String line = frameText.get(f);
+                    if (line == null) {
+                        if (f instanceof Map<?, ?> m) {
+                            line = atom(m.get("name")) + " at " + atom(m.get("filename")) + ":" + atom(m.get("line"));
+                        } else {
+                            line = atom(f);
+                        }
+                        frameText.put(f, line);
                     }
+                    sb.append(line);
                 }
                 id = string(sb.toString());
-                frameIds.put(frames, id);
+                stackIds.put(key, id);
             }
+            frameIds.put(frames, id);
             return id;
         }
 

@@ -83,7 +83,7 @@ class PickleReaderTest {
     @Test
     void refusesAClassReferenceAndSaysWhere() {
         PickleFormatException e = assertThrows(PickleFormatException.class, () -> readResource("set-p2.pickle"));
-        assertEquals("t.pickle: byte 15: opcode GLOBAL (0x63) references a class; refused (only plain data pickles are read)", e.getMessage());
+        assertEquals("t.pickle at byte 15: opcode GLOBAL (0x63) references a class; refused (only plain data pickles are read)", e.getMessage());
         assertEquals(15, e.offset());
     }
 
@@ -95,7 +95,7 @@ class PickleReaderTest {
         int op = Integer.decode(hex);
         // PROTO 4, EMPTY_DICT, then the opcode at byte 3
         PickleFormatException e = assertThrows(PickleFormatException.class, () -> read(0x80, 4, '}', op, '.'));
-        assertTrue(e.getMessage().startsWith("t.pickle: byte 3: opcode " + name + " (" + String.format("0x%02x", op) + ")"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("t.pickle at byte 3: opcode " + name + " (" + String.format("0x%02x", op) + ")"), e.getMessage());
         assertEquals(3, e.offset());
     }
 
@@ -103,7 +103,7 @@ class PickleReaderTest {
     void forgedLengthsNeverAllocateBeyondTheInput() {
         // BINUNICODE8 claiming 2^62 bytes
         var e = assertThrows(PickleFormatException.class, () -> read(0x80, 4, 0x8d, 0, 0, 0, 0, 0, 0, 0, 0x40, 'x', '.'));
-        assertEquals("t.pickle: byte 2: BINUNICODE8 length 4611686018427387904 exceeds the 2 bytes left", e.getMessage());
+        assertEquals("t.pickle at byte 2: BINUNICODE8 length 4611686018427387904 exceeds the 2 bytes left", e.getMessage());
         // BINBYTES8 with the top bit set (negative as a signed long)
         e = assertThrows(PickleFormatException.class, () -> read(0x80, 4, 0x8e, 0, 0, 0, 0, 0, 0, 0, 0x80, '.'));
         assertTrue(e.getMessage().contains("BINBYTES8 length 9223372036854775808 exceeds"), e.getMessage());
@@ -121,24 +121,24 @@ class PickleReaderTest {
         assertTrue(e.getMessage().contains("byte 1: memo index 2147483647 is out of range"), e.getMessage());
         // a memo get of an index never stored
         e = assertThrows(PickleFormatException.class, () -> read('h', 3, '.'));
-        assertEquals("t.pickle: byte 0: memo index 3 was never stored", e.getMessage());
+        assertEquals("t.pickle at byte 0: memo index 3 was never stored", e.getMessage());
     }
 
     @Test
     void malformedStreamsFailWithTheirOffset() {
-        assertEquals("t.pickle: byte 0: truncated: the pickle ends without a STOP opcode",
+        assertEquals("t.pickle at byte 0: truncated: the pickle ends without a STOP opcode",
                 assertThrows(PickleFormatException.class, () -> read()).getMessage());
-        assertEquals("t.pickle: byte 3: truncated: the pickle ends without a STOP opcode",
+        assertEquals("t.pickle at byte 3: truncated: the pickle ends without a STOP opcode",
                 assertThrows(PickleFormatException.class, () -> read(0x80, 2, 'N')).getMessage());
-        assertEquals("t.pickle: byte 0: unknown opcode 0xff",
+        assertEquals("t.pickle at byte 0: unknown opcode 0xff",
                 assertThrows(PickleFormatException.class, () -> read(0xff)).getMessage());
-        assertEquals("t.pickle: byte 2: STOP with 2 values and 0 marks on the stack (expected exactly one value)",
+        assertEquals("t.pickle at byte 2: STOP with 2 values and 0 marks on the stack (expected exactly one value)",
                 assertThrows(PickleFormatException.class, () -> read('N', 'N', '.')).getMessage());
-        assertEquals("t.pickle: byte 2: APPEND on a None, not a list",
+        assertEquals("t.pickle at byte 2: APPEND on a None, not a list",
                 assertThrows(PickleFormatException.class, () -> read('N', 'N', 'a', '.')).getMessage());
-        assertEquals("t.pickle: byte 0: no MARK on the stack",
+        assertEquals("t.pickle at byte 0: no MARK on the stack",
                 assertThrows(PickleFormatException.class, () -> read('t', '.')).getMessage());
-        assertEquals("t.pickle: byte 0: unsupported pickle protocol 9",
+        assertEquals("t.pickle at byte 0: unsupported pickle protocol 9",
                 assertThrows(PickleFormatException.class, () -> read(0x80, 9, 'N', '.')).getMessage());
         assertTrue(assertThrows(PickleFormatException.class, () -> read('I', '1', '2')).getMessage()
                 .contains("byte 0: truncated: a text argument has no terminating newline"));

@@ -19,6 +19,7 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.Fixtures;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.store.EventStore;
 
 /** PyTorch snapshot import: the real fixtures' stated peaks, and every mapping on a small snapshot. */
 class TorchSnapshotToTraceTest {
@@ -68,6 +69,16 @@ class TorchSnapshotToTraceTest {
         assertEquals(file.contains("magma27") ? 655 : 2162, withFrames);
         assertTrue(sink.strings.values().stream().anyMatch(s -> s.contains("benchmarking_script.py")));
         assertTrue(prev > 1_000_000, "times come from time_us: the trace spans " + prev + " ns");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"cs336-a2-magma27.pickle,13927831556,14180941824", "cs336-a2-bcrafton.pickle,3853700352,4238344192"})
+    void theStoreAnswersTheStatedPeaks(String file, long peakLive, long reserved) throws Exception {
+        EventStore store = new EventStore();
+        TorchSnapshotToTrace.convert(FIXTURES.resolve(file), store);
+        int id = store.memories().stream().filter(m -> m.name().equals("cuda:0")).findFirst().orElseThrow().id();
+        assertEquals(peakLive, store.peakUsed(id));
+        assertEquals(reserved, store.peakAux(id));
     }
 
     private static long countReserves(List<Event> ev) {
@@ -130,7 +141,7 @@ class TorchSnapshotToTraceTest {
         CollectingSink untouched = new CollectingSink();
         byte[] truncated = java.util.Arrays.copyOf(small(4), 700);
         var p = assertThrows(PickleFormatException.class, () -> TorchSnapshotToTrace.convert(truncated, "x.pickle", untouched));
-        assertTrue(p.getMessage().startsWith("x.pickle: byte "), p.getMessage());
+        assertTrue(p.getMessage().startsWith("x.pickle at byte "), p.getMessage());
         assertEquals(null, untouched.session, "nothing reaches the sink before the whole file is checked");
     }
 }

@@ -1,0 +1,131 @@
+package dev.arenascope.app.record;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import dev.arenascope.app.cli.Args;
+import dev.arenascope.app.cli.Cli;
+import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.analysis.MemoryModel;
+import dev.arenascope.core.analysis.ScopeModel;
+import dev.arenascope.core.analysis.ScopeSample;
+import dev.arenascope.core.analysis.ScopeSampler;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * {@code arenascope calibrate TRACE [--json]}: fits every arena scope's memory model
+ * {@code bytes = a + Σ bᵢ·paramᵢ} from an ordinary recording and prints each with its worst error
+ * over the recorded executions.
+ */
+public final class CalibrateCommand implements Command {
+
+    @Override
+    public String name() {
+        return "calibrate";
+    }
+
+    @Override
+    public String summary() {
+        return "fit each scope's memory model (bytes = a + sum b_i*param_i) from a recorded trace";
+    }
+
+    @Override
+    public String usage() {
+        return """
+                Usage: arenascope calibrate TRACE [--json]
+
+                Fits, for every scope name of the trace's arenas, bytes = a + sum of b_i * param_i over the
+                parameters annotated on it (scope params and noteScopeParams), where bytes are those
+                requested by the allocations made directly inside the scope. The fit is exact (integer
+                coefficients, zero residual) when the recorded executions allow it, least squares
+                otherwise. Prints each model with its samples, its worst error over the recorded
+                executions and the alignment slack (padding bound) that batch sizing adds.
+
+                  --json   one JSON object on stdout instead of the table
+
+                Exit codes: 0 ok; 2 unreadable trace or a trace without arena scopes.
+                """;
+    }
+
+    @Override
+    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+        Args a = new Args("calibrate", argv, Set.of("json"));
+        boolean json = a.flag("json");
+        a.finish();
+        if (a.positionals().size() != 1) {
+            throw new UsageException("calibrate: expected one TRACE file, got " + a.positionals().size() + " arguments");
+        }
+        Path file = Path.of(a.positionals().getFirst());
+        if (!Files.isRegularFile(file)) {
+            throw new UsageException("calibrate: " + file + ": no such file");
+        }
+        TraceView trace = TraceOutputs.read(file);
+        List<ScopeSample> samples = ScopeSampler.of(trace);
+        if (samples.isEmpty()) {
+            throw new UsageException("calibrate: " + file + " has no closed arena scopes to fit (record with scopes, e.g. arenascope record render)");
+        }
+        MemoryModel model = MemoryModel.fit(samples);
+        if (json) {
+            out.println(toJson(file, samples.size(), model));
+        } else {
+            out.print(table(file, samples.size(), model));
+        }
+        return Cli.EXIT_OK;
+    }
+
+    static String table(Path file, int samples, MemoryModel model) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(file).append(": ").append(model.scopes().size()).append(" scopes from ").append(samples).append(" executions\n");
+        int w = Math.max(5, model.scopes().keySet().stream().mapToInt(String::length).max().orElse(5));
+        sb.append(String.format(Locale.ROOT, "%-" + w + "s %7s  %-13s %12s %9s %10s  %s%n", "scope", "samples", "fit",
+                "worst error", "", "slack", "model (bytes)"));
+        for (ScopeModel m : model.scopes().values()) {
+            String fit = m.integral() ? "exact" : m.exact() ? "exact (ratio)" : "least squares";
+            sb.append(String.format(Locale.ROOT, "%-" + w + "s %7d  %-13s %12s %8.3f%% %10s  %s%s%n", m.name(), m.samples(), fit,
+                    Bytes.format(Math.round(m.worstResidual())), 100 * m.worstRelative(), Bytes.format(m.slackBytes()), m.formula(),
+                    m.unidentified().isEmpty() ? "" : "   (not varied: " + String.join(", ", m.unidentified()) + ")"));
+        }
+        return sb.toString();
+    }
+
+    static String toJson(Path file, int samples, MemoryModel model) throws Exception {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("trace", file.toString());
+        root.put("executions", samples);
+        List<Map<String, Object>> scopes = new java.util.ArrayList<>();
+        for (ScopeModel m : model.scopes().values()) {
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("name", m.name());
+            s.put("samples", m.samples());
+            s.put("params", m.params());
+            s.put("intercept", m.intercept());
+            Map<String, Double> coefficients = new LinkedHashMap<>();
+            for (int i = 0; i < m.params().size(); i++) {
+                coefficients.put(m.params().get(i), m.coefficients()[i]);
+            }
+            s.put("coefficients", coefficients);
+            s.put("exact", m.exact());
+            s.put("integral", m.integral());
+            s.put("unidentified", m.unidentified());
+            s.put("worst_error_bytes", m.worstResidual());
+            s.put("worst_error_relative", m.worstRelative());
+            s.put("slack_bytes", m.slackBytes());
+            s.put("max_padding_bytes", m.maxPadding());
+            s.put("formula", m.formula());
+            scopes.add(s);
+        }
+        root.put("scopes", scopes);
+        return new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(root);
+    }
+}

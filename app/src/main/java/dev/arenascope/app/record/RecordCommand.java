@@ -1,0 +1,252 @@
+package dev.arenascope.app.record;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import dev.arenascope.app.cli.Args;
+import dev.arenascope.app.cli.Cli;
+import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.device.DeviceUnavailableException;
+import dev.arenascope.core.device.Devices;
+import dev.arenascope.core.device.MemoryDevice;
+import dev.arenascope.core.record.Session;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.workloads.Progress;
+import dev.arenascope.workloads.Workload;
+import dev.arenascope.workloads.WorkloadOption;
+import dev.arenascope.workloads.WorkloadOptions;
+import dev.arenascope.workloads.WorkloadResult;
+import dev.arenascope.workloads.Workloads;
+
+/**
+ * {@code arenascope record WORKLOAD}: runs a sample workload on a device and records its events to an
+ * {@code .astrace} file and/or a live ArenaScope. Shows progress (events, events/s, bytes in use) on
+ * stderr while it is a terminal, and always ends with one summary line: device, events, peak bytes,
+ * file.
+ */
+public final class RecordCommand implements Command {
+
+    @Override
+    public String name() {
+        return "record";
+    }
+
+    @Override
+    public String summary() {
+        return "run a sample workload (" + Workloads.names() + ") and record its trace";
+    }
+
+    @Override
+    public String usage() {
+        StringBuilder sb = new StringBuilder("""
+                Usage: arenascope record WORKLOAD [--device auto|cuda[:N]|host|virtual[:BYTES]]
+                                         [--out FILE.astrace] [--live HOST:PORT] [workload options]
+
+                Runs a sample workload that does real work on the chosen device and records every
+                allocation. With neither --out nor --live the trace goes to WORKLOAD-DATE-TIME.astrace in
+                the working directory.
+
+                  --device NAME     auto (CUDA when a device answers, else host; default), cuda, cuda:N,
+                                    host, or virtual (accounting only, no bytes)
+                  --out FILE        the .astrace file to write
+                  --live HOST:PORT  stream the events to a running ArenaScope as well
+
+                Workloads and their options (defaults in brackets):
+                """);
+        for (Workload w : Workloads.all()) {
+            sb.append("\n  ").append(w.name()).append(": ").append(w.summary()).append('\n');
+            for (WorkloadOption o : w.options()) {
+                sb.append(String.format(Locale.ROOT, "    --%-16s %s [%s]%n", o.name(), o.help(), o.defaultValue()));
+            }
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+        Args a = new Args("record", argv, Set.of());
+        if (a.positionals().isEmpty()) {
+            throw new UsageException("record: which workload? (" + Workloads.names() + ")");
+        }
+        if (a.positionals().size() > 1) {
+            throw new UsageException("record: unexpected argument '" + a.positionals().get(1) + "'");
+        }
+        Workload workload;
+        try {
+            workload = Workloads.find(a.positionals().getFirst());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("record: " + e.getMessage());
+        }
+        String deviceSpec = a.string("device", "auto");
+        String outName = a.string("out", null);
+        String live = a.string("live", null);
+        WorkloadOptions options;
+        try {
+            options = workload.parse(a.unread());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("record: " + e.getMessage());
+        }
+        a.finish();
+        LiveTarget liveTarget = live == null ? null : LiveTarget.parse(live);
+        Path file = outName != null ? Path.of(outName)
+                : liveTarget == null ? Path.of(workload.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".astrace")
+                : null;
+        if (file != null && file.getParent() != null && !Files.isDirectory(file.getParent())) {
+            throw new UsageException("record: --out " + file + ": directory " + file.getParent() + " does not exist");
+        }
+
+        Devices.Selection selection;
+        java.util.logging.Logger devicesLog = java.util.logging.Logger.getLogger(Devices.class.getName());
+        java.util.logging.Level level = devicesLog.getLevel();
+        devicesLog.setLevel(java.util.logging.Level.WARNING); // the choice is said once below, not as a log record
+        try {
+            selection = Devices.open(deviceSpec);
+        } catch (IllegalArgumentException | DeviceUnavailableException e) {
+            throw new UsageException("record: --device: " + e.getMessage());
+        } finally {
+            devicesLog.setLevel(level);
+        }
+        if (deviceSpec.trim().equalsIgnoreCase("auto")) {
+            err.println("arenascope record: " + selection.reason());
+        }
+        boolean terminal = stderrIsTerminal();
+        try (MemoryDevice device = selection.device(); Session session = new Session(workload.name())) {
+            session.putAttribute("tool", "arenascope " + Cli.version());
+            session.putAttribute("workload", workload.name());
+            session.putAttribute("command", "arenascope record " + String.join(" ", argv));
+            session.putAttribute("device.reason", selection.reason());
+            session.addDevice(device.info());
+            RecordingMeter meter = new RecordingMeter();
+            session.addSink(meter);
+            EventSink fileSink = file == null ? null : TraceOutputs.fileSink(file);
+            if (fileSink != null) {
+                session.addSink(fileSink);
+            }
+            EventSink liveSink = liveTarget == null ? null : TraceOutputs.liveSink(liveTarget, workload.name());
+            if (liveSink != null) {
+                session.addSink(liveSink);
+            }
+            ProgressLine line = new ProgressLine(meter, err, terminal);
+            WorkloadResult result;
+            try {
+                result = workload.run(session, device, options, line);
+            } catch (IllegalArgumentException e) {
+                if (e.getMessage() != null && e.getMessage().startsWith(workload.name() + ": ")) {
+                    throw new UsageException("record: " + e.getMessage()); // an option out of range
+                }
+                throw e;
+            } finally {
+                session.flush();
+                line.clear();
+                if (fileSink != null) {
+                    session.removeSink(fileSink); // flushes and closes the file: what was recorded stays
+                }
+                if (liveSink != null) {
+                    session.removeSink(liveSink);
+                }
+            }
+            var peak = meter.largestPeak();
+            String where = file == null ? "" : " -> " + file + " (" + Bytes.format(Files.size(file)) + ")";
+            String liveText = liveTarget == null ? "" : " streamed to " + liveTarget;
+            String lostText = meter.lost() > 0 ? ", " + meter.lost() + " events lost" : "";
+            out.println(workload.name() + " on " + device.info().id() + ": " + meter.events() + " events" + lostText
+                    + ", peak " + (peak == null ? "0 B" : Bytes.format(peak.getValue()) + " (" + peak.getKey().name() + ")")
+                    + "; " + result.summary() + where + liveText);
+            return Cli.EXIT_OK;
+        }
+    }
+
+    /**
+     * Whether file descriptor 2 is a terminal: libc's {@code isatty(2)} through the foreign function
+     * API where there is one, else whether the JVM has an interactive console.
+     */
+    static boolean stderrIsTerminal() {
+        try {
+            var linker = java.lang.foreign.Linker.nativeLinker();
+            var isatty = linker.defaultLookup().find("isatty");
+            if (isatty.isPresent()) {
+                var handle = linker.downcallHandle(isatty.get(),
+                        java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.JAVA_INT));
+                return (int) handle.invokeExact(2) == 1;
+            }
+        } catch (Throwable e) {
+            // no native access: fall back to the console
+        }
+        return System.console() != null && System.console().isTerminal();
+    }
+
+    /** HOST:PORT of a listening ArenaScope. */
+    record LiveTarget(String host, int port) {
+        static LiveTarget parse(String text) {
+            int colon = text.lastIndexOf(':');
+            if (colon <= 0 || colon == text.length() - 1) {
+                throw new UsageException("record: --live expects HOST:PORT, got '" + text + "'");
+            }
+            int port;
+            try {
+                port = Integer.parseInt(text.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new UsageException("record: --live: bad port in '" + text + "'");
+            }
+            if (port < 1 || port > 65535) {
+                throw new UsageException("record: --live: port " + port + " is outside 1..65535");
+            }
+            return new LiveTarget(text.substring(0, colon), port);
+        }
+
+        @Override
+        public String toString() {
+            return host + ":" + port;
+        }
+    }
+
+    /** Progress on stderr: one rewritten line a quarter second while stderr is a terminal. */
+    private static final class ProgressLine implements Progress {
+        private final RecordingMeter meter;
+        private final PrintStream err;
+        private final boolean terminal;
+        private final long start = System.nanoTime();
+        private long lastDraw;
+        private boolean drawn;
+
+        ProgressLine(RecordingMeter meter, PrintStream err, boolean terminal) {
+            this.meter = meter;
+            this.err = err;
+            this.terminal = terminal;
+        }
+
+        @Override
+        public void update(String stage, long done, long total) {
+            if (!terminal) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - lastDraw < 250_000_000L) {
+                return;
+            }
+            lastDraw = now;
+            double secs = Math.max(1e-9, (now - start) / 1e9);
+            long events = meter.events();
+            String of = total > 0 ? "/" + total : "";
+            err.print(String.format(Locale.ROOT, "\r%s %d%s  %,d events  %,.0f events/s  %s in use   ",
+                    stage, done, of, events, events / secs, Bytes.format(meter.usedNow())));
+            err.flush();
+            drawn = true;
+        }
+
+        void clear() {
+            if (drawn) {
+                err.print("\r" + " ".repeat(100) + "\r");
+                err.flush();
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.arenascope.app.live;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.arenascope.app.cli.Cli;
+import dev.arenascope.core.live.LiveSender;
+import dev.arenascope.core.record.Session;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.TraceFormats;
+
+@Timeout(60)
+class ListenCommandTest {
+    @TempDir
+    Path dir;
+
+    /** A byte sink the test can read while the command still writes to it. */
+    static final class Output extends ByteArrayOutputStream {
+        synchronized String text() {
+            return toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void listensStreamsAndWritesOneFilePerProcess() throws Exception {
+        Output out = new Output();
+        Output err = new Output();
+        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Cli.run(new String[] {"listen", "--port", "0",
+                "--out", dir.toString(), "--connections", "1", "--seconds", "50"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        Pattern listening = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+) \\(no token: loopback only\\)");
+        Matcher m;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!(m = listening.matcher(out.text())).find()) {
+            assertTrue(System.nanoTime() < end, "no 'listening on' line: " + out.text() + err.text());
+            Thread.sleep(20);
+        }
+        int port = Integer.parseInt(m.group(1));
+        try (Session session = new Session("demo run")) {
+            LiveSender live = LiveSender.stream(session, "127.0.0.1:" + port, null);
+            int mem = session.registerMemory("scratch", MemoryKind.POOL, "virtual", 0, Map.of());
+            for (int i = 0; i < 10_000; i++) {
+                session.publish(EventKind.ALLOC, 0, mem, i, 32, 32, 32L * (i + 1), 0, -1, -1);
+            }
+            session.removeSink(live);
+        }
+        assertEquals(0, code.get(30, TimeUnit.SECONDS), err.text());
+        String pid = Long.toString(ProcessHandle.current().pid());
+        Path file = dir.resolve("demo_run-p" + pid + "-c1.astrace");
+        assertTrue(out.text().contains("#1 pid " + pid + " 'demo run' closed: 10,000 events, 0 lost -> " + file), out.text());
+        assertTrue(Files.exists(file));
+        LoadedTrace t = TraceFormats.load(file);
+        assertEquals(10_000, t.store().eventCount());
+        assertEquals("scratch", t.store().memories().getFirst().name());
+        assertEquals(320_000, t.store().peakUsed(0));
+    }
+
+    @Test
+    void refusesAnOpenAddressWithoutAToken() {
+        Output out = new Output();
+        Output err = new Output();
+        int code = Cli.run(new String[] {"listen", "--bind", "0.0.0.0", "--port", "0", "--seconds", "1"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(2, code);
+        assertEquals("arenascope listen: listening on 0.0.0.0 (not loopback) requires a token; give one or bind to 127.0.0.1\n", err.text());
+    }
+}

@@ -1,0 +1,143 @@
+package dev.arenascope.app.record;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.arenascope.app.cli.Cli;
+
+class RecordCommandTest {
+    @TempDir
+    Path dir;
+    private ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        out = new ByteArrayOutputStream();
+        err = new ByteArrayOutputStream();
+        return Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void recordsAWorkloadToAFileAndSummarisesInOneLine() throws Exception {
+        Path file = dir.resolve("p.astrace");
+        assertEquals(0, run("record", "particles", "--device", "virtual", "--out", file.toString(), "--steps", "60"), err());
+        assertTrue(Files.size(file) > 0);
+        String line = out().strip();
+        assertFalse(line.contains("\n"), "one summary line: " + line);
+        assertTrue(line.startsWith("particles on virtual: "), line);
+        assertTrue(line.matches(".*: \\d+ events, peak .*"), line);
+        assertTrue(line.contains(file.toString()), line);
+        assertEquals("", err(), "no progress lines when stderr is no terminal");
+    }
+
+    @Test
+    void streamsLiveWithoutWritingAFile() throws Exception {
+        var received = new java.util.concurrent.atomic.AtomicLong();
+        var closed = new java.util.concurrent.CountDownLatch(1);
+        try (var receiver = dev.arenascope.core.live.LiveReceiver.start(dev.arenascope.core.live.LiveReceiver.Options.loopback(0),
+                peer -> new dev.arenascope.core.trace.EventSink() {
+                    @Override
+                    public void onEvents(dev.arenascope.core.trace.EventBatch batch) {
+                        received.addAndGet(batch.size());
+                    }
+
+                    @Override
+                    public void onClose() {
+                        closed.countDown();
+                    }
+                })) {
+            assertEquals(0, run("record", "particles", "--device", "virtual", "--steps", "40", "--live", "127.0.0.1:" + receiver.port()), err());
+            assertTrue(closed.await(10, java.util.concurrent.TimeUnit.SECONDS), "the stream ended");
+        }
+        String line = out().strip();
+        long events = Long.parseLong(line.replaceAll(".*: (\\d+) events.*", "$1"));
+        assertEquals(events, received.get(), line);
+        assertTrue(line.contains("streamed to 127.0.0.1:"), line);
+        try (var files = Files.list(Path.of("."))) {
+            assertTrue(files.noneMatch(f -> f.getFileName().toString().startsWith("particles-")), "no default file with --live");
+        }
+    }
+
+    @Test
+    void calibratesARecordedRenderTrace() throws Exception {
+        Path file = dir.resolve("r.astrace");
+        assertEquals(0, run("record", "render", "--device", "virtual", "--out", file.toString(), "--frames", "40",
+                "--width", "96", "--height", "64", "--triangles", "800", "--grow-by", "800", "--grow-every", "3", "--arena", "4MiB"), err());
+        assertEquals(0, run("calibrate", file.toString()), err());
+        String table = out();
+        for (String scope : new String[] {"output", "raster", "tiles", "blur", "tonemap", "scene_inputs"}) {
+            assertTrue(table.lines().anyMatch(l -> l.startsWith(scope + " ") && l.contains("exact")), scope + " in\n" + table);
+        }
+        assertTrue(table.contains("·fragments"), table);
+
+        assertEquals(0, run("calibrate", file.toString(), "--json"), err());
+        JsonNode root = new ObjectMapper().readTree(out());
+        JsonNode output = null;
+        for (JsonNode s : root.get("scopes")) {
+            if (s.get("name").asText().equals("output")) {
+                output = s;
+            }
+        }
+        assertTrue(output != null, out());
+        assertTrue(output.get("integral").asBoolean());
+        assertEquals(0.0, output.get("worst_error_bytes").asDouble());
+        // 96 x 64 pixels: RGBA8 + float depth per frame
+        assertEquals(96 * 64 * 8, output.get("coefficients").get("frames").asDouble());
+    }
+
+    @Test
+    void badUsageExitsTwoWithOneLineAndLeavesNoFile() throws Exception {
+        assertEquals(2, run("record"));
+        assertTrue(err().contains("which workload"), err());
+        assertEquals(2, run("record", "nope"));
+        assertTrue(err().contains("unknown workload 'nope'"), err());
+        assertEquals(2, run("record", "particles", "--steps", "many", "--device", "virtual"));
+        assertTrue(err().contains("--steps"), err());
+        assertEquals(2, run("record", "inference", "--resolution", "100", "--device", "virtual"));
+        assertTrue(err().contains("multiple of 32"), err());
+        assertEquals(2, run("record", "particles", "--bogus", "1"));
+        assertTrue(err().contains("--bogus"), err());
+        assertEquals(2, run("record", "particles", "--device", "quantum"));
+        assertTrue(err().contains("quantum"), err());
+        assertEquals(2, run("record", "particles", "--live", "nohost"));
+        assertTrue(err().contains("HOST:PORT"), err());
+        assertEquals(1, err().strip().lines().count());
+        try (var files = Files.list(Path.of("."))) {
+            assertTrue(files.noneMatch(f -> f.getFileName().toString().endsWith(".astrace")), "a refused command writes no trace");
+        }
+
+        assertEquals(2, run("calibrate", dir.resolve("missing.astrace").toString()));
+        assertTrue(err().contains("missing.astrace"), err());
+        Path garbage = dir.resolve("garbage.astrace");
+        Files.write(garbage, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        assertEquals(2, run("calibrate", garbage.toString()));
+        assertTrue(err().contains("garbage.astrace"), err());
+        assertEquals(1, err().strip().lines().count(), err());
+
+        Path pool = dir.resolve("pool.astrace");
+        assertEquals(0, run("record", "particles", "--device", "virtual", "--out", pool.toString(), "--steps", "20"));
+        assertEquals(2, run("calibrate", pool.toString()));
+        assertTrue(err().contains("no closed arena scopes"), err());
+    }
+}
