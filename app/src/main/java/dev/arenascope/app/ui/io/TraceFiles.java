@@ -1,0 +1,222 @@
+package dev.arenascope.app.ui.io;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Locale;
+
+import java.io.Writer;
+import java.nio.file.StandardCopyOption;
+
+import dev.arenascope.app.cli.Cli;
+import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.core.analysis.TraceAnalysis;
+import dev.arenascope.core.report.HtmlReportWriter;
+import dev.arenascope.core.report.Report;
+import dev.arenascope.core.trace.file.TraceFormats;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.perfetto.TraceViewToPerfetto;
+import dev.arenascope.core.trace.store.EventStore;
+
+/**
+ * The window's file operations, all run on worker threads: open a trace by its extension into an
+ * {@link EventStore}, save, and export. Errors carry one line naming the file and what was wrong.
+ */
+public final class TraceFiles {
+    private TraceFiles() {}
+
+    /** What Export writes. */
+    public enum ExportFormat {
+        PERFETTO("Perfetto / Chrome trace JSON", ".json"),
+        CSV("CSV", ".csv"),
+        REPORT_HTML("HTML report", ".html");
+
+        private final String label;
+        private final String extension;
+
+        ExportFormat(String label, String extension) {
+            this.label = label;
+            this.extension = extension;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        public String extension() {
+            return extension;
+        }
+    }
+
+    /**
+     * Reads {@code file} (.astrace, .jsonl or a PyTorch .pickle) into a new store.
+     *
+     * @throws IOException naming the file on unreadable or malformed input
+     * @throws java.util.concurrent.CancellationException when cancelled through {@code progress}
+     */
+    public static TraceView open(Path file, BackgroundTask.Progress progress) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new NoSuchFileException(file.toString(), null, "no such file");
+        }
+        long size = Files.size(file);
+        EventStore store = new EventStore(file.getFileName().toString());
+        EventSink sink = new CancellableSink(store, progress, -1);
+        progress.update(0, size, "reading");
+        TraceFormats.Input input = TraceFormats.input(file);
+        if (input == null) {
+            throw new IOException(file + ": unknown trace type '" + TraceFormats.extension(file) + "' (reads "
+                    + TraceFormats.inputExtensions() + ")");
+        }
+        input.read(file, sink);
+        progress.checkCancelled();
+        return store;
+    }
+
+    /**
+     * Writes {@code trace} in the format its extension names (.astrace, .jsonl; also .csv and Perfetto
+     * .json). Written to a temporary file first and moved into place, so a failed or cancelled save
+     * leaves any earlier file as it was.
+     */
+    public static void save(TraceView trace, Path file, BackgroundTask.Progress progress) throws IOException {
+        TraceFormats.Output out = TraceFormats.output(file);
+        if (out == null) {
+            throw new IOException(file + ": cannot write '" + TraceFormats.extension(file) + "' (writes " + TraceFormats.outputExtensions() + ")");
+        }
+        if (!(trace instanceof EventStore store)) {
+            throw new IOException(file + ": only recorded or loaded sessions can be saved");
+        }
+        String name = file.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        Path tmp = file.resolveSibling(name.substring(0, dot) + ".saving" + name.substring(dot));
+        EventSink sink = out.open(tmp);
+        boolean ok = false;
+        try {
+            store.replayTo(new CancellableSink(sink, progress, store.eventCount()));
+            ok = true;
+        } finally {
+            if (!ok) {
+                try {
+                    sink.onClose();
+                } catch (RuntimeException ignored) {
+                    // the partial file is deleted below
+                }
+                Files.deleteIfExists(tmp);
+            }
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** Exports {@code trace} (with {@code baseline} for reports, may be null). */
+    public static void export(TraceView trace, TraceView baseline, ExportFormat format, Path file, BackgroundTask.Progress progress)
+            throws IOException {
+        switch (format) {
+            case PERFETTO -> {
+                progress.update(-1, -1, "Perfetto JSON");
+                TraceViewToPerfetto.convert(trace, file);
+            }
+            case CSV -> save(trace, file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".csv") ? file
+                    : file.resolveSibling(file.getFileName() + ".csv"), progress);
+            case REPORT_HTML -> {
+                progress.update(-1, -1, "analysing");
+                TraceAnalysis a = TraceAnalysis.of(trace);
+                String source = trace.session() == null ? "" : trace.session().name();
+                Report r = baseline == null ? Report.of(a, "arenascope " + Cli.version(), source)
+                        : Report.compare(a, TraceAnalysis.of(baseline), null, "arenascope " + Cli.version(), source,
+                        baseline.session() == null ? "baseline" : baseline.session().name());
+                Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+                try (Writer w = Files.newBufferedWriter(tmp)) {
+                    HtmlReportWriter.write(r, w);
+                }
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    /** The device a trace was recorded on, for the status bar. */
+    public static String deviceOf(TraceView t) {
+        SessionInfo s = t.session();
+        if (s != null && !s.devices().isEmpty()) {
+            var d = s.devices().get(0);
+            return d.id() + " — " + d.name();
+        }
+        for (MemoryInfo m : t.memories()) {
+            if (m.device() != null && !m.device().isEmpty()) {
+                return m.device();
+            }
+        }
+        return "";
+    }
+
+    /** One line for an error dialog. */
+    public static String describe(Throwable e) {
+        Throwable c = e;
+        while (c.getCause() != null && c.getMessage() == null) {
+            c = c.getCause();
+        }
+        if (c instanceof NoSuchFileException n) {
+            return n.getFile() + ": no such file";
+        }
+        if (c instanceof OutOfMemoryError) {
+            return "not enough memory to load this trace (raise -Xmx through ARENASCOPE_JVM_OPTS)";
+        }
+        return c.getMessage() == null ? c.toString() : c.getMessage();
+    }
+
+    /** Passes events on, reporting progress and stopping when cancelled. */
+    private static final class CancellableSink implements EventSink {
+        private final EventSink to;
+        private final BackgroundTask.Progress progress;
+        private final long totalEvents;
+        private long events;
+
+        /** @param totalEvents events expected, or -1 when unknown */
+        CancellableSink(EventSink to, BackgroundTask.Progress progress, long totalEvents) {
+            this.to = to;
+            this.progress = progress;
+            this.totalEvents = totalEvents;
+        }
+
+        @Override
+        public void onSession(SessionInfo info) {
+            to.onSession(info);
+        }
+
+        @Override
+        public void onMemory(MemoryInfo memory) {
+            to.onMemory(memory);
+        }
+
+        @Override
+        public void onString(int id, String value) {
+            to.onString(id, value);
+        }
+
+        @Override
+        public void onThread(int id, String name) {
+            to.onThread(id, name);
+        }
+
+        @Override
+        public void onEvents(EventBatch batch) {
+            progress.checkCancelled();
+            to.onEvents(batch);
+            events += batch.size();
+            progress.update(totalEvents > 0 ? events : -1, totalEvents, String.format(Locale.ROOT, "%,d events", events));
+        }
+
+        @Override
+        public void onLoss(long count) {
+            to.onLoss(count);
+        }
+
+        @Override
+        public void onClose() {
+            to.onClose();
+        }
+    }
+}
