@@ -602,97 +602,52 @@ public final class ChunkCodec implements AutoCloseable {
             r.skip(len[k]);
             c[k] = new Col(rBuf(r), p, p + len[k], at, r);
         }
-        if (dT == null || dT.length < n) {
-            int cap = Math.max(n, 1024);
-            dT = new long[cap];
-            dPacked = new int[cap];
-            dTh = new int[cap];
-            dA = new long[cap];
-            dB = new long[cap];
-            dC = new long[cap];
-            dU = new long[cap];
-            dX = new long[cap];
-            dR = new int[cap];
-            dR2 = new int[cap];
-        }
-        long[] t = dT, a = dA, b = dB, cc = dC, u = dU, x = dX;
-        int[] packed = dPacked, th = dTh, ref = dR, ref2 = dR2;
-        // column by column: each loop is one tight varint decode
-        c[0].zigzags(t, n);
-        long prev = 0;
+        Col cT = c[0], cK = c[1], cM = c[2], cTh = c[3], cA = c[4], cB = c[5], cC = c[6], cU = c[7], cX = c[8], cR = c[9], cR2 = c[10];
+        long prevT = 0;
+        long prevMem = -1;
+        long prevTh = 0;
         for (int i = 0; i < n; i++) {
-            prev += t[i];
-            t[i] = prev;
-        }
-        c[1].unsigned(cc, n); // kind+flags, staged in cc
-        c[2].zigzags(u, n);   // memory deltas, staged in u
-        long mem = -1;
-        for (int i = 0; i < n; i++) {
-            long kf = cc[i];
+            long t = prevT + cT.sv();
+            prevT = t;
+            long kf = cK.uv();
             int kind = (int) (kf & 0xff);
             if (kf > 0xffff || EventKind.ofCode(kind) == null) {
-                throw c[1].error("event " + i + ": unknown kind code " + kind);
+                throw cK.error("event " + i + ": unknown kind code " + kind);
             }
-            mem += u[i];
+            long mem = prevMem + cM.sv();
             if (mem < -1 || mem > EventBatch.MAX_MEMORY_ID) {
-                throw c[2].error("event " + i + ": memory id " + mem + " out of range");
+                throw cM.error("event " + i + ": memory id " + mem + " out of range");
             }
-            packed[i] = (int) kf | ((int) mem + 1) << 16;
-        }
-        c[3].zigzags(u, n);
-        long thread = 0;
-        for (int i = 0; i < n; i++) {
-            thread += u[i];
-            if (thread != (int) thread) {
-                throw c[3].error("event " + i + ": thread id " + thread + " out of range");
+            prevMem = mem;
+            long th = prevTh + cTh.sv();
+            if (th != (int) th) {
+                throw cTh.error("event " + i + ": thread id " + th + " out of range");
             }
-            th[i] = (int) thread;
-        }
-        c[5].zigzags(b, n);
-        c[4].zigzags(a, n);
-        for (int i = 0; i < n; i++) {
-            int pk = packed[i];
-            int s = pk >>> 16;
-            if (s >= slotsInUse) {
-                slot(s);
+            prevTh = th;
+            int s = (int) mem + 1;
+            slot(s);
+            long a = prevA[s] + cA.sv();
+            long b = cB.sv();
+            prevA[s] = A_PLUS_B[kind] && (kf & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
+            long cv = cC.sv();
+            long cc = C_FROM_B[kind] ? cv + b : cv;
+            long used = prevUsed[s] + USED_SIGN[kind] * b + cU.sv();
+            prevUsed[s] = used;
+            long aux = prevAux[s] + cX.sv();
+            prevAux[s] = aux;
+            long ref = cR.sv();
+            long ref2 = cR2.sv();
+            if (ref != (int) ref || ref2 != (int) ref2) {
+                throw cR.error("event " + i + ": ref out of 32-bit range");
             }
-            long v = prevA[s] + a[i];
-            a[i] = v;
-            prevA[s] = A_PLUS_B[pk & 0xff] && (pk & (Event.FLAG_BACKWARD << 8)) == 0 ? v + b[i] : v;
+            out.add(t, (int) kf | ((int) mem + 1) << 16, (int) th, a, b, cc, used, aux, (int) ref, (int) ref2);
         }
-        c[6].zigzags(cc, n);
-        for (int i = 0; i < n; i++) {
-            if (C_FROM_B[packed[i] & 0xff]) {
-                cc[i] += b[i];
-            }
-        }
-        c[7].zigzags(u, n);
-        for (int i = 0; i < n; i++) {
-            int pk = packed[i];
-            int s = pk >>> 16;
-            long v = prevUsed[s] + USED_SIGN[pk & 0xff] * b[i] + u[i];
-            u[i] = v;
-            prevUsed[s] = v;
-        }
-        c[8].zigzags(x, n);
-        for (int i = 0; i < n; i++) {
-            int s = packed[i] >>> 16;
-            long v = prevAux[s] + x[i];
-            x[i] = v;
-            prevAux[s] = v;
-        }
-        c[9].ints(ref, n);
-        c[10].ints(ref2, n);
         for (int k = 0; k < COLUMNS; k++) {
             if (c[k].pos != c[k].end) {
                 throw c[k].error("column " + k + " has " + (c[k].end - c[k].pos) + " bytes left after " + n + " events");
             }
         }
-        out.addColumns(n, t, packed, th, a, b, cc, u, x, ref, ref2);
     }
-
-    private long[] dT, dA, dB, dC, dU, dX;
-    private int[] dPacked, dTh, dR, dR2;
 
     private static byte[] rBuf(ByteReader r) {
         return r.backing();
@@ -736,64 +691,6 @@ public final class ChunkCodec implements AutoCloseable {
         long sv() throws TraceFormatException {
             long v = uv();
             return (v >>> 1) ^ -(v & 1);
-        }
-
-        /** Reads {@code n} unsigned varints. */
-        void unsigned(long[] dst, int n) throws TraceFormatException {
-            byte[] b = buf;
-            int p = pos;
-            int e = end;
-            for (int i = 0; i < n; i++) {
-                if (p >= e) {
-                    pos = p;
-                    throw error("column ends after " + i + " of " + n + " values");
-                }
-                int x = b[p++];
-                if (x >= 0) {
-                    dst[i] = x;
-                    continue;
-                }
-                long v = x & 0x7f;
-                int shift = 7;
-                while (true) {
-                    if (p >= e) {
-                        pos = p;
-                        throw error("truncated varint");
-                    }
-                    x = b[p++];
-                    v |= (long) (x & 0x7f) << shift;
-                    if (x >= 0) {
-                        break;
-                    }
-                    shift += 7;
-                    if (shift > 63) {
-                        pos = p;
-                        throw error("varint longer than 10 bytes");
-                    }
-                }
-                dst[i] = v;
-            }
-            pos = p;
-        }
-
-        /** Reads {@code n} zigzag varints. */
-        void zigzags(long[] dst, int n) throws TraceFormatException {
-            unsigned(dst, n);
-            for (int i = 0; i < n; i++) {
-                long v = dst[i];
-                dst[i] = (v >>> 1) ^ -(v & 1);
-            }
-        }
-
-        /** Reads {@code n} zigzag varints that must be 32-bit values. */
-        void ints(int[] dst, int n) throws TraceFormatException {
-            for (int i = 0; i < n; i++) {
-                long v = sv();
-                if (v != (int) v) {
-                    throw error("value " + i + " (" + v + ") is not a 32-bit value");
-                }
-                dst[i] = (int) v;
-            }
         }
 
         TraceFormatException error(String what) {

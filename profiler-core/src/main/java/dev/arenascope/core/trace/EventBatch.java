@@ -148,28 +148,6 @@ public final class EventBatch {
                 other.used[i], other.aux[i], other.ref[i], other.ref2[i]);
     }
 
-    /**
-     * Appends {@code n} events given as columns (each array holds at least {@code n} values), with one
-     * array copy per column. Used by decoders that fill columns one at a time.
-     */
-    public void addColumns(int n, long[] vTime, int[] vPacked, int[] vThread, long[] va, long[] vb, long[] vc,
-                           long[] vUsed, long[] vAux, int[] vRef, int[] vRef2) {
-        while (size + n > time.length) {
-            grow();
-        }
-        System.arraycopy(vTime, 0, time, size, n);
-        System.arraycopy(vPacked, 0, kindFlagsMemory, size, n);
-        System.arraycopy(vThread, 0, thread, size, n);
-        System.arraycopy(va, 0, a, size, n);
-        System.arraycopy(vb, 0, b, size, n);
-        System.arraycopy(vc, 0, c, size, n);
-        System.arraycopy(vUsed, 0, used, size, n);
-        System.arraycopy(vAux, 0, aux, size, n);
-        System.arraycopy(vRef, 0, ref, size, n);
-        System.arraycopy(vRef2, 0, ref2, size, n);
-        size += n;
-    }
-
     private void grow() {
         int cap = time.length * 2;
         time = Arrays.copyOf(time, cap);
