@@ -24,8 +24,12 @@ public final class BenchCommand implements Command {
             new TorchBench(),
             new LiveBench(),
             new TraceBench(),
+<<<<<<< HEAD
+            new ReportBench());
+=======
             new UiBenchSuite(),
             new PlanBench());
+>>>>>>> main
 
     @Override
     public String name() {
