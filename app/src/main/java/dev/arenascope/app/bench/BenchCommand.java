@@ -24,12 +24,9 @@ public final class BenchCommand implements Command {
             new TorchBench(),
             new LiveBench(),
             new TraceBench(),
-<<<<<<< HEAD
-            new ReportBench());
-=======
             new UiBenchSuite(),
-            new PlanBench());
->>>>>>> main
+            new PlanBench(),
+            new ReportBench());
 
     @Override
     public String name() {
