@@ -27,7 +27,7 @@ import dev.arenascope.core.trace.SessionInfo;
  * {@link dev.arenascope.core.record.Session} with {@code addSink}.
  *
  * <p><b>Never blocks the recording side.</b> {@link #onEvents} copies the batch into a bounded queue
- * ({@link Options#queueEvents} events) and returns; one sender thread encodes chunks
+ * ({@link Options#queueEvents} events, 64 bytes of heap each while queued) and returns; one sender thread encodes chunks
  * ({@link ChunkCodec}) and writes them. When the link falls behind or is down and the queue is full,
  * new events are <em>dropped and counted</em> (this sender does not spill to disk): the count is
  * reported to the receiver on the next chunk that gets through as a loss record (the receiver calls
@@ -66,9 +66,12 @@ public final class LiveSender implements EventSink, AutoCloseable {
             }
         }
 
-        /** Loopback defaults: 4 M events queued, 1 s connect timeout, retries up to every 2 s, 5 s to close. */
+        /**
+         * Defaults: 1 Mi events queued (at most about 64 MiB of heap while the link is behind), 1 s
+         * connect timeout, retries up to every 2 s, 5 s to close.
+         */
         public static Options of(String host, int port, String token) {
-            return new Options(host, port, token, 1 << 22, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5));
+            return new Options(host, port, token, 1 << 20, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5));
         }
 
         public Options withQueueEvents(int n) {

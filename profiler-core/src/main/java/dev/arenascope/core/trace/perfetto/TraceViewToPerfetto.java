@@ -14,11 +14,12 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.store.EventStore;
 
 /**
  * Exports a loaded trace (a {@link TraceView}, e.g. the store) as Perfetto / Chrome trace JSON; see
- * {@link PerfettoJsonWriter} for the layout. Reads the view's events in index order; strings and
- * thread names are looked up in the view as events first use them.
+ * {@link PerfettoJsonWriter} for the layout. A store is replayed block by block; any other view is
+ * read event by event in index order, its strings and thread names looked up as events first use them.
  */
 public final class TraceViewToPerfetto {
     private TraceViewToPerfetto() {}
@@ -34,6 +35,10 @@ public final class TraceViewToPerfetto {
     public static void convert(TraceView view, OutputStream out) throws IOException {
         PerfettoJsonWriter w = new PerfettoJsonWriter(out);
         try {
+            if (view instanceof EventStore store) {
+                store.replayTo(w); // block by block, with every string and thread; closes the writer
+                return;
+            }
             w.onSession(view.session());
             for (MemoryInfo m : view.memories()) {
                 w.onMemory(m);

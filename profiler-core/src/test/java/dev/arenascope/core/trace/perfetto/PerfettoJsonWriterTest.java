@@ -208,13 +208,42 @@ class PerfettoJsonWriterTest {
         TorchSnapshotToTrace.convert(in, store);
         ByteArrayOutputStream viaStore = new ByteArrayOutputStream();
         TraceViewToPerfetto.convert(store, viaStore);
+        ByteArrayOutputStream viaView = new ByteArrayOutputStream();
+        TraceViewToPerfetto.convert(onlyTheView(store), viaView);
         List<JsonNode> a = validate(direct.toByteArray());
         List<JsonNode> b = validate(viaStore.toByteArray());
+        assertEquals(b.stream().filter(e -> e.get("ph").asText().equals("C")).toList(),
+                validate(viaView.toByteArray()).stream().filter(e -> e.get("ph").asText().equals("C")).toList(),
+                "a plain TraceView exports the same counters as the store's replay");
         List<JsonNode> countersA = a.stream().filter(e -> e.get("ph").asText().equals("C")).toList();
         List<JsonNode> countersB = b.stream().filter(e -> e.get("ph").asText().equals("C")).toList();
         assertEquals(countersA, countersB, "the same counter tracks, value for value");
         long peak = countersB.stream().filter(e -> e.get("name").asText().equals("bytes in use"))
                 .mapToLong(e -> e.get("args").get("bytes").asLong()).max().orElseThrow();
         assertEquals(3_853_700_352L, peak);
+    }
+
+    /** The store seen only through the TraceView contract (no replay fast path). */
+    static dev.arenascope.core.trace.TraceView onlyTheView(dev.arenascope.core.trace.TraceView v) {
+        return new dev.arenascope.core.trace.TraceView() {
+            public SessionInfo session() { return v.session(); }
+            public List<MemoryInfo> memories() { return v.memories(); }
+            public String string(int id) { return v.string(id); }
+            public String threadName(int id) { return v.threadName(id); }
+            public long eventCount() { return v.eventCount(); }
+            public long startNs() { return v.startNs(); }
+            public long endNs() { return v.endNs(); }
+            public long lostEvents() { return v.lostEvents(); }
+            public dev.arenascope.core.trace.Event event(long index) { return v.event(index); }
+            public long firstIndexAtOrAfter(long timeNs) { return v.firstIndexAtOrAfter(timeNs); }
+            public dev.arenascope.core.trace.GaugeSeries gauges(int memory, long fromNs, long toNs, int buckets) {
+                return v.gauges(memory, fromNs, toNs, buckets);
+            }
+            public List<dev.arenascope.core.trace.ScopeInterval> scopes(int memory, long fromNs, long toNs, long minDurationNs) {
+                return v.scopes(memory, fromNs, toNs, minDurationNs);
+            }
+            public long peakUsed(int memory) { return v.peakUsed(memory); }
+            public long peakAux(int memory) { return v.peakAux(memory); }
+        };
     }
 }
