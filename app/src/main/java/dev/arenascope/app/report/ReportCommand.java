@@ -89,11 +89,11 @@ public final class ReportCommand implements Command {
         if (gate != null && baselineArg == null) {
             throw new UsageException("report: --fail-on-regression needs --baseline TRACE to compare with");
         }
-        TraceAnalysis current = analyse(trace, searchMs);
+        TraceAnalysis current = analyse(trace, searchMs, err);
         Report report;
         if (baselineArg != null) {
             Path baseline = Path.of(baselineArg);
-            TraceAnalysis before = analyse(baseline, searchMs);
+            TraceAnalysis before = analyse(baseline, searchMs, err);
             report = Report.compare(current, before, gate, "arenascope " + Cli.version(), trace.getFileName().toString(),
                     baseline.getFileName().toString());
         } else {
@@ -169,8 +169,8 @@ public final class ReportCommand implements Command {
     }
 
     /** Reads and analyses one trace; unreadable input becomes a one-line usage error (exit 2). */
-    static TraceAnalysis analyse(Path file, long searchMs) {
-        TraceView view = TraceLoader.load(file);
+    static TraceAnalysis analyse(Path file, long searchMs, PrintStream warnings) {
+        TraceView view = TraceLoader.load(file, warnings);
         TraceAnalysis a = TraceAnalysis.of(view);
         if (!a.plans().isEmpty() && searchMs > 0) {
             a = a.withPlans(a.plans().stream().map(p -> p.withSearch(searchMs * 1_000_000L)).toList());

@@ -1,44 +1,48 @@
 package dev.arenascope.app.report;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.trace.TraceView;
-import dev.arenascope.core.trace.store.EventStore;
-import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.TraceFormats;
 
 /**
- * Reads a trace file of any supported format into an {@link EventStore}, chosen by extension:
- * {@code .pickle} (a PyTorch CUDA memory snapshot). Unreadable or malformed input becomes a
- * one-line {@link UsageException} naming the file and, where the reader knows it, the byte offset.
+ * Reads a trace file of any format {@link TraceFormats} reads ({@code .astrace}, {@code .jsonl}, a PyTorch
+ * snapshot {@code .pickle}) into an {@code EventStore}. Unreadable or malformed input becomes a one-line
+ * {@link UsageException} naming the file and, where the reader knows it, the byte offset or line; a
+ * damaged file that still yielded events (a crash-truncated {@code .astrace}) is reported from what was
+ * recovered, with a one-line warning.
  */
 final class TraceLoader {
     private TraceLoader() {}
 
-    /** The formats {@link #load} reads, for messages. */
-    static final String FORMATS = ".pickle (PyTorch memory snapshot)";
-
-    static TraceView load(Path file) {
+    static TraceView load(Path file, PrintStream warnings) {
         if (!Files.isRegularFile(file)) {
             throw new UsageException("report: cannot read " + file + ": " + (Files.exists(file) ? "not a regular file" : "no such file"));
         }
         if (!Files.isReadable(file)) {
             throw new UsageException("report: cannot read " + file + ": permission denied");
         }
-        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        EventStore store = new EventStore(file.getFileName().toString());
+        if (TraceFormats.input(file) == null) {
+            throw new UsageException("report: " + file + ": unknown trace format '" + TraceFormats.extension(file)
+                    + "' (reads " + TraceFormats.inputExtensions() + ")");
+        }
+        LoadedTrace t;
         try {
-            if (name.endsWith(".pickle") || name.endsWith(".pkl")) {
-                TorchSnapshotToTrace.convert(file, store);
-            } else {
-                throw new UsageException("report: " + file + ": unknown trace format (reads " + FORMATS + ")");
-            }
-        } catch (IOException e) {
+            t = TraceFormats.load(file);
+        } catch (IOException | IllegalArgumentException e) {
             throw new UsageException("report: " + (e.getMessage() == null ? file + ": " + e : e.getMessage()));
         }
-        return store;
+        if (t.report().damaged()) {
+            if (t.report().events() == 0) {
+                throw new UsageException("report: " + t.report().summary());
+            }
+            warnings.println("report: warning: " + t.report().summary() + "; the report covers what was recovered");
+        }
+        return t.store();
     }
 }

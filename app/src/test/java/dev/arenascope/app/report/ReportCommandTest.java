@@ -88,7 +88,7 @@ class ReportCommandTest {
 
             Path md = dir.resolve(trace.getFileName() + ".md");
             assertEquals(0, run("report", trace.toString(), "--out", md.toString()), err());
-            assertTrue(Files.readString(md).contains("| **cuda:0** | segmented · cuda:0 |"));
+            assertTrue(Files.readString(md).contains("| **cuda:0** · segmented · cuda:0 |"));
         }
     }
 
@@ -121,6 +121,35 @@ class ReportCommandTest {
         // without a gate a regression does not change the exit code
         assertEquals(0, run("report", MAGMA.toString(), "--baseline", BCRAFTON.toString(), "--format", "html"), err());
         assertTrue(out().contains("Regressions"));
+    }
+
+    @Test
+    void readsEveryTraceFormat() throws Exception {
+        Path astrace = dir.resolve("magma.astrace");
+        Path jsonl = dir.resolve("magma.jsonl");
+        assertEquals(0, run("convert", MAGMA.toString(), astrace.toString()), err());
+        assertEquals(0, run("convert", MAGMA.toString(), jsonl.toString()), err());
+        for (Path p : new Path[] {astrace, jsonl}) {
+            assertEquals(0, run("report", p.toString(), "--format", "json"), err());
+            JsonNode j = new ObjectMapper().readTree(out());
+            assertEquals(MAGMA_PEAK, j.at("/trace/memories/0/peakUsedBytes").asLong(), p.toString());
+        }
+        // a native trace against the pickle it came from: nothing changed, the gate passes at 0%
+        assertEquals(0, run("report", astrace.toString(), "--baseline", MAGMA.toString(), "--format", "json",
+                "--fail-on-regression", "0"), err());
+        JsonNode j = new ObjectMapper().readTree(out());
+        assertEquals(0, j.at("/comparison/regressions").size(), out());
+        // a truncated native trace is reported from what was recovered, with a warning
+        byte[] whole = Files.readAllBytes(astrace);
+        Path cut = dir.resolve("cut.astrace");
+        Files.write(cut, java.util.Arrays.copyOf(whole, whole.length * 2 / 3));
+        int rc = run("report", cut.toString(), "--format", "json");
+        if (rc == 0) {
+            assertTrue(err().contains("report: warning: "), err());
+        } else {
+            assertEquals(2, rc, err());
+            assertEquals(1, err().lines().count(), err());
+        }
     }
 
     @Test

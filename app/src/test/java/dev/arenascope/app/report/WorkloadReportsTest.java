@@ -67,7 +67,7 @@ class WorkloadReportsTest {
             Map<String, Long> f = run.result().figures();
             for (MemoryAnalysis m : a.memories()) {
                 assertEquals(run.store().peakUsed(m.id()), m.peakUsedBytes(), w.name() + " " + m.name());
-                assertTrue(md.contains("| **" + m.name().replace("_", "\\_") + "** |"), m.name());
+                assertTrue(md.contains("| **" + m.name().replace("_", "\\_") + "** "), m.name());
             }
             switch (w.name()) {
                 case "render" -> {
@@ -116,6 +116,40 @@ class WorkloadReportsTest {
         TraceDiff.Change scene = r.diff().change(sceneNow, "peakBytes");
         assertEquals(0.0, scene.delta());
         assertFalse(scene.regression());
+    }
+
+    /** Records a workload into an .astrace file, as {@code arenascope record} does. */
+    static void recordFile(String workload, Map<String, String> options, java.nio.file.Path file) throws Exception {
+        Workload w = Workloads.find(workload);
+        try (Session session = new Session(workload); MemoryDevice d = Devices.open("virtual").device()) {
+            session.addSink(dev.arenascope.core.trace.file.TraceFormats.output(file).open(file));
+            w.run(session, d, w.parse(options), Progress.NONE);
+        }
+    }
+
+    @Test
+    void ciGateOnTwoRecordedRuns(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        Map<String, String> small = new HashMap<>(SMALL.get("render"));
+        Map<String, String> big = new HashMap<>(small);
+        big.put("arena", "8MiB");
+        big.put("width", "128");
+        big.put("height", "72");
+        java.nio.file.Path before = dir.resolve("before.astrace");
+        java.nio.file.Path after = dir.resolve("after.astrace");
+        recordFile("render", small, before);
+        recordFile("render", big, after);
+        var out = new java.io.ByteArrayOutputStream();
+        var err = new java.io.ByteArrayOutputStream();
+        java.nio.file.Path html = dir.resolve("review.html");
+        int rc = dev.arenascope.app.cli.Cli.run(new String[] {"report", after.toString(), "--baseline", before.toString(),
+                "--fail-on-regression", "1", "--out", html.toString()}, new java.io.PrintStream(out), new java.io.PrintStream(err));
+        assertEquals(4, rc, err.toString());
+        assertTrue(err.toString().contains("regression: memories"), err.toString());
+        assertTrue(java.nio.file.Files.readString(html).contains("Gate failed"));
+        err.reset();
+        rc = dev.arenascope.app.cli.Cli.run(new String[] {"report", before.toString(), "--baseline", after.toString(),
+                "--fail-on-regression", "1", "--format", "md"}, new java.io.PrintStream(out), new java.io.PrintStream(err));
+        assertEquals(0, rc, err.toString());
     }
 
     @Test

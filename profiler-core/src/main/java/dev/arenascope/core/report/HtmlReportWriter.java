@@ -195,7 +195,7 @@ public final class HtmlReportWriter {
         if (drawn.isEmpty()) {
             return;
         }
-        sb.append("<section id=\"occupancy\">\n<h2>Occupancy</h2>\n<p class=\"note\">Bytes over the session, one chart per memory; each bucket shows the most bytes it saw.</p>\n<div class=\"charts\">\n");
+        sb.append("<section id=\"occupancy\">\n<h2>Occupancy</h2>\n<p class=\"note\">Bytes over the session, one chart per memory; each bucket shows the most bytes it saw.</p>\n<div class=\"charts").append(drawn.size() == 1 ? " single" : "").append("\">\n");
         for (MemoryAnalysis m : drawn) {
             MemoryAnalysis base = r.hasBaseline() ? r.diff().baseline().memory(m.name()) : null;
             String kind = m.kind().name().toLowerCase(Locale.ROOT);
@@ -213,7 +213,8 @@ public final class HtmlReportWriter {
             if (m.capacityBytes() > 0) {
                 sb.append(" · capacity ").append(Html.esc(Bytes.format(m.capacityBytes())));
             }
-            sb.append("</div>\n").append(OccupancyChart.svg(m, base)).append("\n<div class=\"legend\">");
+            sb.append("</div>\n").append(OccupancyChart.svg(m, base, drawn.size() == 1 ? OccupancyChart.WIDE : OccupancyChart.WIDTH))
+                    .append("\n<div class=\"legend\">");
             for (OccupancyChart.Legend l : OccupancyChart.legend(m, base != null)) {
                 sb.append("<span><i class=\"").append(l.swatch()).append("\"></i>").append(Html.esc(l.text())).append("</span>");
             }

@@ -12,13 +12,15 @@ import dev.arenascope.core.trace.MemoryKind;
  * baseline's in-use line stretched over the same width. Pure markup, no script. Stateless.
  */
 final class OccupancyChart {
-    static final int WIDTH = 760;
-    static final int HEIGHT = 210;
-    private static final int LEFT = 66;
+    /** viewBox width of a chart in a two-column grid. */
+    static final int WIDTH = 700;
+    /** viewBox width of a chart that has a row to itself. */
+    static final int WIDE = 1240;
+    static final int HEIGHT = 220;
+    private static final int LEFT = 70;
     private static final int RIGHT = 14;
     private static final int TOP = 12;
-    private static final int BOTTOM = 26;
-    private static final int PW = WIDTH - LEFT - RIGHT;
+    private static final int BOTTOM = 28;
     private static final int PH = HEIGHT - TOP - BOTTOM;
 
     private OccupancyChart() {}
@@ -53,6 +55,12 @@ final class OccupancyChart {
      * @param baseline the baseline's same memory, or null
      */
     static String svg(MemoryAnalysis m, MemoryAnalysis baseline) {
+        return svg(m, baseline, WIDTH);
+    }
+
+    /** The SVG markup for {@code m}, {@code width} viewBox units wide (the height stays {@link #HEIGHT}). */
+    static String svg(MemoryAnalysis m, MemoryAnalysis baseline, int width) {
+        final int PW = width - LEFT - RIGHT;
         MemoryAnalysis.Occupancy o = m.occupancy();
         int n = o.buckets();
         long peakAux = 0;
@@ -73,7 +81,7 @@ final class OccupancyChart {
             yMax = niceCeiling(Math.max(1, (long) (top * 1.08)));
         }
         StringBuilder sb = new StringBuilder(8192);
-        sb.append("<svg class=\"chart\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(HEIGHT)
+        sb.append("<svg class=\"chart\" viewBox=\"0 0 ").append(width).append(' ').append(HEIGHT)
                 .append("\" role=\"img\" aria-label=\"").append(Html.esc("occupancy of " + m.name() + " over the session")).append("\">");
         // grid and y labels
         long step = niceStep(yMax, 4);
@@ -88,26 +96,26 @@ final class OccupancyChart {
             }
         }
         long span = Math.max(1, o.toNs() - o.fromNs() + 1);
-        long tstep = niceStep(span, 6);
+        long tstep = niceDecimalStep(span, 6);
         for (long t = 0; t <= span; t += tstep) {
             double x = LEFT + (double) t / span * PW;
             sb.append("<line class=\"tick\" x1=\"").append(f(x)).append("\" x2=\"").append(f(x)).append("\" y1=\"")
                     .append(TOP + PH).append("\" y2=\"").append(TOP + PH + 4).append("\"/>");
-            sb.append("<text class=\"xlab\" x=\"").append(f(x)).append("\" y=\"").append(TOP + PH + 16).append("\">")
+            sb.append("<text class=\"xlab\" x=\"").append(f(x)).append("\" y=\"").append(TOP + PH + 18).append("\">")
                     .append(Html.esc(timeLabel(t, tstep))).append("</text>");
         }
         // series
         if (arena) {
-            sb.append(area(o.forwardMax(), yMax, false, "a-fwd"));
-            sb.append(area(o.auxMax(), yMax, true, "a-bwd"));
+            sb.append(area(o.forwardMax(), yMax, false, "a-fwd", PW));
+            sb.append(area(o.auxMax(), yMax, true, "a-bwd", PW));
         } else if (m.kind() == MemoryKind.POOL || m.kind() == MemoryKind.SEGMENTED) {
-            sb.append(area(o.auxMax(), yMax, false, "a-res"));
-            sb.append(area(o.usedMax(), yMax, false, "a-use"));
+            sb.append(area(o.auxMax(), yMax, false, "a-res", PW));
+            sb.append(area(o.usedMax(), yMax, false, "a-use", PW));
         } else {
-            sb.append(area(o.usedMax(), yMax, false, "a-plan"));
+            sb.append(area(o.usedMax(), yMax, false, "a-plan", PW));
         }
         if (baseline != null) {
-            sb.append(line(baseline.occupancy().usedMax(), yMax, "l-base"));
+            sb.append(line(baseline.occupancy().usedMax(), yMax, "l-base", PW));
         }
         // capacity or height line
         if (capacityOnScale) {
@@ -150,7 +158,7 @@ final class OccupancyChart {
     }
 
     /** A step area from the bottom (or hanging from the top) over the plot. */
-    private static String area(long[] v, long yMax, boolean fromTop, String cls) {
+    private static String area(long[] v, long yMax, boolean fromTop, String cls, int PW) {
         int n = v.length;
         double base = fromTop ? TOP : TOP + PH;
         StringBuilder d = new StringBuilder(n * 16);
@@ -172,7 +180,7 @@ final class OccupancyChart {
     }
 
     /** A step line over the plot, stretched to its width. */
-    private static String line(long[] v, long yMax, String cls) {
+    private static String line(long[] v, long yMax, String cls, int PW) {
         int n = v.length;
         StringBuilder d = new StringBuilder(n * 16);
         double prev = Double.NaN;
@@ -213,6 +221,18 @@ final class OccupancyChart {
             double nice = s <= 1 ? 1 : s <= 2 ? 2 : s <= 2.5 ? 2.5 : s <= 5 ? 5 : 10;
             return Math.max(1, (long) (nice * mag * unit));
         }
+        double s = raw / mag;
+        double nice = s <= 1 ? 1 : s <= 2 ? 2 : s <= 5 ? 5 : 10;
+        return Math.max(1, (long) (nice * mag));
+    }
+
+    /** A round decimal step (1, 2 or 5 times a power of ten) so that {@code max / step} is about {@code ticks}: for time axes. */
+    static long niceDecimalStep(long max, int ticks) {
+        if (max <= 0) {
+            return 1;
+        }
+        double raw = (double) max / ticks;
+        double mag = Math.pow(10, Math.floor(Math.log10(raw)));
         double s = raw / mag;
         double nice = s <= 1 ? 1 : s <= 2 ? 2 : s <= 5 ? 5 : 10;
         return Math.max(1, (long) (nice * mag));

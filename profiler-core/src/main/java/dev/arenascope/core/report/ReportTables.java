@@ -78,8 +78,7 @@ final class ReportTables {
         List<List<ReportTable.Cell>> rows = new ArrayList<>();
         for (MemoryAnalysis m : r.trace().memories()) {
             List<ReportTable.Cell> row = new ArrayList<>();
-            row.add(name(m.name()));
-            row.add(ReportTable.Cell.of(m.kind().name().toLowerCase(java.util.Locale.ROOT) + " · " + m.device()));
+            row.add(name(m.name()).withSub(m.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + " · " + m.device()));
             row.add(fig(r, m, "capacityBytes"));
             row.add(fig(r, m, "peakUsedBytes").withSub(m.peakUsedAtNs() < 0 ? null
                     : "at " + Units.duration(m.peakUsedAtNs() - r.trace().session().firstEventNs())));
@@ -96,12 +95,12 @@ final class ReportTables {
         return new ReportTable("memories", "Memories",
                 "Times are from the trace's first event. Footprint: the bytes the memory needs from its device (arena: forward + backward high-water; pool: reserved high-water; "
                         + "plan arena: height). Fragmentation: 1 − peak in use / footprint. Rounding waste: bytes handed out beyond those requested.",
-                oom ? List.of("memory", "kind", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",
+                oom ? List.of("memory", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",
                         "rounding waste", "allocations", "out of memory")
-                        : List.of("memory", "kind", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",
+                        : List.of("memory", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",
                         "rounding waste", "allocations"),
-                oom ? List.of(false, false, true, true, true, true, true, true, true, true)
-                        : List.of(false, false, true, true, true, true, true, true, true), rows, 0);
+                oom ? List.of(false, true, true, true, true, true, true, true, true)
+                        : List.of(false, true, true, true, true, true, true, true), rows, 0);
     }
 
     private static ReportTable.Cell highWaters(Report r, MemoryAnalysis m) {

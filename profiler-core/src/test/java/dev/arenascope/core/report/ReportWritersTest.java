@@ -74,7 +74,7 @@ class ReportWritersTest {
             assertTrue(md.contains(h), h);
         }
         MemoryAnalysis m = small.memory("frame-arena");
-        assertTrue(md.contains("| **frame-arena** | arena · virtual |"), md);
+        assertTrue(md.contains("| **frame-arena** · arena · virtual |"), md);
         assertTrue(md.contains(dev.arenascope.core.device.Bytes.format(m.peakUsedBytes())));
         assertFalse(md.contains("## Regressions"), "no baseline, no regressions section");
     }
