@@ -1,6 +1,7 @@
 package dev.arenascope.app;
 
 import dev.arenascope.app.cli.Cli;
+import dev.arenascope.app.ui.ArenaScopeApp;
 
 /**
  * Entry point of the {@code arenascope} executable: with a sub-command it runs headless, with none it
@@ -15,7 +16,20 @@ public final class Main {
             System.out.flush();
             System.exit(code);
         }
-        // The window arrives with the desktop issue; until then show what the CLI offers.
-        System.out.print(Cli.mainHelp());
+        if (!hasDisplay()) {
+            System.err.println("arenascope: no display to open the window on (set DISPLAY, or run a command: arenascope --help)");
+            System.exit(Cli.EXIT_USAGE);
+        }
+        ArenaScopeApp.launchWindow(null);
+        System.exit(Cli.EXIT_OK);
+    }
+
+    /** Whether a window can be opened: always on Windows and macOS, with DISPLAY or WAYLAND_DISPLAY on Linux. */
+    public static boolean hasDisplay() {
+        String os = System.getProperty("os.name", "");
+        if (!os.startsWith("Linux") || "Monocle".equals(System.getProperty("glass.platform"))) {
+            return true;
+        }
+        return System.getenv("DISPLAY") != null || System.getenv("WAYLAND_DISPLAY") != null;
     }
 }

@@ -23,7 +23,8 @@ public final class BenchCommand implements Command {
             new PoolBench(),
             new TorchBench(),
             new LiveBench(),
-            new TraceBench());
+            new TraceBench(),
+            new UiBenchSuite());
 
     @Override
     public String name() {

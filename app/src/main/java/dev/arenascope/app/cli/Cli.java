@@ -25,6 +25,7 @@ import dev.arenascope.app.report.ReportCommand;
 public final class Cli {
     /** Every sub-command, in the order {@code --help} lists them. */
     static final List<Command> COMMANDS = List.of(
+            new OpenCommand(),
             new BenchCommand(),
             new PoolBinsCommand(),
             new PlanCommand(),

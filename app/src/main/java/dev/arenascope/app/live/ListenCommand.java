@@ -57,7 +57,7 @@ public final class ListenCommand implements Command {
                   --port N          port to listen on (default %d; 0 picks a free one, printed)
                   --bind ADDR       address to listen on (default 127.0.0.1); any other address
                                     needs a token
-                  --token T         token senders must present (default: $ARENASCOPE_LIVE_TOKEN)
+                  --token T         token senders must present (default: $ARENASCOPE_TOKEN)
                   --out DIR         write each connection to DIR/SESSION-pPID-cN.EXT
                   --format EXT      file format for --out: %s (default .astrace)
                   --seconds S       stop after S seconds
@@ -72,7 +72,7 @@ public final class ListenCommand implements Command {
         Args a = new Args(name(), args, Set.of());
         int port = a.intValue("port", LiveProtocol.DEFAULT_PORT);
         String bind = a.string("bind", "127.0.0.1");
-        String token = a.string("token", System.getenv("ARENASCOPE_LIVE_TOKEN"));
+        String token = a.string("token", System.getenv("ARENASCOPE_TOKEN"));
         String outDir = a.string("out", null);
         String format = a.string("format", ".astrace");
         double seconds = a.doubleValue("seconds", Double.POSITIVE_INFINITY);

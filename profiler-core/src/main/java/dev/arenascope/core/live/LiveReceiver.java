@@ -201,6 +201,7 @@ public final class LiveReceiver implements AutoCloseable {
             EventSink sink = null;
             try (socket; ChunkCodec codec = new ChunkCodec()) {
                 socket.setTcpNoDelay(true);
+                socket.setKeepAlive(true); // a peer whose machine vanished is noticed eventually
                 socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
                 counted = new CountingInput(new BufferedInputStream(socket.getInputStream(), 1 << 16));
                 OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 256);

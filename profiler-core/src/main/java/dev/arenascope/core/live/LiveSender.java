@@ -371,6 +371,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
         Socket sock = new Socket();
         try {
             sock.setTcpNoDelay(true);
+            sock.setKeepAlive(true);
             sock.connect(new InetSocketAddress(options.host(), options.port()), (int) options.connectTimeout().toMillis());
             sock.setSoTimeout((int) Math.max(1000, options.connectTimeout().toMillis() * 5));
             OutputStream o = new BufferedOutputStream(sock.getOutputStream(), 1 << 16);

@@ -1,0 +1,310 @@
+package dev.arenascope.app.ui.events;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.function.Function;
+
+import javafx.animation.PauseTransition;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.collections.FXCollections;
+import javafx.collections.ListChangeListener;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+import javafx.util.Duration;
+import javafx.util.StringConverter;
+
+import org.controlsfx.control.CheckComboBox;
+
+import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The events of the selected range (or of the visible range when nothing is selected), in a
+ * virtualized table with filters by kind, memory, scope and size, and a search. Selecting a row moves
+ * the session's cursor to that event; moving the cursor elsewhere selects the event at it.
+ */
+public final class EventsView extends BorderPane {
+    private final SessionModel model;
+    private final TableView<EventRow> table = new TableView<>();
+    private final CheckComboBox<EventKind> kinds = new CheckComboBox<>(FXCollections.observableArrayList(EventKind.values()));
+    private final ComboBox<MemoryInfo> memory = new ComboBox<>();
+    private final ComboBox<ScopeStats> scope = new ComboBox<>();
+    private final TextField minSize = new TextField();
+    private final TextField search = new TextField();
+    private final Label summary = new Label();
+    private final ReadOnlyObjectWrapper<TimeRange> shownRange = new ReadOnlyObjectWrapper<>(this, "shownRange");
+    private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "");
+    private final PauseTransition debounce = new PauseTransition(Duration.millis(120));
+    private TaskRunner.Handle running;
+    private EventIndexList rows = null;
+    private boolean syncing;
+    private long reloadSerial;
+
+    public EventsView(SessionModel model) {
+        this.model = model;
+        createView();
+        initListeners();
+    }
+
+    private void createView() {
+        setId("events-view");
+        table.setId("events-table");
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        table.setPlaceholder(new Label("No events in the selected range"));
+        table.getColumns().setAll(List.of(
+                column("#", 70, r -> String.format("%,d", r.index())),
+                column("Time", 95, r -> TimeRange.formatTime(r.event().timeNs())),
+                column("Kind", 105, r -> EventRow.kindName(r.event().kind())),
+                column("Memory", 110, r -> EventRow.memoryName(model.trace(), r.event().memory())),
+                column("Bytes", 85, r -> EventRow.bytes(r.event())),
+                column("In use after", 95, r -> r.event().memory() >= 0 ? Bytes.format(r.event().used()) : ""),
+                column("Detail", 320, r -> EventRow.detail(model.trace(), r.event()))));
+        for (TableColumn<EventRow, ?> c : table.getColumns()) {
+            c.setSortable(false);
+        }
+        table.getColumns().get(4).getStyleClass().add(Styles.NUMERIC);
+        table.getColumns().get(5).getStyleClass().add(Styles.NUMERIC);
+
+        kinds.setId("events-kinds");
+        kinds.setTitle("Kinds");
+        kinds.setConverter(new StringConverter<>() {
+            @Override
+            public String toString(EventKind k) {
+                return k == null ? "" : EventRow.kindName(k);
+            }
+
+            @Override
+            public EventKind fromString(String s) {
+                return null;
+            }
+        });
+        memory.setId("events-memory");
+        memory.setPromptText("All memories");
+        memory.setConverter(new StringConverter<>() {
+            @Override
+            public String toString(MemoryInfo m) {
+                return m == null ? "All memories" : m.name();
+            }
+
+            @Override
+            public MemoryInfo fromString(String s) {
+                return null;
+            }
+        });
+        scope.setId("events-scope");
+        scope.setPromptText("Any scope");
+        scope.setConverter(new StringConverter<>() {
+            @Override
+            public String toString(ScopeStats s) {
+                return s == null ? "Any scope" : s.path;
+            }
+
+            @Override
+            public ScopeStats fromString(String s) {
+                return null;
+            }
+        });
+        minSize.setId("events-min-size");
+        minSize.setPromptText("min size, e.g. 1MiB");
+        minSize.setPrefColumnCount(9);
+        search.setId("events-search");
+        search.getStyleClass().add(Styles.SEARCH_FIELD);
+        search.setPromptText("Search (kind, memory, tensor, scope…)");
+        HBox.setHgrow(search, Priority.ALWAYS);
+        summary.setId("events-summary");
+        Region spacer = new Region();
+        HBox filters = new HBox(6, kinds, memory, scope, minSize, search, spacer, summary);
+        filters.setAlignment(Pos.CENTER_LEFT);
+        filters.setPadding(new Insets(4, 6, 4, 6));
+        setTop(filters);
+        setCenter(table);
+    }
+
+    private static TableColumn<EventRow, String> column(String title, double width, Function<EventRow, String> f) {
+        TableColumn<EventRow, String> c = new TableColumn<>(title);
+        c.setPrefWidth(width);
+        c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(f.apply(cd.getValue())));
+        return c;
+    }
+
+    private void initListeners() {
+        debounce.setOnFinished(e -> reload());
+        model.selectionProperty().addListener((o, a, b) -> scheduleReload());
+        model.viewRangeProperty().addListener((o, a, b) -> {
+            if (model.selectionProperty().get() == null) {
+                scheduleReload();
+            }
+        });
+        model.traceProperty().addListener((o, a, b) -> {
+            memory.getItems().setAll(b == null ? List.of() : b.memories());
+            memory.getItems().add(0, null);
+            scheduleReload();
+        });
+        model.revisionProperty().addListener((o, a, b) -> {
+            TraceView t = model.trace();
+            if (t != null && memory.getItems().size() != t.memories().size() + 1) {
+                MemoryInfo keep = memory.getValue();
+                memory.getItems().setAll(t.memories());
+                memory.getItems().add(0, null);
+                memory.setValue(keep);
+            }
+        });
+        model.digestProperty().addListener((o, a, b) -> {
+            ScopeStats keep = scope.getValue();
+            scope.getItems().setAll(b.scopes());
+            scope.getItems().add(0, null);
+            if (keep != null) {
+                scope.setValue(b.scope(keep.memory, keep.path));
+            }
+        });
+        kinds.getCheckModel().getCheckedItems().addListener((ListChangeListener<EventKind>) c -> scheduleReload());
+        memory.valueProperty().addListener((o, a, b) -> scheduleReload());
+        scope.valueProperty().addListener((o, a, b) -> scheduleReload());
+        minSize.textProperty().addListener((o, a, b) -> scheduleReload());
+        search.textProperty().addListener((o, a, b) -> scheduleReload());
+        table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
+            if (b != null && !syncing) {
+                syncing = true;
+                model.cursorProperty().set(b.event().timeNs());
+                syncing = false;
+            }
+        });
+        model.cursorProperty().addListener((o, a, b) -> {
+            if (!syncing) {
+                selectAt(b.longValue());
+            }
+        });
+    }
+
+    /** Coalesces changes: at most one reload per {@code debounce} period, also while the range moves continuously. */
+    private void scheduleReload() {
+        if (debounce.getStatus() != javafx.animation.Animation.Status.RUNNING) {
+            debounce.playFromStart();
+        }
+    }
+
+    /** The filter the controls describe. */
+    public EventFilter filter() {
+        long min = 0;
+        String ms = minSize.getText();
+        minSize.getStyleClass().remove(Styles.ERROR_TEXT);
+        minSize.setTooltip(null);
+        if (ms != null && !ms.isBlank()) {
+            try {
+                min = Bytes.parse(ms);
+            } catch (IllegalArgumentException e) {
+                minSize.getStyleClass().add(Styles.ERROR_TEXT);
+                minSize.setTooltip(new Tooltip(e.getMessage()));
+            }
+        }
+        EnumSet<EventKind> ks = EnumSet.noneOf(EventKind.class);
+        ks.addAll(kinds.getCheckModel().getCheckedItems());
+        MemoryInfo m = memory.getValue();
+        return new EventFilter(ks, m == null ? -1 : m.id(), scope.getValue(), min, search.getText());
+    }
+
+    /** Lists the events of the selected (or visible) range that pass the filter, off the FX thread. */
+    public void reload() {
+        TraceView t = model.trace();
+        if (running != null) {
+            running.cancel();
+        }
+        if (t == null) {
+            table.setItems(FXCollections.observableArrayList());
+            return;
+        }
+        TimeRange r = model.selectionProperty().get() != null ? model.selectionProperty().get() : model.viewRangeProperty().get();
+        EventFilter f = filter();
+        long serial = ++reloadSerial;
+        summary.setText("listing…");
+        running = model.tasks().submit(BackgroundTask.of("Filtering events", p -> {
+            long from = t.firstIndexAtOrAfter(r.fromNs());
+            long to = t.firstIndexAtOrAfter(r.toNs());
+            if (f.isAll()) {
+                return EventIndexList.range(t, from, to);
+            }
+            long[] idx = new long[1024];
+            int n = 0;
+            for (long i = from; i < to && n < Integer.MAX_VALUE - 8; i++) {
+                if (((i - from) & 0x3fff) == 0) {
+                    p.checkCancelled();
+                    p.update(i - from, to - from, "events");
+                }
+                Event e = t.event(i);
+                if (f.test(t, e)) {
+                    if (n == idx.length) {
+                        idx = Arrays.copyOf(idx, idx.length * 2);
+                    }
+                    idx[n++] = i;
+                }
+            }
+            return EventIndexList.of(t, idx, n);
+        }).onSuccess(list -> {
+            if (serial != reloadSerial) {
+                return;
+            }
+            rows = list;
+            syncing = true;
+            table.setItems(FXCollections.observableList(list));
+            syncing = false;
+            shownRange.set(r);
+            summary.setText(String.format("%,d events in %s", list.size(), TimeRange.formatDuration(r.duration())));
+            status.set(summary.getText());
+            long c = model.cursorProperty().get();
+            if (c >= 0 && r.contains(c)) {
+                selectAt(c);
+            }
+        }).onFailure(e -> summary.setText("error: " + e.getMessage())));
+    }
+
+    private void selectAt(long ns) {
+        TraceView t = model.trace();
+        if (rows == null || t == null || ns < 0 || rows.isEmpty()) {
+            return;
+        }
+        int row = Math.min(rows.size() - 1, rows.rowOf(t.firstIndexAtOrAfter(ns)));
+        syncing = true;
+        table.getSelectionModel().clearAndSelect(row);
+        table.scrollTo(Math.max(0, row - 3));
+        syncing = false;
+    }
+
+    public TableView<EventRow> table() {
+        return table;
+    }
+
+    /** The range the table lists. */
+    public ReadOnlyObjectProperty<TimeRange> shownRangeProperty() {
+        return shownRange.getReadOnlyProperty();
+    }
+
+    public TextField searchField() {
+        return search;
+    }
+
+    public CheckComboBox<EventKind> kindsFilter() {
+        return kinds;
+    }
+}

@@ -1,0 +1,260 @@
+package dev.arenascope.app.ui.model;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.LongProperty;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyDoubleWrapper;
+import javafx.beans.property.ReadOnlyLongProperty;
+import javafx.beans.property.ReadOnlyLongWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleLongProperty;
+import javafx.beans.property.SimpleObjectProperty;
+
+import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The one session every view shows, and what links them: the visible time range, the selected range,
+ * the selected instant and the selected scope. Views listen to these properties and write them; none
+ * talks to another view directly.
+ *
+ * <p>FX-thread confined: call setters and {@link #refresh()} on the FX thread (or, in tests without
+ * a toolkit, on one thread with a {@link dev.arenascope.app.ui.task.UiExecutor#DIRECT} runner).
+ */
+public final class SessionModel {
+    /** The narrowest visible window, ns. */
+    public static final long MIN_VIEW_NS = 1_000;
+
+    private final TaskRunner tasks;
+    private final ReadOnlyObjectWrapper<TraceView> trace = new ReadOnlyObjectWrapper<>(this, "trace");
+    private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper(this, "title", "");
+    private final ReadOnlyObjectWrapper<TimeRange> bounds = new ReadOnlyObjectWrapper<>(this, "bounds", new TimeRange(0, 1));
+    private final ObjectProperty<TimeRange> viewRange = new SimpleObjectProperty<>(this, "viewRange", new TimeRange(0, 1));
+    private final ObjectProperty<TimeRange> selection = new SimpleObjectProperty<>(this, "selection");
+    private final LongProperty cursor = new SimpleLongProperty(this, "cursor", -1);
+    private final ObjectProperty<ScopeStats> selectedScope = new SimpleObjectProperty<>(this, "selectedScope");
+    private final BooleanProperty followLive = new SimpleBooleanProperty(this, "followLive", false);
+    private final ReadOnlyLongWrapper revision = new ReadOnlyLongWrapper(this, "revision");
+    private final ReadOnlyLongWrapper eventCount = new ReadOnlyLongWrapper(this, "eventCount");
+    private final ReadOnlyLongWrapper lostEvents = new ReadOnlyLongWrapper(this, "lostEvents");
+    private final ReadOnlyDoubleWrapper eventsPerSecond = new ReadOnlyDoubleWrapper(this, "eventsPerSecond");
+    private final ReadOnlyObjectWrapper<TraceDigest.Snapshot> digest =
+            new ReadOnlyObjectWrapper<>(this, "digest", TraceDigest.Snapshot.EMPTY);
+    private final ReadOnlyStringWrapper device = new ReadOnlyStringWrapper(this, "device", "");
+    private final ObjectProperty<TraceView> baseline = new SimpleObjectProperty<>(this, "baseline");
+    private final ReadOnlyStringWrapper baselineTitle = new ReadOnlyStringWrapper(this, "baselineTitle", "");
+
+    private TraceDigest digester;
+    private final AtomicBoolean digesting = new AtomicBoolean();
+    private boolean digestPending;
+    private long rateCount;
+    private long rateNanos;
+
+    public SessionModel(TaskRunner tasks) {
+        this.tasks = tasks;
+    }
+
+    /** Shows {@code view} (a loaded file or a live store); resets range and selection. */
+    public void show(TraceView view, String sessionTitle, String deviceName) {
+        trace.set(view);
+        title.set(sessionTitle);
+        device.set(deviceName == null ? "" : deviceName);
+        selection.set(null);
+        cursor.set(-1);
+        selectedScope.set(null);
+        digest.set(TraceDigest.Snapshot.EMPTY);
+        digester = view == null ? null : new TraceDigest(view);
+        digestPending = false;
+        rateCount = view == null ? 0 : view.eventCount();
+        rateNanos = System.nanoTime();
+        eventsPerSecond.set(0);
+        updateBounds(true);
+        revision.set(revision.get() + 1);
+        requestDigest();
+    }
+
+    /**
+     * Picks up events that arrived since the last call (live sessions): bounds, counts, rate, follows
+     * the end when {@link #followLiveProperty()} is set, and brings the digest up to date in the
+     * background. Cheap when nothing changed.
+     */
+    public void refresh() {
+        TraceView v = trace.get();
+        if (v == null) {
+            return;
+        }
+        long n = v.eventCount();
+        long now = System.nanoTime();
+        if (now - rateNanos >= 500_000_000L) {
+            eventsPerSecond.set((n - rateCount) * 1e9 / (now - rateNanos));
+            rateCount = n;
+            rateNanos = now;
+        }
+        lostEvents.set(v.lostEvents());
+        if (n == eventCount.get()) {
+            return;
+        }
+        updateBounds(false);
+        revision.set(revision.get() + 1);
+        requestDigest();
+    }
+
+    private void updateBounds(boolean resetView) {
+        TraceView v = trace.get();
+        long start = v == null ? 0 : Math.min(0, v.startNs());
+        long end = v == null ? 1 : Math.max(v.endNs(), start + MIN_VIEW_NS);
+        if (v != null && v.eventCount() > 0) {
+            start = v.startNs();
+        }
+        TimeRange b = new TimeRange(start, end);
+        TimeRange old = bounds.get();
+        bounds.set(b);
+        eventCount.set(v == null ? 0 : v.eventCount());
+        lostEvents.set(v == null ? 0 : v.lostEvents());
+        if (resetView) {
+            viewRange.set(b);
+        } else if (followLive.get()) {
+            TimeRange cur = viewRange.get();
+            boolean wasAll = cur.fromNs() <= old.fromNs() && cur.toNs() >= old.toNs();
+            viewRange.set(wasAll ? b : new TimeRange(end - cur.duration(), end).clampTo(b));
+        }
+    }
+
+    private void requestDigest() {
+        if (digester == null) {
+            return;
+        }
+        if (!digesting.compareAndSet(false, true)) {
+            digestPending = true;
+            return;
+        }
+        TraceDigest d = digester;
+        tasks.submit(BackgroundTask.of("Analysing " + title.get(), p -> {
+            d.advance((done, total) -> p.update(done, total, "events"));
+            return d.snapshot();
+        }).onSuccess(s -> {
+            digesting.set(false);
+            if (d == digester) {
+                digest.set(s);
+                if (digestPending) {
+                    digestPending = false;
+                    requestDigest();
+                }
+            }
+        }).onFailure(e -> digesting.set(false)).onCancelled(() -> digesting.set(false)));
+    }
+
+    /** Names the device (and retitles) once a live session's device is open. */
+    public void setDevice(String deviceName, String sessionTitle) {
+        device.set(deviceName == null ? "" : deviceName);
+        if (sessionTitle != null) {
+            title.set(sessionTitle);
+        }
+    }
+
+    /** Shows the whole session. */
+    public void zoomToFit() {
+        viewRange.set(bounds.get());
+    }
+
+    /** Zooms the visible range by {@code factor} around {@code anchorNs}. */
+    public void zoom(double factor, long anchorNs) {
+        viewRange.set(viewRange.get().zoom(factor, anchorNs, bounds.get(), MIN_VIEW_NS));
+    }
+
+    /** Pans the visible range by {@code deltaNs}. */
+    public void pan(long deltaNs) {
+        viewRange.set(viewRange.get().pan(deltaNs, bounds.get()));
+    }
+
+    public TaskRunner tasks() {
+        return tasks;
+    }
+
+    public ReadOnlyObjectProperty<TraceView> traceProperty() {
+        return trace.getReadOnlyProperty();
+    }
+
+    public TraceView trace() {
+        return trace.get();
+    }
+
+    public ReadOnlyStringProperty titleProperty() {
+        return title.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<TimeRange> boundsProperty() {
+        return bounds.getReadOnlyProperty();
+    }
+
+    public ObjectProperty<TimeRange> viewRangeProperty() {
+        return viewRange;
+    }
+
+    /** The selected time range, or null. */
+    public ObjectProperty<TimeRange> selectionProperty() {
+        return selection;
+    }
+
+    /** The selected instant (ns), or -1. */
+    public LongProperty cursorProperty() {
+        return cursor;
+    }
+
+    /** The scope whose executions the timeline highlights, or null. */
+    public ObjectProperty<ScopeStats> selectedScopeProperty() {
+        return selectedScope;
+    }
+
+    /** Keep the visible range on the newest events of a live session. */
+    public BooleanProperty followLiveProperty() {
+        return followLive;
+    }
+
+    /** Bumps whenever the shown events change (new session, new live events). */
+    public ReadOnlyLongProperty revisionProperty() {
+        return revision.getReadOnlyProperty();
+    }
+
+    public ReadOnlyLongProperty eventCountProperty() {
+        return eventCount.getReadOnlyProperty();
+    }
+
+    public ReadOnlyLongProperty lostEventsProperty() {
+        return lostEvents.getReadOnlyProperty();
+    }
+
+    public ReadOnlyDoubleProperty eventsPerSecondProperty() {
+        return eventsPerSecond.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<TraceDigest.Snapshot> digestProperty() {
+        return digest.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty deviceProperty() {
+        return device.getReadOnlyProperty();
+    }
+
+    /** A second trace to compare against (Compare with…), or null. */
+    public ObjectProperty<TraceView> baselineProperty() {
+        return baseline;
+    }
+
+    public ReadOnlyStringProperty baselineTitleProperty() {
+        return baselineTitle.getReadOnlyProperty();
+    }
+
+    public void setBaseline(TraceView view, String name) {
+        baselineTitle.set(view == null ? "" : name);
+        baseline.set(view);
+    }
+}

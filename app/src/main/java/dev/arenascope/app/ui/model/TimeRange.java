@@ -1,0 +1,71 @@
+package dev.arenascope.app.ui.model;
+
+import java.util.Locale;
+
+/**
+ * A half-open span of session time {@code [fromNs, toNs)} in nanoseconds since the session start.
+ * Always {@code toNs > fromNs}.
+ */
+public record TimeRange(long fromNs, long toNs) {
+    public TimeRange {
+        if (toNs <= fromNs) {
+            toNs = fromNs + 1;
+        }
+    }
+
+    public long duration() {
+        return toNs - fromNs;
+    }
+
+    public boolean contains(long ns) {
+        return ns >= fromNs && ns < toNs;
+    }
+
+    public boolean overlaps(long from, long to) {
+        return from < toNs && to > fromNs;
+    }
+
+    /** This range zoomed by {@code factor} (< 1 zooms in) around {@code anchorNs}, kept inside {@code bounds}. */
+    public TimeRange zoom(double factor, long anchorNs, TimeRange bounds, long minDurationNs) {
+        double d = Math.max(minDurationNs, Math.min(bounds.duration(), duration() * factor));
+        double t = (anchorNs - fromNs) / (double) duration();
+        long from = Math.round(anchorNs - t * d);
+        return new TimeRange(from, from + Math.round(d)).clampTo(bounds);
+    }
+
+    /** This range moved by {@code deltaNs}, kept inside {@code bounds}. */
+    public TimeRange pan(long deltaNs, TimeRange bounds) {
+        return new TimeRange(fromNs + deltaNs, toNs + deltaNs).clampTo(bounds);
+    }
+
+    /** Shifted (not shrunk, unless wider) to lie within {@code bounds}. */
+    public TimeRange clampTo(TimeRange bounds) {
+        long d = Math.min(duration(), bounds.duration());
+        long from = Math.max(bounds.fromNs, Math.min(fromNs, bounds.toNs - d));
+        return new TimeRange(from, from + d);
+    }
+
+    /** Formats a duration: {@code 1.25 ms}, {@code 3.0 s}. */
+    public static String formatDuration(long ns) {
+        double v = Math.abs(ns);
+        String sign = ns < 0 ? "-" : "";
+        if (v < 1_000) {
+            return sign + (long) v + " ns";
+        } else if (v < 1_000_000) {
+            return sign + String.format(Locale.ROOT, "%.2f µs", v / 1e3);
+        } else if (v < 1_000_000_000) {
+            return sign + String.format(Locale.ROOT, "%.2f ms", v / 1e6);
+        }
+        return sign + String.format(Locale.ROOT, "%.3f s", v / 1e9);
+    }
+
+    /** Formats an instant since the session start, e.g. {@code 12.345 ms}. */
+    public static String formatTime(long ns) {
+        return formatDuration(ns);
+    }
+
+    @Override
+    public String toString() {
+        return formatTime(fromNs) + " – " + formatTime(toNs) + " (" + formatDuration(duration()) + ")";
+    }
+}

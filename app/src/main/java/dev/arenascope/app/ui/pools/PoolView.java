@@ -1,0 +1,398 @@
+package dev.arenascope.app.ui.pools;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.geometry.Insets;
+import javafx.geometry.Orientation;
+import javafx.geometry.Pos;
+import javafx.geometry.VPos;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.Spinner;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Pane;
+import javafx.scene.layout.VBox;
+import javafx.scene.paint.Color;
+import javafx.scene.text.Font;
+import javafx.scene.text.TextAlignment;
+import javafx.util.StringConverter;
+
+import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.model.PoolBinStats;
+import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.timeline.Palette;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.pool.Bins;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * Pool histograms: per bin the requests (hits and misses), held blocks and bytes, and bytes lost to
+ * rounding; the reuse factor (share of requests served from held blocks) over time; and a what-if that
+ * re-bins the recorded requests with another number of mantissa bits.
+ */
+public final class PoolView extends BorderPane {
+    private static final Font SMALL = Font.font("System", 10);
+    private final SessionModel model;
+    private final ComboBox<MemoryInfo> pool = new ComboBox<>();
+    private final Spinner<Integer> bits = new Spinner<>(0, Bins.MAX_MANTISSA_BITS, 4);
+    private final Label figures = new Label();
+    private final Label whatIf = new Label();
+    private final TableView<PoolBinStats> table = new TableView<>();
+    private final Canvas histogram = new Canvas(400, 200);
+    private final Canvas reuse = new Canvas(400, 120);
+    private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
+    private BinWhatIf lastWhatIf;
+    private BinWhatIf recorded;
+
+    public PoolView(SessionModel model) {
+        this.model = model;
+        createView();
+        initListeners();
+    }
+
+    private void createView() {
+        setId("pool-view");
+        pool.setId("pool-selector");
+        pool.setPromptText("pool");
+        pool.setConverter(new StringConverter<>() {
+            @Override
+            public String toString(MemoryInfo m) {
+                return m == null ? "" : m.name();
+            }
+
+            @Override
+            public MemoryInfo fromString(String s) {
+                return null;
+            }
+        });
+        bits.setId("pool-whatif-bits");
+        bits.setPrefWidth(70);
+        figures.setId("pool-figures");
+        whatIf.setId("pool-whatif");
+        Label bl = new Label("what-if mantissa bits");
+        bl.getStyleClass().add(Styles.FIGURE_LABEL);
+        HBox bar = new HBox(8, pool, figures);
+        bar.setAlignment(Pos.CENTER_LEFT);
+        bar.setPadding(new Insets(4, 6, 4, 6));
+        setTop(bar);
+
+        table.setId("pool-bins");
+        table.setPlaceholder(new Label("No pool requests recorded (pools and the particles workload record them)"));
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        table.getColumns().setAll(List.of(
+                col("Bin", b -> Integer.toString(b.bin)),
+                col("Size", b -> Bytes.format(b.binBytes)),
+                col("Requests", b -> String.format(Locale.ROOT, "%,d", b.requests)),
+                col("Hits", b -> String.format(Locale.ROOT, "%,d", b.hits)),
+                col("Misses", b -> String.format(Locale.ROOT, "%,d", b.misses())),
+                col("Hit %", b -> b.requests == 0 ? "" : String.format(Locale.ROOT, "%.1f", 100.0 * b.hits / b.requests)),
+                col("Held", b -> String.format(Locale.ROOT, "%,d", b.heldBlocks)),
+                col("Held bytes", b -> Bytes.format(b.heldBytes)),
+                col("Rounding waste", b -> Bytes.format(b.roundingWaste))));
+        for (TableColumn<PoolBinStats, ?> c : table.getColumns()) {
+            c.getStyleClass().add(Styles.NUMERIC);
+        }
+        Pane hp = new Pane(histogram);
+        Pane rp = new Pane(reuse);
+        histogram.widthProperty().bind(hp.widthProperty());
+        histogram.heightProperty().bind(hp.heightProperty());
+        reuse.widthProperty().bind(rp.widthProperty());
+        reuse.heightProperty().bind(rp.heightProperty());
+        hp.setMinSize(100, 80);
+        rp.setMinSize(100, 60);
+        HBox wi = new HBox(8, bl, bits, whatIf);
+        wi.setAlignment(Pos.CENTER_LEFT);
+        wi.setPadding(new Insets(4, 6, 4, 6));
+        SplitPane charts = new SplitPane(hp, rp);
+        charts.setOrientation(Orientation.VERTICAL);
+        charts.setDividerPositions(0.62);
+        VBox right = new VBox(wi, charts);
+        VBox.setVgrow(charts, javafx.scene.layout.Priority.ALWAYS);
+        SplitPane split = new SplitPane(table, right);
+        split.setDividerPositions(0.48);
+        setCenter(split);
+    }
+
+    private static TableColumn<PoolBinStats, String> col(String t, Function<PoolBinStats, String> f) {
+        TableColumn<PoolBinStats, String> c = new TableColumn<>(t);
+        c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(f.apply(cd.getValue())));
+        c.setSortable(false);
+        return c;
+    }
+
+    private void initListeners() {
+        model.traceProperty().addListener((o, a, b) -> refreshPools(b));
+        model.revisionProperty().addListener((o, a, b) -> {
+            TraceView t = model.trace();
+            if (t != null && pool.getItems().size() != t.memories().stream().filter(m -> m.kind() == MemoryKind.POOL).count()) {
+                refreshPools(t);
+            }
+        });
+        model.digestProperty().addListener((o, a, b) -> update());
+        model.viewRangeProperty().addListener((o, a, b) -> drawReuse());
+        pool.valueProperty().addListener((o, a, b) -> {
+            if (b != null) {
+                String mb = b.attributes().getOrDefault("mantissaBits", b.attributes().get("mantissa_bits"));
+                try {
+                    bits.getValueFactory().setValue(mb == null ? 4 : Integer.parseInt(mb));
+                } catch (NumberFormatException ignored) {
+                    bits.getValueFactory().setValue(4);
+                }
+            }
+            update();
+        });
+        bits.valueProperty().addListener((o, a, b) -> updateWhatIf());
+        histogram.widthProperty().addListener((o, a, b) -> drawHistogram());
+        histogram.heightProperty().addListener((o, a, b) -> drawHistogram());
+        reuse.widthProperty().addListener((o, a, b) -> drawReuse());
+        reuse.heightProperty().addListener((o, a, b) -> drawReuse());
+        dark.addListener((o, a, b) -> {
+            drawHistogram();
+            drawReuse();
+        });
+    }
+
+    private void refreshPools(TraceView t) {
+        MemoryInfo keep = pool.getValue();
+        pool.getItems().setAll(t == null ? List.of() : t.memories().stream().filter(m -> m.kind() == MemoryKind.POOL).toList());
+        if (keep != null && pool.getItems().stream().anyMatch(m -> m.id() == keep.id())) {
+            pool.setValue(pool.getItems().stream().filter(m -> m.id() == keep.id()).findFirst().get());
+        } else if (!pool.getItems().isEmpty()) {
+            pool.setValue(pool.getItems().get(0));
+        } else {
+            pool.setValue(null);
+        }
+    }
+
+    private int recordedBits() {
+        MemoryInfo m = pool.getValue();
+        String mb = m == null ? null : m.attributes().getOrDefault("mantissaBits", m.attributes().get("mantissa_bits"));
+        try {
+            return mb == null ? 4 : Integer.parseInt(mb);
+        } catch (NumberFormatException e) {
+            return 4;
+        }
+    }
+
+    private void update() {
+        MemoryInfo m = pool.getValue();
+        TraceDigest.Snapshot d = model.digestProperty().get();
+        List<PoolBinStats> bins = m == null ? List.of() : d.bins().stream().filter(b -> b.memory == m.id()).sorted((x, y) -> Integer.compare(x.bin, y.bin)).toList();
+        table.getItems().setAll(bins);
+        long req = 0;
+        long hits = 0;
+        long waste = 0;
+        long held = 0;
+        long asked = 0;
+        for (PoolBinStats b : bins) {
+            req += b.requests;
+            hits += b.hits;
+            waste += b.roundingWaste;
+            held += b.heldBytes;
+            asked += b.requestedBytes;
+        }
+        figures.setText(m == null ? "" : String.format(Locale.ROOT, "%,d requests · %.1f%% hits · %d bins · held %s · rounding waste %s (%.1f%%)",
+                req, req == 0 ? 0 : 100.0 * hits / req, bins.size(), Bytes.format(held), Bytes.format(waste), asked == 0 ? 0 : 100.0 * waste / asked));
+        recorded = m == null ? null : BinWhatIf.of(d.requests(), m.id(), recordedBits());
+        updateWhatIf();
+        drawReuse();
+    }
+
+    private void updateWhatIf() {
+        MemoryInfo m = pool.getValue();
+        if (m == null) {
+            lastWhatIf = null;
+            whatIf.setText("");
+            drawHistogram();
+            return;
+        }
+        lastWhatIf = BinWhatIf.of(model.digestProperty().get().requests(), m.id(), bits.getValue());
+        BinWhatIf w = lastWhatIf;
+        BinWhatIf r = recorded;
+        whatIf.setText(String.format(Locale.ROOT, "%d bins (recorded %d), waste %s = %.1f%% (recorded %.1f%%), reusable %.1f%% of requests",
+                w.bins(), r == null ? 0 : r.bins(), Bytes.format(w.roundingWaste()), 100 * w.wasteRatio(), r == null ? 0 : 100 * r.wasteRatio(),
+                w.requests() == 0 ? 0 : 100.0 * w.reusable() / w.requests()));
+        drawHistogram();
+    }
+
+    private void drawHistogram() {
+        GraphicsContext g = histogram.getGraphicsContext2D();
+        Palette p = dark.get() ? Palette.DARK : Palette.LIGHT;
+        double w = histogram.getWidth();
+        double h = histogram.getHeight();
+        g.setFill(p.background());
+        g.fillRect(0, 0, w, h);
+        List<PoolBinStats> bins = table.getItems();
+        g.setFont(SMALL);
+        if (bins.isEmpty()) {
+            g.setFill(p.mutedText());
+            g.setTextAlign(TextAlignment.CENTER);
+            g.setTextBaseline(VPos.CENTER);
+            g.fillText("No pool requests in this session", w / 2, h / 2);
+            return;
+        }
+        double half = (h - 36) / 2;
+        double top = 16;
+        long max = 1;
+        for (PoolBinStats b : bins) {
+            max = Math.max(max, b.requests);
+        }
+        double bw = Math.max(1, (w - 60) / bins.size());
+        g.setTextAlign(TextAlignment.LEFT);
+        g.setTextBaseline(VPos.TOP);
+        g.setFill(p.text());
+        g.fillText("requests per bin (recorded, " + recordedBits() + " mantissa bits): hits solid, misses light; waste in orange", 50, 2);
+        for (int i = 0; i < bins.size(); i++) {
+            PoolBinStats b = bins.get(i);
+            double x = 50 + i * bw;
+            double hh = half * b.hits / max;
+            double mh = half * b.misses() / max;
+            g.setFill(p.forward());
+            g.fillRect(x, top + half - hh, Math.max(1, bw - 1), hh);
+            g.setFill(p.forwardEnvelope());
+            g.fillRect(x, top + half - hh - mh, Math.max(1, bw - 1), mh);
+            if (b.requestedBytes > 0) {
+                double wr = Math.min(1, b.roundingWaste / (double) b.requestedBytes);
+                g.setFill(p.backward());
+                g.fillRect(x, top + half + 1, Math.max(1, bw - 1), 3 + 10 * wr);
+            }
+        }
+        g.setFill(p.mutedText());
+        g.setTextAlign(TextAlignment.RIGHT);
+        g.fillText(String.format(Locale.ROOT, "%,d", max), 46, top);
+        BinWhatIf wi = lastWhatIf;
+        if (wi != null && !wi.perBin().isEmpty()) {
+            double y0 = top + half + 18;
+            long wmax = wi.perBin().values().stream().mapToLong(Long::longValue).max().orElse(1);
+            double ww = Math.max(1, (w - 60) / wi.perBin().size());
+            g.setTextAlign(TextAlignment.LEFT);
+            g.setFill(p.text());
+            g.fillText("what-if: the same requests with " + wi.mantissaBits() + " mantissa bits (" + wi.bins() + " bins)", 50, y0 - 14);
+            int i = 0;
+            for (Map.Entry<Integer, Long> e : wi.perBin().entrySet()) {
+                double x = 50 + i++ * ww;
+                double hh = (half - 18) * e.getValue() / wmax;
+                g.setFill(Palette.roleColor(2, dark.get()));
+                g.fillRect(x, y0 + half - 18 - hh, Math.max(1, ww - 1), hh);
+            }
+        }
+    }
+
+    private void drawReuse() {
+        GraphicsContext g = reuse.getGraphicsContext2D();
+        Palette p = dark.get() ? Palette.DARK : Palette.LIGHT;
+        double w = reuse.getWidth();
+        double h = reuse.getHeight();
+        g.setFill(p.background());
+        g.fillRect(0, 0, w, h);
+        MemoryInfo m = pool.getValue();
+        TraceDigest.PoolRequests r = model.digestProperty().get().requests();
+        if (m == null || r.size() == 0) {
+            return;
+        }
+        TimeRange range = model.viewRangeProperty().get();
+        int buckets = (int) Math.max(10, Math.min(200, (w - 60) / 4));
+        long[] total = new long[buckets];
+        long[] hit = new long[buckets];
+        int from = lowerBound(r.timeNs(), range.fromNs());
+        for (int i = from; i < r.size() && r.timeNs()[i] < range.toNs(); i++) {
+            if (r.pool()[i] != m.id()) {
+                continue;
+            }
+            int b = (int) Math.min(buckets - 1, (r.timeNs()[i] - range.fromNs()) * buckets / range.duration());
+            total[b]++;
+            if (r.hit()[i]) {
+                hit[b]++;
+            }
+        }
+        g.setFont(SMALL);
+        g.setFill(p.text());
+        g.setTextAlign(TextAlignment.LEFT);
+        g.setTextBaseline(VPos.TOP);
+        g.fillText("reuse factor over the visible range (share of requests served from held blocks)", 50, 2);
+        double top = 16;
+        double ch = h - top - 6;
+        g.setStroke(p.grid());
+        g.strokeLine(50, top + ch + 0.5, w - 10, top + ch + 0.5);
+        g.strokeLine(50, top + 0.5, w - 10, top + 0.5);
+        g.setFill(p.mutedText());
+        g.setTextAlign(TextAlignment.RIGHT);
+        g.fillText("100%", 46, top - 2);
+        g.fillText("0%", 46, top + ch - 10);
+        g.setStroke(p.forward());
+        g.setLineWidth(1.5);
+        g.beginPath();
+        boolean started = false;
+        double bw = (w - 60) / buckets;
+        for (int b = 0; b < buckets; b++) {
+            if (total[b] == 0) {
+                continue;
+            }
+            double x = 50 + (b + 0.5) * bw;
+            double y = top + ch - ch * hit[b] / (double) total[b];
+            if (!started) {
+                g.moveTo(x, y);
+                started = true;
+            } else {
+                g.lineTo(x, y);
+            }
+        }
+        g.stroke();
+        g.setLineWidth(1);
+        g.setFill(Color.TRANSPARENT);
+    }
+
+    private static int lowerBound(long[] a, long v) {
+        int lo = 0;
+        int hi = a.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (a[mid] < v) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    public BooleanProperty darkProperty() {
+        return dark;
+    }
+
+    public TableView<PoolBinStats> table() {
+        return table;
+    }
+
+    public Spinner<Integer> bitsSpinner() {
+        return bits;
+    }
+
+    public Label whatIfLabel() {
+        return whatIf;
+    }
+
+    public Label figuresLabel() {
+        return figures;
+    }
+
+    public ComboBox<MemoryInfo> poolSelector() {
+        return pool;
+    }
+}

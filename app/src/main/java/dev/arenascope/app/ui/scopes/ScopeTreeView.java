@@ -1,0 +1,189 @@
+package dev.arenascope.app.ui.scopes;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.scene.control.Label;
+import javafx.scene.control.TreeItem;
+import javafx.scene.control.TreeTableColumn;
+import javafx.scene.control.TreeTableView;
+import javafx.scene.layout.BorderPane;
+
+import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.core.analysis.ScopeModel;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The recorded scope tree: one row per scope path (nested as recorded), grouped by memory, with calls,
+ * allocations, forward and backward bytes, peak, time, the last parameters and the calibrated memory
+ * model with its error. Selecting a row highlights that scope's executions on the timeline.
+ */
+public final class ScopeTreeView extends BorderPane {
+    private final SessionModel model;
+    private final TreeTableView<ScopeStats> tree = new TreeTableView<>();
+    private final Map<ScopeStats, ScopeModel> models = new HashMap<>();
+    private boolean syncing;
+
+    public ScopeTreeView(SessionModel model) {
+        this.model = model;
+        createView();
+        initListeners();
+    }
+
+    private void createView() {
+        setId("scope-view");
+        tree.setId("scope-tree");
+        tree.setShowRoot(false);
+        tree.setPlaceholder(new Label("No scopes recorded (arenas record them inside scope(...) blocks)"));
+        tree.setColumnResizePolicy(TreeTableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        TreeTableColumn<ScopeStats, String> name = column("Scope", 220, s -> s.name);
+        tree.getColumns().setAll(List.of(name,
+                column("Calls", 70, s -> group(s) ? "" : String.format("%,d", s.calls)),
+                column("Allocations", 90, s -> group(s) ? "" : String.format("%,d", s.allocations)),
+                column("Forward", 90, s -> group(s) ? "" : Bytes.format(s.forwardBytes)),
+                column("Backward", 90, s -> group(s) ? "" : Bytes.format(s.backwardBytes)),
+                column("Peak", 90, s -> group(s) ? "" : Bytes.format(s.peakBytes)),
+                column("Time", 90, s -> group(s) ? "" : TimeRange.formatDuration(s.totalNs)),
+                column("Params", 140, s -> s.lastParams.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(Collectors.joining(", "))),
+                column("Model (bytes)", 200, s -> {
+                    ScopeModel m = modelOf(s);
+                    return m == null ? "" : m.formula();
+                }),
+                column("Error", 70, s -> {
+                    ScopeModel m = modelOf(s);
+                    return m == null ? "" : m.exact() ? "exact" : String.format(Locale.ROOT, "%.2f%%", 100 * m.worstRelative());
+                })));
+        for (int i = 1; i < 7; i++) {
+            tree.getColumns().get(i).getStyleClass().add(Styles.NUMERIC);
+        }
+        tree.setRoot(new TreeItem<>());
+        setCenter(tree);
+    }
+
+    private static boolean group(ScopeStats s) {
+        return s.depth < 0;
+    }
+
+    private ScopeModel modelOf(ScopeStats s) {
+        if (group(s) || s.samples.isEmpty()) {
+            return null;
+        }
+        return models.computeIfAbsent(s, ScopeStats::model);
+    }
+
+    private static TreeTableColumn<ScopeStats, String> column(String title, double width, Function<ScopeStats, String> f) {
+        TreeTableColumn<ScopeStats, String> c = new TreeTableColumn<>(title);
+        c.setPrefWidth(width);
+        c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(cd.getValue().getValue() == null ? "" : f.apply(cd.getValue().getValue())));
+        return c;
+    }
+
+    private void initListeners() {
+        model.digestProperty().addListener((o, a, b) -> rebuild(b));
+        tree.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
+            if (syncing) {
+                return;
+            }
+            ScopeStats s = b == null ? null : b.getValue();
+            model.selectedScopeProperty().set(s == null || group(s) ? null : s);
+        });
+    }
+
+    private void rebuild(TraceDigest.Snapshot d) {
+        TraceView t = model.trace();
+        models.clear();
+        Set<String> expanded = new HashSet<>();
+        collectExpanded(tree.getRoot(), expanded);
+        ScopeStats selected = model.selectedScopeProperty().get();
+        TreeItem<ScopeStats> root = new TreeItem<>();
+        Map<String, TreeItem<ScopeStats>> byKey = new HashMap<>();
+        TreeItem<ScopeStats> toSelect = null;
+        for (ScopeStats s : d.scopes()) {
+            TreeItem<ScopeStats> parent = byKey.get(s.memory + ":" + parentPath(s.path));
+            if (parent == null) {
+                String groupKey = s.memory + ":";
+                parent = byKey.get(groupKey);
+                if (parent == null) {
+                    MemoryInfo m = t != null && s.memory >= 0 && s.memory < t.memories().size() ? t.memories().get(s.memory) : null;
+                    parent = new TreeItem<>(new ScopeStats("", m == null ? "memory " + s.memory : m.name(), s.memory, -1));
+                    parent.setExpanded(true);
+                    byKey.put(groupKey, parent);
+                    root.getChildren().add(parent);
+                }
+            }
+            TreeItem<ScopeStats> item = new TreeItem<>(s);
+            String key = s.memory + ":" + s.path;
+            item.setExpanded(expanded.isEmpty() ? s.depth < 2 : expanded.contains(key));
+            byKey.put(key, item);
+            parent.getChildren().add(item);
+            if (selected != null && selected.memory == s.memory && selected.path.equals(s.path)) {
+                toSelect = item;
+            }
+        }
+        syncing = true;
+        tree.setRoot(root);
+        if (toSelect != null) {
+            tree.getSelectionModel().select(toSelect);
+            model.selectedScopeProperty().set(toSelect.getValue());
+        }
+        syncing = false;
+    }
+
+    private static String parentPath(String path) {
+        int i = path.lastIndexOf('/');
+        return i < 0 ? "" : path.substring(0, i);
+    }
+
+    private static void collectExpanded(TreeItem<ScopeStats> item, Set<String> out) {
+        if (item == null) {
+            return;
+        }
+        for (TreeItem<ScopeStats> c : item.getChildren()) {
+            if (c.isExpanded() && c.getValue() != null) {
+                out.add(c.getValue().memory + ":" + c.getValue().path);
+            }
+            collectExpanded(c, out);
+        }
+    }
+
+    /** Selects the row of {@code path} on {@code memory}; returns whether it exists. */
+    public boolean select(int memory, String path) {
+        return selectIn(tree.getRoot(), memory, path);
+    }
+
+    private boolean selectIn(TreeItem<ScopeStats> item, int memory, String path) {
+        for (TreeItem<ScopeStats> c : item.getChildren()) {
+            ScopeStats s = c.getValue();
+            if (s != null && s.depth >= 0 && s.memory == memory && s.path.equals(path)) {
+                for (TreeItem<ScopeStats> p = c.getParent(); p != null; p = p.getParent()) {
+                    p.setExpanded(true);
+                }
+                tree.getSelectionModel().select(c);
+                tree.scrollTo(tree.getRow(c));
+                return true;
+            }
+            if (selectIn(c, memory, path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public TreeTableView<ScopeStats> tree() {
+        return tree;
+    }
+}

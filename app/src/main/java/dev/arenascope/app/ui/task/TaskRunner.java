@@ -1,0 +1,164 @@
+package dev.arenascope.app.ui.task;
+
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The one way the app runs background work. Work runs on daemon worker threads; every callback
+ * ({@code onSuccess}, {@code onFailure}, {@code onCancelled}, progress) goes through the runner's
+ * {@link UiExecutor}, so in the window it arrives on the FX thread and views may touch nodes in it.
+ * Progress callbacks are coalesced: at most one is queued at a time, so a tight loop never floods
+ * the FX thread. Thread-safe.
+ */
+public final class TaskRunner {
+    private static final System.Logger LOG = System.getLogger(TaskRunner.class.getName());
+    private final UiExecutor ui;
+    private final ExecutorService workers;
+    private final List<Handle> running = new CopyOnWriteArrayList<>();
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+    public TaskRunner(UiExecutor ui) {
+        this(ui, 2);
+    }
+
+    /**
+     * @param ui      where callbacks run
+     * @param threads worker threads (at least 1)
+     */
+    public TaskRunner(UiExecutor ui, int threads) {
+        this.ui = ui;
+        this.workers = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
+            Thread t = new Thread(r, "arenascope-worker");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** A task in flight; {@link #cancel()} asks it to stop (it stops at its next check). */
+    public final class Handle {
+        private final String title;
+        private final AtomicBoolean cancelled = new AtomicBoolean();
+        private final AtomicBoolean done = new AtomicBoolean();
+        private volatile double fraction = -1;
+        private volatile String message = "";
+
+        Handle(String title) {
+            this.title = title;
+        }
+
+        public String title() {
+            return title;
+        }
+
+        public void cancel() {
+            cancelled.set(true);
+        }
+
+        public boolean isCancelled() {
+            return cancelled.get();
+        }
+
+        public boolean isDone() {
+            return done.get();
+        }
+
+        /** Last reported fraction in [0, 1], or -1 when unknown. */
+        public double fraction() {
+            return fraction;
+        }
+
+        public String message() {
+            return message;
+        }
+    }
+
+    /** Starts {@code task}; returns a handle to cancel it. */
+    public <T> Handle submit(BackgroundTask<T> task) {
+        Handle h = new Handle(task.title);
+        running.add(h);
+        fire();
+        AtomicBoolean progressQueued = new AtomicBoolean();
+        AtomicLong lastNs = new AtomicLong();
+        BackgroundTask.Progress progress = new BackgroundTask.Progress() {
+            @Override
+            public void update(long doneUnits, long total, String msg) {
+                h.fraction = total > 0 ? Math.min(1.0, doneUnits / (double) total) : -1;
+                h.message = msg == null ? "" : msg;
+                long now = System.nanoTime();
+                if (now - lastNs.get() < 30_000_000L) {
+                    return;
+                }
+                lastNs.set(now);
+                if (progressQueued.compareAndSet(false, true)) {
+                    ui.execute(() -> {
+                        progressQueued.set(false);
+                        if (!h.isDone()) {
+                            task.onProgress.progress(h.fraction, h.message, h.title);
+                        }
+                    });
+                }
+            }
+
+            @Override
+            public boolean isCancelled() {
+                return h.cancelled.get();
+            }
+        };
+        workers.execute(() -> {
+            try {
+                T result = task.work.run(progress);
+                finish(h);
+                if (h.isCancelled()) {
+                    ui.execute(task.onCancelled);
+                } else {
+                    ui.execute(() -> task.onSuccess.accept(result));
+                }
+            } catch (CancellationException e) {
+                finish(h);
+                ui.execute(task.onCancelled);
+            } catch (Throwable e) {
+                finish(h);
+                LOG.log(System.Logger.Level.INFO, () -> "background task '" + h.title + "' failed: " + e);
+                if (h.isCancelled()) {
+                    ui.execute(task.onCancelled);
+                } else {
+                    ui.execute(() -> task.onFailure.accept(e));
+                }
+            }
+        });
+        return h;
+    }
+
+    private void finish(Handle h) {
+        h.done.set(true);
+        running.remove(h);
+        fire();
+    }
+
+    /** Tasks still running. */
+    public List<Handle> running() {
+        return List.copyOf(running);
+    }
+
+    /** Called (through the UI executor) whenever a task starts or ends. */
+    public void addListener(Runnable listener) {
+        listeners.add(listener);
+    }
+
+    private void fire() {
+        for (Runnable l : listeners) {
+            ui.execute(l);
+        }
+    }
+
+    /** Stops the workers (running work is interrupted). */
+    public void shutdown() {
+        running.forEach(Handle::cancel);
+        workers.shutdownNow();
+    }
+}

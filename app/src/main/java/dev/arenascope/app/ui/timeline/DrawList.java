@@ -1,0 +1,102 @@
+package dev.arenascope.app.ui.timeline;
+
+import java.util.List;
+
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
+
+/**
+ * One timeline frame, ready to paint: per lane the gauges folded to one column per pixel (exact byte
+ * figures kept for tooltips), the scope bands wider than the fold width, markers folded the same way,
+ * and highlighted intervals. Built off the FX thread by {@link DrawListBuilder}, painted in one pass by
+ * {@link TimelinePainter}. Immutable once built.
+ *
+ * @param range    the time range drawn
+ * @param width    canvas width in px (one column per px)
+ * @param height   total height in px
+ * @param lanes    one per memory
+ * @param axisHeight height of the time axis at the top
+ * @param events   events in the whole trace when built
+ */
+public record DrawList(TimeRange range, int width, int height, List<Lane> lanes, int axisHeight, long events) {
+
+    /** Time at pixel column {@code x}. */
+    public long timeAt(double x) {
+        return range.fromNs() + Math.round(x / width * range.duration());
+    }
+
+    /** Pixel column of {@code ns} (may be outside the canvas). */
+    public double xOf(long ns) {
+        return (ns - range.fromNs()) * (double) width / range.duration();
+    }
+
+    /** The lane at {@code y}, or null. */
+    public Lane laneAt(double y) {
+        for (Lane l : lanes) {
+            if (y >= l.top() && y < l.top() + l.height()) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A memory's lane.
+     *
+     * @param memory     the memory drawn
+     * @param top        y of the lane's top edge
+     * @param gaugeHeight height of the occupancy area
+     * @param height     gauge area plus scope band rows
+     * @param scaleBytes bytes at the top of the gauge area
+     * @param peakUsed   session high-water of {@code used}
+     * @param peakAux    session high-water of {@code aux}
+     * @param usedMin    per column, least bytes in use (-1 where the column is before the first event)
+     * @param usedMax    per column, most bytes in use
+     * @param auxMax     per column, most of the second gauge (backward end or reserved)
+     * @param count      per column, events folded into it
+     * @param bands      scope bands, by depth
+     * @param bandRows   scope rows drawn beneath
+     * @param markers    folded markers
+     * @param highlights x spans (pairs) of the selected scope's executions, merged
+     */
+    public record Lane(MemoryInfo memory, double top, double gaugeHeight, double height, long scaleBytes,
+                       long peakUsed, long peakAux, long[] usedMin, long[] usedMax, long[] auxMax, long[] count,
+                       List<Band> bands, int bandRows, List<MarkerMark> markers, double[] highlights,
+                       long[] baselineUsed) {
+
+        /** y of {@code bytes} measured up from the gauge area's bottom. */
+        public double yUp(long bytes) {
+            return top + gaugeHeight - gaugeHeight * Math.min(1.0, bytes / (double) Math.max(1, scaleBytes));
+        }
+
+        /** y of {@code bytes} measured down from the gauge area's top. */
+        public double yDown(long bytes) {
+            return top + gaugeHeight * Math.min(1.0, bytes / (double) Math.max(1, scaleBytes));
+        }
+    }
+
+    /**
+     * A scope execution wide enough to draw (or a run of narrow ones folded together, {@code folded > 1}).
+     *
+     * @param x0     left px
+     * @param x1     right px
+     * @param depth  band row
+     * @param nameId scope name's string id (colour)
+     * @param name   scope name
+     * @param startNs start
+     * @param endNs  end
+     * @param folded executions this rectangle stands for
+     */
+    public record Band(double x0, double x1, int depth, int nameId, String name, long startNs, long endNs, int folded) {}
+
+    /**
+     * A marker, or several within the fold width.
+     *
+     * @param x     px
+     * @param kind  the first marker's kind
+     * @param count markers folded here
+     * @param text  the first marker's description
+     */
+    public record MarkerMark(double x, EventKind kind, int count, String text) {}
+}

@@ -1,0 +1,246 @@
+package dev.arenascope.app.ui.timeline;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import dev.arenascope.app.ui.model.Marker;
+import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.core.trace.GaugeSeries;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * Builds a {@link DrawList} from a trace's level-of-detail queries only: one gauge bucket per pixel
+ * column ({@link TraceView#gauges}), scope executions at least {@link #FOLD_PX} pixels wide
+ * ({@link TraceView#scopes}), markers and highlights found by binary search in the digest and folded to
+ * the same width. Its cost depends on the canvas size and what is visible, not on the number of events.
+ * Pure; safe to call on any thread while the trace grows.
+ */
+public final class DrawListBuilder {
+    /** Anything narrower than this many pixels is folded. */
+    public static final double FOLD_PX = 3.0;
+    public static final int AXIS_HEIGHT = 22;
+    public static final int BAND_ROW = 13;
+    public static final int MAX_BAND_ROWS = 6;
+    public static final int MIN_GAUGE = 64;
+    public static final int MAX_GAUGE = 220;
+    private static final int LANE_GAP = 6;
+
+    /**
+     * What to draw.
+     *
+     * @param trace      the session
+     * @param range      visible time range
+     * @param width      canvas width px (at least 1)
+     * @param height     viewport height px; lanes share it, but never below {@link #MIN_GAUGE} each
+     * @param digest     markers and scope executions (may be {@link TraceDigest.Snapshot#EMPTY})
+     * @param highlight  the selected scope, or null
+     * @param baseline   a trace to compare with (memories matched by name), or null
+     */
+    public record Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
+                        ScopeStats highlight, TraceView baseline) {}
+
+    private DrawListBuilder() {}
+
+    public static DrawList build(Frame f) {
+        int w = Math.max(1, f.width());
+        TimeRange r = f.range();
+        double nsPerPx = r.duration() / (double) w;
+        long foldNs = (long) Math.ceil(nsPerPx * FOLD_PX);
+        List<MemoryInfo> memories = f.trace().memories();
+        int[] rows = new int[memories.size()];
+        int totalRows = 0;
+        for (int i = 0; i < memories.size(); i++) {
+            int maxDepth = -1;
+            for (ScopeStats s : f.digest().scopes()) {
+                if (s.memory == memories.get(i).id()) {
+                    maxDepth = Math.max(maxDepth, s.depth);
+                }
+            }
+            rows[i] = Math.min(MAX_BAND_ROWS, maxDepth + 1);
+            totalRows += rows[i];
+        }
+        int n = Math.max(1, memories.size());
+        double free = f.height() - AXIS_HEIGHT - totalRows * BAND_ROW - n * LANE_GAP;
+        double gauge = Math.max(MIN_GAUGE, Math.min(MAX_GAUGE, free / n));
+        List<DrawList.Lane> lanes = new ArrayList<>(memories.size());
+        double y = AXIS_HEIGHT;
+        for (int i = 0; i < memories.size(); i++) {
+            MemoryInfo m = memories.get(i);
+            DrawList.Lane lane = lane(f, m, y, gauge, rows[i], w, foldNs);
+            lanes.add(lane);
+            y += lane.height() + LANE_GAP;
+        }
+        return new DrawList(r, w, (int) Math.ceil(Math.max(y, f.height())), Collections.unmodifiableList(lanes),
+                AXIS_HEIGHT, f.trace().eventCount());
+    }
+
+    private static DrawList.Lane lane(Frame f, MemoryInfo m, double top, double gauge, int bandRows, int w, long foldNs) {
+        TimeRange r = f.range();
+        TraceView t = f.trace();
+        GaugeSeries g = t.gauges(m.id(), r.fromNs(), r.toNs(), w);
+        int b = Math.min(w, g.buckets());
+        long[] usedMin = new long[w];
+        long[] usedMax = new long[w];
+        long[] auxMax = new long[w];
+        long[] count = new long[w];
+        for (int x = 0; x < w; x++) {
+            int i = b == w ? x : (int) ((long) x * b / w);
+            if (i >= b) {
+                usedMin[x] = -1;
+                continue;
+            }
+            usedMin[x] = g.usedMin()[i];
+            usedMax[x] = g.usedMax()[i];
+            auxMax[x] = g.auxMax()[i];
+            count[x] = g.count()[i];
+        }
+        long peakUsed = t.peakUsed(m.id());
+        long peakAux = t.peakAux(m.id());
+        long scale = scale(m, peakUsed, peakAux);
+
+        List<DrawList.Band> bands = new ArrayList<>();
+        if (bandRows > 0) {
+            for (ScopeStats sc : f.digest().scopes()) {
+                if (sc.memory == m.id() && sc.depth < bandRows) {
+                    bands(sc, r, w, bands);
+                }
+            }
+        }
+
+        List<DrawList.MarkerMark> marks = markers(f.digest().markers(), m.id(), r, w);
+        double[] highlights = highlights(f.highlight(), m.id(), r, w);
+        long[] baseline = null;
+        if (f.baseline() != null) {
+            for (MemoryInfo bm : f.baseline().memories()) {
+                if (bm.name().equals(m.name())) {
+                    GaugeSeries bg = f.baseline().gauges(bm.id(), r.fromNs(), r.toNs(), w);
+                    baseline = new long[w];
+                    for (int x = 0; x < w; x++) {
+                        int i = Math.min(bg.buckets() - 1, (int) ((long) x * bg.buckets() / w));
+                        baseline[x] = i < 0 ? 0 : bg.usedMax()[i];
+                    }
+                    scale = Math.max(scale, f.baseline().peakUsed(bm.id()));
+                    break;
+                }
+            }
+        }
+        return new DrawList.Lane(m, top, gauge, gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux,
+                usedMin, usedMax, auxMax, count, bands, bandRows, marks, highlights, baseline);
+    }
+
+    /**
+     * The executions of one scope path inside {@code r}, Tracy-style: each execution at least
+     * {@link #FOLD_PX} wide becomes a band; a run of narrower ones becomes one folded band with their
+     * count, found by binary search so the cost is per pixel, not per execution.
+     */
+    static void bands(ScopeStats sc, TimeRange r, int w, List<DrawList.Band> out) {
+        double pxPerNs = w / (double) r.duration();
+        int n = sc.intervalCount();
+        int i = sc.firstIntervalEndingAfter(r.fromNs());
+        while (i < n) {
+            long a = sc.intervalStart(i);
+            if (a >= r.toNs()) {
+                break;
+            }
+            long b = sc.intervalEnd(i);
+            double x0 = (a - r.fromNs()) * pxPerNs;
+            double x1 = (b - r.fromNs()) * pxPerNs;
+            if (x1 - x0 >= FOLD_PX) {
+                out.add(new DrawList.Band(Math.max(-1, x0), Math.min(w + 1, x1), sc.depth, 0, sc.name, a, b, 1));
+                i++;
+                continue;
+            }
+            long foldEnd = r.fromNs() + (long) Math.ceil((Math.max(x0, 0) + FOLD_PX) / pxPerNs);
+            int j = Math.max(i + 1, sc.firstIntervalEndingAfter(foldEnd));
+            j = Math.min(j, n);
+            long lastEnd = sc.intervalEnd(j - 1);
+            while (j < n && sc.intervalStart(j) < r.toNs() && (sc.intervalEnd(j) - sc.intervalStart(j)) * pxPerNs < FOLD_PX
+                    && (sc.intervalStart(j) - lastEnd) * pxPerNs < 1) {
+                // keep folding while the next narrow execution starts within a pixel of the run
+                int k = Math.max(j + 1, sc.firstIntervalEndingAfter(sc.intervalEnd(j) + (long) Math.ceil(FOLD_PX / pxPerNs)));
+                k = Math.min(k, n);
+                lastEnd = sc.intervalEnd(k - 1);
+                j = k;
+            }
+            double fx1 = Math.max(x0 + FOLD_PX, (lastEnd - r.fromNs()) * pxPerNs);
+            out.add(new DrawList.Band(Math.max(-1, x0), Math.min(w + 1, fx1), sc.depth, 0, sc.name, a, lastEnd, j - i));
+            i = j;
+        }
+    }
+
+    /** Bytes at the lane's top: the capacity when the memory comes near it, else the high-water with headroom. */
+    static long scale(MemoryInfo m, long peakUsed, long peakAux) {
+        long level = m.kind() == MemoryKind.ARENA ? peakUsed + peakAux : Math.max(peakUsed, peakAux);
+        long cap = m.capacity();
+        if (cap > 0 && level >= cap / 8) {
+            return cap;
+        }
+        return Math.max(1, level + level / 8);
+    }
+
+    private static List<DrawList.MarkerMark> markers(List<Marker> all, int memory, TimeRange r, int w) {
+        List<DrawList.MarkerMark> out = new ArrayList<>();
+        int lo = 0;
+        int hi = all.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (all.get(mid).timeNs() < r.fromNs()) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        double lastX = Double.NEGATIVE_INFINITY;
+        for (int i = lo; i < all.size(); i++) {
+            Marker mk = all.get(i);
+            if (mk.timeNs() >= r.toNs()) {
+                break;
+            }
+            if (mk.memory() != memory && mk.memory() >= 0) {
+                continue;
+            }
+            double x = (mk.timeNs() - r.fromNs()) * (double) w / r.duration();
+            if (!out.isEmpty() && x - lastX < FOLD_PX) {
+                DrawList.MarkerMark prev = out.remove(out.size() - 1);
+                out.add(new DrawList.MarkerMark(prev.x(), prev.kind(), prev.count() + 1, prev.text()));
+                continue;
+            }
+            String text = mk.kind().name().toLowerCase().replace('_', ' ') + (mk.text().isEmpty() ? "" : ": " + mk.text());
+            out.add(new DrawList.MarkerMark(x, mk.kind(), 1, text));
+            lastX = x;
+        }
+        return out;
+    }
+
+    private static double[] highlights(ScopeStats s, int memory, TimeRange r, int w) {
+        if (s == null || s.memory != memory) {
+            return new double[0];
+        }
+        double[] out = new double[16];
+        int n = 0;
+        for (int i = s.firstIntervalEndingAfter(r.fromNs()); i < s.intervalCount(); i++) {
+            long a = s.intervalStart(i);
+            if (a >= r.toNs()) {
+                break;
+            }
+            double x0 = Math.max(0, (a - r.fromNs()) * (double) w / r.duration());
+            double x1 = Math.min(w, (s.intervalEnd(i) - r.fromNs()) * (double) w / r.duration());
+            x1 = Math.max(x1, x0 + 1);
+            if (n > 0 && x0 - out[n - 1] < 1) {
+                out[n - 1] = Math.max(out[n - 1], x1);
+                continue;
+            }
+            if (n + 2 > out.length) {
+                out = java.util.Arrays.copyOf(out, out.length * 2);
+            }
+            out[n++] = x0;
+            out[n++] = x1;
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+}

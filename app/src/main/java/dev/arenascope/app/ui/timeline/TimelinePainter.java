@@ -1,0 +1,295 @@
+package dev.arenascope.app.ui.timeline;
+
+import javafx.geometry.VPos;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.paint.Color;
+import javafx.scene.text.Font;
+import javafx.scene.text.TextAlignment;
+
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.MemoryKind;
+
+/**
+ * Paints a {@link DrawList} in one pass: axis, then per lane the occupancy areas (forward from the
+ * bottom, backward from the top), capacity and high-water lines, highlights, scope bands and markers,
+ * then the selection and cursor. Touches only the graphics context; FX thread.
+ */
+public final class TimelinePainter {
+    private static final Font LABEL = Font.font("System", 11);
+    private static final Font SMALL = Font.font("System", 10);
+
+    private TimelinePainter() {}
+
+    /**
+     * @param selection selected range or null
+     * @param cursorNs  selected instant or -1
+     */
+    public static void paint(GraphicsContext g, DrawList d, Palette p, boolean dark, TimeRange selection, long cursorNs) {
+        double w = g.getCanvas().getWidth();
+        double h = g.getCanvas().getHeight();
+        g.setFill(p.background());
+        g.fillRect(0, 0, w, h);
+        axis(g, d, p, w);
+        for (DrawList.Lane lane : d.lanes()) {
+            lane(g, d, lane, p, dark);
+        }
+        if (selection != null && selection.overlaps(d.range().fromNs(), d.range().toNs())) {
+            double x0 = Math.max(0, d.xOf(selection.fromNs()));
+            double x1 = Math.min(w, d.xOf(selection.toNs()));
+            g.setFill(p.selection());
+            g.fillRect(x0, d.axisHeight(), Math.max(1, x1 - x0), h - d.axisHeight());
+            g.setStroke(p.selection().deriveColor(0, 1, 1, 4));
+            g.setLineWidth(1);
+            g.strokeLine(x0 + 0.5, d.axisHeight(), x0 + 0.5, h);
+            g.strokeLine(x1 - 0.5, d.axisHeight(), x1 - 0.5, h);
+        }
+        if (cursorNs >= 0 && d.range().contains(cursorNs)) {
+            double x = Math.floor(d.xOf(cursorNs)) + 0.5;
+            g.setStroke(p.cursor());
+            g.setLineWidth(1.5);
+            g.strokeLine(x, 0, x, h);
+        }
+    }
+
+    private static void axis(GraphicsContext g, DrawList d, Palette p, double w) {
+        TimeRange r = d.range();
+        double step = niceStep(r.duration() / Math.max(1.0, w / 110));
+        long first = (long) (Math.ceil(r.fromNs() / step) * step);
+        g.setFont(SMALL);
+        g.setTextBaseline(VPos.CENTER);
+        g.setTextAlign(TextAlignment.LEFT);
+        g.setLineWidth(1);
+        for (double t = first; t < r.toNs(); t += step) {
+            double x = Math.floor(d.xOf((long) t)) + 0.5;
+            g.setStroke(p.grid());
+            g.strokeLine(x, d.axisHeight() - 6, x, d.height());
+            g.setFill(p.mutedText());
+            g.fillText(TimeRange.formatTime((long) t), x + 3, d.axisHeight() / 2.0);
+        }
+        g.setStroke(p.grid());
+        g.strokeLine(0, d.axisHeight() - 0.5, w, d.axisHeight() - 0.5);
+    }
+
+    static double niceStep(double raw) {
+        if (raw <= 1) {
+            return 1;
+        }
+        double mag = Math.pow(10, Math.floor(Math.log10(raw)));
+        double n = raw / mag;
+        return (n < 1.5 ? 1 : n < 3.5 ? 2 : n < 7.5 ? 5 : 10) * mag;
+    }
+
+    private static void lane(GraphicsContext g, DrawList d, DrawList.Lane lane, Palette p, boolean dark) {
+        int w = d.width();
+        double top = lane.top();
+        double bottom = top + lane.gaugeHeight();
+        g.setFill(p.laneBackground());
+        g.fillRect(0, top, w, lane.height());
+        MemoryKind kind = lane.memory().kind();
+        boolean twoPointer = kind.twoPointer();
+        boolean reserved = kind == MemoryKind.POOL || kind == MemoryKind.SEGMENTED;
+
+        double[] xs = new double[2 * w + 2];
+        double[] ys = new double[2 * w + 2];
+        if (reserved) {
+            areaUp(g, lane, lane.auxMax(), xs, ys, w, bottom, p.reserved());
+        }
+        if (twoPointer) {
+            areaDown(g, lane, lane.auxMax(), xs, ys, w, top, p.backwardEnvelope());
+        }
+        areaUp(g, lane, lane.usedMax(), xs, ys, w, bottom, p.forwardEnvelope());
+        areaUp(g, lane, lane.usedMin(), xs, ys, w, bottom, p.forward());
+        if (twoPointer) {
+            // the backward end's least value is not kept per column; its envelope is drawn solid at the edge
+            g.setStroke(p.backward());
+            g.setLineWidth(1.2);
+            strokeDown(g, lane, lane.auxMax(), w);
+        }
+
+        if (lane.baselineUsed() != null) {
+            g.setStroke(p.baseline());
+            g.setLineWidth(1);
+            g.setLineDashes(4, 3);
+            g.beginPath();
+            for (int x = 0; x < w; x++) {
+                double y = lane.yUp(lane.baselineUsed()[x]);
+                if (x == 0) {
+                    g.moveTo(x, y);
+                } else {
+                    g.lineTo(x + 0.5, y);
+                }
+            }
+            g.stroke();
+            g.setLineDashes();
+        }
+
+        double[] hl = lane.highlights();
+        if (hl.length > 0) {
+            g.setFill(p.highlight());
+            for (int i = 0; i < hl.length; i += 2) {
+                g.fillRect(hl[i], top, hl[i + 1] - hl[i], lane.height());
+            }
+        }
+
+        long cap = lane.memory().capacity();
+        g.setLineWidth(1);
+        if (cap > 0 && cap <= lane.scaleBytes()) {
+            double y = Math.floor(lane.yUp(cap)) + 0.5;
+            g.setStroke(p.capacity());
+            g.setLineDashes(6, 3);
+            g.strokeLine(0, y, w, y);
+            g.setLineDashes();
+        }
+        g.setStroke(p.highWater());
+        g.setLineDashes(2, 3);
+        double hw = Math.floor(lane.yUp(lane.peakUsed())) + 0.5;
+        g.strokeLine(0, hw, w, hw);
+        if (twoPointer && lane.peakAux() > 0) {
+            double hb = Math.floor(lane.yDown(lane.peakAux())) + 0.5;
+            g.strokeLine(0, hb, w, hb);
+        }
+        g.setLineDashes();
+
+        for (DrawList.Band b : lane.bands()) {
+            double y = bottom + b.depth() * DrawListBuilder.BAND_ROW;
+            double x0 = Math.max(0, b.x0());
+            double bw = Math.max(1, Math.min(w, b.x1()) - x0);
+            Color c = Palette.scopeColor(b.name(), dark);
+            g.setFill(c);
+            g.fillRect(x0, y + 1, bw, DrawListBuilder.BAND_ROW - 2);
+            if (b.folded() > 1) {
+                // a run of executions too narrow to draw one by one: hatched, as Tracy folds zones
+                g.setStroke(c.deriveColor(0, 1, dark ? 1.5 : 0.7, 1));
+                g.setLineWidth(1);
+                for (double hx = Math.floor(x0 / 4) * 4; hx < x0 + bw; hx += 4) {
+                    double a = Math.max(x0, hx);
+                    double e = Math.min(x0 + bw, hx + 4);
+                    g.strokeLine(a, y + DrawListBuilder.BAND_ROW - 2, e, y + 1);
+                }
+            }
+            if (bw > 30) {
+                g.setFill(dark ? Color.WHITE : Color.web("#1f2933"));
+                g.setFont(SMALL);
+                g.setTextAlign(TextAlignment.LEFT);
+                g.setTextBaseline(VPos.CENTER);
+                g.save();
+                g.beginPath();
+                g.rect(x0, y, bw, DrawListBuilder.BAND_ROW);
+                g.clip();
+                g.fillText(b.folded() > 1 ? b.name() + " ×" + b.folded() : b.name(), x0 + 3, y + DrawListBuilder.BAND_ROW / 2.0);
+                g.restore();
+            }
+        }
+
+        for (DrawList.MarkerMark m : lane.markers()) {
+            Color c = switch (m.kind()) {
+                case OUT_OF_MEMORY -> p.oom();
+                case RESET -> p.reset();
+                case LOSS -> p.loss();
+                default -> p.marker();
+            };
+            double x = Math.floor(m.x()) + 0.5;
+            g.setStroke(c);
+            g.setLineWidth(1.5);
+            g.strokeLine(x, top, x, bottom);
+            g.setFill(c);
+            g.fillPolygon(new double[] {x - 4, x + 4, x}, new double[] {top, top, top + 6}, 3);
+            if (m.count() > 1) {
+                g.setFont(SMALL);
+                g.setTextAlign(TextAlignment.LEFT);
+                g.setTextBaseline(VPos.TOP);
+                g.fillText("×" + m.count(), x + 4, top + 1);
+            }
+        }
+
+        String label = lane.memory().name() + "  ·  " + kindName(kind)
+                + (cap > 0 ? "  ·  capacity " + Bytes.format(cap) : "")
+                + "  ·  peak " + Bytes.format(lane.peakUsed())
+                + (twoPointer && lane.peakAux() > 0 ? " fwd, " + Bytes.format(lane.peakAux()) + " bwd" : "")
+                + (reserved && lane.peakAux() > 0 ? ", reserved " + Bytes.format(lane.peakAux()) : "");
+        g.setFont(LABEL);
+        g.setTextAlign(TextAlignment.LEFT);
+        g.setTextBaseline(VPos.TOP);
+        double tw = Math.min(w - 8, label.length() * 6.1 + 10);
+        double ly = twoPointer ? bottom - 18 : top + 3;
+        g.setFill(p.labelBackground());
+        g.fillRoundRect(4, ly, tw, 15, 6, 6);
+        g.setFill(p.text());
+        g.fillText(label, 9, ly + 1.5);
+        g.setStroke(p.grid());
+        g.setLineWidth(1);
+        g.strokeLine(0, Math.floor(top + lane.height()) + 0.5, w, Math.floor(top + lane.height()) + 0.5);
+    }
+
+    public static String kindName(MemoryKind k) {
+        return switch (k) {
+            case ARENA -> "arena";
+            case POOL -> "pool";
+            case PLAN_SCRATCH -> "plan scratch";
+            case PLAN_PERSISTENT -> "plan persistent";
+            case PLAN_CONSTANT -> "plan constant";
+            case SEGMENTED -> "caching allocator";
+        };
+    }
+
+    private static void areaUp(GraphicsContext g, DrawList.Lane lane, long[] v, double[] xs, double[] ys, int w, double bottom, Color c) {
+        int n = 0;
+        int x = 0;
+        while (x < w) {
+            while (x < w && v[x] < 0) {
+                x++;
+            }
+            if (x >= w) {
+                break;
+            }
+            n = 0;
+            int start = x;
+            for (; x < w && v[x] >= 0; x++) {
+                double y = lane.yUp(v[x]);
+                xs[n] = x;
+                ys[n++] = y;
+                xs[n] = x + 1;
+                ys[n++] = y;
+            }
+            xs[n] = x;
+            ys[n++] = bottom;
+            xs[n] = start;
+            ys[n++] = bottom;
+            g.setFill(c);
+            g.fillPolygon(xs, ys, Math.min(n, xs.length));
+        }
+    }
+
+    private static void areaDown(GraphicsContext g, DrawList.Lane lane, long[] v, double[] xs, double[] ys, int w, double top, Color c) {
+        int n = 0;
+        for (int x = 0; x < w; x++) {
+            double y = lane.yDown(Math.max(0, v[x]));
+            xs[n] = x;
+            ys[n++] = y;
+            xs[n] = x + 1;
+            ys[n++] = y;
+            if (n >= xs.length - 2) {
+                break;
+            }
+        }
+        xs[n] = w;
+        ys[n++] = top;
+        xs[n] = 0;
+        ys[n++] = top;
+        g.setFill(c);
+        g.fillPolygon(xs, ys, n);
+    }
+
+    private static void strokeDown(GraphicsContext g, DrawList.Lane lane, long[] v, int w) {
+        g.beginPath();
+        for (int x = 0; x < w; x++) {
+            double y = lane.yDown(Math.max(0, v[x]));
+            if (x == 0) {
+                g.moveTo(0, y);
+            }
+            g.lineTo(x + 1, y);
+        }
+        g.stroke();
+    }
+}

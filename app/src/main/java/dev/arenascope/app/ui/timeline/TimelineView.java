@@ -1,0 +1,348 @@
+package dev.arenascope.app.ui.timeline;
+
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.input.MouseButton;
+import javafx.scene.input.MouseEvent;
+import javafx.scene.input.ScrollEvent;
+import javafx.scene.layout.Pane;
+import javafx.scene.layout.StackPane;
+
+import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.app.ui.task.UiExecutor;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The occupancy timeline: a canvas with one lane per memory. Frames are built off the FX thread (one
+ * at a time; requests made meanwhile collapse into one more) and painted in one pass when they
+ * arrive. Mouse: wheel zooms around the pointer, drag pans, shift-drag or right-drag selects a range,
+ * a click sets the cursor (and on a scope band selects that scope).
+ */
+public final class TimelineView extends StackPane {
+    private final SessionModel model;
+    private final TaskRunner frames;
+    private final Canvas canvas = new Canvas(800, 400);
+    private final Pane canvasHolder = new Pane(canvas);
+    private final ScrollPane scroll = new ScrollPane(canvasHolder);
+    private final Label hoverCard = new Label();
+    private final ReadOnlyObjectWrapper<DrawList> drawList = new ReadOnlyObjectWrapper<>(this, "drawList");
+    private final ReadOnlyStringWrapper hoverText = new ReadOnlyStringWrapper(this, "hoverText", "");
+    private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
+    private boolean building;
+    private boolean pending;
+    private long lastBuildNs;
+
+    private double pressX;
+    private double lastDragX;
+    private boolean selecting;
+    private boolean dragged;
+
+    public TimelineView(SessionModel model) {
+        this(model, new TaskRunner(UiExecutor.FX, 1));
+    }
+
+    public TimelineView(SessionModel model, TaskRunner frames) {
+        this.model = model;
+        this.frames = frames;
+        createView();
+        initListeners();
+    }
+
+    private void createView() {
+        getStyleClass().add(Styles.TIMELINE);
+        setId("timeline");
+        canvas.setId("timeline-canvas");
+        scroll.setFitToWidth(true);
+        scroll.setHbarPolicy(ScrollPane.ScrollBarPolicy.NEVER);
+        scroll.setVbarPolicy(ScrollPane.ScrollBarPolicy.AS_NEEDED);
+        scroll.setPannable(false);
+        hoverCard.getStyleClass().add(Styles.HOVER_CARD);
+        hoverCard.setId("timeline-hover");
+        hoverCard.setVisible(false);
+        hoverCard.setMouseTransparent(true);
+        hoverCard.setManaged(false);
+        getChildren().addAll(scroll, hoverCard);
+        setMinSize(200, 120);
+        StackPane.setAlignment(hoverCard, Pos.TOP_LEFT);
+        StackPane.setMargin(hoverCard, new Insets(0));
+    }
+
+    private void initListeners() {
+        scroll.viewportBoundsProperty().addListener((o, a, b) -> requestFrame());
+        model.viewRangeProperty().addListener((o, a, b) -> requestFrame());
+        model.revisionProperty().addListener((o, a, b) -> requestFrame());
+        model.digestProperty().addListener((o, a, b) -> requestFrame());
+        model.selectedScopeProperty().addListener((o, a, b) -> requestFrame());
+        model.baselineProperty().addListener((o, a, b) -> requestFrame());
+        model.selectionProperty().addListener((o, a, b) -> repaint());
+        model.cursorProperty().addListener((o, a, b) -> repaint());
+        dark.addListener((o, a, b) -> repaint());
+
+        canvas.addEventHandler(ScrollEvent.SCROLL, e -> {
+            if (e.getDeltaY() == 0 || drawList.get() == null) {
+                return;
+            }
+            if (e.isControlDown() || !e.isShiftDown()) {
+                // one notch (deltaY ±40 on desktops, ±1 on some platforms) zooms by 20 %
+                double notches = Math.signum(e.getDeltaY()) * Math.max(1, Math.abs(e.getDeltaY()) / 40.0);
+                double factor = Math.pow(0.8, notches);
+                model.followLiveProperty().set(false);
+                model.zoom(factor, drawList.get().timeAt(e.getX()));
+                e.consume();
+            }
+        });
+        canvas.addEventHandler(MouseEvent.MOUSE_PRESSED, e -> {
+            pressX = e.getX();
+            lastDragX = e.getX();
+            dragged = false;
+            selecting = e.isShiftDown() || e.getButton() == MouseButton.SECONDARY;
+            canvas.requestFocus();
+        });
+        canvas.addEventHandler(MouseEvent.MOUSE_DRAGGED, e -> {
+            DrawList d = drawList.get();
+            if (d == null) {
+                return;
+            }
+            if (Math.abs(e.getX() - pressX) > 2) {
+                dragged = true;
+            }
+            if (selecting) {
+                long t0 = d.timeAt(Math.min(pressX, e.getX()));
+                long t1 = d.timeAt(Math.max(pressX, e.getX()));
+                model.selectionProperty().set(new TimeRange(t0, Math.max(t1, t0 + 1)));
+            } else {
+                double dx = e.getX() - lastDragX;
+                lastDragX = e.getX();
+                model.followLiveProperty().set(false);
+                model.pan(-Math.round(dx * d.range().duration() / d.width()));
+            }
+            updateHover(e.getX(), e.getY());
+        });
+        canvas.addEventHandler(MouseEvent.MOUSE_RELEASED, e -> {
+            DrawList d = drawList.get();
+            if (d == null || dragged) {
+                return;
+            }
+            long t = d.timeAt(e.getX());
+            model.cursorProperty().set(t);
+            DrawList.Lane lane = d.laneAt(e.getY());
+            if (lane != null && e.getY() >= lane.top() + lane.gaugeHeight()) {
+                selectBandAt(lane, e.getX(), e.getY());
+            }
+        });
+        canvas.addEventHandler(MouseEvent.MOUSE_MOVED, e -> updateHover(e.getX(), e.getY()));
+        canvas.addEventHandler(MouseEvent.MOUSE_EXITED, e -> {
+            hoverCard.setVisible(false);
+            hoverText.set("");
+        });
+    }
+
+    private void selectBandAt(DrawList.Lane lane, double x, double y) {
+        int depth = (int) ((y - lane.top() - lane.gaugeHeight()) / DrawListBuilder.BAND_ROW);
+        for (DrawList.Band b : lane.bands()) {
+            if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
+                for (ScopeStats s : model.digestProperty().get().scopes()) {
+                    if (s.memory == lane.memory().id() && s.depth == depth && s.name.equals(b.name())) {
+                        int i = s.firstIntervalEndingAfter(b.startNs());
+                        if (i < s.intervalCount() && s.intervalStart(i) <= b.startNs()) {
+                            model.selectedScopeProperty().set(s);
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Asks for a new frame; frames are built one at a time, the latest request wins. */
+    public void requestFrame() {
+        if (building) {
+            pending = true;
+            return;
+        }
+        TraceView t = model.trace();
+        if (t == null) {
+            drawList.set(null);
+            canvas.getGraphicsContext2D().clearRect(0, 0, canvas.getWidth(), canvas.getHeight());
+            return;
+        }
+        double vw = scroll.getViewportBounds().getWidth();
+        double vh = scroll.getViewportBounds().getHeight();
+        int width = (int) Math.max(100, vw > 0 ? vw : getWidth() > 0 ? getWidth() : 800);
+        int height = (int) Math.max(100, vh > 0 ? vh : getHeight() > 0 ? getHeight() : 400);
+        DrawListBuilder.Frame frame = new DrawListBuilder.Frame(t, model.viewRangeProperty().get(), width, height,
+                model.digestProperty().get(), model.selectedScopeProperty().get(), model.baselineProperty().get());
+        building = true;
+        pending = false;
+        frames.submit(BackgroundTask.of("timeline frame", p -> {
+            long t0 = System.nanoTime();
+            DrawList d = DrawListBuilder.build(frame);
+            lastBuildNs = System.nanoTime() - t0;
+            return d;
+        }).onSuccess(d -> {
+            building = false;
+            drawList.set(d);
+            repaint();
+            if (pending) {
+                requestFrame();
+            }
+        }).onFailure(e -> {
+            building = false;
+            if (pending) {
+                requestFrame();
+            }
+        }).onCancelled(() -> building = false));
+    }
+
+    /** Paints the last built frame again (selection and cursor changes need no rebuild). */
+    public void repaint() {
+        DrawList d = drawList.get();
+        if (d == null) {
+            return;
+        }
+        if (canvas.getWidth() != d.width() || canvas.getHeight() != d.height()) {
+            canvas.setWidth(d.width());
+            canvas.setHeight(d.height());
+        }
+        TimelinePainter.paint(canvas.getGraphicsContext2D(), d, dark.get() ? Palette.DARK : Palette.LIGHT, dark.get(),
+                model.selectionProperty().get(), model.cursorProperty().get());
+    }
+
+    private void updateHover(double x, double y) {
+        DrawList d = drawList.get();
+        if (d == null) {
+            return;
+        }
+        String text = describe(d, x, y);
+        hoverText.set(text);
+        if (text.isEmpty()) {
+            hoverCard.setVisible(false);
+            return;
+        }
+        hoverCard.setText(text);
+        hoverCard.setVisible(true);
+        hoverCard.autosize();
+        var p = canvas.localToScene(x, y);
+        var local = sceneToLocal(p);
+        double px = local.getX() + 14;
+        double py = local.getY() + 14;
+        if (px + hoverCard.getWidth() > getWidth()) {
+            px = local.getX() - hoverCard.getWidth() - 8;
+        }
+        if (py + hoverCard.getHeight() > getHeight()) {
+            py = local.getY() - hoverCard.getHeight() - 8;
+        }
+        hoverCard.relocate(Math.max(0, px), Math.max(0, py));
+    }
+
+    /** What the tooltip says at canvas position {@code (x, y)}: exact figures with units. */
+    public static String describe(DrawList d, double x, double y) {
+        DrawList.Lane lane = d.laneAt(y);
+        int col = (int) Math.floor(x);
+        if (lane == null || col < 0 || col >= d.width()) {
+            return "";
+        }
+        long t0 = d.timeAt(col);
+        long t1 = d.timeAt(col + 1);
+        StringBuilder sb = new StringBuilder();
+        sb.append(lane.memory().name()).append(" (").append(TimelinePainter.kindName(lane.memory().kind())).append(")\n");
+        sb.append("time ").append(TimeRange.formatTime(t0));
+        if (t1 - t0 > 1) {
+            sb.append(" – ").append(TimeRange.formatTime(t1));
+        }
+        sb.append('\n');
+        if (y >= lane.top() + lane.gaugeHeight()) {
+            int depth = (int) ((y - lane.top() - lane.gaugeHeight()) / DrawListBuilder.BAND_ROW);
+            for (DrawList.Band b : lane.bands()) {
+                if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
+                    sb.append("scope ").append(b.name()).append('\n');
+                    if (b.folded() > 1) {
+                        sb.append(String.format(java.util.Locale.ROOT, "%,d executions folded (each under %.0f px); zoom in to see them", b.folded(), DrawListBuilder.FOLD_PX)).append('\n');
+                    }
+                    sb.append("from ").append(TimeRange.formatTime(b.startNs())).append(" for ")
+                            .append(TimeRange.formatDuration(b.endNs() - b.startNs())).append('\n');
+                    return sb.toString().strip();
+                }
+            }
+        }
+        if (lane.usedMin()[col] < 0) {
+            sb.append("no events yet");
+            return sb.toString();
+        }
+        long lo = lane.usedMin()[col];
+        long hi = lane.usedMax()[col];
+        MemoryKind k = lane.memory().kind();
+        String fwd = k.twoPointer() ? "forward " : "in use ";
+        sb.append(fwd).append(range(lo, hi)).append('\n');
+        if (k.twoPointer()) {
+            sb.append("backward ").append(exact(lane.auxMax()[col])).append('\n');
+        } else if (k == MemoryKind.POOL || k == MemoryKind.SEGMENTED) {
+            sb.append("reserved ").append(exact(lane.auxMax()[col])).append('\n');
+        }
+        long cap = lane.memory().capacity();
+        if (cap > 0) {
+            long total = hi + (k.twoPointer() ? lane.auxMax()[col] : 0);
+            sb.append("capacity ").append(exact(cap)).append(String.format(java.util.Locale.ROOT, " (%.1f%% used)", 100.0 * total / cap)).append('\n');
+        }
+        sb.append("high-water ").append(exact(lane.peakUsed())).append('\n');
+        sb.append(lane.count()[col]).append(lane.count()[col] == 1 ? " event" : " events").append(" in this column");
+        for (DrawList.MarkerMark m : lane.markers()) {
+            if (Math.abs(m.x() - x) <= DrawListBuilder.FOLD_PX) {
+                sb.append('\n').append(m.text()).append(m.count() > 1 ? " (+" + (m.count() - 1) + " more)" : "");
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String range(long lo, long hi) {
+        return lo == hi ? exact(hi) : exact(lo) + " – " + exact(hi);
+    }
+
+    /** {@code 1.50 MiB (1,572,864 B)}. */
+    public static String exact(long bytes) {
+        return bytes < 1024 ? bytes + " B" : Bytes.format(bytes) + String.format(java.util.Locale.ROOT, " (%,d B)", bytes);
+    }
+
+    public ReadOnlyObjectProperty<DrawList> drawListProperty() {
+        return drawList.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty hoverTextProperty() {
+        return hoverText.getReadOnlyProperty();
+    }
+
+    public BooleanProperty darkProperty() {
+        return dark;
+    }
+
+    public Canvas canvas() {
+        return canvas;
+    }
+
+    /** Nanoseconds the last frame took to build. */
+    public long lastBuildNanos() {
+        return lastBuildNs;
+    }
+
+    /** Simulates hovering at a canvas position (tests, keyboard). */
+    public String hoverAt(double x, double y) {
+        updateHover(x, y);
+        return hoverText.get();
+    }
+}

@@ -1,0 +1,58 @@
+package dev.arenascope.app.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+
+import javafx.scene.control.Label;
+
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.app.ui.live.LiveSession;
+import dev.arenascope.app.ui.live.NewSessionDialog;
+import dev.arenascope.app.ui.timeline.DrawList;
+
+/** A live session: start it, watch events arrive in the views, pause, stop. */
+class LiveSessionTest extends WindowTestBase {
+
+    private String status(String prefix) {
+        return fx(() -> window.statusBar().getRightItems().stream().filter(n -> n instanceof Label)
+                .map(n -> ((Label) n).getText()).filter(t -> t.contains(prefix)).findFirst().orElse(""));
+    }
+
+    @Test
+    void startWatchPauseAndStop() throws Exception {
+        fxRun(() -> window.startLive(new NewSessionDialog.Choice("particles", "virtual:1GiB", Map.of("steps", "100000"))));
+        waitFor(20, "events arriving", () -> window.model().eventCountProperty().get() > 500);
+        assertEquals(LiveSession.State.RUNNING, fx(() -> window.live().stateProperty().get()));
+        assertTrue(fx(() -> window.stage().getScene().lookup("#live-badge").isVisible()), "the LIVE badge shows");
+        long first = fx(() -> window.model().eventCountProperty().get());
+        waitFor(20, "more events", () -> window.model().eventCountProperty().get() > first + 500);
+        waitFor(20, "the timeline draws the live events", () -> {
+            DrawList d = window.timeline().drawListProperty().get();
+            return d != null && d.events() > first && !d.lanes().isEmpty();
+        });
+        assertTrue(status("events").matches("[\\d,]+ events"), status("events"));
+        waitFor(10, "an events/s figure", () -> window.model().eventsPerSecondProperty().get() > 0);
+        assertTrue(status("events/s").matches("[\\d,]+ events/s"), status("events/s"));
+        assertTrue(status("dropped").endsWith("dropped"));
+        assertTrue(status("virtual").contains("virtual"), "the status bar names the device: " + status("virtual"));
+
+        fxRun(() -> window.stage().getScene().lookup("#tb-pause").fireEvent(new javafx.event.ActionEvent()));
+        assertEquals(LiveSession.State.PAUSED, fx(() -> window.live().stateProperty().get()));
+        Thread.sleep(300);
+        long paused = fx(() -> window.model().eventCountProperty().get());
+        Thread.sleep(500);
+        assertTrue(fx(() -> window.model().eventCountProperty().get()) - paused < 200, "a paused workload publishes (almost) nothing");
+        fxRun(() -> ((javafx.scene.control.Button) window.stage().getScene().lookup("#tb-start")).fire());
+        waitFor(10, "running again", () -> window.live().stateProperty().get() == LiveSession.State.RUNNING
+                && window.model().eventCountProperty().get() > paused + 100);
+        fxRun(() -> ((javafx.scene.control.Button) window.stage().getScene().lookup("#tb-stop")).fire());
+        waitFor(20, "stopped", () -> window.live().stateProperty().get() == LiveSession.State.STOPPED);
+        long end = fx(() -> window.model().eventCountProperty().get());
+        assertTrue(end > paused);
+        assertTrue(fx(() -> !window.stage().getScene().lookup("#live-badge").isVisible()), "the LIVE badge goes");
+        waitFor(10, "the pool histograms fill", () -> !window.pools().table().getItems().isEmpty());
+    }
+}

@@ -1,0 +1,110 @@
+package dev.arenascope.app.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import javafx.geometry.Bounds;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.MouseButton;
+
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.app.ui.events.EventRow;
+import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.timeline.DrawList;
+import dev.arenascope.core.trace.SyntheticTrace;
+import dev.arenascope.core.trace.store.EventStore;
+
+/** The timeline on a recorded session: zoom, pan, range selection and the views that follow it. */
+class TimelineInteractionTest extends WindowTestBase {
+
+    private EventStore showSynthetic() {
+        EventStore s = new EventStore("synthetic");
+        SyntheticTrace.write(11, 100_000, s);
+        fxRun(() -> window.model().show(s, "synthetic", "virtual"));
+        waitFor(20, "first frame", () -> window.timeline().drawListProperty().get() != null
+                && window.timeline().drawListProperty().get().events() == s.eventCount());
+        waitFor(20, "digest", () -> window.model().digestProperty().get().events() == s.eventCount());
+        return s;
+    }
+
+    @Test
+    void wheelZoomsAndDragPans() {
+        EventStore s = showSynthetic();
+        TimeRange before = fx(() -> window.model().viewRangeProperty().get());
+        assertEquals(new TimeRange(s.startNs(), s.endNs()), before, "opens on the whole session");
+        Bounds b = fx(() -> window.timeline().canvas().localToScreen(window.timeline().canvas().getBoundsInLocal()));
+        robot.moveTo(b.getMinX() + 400, b.getMinY() + 80);
+        // Monocle's robot reports a wheel turned "down" as deltaY > 0, which is "up" (zoom in) on desktops
+        robot.scroll(5, javafx.geometry.VerticalDirection.DOWN);
+        waitFor(10, "zoomed in", () -> window.model().viewRangeProperty().get().duration() < before.duration() / 2);
+        TimeRange zoomed = fx(() -> window.model().viewRangeProperty().get());
+        waitFor(10, "frame of the zoomed range", () -> window.timeline().drawListProperty().get().range().equals(zoomed));
+        robot.drag(b.getMinX() + 600, b.getMinY() + 80, MouseButton.PRIMARY).moveBy(-200, 0).release(MouseButton.PRIMARY);
+        waitFor(10, "panned right", () -> window.model().viewRangeProperty().get().fromNs() > zoomed.fromNs());
+        TimeRange panned = fx(() -> window.model().viewRangeProperty().get());
+        assertEquals(zoomed.duration(), panned.duration(), "panning keeps the zoom");
+        String tip = fx(() -> window.timeline().hoverAt(300, 80));
+        assertTrue(tip.contains("frame"), "tooltip names the lane's memory: " + tip);
+        assertTrue(tip.matches("(?s).*\\d+(\\.\\d+)? (B|KiB|MiB|GiB).*"), "tooltip has byte figures with units: " + tip);
+    }
+
+    @Test
+    void rangeSelectionDrivesTheEventsTable() {
+        EventStore s = showSynthetic();
+        Bounds b = fx(() -> window.timeline().canvas().localToScreen(window.timeline().canvas().getBoundsInLocal()));
+        robot.press(KeyCode.SHIFT);
+        robot.drag(b.getMinX() + 300, b.getMinY() + 100, MouseButton.PRIMARY).moveBy(120, 0).release(MouseButton.PRIMARY);
+        robot.release(KeyCode.SHIFT);
+        waitFor(5, "a selected range", () -> window.model().selectionProperty().get() != null);
+        TimeRange sel = fx(() -> window.model().selectionProperty().get());
+        waitFor(20, "the events table lists the selection", () -> sel.equals(window.events().shownRangeProperty().get()));
+        int rows = fx(() -> window.events().table().getItems().size());
+        long expected = s.firstIndexAtOrAfter(sel.toNs()) - s.firstIndexAtOrAfter(sel.fromNs());
+        assertEquals(expected, rows, "every event of the selection is listed");
+        assertTrue(rows > 0);
+        EventRow first = fx(() -> window.events().table().getItems().get(0));
+        EventRow last = fx(() -> window.events().table().getItems().get(rows - 1));
+        assertTrue(sel.contains(first.event().timeNs()) && sel.contains(last.event().timeNs()), "rows lie in the selection");
+        String status = fx(() -> window.statusBar().getRightItems().stream()
+                .filter(n -> n instanceof javafx.scene.control.Label).map(n -> ((javafx.scene.control.Label) n).getText())
+                .filter(t -> t.startsWith("selected")).findFirst().orElse(""));
+        assertFalse(status.isEmpty(), "the status bar shows the selected range");
+
+        // a row marks the instant on the timeline, and back
+        fxRun(() -> window.events().table().getSelectionModel().select(5));
+        long t5 = fx(() -> window.events().table().getItems().get(5).event().timeNs());
+        assertEquals(t5, fx(() -> window.model().cursorProperty().get()));
+        fxRun(() -> window.model().cursorProperty().set(last.event().timeNs()));
+        waitFor(5, "the table selects the event at the cursor", () -> {
+            EventRow r = window.events().table().getSelectionModel().getSelectedItem();
+            return r != null && r.event().timeNs() == last.event().timeNs();
+        });
+    }
+
+    @Test
+    void selectingAScopeHighlightsItsExecutions() {
+        showSynthetic();
+        fxRun(() -> window.tabs().getSelectionModel().select(1));
+        waitFor(10, "scope rows", () -> window.scopes().tree().getExpandedItemCount() > 1);
+        ScopeStats target = fx(() -> window.model().digestProperty().get().scopes().stream()
+                .filter(sc -> sc.depth == 1).findFirst().orElseThrow());
+        assertTrue(fx(() -> window.scopes().select(target.memory, target.path)));
+        assertEquals(target.path, fx(() -> window.model().selectedScopeProperty().get().path));
+        waitFor(10, "highlights on the timeline", () -> {
+            DrawList d = window.timeline().drawListProperty().get();
+            return d != null && d.lanes().stream().anyMatch(l -> l.memory().id() == target.memory && l.highlights().length >= 2);
+        });
+        DrawList d = fx(() -> window.timeline().drawListProperty().get());
+        DrawList.Lane lane = d.lanes().stream().filter(l -> l.memory().id() == target.memory).findFirst().orElseThrow();
+        double[] hl = lane.highlights();
+        // the first highlighted span starts where an execution of the scope starts
+        int i = target.firstIntervalEndingAfter(d.timeAt(Math.max(0, hl[0] - 1)));
+        assertNotNull(target);
+        assertTrue(i < target.intervalCount() && Math.abs(Math.max(0, d.xOf(target.intervalStart(i))) - hl[0]) <= 1.5,
+                "highlight at x=" + hl[0] + " matches an execution of " + target.path);
+    }
+}

@@ -1,0 +1,68 @@
+package dev.arenascope.app.ui.timeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.core.trace.SyntheticTrace;
+import dev.arenascope.core.trace.store.EventStore;
+
+class DrawListBuilderTest {
+
+    static EventStore synthetic(long events) {
+        EventStore s = new EventStore("synthetic");
+        SyntheticTrace.write(3, events, s);
+        return s;
+    }
+
+    @Test
+    void oneColumnPerPixelAndLanesPerMemory() {
+        EventStore s = synthetic(200_000);
+        TraceDigest d = new TraceDigest(s);
+        d.advance(null);
+        TraceDigest.Snapshot snap = d.snapshot();
+        TimeRange full = new TimeRange(s.startNs(), s.endNs());
+        DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 800, 600, snap, null, null));
+        assertEquals(s.memories().size(), dl.lanes().size());
+        for (DrawList.Lane l : dl.lanes()) {
+            assertEquals(800, l.usedMax().length);
+            long max = 0;
+            for (long v : l.usedMax()) {
+                max = Math.max(max, v);
+            }
+            assertEquals(s.peakUsed(l.memory().id()), max, "the columns' maximum is the memory's high-water: " + l.memory().name());
+        }
+        DrawList.Lane arena = dl.lanes().get(0);
+        assertTrue(arena.bandRows() > 0, "the arena has scope rows");
+        assertFalse(arena.bands().isEmpty(), "scope bands are drawn");
+        for (DrawList.Band b : arena.bands()) {
+            assertTrue(b.x1() - b.x0() >= DrawListBuilder.FOLD_PX - 1e-6 || b.x0() < 0 || b.x1() > 800,
+                    "bands narrower than the fold width are folded away: " + b);
+        }
+    }
+
+    @Test
+    void highlightsFollowTheSelectedScope() {
+        EventStore s = synthetic(100_000);
+        TraceDigest d = new TraceDigest(s);
+        d.advance(null);
+        TraceDigest.Snapshot snap = d.snapshot();
+        List<ScopeStats> scopes = snap.scopes();
+        assertFalse(scopes.isEmpty());
+        ScopeStats sc = scopes.get(0);
+        TimeRange full = new TimeRange(s.startNs(), s.endNs());
+        DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 800, 600, snap, sc, null));
+        DrawList.Lane lane = dl.lanes().stream().filter(l -> l.memory().id() == sc.memory).findFirst().orElseThrow();
+        assertTrue(lane.highlights().length >= 2, "executions of " + sc.path + " are highlighted");
+        String tip = TimelineView.describe(dl, 400, lane.top() + lane.gaugeHeight() / 2);
+        assertTrue(tip.contains(lane.memory().name()), tip);
+        assertTrue(tip.matches("(?s).*(KiB|MiB|GiB| B).*"), "figures carry units: " + tip);
+    }
+}
