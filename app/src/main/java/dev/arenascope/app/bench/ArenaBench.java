@@ -40,8 +40,8 @@ public final class ArenaBench implements BenchSuite {
     public Map<String, Double> run(boolean quick) throws Exception {
         // Many short rounds (2048 allocations, tens of microseconds): on a shared, loaded machine most of
         // them run without being preempted, so their median is the hot path's cost, not the scheduler's.
-        int warmups = quick ? 300 : 3000;
-        int rounds = quick ? 301 : 4001;
+        int warmups = quick ? 100 : 3000;
+        int rounds = quick ? 101 : 4001;
         int batches = ROUND_BATCHES;
         Map<String, Double> out = new LinkedHashMap<>();
         try (HostDevice host = new HostDevice()) {

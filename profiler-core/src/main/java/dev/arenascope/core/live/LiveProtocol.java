@@ -95,13 +95,15 @@ public final class LiveProtocol {
         return envelope(ACK_MAGIC, body);
     }
 
-    /** Reads the receiver's answer: {status, message}. */
-    static Object[] readAck(InputStream in, String source) throws IOException {
+    /** The receiver's answer to a hello. */
+    public record Ack(int status, String message) {}
+
+    static Ack readAck(InputStream in, String source) throws IOException {
         byte[] b = readEnvelope(in, ACK_MAGIC, "acknowledgement", source);
         ByteReader r = new ByteReader(b, 0, b.length, source, 8);
         int status = r.count(Integer.MAX_VALUE, "status");
         String msg = r.string();
-        return new Object[] {status, msg == null ? "" : msg};
+        return new Ack(status, msg == null ? "" : msg);
     }
 
     private static byte[] envelope(int magic, ByteWriter body) {

@@ -45,6 +45,7 @@ import dev.arenascope.core.trace.SessionInfo;
  */
 public final class LiveSender implements EventSink, AutoCloseable {
     private static final int FRAME_EVENTS = 1 << 16;
+    private static final EventBatch EMPTY = new EventBatch(16);
 
     /**
      * @param host              the receiver's host
@@ -358,8 +359,6 @@ public final class LiveSender implements EventSink, AutoCloseable {
         codec.close();
     }
 
-    private static final EventBatch EMPTY = new EventBatch(16);
-
     private List<MetaRecord> newMeta() {
         synchronized (meta) {
             return new ArrayList<>(meta.subList(metaSent, meta.size()));
@@ -380,10 +379,9 @@ public final class LiveSender implements EventSink, AutoCloseable {
             o.write(LiveProtocol.encodeHello(new LiveProtocol.Hello(LiveProtocol.VERSION, options.token(), senderId, ordinal,
                     ProcessHandle.current().pid(), s)));
             o.flush();
-            Object[] ack = LiveProtocol.readAck(i, target());
-            int status = (Integer) ack[0];
-            if (status != LiveProtocol.ACCEPTED) {
-                lastError = "refused by " + target() + ": " + ack[1];
+            LiveProtocol.Ack ack = LiveProtocol.readAck(i, target());
+            if (ack.status() != LiveProtocol.ACCEPTED) {
+                lastError = "refused by " + target() + ": " + ack.message();
                 sock.close();
                 return false;
             }

@@ -44,7 +44,7 @@ final class ManyToOneEventRing {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    private final MemorySegment buffer;
+    private volatile MemorySegment buffer; // allocated on first offer: many sessions never publish
     private final int capacity;
     private final long mask;
     private final long trailer;
@@ -58,7 +58,17 @@ final class ManyToOneEventRing {
         this.capacity = capacity;
         this.mask = capacity - 1;
         this.trailer = (long) capacity << RECORD_SHIFT;
-        this.buffer = Arena.ofAuto().allocate(EventRingDescriptor.byteSize(capacity), EventRingDescriptor.LINE);
+    }
+
+    private synchronized MemorySegment allocate() {
+        MemorySegment m = buffer;
+        if (m == null) {
+            // an automatic arena: the memory lives while the ring is reachable, so a publisher racing
+            // with a closing session never writes to freed memory
+            m = Arena.ofAuto().allocate(EventRingDescriptor.byteSize(capacity), EventRingDescriptor.LINE);
+            buffer = m;
+        }
+        return m;
     }
 
     /** Records the ring holds. */
@@ -73,7 +83,10 @@ final class ManyToOneEventRing {
      * @return false when the ring was full and the event was counted as lost
      */
     boolean offer(long time, int packed, int thread, long a, long b, long c, long used, long aux, int ref, int ref2) {
-        final MemorySegment m = buffer;
+        MemorySegment m = buffer;
+        if (m == null) {
+            m = allocate();
+        }
         final long tailAt = trailer + TAIL_POSITION_OFFSET;
         long tail;
         do {
@@ -110,6 +123,9 @@ final class ManyToOneEventRing {
      */
     int drainTo(EventBatch batch, int limit) {
         final MemorySegment m = buffer;
+        if (m == null) {
+            return 0;
+        }
         final long head = (long) LONG.get(m, trailer + HEAD_POSITION_OFFSET);
         int n = 0;
         while (n < limit) {
@@ -133,13 +149,18 @@ final class ManyToOneEventRing {
 
     /** Records refused so far because the ring was full. */
     long lost() {
-        return getLongVolatile(buffer, trailer + LOST_COUNT_OFFSET);
+        MemorySegment m = buffer;
+        return m == null ? 0 : getLongVolatile(m, trailer + LOST_COUNT_OFFSET);
     }
 
     /** Records claimed and not yet consumed (committed or not); a snapshot. */
     long size() {
-        long head = getLongAcquire(buffer, trailer + HEAD_POSITION_OFFSET);
-        return getLongVolatile(buffer, trailer + TAIL_POSITION_OFFSET) - head;
+        MemorySegment m = buffer;
+        if (m == null) {
+            return 0;
+        }
+        long head = getLongAcquire(m, trailer + HEAD_POSITION_OFFSET);
+        return getLongVolatile(m, trailer + TAIL_POSITION_OFFSET) - head;
     }
 
     private static void putHeaderRelease(MemorySegment m, long at, int packed) {

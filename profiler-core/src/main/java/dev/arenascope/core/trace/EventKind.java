@@ -25,7 +25,8 @@ public enum EventKind {
     FREE(4),
     /**
      * An arena pointer was set back, releasing everything above (forward) or below (backward) it in
-     * one assignment. a = the pointer's new offset, b = bytes released; flags {@link Event#FLAG_BACKWARD}.
+     * one assignment. a = the pointer's new offset, b = bytes released (negative when the pointer was set to
+     * claim bytes, as {@code setPointers} may); flags {@link Event#FLAG_BACKWARD}.
      */
     POINTER_RESTORE(5),
     /** The arena was reset to empty. b = bytes released. */

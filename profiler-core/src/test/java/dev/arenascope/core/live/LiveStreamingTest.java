@@ -136,8 +136,8 @@ class LiveStreamingTest {
             Socket sock = new Socket(InetAddress.getLoopbackAddress(), receiver.port());
             OutputStream out = sock.getOutputStream();
             out.write(LiveProtocol.encodeHello(new LiveProtocol.Hello(LiveProtocol.VERSION, "", 7, 1, 1234, info)));
-            Object[] ack = LiveProtocol.readAck(sock.getInputStream(), "test");
-            assertEquals(LiveProtocol.ACCEPTED, ack[0]);
+            LiveProtocol.Ack ack = LiveProtocol.readAck(sock.getInputStream(), "test");
+            assertEquals(LiveProtocol.ACCEPTED, ack.status());
             EventBatch b = new EventBatch();
             for (int i = 0; i < 1000; i++) {
                 b.add(new Event(i * 10L, EventKind.ALLOC, 0, 0, 1, i * 16L, 16, 16, (i + 1) * 16L, 0, -1, -1));

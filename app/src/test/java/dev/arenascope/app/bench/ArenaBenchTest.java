@@ -1,0 +1,26 @@
+package dev.arenascope.app.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class ArenaBenchTest {
+
+    @Test
+    void quickRunReportsEveryFigureUnderItsStableName() throws Exception {
+        ArenaBench bench = new ArenaBench();
+        assertEquals("arena", bench.group());
+        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof ArenaBench), "registered");
+        Map<String, Double> f = bench.run(true);
+        assertEquals(List.of("arena.alloc_ns", "arena.scope_ns", "arena.clock_ns", "arena.alloc_recorded_ns",
+                "arena.alloc_recorded_lost_events"), List.copyOf(f.keySet()));
+        for (String k : List.of("arena.alloc_ns", "arena.scope_ns", "arena.clock_ns", "arena.alloc_recorded_ns")) {
+            assertTrue(f.get(k) > 0 && f.get(k) < 1e6, k + " = " + f.get(k));
+        }
+        assertTrue(f.get("arena.alloc_recorded_lost_events") >= 0);
+    }
+}
