@@ -24,7 +24,8 @@ public final class BenchCommand implements Command {
             new TorchBench(),
             new LiveBench(),
             new TraceBench(),
-            new UiBenchSuite());
+            new UiBenchSuite(),
+            new PlanBench());
 
     @Override
     public String name() {

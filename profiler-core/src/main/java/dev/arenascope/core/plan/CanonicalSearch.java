@@ -23,9 +23,18 @@ import java.util.Arrays;
  * schedules its unplaced buffers by floor (release dates on one machine): the section's stack must end
  * within the capacity.
  *
+ * <p><b>Dominance.</b> If some unplaced buffer fits between its floor and a candidate's level, putting
+ * it there first uses only space the candidate would waste, so candidates at or above the lowest such
+ * end are not tried.
+ *
+ * <p><b>Decomposition.</b> When no unplaced buffer crosses a section boundary, the two sides are
+ * independent: each connected group of sections is solved on its own (starting afresh on its skyline),
+ * so a failure in one group never re-tries the choices of another.
+ *
  * <p><b>Pruning repeats.</b> Two buffers that do not overlap in time and go at the same level commute,
- * so only one order is explored (by static rank). States that failed are remembered in a table keyed by
- * a hash of the unplaced set, the skyline and the last buffer placed.
+ * so only one order is explored (by static rank); identical buffers go in index order. States that
+ * failed are remembered in a table keyed by a hash of the unplaced set and the skyline (plus the level
+ * and last buffer when the node skipped a commuting candidate).
  *
  * <p>Not thread-safe; one instance per search.
  */
@@ -68,7 +77,8 @@ final class CanonicalSearch {
 
     private final long[][] keys;
     private final long[] relBuf;
-    private final LongSet failed = new LongSet(1 << 12);
+    private final LongSet failed;
+    private final long salt;
     private long nodes;
     private boolean timedOut;
 
@@ -78,6 +88,17 @@ final class CanonicalSearch {
      * @param deadline {@code System.nanoTime()} past which the search gives up
      */
     CanonicalSearch(PlanProblem problem, int[] order, long capacity, long deadline) {
+        this(problem, order, capacity, deadline, new LongSet(1 << 12), 0);
+    }
+
+    /**
+     * @param failed states known to fail at this capacity (shared by searches of one problem and
+     *               capacity in other static orders); the search adds to it
+     * @param salt   distinguishes this order's order-dependent entries
+     */
+    CanonicalSearch(PlanProblem problem, int[] order, long capacity, long deadline, LongSet failed, long salt) {
+        this.failed = failed;
+        this.salt = mix(salt + 0x51ED270B27A2L);
         this.m = order.length;
         this.original = order.clone();
         this.deadline = deadline;
@@ -141,10 +162,9 @@ final class CanonicalSearch {
             }
             neighbors[i] = Arrays.copyOf(tmp, c);
         }
-        java.util.SplittableRandom rnd = new java.util.SplittableRandom(0x5eed);
-        zobrist = new long[m + 1];
-        for (int i = 0; i <= m; i++) {
-            zobrist[i] = rnd.nextLong();
+        zobrist = new long[m];
+        for (int i = 0; i < m; i++) {
+            zobrist[i] = mix(0x2545F4914F6CDD1DL * (order[i] + 1)); // by problem index: shared across orders
         }
         floor = new long[m];
         offset = new long[m];
@@ -288,7 +308,7 @@ final class CanonicalSearch {
     /** One connected group of sections {@code [sa, sb)}: choose the next buffer and its level. */
     private boolean branch(int sa, int sb, long x, int last) {
         long maxRem = 0;
-        long h = (last < 0 ? 0 : Long.rotateLeft(zobrist[last], 17)) ^ (x * 0x9E3779B97F4A7C15L);
+        long h = 0;
         for (int s = sa; s < sb; s++) {
             long r = rem[s];
             if (r > 0) {
@@ -318,9 +338,14 @@ final class CanonicalSearch {
             }
         }
         h ^= set;
-        if (failed.contains(h)) {
+        // A node that skips no candidate explores every completion of its state, whatever path led to
+        // it: its failure is remembered under the state alone (and holds for every static order). One
+        // that skips (see below) is remembered under the state, x and the last buffer, for this order.
+        long restricted = h ^ mix(salt + (x * 0x9E3779B97F4A7C15L) + last);
+        if (failed.contains(h) || (last >= 0 && failed.contains(restricted))) {
             return false;
         }
+        boolean skipped = false;
         Arrays.sort(ks, 0, n);
         if (!sectionsSchedulable(sa, sb, x, ks, n)) {
             failed.add(h);
@@ -333,6 +358,7 @@ final class CanonicalSearch {
                 break; // dominated (see above), or the busiest section no longer fits above xc
             }
             if (last >= 0 && xc == x && c < last && !overlaps(c, last)) {
+                skipped = true;
                 continue; // the same state is reached by placing c before last
             }
             if (twin[c] >= 0 && !placed[twin[c]]) {
@@ -348,7 +374,7 @@ final class CanonicalSearch {
                 return false;
             }
         }
-        failed.add(h);
+        failed.add(skipped ? restricted : h);
         return false;
     }
 

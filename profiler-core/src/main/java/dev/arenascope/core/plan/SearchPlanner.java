@@ -73,28 +73,51 @@ public record SearchPlanner() implements Planner {
     }
 
     /** Node budget of the first round of {@link #portfolio}; later rounds grow by the Luby sequence. */
-    static final long BASE_NODES = 2_000;
+    static final long BASE_NODES = 30_000;
 
     /**
      * Decides whether {@code problem} packs within {@code capacity}: rounds of the search, each with
-     * another static order (the fixed heuristics first, then randomly perturbed ones) and a node budget
-     * of {@link #BASE_NODES} times the Luby sequence (1, 1, 2, 1, 1, 2, 4, ...). Search times of one order
+     * another static order (the fixed heuristics first, then randomly perturbed ones; every other round
+     * on the problem mirrored in time) and a node budget of {@link #BASE_NODES} times the Luby sequence
+     * (1, 1, 2, 1, 1, 2, 4, ...). States proved to fail are shared between rounds of one direction. Search times of one order
      * are heavy tailed — an order either finds a packing fast or wanders — so restarts across orders find
      * packings far sooner than any one order. A round that finishes without a packing proves there is none.
      */
     static CanonicalSearch.Outcome portfolio(PlanProblem problem, long capacity, long deadline, long[] out) {
         java.util.SplittableRandom rnd = new java.util.SplittableRandom(0xA11CE);
+        CanonicalSearch.LongSet failed = new CanonicalSearch.LongSet(1 << 12);
+        CanonicalSearch.LongSet failedMirrored = new CanonicalSearch.LongSet(1 << 12);
+        PlanProblem mirrored = mirror(problem);
         for (int round = 0; ; round++) {
             if (System.nanoTime() > deadline) {
                 return CanonicalSearch.Outcome.TIMED_OUT;
             }
-            int[] order = round < ORDERS ? staticOrder(problem, round) : perturb(staticOrder(problem, round % ORDERS), rnd);
-            CanonicalSearch search = new CanonicalSearch(problem, order, capacity, deadline).nodeLimit(BASE_NODES * luby(round + 1));
+            // odd rounds search the problem mirrored in time: the same packings, met in another order
+            PlanProblem q = (round & 1) == 0 || !MIRROR ? problem : mirrored;
+            int h = (MIRROR ? round / 2 : round) % ORDERS;
+            int[] order = (MIRROR ? round / 2 : round) < ORDERS ? staticOrder(q, h) : perturb(staticOrder(q, h), rnd);
+            CanonicalSearch search = new CanonicalSearch(q, order, capacity, deadline, (round & 1) == 0 ? failed : failedMirrored, round).nodeLimit(BASE_NODES * luby(round + 1));
             CanonicalSearch.Outcome o = search.runInto(out);
             if (o != CanonicalSearch.Outcome.TIMED_OUT) {
                 return o;
             }
         }
+    }
+
+    /** Whether odd rounds search the time-mirrored problem. */
+    static final boolean MIRROR = true;
+
+    /** The problem with time reversed: buffer i lives over {@code [T - upper, T - lower)}; offsets carry over. */
+    static PlanProblem mirror(PlanProblem p) {
+        long t = 0;
+        for (PlanBuffer b : p.buffers()) {
+            t = Math.max(t, b.upper());
+        }
+        java.util.List<PlanBuffer> bs = new java.util.ArrayList<>(p.size());
+        for (PlanBuffer b : p.buffers()) {
+            bs.add(new PlanBuffer(b.id(), t - b.upper(), t - b.lower(), b.size()));
+        }
+        return new PlanProblem(bs, p.alignment());
     }
 
     /** The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ... (i from 1). */

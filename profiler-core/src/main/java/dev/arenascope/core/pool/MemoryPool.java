@@ -196,7 +196,7 @@ public final class MemoryPool implements AutoCloseable {
             padded = nbytes + (alignment - 1);
         }
         boolean recording = session.isRecording();
-        long t0 = recording ? System.nanoTime() : 0;
+        long t0 = recording ? session.now() : 0;
         int binNr = Bins.bin(padded, mantissaBits);
         Bin bin;
         synchronized (lock) {
@@ -217,8 +217,9 @@ public final class MemoryPool implements AutoCloseable {
                 stats.pushReuse(size);
                 PooledBuffer buffer = new PooledBuffer(this, bin, block, nbytes, offset(block, alignment));
                 if (recording) {
-                    publish(EventKind.POOL_REQUEST, Event.FLAG_HIT, buffer.address(), size, nbytes, binNr,
-                            saturate(System.nanoTime() - t0));
+                    long t1 = session.now(); // one clock read stamps the event and ends its duration
+                    publishAt(t1, EventKind.POOL_REQUEST, Event.FLAG_HIT, buffer.address(), size, nbytes, binNr,
+                            saturate(t1 - t0));
                 }
                 return buffer;
             }
@@ -321,10 +322,12 @@ public final class MemoryPool implements AutoCloseable {
                 bin.roundingWaste += size - nbytes;
                 buffer = new PooledBuffer(this, bin, block, nbytes, offset(block, alignment));
                 if (recording) {
-                    session.publish(EventKind.RESERVE, 0, memoryId, block.address(), size, 0, usedBytes - size,
-                            reservedBytes, -1, -1);
-                    publish(EventKind.POOL_REQUEST, 0, buffer.address(), size, nbytes, bin.number,
-                            saturate(System.nanoTime() - t0));
+                    long t1 = session.now();
+                    int thread = session.threadId();
+                    session.publishAt(t1, thread, EventKind.RESERVE, 0, memoryId, block.address(), size, 0,
+                            usedBytes - size, reservedBytes, -1, -1);
+                    session.publishAt(t1, thread, EventKind.POOL_REQUEST, 0, memoryId, buffer.address(), size, nbytes,
+                            usedBytes, reservedBytes, bin.number, saturate(t1 - t0));
                 }
             }
         }
@@ -676,6 +679,11 @@ public final class MemoryPool implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- internals
+
+    /** Publishes an event of this pool stamped {@code time} (from {@link Session#now()}) with its gauges now. Under lock. */
+    private void publishAt(long time, EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {
+        session.publishAt(time, session.threadId(), kind, flags, memoryId, a, b, c, usedBytes, reservedBytes, ref, ref2);
+    }
 
     /** Publishes an event of this pool with its gauges now. Under lock. */
     private void publish(EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {

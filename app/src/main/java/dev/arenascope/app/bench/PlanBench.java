@@ -1,0 +1,106 @@
+package dev.arenascope.app.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import dev.arenascope.core.plan.GreedyBySizePlanner;
+import dev.arenascope.core.plan.Packing;
+import dev.arenascope.core.plan.PlanProblem;
+import dev.arenascope.core.plan.ProblemCsv;
+import dev.arenascope.core.plan.SearchPlanner;
+
+/**
+ * The planners on MiniMalloc's 11 "challenging" problems (capacity 1,048,576): per problem {@code P},
+ * {@code plan.P.lower_bound_bytes}, {@code plan.P.greedy_height_bytes}, {@code plan.P.greedy_ms} (median),
+ * {@code plan.P.search_height_bytes} (the highest of the rounds), {@code plan.P.search_s} (median wall
+ * seconds to a packing within the capacity, or to the time limit), {@code plan.P.search_cpu_s} (median
+ * CPU seconds of the planning thread: the fair figure on a loaded machine) and {@code plan.P.search_fits}
+ * (1 when every round fitted). Also {@code plan.solved} (problems fitted in every round).
+ *
+ * <p>The problems are {@code shared/benchmarks/minimalloc/*.csv} in a directory above the working
+ * directory, or the directory named by {@code ARENASCOPE_MINIMALLOC}. The search time limit is 60 s
+ * ({@code ARENASCOPE_PLAN_LIMIT_S} overrides); {@code --quick}: two problems, one round, 10 s.
+ */
+final class PlanBench implements BenchSuite {
+    static final long CAPACITY = 1_048_576;
+
+    @Override
+    public String group() {
+        return "plan";
+    }
+
+    @Override
+    public Map<String, Double> run(boolean quick) throws Exception {
+        Path dir = locate();
+        if (dir == null) {
+            System.err.println("bench: plan: shared/benchmarks/minimalloc not found above " + Path.of("").toAbsolutePath()
+                    + " (set ARENASCOPE_MINIMALLOC); plan figures skipped");
+            return Map.of();
+        }
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            s.filter(p -> p.getFileName().toString().endsWith(".csv")).sorted().forEach(files::add);
+        }
+        if (quick) {
+            files = files.subList(0, Math.min(2, files.size()));
+        }
+        String env = System.getenv("ARENASCOPE_PLAN_LIMIT_S");
+        double limitS = env != null ? Double.parseDouble(env) : quick ? 10 : 60;
+        int rounds = quick ? 1 : 3;
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<String, Double> f = new LinkedHashMap<>();
+        int solved = 0;
+        for (Path file : files) {
+            String name = file.getFileName().toString().split("\\.")[0];
+            PlanProblem p = ProblemCsv.read(file, 1);
+            Packing g = new GreedyBySizePlanner().plan(p, CAPACITY, 0);
+            double greedyMs = Medians.medianOf(quick ? 1 : 5, quick ? 3 : 11,
+                    () -> new GreedyBySizePlanner().plan(p, CAPACITY, 0).elapsedNanos() / 1e6);
+            double[] wall = new double[rounds];
+            double[] cpu = new double[rounds];
+            long height = 0;
+            boolean fits = true;
+            for (int r = 0; r < rounds; r++) {
+                long c0 = mx.getCurrentThreadCpuTime();
+                Packing s = new SearchPlanner().plan(p, CAPACITY, (long) (limitS * 1e9));
+                cpu[r] = (mx.getCurrentThreadCpuTime() - c0) / 1e9;
+                wall[r] = s.elapsedNanos() / 1e9;
+                height = Math.max(height, s.height());
+                fits &= s.fits();
+            }
+            solved += fits ? 1 : 0;
+            String k = "plan." + name + ".";
+            f.put(k + "lower_bound_bytes", (double) g.lowerBound());
+            f.put(k + "greedy_height_bytes", (double) g.height());
+            f.put(k + "greedy_ms", greedyMs);
+            f.put(k + "search_height_bytes", (double) height);
+            f.put(k + "search_s", Medians.median(wall));
+            f.put(k + "search_cpu_s", Medians.median(cpu));
+            f.put(k + "search_fits", fits ? 1.0 : 0.0);
+        }
+        f.put("plan.solved", (double) solved);
+        return f;
+    }
+
+    static Path locate() {
+        String env = System.getenv("ARENASCOPE_MINIMALLOC");
+        if (env != null && !env.isBlank()) {
+            Path p = Path.of(env);
+            return Files.isDirectory(p) ? p : null;
+        }
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            Path d = p.resolve("shared/benchmarks/minimalloc");
+            if (Files.isDirectory(d)) {
+                return d;
+            }
+        }
+        return null;
+    }
+}
