@@ -27,7 +27,7 @@ public final class DrawListBuilder {
     public static final int BAND_ROW = 13;
     public static final int MAX_BAND_ROWS = 6;
     public static final int MIN_GAUGE = 64;
-    public static final int MAX_GAUGE = 220;
+    public static final int MAX_GAUGE = 400;
     private static final int LANE_GAP = 6;
 
     /**
