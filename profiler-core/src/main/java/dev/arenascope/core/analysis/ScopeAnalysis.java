@@ -179,6 +179,9 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
         }
 
         private void touch(int memory, long used) {
+            if (stacks.isEmpty()) {
+                return;
+            }
             ArrayDeque<Open> stack = stacks.get(memory);
             if (stack != null && !stack.isEmpty()) {
                 Open top = stack.peek();
