@@ -105,6 +105,13 @@ class AstraceRoundTripTest {
             assertNull(r.readEvent());
             assertEquals(8, r.chunkOffsets().length);
             assertEquals("frame", r.memory(0).name());
+            // seek by time with the footer index
+            long t = src.event(300_000).timeNs();
+            assertTrue(r.seek(t));
+            Event first = r.readEvent();
+            assertTrue(first.timeNs() <= t);
+            long idx = 4 * 65536; // the chunk holding event 300000 starts at a chunk boundary
+            assertEquals(src.event(idx), first);
         }
     }
 
