@@ -82,7 +82,8 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
 
     /**
      * Packs this arena's tensors again with the search planner (the greedy planner where no search
-     * planner exists) and attaches the height it finds within {@code timeLimitNanos}. A tensor with no
+     * planner exists), aiming at the lower bound, and attaches the height of the best packing it finds
+     * within {@code timeLimitNanos} (less when it reaches the bound). A tensor with no
      * recorded lifetime is live over every step. An arena with no tensors, or one the planner refuses,
      * is returned unchanged.
      */
@@ -105,8 +106,9 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
             buffers.add(new dev.arenascope.core.plan.PlanBuffer(t.name() + "#" + n++, lower, upper, t.bytes()));
         }
         try {
-            var packing = planner.plan(new dev.arenascope.core.plan.PlanProblem(buffers, Math.max(1, alignment)),
-                    Long.MAX_VALUE, timeLimitNanos);
+            var problem = new dev.arenascope.core.plan.PlanProblem(buffers, Math.max(1, alignment));
+            // aim at the lower bound: the search stops there, or returns its best packing when time is up
+            var packing = planner.plan(problem, problem.lowerBound(), timeLimitNanos);
             return withSearchHeight(planner.name(), packing.height());
         } catch (RuntimeException e) {
             return this;
@@ -120,7 +122,7 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
 
     @Override
     public String subject() {
-        return plan.isEmpty() ? arena : plan + ": " + arena;
+        return plan.isEmpty() || arena.startsWith(plan + "/") ? arena : plan + ": " + arena;
     }
 
     @Override
