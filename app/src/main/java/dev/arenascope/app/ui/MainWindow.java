@@ -336,7 +336,6 @@ public final class MainWindow {
         TaskRunner.Handle main = loading != null && !loading.isDone() ? loading : null;
         if (main == null && running.isEmpty()) {
             statusBar.setProgress(0);
-            statusBar.setText(live != null && live.isActive() ? live.stateProperty().get().toString().toLowerCase(Locale.ROOT) : "");
         }
         cancelLoad.setVisible(main != null);
         cancelLoad.setManaged(main != null);
@@ -381,7 +380,7 @@ public final class MainWindow {
             error("New live session", e.getMessage());
         }
         updateLiveControls();
-        statusBar.setText(s.messageProperty().get());
+        statusBar.setText("live: " + choice.workload() + " on " + choice.device());
     }
 
     private void newLiveSession() {

@@ -109,6 +109,13 @@ public final class TaskRunner {
                 return h.cancelled.get();
             }
         };
+        if (workers.isShutdown()) {
+            // the window closed: late requests (a frame, a digest) have no one to report to
+            h.cancelled.set(true);
+            h.done.set(true);
+            running.remove(h);
+            return h;
+        }
         workers.execute(() -> {
             try {
                 T result = task.work.run(progress);
