@@ -15,8 +15,9 @@ import java.util.Comparator;
  * bound, then narrows between the best height proved impossible and the best found until they meet or
  * time runs out.
  *
- * <p>The buffers are searched in a static order (larger section load first, then longer lifetimes,
- * then larger sizes); at each node candidates go in order of floor then that order.
+ * <p>Each decision is made by {@link #portfolio}: restarts of the search over several static orders of
+ * the buffers (section load, lifetime, size, area in various priorities, then perturbed ones); at each
+ * node candidates go in order of floor, then the round's order. Thread-safe (each call owns its state).
  */
 public record SearchPlanner() implements Planner {
 
