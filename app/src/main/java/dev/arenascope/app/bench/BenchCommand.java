@@ -25,7 +25,8 @@ public final class BenchCommand implements Command {
             new LiveBench(),
             new TraceBench(),
             new UiBenchSuite(),
-            new PlanBench());
+            new PlanBench(),
+            new ReportBench());
 
     @Override
     public String name() {

@@ -50,6 +50,7 @@ import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.pools.PoolView;
 import dev.arenascope.app.ui.scopes.ScopeTreeView;
+import dev.arenascope.app.ui.slots.PlanSlots;
 import dev.arenascope.app.ui.slots.SlotMapView;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
@@ -278,6 +279,7 @@ public final class MainWindow {
         model.deviceProperty().addListener((o, a, b) -> updateStatus());
         model.titleProperty().addListener((o, a, b) -> stage.setTitle(b.isEmpty() ? "ArenaScope" : b + " — ArenaScope"));
         followButton.selectedProperty().bindBidirectional(model.followLiveProperty());
+        slots.replannerProperty().set(PlanSlots::replan);
         tasks.addListener(this::updateProgress);
         cancelLoad.setOnAction(e -> {
             if (loading != null) {
@@ -334,7 +336,6 @@ public final class MainWindow {
         TaskRunner.Handle main = loading != null && !loading.isDone() ? loading : null;
         if (main == null && running.isEmpty()) {
             statusBar.setProgress(0);
-            statusBar.setText(live != null && live.isActive() ? live.stateProperty().get().toString().toLowerCase(Locale.ROOT) : "");
         }
         cancelLoad.setVisible(main != null);
         cancelLoad.setManaged(main != null);
@@ -379,7 +380,7 @@ public final class MainWindow {
             error("New live session", e.getMessage());
         }
         updateLiveControls();
-        statusBar.setText(s.messageProperty().get());
+        statusBar.setText("live: " + choice.workload() + " on " + choice.device());
     }
 
     private void newLiveSession() {
@@ -429,6 +430,7 @@ public final class MainWindow {
         fc.setTitle("Open a trace");
         fc.getExtensionFilters().addAll(
                 new FileChooser.ExtensionFilter("Traces (*.astrace, *.jsonl, *.pickle)", "*.astrace", "*.jsonl", "*.pickle"),
+                new FileChooser.ExtensionFilter("Memory plans (*.json)", "*.json"),
                 new FileChooser.ExtensionFilter("All files", "*"));
         File f = fc.showOpenDialog(stage);
         if (f != null) {
@@ -438,6 +440,9 @@ public final class MainWindow {
 
     /** Loads {@code file} in the background (progress in the status bar, cancellable) and shows it. */
     public TaskRunner.Handle open(Path file) {
+        if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json")) {
+            return openPlan(file);
+        }
         stopLiveQuietly();
         statusBar.setText("Opening " + file.getFileName() + " …");
         statusBar.setProgress(-1);
@@ -468,6 +473,30 @@ public final class MainWindow {
                     loading = null;
                     updateProgress();
                     statusBar.setText("Opening " + file.getFileName() + " cancelled");
+                }));
+        updateProgress();
+        return loading;
+    }
+
+    /** Opens a memory plan (.json, as {@code arenascope plan} writes it) in the slot map. */
+    public TaskRunner.Handle openPlan(Path file) {
+        statusBar.setText("Opening plan " + file.getFileName() + " …");
+        loading = tasks.submit(BackgroundTask.of("Opening plan " + file.getFileName(), p -> PlanSlots.read(file))
+                .onSuccess(arenas -> {
+                    loading = null;
+                    updateProgress();
+                    slots.showPlan(arenas);
+                    tabs.getSelectionModel().select(2);
+                    prefs.addRecent(file);
+                    rebuildRecent();
+                    statusBar.setText(String.format(Locale.ROOT, "Opened plan %s: %d arenas, %d tensors", file.getFileName(), arenas.size(),
+                            arenas.stream().mapToInt(a -> a.slots().size()).sum()));
+                })
+                .onFailure(e -> {
+                    loading = null;
+                    updateProgress();
+                    statusBar.setText("Could not open " + file.getFileName());
+                    error("Open " + file.getFileName(), TraceFiles.describe(e));
                 }));
         updateProgress();
         return loading;

@@ -86,6 +86,18 @@ class WorkloadReportsTest {
                     assertEquals(f.get("requests"), hits + misses);
                     assertTrue(md.contains("## Pool bins"));
                 }
+                case "inference" -> {
+                    assertFalse(a.plans().isEmpty(), "plan arenas in the inference trace");
+                    for (var p : a.plans()) {
+                        assertTrue(p.lowerBoundBytes() <= p.heightBytes(), p.subject() + " bound above height");
+                        var packed = p.withSearch(500_000_000L);
+                        if (!p.tensors().isEmpty()) {
+                            assertTrue(packed.searchHeightBytes() >= p.lowerBoundBytes(), p.subject() + " packed below the bound");
+                            assertEquals("search", packed.searchPlanner());
+                        }
+                    }
+                    assertTrue(md.contains("## Memory plans"));
+                }
                 default -> { }
             }
         }

@@ -9,13 +9,20 @@ import org.junit.jupiter.api.Assumptions;
 final class Fixtures {
     private Fixtures() {}
 
+    /** {@code arenascope.shared} when it names a directory, else the nearest {@code shared/} beside an ancestor. */
     static Path shared() {
         String p = System.getProperty("arenascope.shared");
-        Path dir = p != null ? Path.of(p) : Path.of("..", "shared");
-        if (!Files.isDirectory(dir)) {
-            dir = Path.of("..", "..", "shared");
+        if (p != null && Files.isDirectory(Path.of(p))) {
+            return Path.of(p);
         }
-        return dir;
+        Path dir = Path.of("").toAbsolutePath();
+        for (int up = 0; up < 4 && dir != null; up++, dir = dir.getParent()) {
+            Path candidate = dir.resolveSibling("shared");
+            if (Files.isDirectory(candidate.resolve("fixtures"))) {
+                return candidate;
+            }
+        }
+        return Path.of("..", "shared");
     }
 
     static Path torch(String name) {

@@ -19,7 +19,8 @@ import dev.arenascope.core.trace.TraceView;
  *   <li><b>tensors</b>: distinct tensors bound or live in the arena ({@code PLAN_BIND}, {@code TENSOR_LIVE};
  *       repeated runs of the plan count once), each with its offset, bytes and lifetime (the first step it
  *       was live to the last step before it died).</li>
- *   <li><b>height</b>: the highest end offset ({@code offset + bytes}) of any tensor: the arena size the plan needs.</li>
+ *   <li><b>height</b>: the highest end offset of any tensor, its size rounded up to the plan's alignment
+ *       ({@code offset + align(bytes)}): the arena size the plan needs, measured as planners measure it.</li>
  *   <li><b>lower bound</b>: the most bytes of tensors live at the same step (sizes rounded up to the plan's
  *       alignment); no packing can be shorter. A tensor
  *       with no recorded lifetime is live at every step. With no lifetime recorded at all, persistent and
@@ -81,7 +82,8 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
 
     /**
      * Packs this arena's tensors again with the search planner (the greedy planner where no search
-     * planner exists) and attaches the height it finds within {@code timeLimitNanos}. A tensor with no
+     * planner exists), aiming at the lower bound, and attaches the height of the best packing it finds
+     * within {@code timeLimitNanos} (less when it reaches the bound). A tensor with no
      * recorded lifetime is live over every step. An arena with no tensors, or one the planner refuses,
      * is returned unchanged.
      */
@@ -104,8 +106,9 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
             buffers.add(new dev.arenascope.core.plan.PlanBuffer(t.name() + "#" + n++, lower, upper, t.bytes()));
         }
         try {
-            var packing = planner.plan(new dev.arenascope.core.plan.PlanProblem(buffers, Math.max(1, alignment)),
-                    Long.MAX_VALUE, timeLimitNanos);
+            var problem = new dev.arenascope.core.plan.PlanProblem(buffers, Math.max(1, alignment));
+            // aim at the lower bound: the search stops there, or returns its best packing when time is up
+            var packing = planner.plan(problem, problem.lowerBound(), timeLimitNanos);
             return withSearchHeight(planner.name(), packing.height());
         } catch (RuntimeException e) {
             return this;
@@ -119,7 +122,7 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
 
     @Override
     public String subject() {
-        return plan.isEmpty() ? arena : plan + ": " + arena;
+        return plan.isEmpty() || arena.startsWith(plan + "/") ? arena : plan + ": " + arena;
     }
 
     @Override
@@ -220,19 +223,19 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
         List<PlanAnalysis> finish() {
             List<PlanAnalysis> out = new ArrayList<>();
             for (Arena a : arenas.values()) {
+                long alignment = 1;
+                try {
+                    alignment = Math.max(1, Long.parseLong(a.info.attributes().getOrDefault("alignment", "1")));
+                } catch (NumberFormatException e) {
+                    // a foreign trace's attribute: sizes stay unaligned
+                }
                 List<Tensor> tensors = new ArrayList<>();
                 long height = 0;
                 for (Map.Entry<Integer, long[]> en : a.tensors.entrySet()) {
                     long[] t = en.getValue();
                     String name = view.string(en.getKey());
                     tensors.add(new Tensor(name == null ? "#" + en.getKey() : name, t[0], t[1], t[2], t[3]));
-                    height = Math.max(height, t[0] + t[1]);
-                }
-                long alignment = 1;
-                try {
-                    alignment = Math.max(1, Long.parseLong(a.info.attributes().getOrDefault("alignment", "1")));
-                } catch (NumberFormatException e) {
-                    // a foreign trace's attribute: sizes stay unaligned
+                    height = Math.max(height, t[0] + alignUp(t[1], alignment));
                 }
                 out.add(new PlanAnalysis(a.info.id(), a.info.name(), a.info.kind(), a.plan, a.info.capacity(),
                         maxStep + 1, height, lowerBound(a.info.kind(), tensors, alignment), -1, "", alignment, tensors));

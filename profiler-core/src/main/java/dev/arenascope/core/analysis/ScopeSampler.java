@@ -103,7 +103,7 @@ public final class ScopeSampler implements EventSink {
         return ignored;
     }
 
-    private void consume(EventBatch batch, java.util.function.IntFunction<String> names) {
+    void consume(EventBatch batch, java.util.function.IntFunction<String> names) {
         for (int i = 0; i < batch.size(); i++) {
             ArenaState st = arenas.get(batch.memory(i));
             if (st == null) {

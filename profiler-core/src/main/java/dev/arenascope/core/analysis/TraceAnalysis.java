@@ -8,7 +8,9 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -17,7 +19,7 @@ import dev.arenascope.core.trace.TraceView;
  * plan arenas.
  *
  * <p>Cost: one read of every event ({@link TraceView#event}) plus small per-memory, per-scope and
- * per-bin state; a live store is analysed as far as it had grown when {@link #of} started. Immutable and
+ * per-bin state (arena scopes are also sampled for calibration in that pass); a live store is analysed as far as it had grown when {@link #of} started. Immutable and
  * thread-safe once built.
  *
  * <pre>{@code
@@ -63,21 +65,39 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
         long n = view.eventCount();
         long from = view.startNs();
         long to = view.endNs();
-        Map<Integer, MemoryAnalysis.Accumulator> byMemory = new HashMap<>();
+        int maxId = view.memories().stream().mapToInt(MemoryInfo::id).max().orElse(-1);
+        MemoryAnalysis.Accumulator[] byMemory = new MemoryAnalysis.Accumulator[maxId + 1];
         List<MemoryAnalysis.Accumulator> ordered = new ArrayList<>();
         for (MemoryInfo m : view.memories()) {
             MemoryAnalysis.Accumulator acc = new MemoryAnalysis.Accumulator(m, from, to, buckets);
-            byMemory.put(m.id(), acc);
+            if (m.id() >= 0) {
+                byMemory[m.id()] = acc;
+            }
             ordered.add(acc);
         }
         ScopeAnalysis.Accumulator scopes = new ScopeAnalysis.Accumulator(view);
         PoolBinAnalysis.Accumulator bins = new PoolBinAnalysis.Accumulator(view.memories());
         PlanAnalysis.Accumulator plans = new PlanAnalysis.Accumulator(view);
+        // calibration samples arena scopes in the same pass
+        ScopeSampler sampler = null;
+        EventBatch batch = null;
+        if (view.memories().stream().anyMatch(m -> m.kind() == MemoryKind.ARENA)) {
+            sampler = new ScopeSampler();
+            view.memories().forEach(sampler::onMemory);
+            batch = new EventBatch(4096);
+        }
         for (long i = 0; i < n; i++) {
             Event e = view.event(i);
-            MemoryAnalysis.Accumulator m = byMemory.get(e.memory());
-            if (m != null) {
-                m.accept(e);
+            if (sampler != null) {
+                batch.add(e);
+                if (batch.size() == 4096) {
+                    sampler.consume(batch, view::string);
+                    batch.clear();
+                }
+            }
+            int id = e.memory();
+            if (id >= 0 && id < byMemory.length && byMemory[id] != null) {
+                byMemory[id].accept(e);
             }
             scopes.accept(e);
             bins.accept(e);
@@ -87,18 +107,25 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
         for (MemoryAnalysis.Accumulator acc : ordered) {
             memories.add(acc.finish());
         }
-        return new TraceAnalysis(SessionSummary.of(view), disambiguate(memories), calibrate(view, scopes.finish(to)),
+        List<ScopeSample> samples = List.of();
+        if (sampler != null) {
+            if (!batch.isEmpty()) {
+                sampler.consume(batch, view::string);
+            }
+            samples = sampler.samples();
+        }
+        return new TraceAnalysis(SessionSummary.of(view), disambiguate(memories), calibrate(samples, scopes.finish(to)),
                 bins.finish(), plans.finish());
     }
 
-    /** Attaches each scope name's calibrated model (a second pass, only when the trace has scopes). */
-    private static List<ScopeAnalysis> calibrate(TraceView view, List<ScopeAnalysis> scopes) {
-        if (scopes.isEmpty()) {
+    /** Attaches each scope name's calibrated model, fitted from the arena scopes' samples. */
+    private static List<ScopeAnalysis> calibrate(List<ScopeSample> samples, List<ScopeAnalysis> scopes) {
+        if (scopes.isEmpty() || samples.isEmpty()) {
             return scopes;
         }
         MemoryModel model;
         try {
-            model = MemoryModel.fit(ScopeSampler.of(view));
+            model = MemoryModel.fit(samples);
         } catch (RuntimeException e) {
             return scopes; // a recording calibration cannot fit: the report shows no model
         }

@@ -36,7 +36,7 @@ import dev.arenascope.core.trace.MemoryKind;
  *
  * <p><b>Units and alignment.</b> Offsets and sizes are bytes from the arena's start. Every tensor is
  * aligned to its dtype's item size measured from that start (the block itself is 256-byte aligned, so
- * addresses are aligned too); {@code bytes} counts figures include the padding.
+ * addresses are aligned too); the gauges (used, remaining, high-water mark) include the padding.
  *
  * <p><b>Events.</b> Every operation publishes to the arena's {@link Session} (default
  * {@link Session#global()}) while the session has sinks: {@code MEMORY_CREATED}, {@code ALLOC},

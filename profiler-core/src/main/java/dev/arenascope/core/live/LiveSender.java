@@ -82,6 +82,10 @@ public final class LiveSender implements EventSink, AutoCloseable {
         public Options withMaxReconnectDelay(Duration d) {
             return new Options(host, port, token, queueEvents, connectTimeout, d, closeTimeout);
         }
+
+        public Options withCloseTimeout(Duration d) {
+            return new Options(host, port, token, queueEvents, connectTimeout, maxReconnectDelay, d);
+        }
     }
 
     /**
@@ -273,6 +277,11 @@ public final class LiveSender implements EventSink, AutoCloseable {
                 }
             }
             LockSupport.unpark(t);
+            try {
+                t.join(1000); // it now counts what it could not send and ends
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -327,8 +336,8 @@ public final class LiveSender implements EventSink, AutoCloseable {
                     continue;
                 }
                 int n = b == null ? 0 : b.size();
+                int from = 0;
                 try {
-                    int from = 0;
                     do {
                         int to = Math.min(n, from + FRAME_EVENTS);
                         out.write(LiveProtocol.RECORD_CHUNK);
@@ -341,8 +350,9 @@ public final class LiveSender implements EventSink, AutoCloseable {
                         out.flush();
                     }
                 } catch (IOException e) {
-                    // this batch and its loss record did not get through: count them again for the next link
-                    pendingLoss.addAndGet(loss);
+                    // the loss record and the events not yet written did not get through: count them
+                    pendingLoss.addAndGet(loss + (n - from));
+                    dropped.addAndGet(n - from);
                     throw e;
                 } finally {
                     if (b != null) {

@@ -19,7 +19,7 @@ final class OccupancyChart {
     static final int HEIGHT = 220;
     private static final int LEFT = 70;
     private static final int RIGHT = 14;
-    private static final int TOP = 12;
+    private static final int TOP = 18;
     private static final int BOTTOM = 28;
     private static final int PH = HEIGHT - TOP - BOTTOM;
 
@@ -122,7 +122,7 @@ final class OccupancyChart {
             double y = y(capacity, yMax);
             sb.append("<line class=\"cap\" x1=\"").append(LEFT).append("\" x2=\"").append(LEFT + PW).append("\" y1=\"")
                     .append(f(y)).append("\" y2=\"").append(f(y)).append("\"/>");
-            sb.append("<text class=\"caplab\" x=\"").append(LEFT + PW - 4).append("\" y=\"").append(f(y + 11)).append("\">capacity ")
+            sb.append("<text class=\"caplab\" x=\"").append(LEFT + PW).append("\" y=\"").append(f(y - 4)).append("\">capacity ")
                     .append(Html.esc(dev.arenascope.core.device.Bytes.format(capacity))).append("</text>");
         }
         // peak marker

@@ -103,25 +103,25 @@ final class ReportTables {
                         : List.of(false, true, true, true, true, true, true, true), rows, 0);
     }
 
+    /** The first high-water mark (forward or reserved) with its change; the others on a second line with theirs. */
     private static ReportTable.Cell highWaters(Report r, MemoryAnalysis m) {
-        List<String> parts = new ArrayList<>();
-        TraceDiff.Change worst = null;
-        for (MemoryAnalysis.HighWater h : m.highWaterMarks()) {
-            if (h.key().equals("inUse")) {
-                continue;
-            }
-            parts.add(h.key() + " " + Units.format(Figure.Unit.BYTES, h.bytes()));
-            if (r.hasBaseline()) {
-                TraceDiff.Change c = r.diff().change(m, h.key() + "HighWaterBytes");
-                if (c != null && (worst == null || Math.abs(safe(c.deltaPct())) > Math.abs(safe(worst.deltaPct())))) {
-                    worst = c;
-                }
-            }
-        }
-        if (parts.isEmpty()) {
+        List<MemoryAnalysis.HighWater> marks = m.highWaterMarks().stream().filter(h -> !h.key().equals("inUse")).toList();
+        if (marks.isEmpty()) {
             return ReportTable.Cell.of(Units.NONE);
         }
-        return new ReportTable.Cell(parts.getFirst(), parts.size() > 1 ? String.join(" · ", parts.subList(1, parts.size())) : null, worst, false);
+        MemoryAnalysis.HighWater first = marks.getFirst();
+        TraceDiff.Change firstChange = r.hasBaseline() ? r.diff().change(m, first.key() + "HighWaterBytes") : null;
+        List<String> rest = new ArrayList<>();
+        for (MemoryAnalysis.HighWater h : marks.subList(1, marks.size())) {
+            String text = h.key() + " " + Units.format(Figure.Unit.BYTES, h.bytes());
+            TraceDiff.Change c = r.hasBaseline() ? r.diff().change(m, h.key() + "HighWaterBytes") : null;
+            if (c != null && c.presence() == TraceDiff.Presence.BOTH && c.deltaPct() != 0 && !Double.isNaN(c.deltaPct())) {
+                text += " (" + Units.changePct(c) + (c.regression() ? " ⚠" : "") + ")";
+            }
+            rest.add(text);
+        }
+        return new ReportTable.Cell(first.key() + " " + Units.format(Figure.Unit.BYTES, first.bytes()),
+                rest.isEmpty() ? null : String.join(" · ", rest), firstChange, false);
     }
 
     private static double safe(double d) {

@@ -254,7 +254,8 @@ public final class ChunkCodec implements AutoCloseable {
         byte[] exact = payloadOff == 0 && payload.length == fh.payloadBytes()
                 ? payload : Arrays.copyOfRange(payload, payloadOff, payloadOff + fh.payloadBytes());
         byte[] rawBytes = decompress(exact, fh.rawBytes(), source, offset + FRAME_HEADER_BYTES);
-        EventBatch events = new EventBatch(fh.events());
+        // every event takes at least one byte in each of the 11 columns: a forged count cannot over-allocate
+        EventBatch events = new EventBatch(Math.min(fh.events(), fh.rawBytes() / COLUMNS + 16));
         List<MetaRecord> meta = new ArrayList<>();
         ByteReader r = new ByteReader(rawBytes, 0, rawBytes.length, source + " (chunk at byte " + offset + ", decompressed)", 0);
         decodePayload(r, meta, events);

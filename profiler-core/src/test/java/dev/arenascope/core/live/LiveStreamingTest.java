@@ -74,10 +74,15 @@ class LiveStreamingTest {
             Process steady = child("steady", receiver.port(), steadyEvents, 2_000);
             Process doomed = child("doomed", receiver.port(), Long.MAX_VALUE, 500);
             try {
+                double[] rate = {0};
                 await("both processes connected and streaming", () -> {
                     ConnectionStats d = byName(receiver, "doomed");
-                    return byName(receiver, "steady") != null && d != null && d.events() > 20_000;
+                    if (d != null) {
+                        rate[0] = Math.max(rate[0], d.eventsPerSecond());
+                    }
+                    return byName(receiver, "steady") != null && d != null && d.events() > 20_000 && rate[0] > 0;
                 });
+                assertTrue(rate[0] > 0, "the connection shows its events per second while streaming");
                 doomed.destroyForcibly().waitFor();
                 String out = new String(steady.getInputStream().readAllBytes());
                 assertEquals(0, steady.waitFor(), out);
@@ -244,6 +249,51 @@ class LiveStreamingTest {
                 long accounted = s.events.size() + sender.stats().droppedEvents() - 4000;
                 assertEquals(200, accounted, sender.stats() + " / " + c);
             }
+        }
+    }
+
+    @Test
+    void aStalledReceiverNeverBlocksTheRecordingSideAndDropsAreCounted() throws Exception {
+        try (java.net.ServerSocket stalled = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    Socket s = stalled.accept();
+                    LiveProtocol.readHello(s.getInputStream(), "stalled");
+                    s.getOutputStream().write(LiveProtocol.encodeAck(LiveProtocol.ACCEPTED, "ok"));
+                    s.getOutputStream().flush();
+                    Thread.sleep(60_000); // accepts, then never reads again
+                } catch (Exception ignored) {
+                    // the test is over
+                }
+            });
+            LiveSender sender = new LiveSender(LiveSender.Options.of("127.0.0.1", stalled.getLocalPort(), null)
+                    .withQueueEvents(100_000).withCloseTimeout(Duration.ofMillis(500)));
+            sender.onSession(new SessionInfo("stalled", "h", 0, List.of(), Map.of()));
+            sender.onMemory(new MemoryInfo(0, "m", MemoryKind.POOL, "virtual", 0, Map.of()));
+            EventBatch b = new EventBatch(10_000);
+            for (int i = 0; i < 10_000; i++) {
+                b.add(new Event(i, EventKind.ALLOC, 0, 0, 1, i, 64, 64, 64L * (i + 1), 0, -1, -1));
+            }
+            await("connected", () -> sender.stats().connected());
+            long worstNs = 0;
+            long offered = 0;
+            for (int round = 0; round < 500; round++) { // 5 M events, far more than the socket buffers hold
+                long t0 = System.nanoTime();
+                sender.onEvents(b);
+                worstNs = Math.max(worstNs, System.nanoTime() - t0);
+                offered += b.size();
+            }
+            LiveSender.Stats st = sender.stats();
+            assertTrue(st.droppedEvents() > 0, "the stalled link made the sender drop: " + st);
+            assertTrue(st.queuedEvents() <= 100_000, "the queue stays bounded: " + st);
+            assertTrue(worstNs < 2_000_000_000L, "onEvents never waited for the network (worst " + worstNs / 1_000_000 + " ms)");
+            long t0 = System.nanoTime();
+            sender.onClose();
+            assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "closing gives up on a stalled receiver");
+            LiveSender.Stats end = sender.stats();
+            assertEquals(offered, end.deliveredEvents() + end.droppedEvents(),
+                    "every event is either delivered or counted as dropped: " + end);
+            acceptor.interrupt();
         }
     }
 }

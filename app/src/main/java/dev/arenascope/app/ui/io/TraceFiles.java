@@ -6,9 +6,15 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 
-import dev.arenascope.app.ui.events.EventRow;
+import java.io.Writer;
+import java.nio.file.StandardCopyOption;
+
+import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.ui.task.BackgroundTask;
-import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.analysis.TraceAnalysis;
+import dev.arenascope.core.report.HtmlReportWriter;
+import dev.arenascope.core.report.Report;
+import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -16,7 +22,6 @@ import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.perfetto.TraceViewToPerfetto;
 import dev.arenascope.core.trace.store.EventStore;
-import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
 /**
  * The window's file operations, all run on worker threads: open a trace by its extension into an
@@ -58,80 +63,78 @@ public final class TraceFiles {
         if (!Files.isRegularFile(file)) {
             throw new NoSuchFileException(file.toString(), null, "no such file");
         }
-        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         long size = Files.size(file);
         EventStore store = new EventStore(file.getFileName().toString());
-        EventSink sink = new CancellableSink(store, progress, size);
+        EventSink sink = new CancellableSink(store, progress, -1);
         progress.update(0, size, "reading");
-        if (name.endsWith(".pickle") || name.endsWith(".pkl")) {
-            TorchSnapshotToTrace.convert(file, sink);
-        } else if (name.endsWith(".astrace")) {
-            readAstrace(file, sink);
-        } else if (name.endsWith(".jsonl")) {
-            readJsonl(file, sink);
-        } else {
-            throw new IOException(file + ": unknown trace type (expected .astrace, .jsonl or .pickle)");
+        TraceFormats.Input input = TraceFormats.input(file);
+        if (input == null) {
+            throw new IOException(file + ": unknown trace type '" + TraceFormats.extension(file) + "' (reads "
+                    + TraceFormats.inputExtensions() + ")");
         }
+        input.read(file, sink);
         progress.checkCancelled();
         return store;
     }
 
-    private static void readAstrace(Path file, EventSink sink) throws IOException {
-        throw new IOException(file + ": reading .astrace files arrives with the trace store");
-    }
-
-    private static void readJsonl(Path file, EventSink sink) throws IOException {
-        throw new IOException(file + ": reading .jsonl files arrives with the trace store");
-    }
-
-    /** Writes {@code trace} as .astrace or .jsonl (by the file's extension). */
+    /**
+     * Writes {@code trace} in the format its extension names (.astrace, .jsonl; also .csv and Perfetto
+     * .json). Written to a temporary file first and moved into place, so a failed or cancelled save
+     * leaves any earlier file as it was.
+     */
     public static void save(TraceView trace, Path file, BackgroundTask.Progress progress) throws IOException {
-        throw new IOException(file + ": saving arrives with the trace store");
+        TraceFormats.Output out = TraceFormats.output(file);
+        if (out == null) {
+            throw new IOException(file + ": cannot write '" + TraceFormats.extension(file) + "' (writes " + TraceFormats.outputExtensions() + ")");
+        }
+        if (!(trace instanceof EventStore store)) {
+            throw new IOException(file + ": only recorded or loaded sessions can be saved");
+        }
+        String name = file.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        Path tmp = file.resolveSibling(name.substring(0, dot) + ".saving" + name.substring(dot));
+        EventSink sink = out.open(tmp);
+        boolean ok = false;
+        try {
+            store.replayTo(new CancellableSink(sink, progress, store.eventCount()));
+            ok = true;
+        } finally {
+            if (!ok) {
+                try {
+                    sink.onClose();
+                } catch (RuntimeException ignored) {
+                    // the partial file is deleted below
+                }
+                Files.deleteIfExists(tmp);
+            }
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** Exports {@code trace} (with {@code baseline} for reports, may be null). */
     public static void export(TraceView trace, TraceView baseline, ExportFormat format, Path file, BackgroundTask.Progress progress)
             throws IOException {
         switch (format) {
-            case PERFETTO -> TraceViewToPerfetto.convert(trace, file);
-            case CSV -> writeCsv(trace, file, progress);
-            case REPORT_HTML -> throw new IOException(file + ": HTML reports are not in this build yet");
-        }
-    }
-
-    /**
-     * Writes one line per event: time, kind, memory, thread, the raw fields and the detail in words.
-     * Text fields are quoted when they hold a comma, quote or line break.
-     */
-    public static void writeCsv(TraceView t, Path file, BackgroundTask.Progress progress) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (var w = Files.newBufferedWriter(tmp)) {
-            w.write("index,time_ns,kind,memory,thread,flags,a,b,c,used,aux,ref,ref2,detail\n");
-            long n = t.eventCount();
-            StringBuilder sb = new StringBuilder(256);
-            for (long i = 0; i < n; i++) {
-                if ((i & 0xffff) == 0) {
-                    progress.checkCancelled();
-                    progress.update(i, n, "events");
+            case PERFETTO -> {
+                progress.update(-1, -1, "Perfetto JSON");
+                TraceViewToPerfetto.convert(trace, file);
+            }
+            case CSV -> save(trace, file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".csv") ? file
+                    : file.resolveSibling(file.getFileName() + ".csv"), progress);
+            case REPORT_HTML -> {
+                progress.update(-1, -1, "analysing");
+                TraceAnalysis a = TraceAnalysis.of(trace);
+                String source = trace.session() == null ? "" : trace.session().name();
+                Report r = baseline == null ? Report.of(a, "arenascope " + Cli.version(), source)
+                        : Report.compare(a, TraceAnalysis.of(baseline), null, "arenascope " + Cli.version(), source,
+                        baseline.session() == null ? "baseline" : baseline.session().name());
+                Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+                try (Writer w = Files.newBufferedWriter(tmp)) {
+                    HtmlReportWriter.write(r, w);
                 }
-                Event e = t.event(i);
-                sb.setLength(0);
-                sb.append(i).append(',').append(e.timeNs()).append(',').append(e.kind().name().toLowerCase(Locale.ROOT)).append(',')
-                        .append(csv(EventRow.memoryName(t, e.memory()))).append(',').append(e.thread()).append(',')
-                        .append(e.flags()).append(',').append(e.a()).append(',').append(e.b()).append(',').append(e.c()).append(',')
-                        .append(e.used()).append(',').append(e.aux()).append(',').append(e.ref()).append(',').append(e.ref2()).append(',')
-                        .append(csv(EventRow.detail(t, e))).append('\n');
-                w.write(sb.toString());
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    }
-
-    private static String csv(String s) {
-        if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0 && s.indexOf('\r') < 0) {
-            return s;
-        }
-        return '"' + s.replace("\"", "\"\"") + '"';
     }
 
     /** The device a trace was recorded on, for the status bar. */
@@ -168,13 +171,14 @@ public final class TraceFiles {
     private static final class CancellableSink implements EventSink {
         private final EventSink to;
         private final BackgroundTask.Progress progress;
-        private final long size;
+        private final long totalEvents;
         private long events;
 
-        CancellableSink(EventSink to, BackgroundTask.Progress progress, long size) {
+        /** @param totalEvents events expected, or -1 when unknown */
+        CancellableSink(EventSink to, BackgroundTask.Progress progress, long totalEvents) {
             this.to = to;
             this.progress = progress;
-            this.size = size;
+            this.totalEvents = totalEvents;
         }
 
         @Override
@@ -202,7 +206,7 @@ public final class TraceFiles {
             progress.checkCancelled();
             to.onEvents(batch);
             events += batch.size();
-            progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", events));
+            progress.update(totalEvents > 0 ? events : -1, totalEvents, String.format(Locale.ROOT, "%,d events", events));
         }
 
         @Override

@@ -1,27 +1,207 @@
 package dev.arenascope.app.ui.live;
 
-import javafx.scene.control.Alert;
-import javafx.stage.Window;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
+import javafx.animation.Animation;
+import javafx.animation.KeyFrame;
+import javafx.animation.Timeline;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.Scene;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextField;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.stage.Stage;
+import javafx.stage.Window;
+import javafx.util.Duration;
+
+import dev.arenascope.app.ui.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.live.ConnectionStats;
+import dev.arenascope.core.live.LiveProtocol;
+import dev.arenascope.core.live.LiveReceiver;
+import dev.arenascope.core.trace.store.EventStore;
 
-/** "Listen for processes": accepts profiled processes streaming over the live protocol. */
+/**
+ * "Listen for processes": a window that accepts profiled processes streaming over the live protocol
+ * (loopback), one store per connection, listing each with its state, events, event rate and losses.
+ * The first process to connect is shown in the main window; "Show" switches to another.
+ */
 public final class ListenView {
     private final SessionModel model;
     private final TaskRunner tasks;
+    private final Map<Integer, EventStore> stores = new ConcurrentHashMap<>();
+    private final TableView<ConnectionStats> table = new TableView<>();
+    private final TextField port = new TextField(Integer.toString(LiveProtocol.DEFAULT_PORT));
+    private final Button toggle = new Button("Start listening");
+    private final Button show = new Button("Show");
+    private final Label state = new Label("Not listening");
+    private final Timeline ticker = new Timeline(new KeyFrame(Duration.millis(100), e -> refresh()));
+    private Stage stage;
+    private LiveReceiver receiver;
+    private int shown = -1;
 
     public ListenView(SessionModel model, TaskRunner tasks) {
         this.model = model;
         this.tasks = tasks;
+        ticker.setCycleCount(Animation.INDEFINITE);
+    }
+
+    private Stage build(Window owner) {
+        Stage s = new Stage();
+        s.initOwner(owner);
+        s.setTitle("Listen for processes");
+        table.setId("listen-table");
+        table.setPlaceholder(new Label("No process connected. Run: arenascope record WORKLOAD --live 127.0.0.1:" + port.getText()));
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        table.getColumns().setAll(List.of(
+                col("#", c -> Integer.toString(c.connection())),
+                col("Process", c -> c.peer() == null ? "" : (c.peer().session() == null ? "" : c.peer().session().name())
+                        + " (pid " + c.peer().processId() + ")"),
+                col("From", c -> c.peer() == null ? "" : c.peer().remoteAddress()),
+                col("State", c -> c.state().name().toLowerCase(Locale.ROOT)),
+                col("Events", c -> String.format(Locale.ROOT, "%,d", c.events())),
+                col("Events/s", c -> String.format(Locale.ROOT, "%,.0f", c.eventsPerSecond())),
+                col("Lost", c -> String.format(Locale.ROOT, "%,d", c.lostEvents())),
+                col("Received", c -> Bytes.format(c.bytes())),
+                col("Detail", c -> c.detail() == null ? "" : c.detail())));
+        port.setId("listen-port");
+        port.setPrefColumnCount(6);
+        toggle.setId("listen-toggle");
+        toggle.setOnAction(e -> toggle());
+        show.setId("listen-show");
+        show.setOnAction(e -> {
+            ConnectionStats c = table.getSelectionModel().getSelectedItem();
+            if (c != null) {
+                showConnection(c);
+            }
+        });
+        state.setId("listen-state");
+        HBox.setHgrow(state, Priority.ALWAYS);
+        HBox bar = new HBox(8, new Label("Port (loopback)"), port, toggle, show, state);
+        bar.setAlignment(Pos.CENTER_LEFT);
+        bar.setPadding(new Insets(6));
+        BorderPane root = new BorderPane(table);
+        root.setTop(bar);
+        root.getStyleClass().add(Styles.ROOT);
+        Scene scene = new Scene(root, 820, 320);
+        if (owner != null && owner.getScene() != null) {
+            scene.getStylesheets().addAll(owner.getScene().getStylesheets());
+        }
+        s.setScene(scene);
+        s.setOnHidden(e -> ticker.stop());
+        s.setOnShown(e -> ticker.play());
+        return s;
+    }
+
+    private static TableColumn<ConnectionStats, String> col(String t, Function<ConnectionStats, String> f) {
+        TableColumn<ConnectionStats, String> c = new TableColumn<>(t);
+        c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(f.apply(cd.getValue())));
+        c.setSortable(false);
+        return c;
     }
 
     public void show(Window owner) {
-        Alert a = new Alert(Alert.AlertType.INFORMATION, "The live receiver is not in this build yet.");
-        a.initOwner(owner);
-        a.show();
+        if (stage == null) {
+            stage = build(owner);
+        }
+        stage.show();
+        stage.toFront();
+    }
+
+    /** Starts or stops listening. */
+    public void toggle() {
+        if (receiver != null) {
+            receiver.close();
+            receiver = null;
+            toggle.setText("Start listening");
+            state.setText("Not listening");
+            return;
+        }
+        try {
+            int p = Integer.parseInt(port.getText().trim());
+            receiver = LiveReceiver.start(LiveReceiver.Options.loopback(p), peer -> {
+                EventStore store = new EventStore(peer.session() == null ? "process " + peer.processId() : peer.session().name());
+                stores.put(peer.connection(), store);
+                return store;
+            });
+            toggle.setText("Stop listening");
+            state.setText("Listening on 127.0.0.1:" + receiver.port());
+            ticker.play();
+        } catch (NumberFormatException e) {
+            state.setText("port: '" + port.getText() + "' is not a number");
+        } catch (Exception e) {
+            state.setText("cannot listen: " + e.getMessage());
+        }
+    }
+
+    /** The port listened on, or -1. */
+    public int listeningPort() {
+        return receiver == null ? -1 : receiver.port();
+    }
+
+    private void refresh() {
+        if (receiver == null) {
+            return;
+        }
+        List<ConnectionStats> stats = receiver.stats();
+        ConnectionStats sel = table.getSelectionModel().getSelectedItem();
+        table.getItems().setAll(stats);
+        if (sel != null) {
+            for (ConnectionStats c : stats) {
+                if (c.connection() == sel.connection()) {
+                    table.getSelectionModel().select(c);
+                }
+            }
+        }
+        if (shown < 0) {
+            for (ConnectionStats c : stats) {
+                if (stores.containsKey(c.connection())) {
+                    showConnection(c);
+                    break;
+                }
+            }
+        }
+        if (shown >= 0) {
+            model.refresh();
+        }
+    }
+
+    private void showConnection(ConnectionStats c) {
+        EventStore store = stores.get(c.connection());
+        if (store == null) {
+            return;
+        }
+        shown = c.connection();
+        model.followLiveProperty().set(!c.state().ended());
+        String name = c.peer() == null || c.peer().session() == null ? "process" : c.peer().session().name();
+        model.show(store, name + " · connection " + c.connection(), c.peer() == null ? "" : "pid " + c.peer().processId() + " @ " + c.peer().remoteAddress());
+    }
+
+    public TableView<ConnectionStats> table() {
+        return table;
     }
 
     public void close() {
+        ticker.stop();
+        if (receiver != null) {
+            receiver.close();
+            receiver = null;
+        }
+        if (stage != null) {
+            stage.close();
+        }
     }
 }

@@ -58,7 +58,10 @@ public final class NewSessionDialog {
             Map<String, String> opts = new LinkedHashMap<>();
             for (WorkloadOption o : w.options()) {
                 if (o.name().equals("frames")) {
-                    opts.put("frames", "100000");
+                    opts.put("frames", "0");
+                }
+                if (o.name().equals("max-batch")) {
+                    opts.put("max-batch", "8");
                 }
                 if (o.name().equals("steps")) {
                     opts.put("steps", "100000");

@@ -110,7 +110,7 @@ public final class SessionModel {
     private void updateBounds(boolean resetView) {
         TraceView v = trace.get();
         long start = v == null ? 0 : Math.min(0, v.startNs());
-        long end = v == null ? 1 : Math.max(v.endNs(), start + MIN_VIEW_NS);
+        long end = v == null ? 1 : Math.max(v.endNs() + 1, start + MIN_VIEW_NS); // half-open: the last event is inside
         if (v != null && v.eventCount() > 0) {
             start = v.startNs();
         }

@@ -43,6 +43,7 @@ public final class TraceDigest {
     private boolean[] requestHit = new boolean[1024];
     private int requestCount;
     private int currentStep;
+    private final java.util.Set<Integer> stagedMemories = new java.util.HashSet<>();
     private final ScopeSampler sampler = new ScopeSampler();
     private final java.util.Set<Integer> announced = new java.util.HashSet<>();
     private final Map<Integer, ScopeStats> statsByScopeId = new HashMap<>();
@@ -250,6 +251,7 @@ public final class TraceDigest {
             case LOSS -> marker(e, e.a(), "");
             case PLAN_LOADED -> planSteps.put(mem, (int) Math.min(Integer.MAX_VALUE, e.b()));
             case PLAN_STEP -> currentStep = (int) e.a();
+            case PLAN_HYDRATE -> stagedMemories.add(mem);
             case PLAN_BIND -> {
                 TensorBuilder t = tensor(mem, e.ref());
                 t.offset = e.a();
@@ -328,7 +330,9 @@ public final class TraceDigest {
             int steps = planSteps.getOrDefault(t.memory, Math.max(1, currentStep + 1));
             int first = t.first == Integer.MAX_VALUE ? 0 : t.first;
             int last = t.last == Integer.MIN_VALUE ? steps - 1 : t.last;
-            ts.add(new TensorSlot(t.memory, t.id, t.offset, t.bytes, t.role, first, last));
+            // PLAN_BIND carries the plan role (scratch, persistent, constant); a hydrated constant arena is staged
+            int role = t.role == 2 && stagedMemories.contains(t.memory) ? 3 : t.role;
+            ts.add(new TensorSlot(t.memory, t.id, t.offset, t.bytes, role, first, last));
         }
         return new Snapshot(next, List.copyOf(sc), List.copyOf(bs), List.copyOf(markers), List.copyOf(ts),
                 Map.copyOf(planHeights), new PoolRequests(Arrays.copyOf(requestTime, requestCount),

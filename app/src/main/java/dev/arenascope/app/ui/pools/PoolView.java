@@ -85,7 +85,10 @@ public final class PoolView extends BorderPane {
         bits.setPrefWidth(70);
         figures.setId("pool-figures");
         whatIf.setId("pool-whatif");
-        Label bl = new Label("what-if mantissa bits");
+        Label bl = new Label("What-if mantissa bits");
+        bl.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        bits.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        whatIf.setMinWidth(0);
         bl.getStyleClass().add(Styles.FIGURE_LABEL);
         HBox bar = new HBox(8, pool, figures);
         bar.setAlignment(Pos.CENTER_LEFT);
@@ -103,8 +106,8 @@ public final class PoolView extends BorderPane {
                 col("Misses", b -> String.format(Locale.ROOT, "%,d", b.misses())),
                 col("Hit %", b -> b.requests == 0 ? "" : String.format(Locale.ROOT, "%.1f", 100.0 * b.hits / b.requests)),
                 col("Held", b -> String.format(Locale.ROOT, "%,d", b.heldBlocks)),
-                col("Held bytes", b -> Bytes.format(b.heldBytes)),
-                col("Rounding waste", b -> Bytes.format(b.roundingWaste))));
+                col("Held B", b -> Bytes.format(b.heldBytes)),
+                col("Waste", b -> Bytes.format(b.roundingWaste))));
         for (TableColumn<PoolBinStats, ?> c : table.getColumns()) {
             c.getStyleClass().add(Styles.NUMERIC);
         }
@@ -257,12 +260,14 @@ public final class PoolView extends BorderPane {
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
         g.setFill(p.text());
-        g.fillText("requests per bin (recorded, " + recordedBits() + " mantissa bits): hits solid, misses light; waste in orange", 50, 2);
+        g.fillText("requests per bin (recorded, " + recordedBits() + " mantissa bits; log scale): hits solid, misses light; rounding waste in orange", 50, 2);
+        double lmax = Math.log1p(max);
         for (int i = 0; i < bins.size(); i++) {
             PoolBinStats b = bins.get(i);
             double x = 50 + i * bw;
-            double hh = half * b.hits / max;
-            double mh = half * b.misses() / max;
+            double total = half * Math.log1p(b.requests) / lmax;
+            double hh = b.requests == 0 ? 0 : total * b.hits / b.requests;
+            double mh = total - hh;
             g.setFill(p.forward());
             g.fillRect(x, top + half - hh, Math.max(1, bw - 1), hh);
             g.setFill(p.forwardEnvelope());
@@ -287,7 +292,7 @@ public final class PoolView extends BorderPane {
             int i = 0;
             for (Map.Entry<Integer, Long> e : wi.perBin().entrySet()) {
                 double x = 50 + i++ * ww;
-                double hh = (half - 18) * e.getValue() / wmax;
+                double hh = (half - 18) * Math.log1p(e.getValue()) / Math.log1p(wmax);
                 g.setFill(Palette.roleColor(2, dark.get()));
                 g.fillRect(x, y0 + half - 18 - hh, Math.max(1, ww - 1), hh);
             }

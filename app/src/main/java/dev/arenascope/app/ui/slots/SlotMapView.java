@@ -55,7 +55,7 @@ import dev.arenascope.core.trace.TraceView;
 public final class SlotMapView extends BorderPane {
     private static final Font SMALL = Font.font("System", 10);
     private static final Font LABEL = Font.font("System", 11);
-    private static final double MARGIN_LEFT = 70;
+    private static final double MARGIN_LEFT = 104;
     private static final double BAND_GAP = 26;
 
     private final SessionModel model;
@@ -112,6 +112,11 @@ public final class SlotMapView extends BorderPane {
         info.setId("slot-info");
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
+        for (javafx.scene.control.Control c : List.of(planMode, addressMode, replan)) {
+            c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        }
+        info.setMinWidth(0);
+        HBox.setHgrow(info, Priority.SOMETIMES);
         HBox bar = new HBox(6, planMode, addressMode, memory, replan, spacer, info);
         bar.setAlignment(Pos.CENTER_LEFT);
         bar.setPadding(new Insets(4, 6, 4, 6));
@@ -355,8 +360,8 @@ public final class SlotMapView extends BorderPane {
         info.setText(String.format(Locale.ROOT, "%s at %s: %d blocks, %s free in %s, largest gap %s", s.memory().name(),
                 TimeRange.formatTime(s.atNs()), s.blocks().size(), Bytes.format(s.gapBytes()), Bytes.format(s.extent()),
                 Bytes.format(s.largestGap())));
-        int rows = (int) Math.max(1, Math.min(32, (h - 20) / 26));
-        double rowH = (h - 20) / rows;
+        int rows = (int) Math.max(1, Math.min(32, (h - 34) / 26));
+        double rowH = (h - 34) / rows;
         double x0 = MARGIN_LEFT;
         double rw = w - MARGIN_LEFT - 12;
         double bytesPerRow = s.extent() / (double) rows;
@@ -372,6 +377,21 @@ public final class SlotMapView extends BorderPane {
             g.setTextAlign(TextAlignment.RIGHT);
             g.setTextBaseline(VPos.CENTER);
             g.fillText(Bytes.format((long) (r * bytesPerRow)), x0 - 4, y + rowH / 2 - 2);
+        }
+        double lx = x0;
+        double ly = h - 8;
+        g.setTextAlign(TextAlignment.LEFT);
+        g.setTextBaseline(VPos.CENTER);
+        String[] names = {"in use / forward", "backward", "held for reuse", "reserved segment", "free"};
+        Color[] colors = {p.forward(), p.backward(), Palette.roleColor(2, dk), p.reserved(), p.laneBackground()};
+        for (int k = 0; k < names.length; k++) {
+            g.setFill(colors[k]);
+            g.fillRect(lx, ly - 4, 10, 8);
+            g.setStroke(p.grid());
+            g.strokeRect(lx + 0.5, ly - 3.5, 9, 7);
+            g.setFill(p.mutedText());
+            g.fillText(names[k], lx + 14, ly);
+            lx += 24 + names[k].length() * 5.6;
         }
         for (AddressMap.Block b : s.blocks()) {
             double from = b.start() - s.base();
@@ -449,8 +469,8 @@ public final class SlotMapView extends BorderPane {
             return "";
         }
         double h = canvas.getHeight();
-        int rows = (int) Math.max(1, Math.min(32, (h - 20) / 26));
-        double rowH = (h - 20) / rows;
+        int rows = (int) Math.max(1, Math.min(32, (h - 34) / 26));
+        double rowH = (h - 34) / rows;
         int r = (int) ((y - 10) / rowH);
         if (r < 0 || r >= rows) {
             return "";

@@ -27,7 +27,7 @@ public final class DrawListBuilder {
     public static final int BAND_ROW = 13;
     public static final int MAX_BAND_ROWS = 6;
     public static final int MIN_GAUGE = 64;
-    public static final int MAX_GAUGE = 220;
+    public static final int MAX_GAUGE = 400;
     private static final int LANE_GAP = 6;
 
     /**
@@ -67,14 +67,18 @@ public final class DrawListBuilder {
         int n = Math.max(1, memories.size());
         double free = f.height() - AXIS_HEIGHT - totalRows * BAND_ROW - n * LANE_GAP;
         double gauge = Math.max(MIN_GAUGE, Math.min(MAX_GAUGE, free / n));
-        List<DrawList.Lane> lanes = new ArrayList<>(memories.size());
+        // lanes are independent: build them in parallel (Tracy builds its draw lists the same way)
+        double[] tops = new double[memories.size()];
         double y = AXIS_HEIGHT;
         for (int i = 0; i < memories.size(); i++) {
-            MemoryInfo m = memories.get(i);
-            DrawList.Lane lane = lane(f, m, y, gauge, rows[i], w, foldNs);
-            lanes.add(lane);
-            y += lane.height() + LANE_GAP;
+            tops[i] = y;
+            y += gauge + rows[i] * BAND_ROW + LANE_GAP;
         }
+        DrawList.Lane[] built = new DrawList.Lane[memories.size()];
+        java.util.stream.IntStream range = java.util.stream.IntStream.range(0, memories.size());
+        (memories.size() > 1 ? range.parallel() : range)
+                .forEach(i -> built[i] = lane(f, memories.get(i), tops[i], gauge, rows[i], w, foldNs));
+        List<DrawList.Lane> lanes = java.util.Arrays.asList(built);
         return new DrawList(r, w, (int) Math.ceil(Math.max(y, f.height())), Collections.unmodifiableList(lanes),
                 AXIS_HEIGHT, f.trace().eventCount());
     }
@@ -230,7 +234,7 @@ public final class DrawListBuilder {
             }
             double x0 = Math.max(0, (a - r.fromNs()) * (double) w / r.duration());
             double x1 = Math.min(w, (s.intervalEnd(i) - r.fromNs()) * (double) w / r.duration());
-            x1 = Math.max(x1, x0 + 1);
+            x1 = Math.max(x1, x0 + 2);
             if (n > 0 && x0 - out[n - 1] < 1) {
                 out[n - 1] = Math.max(out[n - 1], x1);
                 continue;

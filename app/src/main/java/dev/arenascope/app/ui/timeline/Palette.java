@@ -13,7 +13,7 @@ public record Palette(Color background, Color laneBackground, Color grid, Color 
             Color.web("#fafbfc"), Color.web("#ffffff"), Color.web("#e3e7ec"), Color.web("#1f2933"), Color.web("#66727f"),
             Color.web("#2f7ed8"), Color.web("#9cc3f0"), Color.web("#d9822b"), Color.web("#f0c190"),
             Color.web("#cfd8e3"), Color.web("#3d4852"), Color.web("#d63b3b"), Color.web("#2f7ed8", 0.16), Color.web("#c0392b"),
-            Color.web("#f5c400", 0.35), Color.web("#d63b3b"), Color.web("#e67e22"), Color.web("#6c5ce7"), Color.web("#8e44ad"),
+            Color.web("#f5b400", 0.45), Color.web("#d63b3b"), Color.web("#e67e22"), Color.web("#6c5ce7"), Color.web("#8e44ad"),
             Color.web("#333333"), Color.web("#ffffff", 0.85));
 
     public static final Palette DARK = new Palette(

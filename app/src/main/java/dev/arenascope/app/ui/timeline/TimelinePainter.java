@@ -212,7 +212,7 @@ public final class TimelinePainter {
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
         double tw = Math.min(w - 8, label.length() * 6.1 + 10);
-        double ly = twoPointer ? bottom - 18 : top + 3;
+        double ly = top + 3;
         g.setFill(p.labelBackground());
         g.fillRoundRect(4, ly, tw, 15, 6, 6);
         g.setFill(p.text());

@@ -56,6 +56,7 @@ public final class AstraceReader implements AutoCloseable {
     // footer, when present and sound
     private long footerOffset = -1;
     private long[] indexOffsets;
+    private long[] indexLastTimes;
     private long footerEvents = -1;
     private long footerLost;
     // progress
@@ -173,12 +174,13 @@ public final class AstraceReader implements AutoCloseable {
             }
             int n = fr.count(fr.remaining(), "footer chunk count");
             long[] offs = new long[n];
+            long[] lasts = new long[n];
             long at = 0;
             for (int i = 0; i < n; i++) {
                 at += fr.varint();
                 fr.varint();
                 fr.svarint();
-                fr.svarint();
+                lasts[i] = fr.svarint();
                 if (at < dataStart || at >= off) {
                     problem(off, "footer index names chunk " + i + " outside the data; reading chunk by chunk");
                     return;
@@ -188,6 +190,7 @@ public final class AstraceReader implements AutoCloseable {
             footerEvents = fr.varint();
             footerLost = fr.varint();
             indexOffsets = offs;
+            indexLastTimes = lasts;
             footerOffset = off;
         } catch (IOException e) {
             problem(size - AstraceFormat.TRAILER_BYTES, "unreadable footer (" + e.getMessage() + "); reading chunk by chunk");
@@ -210,6 +213,25 @@ public final class AstraceReader implements AutoCloseable {
     /** Byte offsets of the chunks as the footer lists them, or null when the file has no sound footer. */
     public long[] chunkOffsets() {
         return indexOffsets == null ? null : indexOffsets.clone();
+    }
+
+    /**
+     * Positions the pull reader at the first chunk that holds events at or after {@code timeNs}, using
+     * the footer index (without it, the reader stays where it is and returns false). Metadata of the
+     * chunks skipped is not read: a reader that seeks should know its memories from the header.
+     */
+    public boolean seek(long timeNs) {
+        if (indexOffsets == null) {
+            return false;
+        }
+        int k = 0;
+        while (k < indexOffsets.length && indexLastTimes[k] < timeNs) {
+            k++;
+        }
+        pos = k < indexOffsets.length ? indexOffsets[k] : footerOffset;
+        done = false;
+        current = null;
+        return true;
     }
 
     /** The memory with this id among those read so far, or null (for pull readers). */

@@ -88,6 +88,8 @@ final class ScopeIndex {
             if (idx == lv[0].size()) {
                 lv[0].add(e);
                 lv[1].add(d);
+            } else if (lv[0].get(idx) == e && lv[1].get(idx) == d) {
+                return; // unchanged here, so unchanged above (an open outer scope keeps them at MAX)
             } else {
                 lv[0].set(idx, e);
                 lv[1].set(idx, d);

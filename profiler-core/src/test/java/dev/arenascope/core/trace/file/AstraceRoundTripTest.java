@@ -105,6 +105,13 @@ class AstraceRoundTripTest {
             assertNull(r.readEvent());
             assertEquals(8, r.chunkOffsets().length);
             assertEquals("frame", r.memory(0).name());
+            // seek by time with the footer index
+            long t = src.event(300_000).timeNs();
+            assertTrue(r.seek(t));
+            Event first = r.readEvent();
+            assertTrue(first.timeNs() <= t);
+            long idx = 4 * 65536; // the chunk holding event 300000 starts at a chunk boundary
+            assertEquals(src.event(idx), first);
         }
     }
 
@@ -144,6 +151,31 @@ class AstraceRoundTripTest {
         Files.write(h, java.util.Arrays.copyOf(all, 30));
         TraceFormatException e = assertThrows(TraceFormatException.class, () -> AstraceReader.load(h));
         assertTrue(e.getMessage().startsWith(h.toString()), e.getMessage());
+    }
+
+    @Test
+    void anIdleRecordingThatIsKilledLosesNothing() throws Exception {
+        Path f = dir.resolve("idle.astrace");
+        AstraceWriter w = new AstraceWriter(f);
+        SyntheticTrace.announce(w);
+        w.onEvents(new SyntheticTrace(9).next(500));
+        // no more events and no close: the writer's ager writes the chunk once it is a second old
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        LoadedTrace t = null;
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            Path copy = dir.resolve("killed.astrace"); // what a killed process leaves
+            Files.copy(f, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            if (Files.size(copy) > 0) {
+                t = AstraceReader.load(copy);
+                if (t.store().eventCount() == 500) {
+                    break;
+                }
+            }
+        }
+        assertTrue(t != null && t.store().eventCount() == 500, "the idle chunk reached the file");
+        assertTrue(t.report().summary().contains("no footer"), t.report().summary());
+        w.onClose();
     }
 
     @Test

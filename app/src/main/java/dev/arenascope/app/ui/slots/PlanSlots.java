@@ -1,0 +1,87 @@
+package dev.arenascope.app.ui.slots;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import dev.arenascope.app.ui.model.TensorSlot;
+import dev.arenascope.core.plan.MemoryPlan;
+import dev.arenascope.core.plan.Packing;
+import dev.arenascope.core.plan.PlanArena;
+import dev.arenascope.core.plan.PlanBuffer;
+import dev.arenascope.core.plan.PlanJson;
+import dev.arenascope.core.plan.PlanProblem;
+import dev.arenascope.core.plan.Planner;
+import dev.arenascope.core.plan.SearchPlanner;
+import dev.arenascope.core.plan.TensorAllocation;
+import dev.arenascope.core.plan.TensorLifetime;
+import dev.arenascope.core.plan.TensorRole;
+
+/** Slot-map arenas from a {@link MemoryPlan} file, and re-planning an arena with the core's planners. */
+public final class PlanSlots {
+    /** How long "Re-plan" lets the search run per arena. */
+    public static final long REPLAN_LIMIT_NANOS = 3_000_000_000L;
+
+    private PlanSlots() {}
+
+    /** Reads a plan (.json as {@code arenascope plan} writes it) into one slot arena per plan arena. */
+    public static List<SlotArena> read(Path file) throws java.io.IOException {
+        return of(PlanJson.read(file));
+    }
+
+    /** One slot arena per arena of {@code plan}, tensors coloured by role (constants split cold / staged). */
+    public static List<SlotArena> of(MemoryPlan plan) {
+        List<SlotArena> out = new ArrayList<>();
+        for (PlanArena arena : plan.arenas()) {
+            List<TensorSlot> slots = new ArrayList<>();
+            for (String id : plan.tensorsIn(arena.role(), arena.memory())) {
+                TensorAllocation a = plan.getAllocation(id);
+                TensorLifetime life = plan.lifetimeOf(id);
+                int first = life == null ? 0 : (int) Math.min(Integer.MAX_VALUE, life.firstStep());
+                int last = life == null ? (int) Math.max(0, plan.stepCount() - 1) : (int) Math.min(Integer.MAX_VALUE, life.lastStep());
+                slots.add(new TensorSlot(-1, id, a.binding().offset(), a.size(), roleCode(arena), first, last));
+            }
+            out.add(SlotArena.of(arena.label(), -1, slots, "loaded"));
+        }
+        return out;
+    }
+
+    /** Slot-map role code: 0 scratch, 1 persistent, 2 constant cold, 3 constant staged. */
+    static int roleCode(PlanArena a) {
+        if (a.role() == TensorRole.CONSTANT) {
+            return a.staged() ? 3 : 2;
+        }
+        return a.role().ordinal();
+    }
+
+    /** Packs {@code arena}'s tensors again with the search planner (best packing within the time limit). */
+    public static SlotArena replan(SlotArena arena) {
+        return replan(arena, new SearchPlanner(), REPLAN_LIMIT_NANOS);
+    }
+
+    /** Packs {@code arena}'s tensors with {@code planner}, keeping their sizes, lifetimes and roles. */
+    public static SlotArena replan(SlotArena arena, Planner planner, long limitNanos) {
+        List<PlanBuffer> buffers = new ArrayList<>();
+        Set<String> ids = new HashSet<>();
+        long align = 256;
+        for (TensorSlot s : arena.slots()) {
+            while (align > 1 && s.offset() % align != 0) {
+                align >>= 1;
+            }
+            String id = s.id();
+            for (int k = 2; !ids.add(id); k++) {
+                id = s.id() + "#" + k;
+            }
+            buffers.add(new PlanBuffer(id, s.firstStep(), (long) s.lastStep() + 1, s.bytes()));
+        }
+        Packing p = planner.plan(new PlanProblem(buffers, Math.max(1, align)), Long.MAX_VALUE, limitNanos);
+        List<TensorSlot> out = new ArrayList<>(arena.slots().size());
+        for (int i = 0; i < arena.slots().size(); i++) {
+            TensorSlot s = arena.slots().get(i);
+            out.add(new TensorSlot(s.memory(), s.id(), p.offset(i), s.bytes(), s.role(), s.firstStep(), s.lastStep()));
+        }
+        return SlotArena.of(arena.label(), arena.memory(), out, p.strategy() + (p.timedOut() ? ", time limit" : ""));
+    }
+}

@@ -1,0 +1,138 @@
+package dev.arenascope.app.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import javafx.scene.control.TreeItem;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.app.ui.model.TensorSlot;
+import dev.arenascope.app.ui.slots.SlotArena;
+import dev.arenascope.app.ui.timeline.DrawList;
+import dev.arenascope.core.plan.GreedyBySizePlanner;
+import dev.arenascope.core.plan.Packing;
+import dev.arenascope.core.plan.PlanBuffer;
+import dev.arenascope.core.plan.PlanJson;
+import dev.arenascope.core.plan.PlanLayouts;
+import dev.arenascope.core.plan.PlanProblem;
+import dev.arenascope.core.trace.MemoryKind;
+
+/** A recorded trace of each workload, opened from .astrace and .jsonl, and a plan file. */
+class RecordedWorkloadsTest extends WindowTestBase {
+    @TempDir
+    Path dir;
+
+    private void openAndWait(Path f) {
+        fxRun(() -> window.open(f));
+        waitFor(60, "the file's frame and digest", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().eventCountProperty().get() > 0
+                && window.model().digestProperty().get().events() == window.model().eventCountProperty().get()
+                && window.timeline().drawListProperty().get() != null
+                && window.timeline().drawListProperty().get().events() == window.model().eventCountProperty().get());
+    }
+
+    @Test
+    void renderTraceShowsArenaScopesAndModels() throws Exception {
+        Path f = Recordings.record("render", Map.of("frames", "24", "max-batch", "8"), dir.resolve("render.astrace"));
+        openAndWait(f);
+        waitFor(10, "scope bands under the arena lane", () -> window.timeline().drawListProperty().get().lanes().stream()
+                .anyMatch(l -> l.memory().kind() == MemoryKind.ARENA && !l.bands().isEmpty()));
+        DrawList d = fx(() -> window.timeline().drawListProperty().get());
+        DrawList.Lane arena = d.lanes().stream().filter(l -> l.memory().kind() == MemoryKind.ARENA).findFirst().orElseThrow();
+        assertTrue(arena.peakUsed() > 0);
+        fxRun(() -> window.tabs().getSelectionModel().select(1));
+        waitFor(10, "scope rows", () -> window.scopes().tree().getExpandedItemCount() > 2);
+        ScopeStats batch = fx(() -> window.model().digestProperty().get().scopes().stream()
+                .filter(s -> s.name.equals("batch")).findFirst().orElseThrow());
+        assertTrue(batch.calls >= 3, "one batch scope per frame batch: " + batch.calls);
+        assertTrue(batch.allocations > 0 && batch.forwardBytes + batch.backwardBytes > 0);
+        // the tree shows the calibrated model of a scope with parameters
+        String model = fx(() -> {
+            for (TreeItem<ScopeStats> g : window.scopes().tree().getRoot().getChildren()) {
+                for (TreeItem<ScopeStats> i : g.getChildren()) {
+                    if (i.getValue().name.equals("batch")) {
+                        return String.valueOf(window.scopes().tree().getColumns().get(8).getCellData(i));
+                    }
+                }
+            }
+            return "";
+        });
+        assertFalse(model.isBlank(), "the batch scope has a fitted model");
+    }
+
+    @Test
+    void inferenceTraceDrawsTheSlotMapAndReplans() throws Exception {
+        Path f = Recordings.record("inference", Map.of("model", "transformer", "layers", "2", "sequence", "32", "width", "128",
+                "heads", "4", "max-sequence", "64", "runs", "1"), dir.resolve("inference.jsonl"));
+        openAndWait(f);
+        fxRun(() -> window.tabs().getSelectionModel().select(2));
+        waitFor(10, "plan arenas", () -> !window.slots().planArenasProperty().get().isEmpty());
+        List<SlotArena> arenas = fx(() -> window.slots().planArenasProperty().get());
+        SlotArena scratch = arenas.stream().filter(a -> a.slots().stream().anyMatch(s -> s.role() == 0)).findFirst().orElseThrow();
+        assertTrue(scratch.height() >= scratch.lowerBound() && scratch.lowerBound() > 0);
+        TensorSlot t = scratch.slots().stream().max((a, b) -> Long.compare(a.bytes() * (a.lastStep() - a.firstStep() + 1),
+                b.bytes() * (b.lastStep() - b.firstStep() + 1))).orElseThrow();
+        fxRun(() -> window.slots().redraw());
+        double[] c = fx(() -> window.slots().centreOf(t.id()));
+        assertNotNull(c, "the tensor is drawn");
+        String tip = fx(() -> window.slots().hoverAt(c[0], c[1]));
+        assertTrue(tip.contains("lifetime steps") && tip.contains("binding") && tip.contains("size"), tip);
+        String id = tip.lines().findFirst().orElse("");
+        TensorSlot hovered = scratch.slots().stream().filter(s -> s.id().equals(id)).findFirst().orElse(null);
+        assertNotNull(hovered, "the card names a tensor of the arena: " + tip);
+        assertTrue(tip.contains(hovered.firstStep() + " – " + hovered.lastStep()), tip);
+
+        fxRun(() -> window.slots().replanAll());
+        waitFor(30, "the re-planned packing", () -> !window.slots().replanned().isEmpty());
+        SlotArena re = fx(() -> window.slots().replanned().get(scratch.label()));
+        assertEquals(scratch.slots().size(), re.slots().size());
+        assertTrue(re.height() >= re.lowerBound(), "no packing is below the lower bound");
+        assertTrue(fx(() -> window.slots().infoLabel().getText()).contains("→"), "both packings' heights are listed");
+    }
+
+    @Test
+    void particlesTraceFillsThePoolHistograms() throws Exception {
+        Path f = Recordings.record("particles", Map.of("steps", "120"), dir.resolve("particles.astrace"));
+        openAndWait(f);
+        fxRun(() -> window.tabs().getSelectionModel().select(3));
+        waitFor(10, "bins", () -> !window.pools().table().getItems().isEmpty());
+        long requests = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.requests).sum());
+        long hits = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.hits).sum());
+        assertTrue(requests > 0 && hits > 0 && hits <= requests);
+        String before = fx(() -> window.pools().whatIfLabel().getText());
+        fxRun(() -> window.pools().bitsSpinner().getValueFactory().setValue(1));
+        String after = fx(() -> window.pools().whatIfLabel().getText());
+        assertTrue(after.startsWith("") && !after.equals(before), "the what-if re-bins: " + before + " / " + after);
+        fxRun(() -> window.tabs().getSelectionModel().select(2));
+        fxRun(() -> window.slots().addressModeButton().setSelected(true));
+        fxRun(() -> window.model().cursorProperty().set(window.model().trace().endNs() / 2));
+        waitFor(10, "the address map", () -> window.slots().infoLabel().getText().contains("blocks"));
+    }
+
+    @Test
+    void planFileOpensInTheSlotMap() throws Exception {
+        PlanProblem p = new PlanProblem(List.of(new PlanBuffer("a", 0, 3, 4096), new PlanBuffer("b", 1, 4, 8192),
+                new PlanBuffer("c", 3, 6, 4096), new PlanBuffer("d", 4, 6, 2048)), 256);
+        Packing packing = new GreedyBySizePlanner().plan(p, Long.MAX_VALUE, 1_000_000_000L);
+        Path f = dir.resolve("tiny-plan.json");
+        PlanJson.write(PlanLayouts.scratchPlan("tiny", "sram", packing), f);
+        fxRun(() -> window.open(f));
+        waitFor(20, "the plan", () -> !window.slots().planArenasProperty().get().isEmpty());
+        SlotArena a = fx(() -> window.slots().planArenasProperty().get().get(0));
+        assertEquals(4, a.slots().size());
+        assertEquals(8192 + 4096, a.lowerBound(), "the most bytes live at one step");
+        fxRun(() -> window.slots().redraw());
+        double[] c = fx(() -> window.slots().centreOf("b"));
+        String tip = fx(() -> window.slots().hoverAt(c[0], c[1]));
+        assertTrue(tip.startsWith("b\n") && tip.contains("8.00 KiB") && tip.contains("lifetime steps 1 – 3"), tip);
+    }
+}

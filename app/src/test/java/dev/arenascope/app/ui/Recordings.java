@@ -1,0 +1,28 @@
+package dev.arenascope.app.ui;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import dev.arenascope.core.device.VirtualDevice;
+import dev.arenascope.core.record.Session;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.file.TraceFormats;
+import dev.arenascope.workloads.Progress;
+import dev.arenascope.workloads.Workload;
+import dev.arenascope.workloads.Workloads;
+
+/** Records a sample workload on the virtual device into a trace file, as {@code arenascope record} does. */
+final class Recordings {
+    private Recordings() {}
+
+    static Path record(String workload, Map<String, String> options, Path file) throws Exception {
+        Workload w = Workloads.find(workload);
+        EventSink out = TraceFormats.output(file).open(file);
+        try (Session session = new Session(workload); VirtualDevice device = new VirtualDevice(4L << 30)) {
+            session.addSink(out);
+            w.run(session, device, w.parse(options), Progress.NONE);
+            session.flush();
+        }
+        return file;
+    }
+}

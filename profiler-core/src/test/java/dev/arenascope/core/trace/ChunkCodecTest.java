@@ -1,0 +1,113 @@
+package dev.arenascope.core.trace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+class ChunkCodecTest {
+
+    static EventBatch extremes() {
+        EventBatch b = new EventBatch();
+        long[] edge = {0, 1, -1, Long.MIN_VALUE, Long.MAX_VALUE, 1L << 40, -(1L << 40)};
+        SplittableRandom r = new SplittableRandom(1);
+        for (int i = 0; i < 5000; i++) {
+            EventKind k = EventKind.values()[r.nextInt(EventKind.values().length)];
+            int mem = r.nextInt(10) == 0 ? -1 : r.nextInt(10) == 0 ? EventBatch.MAX_MEMORY_ID : r.nextInt(4);
+            long[] v = new long[6];
+            for (int j = 0; j < 6; j++) {
+                v[j] = r.nextBoolean() ? edge[r.nextInt(edge.length)] : r.nextLong();
+            }
+            int[] ints = {Integer.MIN_VALUE, Integer.MAX_VALUE, -1, 0, r.nextInt()};
+            b.add(new Event(v[0], k, r.nextInt(256), mem, ints[r.nextInt(5)], v[1], v[2], v[3], v[4], v[5],
+                    ints[r.nextInt(5)], ints[r.nextInt(5)]));
+        }
+        return b;
+    }
+
+    @Test
+    void everyFieldRoundTripsAtItsExtremes() throws Exception {
+        EventBatch b = extremes();
+        List<MetaRecord> meta = List.of(
+                new MetaRecord.Memory(new MemoryInfo(EventBatch.MAX_MEMORY_ID, "m ü", MemoryKind.SEGMENTED, "cuda:0", -1, Map.of("k", "v"))),
+                new MetaRecord.Str(-5, "a string"), new MetaRecord.Str(6, null), new MetaRecord.Thread(Integer.MAX_VALUE, "t"),
+                new MetaRecord.Loss(Long.MAX_VALUE));
+        try (ChunkCodec c = new ChunkCodec()) {
+            byte[] frame = c.encodeFrame(meta, b, 0, b.size());
+            ChunkCodec.Chunk back = c.readFrame(new ByteArrayInputStream(frame), "mem", 0);
+            assertEquals(meta, back.meta());
+            assertEquals(b.size(), back.events().size());
+            for (int i = 0; i < b.size(); i++) {
+                assertEquals(b.get(i), back.events().get(i), "event " + i);
+            }
+            EventBatch unpacked = new EventBatch();
+            c.unpackEvents(back.payload(), back.rawBytes(), unpacked, "mem");
+            assertEquals(b.get(4321), unpacked.get(4321));
+        }
+    }
+
+    @Test
+    void framesReadOneAfterAnotherFromAStream() throws Exception {
+        SyntheticTrace g = new SyntheticTrace(3);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (ChunkCodec c = new ChunkCodec()) {
+            EventBatch first = copy(g.next(1000));
+            EventBatch second = copy(g.next(10));
+            c.writeFrame(out, List.of(new MetaRecord.Str(0, "x")), first, 0, first.size());
+            c.writeFrame(out, List.of(), second, 0, second.size());
+            c.writeFrame(out, List.of(new MetaRecord.Loss(3)), second, 0, 0); // metadata only
+            byte[] bytes = out.toByteArray();
+            ByteArrayInputStream in = new ByteArrayInputStream(bytes);
+            assertEquals(first.get(999), c.readFrame(in, "wire", 0).events().get(999));
+            assertEquals(second.time(0), c.readFrame(in, "wire", 0).firstTimeNs());
+            assertEquals(List.of(new MetaRecord.Loss(3)), c.readFrame(in, "wire", 0).meta());
+            assertNull(c.readFrame(in, "wire", 0), "clean end of stream");
+            // a stream cut mid-frame is an error naming the source, never a hang or a partial chunk
+            ByteArrayInputStream cut = new ByteArrayInputStream(Arrays.copyOf(bytes, bytes.length - 5));
+            c.readFrame(cut, "wire", 0);
+            c.readFrame(cut, "wire", 0);
+            TraceFormatException e = assertThrows(TraceFormatException.class, () -> c.readFrame(cut, "wire", 100));
+            assertTrue(e.getMessage().startsWith("wire at byte 136: truncated chunk payload"), e.getMessage());
+        }
+    }
+
+    static EventBatch copy(EventBatch b) {
+        EventBatch c = new EventBatch(b.size());
+        for (int i = 0; i < b.size(); i++) {
+            c.addFrom(b, i);
+        }
+        return c;
+    }
+
+    @Test
+    void badFramesAreRefusedWithTheirOffset() throws Exception {
+        try (ChunkCodec c = new ChunkCodec()) {
+            EventBatch b = copy(new SyntheticTrace(1).next(100));
+            byte[] f = c.encodeFrame(List.of(), b, 0, b.size());
+            byte[] magic = f.clone();
+            magic[0] = 'X';
+            assertTrue(assertThrows(TraceFormatException.class, () -> c.readFrame(new ByteArrayInputStream(magic), "s", 10))
+                    .getMessage().contains("s at byte 10: not a chunk"));
+            byte[] flipped = f.clone();
+            flipped[f.length - 3] ^= 1;
+            assertTrue(assertThrows(TraceFormatException.class, () -> c.readFrame(new ByteArrayInputStream(flipped), "s", 0))
+                    .getMessage().contains("checksum mismatch"));
+            byte[] huge = f.clone();
+            huge[8] = (byte) 0xff;
+            huge[9] = (byte) 0xff;
+            huge[10] = (byte) 0xff;
+            huge[11] = (byte) 0x7f;
+            assertTrue(assertThrows(TraceFormatException.class, () -> c.readFrame(new ByteArrayInputStream(huge), "s", 0))
+                    .getMessage().contains("raw length"));
+        }
+    }
+}
