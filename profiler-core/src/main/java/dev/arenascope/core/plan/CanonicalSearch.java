@@ -36,6 +36,14 @@ import java.util.Arrays;
  * failed are remembered in a table keyed by a hash of the unplaced set and the skyline (plus the level
  * and last buffer when the node skipped a commuting candidate).
  *
+ * <p><b>Strict mode</b> ({@link #strict}). Listing a canonical packing by offset (ties by static rank),
+ * each buffer's floor equals its offset at the moment it is placed. So it is enough to put every buffer
+ * at its own floor, never raised to the level: a buffer whose floor is below the level waits until a
+ * placement lifts it (and if none can, the node fails). This drops the non-canonical placements the
+ * default mode makes (a buffer raised from its floor to the level), a much smaller tree. A buffer that
+ * overlaps no unplaced buffer touches nothing still to come, so it goes at its floor without branching.
+ * Failed states are then keyed by the exact skyline and level.
+ *
  * <p>Not thread-safe; one instance per search.
  */
 final class CanonicalSearch {
@@ -82,6 +90,8 @@ final class CanonicalSearch {
     private final long salt;
     private long nodes;
     private boolean timedOut;
+    private boolean strict;
+    private final int[] open;            // unplaced buffers overlapping each buffer in time
 
     /**
      * @param order    problem indices of the buffers to search (non-zero size), in static order
@@ -163,6 +173,10 @@ final class CanonicalSearch {
             }
             neighbors[i] = Arrays.copyOf(tmp, c);
         }
+        open = new int[m];
+        for (int i = 0; i < m; i++) {
+            open[i] = neighbors[i].length;
+        }
         zobrist = new long[m];
         for (int i = 0; i < m; i++) {
             zobrist[i] = mix(0x2545F4914F6CDD1DL * (order[i] + 1)); // by problem index: shared across orders
@@ -235,6 +249,15 @@ final class CanonicalSearch {
         for (int i = 0; i < m; i++) {
             out[original[i]] = offset[i] * unit;
         }
+    }
+
+    /**
+     * Strict canonical mode: a buffer goes only at its own floor, never raised to the current level; a
+     * buffer whose floor is below the level waits until placements above raise it (see the class notes).
+     */
+    CanonicalSearch strict(boolean on) {
+        this.strict = on;
+        return this;
     }
 
     /** Gives up (as if timed out) after about this many nodes. */
@@ -336,10 +359,32 @@ final class CanonicalSearch {
                 if (r > maxRem) {
                     maxRem = r;
                 }
-                h += mix(s * 0xC2B2AE3D27D4EB4FL + Math.max(x, top[s]));
+                h += mix(s * 0xC2B2AE3D27D4EB4FL + (strict ? top[s] : Math.max(x, top[s])));
             }
         }
+        if (strict) {
+            h ^= mix(x * 0x632BE59BD9B4E019L + 0x7F4A7C15L);
+        }
         long limit = cap - maxRem; // a child's level may not exceed this
+        if (strict) {
+            // A buffer that overlaps no unplaced buffer ("hatless") touches nothing still to come: it
+            // goes at its floor now, without branching. Below the level it can never go (nothing left
+            // can lift its floor), so the node fails.
+            for (int i = 0; i < m; i++) {
+                if (!placed[i] && open[i] == 0 && sl[i] >= sa && su[i] <= sb) {
+                    if (floor[i] < x || floor[i] + size[i] > cap) {
+                        return false;
+                    }
+                    int mark = sp;
+                    place(i, floor[i]);
+                    if (solve(sa, sb, x, last)) {
+                        return true;
+                    }
+                    unwindTo(mark);
+                    return false;
+                }
+            }
+        }
         long[] ks = keys[sp];
         if (ks == null) {
             ks = keys[sp] = new long[m];
@@ -357,7 +402,10 @@ final class CanonicalSearch {
         for (int i = 0; i < m; i++) {
             if (!placed[i] && sl[i] >= sa && su[i] <= sb) {
                 long f = floor[i];
-                if (f <= x) {
+                if (strict && f < x) {
+                    // it waits for a placement to raise its floor to the level or above
+                    minEnd = Math.min(minEnd, f + size[i]);
+                } else if (f <= x) {
                     minEnd = Math.min(minEnd, x + size[i]);
                     ks[n++] = x * m + i;
                 } else {
@@ -466,6 +514,7 @@ final class CanonicalSearch {
             cross[s]--;
         }
         for (int j : neighbors[c]) {
+            open[j]--;
             if (!placed[j] && floor[j] < t) {
                 floorIdx[floorSp] = j;
                 floorOld[floorSp++] = floor[j];
@@ -492,6 +541,9 @@ final class CanonicalSearch {
                 cross[s]++;
             }
             placed[c] = false;
+            for (int j : neighbors[c]) {
+                open[j]++;
+            }
             if (topSp != stackT[sp]) {
                 throw new IllegalStateException("undo log out of step");
             }

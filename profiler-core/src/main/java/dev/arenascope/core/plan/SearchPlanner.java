@@ -15,9 +15,10 @@ import java.util.Comparator;
  * bound, then narrows between the best height proved impossible and the best found until they meet or
  * time runs out.
  *
- * <p>Each decision is made by {@link #portfolio}: restarts of the search over several static orders of
- * the buffers (section load, lifetime, size, area in various priorities, then perturbed ones); at each
- * node candidates go in order of floor, then the round's order. Thread-safe (each call owns its state).
+ * <p>Each decision is made by {@link #portfolio}: restarts of the strict canonical search (every buffer at
+ * its own floor, see {@link CanonicalSearch#strict}) over three static orders of the buffers (lifetime,
+ * area, section load in various priorities) with a doubling node budget; at each node candidates go in
+ * order of floor, then the run's order. Thread-safe (each call owns its state).
  */
 public record SearchPlanner() implements Planner {
 
@@ -98,84 +99,36 @@ public record SearchPlanner() implements Planner {
         return new Narrowed(hi, lo >= hi);
     }
 
-    /** Node budget of the first round of {@link #portfolio}; later rounds grow by the Luby sequence. */
-    static final long BASE_NODES = 30_000;
+    /** Static orders {@link #portfolio} takes turns with: width-area-load, load-area-width, load-width-area. */
+    private static final int[] ORDER_TURNS = {6, 7, 8};
 
     /**
-     * Decides whether {@code problem} packs within {@code capacity}: rounds of the search, each with
-     * another static order (the fixed heuristics first, then randomly perturbed ones; every other round
-     * on the problem mirrored in time) and a node budget of {@link #BASE_NODES} times the Luby sequence
-     * (1, 1, 2, 1, 1, 2, 4, ...). States proved to fail are shared between rounds of one direction. Search times of one order
-     * are heavy tailed — an order either finds a packing fast or wanders — so restarts across orders find
-     * packings far sooner than any one order. A round that finishes without a packing proves there is none.
+     * Decides whether {@code problem} packs within {@code capacity}: rounds of the strict canonical
+     * search, each of the orders of {@link #ORDER_TURNS} once per round under a node budget that starts
+     * at twice the number of buffers and doubles every round. Search times of one order are heavy tailed
+     * (an order either finds a packing fast or wanders), so short runs over several orders find packings
+     * far sooner than one long run. States proved to fail are shared between all runs (such entries hold
+     * for every order). A run that finishes within its budget without a packing proves there is none.
      */
     static CanonicalSearch.Outcome portfolio(PlanProblem problem, long capacity, long deadline, long[] out) {
-        java.util.SplittableRandom rnd = new java.util.SplittableRandom(0xA11CE);
         CanonicalSearch.LongSet failed = new CanonicalSearch.LongSet(1 << 12);
-        CanonicalSearch.LongSet failedMirrored = new CanonicalSearch.LongSet(1 << 12);
-        PlanProblem mirrored = mirror(problem);
-        for (int round = 0; ; round++) {
-            if (System.nanoTime() > deadline) {
-                return CanonicalSearch.Outcome.TIMED_OUT;
-            }
-            // odd rounds search the problem mirrored in time: the same packings, met in another order
-            PlanProblem q = (round & 1) == 0 || !MIRROR ? problem : mirrored;
-            int h = (MIRROR ? round / 2 : round) % ORDERS;
-            int[] order = (MIRROR ? round / 2 : round) < ORDERS ? staticOrder(q, h) : perturb(staticOrder(q, h), rnd);
-            CanonicalSearch search = new CanonicalSearch(q, order, capacity, deadline, (round & 1) == 0 ? failed : failedMirrored, round).nodeLimit(BASE_NODES * luby(round + 1));
-            CanonicalSearch.Outcome o = search.runInto(out);
-            if (o != CanonicalSearch.Outcome.TIMED_OUT) {
-                return o;
-            }
+        int[][] orders = new int[ORDER_TURNS.length][];
+        for (int k = 0; k < orders.length; k++) {
+            orders[k] = staticOrder(problem, ORDER_TURNS[k]);
         }
-    }
-
-    /** Whether odd rounds search the time-mirrored problem. */
-    static final boolean MIRROR = true;
-
-    /** The problem with time reversed: buffer i lives over {@code [T - upper, T - lower)}; offsets carry over. */
-    static PlanProblem mirror(PlanProblem p) {
-        long t = 0;
-        for (PlanBuffer b : p.buffers()) {
-            t = Math.max(t, b.upper());
-        }
-        java.util.List<PlanBuffer> bs = new java.util.ArrayList<>(p.size());
-        for (PlanBuffer b : p.buffers()) {
-            bs.add(new PlanBuffer(b.id(), t - b.upper(), t - b.lower(), b.size()));
-        }
-        return new PlanProblem(bs, p.alignment());
-    }
-
-    /** The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ... (i from 1). */
-    static long luby(long i) {
-        long k = 1;
-        while ((1L << k) - 1 < i) {
-            k++;
-        }
-        while (true) {
-            if (i == (1L << k) - 1) {
-                return 1L << (k - 1);
-            }
-            i -= (1L << (k - 1)) - 1;
-            k = 1;
-            while ((1L << k) - 1 < i) {
-                k++;
+        for (long budget = 2L * Math.max(1, problem.size()); ; budget = Math.min(budget * 2, Long.MAX_VALUE / 4)) {
+            for (int k = 0; k < orders.length; k++) {
+                if (System.nanoTime() > deadline) {
+                    return CanonicalSearch.Outcome.TIMED_OUT;
+                }
+                CanonicalSearch search = new CanonicalSearch(problem, orders[k], capacity, deadline, failed, k)
+                        .nodeLimit(budget).strict(true);
+                CanonicalSearch.Outcome o = search.runInto(out);
+                if (o != CanonicalSearch.Outcome.TIMED_OUT) {
+                    return o;
+                }
             }
         }
-    }
-
-    /** {@code order} with random swaps of near neighbours (each element moves a few places at most). */
-    static int[] perturb(int[] order, java.util.SplittableRandom rnd) {
-        int[] o = order.clone();
-        for (int i = 0; i + 1 < o.length; i++) {
-            if (rnd.nextInt(4) == 0) {
-                int j = Math.min(o.length - 1, i + 1 + rnd.nextInt(3));
-                int t = o[i];
-                o[i] = o[j];
-                o[j] = t;
-            }
-        }
-        return o;
     }
 
     /**
@@ -186,13 +139,11 @@ public record SearchPlanner() implements Planner {
         return staticOrder(problem, 0);
     }
 
-    /** Number of static orders {@link #staticOrder(PlanProblem, int)} knows. */
-    static final int ORDERS = 9;
-
     /**
      * Problem indices of the non-empty buffers in one of several static orders (all descending, ties
      * in problem order): 0 section load, width, size; 1 size, width; 2 width, size; 3 area (width x
-     * size), load; 4 load, size, width; 5 load, area.
+     * size), load; 4 load, size, width; 5 load, area; 6 width, area, load; 7 load, area, width;
+     * 8 load, width, area.
      */
     static int[] staticOrder(PlanProblem problem, int heuristic) {
         int n = problem.size();
