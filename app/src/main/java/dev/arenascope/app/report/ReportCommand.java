@@ -85,6 +85,15 @@ public final class ReportCommand implements Command {
             throw new UsageException("report: --plan-search-ms must be >= 0, got " + searchMs);
         }
         ReportFormat format = format(formatArg, outArg);
+        if (outArg != null) {
+            Path dirOfOut = Path.of(outArg).toAbsolutePath().getParent();
+            if (Files.isDirectory(Path.of(outArg))) {
+                throw new UsageException("report: --out " + outArg + ": is a directory; name the report file");
+            }
+            if (dirOfOut != null && !Files.isDirectory(dirOfOut)) {
+                throw new UsageException("report: --out " + outArg + ": no such directory " + dirOfOut);
+            }
+        }
         Double gate = gateArg == null ? null : percent(gateArg);
         if (gate != null && baselineArg == null) {
             throw new UsageException("report: --fail-on-regression needs --baseline TRACE to compare with");
@@ -112,7 +121,11 @@ public final class ReportCommand implements Command {
                 Files.deleteIfExists(tmp);
                 throw new UsageException("report: cannot write " + target + ": " + e.getMessage());
             }
-            Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            try {
+                Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            } finally {
+                Files.deleteIfExists(tmp);     // left only when the move failed
+            }
             err.println("report: wrote " + target + " (" + format.extension() + ", " + Files.size(target) + " bytes)");
         }
         List<TraceDiff.Change> failed = report.gateFailures();
