@@ -30,6 +30,10 @@ public final class Main {
         if (!os.startsWith("Linux") || "Monocle".equals(System.getProperty("glass.platform"))) {
             return true;
         }
-        return System.getenv("DISPLAY") != null || System.getenv("WAYLAND_DISPLAY") != null;
+        return !blank(System.getenv("DISPLAY")) || !blank(System.getenv("WAYLAND_DISPLAY"));
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
     }
 }

@@ -1,6 +1,5 @@
 package dev.arenascope.core.analysis;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -44,6 +43,12 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
                             long peakBytes, long peakAtNs, long meanBytes, long totalNs, long maxNs,
                             Map<String, Long> params, String model, double modelError)
         implements FigureRow {
+
+    /**
+     * Scopes nested deeper than this many levels are counted under one path ending in {@code /…} (a
+     * hostile or runaway trace must not build paths quadratic in its depth).
+     */
+    public static final int MAX_PATH_DEPTH = 32;
 
     public ScopeAnalysis {
         params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
@@ -95,7 +100,7 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
     static final class Accumulator {
         private final TraceView view;
         private final Map<Integer, Open> open = new HashMap<>();
-        private final Map<Integer, ArrayDeque<Open>> stacks = new HashMap<>();
+        private final Map<Integer, ArrayList<Open>> stacks = new HashMap<>();
         private final Map<String, Agg> aggs = new LinkedHashMap<>();
 
         Accumulator(TraceView view) {
@@ -112,6 +117,7 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
             long maxUsed;
             final Map<String, Long> params = new LinkedHashMap<>();
             final Open parent;
+            int position;
 
             Open(int id, int memory, String path, int depth, long startNs, long entryUsed, Open parent) {
                 this.id = id;
@@ -148,13 +154,16 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
             int memory = e.memory();
             switch (e.kind()) {
                 case SCOPE_ENTER -> {
-                    ArrayDeque<Open> stack = stacks.computeIfAbsent(memory, k -> new ArrayDeque<>());
+                    ArrayList<Open> stack = stacks.computeIfAbsent(memory, k -> new ArrayList<>());
                     Open parent = e.c() >= 0 ? open.get((int) e.c()) : null;
                     String name = nameOf(e.ref());
-                    String path = parent == null ? name : parent.path + "/" + name;
+                    String path = parent == null ? name
+                            : parent.depth + 1 < MAX_PATH_DEPTH ? parent.path + "/" + name
+                            : parent.depth + 1 == MAX_PATH_DEPTH ? parent.path + "/…" : parent.path;
                     Open o = new Open(e.ref2(), memory, path, parent == null ? 0 : parent.depth + 1, e.timeNs(), e.used(), parent);
                     open.put(o.id, o);
-                    stack.push(o);
+                    o.position = stack.size();
+                    stack.add(o);
                 }
                 case SCOPE_EXIT -> {
                     touch(memory, e.used());
@@ -182,9 +191,9 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
             if (stacks.isEmpty()) {
                 return;
             }
-            ArrayDeque<Open> stack = stacks.get(memory);
+            ArrayList<Open> stack = stacks.get(memory);
             if (stack != null && !stack.isEmpty()) {
-                Open top = stack.peek();
+                Open top = stack.getLast();
                 if (used > top.maxUsed) {
                     top.maxUsed = used;
                 }
@@ -192,16 +201,21 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
         }
 
         private void close(Open o, long endNs) {
-            ArrayDeque<Open> stack = stacks.get(o.memory);
-            if (stack != null) {
-                // inner scopes left open close with their parent
-                while (!stack.isEmpty() && stack.peek() != o && stack.contains(o)) {
-                    Open inner = stack.peek();
+            ArrayList<Open> stack = stacks.get(o.memory);
+            if (stack != null && o.position < stack.size() && stack.get(o.position) == o) {
+                // inner scopes left open close with it (O(1) per scope: each is popped once)
+                while (stack.size() > o.position + 1) {
+                    Open inner = stack.removeLast();
                     open.remove(inner.id);
-                    close(inner, endNs);
+                    finishOne(inner, endNs);
                 }
-                stack.remove(o);
+                stack.removeLast();
             }
+            finishOne(o, endNs);
+        }
+
+        /** Books one closed execution and hands its most bytes to its parent. */
+        private void finishOne(Open o, long endNs) {
             if (o.parent != null && o.maxUsed > o.parent.maxUsed) {
                 o.parent.maxUsed = o.maxUsed;
             }

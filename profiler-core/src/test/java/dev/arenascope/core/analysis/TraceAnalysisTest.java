@@ -125,4 +125,26 @@ class TraceAnalysisTest {
         assertEquals(6, s.totalNs());
         assertNull(a.memory("b"));
     }
+
+    @Test
+    void hostileNestingStaysLinear() {
+        // 200,000 scopes opened and never closed, then the outermost closed: one pass, no quadratic work
+        ListTraceView v = new ListTraceView();
+        v.onMemory(new dev.arenascope.core.trace.MemoryInfo(0, "a", MemoryKind.ARENA, "host", 1 << 30, Map.of()));
+        int name = v.intern("s");
+        int n = 200_000;
+        for (int i = 0; i < n; i++) {
+            v.add(new Event(i, EventKind.SCOPE_ENTER, 0, 0, 1, 0, 0, i - 1, i, 0, name, i));
+        }
+        v.add(new Event(n, EventKind.SCOPE_EXIT, 0, 0, 1, 0, 0, 0, 0, 0, name, 0));
+        long t0 = System.nanoTime();
+        TraceAnalysis a = TraceAnalysis.of(v, 16);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 20_000, ms + " ms");
+        assertEquals(n, a.scopes().stream().mapToLong(ScopeAnalysis::executions).sum());
+        // the outermost saw the deepest one's bytes
+        assertEquals(n - 1, a.scopes(s -> s.depth() == 0).getFirst().peakBytes());
+        assertEquals(ScopeAnalysis.MAX_PATH_DEPTH + 1, a.scopes().size(), "deep levels share one path");
+        assertTrue(a.scopes().stream().anyMatch(s -> s.path().endsWith("/…")));
+    }
 }

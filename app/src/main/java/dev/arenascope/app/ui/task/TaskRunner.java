@@ -28,15 +28,21 @@ public final class TaskRunner {
 
     /**
      * @param ui      where callbacks run
-     * @param threads worker threads (at least 1)
+     * @param threads worker threads; 0 runs each task inside {@link #submit} on the caller's thread
+     *                (with {@link UiExecutor#DIRECT}: deterministic view-model tests without a toolkit)
      */
     public TaskRunner(UiExecutor ui, int threads) {
         this.ui = ui;
-        this.workers = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
+        this.workers = threads <= 0 ? null : Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "arenascope-worker");
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** A runner that does everything on the calling thread, callbacks included. */
+    public static TaskRunner sameThread() {
+        return new TaskRunner(UiExecutor.DIRECT, 0);
     }
 
     /** A task in flight; {@link #cancel()} asks it to stop (it stops at its next check). */
@@ -109,14 +115,15 @@ public final class TaskRunner {
                 return h.cancelled.get();
             }
         };
-        if (workers.isShutdown()) {
+        if (workers != null && workers.isShutdown()) {
             // the window closed: late requests (a frame, a digest) have no one to report to
             h.cancelled.set(true);
             h.done.set(true);
             running.remove(h);
             return h;
         }
-        workers.execute(() -> {
+        java.util.concurrent.Executor exec = workers == null ? Runnable::run : workers;
+        exec.execute(() -> {
             try {
                 T result = task.work.run(progress);
                 finish(h);
@@ -166,6 +173,8 @@ public final class TaskRunner {
     /** Stops the workers (running work is interrupted). */
     public void shutdown() {
         running.forEach(Handle::cancel);
-        workers.shutdownNow();
+        if (workers != null) {
+            workers.shutdownNow();
+        }
     }
 }

@@ -69,7 +69,7 @@ public final class EventStore implements TraceView, EventSink {
     private long lost;
 
     private final List<Block> blocks = new ArrayList<>();
-    private EventBatch tail = new EventBatch(BLOCK_EVENTS);
+    private EventBatch tail = new EventBatch(1024); // grows to BLOCK_EVENTS, then is reused
     private long tailFirstIndex;
     private long tailFirstEff;
     private long count;
@@ -602,7 +602,7 @@ public final class EventStore implements TraceView, EventSink {
     public long memoryBytes() {
         lock.readLock().lock();
         try {
-            long n = (long) BLOCK_EVENTS * 68; // the open block's columns
+            long n = (long) Math.max(1024, Integer.highestOneBit(Math.max(1, tail.size()) * 2 - 1)) * 68; // the open block's columns
             for (Block b : blocks) {
                 n += 64 + b.packed.length;
             }

@@ -108,15 +108,21 @@ final class GaugeIndex {
 
     private void startLeaf(long t, long used, long aux) {
         int page = (int) (bytePos >>> PAGE_SHIFT);
-        if (page < pages.length && pages[page] != null && PAGE - (int) (bytePos & (PAGE - 1)) < LEAF_MAX_BYTES) {
+        int within = (int) (bytePos & (PAGE - 1));
+        if (page < pages.length && pages[page] != null && PAGE - within < LEAF_MAX_BYTES) {
             page++;
+            within = 0;
             bytePos = (long) page << PAGE_SHIFT;
         }
         if (page >= pages.length) {
             pages = Arrays.copyOf(pages, Math.max(page + 1, pages.length * 2));
         }
         if (pages[page] == null) {
-            pages[page] = new byte[PAGE];
+            // the first page starts small and doubles, so a memory with few events costs little
+            pages[page] = new byte[page == 0 ? 2 * LEAF_MAX_BYTES : PAGE];
+        }
+        if (pages[page].length < within + LEAF_MAX_BYTES) {
+            pages[page] = Arrays.copyOf(pages[page], Math.min(PAGE, Math.max(pages[page].length * 2, within + LEAF_MAX_BYTES)));
         }
         long leaf = leaves++;
         tFirst.add(t);

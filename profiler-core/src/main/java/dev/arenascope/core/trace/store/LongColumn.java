@@ -10,6 +10,7 @@ final class LongColumn {
     private static final int SHIFT = 12;
     private static final int PAGE = 1 << SHIFT;
     private static final int MASK = PAGE - 1;
+    private static final int FIRST_PAGE = 16;
 
     private long[][] pages = new long[4][];
     private long size;
@@ -31,10 +32,13 @@ final class LongColumn {
         if (p == pages.length) {
             pages = Arrays.copyOf(pages, p * 2);
         }
+        int within = (int) (size & MASK);
         if (pages[p] == null) {
-            pages[p] = new long[PAGE];
+            pages[p] = new long[p == 0 ? FIRST_PAGE : PAGE];
+        } else if (within == pages[p].length) {
+            pages[p] = Arrays.copyOf(pages[p], within * 2); // only the first page grows: small columns stay small
         }
-        pages[p][(int) (size & MASK)] = v;
+        pages[p][within] = v;
         size++;
     }
 

@@ -1,0 +1,68 @@
+package dev.arenascope.app.ui.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.SyntheticTrace;
+import dev.arenascope.core.trace.store.EventStore;
+
+/** The view model without a window: everything on the test thread. */
+class SessionModelTest {
+
+    @Test
+    void showZoomPanAndDigest() {
+        EventStore s = new EventStore("t");
+        SyntheticTrace.write(5, 50_000, s);
+        SessionModel m = new SessionModel(TaskRunner.sameThread());
+        m.show(s, "t", "virtual");
+        TimeRange all = m.boundsProperty().get();
+        assertEquals(new TimeRange(s.startNs(), s.endNs() + 1), all);
+        assertEquals(all, m.viewRangeProperty().get());
+        assertEquals(50_000, m.digestProperty().get().events(), "the digest ran on this thread");
+        assertFalse(m.digestProperty().get().scopes().isEmpty());
+        assertFalse(m.digestProperty().get().bins().isEmpty());
+        assertFalse(m.digestProperty().get().tensors().isEmpty());
+        long mid = all.fromNs() + all.duration() / 2;
+        m.zoom(0.5, mid);
+        TimeRange z = m.viewRangeProperty().get();
+        assertEquals(all.duration() / 2, z.duration(), 1);
+        assertTrue(z.contains(mid));
+        m.pan(-all.duration());
+        assertEquals(all.fromNs(), m.viewRangeProperty().get().fromNs(), "panning stops at the session's start");
+        m.zoom(1e-12, mid);
+        assertEquals(SessionModel.MIN_VIEW_NS, m.viewRangeProperty().get().duration(), "zoom stops at the narrowest window");
+        m.zoomToFit();
+        assertEquals(all, m.viewRangeProperty().get());
+        m.selectionProperty().set(new TimeRange(1, 2));
+        m.show(s, "again", "virtual");
+        assertNull(m.selectionProperty().get(), "a new session clears the selection");
+    }
+
+    @Test
+    void liveStoreFollowsTheEnd() {
+        EventStore s = new EventStore("live");
+        SyntheticTrace.announce(s);
+        SyntheticTrace gen = new SyntheticTrace(9);
+        s.onEvents(gen.next(10_000));
+        SessionModel m = new SessionModel(TaskRunner.sameThread());
+        m.followLiveProperty().set(true);
+        m.show(s, "live", "virtual");
+        m.zoom(0.1, s.endNs());
+        long width = m.viewRangeProperty().get().duration();
+        long rev = m.revisionProperty().get();
+        EventBatch more = gen.next(10_000);
+        s.onEvents(more);
+        m.refresh();
+        assertTrue(m.revisionProperty().get() > rev);
+        assertEquals(20_000, m.eventCountProperty().get());
+        assertEquals(s.endNs() + 1, m.viewRangeProperty().get().toNs(), "following keeps the newest events in view");
+        assertEquals(width, m.viewRangeProperty().get().duration(), 1, "at the same zoom");
+        assertEquals(20_000, m.digestProperty().get().events(), "the digest caught up incrementally");
+    }
+}
