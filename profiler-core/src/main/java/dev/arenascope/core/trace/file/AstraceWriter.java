@@ -13,6 +13,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 
 import dev.arenascope.core.trace.ByteWriter;
@@ -31,7 +34,9 @@ import dev.arenascope.core.trace.SessionInfo;
  * Chunks are encoded and compressed on up to four extra cores when the machine has them, and written
  * in order by the calling thread.
  *
- * <p>Called from one thread at a time (the {@link EventSink} contract). I/O failures surface as
+ * <p>Called from one thread at a time (the {@link EventSink} contract); a shared daemon thread also
+ * writes a chunk that has waited a second while no events came, so an idle recording that is then
+ * killed loses nothing. Methods are synchronized for that. I/O failures surface as
  * {@link UncheckedIOException} from the sink methods (a session detaches and logs such a sink).
  */
 public final class AstraceWriter implements EventSink, AutoCloseable {
@@ -75,6 +80,36 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         this.pool = workers <= 0 ? null
                 : Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-encode-", 0).factory());
         this.maxInFlight = Math.max(1, workers * 2);
+        this.ager = AGER.scheduleWithFixedDelay(this::flushIfStale, 250, 250, TimeUnit.MILLISECONDS);
+    }
+
+    /** One daemon thread for every writer: writes chunks that waited too long while no events came. */
+    private static final ScheduledExecutorService AGER = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("astrace-age").factory());
+    private final ScheduledFuture<?> ager;
+
+    private synchronized void flushIfStale() {
+        if (closed || pending.isEmpty() || System.nanoTime() - pendingSince <= MAX_CHUNK_AGE_NS) {
+            return;
+        }
+        try {
+            flushPending();
+            drainInFlight();
+            out.flush();
+        } catch (IOException | RuntimeException e) {
+            failure = e; // reported by the next call from the session
+        }
+    }
+
+    private volatile Exception failure;
+
+    private void rethrowAgerFailure() {
+        Exception e = failure;
+        if (e != null) {
+            failure = null;
+            throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(),
+                    e instanceof IOException io ? io : new IOException(e));
+        }
     }
 
     private final int level;
@@ -97,33 +132,34 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     }
 
     @Override
-    public void onSession(SessionInfo info) {
+    public synchronized void onSession(SessionInfo info) {
         session = info;
     }
 
     @Override
-    public void onMemory(MemoryInfo memory) {
+    public synchronized void onMemory(MemoryInfo memory) {
         meta.add(new MetaRecord.Memory(memory));
     }
 
     @Override
-    public void onString(int id, String value) {
+    public synchronized void onString(int id, String value) {
         meta.add(new MetaRecord.Str(id, value));
     }
 
     @Override
-    public void onThread(int id, String name) {
+    public synchronized void onThread(int id, String name) {
         meta.add(new MetaRecord.Thread(id, name));
     }
 
     @Override
-    public void onLoss(long count) {
+    public synchronized void onLoss(long count) {
         lost += count;
         meta.add(new MetaRecord.Loss(count));
     }
 
     @Override
-    public void onEvents(EventBatch batch) {
+    public synchronized void onEvents(EventBatch batch) {
+        rethrowAgerFailure();
         try {
             ensureHeader();
             int i = 0;
@@ -156,7 +192,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     }
 
     /** Writes what is pending as a chunk and flushes the file (a crash after this loses nothing before it). */
-    public void flush() {
+    public synchronized void flush() {
         try {
             ensureHeader();
             if (!pending.isEmpty() || !meta.isEmpty()) {
@@ -280,11 +316,12 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     }
 
     @Override
-    public void onClose() {
+    public synchronized void onClose() {
         if (closed) {
             return;
         }
         closed = true;
+        ager.cancel(false);
         try {
             ensureHeader();
             if (!pending.isEmpty() || !meta.isEmpty()) {

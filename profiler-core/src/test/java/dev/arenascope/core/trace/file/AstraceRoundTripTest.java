@@ -154,6 +154,31 @@ class AstraceRoundTripTest {
     }
 
     @Test
+    void anIdleRecordingThatIsKilledLosesNothing() throws Exception {
+        Path f = dir.resolve("idle.astrace");
+        AstraceWriter w = new AstraceWriter(f);
+        SyntheticTrace.announce(w);
+        w.onEvents(new SyntheticTrace(9).next(500));
+        // no more events and no close: the writer's ager writes the chunk once it is a second old
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        LoadedTrace t = null;
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            Path copy = dir.resolve("killed.astrace"); // what a killed process leaves
+            Files.copy(f, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            if (Files.size(copy) > 0) {
+                t = AstraceReader.load(copy);
+                if (t.store().eventCount() == 500) {
+                    break;
+                }
+            }
+        }
+        assertTrue(t != null && t.store().eventCount() == 500, "the idle chunk reached the file");
+        assertTrue(t.report().summary().contains("no footer"), t.report().summary());
+        w.onClose();
+    }
+
+    @Test
     void aFlippedByteLosesOnlyItsChunk() throws Exception {
         Path f = synthetic(dir, "flip.astrace", 300_000);
         long[] offsets;
