@@ -98,25 +98,23 @@ public final class MarkdownReportWriter {
         if (c.emphasis()) {
             text = "**" + text + "**";
         }
-        if (c.sub() != null) {
-            text = text + " · " + esc(c.sub());
-        }
+        String sub = c.sub() == null ? "" : " · " + esc(c.sub());
         TraceDiff.Change ch = c.change();
         if (ch == null || tableId.equals("regressions") || tableId.equals("improvements")) {
             if (ch != null && ch.regression()) {
-                return "**" + text + "** ⚠";
+                return "**" + text + "** ⚠" + sub;
             }
-            return text;
+            return text + sub;
         }
         if (ch.presence() == TraceDiff.Presence.ADDED) {
-            return text + " (new)";
+            return text + " (new)" + sub;
+        }
+        if (ch.deltaPct() == 0 || Double.isNaN(ch.deltaPct())) {
+            return text + " (same)" + sub;
         }
         String was = ch.was() == null ? Units.NONE : Units.format(ch.was());
         String mark = ch.regression() ? " ⚠" : "";
-        if (ch.deltaPct() == 0 || Double.isNaN(ch.deltaPct())) {
-            return text + " (same)";
-        }
-        return text + " (was " + esc(was) + ", " + Units.changePct(ch) + mark + ")";
+        return text + " (was " + esc(was) + ", " + Units.changePct(ch) + mark + ")" + sub;
     }
 
     private static String esc(String s) {
