@@ -77,6 +77,7 @@ final class CanonicalSearch {
 
     private final long[][] keys;
     private final long[] relBuf;
+    private final long[] raisedBuf;
     private final LongSet failed;
     private final long salt;
     private long nodes;
@@ -200,6 +201,7 @@ final class CanonicalSearch {
         topOld = new long[(int) spans + 1];
         keys = new long[m + 1][];
         relBuf = new long[sections + 1];
+        raisedBuf = new long[m + 1];
     }
 
     /** Runs the search. On {@link Outcome#FOUND}, {@link #offsets} holds the packing. */
@@ -284,12 +286,32 @@ final class CanonicalSearch {
         if (comps == 1) {
             return branch(firstA, firstB, x, last);
         }
-        int mark = sp;
+        // Components in order of least slack first: the one most likely to fail is tried before
+        // time goes into the others.
+        long[] comp = new long[Math.min(sb - sa, sections)];
+        int nc = 0;
         for (int s = sa; s < sb; ) {
             if (rem[s] == 0) {
                 s++;
                 continue;
             }
+            int e = s;
+            long slack = Long.MAX_VALUE;
+            while (true) {
+                slack = Math.min(slack, cap - Math.max(x, top[e]) - rem[e]);
+                if (e + 1 < sb && cross[e] > 0) {
+                    e++;
+                } else {
+                    break;
+                }
+            }
+            comp[nc++] = (Math.min(Math.max(0, slack), 1L << 40) << 20) | s; // sections < 2^20
+            s = e + 1;
+        }
+        Arrays.sort(comp, 0, nc);
+        int mark = sp;
+        for (int k = 0; k < nc; k++) {
+            int s = (int) (comp[k] & ((1 << 20) - 1));
             int e = s;
             while (e + 1 < sb && cross[e] > 0) {
                 e++;
@@ -300,7 +322,6 @@ final class CanonicalSearch {
                 unwindTo(mark);
                 return false;
             }
-            s = e + 1;
         }
         return true;
     }
@@ -329,14 +350,27 @@ final class CanonicalSearch {
         long minEnd = Long.MAX_VALUE;
         int n = 0;
         long set = 0;
+        // Buffers at level x come out of this loop already in key order; only the raised ones (floor
+        // above x, usually few) need sorting, after them.
+        long[] raised = raisedBuf;
+        int nr = 0;
         for (int i = 0; i < m; i++) {
             if (!placed[i] && sl[i] >= sa && su[i] <= sb) {
-                long f = Math.max(floor[i], x);
-                minEnd = Math.min(minEnd, f + size[i]);
-                ks[n++] = f * m + i;
+                long f = floor[i];
+                if (f <= x) {
+                    minEnd = Math.min(minEnd, x + size[i]);
+                    ks[n++] = x * m + i;
+                } else {
+                    minEnd = Math.min(minEnd, f + size[i]);
+                    raised[nr++] = f * m + i;
+                }
                 set ^= zobrist[i];
             }
         }
+        int low = n;
+        Arrays.sort(raised, 0, nr);
+        System.arraycopy(raised, 0, ks, n, nr);
+        n += nr;
         h ^= set;
         // A node that skips no candidate explores every completion of its state, whatever path led to
         // it: its failure is remembered under the state alone (and holds for every static order). One
@@ -346,8 +380,7 @@ final class CanonicalSearch {
             return false;
         }
         boolean skipped = false;
-        Arrays.sort(ks, 0, n);
-        if (!sectionsSchedulable(sa, sb, x, ks, n)) {
+        if (!sectionsSchedulable(sa, sb, x, ks, low, n)) {
             failed.add(h);
             return false;
         }
@@ -382,12 +415,20 @@ final class CanonicalSearch {
      * In each section, the unplaced buffers must stack above {@code max(x, top)} each at or above its
      * floor: scheduling them by floor gives the lowest possible end (one machine, release dates).
      */
-    private boolean sectionsSchedulable(int sa, int sb, long x, long[] byFloor, int n) {
+    private boolean sectionsSchedulable(int sa, int sb, long x, long[] byFloor, int low, int n) {
+        // the buffers at level x (keys [0, low)) all go first: their stack ends at base + their bytes
         long[] end = relBuf;
         for (int s = sa; s < sb; s++) {
-            end[s] = Math.max(x, top[s]);
+            end[s] = Math.max(x, top[s]) + rem[s];
         }
-        for (int k = 0; k < n; k++) {
+        for (int k = low; k < n; k++) {
+            int i = (int) (byFloor[k] % m);
+            long sz = size[i];
+            for (int s = sl[i]; s < su[i]; s++) {
+                end[s] -= sz;
+            }
+        }
+        for (int k = low; k < n; k++) {
             int i = (int) (byFloor[k] % m);
             long f = byFloor[k] / m;
             long sz = size[i];

@@ -9,13 +9,15 @@ import java.util.Comparator;
  * {@link CanonicalSearch} for the method; the ideas follow MiniMalloc, Moffitt, ASPLOS 2023).
  *
  * <p>With a capacity, it returns the first packing within it, or — when the search proves there is none,
- * or runs out of time ({@link Packing#timedOut()}) — the best packing it has (greedy by size at
- * least). Without a capacity ({@code Long.MAX_VALUE}) it minimises the height: it first tries the lower
+ * or runs out of time ({@link Packing#timedOut()}) — the best packing it has: greedy by size at least,
+ * lowered in the last quarter of the time limit by the same narrowing as below. Without a capacity
+ * ({@code Long.MAX_VALUE}) it minimises the height: it first tries the lower
  * bound, then narrows between the best height proved impossible and the best found until they meet or
  * time runs out.
  *
- * <p>The buffers are searched in a static order (larger section load first, then longer lifetimes,
- * then larger sizes); at each node candidates go in order of floor then that order.
+ * <p>Each decision is made by {@link #portfolio}: restarts of the search over several static orders of
+ * the buffers (section load, lifetime, size, area in various priorities, then perturbed ones); at each
+ * node candidates go in order of floor, then the round's order. Thread-safe (each call owns its state).
  */
 public record SearchPlanner() implements Planner {
 
@@ -37,39 +39,63 @@ public record SearchPlanner() implements Planner {
         boolean timedOut = false;
         if (capacity != Long.MAX_VALUE) {
             if (bestHeight > capacity && lb <= capacity) {
+                // three quarters of the time for the capacity; if that stalls, the rest lowers the best
                 long[] found = new long[problem.size()];
-                CanonicalSearch.Outcome o = portfolio(problem, capacity, deadline, found);
+                long capDeadline = deadline == Long.MAX_VALUE ? deadline : t0 + (deadline - t0) / 4 * 3;
+                CanonicalSearch.Outcome o = portfolio(problem, capacity, capDeadline, found);
                 if (o == CanonicalSearch.Outcome.FOUND) {
                     best = found;
                     bestHeight = Packing.heightOf(problem, found);
+                } else {
+                    timedOut = o == CanonicalSearch.Outcome.TIMED_OUT;
+                    long lo = o == CanonicalSearch.Outcome.INFEASIBLE ? capacity + 1 : Math.max(lb, capacity + 1);
+                    long[] b = best.clone();
+                    bestHeight = narrow(problem, lo, bestHeight, b, deadline).height;
+                    best = b;
                 }
-                timedOut = o == CanonicalSearch.Outcome.TIMED_OUT;
             }
         } else {
-            long align = problem.alignment();
-            long lo = lb;          // no packing is lower
-            long hi = bestHeight;  // a packing this high exists
-            boolean first = true;
-            while (lo < hi) {
-                long mid = first ? lo : PlanProblem.alignUp(lo + (hi - lo) / 2, align);
-                if (mid >= hi) {
-                    mid = hi - 1;
-                }
-                first = false;
-                long[] found = new long[problem.size()];
-                CanonicalSearch.Outcome o = portfolio(problem, mid, deadline, found);
-                if (o == CanonicalSearch.Outcome.FOUND) {
-                    best = found;
-                    hi = bestHeight = Packing.heightOf(problem, found);
-                } else if (o == CanonicalSearch.Outcome.INFEASIBLE) {
-                    lo = mid + 1;
-                } else {
-                    timedOut = true;
-                    break;
-                }
-            }
+            long[] b = best.clone();
+            Narrowed r = narrow(problem, lb, bestHeight, b, deadline);
+            best = b;
+            bestHeight = r.height;
+            timedOut = !r.closed;
         }
         return new Packing(problem, best, bestHeight, lb, capacity, name(), System.nanoTime() - t0, timedOut);
+    }
+
+    private record Narrowed(long height, boolean closed) {}
+
+    /**
+     * Narrows {@code [lo, hi)} — lo the lowest height not proved impossible, hi the best found, whose
+     * offsets {@code best} holds and receives improvements — until they meet or time runs out. Each
+     * attempt gets half the time left, so one that stalls leaves time for looser capacities.
+     */
+    private static Narrowed narrow(PlanProblem problem, long lo, long hi, long[] best, long deadline) {
+        long align = problem.alignment();
+        long next = lo;
+        while (lo < hi) {
+            long now = System.nanoTime();
+            if (now >= deadline) {
+                break;
+            }
+            long mid = Math.min(hi - 1, Math.max(lo, next));
+            long attempt = deadline - now < 50_000_000L ? deadline : now + (deadline - now) / 2;
+            long[] found = new long[problem.size()];
+            CanonicalSearch.Outcome o = portfolio(problem, mid, attempt, found);
+            if (o == CanonicalSearch.Outcome.FOUND) {
+                System.arraycopy(found, 0, best, 0, found.length);
+                hi = Packing.heightOf(problem, found);
+                next = lo + (hi - lo) / 2;
+            } else if (o == CanonicalSearch.Outcome.INFEASIBLE) {
+                lo = mid + 1;
+                next = lo + (hi - lo) / 2;
+            } else {
+                next = mid + (hi - mid) / 2 + 1; // undecided: try a looser capacity
+            }
+            next = PlanProblem.alignUp(next, align);
+        }
+        return new Narrowed(hi, lo >= hi);
     }
 
     /** Node budget of the first round of {@link #portfolio}; later rounds grow by the Luby sequence. */

@@ -68,6 +68,22 @@ class HtmlValidationTest {
     }
 
     @Test
+    void realAndSyntheticTracesGiveValidHtml() throws Exception {
+        java.nio.file.Path fixtures = dev.arenascope.core.trace.Fixtures.torch();
+        var magma = new dev.arenascope.core.trace.store.EventStore("magma");
+        dev.arenascope.core.trace.torch.TorchSnapshotToTrace.convert(fixtures.resolve("cs336-a2-magma27.pickle"), magma);
+        var bcrafton = new dev.arenascope.core.trace.store.EventStore("bcrafton");
+        dev.arenascope.core.trace.torch.TorchSnapshotToTrace.convert(fixtures.resolve("cs336-a2-bcrafton.pickle"), bcrafton);
+        Report torch = Report.compare(TraceAnalysis.of(magma), TraceAnalysis.of(bcrafton), 5.0, "arenascope test",
+                "cs336-a2-magma27.pickle", "cs336-a2-bcrafton.pickle");
+        assertEquals(List.of(), validate(ReportFormat.HTML.render(torch)));
+        var synthetic = new dev.arenascope.core.trace.store.EventStore("synthetic");
+        dev.arenascope.core.trace.SyntheticTrace.write(3, 50_000, synthetic);
+        Report all = Report.of(TraceAnalysis.of(synthetic), "arenascope test", "synthetic");
+        assertEquals(List.of(), validate(ReportFormat.HTML.render(all)));
+    }
+
+    @Test
     void theValidatorCatchesBrokenMarkup() throws Exception {
         String broken = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>x</title></head>"
                 + "<body><table><tr><td>a</td></tr></table><p><div>nested</div></p></body></html>";
