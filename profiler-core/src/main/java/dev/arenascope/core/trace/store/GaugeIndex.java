@@ -1,16 +1,18 @@
 package dev.arenascope.core.trace.store;
 
-import java.util.ArrayList;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * One memory's level-of-detail index over its two gauges ({@code used}, {@code aux}).
  *
  * <p>The memory's events are grouped into <em>leaves</em> of up to {@link #LEAF_EVENTS} consecutive
  * events; each leaf keeps its time span, the minimum, maximum and last value of both gauges, the
- * sequence number of its first event and its events' (time, used, aux) triples as delta varints
- * (a few bytes an event). Above the leaves sits a pyramid of power-of-two levels: node {@code i} of
+ * sequence number of its first event and its events' (time, used, aux) deltas, each of the three
+ * columns bit-packed at the width its largest delta needs (a few bytes an event; the open leaf stays
+ * as plain arrays until it is full). Above the leaves sits a pyramid of power-of-two levels: node {@code i} of
  * level {@code l} holds the minima and maxima of leaves {@code [i·2^l, (i+1)·2^l)}. A bucket of any
  * width is then answered from O(log n) pyramid nodes plus at most two partially covered leaves,
  * whatever the number of events.
@@ -22,21 +24,24 @@ final class GaugeIndex {
     static final int LEAF_EVENTS = 64;
     private static final int PAGE_SHIFT = 16;
     private static final int PAGE = 1 << PAGE_SHIFT;
-    private static final int LEAF_MAX_BYTES = LEAF_EVENTS * 30;
+    /** A packed leaf's most bytes: widths, three columns of 8 bytes a value, 8 bytes of read slack. */
+    private static final int LEAF_MAX_BYTES = 3 + 3 * 8 * LEAF_EVENTS + 8;
+    private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     // per leaf
     private final LongColumn tFirst = new LongColumn();
     private final LongColumn tLast = new LongColumn();
-    private final LongColumn uMin = new LongColumn();
-    private final LongColumn uMax = new LongColumn();
     private final LongColumn uLast = new LongColumn();
-    private final LongColumn xMin = new LongColumn();
-    private final LongColumn xMax = new LongColumn();
     private final LongColumn xLast = new LongColumn();
     private final LongColumn seqFirst = new LongColumn();
     private final LongColumn byteOff = new LongColumn();
-    /** levels.get(l-1) = {uMin, uMax, xMin, xMax} columns of pyramid level l (level 0 is the leaves). */
-    private final List<LongColumn[]> levels = new ArrayList<>();
+    /**
+     * {@code mm[l]} holds level {@code l} of the pyramid (level 0 is the leaves): node {@code i}'s used
+     * minimum, used maximum, aux minimum and aux maximum at {@code 4i .. 4i+3}, side by side so a query
+     * touching a node reads one cache line rather than four columns.
+     */
+    private LongColumn[] mm = {new LongColumn()};
+    private int levelCount = 1;
 
     // the triples
     private byte[][] pages = new byte[4][];
@@ -45,7 +50,9 @@ final class GaugeIndex {
     // the open (last) leaf
     private long leaves;
     private int openCount;
-    private long oFirst;
+    private final long[] ot = new long[LEAF_EVENTS];
+    private final long[] ou = new long[LEAF_EVENTS];
+    private final long[] ox = new long[LEAF_EVENTS];
     private long oLast;
     private long oUMin;
     private long oUMax;
@@ -76,10 +83,13 @@ final class GaugeIndex {
         if (leaves == 0 || openCount == LEAF_EVENTS) {
             if (leaves > 0) {
                 flush();
+                pack();
             }
             startLeaf(t, used, aux);
         }
-        writeTriple(t - oLast, used - oU, aux - oX);
+        ot[openCount] = t;
+        ou[openCount] = used;
+        ox[openCount] = aux;
         oLast = t;
         oU = used;
         oX = aux;
@@ -107,6 +117,56 @@ final class GaugeIndex {
     }
 
     private void startLeaf(long t, long used, long aux) {
+        leaves++;
+        tFirst.add(t);
+        tLast.add(t);
+        mm[0].add(used);
+        mm[0].add(used);
+        mm[0].add(aux);
+        mm[0].add(aux);
+        uLast.add(used);
+        xLast.add(aux);
+        seqFirst.add(events);
+        openCount = 0;
+        oLast = t;
+        oUMin = oUMax = used;
+        oXMin = oXMax = aux;
+        oU = used;
+        oX = aux;
+    }
+
+    /**
+     * Packs the open (full) leaf into the pages: three width bytes, then the time deltas, the zigzag
+     * used deltas and the zigzag aux deltas, each column bit-packed at its own width (0..56 bits, or
+     * 64), so a query unpacks a leaf with a fixed shift and mask per value instead of a branch per byte.
+     */
+    private void pack() {
+        int n = openCount;
+        long[] dt = new long[n];
+        long[] du = new long[n];
+        long[] dx = new long[n];
+        long pt = ot[0];
+        long pu = 0;
+        long px = 0;
+        long orT = 0;
+        long orU = 0;
+        long orX = 0;
+        for (int k = 0; k < n; k++) {
+            dt[k] = ot[k] - pt;
+            long a = ou[k] - pu;
+            long b = ox[k] - px;
+            du[k] = (a << 1) ^ (a >> 63);
+            dx[k] = (b << 1) ^ (b >> 63);
+            pt = ot[k];
+            pu = ou[k];
+            px = ox[k];
+            orT |= dt[k];
+            orU |= du[k];
+            orX |= dx[k];
+        }
+        int wt = width(orT);
+        int wu = width(orU);
+        int wx = width(orX);
         int page = (int) (bytePos >>> PAGE_SHIFT);
         int within = (int) (bytePos & (PAGE - 1));
         if (page < pages.length && pages[page] != null && PAGE - within < LEAF_MAX_BYTES) {
@@ -124,43 +184,32 @@ final class GaugeIndex {
         if (pages[page].length < within + LEAF_MAX_BYTES) {
             pages[page] = Arrays.copyOf(pages[page], Math.min(PAGE, Math.max(pages[page].length * 2, within + LEAF_MAX_BYTES)));
         }
-        long leaf = leaves++;
-        tFirst.add(t);
-        tLast.add(t);
-        uMin.add(used);
-        uMax.add(used);
-        uLast.add(used);
-        xMin.add(aux);
-        xMax.add(aux);
-        xLast.add(aux);
-        seqFirst.add(events);
+        byte[] p = pages[page];
         byteOff.add(bytePos);
-        openCount = 0;
-        oFirst = t;
-        oLast = t;
-        oUMin = oUMax = used;
-        oXMin = oXMax = aux;
-        oU = 0;
-        oX = 0;
-        assert leaf == leaves - 1;
+        p[within] = (byte) wt;
+        p[within + 1] = (byte) wu;
+        p[within + 2] = (byte) wx;
+        int at = within + 3;
+        at = putBits(p, at, wt, dt, n);
+        at = putBits(p, at, wu, du, n);
+        at = putBits(p, at, wx, dx, n);
+        bytePos = ((long) page << PAGE_SHIFT) + at;
     }
 
-    private void writeTriple(long dt, long du, long dx) {
-        byte[] p = pages[(int) (bytePos >>> PAGE_SHIFT)];
-        int i = (int) (bytePos & (PAGE - 1));
-        i = putVarint(p, i, dt);
-        i = putVarint(p, i, (du << 1) ^ (du >> 63));
-        i = putVarint(p, i, (dx << 1) ^ (dx >> 63));
-        bytePos = (bytePos & ~(long) (PAGE - 1)) + i;
+    /** Bits to hold every value OR-ed into {@code or}: 0..56, or 64 (so one 8-byte read holds any value). */
+    private static int width(long or) {
+        int w = 64 - Long.numberOfLeadingZeros(or);
+        return w > 56 ? 64 : w;
     }
 
-    private static int putVarint(byte[] b, int i, long v) {
-        while ((v & ~0x7FL) != 0) {
-            b[i++] = (byte) ((v & 0x7F) | 0x80);
-            v >>>= 7;
+    private static int putBits(byte[] p, int at, int w, long[] v, int n) {
+        long bit = 0;
+        for (int k = 0; k < n; k++) {
+            int b = at + (int) (bit >>> 3);
+            LE.set(p, b, (long) LE.get(p, b) | (v[k] << (bit & 7)));
+            bit += w;
         }
-        b[i++] = (byte) v;
-        return i;
+        return at + (int) ((bit + 7) >>> 3);
     }
 
     /** Publishes the open leaf's values to the columns and the pyramid. */
@@ -171,54 +220,51 @@ final class GaugeIndex {
         dirty = false;
         long k = leaves - 1;
         tLast.set(k, oLast);
-        uMin.set(k, oUMin);
-        uMax.set(k, oUMax);
         uLast.set(k, oU);
-        xMin.set(k, oXMin);
-        xMax.set(k, oXMax);
         xLast.set(k, oX);
+        LongColumn leaf = mm[0];
+        leaf.set(4 * k, oUMin);
+        leaf.set(4 * k + 1, oUMax);
+        leaf.set(4 * k + 2, oXMin);
+        leaf.set(4 * k + 3, oXMax);
         // walk up: level l exists once level l-1 has two nodes; values only widen, so combining is enough
         for (int l = 1; ; l++) {
-            long below = l == 1 ? leaves : levels.get(l - 2)[0].size();
+            long below = mm[l - 1].size() >>> 2;
             if (below < 2) {
                 break;
             }
             long idx = k >>> l;
-            if (levels.size() < l) {
-                LongColumn[] lv = {new LongColumn(), new LongColumn(), new LongColumn(), new LongColumn()};
-                levels.add(lv);
-                lv[0].add(Math.min(node(l - 1, 0, 0), node(l - 1, 1, 0)));
-                lv[1].add(Math.max(node(l - 1, 0, 1), node(l - 1, 1, 1)));
-                lv[2].add(Math.min(node(l - 1, 0, 2), node(l - 1, 1, 2)));
-                lv[3].add(Math.max(node(l - 1, 0, 3), node(l - 1, 1, 3)));
+            if (levelCount <= l) {
+                if (l == mm.length) {
+                    mm = Arrays.copyOf(mm, mm.length * 2);
+                }
+                LongColumn lv = mm[l] = new LongColumn();
+                levelCount = l + 1;
+                lv.add(Math.min(node(l - 1, 0, 0), node(l - 1, 1, 0)));
+                lv.add(Math.max(node(l - 1, 0, 1), node(l - 1, 1, 1)));
+                lv.add(Math.min(node(l - 1, 0, 2), node(l - 1, 1, 2)));
+                lv.add(Math.max(node(l - 1, 0, 3), node(l - 1, 1, 3)));
                 continue;
             }
-            LongColumn[] lv = levels.get(l - 1);
-            if (idx == lv[0].size()) {
-                lv[0].add(oUMin);
-                lv[1].add(oUMax);
-                lv[2].add(oXMin);
-                lv[3].add(oXMax);
+            LongColumn lv = mm[l];
+            long at = 4 * idx;
+            if (at == lv.size()) {
+                lv.add(oUMin);
+                lv.add(oUMax);
+                lv.add(oXMin);
+                lv.add(oXMax);
             } else {
-                lv[0].set(idx, Math.min(lv[0].get(idx), oUMin));
-                lv[1].set(idx, Math.max(lv[1].get(idx), oUMax));
-                lv[2].set(idx, Math.min(lv[2].get(idx), oXMin));
-                lv[3].set(idx, Math.max(lv[3].get(idx), oXMax));
+                lv.set(at, Math.min(lv.get(at), oUMin));
+                lv.set(at + 1, Math.max(lv.get(at + 1), oUMax));
+                lv.set(at + 2, Math.min(lv.get(at + 2), oXMin));
+                lv.set(at + 3, Math.max(lv.get(at + 3), oXMax));
             }
         }
     }
 
     /** Value {@code which} (0 uMin, 1 uMax, 2 xMin, 3 xMax) of node {@code i} at level {@code l}. */
     private long node(int l, long i, int which) {
-        if (l == 0) {
-            return switch (which) {
-                case 0 -> uMin.get(i);
-                case 1 -> uMax.get(i);
-                case 2 -> xMin.get(i);
-                default -> xMax.get(i);
-            };
-        }
-        return levels.get(l - 1)[which].get(i);
+        return mm[l].get(4 * i + which);
     }
 
     static long satAdd(long a, long b) {
@@ -233,16 +279,14 @@ final class GaugeIndex {
     }
 
     long bytes() {
-        long n = tFirst.bytes() * 10 + 64 + pages.length * 8L;
+        long n = tFirst.bytes() * 6 + 64 + 3 * (16 + 8L * LEAF_EVENTS) + pages.length * 8L;
         for (byte[] p : pages) {
             if (p != null) {
                 n += 16 + p.length;
             }
         }
-        for (LongColumn[] lv : levels) {
-            for (LongColumn c : lv) {
-                n += c.bytes();
-            }
+        for (int l = 0; l < levelCount; l++) {
+            n += mm[l].bytes();
         }
         return n;
     }
@@ -267,51 +311,77 @@ final class GaugeIndex {
                 return;
             }
             long n = (leaf == leaves - 1 ? events : seqFirst.get(leaf + 1)) - seqFirst.get(leaf);
-            long off = byteOff.get(leaf);
-            byte[] p = pages[(int) (off >>> PAGE_SHIFT)];
-            int i = (int) (off & (PAGE - 1));
-            long t = tFirst.get(leaf);
-            long u = 0;
-            long x = 0;
-            for (int k = 0; k < n; k++) {
-                long v = 0;
-                for (int s = 0; ; s += 7) {
-                    int b = p[i++];
-                    v |= (long) (b & 0x7f) << s;
-                    if (b >= 0) {
-                        break;
-                    }
+            if (leaf == leaves - 1) { // the open leaf is not packed yet
+                System.arraycopy(ot, 0, qt, 0, (int) n);
+                System.arraycopy(ou, 0, qu, 0, (int) n);
+                System.arraycopy(ox, 0, qx, 0, (int) n);
+            } else {
+                long off = byteOff.get(leaf);
+                byte[] p = pages[(int) (off >>> PAGE_SHIFT)];
+                int at = (int) (off & (PAGE - 1));
+                int wt = p[at];
+                int wu = p[at + 1];
+                int wx = p[at + 2];
+                int c = (int) n;
+                at = unpack(p, at + 3, wt, c, qt);
+                at = unpack(p, at, wu, c, qu);
+                unpack(p, at, wx, c, qx);
+                long t = tFirst.get(leaf);
+                long u = 0;
+                long x = 0;
+                for (int k = 0; k < c; k++) {
+                    t += qt[k];
+                    long du = qu[k];
+                    long dx = qx[k];
+                    u += (du >>> 1) ^ -(du & 1);
+                    x += (dx >>> 1) ^ -(dx & 1);
+                    qt[k] = t;
+                    qu[k] = u;
+                    qx[k] = x;
                 }
-                t += v;
-                v = 0;
-                for (int s = 0; ; s += 7) {
-                    int b = p[i++];
-                    v |= (long) (b & 0x7f) << s;
-                    if (b >= 0) {
-                        break;
-                    }
-                }
-                u += (v >>> 1) ^ -(v & 1);
-                v = 0;
-                for (int s = 0; ; s += 7) {
-                    int b = p[i++];
-                    v |= (long) (b & 0x7f) << s;
-                    if (b >= 0) {
-                        break;
-                    }
-                }
-                x += (v >>> 1) ^ -(v & 1);
-                qt[k] = t;
-                qu[k] = u;
-                qx[k] = x;
             }
             decodedLeaf = leaf;
             decodedCount = (int) n;
         }
 
+        /** Unpacks {@code n} values of {@code w} bits from byte {@code at}; returns the byte after them. */
+        private static int unpack(byte[] p, int at, int w, int n, long[] out) {
+            long mask = w == 64 ? -1L : (1L << w) - 1;
+            long bit = 0;
+            for (int k = 0; k < n; k++) {
+                out[k] = ((long) LE.get(p, at + (int) (bit >>> 3)) >>> (bit & 7)) & mask;
+                bit += w;
+            }
+            return at + (int) ((bit + 7) >>> 3);
+        }
+
         /** First leaf whose last time is at or after {@code t}, or {@code leaves} if none. */
         private long firstLeafEndingAtOrAfter(long t, long lo) {
-            long hi = leaves;
+            return firstLeafEndingAtOrAfter(t, lo, leaves);
+        }
+
+        /**
+         * As {@link #firstLeafEndingAtOrAfter(long, long)}, searching first near {@code lo + hint} (the
+         * previous bucket's advance): consecutive buckets advance by about the same number of leaves, so
+         * a gallop from there touches a few nearby leaves instead of halving the whole remaining index.
+         */
+        private long gallop(long t, long lo, long hint) {
+            long step = Math.max(1, hint);
+            long base = lo;
+            while (true) {
+                long probe = base + step - 1;
+                if (probe >= leaves) {
+                    return firstLeafEndingAtOrAfter(t, base, leaves);
+                }
+                if (tLast.get(probe) >= t) {
+                    return firstLeafEndingAtOrAfter(t, base, probe + 1);
+                }
+                base = probe + 1;
+                step = Math.max(step, 2) * 2; // past the hint: widen quickly
+            }
+        }
+
+        private long firstLeafEndingAtOrAfter(long t, long lo, long hi) {
             while (lo < hi) {
                 long mid = (lo + hi) >>> 1;
                 if (tLast.get(mid) >= t) {
@@ -339,10 +409,12 @@ final class GaugeIndex {
         }
 
         private void take(int l, long i) {
-            accUMin = Math.min(accUMin, node(l, i, 0));
-            accUMax = Math.max(accUMax, node(l, i, 1));
-            accXMin = Math.min(accXMin, node(l, i, 2));
-            accXMax = Math.max(accXMax, node(l, i, 3));
+            LongColumn c = mm[l];
+            long at = 4 * i;
+            accUMin = Math.min(accUMin, c.get(at));
+            accUMax = Math.max(accUMax, c.get(at + 1));
+            accXMin = Math.min(accXMin, c.get(at + 2));
+            accXMax = Math.max(accXMax, c.get(at + 3));
         }
 
         /**
@@ -374,6 +446,7 @@ final class GaugeIndex {
                     }
                 }
             }
+            long hint = 1;
             for (int b = 0; b < n; b++) {
                 long s = satAdd(from, satMul(b, w));
                 long e = satAdd(s, w);
@@ -386,7 +459,8 @@ final class GaugeIndex {
                             break;
                         }
                         if (tLast.get(leaf) < e) {
-                            long j = firstLeafEndingAtOrAfter(e, leaf); // leaves [leaf, j) end before e
+                            long j = gallop(e, leaf + 1, hint); // leaves [leaf, j) end before e
+                            hint = j - leaf;
                             rangeMinMax(leaf, j);
                             cnt += (j == leaves ? events : seqFirst.get(j)) - seqFirst.get(leaf);
                             curU = uLast.get(j - 1);
