@@ -18,6 +18,8 @@ import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.ForwardingSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.perfetto.TraceViewToPerfetto;
 import dev.arenascope.core.trace.store.EventStore;
