@@ -37,7 +37,7 @@ public final class OpenCommand implements Command {
         if (a.positionals().size() != 1) {
             throw new UsageException("open: expected one trace file, got " + a.positionals().size() + " (see arenascope open --help)");
         }
-        Path file = InputFiles.readable("open", a.positionals().get(0));
+        Path file = FileArgs.readable("open", a.positionals().get(0));
         if (!dev.arenascope.app.Main.hasDisplay()) {
             throw new UsageException("open: no display to open the window on (set DISPLAY)");
         }

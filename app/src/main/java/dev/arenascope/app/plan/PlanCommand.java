@@ -11,7 +11,7 @@ import java.util.Set;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
-import dev.arenascope.app.cli.InputFiles;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.plan.MemoryPlan;
@@ -77,7 +77,7 @@ public final class PlanCommand implements Command {
         if (!a.positionals().isEmpty()) {
             throw new UsageException("plan: unexpected argument '" + a.positionals().get(0) + "' (the file goes after --input)");
         }
-        Path input = InputFiles.readable("plan", a.required("input"));
+        Path input = FileArgs.readable("plan", a.required("input"));
         long capacity = a.bytes("capacity", Long.MAX_VALUE);
         String strategy = a.string("strategy", "search");
         double seconds = a.doubleValue("time-limit", 10);

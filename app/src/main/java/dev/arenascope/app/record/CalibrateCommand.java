@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.cli.Command;
-import dev.arenascope.app.cli.InputFiles;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.MemoryModel;
 import dev.arenascope.core.analysis.ScopeModel;
@@ -73,7 +73,7 @@ public final class CalibrateCommand implements Command {
         if (a.positionals().size() != 1) {
             throw new UsageException("calibrate: expected one TRACE file, got " + a.positionals().size() + " arguments");
         }
-        Path file = InputFiles.trace("calibrate", a.positionals().getFirst());
+        Path file = FileArgs.trace("calibrate", a.positionals().getFirst());
         LoadedTrace loaded;
         try {
             loaded = TraceFormats.load(file);

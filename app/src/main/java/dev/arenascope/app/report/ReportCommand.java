@@ -14,6 +14,7 @@ import java.util.Set;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
@@ -86,13 +87,7 @@ public final class ReportCommand implements Command {
         }
         ReportFormat format = format(formatArg, outArg);
         if (outArg != null) {
-            Path dirOfOut = Path.of(outArg).toAbsolutePath().getParent();
-            if (Files.isDirectory(Path.of(outArg))) {
-                throw new UsageException("report: --out " + outArg + ": is a directory; name the report file");
-            }
-            if (dirOfOut != null && !Files.isDirectory(dirOfOut)) {
-                throw new UsageException("report: --out " + outArg + ": no such directory " + dirOfOut);
-            }
+            FileArgs.output("report", "--out", outArg);
         }
         Double gate = gateArg == null ? null : percent(gateArg);
         if (gate != null && baselineArg == null) {

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
-import dev.arenascope.app.cli.InputFiles;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.LoadedTrace;
@@ -21,7 +21,7 @@ final class TraceLoader {
     private TraceLoader() {}
 
     static TraceView load(Path file, PrintStream warnings) {
-        InputFiles.trace("report", file.toString());
+        FileArgs.trace("report", file.toString());
         LoadedTrace t;
         try {
             t = TraceFormats.load(file);

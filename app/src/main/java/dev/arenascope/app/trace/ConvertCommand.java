@@ -8,7 +8,7 @@ import java.util.Set;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
-import dev.arenascope.app.cli.InputFiles;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.TraceFormatException;
@@ -58,7 +58,7 @@ public final class ConvertCommand implements Command {
             throw new UsageException(name() + ": expects IN and OUT, got " + pos.size() + " argument" + (pos.size() == 1 ? "" : "s")
                     + " (see arenascope convert --help)");
         }
-        Path in = InputFiles.trace(name(), pos.get(0));
+        Path in = FileArgs.trace(name(), pos.get(0));
         Path outFile = Path.of(pos.get(1));
         TraceFormats.Input reader = TraceFormats.input(in);
         TraceFormats.Output writer = TraceFormats.output(outFile);

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
-import dev.arenascope.app.cli.InputFiles;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -61,7 +61,7 @@ public final class StatsCommand implements Command {
         if (a.positionals().size() != 1) {
             throw new UsageException(name() + ": expects one TRACE, got " + a.positionals().size() + " (see arenascope stats --help)");
         }
-        Path file = InputFiles.trace(name(), a.positionals().getFirst());
+        Path file = FileArgs.trace(name(), a.positionals().getFirst());
         LoadedTrace t;
         try {
             t = TraceFormats.load(file);

@@ -89,6 +89,19 @@ class CliInputErrorsTest {
     }
 
     @Test
+    void outputsAreCheckedBeforeTheWorkStarts() throws Exception {
+        Path target = Files.createDirectory(dir.resolve("out"));
+        String missingDir = dir.resolve("nowhere/x.json").toString();
+        long t0 = System.nanoTime();
+        cli("bench", "--json", missingDir, "--only", "plan").isOneLineUsageError("bench", "--json", missingDir, "no such directory");
+        cli("bench", "--json", target.toString()).isOneLineUsageError("bench", "--json", target.toString(), "is a directory");
+        Run rec = cli("record", "render", "--out", target.toString());
+        rec.isOneLineUsageError("record", "--out", target.toString(), "is a directory");      // one line: no device line first
+        cli("record", "render", "--out", dir.resolve("r.xyz").toString()).isOneLineUsageError("record", "unknown trace format");
+        assertTrue(System.nanoTime() - t0 < 20_000_000_000L, "refused before benchmarking or recording");
+    }
+
+    @Test
     void aTrailingUnknownOptionIsUnknownNotShortOfAValue() throws Exception {
         Path in = dir.resolve("in.astrace");
         SyntheticTrace.write(1, 100, new AstraceWriter(in));

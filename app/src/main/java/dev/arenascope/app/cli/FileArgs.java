@@ -6,13 +6,13 @@ import java.nio.file.Path;
 import dev.arenascope.core.trace.file.TraceFormats;
 
 /**
- * Checks a file named on the command line before a command reads it, so that every command says the
- * same thing about the same mistake: a missing file, a directory, an unreadable file, an extension no
- * reader knows. Each check throws a {@link UsageException} (exit 2) whose message starts with the
+ * Checks a file named on the command line before a command reads or writes it, so that every command
+ * says the same thing about the same mistake: a missing file, a directory, an unreadable file, an
+ * extension no reader knows, an output in a directory that does not exist. Each check throws a {@link UsageException} (exit 2) whose message starts with the
  * command and the file. Stateless; safe from any thread.
  */
-public final class InputFiles {
-    private InputFiles() {}
+public final class FileArgs {
+    private FileArgs() {}
 
     /**
      * {@code arg} as a path to an existing, readable regular file.
@@ -48,6 +48,24 @@ public final class InputFiles {
             throw new UsageException(command + ": " + file + ": "
                     + (ext.isEmpty() ? "no file extension to tell the format by" : "cannot read '" + ext + "' files")
                     + " (reads " + TraceFormats.inputExtensions() + ")");
+        }
+        return file;
+    }
+
+    /**
+     * {@code arg}, given to {@code option}, as a path a command can create or replace: not a directory, in a
+     * directory that exists. Checked before the command does its work, so a typo costs nothing.
+     *
+     * @throws UsageException naming the command, the option, the file and what is wrong
+     */
+    public static Path output(String command, String option, String arg) {
+        Path file = Path.of(arg);
+        if (Files.isDirectory(file)) {
+            throw new UsageException(command + ": " + option + " " + file + ": is a directory; name the file to write");
+        }
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir != null && !Files.isDirectory(dir)) {
+            throw new UsageException(command + ": " + option + " " + file + ": no such directory " + dir);
         }
         return file;
     }
