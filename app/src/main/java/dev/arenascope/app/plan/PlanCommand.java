@@ -84,6 +84,9 @@ public final class PlanCommand implements Command {
         String output = a.string("output", null);
         long alignment = a.bytes("alignment", 1);
         a.finish();
+        if (output != null) {
+            FileArgs.output("plan", "--output", output);    // before a search of up to --time-limit seconds
+        }
         if (capacity <= 0) {
             throw new UsageException("plan: --capacity must be positive, got " + capacity);
         }

@@ -98,6 +98,10 @@ class CliInputErrorsTest {
         Run rec = cli("record", "render", "--out", target.toString());
         rec.isOneLineUsageError("record", "--out", target.toString(), "is a directory");      // one line: no device line first
         cli("record", "render", "--out", dir.resolve("r.xyz").toString()).isOneLineUsageError("record", "unknown trace format");
+        Path problem = Files.writeString(dir.resolve("p.csv"), "id,lower,upper,size\n0,0,10,100\n");
+        Run plan = cli("plan", "--input", problem.toString(), "--output", target.toString());
+        plan.isOneLineUsageError("plan", "--output", target.toString(), "is a directory");
+        assertEquals("", plan.out());       // refused before planning, so nothing was reported as done
         assertTrue(System.nanoTime() - t0 < 20_000_000_000L, "refused before benchmarking or recording");
     }
 
