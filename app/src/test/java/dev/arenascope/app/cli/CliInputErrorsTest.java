@@ -1,12 +1,8 @@
 package dev.arenascope.app.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -25,24 +21,8 @@ class CliInputErrorsTest {
     @TempDir
     Path dir;
 
-    record Run(int code, String out, String err) {
-        /** The error is one line, names the command, and carries no stack trace. */
-        void isOneLineUsageError(String command, String... mentions) {
-            assertEquals(2, code, err);
-            assertEquals(1, err.lines().count(), err);
-            assertTrue(err.startsWith("arenascope " + command + ": "), err);
-            assertFalse(err.contains("Exception") || err.contains("\tat "), err);
-            for (String m : mentions) {
-                assertTrue(err.contains(m), "expected '" + m + "' in: " + err);
-            }
-        }
-    }
-
-    static Run cli(String... args) {
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        int code = Cli.run(args, new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
-        return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+    static CliRun cli(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
@@ -95,11 +75,11 @@ class CliInputErrorsTest {
         long t0 = System.nanoTime();
         cli("bench", "--json", missingDir, "--only", "plan").isOneLineUsageError("bench", "--json", missingDir, "no such directory");
         cli("bench", "--json", target.toString()).isOneLineUsageError("bench", "--json", target.toString(), "is a directory");
-        Run rec = cli("record", "render", "--out", target.toString());
+        CliRun rec = cli("record", "render", "--out", target.toString());
         rec.isOneLineUsageError("record", "--out", target.toString(), "is a directory");      // one line: no device line first
         cli("record", "render", "--out", dir.resolve("r.xyz").toString()).isOneLineUsageError("record", "unknown trace format");
         Path problem = Files.writeString(dir.resolve("p.csv"), "id,lower,upper,size\n0,0,10,100\n");
-        Run plan = cli("plan", "--input", problem.toString(), "--output", target.toString());
+        CliRun plan = cli("plan", "--input", problem.toString(), "--output", target.toString());
         plan.isOneLineUsageError("plan", "--output", target.toString(), "is a directory");
         assertEquals("", plan.out());       // refused before planning, so nothing was reported as done
         assertTrue(System.nanoTime() - t0 < 20_000_000_000L, "refused before benchmarking or recording");
@@ -121,11 +101,11 @@ class CliInputErrorsTest {
         Path f = dir.resolve("render.astrace");
         assertEquals(0, cli("record", "render", "--device", "virtual", "--out", f.toString(), "--frames", "16", "--width", "64",
                 "--height", "48", "--triangles", "400", "--grow-by", "400", "--grow-every", "3", "--arena", "4MiB").code());
-        Run whole = cli("calibrate", f.toString());
+        CliRun whole = cli("calibrate", f.toString());
         assertEquals(0, whole.code(), whole.err());
         byte[] all = Files.readAllBytes(f);
         Path cut = Files.write(dir.resolve("cut.astrace"), Arrays.copyOf(all, all.length - 10));   // no footer: a crash
-        Run r = cli("calibrate", cut.toString());
+        CliRun r = cli("calibrate", cut.toString());
         r.isOneLineUsageError("calibrate", cut.toString(), "at byte", "recovered");
         assertTrue(r.out().contains("scene_inputs"), r.out());     // the fit of what was recovered is still printed
         Path header = Files.write(dir.resolve("header.astrace"), Arrays.copyOf(all, 40));
