@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 
 /** {@code arenascope bench}: runs the project's benchmarks and writes a flat JSON object of figures. */
@@ -63,6 +64,9 @@ public final class BenchCommand implements Command {
         String only = a.string("only", null);
         boolean quick = a.flag("quick");
         a.finish();
+        if (json != null) {
+            FileArgs.output("bench", "--json", json);   // before minutes of measuring, not after
+        }
         Set<String> groups = only == null ? null : Set.of(only.split(","));
         if (groups != null) {
             for (String g : groups) {

@@ -11,7 +11,7 @@ import java.util.Map;
 import dev.arenascope.core.device.VirtualDevice;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventBatch;
-import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.ForwardingSink;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.file.AstraceReader;
 import dev.arenascope.core.trace.file.AstraceWriter;
@@ -126,48 +126,17 @@ final class TraceBench implements BenchSuite {
     }
 
     /** Passes everything on and counts events. */
-    private static final class CountingWriter implements EventSink {
-        private final AstraceWriter w;
+    private static final class CountingWriter extends ForwardingSink {
         long events;
 
         CountingWriter(AstraceWriter w) {
-            this.w = w;
-        }
-
-        @Override
-        public void onSession(dev.arenascope.core.trace.SessionInfo info) {
-            w.onSession(info);
-        }
-
-        @Override
-        public void onMemory(dev.arenascope.core.trace.MemoryInfo memory) {
-            w.onMemory(memory);
-        }
-
-        @Override
-        public void onString(int id, String value) {
-            w.onString(id, value);
-        }
-
-        @Override
-        public void onThread(int id, String name) {
-            w.onThread(id, name);
+            super(w);
         }
 
         @Override
         public void onEvents(EventBatch batch) {
             events += batch.size();
-            w.onEvents(batch);
-        }
-
-        @Override
-        public void onLoss(long count) {
-            w.onLoss(count);
-        }
-
-        @Override
-        public void onClose() {
-            w.onClose();
+            super.onEvents(batch);
         }
     }
 }

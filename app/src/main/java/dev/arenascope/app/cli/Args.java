@@ -18,6 +18,8 @@ public final class Args {
     private final List<String> positionals = new ArrayList<>();
     private final Set<String> flags;
     private final java.util.HashSet<String> consumed = new java.util.HashSet<>();
+    /** A last word {@code --name} with no value after it: "needs a value" if the command reads it, else unknown. */
+    private String valueMissing;
 
     /**
      * @param command  the sub-command, for messages
@@ -46,7 +48,8 @@ public final class Args {
                 } else if (i + 1 < raw.size()) {
                     value = raw.get(++i);
                 } else {
-                    throw new UsageException(command + ": option --" + name + " needs a value");
+                    valueMissing = name;    // judged when read, or by finish(): it may be no option at all
+                    continue;
                 }
                 if (options.put(name, value) != null) {
                     throw new UsageException(command + ": option --" + name + " given twice");
@@ -65,20 +68,29 @@ public final class Args {
 
     public boolean flag(String name) {
         consumed.add(name);
+        requireValue(name);
         return "true".equals(options.get(name));
     }
 
     public boolean has(String name) {
-        return options.containsKey(name);
+        return options.containsKey(name) || name.equals(valueMissing);
     }
 
     public String string(String name, String fallback) {
         consumed.add(name);
+        requireValue(name);
         return options.getOrDefault(name, fallback);
+    }
+
+    private void requireValue(String name) {
+        if (name.equals(valueMissing)) {
+            throw new UsageException(command + ": option --" + name + " needs a value");
+        }
     }
 
     public String required(String name) {
         consumed.add(name);
+        requireValue(name);
         String v = options.get(name);
         if (v == null) {
             throw new UsageException(command + ": missing required option --" + name);
@@ -140,6 +152,9 @@ public final class Args {
      * {@code record} does to its workload); marks them read.
      */
     public Map<String, String> unread() {
+        if (valueMissing != null && !consumed.contains(valueMissing)) {
+            requireValue(valueMissing);     // passed on, so the receiver would take it as given: say so here
+        }
         Map<String, String> out = new LinkedHashMap<>();
         options.forEach((name, value) -> {
             if (!consumed.contains(name) && !name.equals("debug")) {
@@ -156,6 +171,12 @@ public final class Args {
             if (!consumed.contains(name) && !name.equals("debug")) {
                 throw new UsageException(command + ": unknown option --" + name + " (see arenascope " + command + " --help)");
             }
+        }
+        if (valueMissing != null) {
+            if (!consumed.contains(valueMissing) && !valueMissing.equals("debug")) {
+                throw new UsageException(command + ": unknown option --" + valueMissing + " (see arenascope " + command + " --help)");
+            }
+            requireValue(valueMissing);
         }
     }
 }

@@ -98,6 +98,13 @@ public final class Cli {
                 e.printStackTrace(err);
             }
             return EXIT_USAGE;
+        } catch (java.nio.file.FileSystemException e) {
+            // a file named on the command line that cannot be opened or written: bad input, not a bug
+            err.println("arenascope " + name + ": " + fileProblem(e));
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            return EXIT_USAGE;
         } catch (Exception | OutOfMemoryError | StackOverflowError e) {
             err.println("arenascope " + name + ": error: " + (e.getMessage() == null ? e.toString() : e.getMessage())
                     + (debug ? "" : " (run with --debug for details)"));
@@ -106,6 +113,20 @@ public final class Cli {
             }
             return EXIT_ERROR;
         }
+    }
+
+    /** One line for a file the command could not open, create or replace: the file and why. */
+    static String fileProblem(java.nio.file.FileSystemException e) {
+        String why = switch (e) {
+            case java.nio.file.NoSuchFileException x -> "no such file or directory";
+            case java.nio.file.AccessDeniedException x -> "permission denied";
+            case java.nio.file.DirectoryNotEmptyException x -> "is a directory";
+            case java.nio.file.NotDirectoryException x -> "not a directory";
+            case java.nio.file.FileAlreadyExistsException x -> "already exists";
+            default -> e.getReason() == null ? e.getClass().getSimpleName() : e.getReason();
+        };
+        return (e.getFile() == null ? "" : e.getFile() + ": ") + why
+                + (e.getOtherFile() == null ? "" : " (" + e.getOtherFile() + ")");
     }
 
     private static String stripPrefix(String message, String name) {

@@ -1,7 +1,6 @@
 package dev.arenascope.app.cli;
 
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -38,13 +37,7 @@ public final class OpenCommand implements Command {
         if (a.positionals().size() != 1) {
             throw new UsageException("open: expected one trace file, got " + a.positionals().size() + " (see arenascope open --help)");
         }
-        Path file = Path.of(a.positionals().get(0));
-        if (!Files.isRegularFile(file)) {
-            throw new UsageException("open: " + file + ": no such file");
-        }
-        if (!Files.isReadable(file)) {
-            throw new UsageException("open: " + file + ": not readable");
-        }
+        Path file = FileArgs.readable("open", a.positionals().get(0));
         if (!dev.arenascope.app.Main.hasDisplay()) {
             throw new UsageException("open: no display to open the window on (set DISPLAY)");
         }

@@ -11,6 +11,7 @@ import java.util.Set;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.plan.MemoryPlan;
@@ -76,13 +77,16 @@ public final class PlanCommand implements Command {
         if (!a.positionals().isEmpty()) {
             throw new UsageException("plan: unexpected argument '" + a.positionals().get(0) + "' (the file goes after --input)");
         }
-        Path input = Path.of(a.required("input"));
+        Path input = FileArgs.readable("plan", a.required("input"));
         long capacity = a.bytes("capacity", Long.MAX_VALUE);
         String strategy = a.string("strategy", "search");
         double seconds = a.doubleValue("time-limit", 10);
         String output = a.string("output", null);
         long alignment = a.bytes("alignment", 1);
         a.finish();
+        if (output != null) {
+            FileArgs.output("plan", "--output", output);    // before a search of up to --time-limit seconds
+        }
         if (capacity <= 0) {
             throw new UsageException("plan: --capacity must be positive, got " + capacity);
         }
@@ -113,9 +117,6 @@ public final class PlanCommand implements Command {
     private static boolean isJson(Path input) throws IOException {
         if (input.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json")) {
             return true;
-        }
-        if (!Files.isRegularFile(input)) {
-            throw new UsageException("plan: no such file: " + input);
         }
         try (var in = Files.newInputStream(input)) {
             int c;

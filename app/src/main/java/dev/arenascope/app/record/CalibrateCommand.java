@@ -1,7 +1,6 @@
 package dev.arenascope.app.record;
 
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,13 +14,18 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.MemoryModel;
 import dev.arenascope.core.analysis.ScopeModel;
 import dev.arenascope.core.analysis.ScopeSample;
 import dev.arenascope.core.analysis.ScopeSampler;
 import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.ReadReport;
+import dev.arenascope.core.trace.file.TraceFormats;
 
 /**
  * {@code arenascope calibrate TRACE [--json]}: fits every arena scope's memory model
@@ -54,7 +58,10 @@ public final class CalibrateCommand implements Command {
 
                   --json   one JSON object on stdout instead of the table
 
-                Exit codes: 0 ok; 2 unreadable trace or a trace without arena scopes.
+                A damaged TRACE is fitted from what it recovers, with one line on stderr naming the
+                first problem, and exit code 2.
+
+                Exit codes: 0 ok; 2 unreadable or damaged trace, or a trace without arena scopes.
                 """;
     }
 
@@ -66,11 +73,18 @@ public final class CalibrateCommand implements Command {
         if (a.positionals().size() != 1) {
             throw new UsageException("calibrate: expected one TRACE file, got " + a.positionals().size() + " arguments");
         }
-        Path file = Path.of(a.positionals().getFirst());
-        if (!Files.isRegularFile(file)) {
-            throw new UsageException("calibrate: " + file + ": no such file");
+        Path file = FileArgs.trace("calibrate", a.positionals().getFirst());
+        LoadedTrace loaded;
+        try {
+            loaded = TraceFormats.load(file);
+        } catch (TraceFormatException e) {
+            throw new UsageException("calibrate: " + e.getMessage(), e);
         }
-        TraceView trace = TraceOutputs.read(file);
+        ReadReport damage = loaded.report();
+        if (damage.damaged() && damage.events() == 0) {
+            throw new UsageException("calibrate: " + damage.summary());
+        }
+        TraceView trace = loaded.store();
         List<ScopeSample> samples = ScopeSampler.of(trace);
         if (samples.isEmpty()) {
             throw new UsageException("calibrate: " + file + " has no closed arena scopes to fit (record with scopes, e.g. arenascope record render)");
@@ -80,6 +94,11 @@ public final class CalibrateCommand implements Command {
             out.println(toJson(file, samples.size(), model));
         } else {
             out.print(table(file, samples.size(), model));
+        }
+        if (damage.damaged()) {
+            // fitted from what was recovered, as stats and convert do; the exit code says the file was not whole
+            err.println("arenascope calibrate: " + damage.summary());
+            return Cli.EXIT_USAGE;
         }
         return Cli.EXIT_OK;
     }

@@ -12,7 +12,9 @@ import java.util.Set;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.DeviceUnavailableException;
 import dev.arenascope.core.device.Devices;
@@ -99,8 +101,12 @@ public final class RecordCommand implements Command {
         Path file = outName != null ? Path.of(outName)
                 : liveTarget == null ? Path.of(workload.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".astrace")
                 : null;
-        if (file != null && file.getParent() != null && !Files.isDirectory(file.getParent())) {
-            throw new UsageException("record: --out " + file + ": directory " + file.getParent() + " does not exist");
+        if (file != null) {
+            FileArgs.output("record", "--out", file.toString());
+        }
+        if (file != null && TraceFormats.output(file) == null) {
+            // checked before the device opens and the workload runs, not after
+            throw new UsageException("record: --out " + file + ": unknown trace format (writable: " + TraceFormats.outputExtensions() + ")");
         }
 
         Devices.Selection selection;

@@ -14,6 +14,7 @@ import java.util.Set;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
@@ -85,6 +86,9 @@ public final class ReportCommand implements Command {
             throw new UsageException("report: --plan-search-ms must be >= 0, got " + searchMs);
         }
         ReportFormat format = format(formatArg, outArg);
+        if (outArg != null) {
+            FileArgs.output("report", "--out", outArg);
+        }
         Double gate = gateArg == null ? null : percent(gateArg);
         if (gate != null && baselineArg == null) {
             throw new UsageException("report: --fail-on-regression needs --baseline TRACE to compare with");
@@ -112,7 +116,11 @@ public final class ReportCommand implements Command {
                 Files.deleteIfExists(tmp);
                 throw new UsageException("report: cannot write " + target + ": " + e.getMessage());
             }
-            Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            try {
+                Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            } finally {
+                Files.deleteIfExists(tmp);     // left only when the move failed
+            }
             err.println("report: wrote " + target + " (" + format.extension() + ", " + Files.size(target) + " bytes)");
         }
         List<TraceDiff.Change> failed = report.gateFailures();

@@ -2,9 +2,9 @@ package dev.arenascope.app.report;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.LoadedTrace;
@@ -21,16 +21,7 @@ final class TraceLoader {
     private TraceLoader() {}
 
     static TraceView load(Path file, PrintStream warnings) {
-        if (!Files.isRegularFile(file)) {
-            throw new UsageException("report: cannot read " + file + ": " + (Files.exists(file) ? "not a regular file" : "no such file"));
-        }
-        if (!Files.isReadable(file)) {
-            throw new UsageException("report: cannot read " + file + ": permission denied");
-        }
-        if (TraceFormats.input(file) == null) {
-            throw new UsageException("report: " + file + ": unknown trace format '" + TraceFormats.extension(file)
-                    + "' (reads " + TraceFormats.inputExtensions() + ")");
-        }
+        FileArgs.trace("report", file.toString());
         LoadedTrace t;
         try {
             t = TraceFormats.load(file);

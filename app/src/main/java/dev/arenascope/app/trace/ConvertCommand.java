@@ -8,6 +8,7 @@ import java.util.Set;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.TraceFormatException;
@@ -57,20 +58,13 @@ public final class ConvertCommand implements Command {
             throw new UsageException(name() + ": expects IN and OUT, got " + pos.size() + " argument" + (pos.size() == 1 ? "" : "s")
                     + " (see arenascope convert --help)");
         }
-        Path in = Path.of(pos.get(0));
+        Path in = FileArgs.trace(name(), pos.get(0));
         Path outFile = Path.of(pos.get(1));
         TraceFormats.Input reader = TraceFormats.input(in);
-        if (reader == null) {
-            throw new UsageException(name() + ": " + in + ": cannot read '" + TraceFormats.extension(in) + "' files (reads "
-                    + TraceFormats.inputExtensions() + ")");
-        }
         TraceFormats.Output writer = TraceFormats.output(outFile);
         if (writer == null) {
             throw new UsageException(name() + ": " + outFile + ": cannot write '" + TraceFormats.extension(outFile) + "' files (writes "
                     + TraceFormats.outputExtensions() + ")");
-        }
-        if (!Files.isRegularFile(in)) {
-            throw new UsageException(name() + ": " + in + ": no such file");
         }
         if (Files.exists(outFile) && Files.isSameFile(in, outFile)) {
             throw new UsageException(name() + ": IN and OUT are the same file");

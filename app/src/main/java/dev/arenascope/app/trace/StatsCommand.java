@@ -1,7 +1,6 @@
 package dev.arenascope.app.trace;
 
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -12,6 +11,7 @@ import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -61,14 +61,7 @@ public final class StatsCommand implements Command {
         if (a.positionals().size() != 1) {
             throw new UsageException(name() + ": expects one TRACE, got " + a.positionals().size() + " (see arenascope stats --help)");
         }
-        Path file = Path.of(a.positionals().getFirst());
-        if (TraceFormats.input(file) == null) {
-            throw new UsageException(name() + ": " + file + ": cannot read '" + TraceFormats.extension(file) + "' files (reads "
-                    + TraceFormats.inputExtensions() + ")");
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new UsageException(name() + ": " + file + ": no such file");
-        }
+        Path file = FileArgs.trace(name(), a.positionals().getFirst());
         LoadedTrace t;
         try {
             t = TraceFormats.load(file);

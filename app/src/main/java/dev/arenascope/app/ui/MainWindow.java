@@ -419,10 +419,15 @@ public final class MainWindow {
     }
 
     private void listen() {
+        listenView().show(stage);
+    }
+
+    /** The "Listen for processes" window (created on first use). */
+    public ListenView listenView() {
         if (listenView == null) {
             listenView = new ListenView(model, tasks);
         }
-        listenView.show(stage);
+        return listenView;
     }
 
     private void openDialog() {

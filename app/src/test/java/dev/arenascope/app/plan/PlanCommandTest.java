@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.arenascope.app.cli.Cli;
+import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.core.plan.ArenaUsage;
 import dev.arenascope.core.plan.MemoryBank;
 import dev.arenascope.core.plan.MemoryPlan;
@@ -31,13 +28,8 @@ class PlanCommandTest {
     @TempDir
     Path dir;
 
-    record Result(int code, String out, String err) {}
-
-    static Result run(String... args) {
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        int code = Cli.run(args, new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
-        return new Result(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+    static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     Path csv(String name, String text) throws Exception {
@@ -54,7 +46,7 @@ class PlanCommandTest {
         Path in = csv("p.csv", SMALL);
         Path outFile = dir.resolve("out.csv");
         for (String strategy : List.of("greedy", "search")) {
-            Result r = run("plan", "--input", in.toString(), "--capacity", "300", "--strategy", strategy,
+            CliRun r = run("plan", "--input", in.toString(), "--capacity", "300", "--strategy", strategy,
                     "--time-limit", "5", "--output", outFile.toString());
             assertEquals(0, r.code(), r.out() + r.err());
             assertTrue(r.out().contains("lower bound 300 B") && r.out().contains("height 300 B") && r.out().contains("ratio 1.0000"), r.out());
@@ -70,11 +62,11 @@ class PlanCommandTest {
         // x and y are live together: 300 bytes are needed, 299 are impossible
         Path in = csv("p.csv", "id,lower,upper,size\nx,0,2,150\ny,1,3,150\n");
         Path outFile = dir.resolve("best.csv");
-        Result r = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "search",
+        CliRun r = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "search",
                 "--time-limit", "1", "--output", outFile.toString());
         assertEquals(3, r.code(), r.out() + r.err());
         assertTrue(Files.exists(outFile));
-        Result g = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "greedy");
+        CliRun g = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "greedy");
         assertEquals(3, g.code(), g.out() + g.err());
     }
 
@@ -89,14 +81,14 @@ class PlanCommandTest {
         int k = 0;
         for (var c : cases.entrySet()) {
             Path in = csv("bad" + k++ + ".csv", c.getKey());
-            Result r = run("plan", "--input", in.toString(), "--strategy", "greedy");
+            CliRun r = run("plan", "--input", in.toString(), "--strategy", "greedy");
             assertEquals(2, r.code(), c.getValue() + " -> " + r.err());
             assertTrue(r.err().contains(in + c.getValue()), r.err());
             assertEquals(1, r.err().strip().lines().count(), r.err());
             assertFalse(r.err().contains("Exception"), r.err());
         }
         Path in = csv("p.csv", SMALL);
-        Result small = run("plan", "--input", in.toString(), "--capacity", "250");
+        CliRun small = run("plan", "--input", in.toString(), "--capacity", "250");
         assertEquals(2, small.code());
         assertTrue(small.err().contains("capacity 250 is below the largest buffer 'z' of 300 bytes"), small.err());
         assertEquals(2, run("plan", "--input", dir.resolve("missing.csv").toString()).code());
@@ -120,7 +112,7 @@ class PlanCommandTest {
         Path in = dir.resolve("plan.json");
         PlanJson.write(plan, in);
         Path outFile = dir.resolve("out.json");
-        Result r = run("plan", "--input", in.toString(), "--strategy", "search", "--time-limit", "5", "--output", outFile.toString());
+        CliRun r = run("plan", "--input", in.toString(), "--strategy", "search", "--time-limit", "5", "--output", outFile.toString());
         assertEquals(0, r.code(), r.out() + r.err());
         MemoryPlan back = PlanJson.read(outFile);
         assertEquals(List.of(), back.validate());
@@ -129,7 +121,7 @@ class PlanCommandTest {
         assertTrue(r.out().contains("scratch:hbm: lower bound 704 B"), r.out());
 
         Files.writeString(in, Files.readString(in).replace("\"alignment\" : 64", "\"alignment\" : 0"));
-        Result bad = run("plan", "--input", in.toString());
+        CliRun bad = run("plan", "--input", in.toString());
         assertEquals(2, bad.code(), bad.err());
         assertTrue(bad.err().contains(in.toString() + ":"), bad.err());
         assertTrue(bad.err().contains("alignment"), bad.err());
@@ -148,7 +140,7 @@ class PlanCommandTest {
             s.filter(p -> p.toString().endsWith(".csv")).sorted().forEach(files::add);
         }
         Path f = files.get(0);
-        Result r = run("plan", "--input", f.toString(), "--capacity", "1048576", "--strategy", "greedy");
+        CliRun r = run("plan", "--input", f.toString(), "--capacity", "1048576", "--strategy", "greedy");
         assertEquals(3, r.code(), r.out());
         assertTrue(r.out().contains("lower bound 1,048,576 B") && r.out().contains("height 1,374,208 B"), r.out());
     }

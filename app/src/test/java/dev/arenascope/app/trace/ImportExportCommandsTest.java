@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.arenascope.app.trace.TraceCommandsTest.Run;
+import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.file.AstraceWriter;
 
@@ -37,9 +37,9 @@ class ImportExportCommandsTest {
     @Test
     void aSnapshotConvertsAndItsStatsShowTheStatedPeak() throws Exception {
         Path out = dir.resolve("magma.astrace");
-        Run r = TraceCommandsTest.cli("convert", torchFixture("cs336-a2-magma27.pickle").toString(), out.toString());
+        CliRun r = TraceCommandsTest.cli("convert", torchFixture("cs336-a2-magma27.pickle").toString(), out.toString());
         assertEquals(0, r.code(), r.err());
-        Run s = TraceCommandsTest.cli("stats", out.toString());
+        CliRun s = TraceCommandsTest.cli("stats", out.toString());
         assertEquals(0, s.code(), s.err());
         JsonNode m = new ObjectMapper().readTree(s.out()).get("memories").get(0);
         assertEquals("cuda:0", m.get("name").asText());
@@ -50,7 +50,7 @@ class ImportExportCommandsTest {
     @Test
     void aSnapshotExportsStraightToPerfetto() throws Exception {
         Path out = dir.resolve("bcrafton.json");
-        Run r = TraceCommandsTest.cli("convert", torchFixture("cs336-a2-bcrafton.pickle").toString(), out.toString());
+        CliRun r = TraceCommandsTest.cli("convert", torchFixture("cs336-a2-bcrafton.pickle").toString(), out.toString());
         assertEquals(0, r.code(), r.err());
         JsonNode root = new ObjectMapper().readTree(out.toFile());
         long peak = 0;
@@ -67,7 +67,7 @@ class ImportExportCommandsTest {
         Path in = dir.resolve("in.astrace");
         SyntheticTrace.write(3, 20_000, new AstraceWriter(in));
         Path out = dir.resolve("out.json");
-        Run r = TraceCommandsTest.cli("convert", in.toString(), out.toString());
+        CliRun r = TraceCommandsTest.cli("convert", in.toString(), out.toString());
         assertEquals(0, r.code(), r.err());
         JsonNode root = new ObjectMapper().readTree(out.toFile());
         Set<String> phases = new HashSet<>();
@@ -89,7 +89,7 @@ class ImportExportCommandsTest {
         Path in = dir.resolve("evil.pickle");
         Files.write(in, evil);
         Path out = dir.resolve("evil.astrace");
-        Run r = TraceCommandsTest.cli("convert", in.toString(), out.toString());
+        CliRun r = TraceCommandsTest.cli("convert", in.toString(), out.toString());
         assertEquals(2, r.code());
         assertEquals("arenascope convert: " + in + " at byte 15: opcode GLOBAL (0x63) references a class; refused (only plain data pickles are read)\n", r.err());
         assertFalse(Files.exists(out), "no output is left behind");

@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -18,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.arenascope.app.cli.Cli;
+import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.file.AstraceReader;
 import dev.arenascope.core.trace.file.AstraceWriter;
@@ -29,13 +26,8 @@ class TraceCommandsTest {
     @TempDir
     Path dir;
 
-    record Run(int code, String out, String err) {}
-
-    static Run cli(String... args) {
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        int code = Cli.run(args, new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
-        return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+    static CliRun cli(String... args) {
+        return CliRun.of(args);
     }
 
     Path synthetic(long events) throws Exception {
@@ -50,7 +42,7 @@ class TraceCommandsTest {
         Path j = dir.resolve("out.jsonl");
         Path b = dir.resolve("back.astrace");
         Path c = dir.resolve("out.csv");
-        Run r = cli("convert", a.toString(), j.toString());
+        CliRun r = cli("convert", a.toString(), j.toString());
         assertEquals(0, r.code(), r.err());
         assertEquals("wrote " + j + ": 150000 events\n", r.out());
         assertEquals(0, cli("convert", j.toString(), b.toString()).code());
@@ -68,7 +60,7 @@ class TraceCommandsTest {
     @Test
     void statsPrintsTheSummaryKeys() throws Exception {
         Path a = synthetic(100_000);
-        Run r = cli("stats", a.toString());
+        CliRun r = cli("stats", a.toString());
         assertEquals(0, r.code(), r.err());
         JsonNode n = new ObjectMapper().readTree(r.out());
         LoadedTrace t = AstraceReader.load(a);
@@ -96,7 +88,7 @@ class TraceCommandsTest {
         Path cut = dir.resolve("cut.astrace");
         Files.write(cut, Arrays.copyOf(all, all.length / 2));
         Path out = dir.resolve("cut.jsonl");
-        Run r = cli("convert", cut.toString(), out.toString());
+        CliRun r = cli("convert", cut.toString(), out.toString());
         assertEquals(2, r.code());
         List<String> lines = r.err().lines().toList();
         assertEquals(1, lines.size(), r.err());
@@ -104,17 +96,17 @@ class TraceCommandsTest {
         assertTrue(lines.getFirst().contains("recovered 65536 events in 1 chunks"), lines.getFirst());
         assertTrue(Files.size(out) > 0, "what was sound is written");
 
-        Run s = cli("stats", cut.toString());
+        CliRun s = cli("stats", cut.toString());
         assertEquals(2, s.code());
         assertEquals(65536, new ObjectMapper().readTree(s.out()).get("events").asLong());
 
         Path notTrace = dir.resolve("junk.astrace");
         Files.writeString(notTrace, "hello, this is not a trace at all");
-        Run j = cli("stats", notTrace.toString());
+        CliRun j = cli("stats", notTrace.toString());
         assertEquals(2, j.code());
         assertEquals("arenascope stats: " + notTrace + " at byte 0: not an .astrace file (wrong magic)\n", j.err());
 
-        Run u = cli("convert", a.toString(), dir.resolve("x.bin").toString());
+        CliRun u = cli("convert", a.toString(), dir.resolve("x.bin").toString());
         assertEquals(2, u.code());
         assertTrue(u.err().contains("cannot write '.bin' files"), u.err());
         assertEquals(2, cli("convert", dir.resolve("missing.astrace").toString(), out.toString()).code());

@@ -74,6 +74,24 @@ class TimelineInteractionTest extends WindowTestBase {
                 .filter(t -> t.startsWith("selected")).findFirst().orElse(""));
         assertFalse(status.isEmpty(), "the status bar shows the selected range");
 
+        // filters: only allocations, then a search for a descriptor
+        fxRun(() -> window.events().kindsFilter().getCheckModel().check(dev.arenascope.core.trace.EventKind.ALLOC));
+        waitFor(10, "allocations only", () -> {
+            var items = window.events().table().getItems();
+            return !items.isEmpty() && items.size() < rows
+                    && items.stream().allMatch(r -> r.event().kind() == dev.arenascope.core.trace.EventKind.ALLOC);
+        });
+        fxRun(() -> window.events().searchField().setText("uint8"));
+        waitFor(10, "search applied", () -> {
+            var items = window.events().table().getItems();
+            return !items.isEmpty() && items.stream().allMatch(r -> EventRow.detail(window.model().trace(), r.event()).contains("uint8"));
+        });
+        fxRun(() -> {
+            window.events().searchField().setText("");
+            window.events().kindsFilter().getCheckModel().clearChecks();
+        });
+        waitFor(10, "filters cleared", () -> window.events().table().getItems().size() == rows);
+
         // a row marks the instant on the timeline, and back
         fxRun(() -> window.events().table().getSelectionModel().select(5));
         long t5 = fx(() -> window.events().table().getItems().get(5).event().timeNs());

@@ -57,7 +57,8 @@ public final class Devices {
 
     /** One line naming a device with its total and free memory. */
     public static String describe(DeviceInfo info) {
-        return info.id() + " " + info.name() + ", " + Bytes.format(info.totalBytes()) + " total, "
+        String what = info.name().startsWith(info.id()) ? info.name() : info.id() + " " + info.name();  // not "host host (...)"
+        return what + ", " + Bytes.format(info.totalBytes()) + " total, "
                 + Bytes.format(info.freeBytes()) + " free";
     }
 

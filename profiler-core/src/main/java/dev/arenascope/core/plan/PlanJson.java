@@ -80,6 +80,40 @@ public final class PlanJson {
         return plan;
     }
 
+    /**
+     * Jackson's message in a user's words: no Java type names, no configuration hints, no "Source:
+     * REDACTED" locations (the caller adds line and column), and the JSON field a mapping error is in.
+     */
+    static String plainWords(String msg, JsonProcessingException e) {
+        String field = "";
+        if (e instanceof com.fasterxml.jackson.databind.JsonMappingException m && !m.getPath().isEmpty()) {
+            StringBuilder sb = new StringBuilder();
+            for (var ref : m.getPath()) {
+                if (ref.getFieldName() != null) {
+                    sb.append(sb.isEmpty() ? "" : ".").append(ref.getFieldName());
+                } else if (ref.getIndex() >= 0) {
+                    sb.append('[').append(ref.getIndex()).append(']');
+                }
+            }
+            field = sb.toString();
+        }
+        String m = msg.replaceAll(" \\(start marker at \\[Source:.*$", "")
+                .replaceAll(" \\(set DeserializationConfig.*$", "")
+                .replaceAll(" \\(token `JsonToken\\.[A-Z_]+`\\)", "")
+                .replaceAll("\\s*\\(through reference chain:.*$", "")
+                .replaceAll("`(?:[a-z_]\\w*\\.)*(?:\\w+\\$)*(\\w+)`", "$1");
+        if (m.startsWith("Cannot map null")) {
+            m = "a required value is missing or null";
+        } else if (m.startsWith("No content to map due to end-of-input")) {
+            m = "empty file: expected a JSON object holding a memory plan";
+        } else if (m.startsWith("Unexpected end-of-input")) {
+            m = "the file ends inside the JSON (" + m.substring("Unexpected end-of-input".length()).replaceFirst("^:\\s*", "") + ")";
+        } else if (m.startsWith("Cannot deserialize value of type MemoryPlan from ")) {
+            m = "expected a JSON object holding a memory plan, found " + m.substring("Cannot deserialize value of type MemoryPlan from ".length()).toLowerCase(java.util.Locale.ROOT);
+        }
+        return field.isEmpty() ? m : "'" + field + "': " + m;
+    }
+
     private static PlanInputException asInput(JsonProcessingException e, String source) {
         JsonLocation loc = e.getLocation();
         String msg = e.getOriginalMessage();
@@ -87,7 +121,7 @@ public final class PlanJson {
         if (cause instanceof IllegalArgumentException || cause instanceof NullPointerException) {
             msg = cause.getMessage();
         }
-        msg = msg == null ? e.getClass().getSimpleName() : msg.lines().findFirst().orElse(msg);
+        msg = plainWords(msg == null ? e.getClass().getSimpleName() : msg.lines().findFirst().orElse(msg), e);
         String at = loc == null || loc.getLineNr() < 1 ? "" : " (column " + loc.getColumnNr() + ")";
         return new PlanInputException(source, loc == null ? 0 : Math.max(0, loc.getLineNr()), msg + at);
     }

@@ -35,4 +35,24 @@ class PlanJsonTest {
         PlanInputException trunc = assertThrows(PlanInputException.class, () -> PlanJson.fromJson("{\"name\":", "t.json"));
         assertTrue(trunc.getMessage().startsWith("t.json:"), trunc.getMessage());
     }
+
+    @Test
+    void badPlansAreDescribedInTheUsersWordsNotJacksons() {
+        String[][] cases = {
+                {"{\"buffers\": [\n", "ends inside the JSON"},
+                {"{\"foo\": 1}", ""},
+                {"[1,2]", "expected a JSON object holding a memory plan, found array"},
+                {"", "empty file"},
+                {"{\"name\":\"x\",\"alignment\":\"eight\"}", "'alignment'"},
+        };
+        for (String[] c : cases) {
+            PlanInputException e = assertThrows(PlanInputException.class, () -> PlanJson.fromJson(c[0], "p.json"), c[0]);
+            String m = e.getMessage();
+            assertTrue(m.startsWith("p.json:"), m);
+            assertTrue(m.contains(c[1]), m);
+            for (String leak : new String[] {"`", "REDACTED", "DeserializationConfig", "dev.arenascope", "JsonToken", "\n"}) {
+                assertTrue(!m.contains(leak), "'" + leak + "' in: " + m);
+            }
+        }
+    }
 }

@@ -17,6 +17,7 @@ import dev.arenascope.core.report.Report;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.ForwardingSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceView;
@@ -168,37 +169,16 @@ public final class TraceFiles {
     }
 
     /** Passes events on, reporting progress and stopping when cancelled. */
-    private static final class CancellableSink implements EventSink {
-        private final EventSink to;
+    private static final class CancellableSink extends ForwardingSink {
         private final BackgroundTask.Progress progress;
         private final long totalEvents;
         private long events;
 
         /** @param totalEvents events expected, or -1 when unknown */
         CancellableSink(EventSink to, BackgroundTask.Progress progress, long totalEvents) {
-            this.to = to;
+            super(to);
             this.progress = progress;
             this.totalEvents = totalEvents;
-        }
-
-        @Override
-        public void onSession(SessionInfo info) {
-            to.onSession(info);
-        }
-
-        @Override
-        public void onMemory(MemoryInfo memory) {
-            to.onMemory(memory);
-        }
-
-        @Override
-        public void onString(int id, String value) {
-            to.onString(id, value);
-        }
-
-        @Override
-        public void onThread(int id, String name) {
-            to.onThread(id, name);
         }
 
         @Override
@@ -207,16 +187,6 @@ public final class TraceFiles {
             to.onEvents(batch);
             events += batch.size();
             progress.update(totalEvents > 0 ? events : -1, totalEvents, String.format(Locale.ROOT, "%,d events", events));
-        }
-
-        @Override
-        public void onLoss(long count) {
-            to.onLoss(count);
-        }
-
-        @Override
-        public void onClose() {
-            to.onClose();
         }
     }
 }

@@ -190,6 +190,11 @@ public final class ListenView {
         model.show(store, name + " · connection " + c.connection(), c.peer() == null ? "" : "pid " + c.peer().processId() + " @ " + c.peer().remoteAddress());
     }
 
+    /** The port field (0 picks a free port). */
+    public TextField portField() {
+        return port;
+    }
+
     public TableView<ConnectionStats> table() {
         return table;
     }

@@ -65,4 +65,30 @@ class DrawListBuilderTest {
         assertTrue(tip.contains(lane.memory().name()), tip);
         assertTrue(tip.matches("(?s).*(KiB|MiB|GiB| B).*"), "figures carry units: " + tip);
     }
+
+    @Test
+    void aBaselineIsDrawnInTheLaneOfTheSameName() {
+        EventStore s = synthetic(50_000);
+        EventStore base = new EventStore("base");
+        SyntheticTrace.write(99, 20_000, base);
+        TimeRange full = new TimeRange(s.startNs(), s.endNs() + 1);
+        DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 400, 400, TraceDigest.Snapshot.EMPTY, null, base));
+        for (DrawList.Lane l : dl.lanes()) {
+            assertTrue(l.baselineUsed() != null && l.baselineUsed().length == 400, "baseline for " + l.memory().name());
+            assertTrue(l.scaleBytes() >= base.peakUsed(l.memory().id()), "the lane's scale fits the baseline");
+        }
+    }
+
+    @Test
+    void widthChangesTheColumnsNotTheFigures() {
+        EventStore s = synthetic(50_000);
+        TimeRange full = new TimeRange(s.startNs(), s.endNs() + 1);
+        DrawList narrow = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 123, 300, TraceDigest.Snapshot.EMPTY, null, null));
+        DrawList wide = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 2000, 300, TraceDigest.Snapshot.EMPTY, null, null));
+        for (int i = 0; i < narrow.lanes().size(); i++) {
+            long a = java.util.Arrays.stream(narrow.lanes().get(i).usedMax()).max().orElse(0);
+            long b = java.util.Arrays.stream(wide.lanes().get(i).usedMax()).max().orElse(0);
+            assertEquals(a, b, "the peak survives folding at any width");
+        }
+    }
 }

@@ -106,6 +106,7 @@ public final class JsonlReader {
             try (JsonParser p = FACTORY.createParser(in)) {
                 long objOffset = start;
                 long objLine = lineBase + 1;
+                boolean inValue = false;    // false: between values, where a syntax error is on a line of its own
                 try {
                     while (true) {
                         JsonToken tok = p.nextToken();
@@ -114,17 +115,27 @@ public final class JsonlReader {
                         }
                         objOffset = start + p.currentTokenLocation().getByteOffset();
                         objLine = lineBase + p.currentTokenLocation().getLineNr();
+                        inValue = true;
                         if (tok != JsonToken.START_OBJECT) {
                             problem(objLine, "not a JSON object (" + tok.asString() + ")");
                             p.skipChildren();
-                            continue;
+                        } else {
+                            record(p, objLine);
                         }
-                        record(p, objLine);
+                        inValue = false;
                     }
                 } catch (StreamReadException e) {
+                    long next;
+                    if (!inValue && e.getLocation() != null && e.getLocation().getLineNr() > 0) {
+                        // the bad token starts a line (or follows a value on it): name that line and skip only it,
+                        // not the last good object's line (Jackson's line number is exact; its offset may be past the newline)
+                        objLine = lineBase + e.getLocation().getLineNr();
+                        next = lineStart(ch, start, objLine - lineBase);
+                    } else {
+                        next = nextLineStart(ch, objOffset);
+                    }
                     String msg = e.getOriginalMessage();
                     problem(objLine, "not valid JSON (" + (msg == null ? e.getClass().getSimpleName() : msg.lines().findFirst().orElse("")) + ")");
-                    long next = nextLineStart(ch, objOffset);
                     if (next < 0) {
                         return;
                     }
@@ -132,6 +143,26 @@ public final class JsonlReader {
                     lineBase = objLine;
                 }
             }
+        }
+    }
+
+    /** The offset just past the {@code lines}-th newline at or after {@code from}, or -1 when the file has fewer. */
+    private static long lineStart(FileChannel ch, long from, long lines) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(1 << 14);
+        long at = from;
+        long left = lines;
+        while (true) {
+            buf.clear();
+            int n = ch.read(buf, at);
+            if (n <= 0) {
+                return -1;
+            }
+            for (int i = 0; i < n; i++) {
+                if (buf.get(i) == '\n' && --left == 0) {
+                    return at + i + 1;
+                }
+            }
+            at += n;
         }
     }
 

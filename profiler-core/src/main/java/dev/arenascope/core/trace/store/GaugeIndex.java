@@ -1,16 +1,18 @@
 package dev.arenascope.core.trace.store;
 
-import java.util.ArrayList;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * One memory's level-of-detail index over its two gauges ({@code used}, {@code aux}).
  *
  * <p>The memory's events are grouped into <em>leaves</em> of up to {@link #LEAF_EVENTS} consecutive
  * events; each leaf keeps its time span, the minimum, maximum and last value of both gauges, the
- * sequence number of its first event and its events' (time, used, aux) triples as delta varints
- * (a few bytes an event). Above the leaves sits a pyramid of power-of-two levels: node {@code i} of
+ * sequence number of its first event and its events' (time, used, aux) deltas, each of the three
+ * columns bit-packed at the width its largest delta needs (a few bytes an event; the open leaf stays
+ * as plain arrays until it is full). Above the leaves sits a pyramid of power-of-two levels: node {@code i} of
  * level {@code l} holds the minima and maxima of leaves {@code [i·2^l, (i+1)·2^l)}. A bucket of any
  * width is then answered from O(log n) pyramid nodes plus at most two partially covered leaves,
  * whatever the number of events.
@@ -22,21 +24,24 @@ final class GaugeIndex {
     static final int LEAF_EVENTS = 64;
     private static final int PAGE_SHIFT = 16;
     private static final int PAGE = 1 << PAGE_SHIFT;
-    private static final int LEAF_MAX_BYTES = LEAF_EVENTS * 30;
+    /** A packed leaf's most bytes: widths, three columns of 8 bytes a value, 8 bytes of read slack. */
+    private static final int LEAF_MAX_BYTES = 3 + 3 * 8 * LEAF_EVENTS + 8;
+    private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     // per leaf
     private final LongColumn tFirst = new LongColumn();
     private final LongColumn tLast = new LongColumn();
-    private final LongColumn uMin = new LongColumn();
-    private final LongColumn uMax = new LongColumn();
     private final LongColumn uLast = new LongColumn();
-    private final LongColumn xMin = new LongColumn();
-    private final LongColumn xMax = new LongColumn();
     private final LongColumn xLast = new LongColumn();
     private final LongColumn seqFirst = new LongColumn();
     private final LongColumn byteOff = new LongColumn();
-    /** levels.get(l-1) = {uMin, uMax, xMin, xMax} columns of pyramid level l (level 0 is the leaves). */
-    private final List<LongColumn[]> levels = new ArrayList<>();
+    /**
+     * {@code mm[l]} holds level {@code l} of the pyramid (level 0 is the leaves): node {@code i}'s used
+     * minimum, used maximum, aux minimum and aux maximum at {@code 4i .. 4i+3}, side by side so a query
+     * touching a node reads one cache line rather than four columns.
+     */
+    private LongColumn[] mm = {new LongColumn()};
+    private int levelCount = 1;
 
     // the triples
     private byte[][] pages = new byte[4][];
@@ -45,7 +50,9 @@ final class GaugeIndex {
     // the open (last) leaf
     private long leaves;
     private int openCount;
-    private long oFirst;
+    private final long[] ot = new long[LEAF_EVENTS];
+    private final long[] ou = new long[LEAF_EVENTS];
+    private final long[] ox = new long[LEAF_EVENTS];
     private long oLast;
     private long oUMin;
     private long oUMax;
@@ -76,10 +83,13 @@ final class GaugeIndex {
         if (leaves == 0 || openCount == LEAF_EVENTS) {
             if (leaves > 0) {
                 flush();
+                pack();
             }
             startLeaf(t, used, aux);
         }
-        writeTriple(t - oLast, used - oU, aux - oX);
+        ot[openCount] = t;
+        ou[openCount] = used;
+        ox[openCount] = aux;
         oLast = t;
         oU = used;
         oX = aux;
@@ -107,6 +117,50 @@ final class GaugeIndex {
     }
 
     private void startLeaf(long t, long used, long aux) {
+        leaves++;
+        tFirst.add(t);
+        tLast.add(t);
+        mm[0].add(used);
+        mm[0].add(used);
+        mm[0].add(aux);
+        mm[0].add(aux);
+        uLast.add(used);
+        xLast.add(aux);
+        seqFirst.add(events);
+        openCount = 0;
+        oLast = t;
+        oUMin = oUMax = used;
+        oXMin = oXMax = aux;
+        oU = used;
+        oX = aux;
+    }
+
+    /**
+     * Packs the open (full) leaf into the pages: three width bytes, then each event's time less the
+     * leaf's first time, used less the leaf's used minimum and aux less the leaf's aux minimum (all
+     * unsigned), each column bit-packed at its own width (0..56 bits, or 64). Any event of a leaf is
+     * then one shift and mask away: a query binary-searches a leaf's times and reads single values
+     * instead of decoding the leaf from its start.
+     */
+    private void pack() {
+        int n = openCount;
+        long[] dt = new long[n];
+        long[] du = new long[n];
+        long[] dx = new long[n];
+        long orT = 0;
+        long orU = 0;
+        long orX = 0;
+        for (int k = 0; k < n; k++) {
+            dt[k] = ot[k] - ot[0];
+            du[k] = ou[k] - oUMin;
+            dx[k] = ox[k] - oXMin;
+            orT |= dt[k];
+            orU |= du[k];
+            orX |= dx[k];
+        }
+        int wt = width(orT);
+        int wu = width(orU);
+        int wx = width(orX);
         int page = (int) (bytePos >>> PAGE_SHIFT);
         int within = (int) (bytePos & (PAGE - 1));
         if (page < pages.length && pages[page] != null && PAGE - within < LEAF_MAX_BYTES) {
@@ -124,43 +178,32 @@ final class GaugeIndex {
         if (pages[page].length < within + LEAF_MAX_BYTES) {
             pages[page] = Arrays.copyOf(pages[page], Math.min(PAGE, Math.max(pages[page].length * 2, within + LEAF_MAX_BYTES)));
         }
-        long leaf = leaves++;
-        tFirst.add(t);
-        tLast.add(t);
-        uMin.add(used);
-        uMax.add(used);
-        uLast.add(used);
-        xMin.add(aux);
-        xMax.add(aux);
-        xLast.add(aux);
-        seqFirst.add(events);
+        byte[] p = pages[page];
         byteOff.add(bytePos);
-        openCount = 0;
-        oFirst = t;
-        oLast = t;
-        oUMin = oUMax = used;
-        oXMin = oXMax = aux;
-        oU = 0;
-        oX = 0;
-        assert leaf == leaves - 1;
+        p[within] = (byte) wt;
+        p[within + 1] = (byte) wu;
+        p[within + 2] = (byte) wx;
+        int at = within + 3;
+        at = putBits(p, at, wt, dt, n);
+        at = putBits(p, at, wu, du, n);
+        at = putBits(p, at, wx, dx, n);
+        bytePos = ((long) page << PAGE_SHIFT) + at;
     }
 
-    private void writeTriple(long dt, long du, long dx) {
-        byte[] p = pages[(int) (bytePos >>> PAGE_SHIFT)];
-        int i = (int) (bytePos & (PAGE - 1));
-        i = putVarint(p, i, dt);
-        i = putVarint(p, i, (du << 1) ^ (du >> 63));
-        i = putVarint(p, i, (dx << 1) ^ (dx >> 63));
-        bytePos = (bytePos & ~(long) (PAGE - 1)) + i;
+    /** Bits to hold every value OR-ed into {@code or}: 0..56, or 64 (so one 8-byte read holds any value). */
+    private static int width(long or) {
+        int w = 64 - Long.numberOfLeadingZeros(or);
+        return w > 56 ? 64 : w;
     }
 
-    private static int putVarint(byte[] b, int i, long v) {
-        while ((v & ~0x7FL) != 0) {
-            b[i++] = (byte) ((v & 0x7F) | 0x80);
-            v >>>= 7;
+    private static int putBits(byte[] p, int at, int w, long[] v, int n) {
+        long bit = 0;
+        for (int k = 0; k < n; k++) {
+            int b = at + (int) (bit >>> 3);
+            LE.set(p, b, (long) LE.get(p, b) | (v[k] << (bit & 7)));
+            bit += w;
         }
-        b[i++] = (byte) v;
-        return i;
+        return at + (int) ((bit + 7) >>> 3);
     }
 
     /** Publishes the open leaf's values to the columns and the pyramid. */
@@ -171,54 +214,51 @@ final class GaugeIndex {
         dirty = false;
         long k = leaves - 1;
         tLast.set(k, oLast);
-        uMin.set(k, oUMin);
-        uMax.set(k, oUMax);
         uLast.set(k, oU);
-        xMin.set(k, oXMin);
-        xMax.set(k, oXMax);
         xLast.set(k, oX);
+        LongColumn leaf = mm[0];
+        leaf.set(4 * k, oUMin);
+        leaf.set(4 * k + 1, oUMax);
+        leaf.set(4 * k + 2, oXMin);
+        leaf.set(4 * k + 3, oXMax);
         // walk up: level l exists once level l-1 has two nodes; values only widen, so combining is enough
         for (int l = 1; ; l++) {
-            long below = l == 1 ? leaves : levels.get(l - 2)[0].size();
+            long below = mm[l - 1].size() >>> 2;
             if (below < 2) {
                 break;
             }
             long idx = k >>> l;
-            if (levels.size() < l) {
-                LongColumn[] lv = {new LongColumn(), new LongColumn(), new LongColumn(), new LongColumn()};
-                levels.add(lv);
-                lv[0].add(Math.min(node(l - 1, 0, 0), node(l - 1, 1, 0)));
-                lv[1].add(Math.max(node(l - 1, 0, 1), node(l - 1, 1, 1)));
-                lv[2].add(Math.min(node(l - 1, 0, 2), node(l - 1, 1, 2)));
-                lv[3].add(Math.max(node(l - 1, 0, 3), node(l - 1, 1, 3)));
+            if (levelCount <= l) {
+                if (l == mm.length) {
+                    mm = Arrays.copyOf(mm, mm.length * 2);
+                }
+                LongColumn lv = mm[l] = new LongColumn();
+                levelCount = l + 1;
+                lv.add(Math.min(node(l - 1, 0, 0), node(l - 1, 1, 0)));
+                lv.add(Math.max(node(l - 1, 0, 1), node(l - 1, 1, 1)));
+                lv.add(Math.min(node(l - 1, 0, 2), node(l - 1, 1, 2)));
+                lv.add(Math.max(node(l - 1, 0, 3), node(l - 1, 1, 3)));
                 continue;
             }
-            LongColumn[] lv = levels.get(l - 1);
-            if (idx == lv[0].size()) {
-                lv[0].add(oUMin);
-                lv[1].add(oUMax);
-                lv[2].add(oXMin);
-                lv[3].add(oXMax);
+            LongColumn lv = mm[l];
+            long at = 4 * idx;
+            if (at == lv.size()) {
+                lv.add(oUMin);
+                lv.add(oUMax);
+                lv.add(oXMin);
+                lv.add(oXMax);
             } else {
-                lv[0].set(idx, Math.min(lv[0].get(idx), oUMin));
-                lv[1].set(idx, Math.max(lv[1].get(idx), oUMax));
-                lv[2].set(idx, Math.min(lv[2].get(idx), oXMin));
-                lv[3].set(idx, Math.max(lv[3].get(idx), oXMax));
+                lv.set(at, Math.min(lv.get(at), oUMin));
+                lv.set(at + 1, Math.max(lv.get(at + 1), oUMax));
+                lv.set(at + 2, Math.min(lv.get(at + 2), oXMin));
+                lv.set(at + 3, Math.max(lv.get(at + 3), oXMax));
             }
         }
     }
 
     /** Value {@code which} (0 uMin, 1 uMax, 2 xMin, 3 xMax) of node {@code i} at level {@code l}. */
     private long node(int l, long i, int which) {
-        if (l == 0) {
-            return switch (which) {
-                case 0 -> uMin.get(i);
-                case 1 -> uMax.get(i);
-                case 2 -> xMin.get(i);
-                default -> xMax.get(i);
-            };
-        }
-        return levels.get(l - 1)[which].get(i);
+        return mm[l].get(4 * i + which);
     }
 
     static long satAdd(long a, long b) {
@@ -233,85 +273,144 @@ final class GaugeIndex {
     }
 
     long bytes() {
-        long n = tFirst.bytes() * 10 + 64 + pages.length * 8L;
+        long n = tFirst.bytes() * 6 + 64 + 3 * (16 + 8L * LEAF_EVENTS) + pages.length * 8L;
         for (byte[] p : pages) {
             if (p != null) {
                 n += 16 + p.length;
             }
         }
-        for (LongColumn[] lv : levels) {
-            for (LongColumn c : lv) {
-                n += c.bytes();
-            }
+        for (int l = 0; l < levelCount; l++) {
+            n += mm[l].bytes();
         }
         return n;
     }
 
     // ---------------------------------------------------------------- queries
 
-    /** Answers one query; holds the decoded leaf it last looked at. Not thread-safe (one per query). */
+    /** Answers one query; remembers the leaf it last looked at. Not thread-safe (one per query). */
     final class Query {
-        private final long[] qt = new long[LEAF_EVENTS];
-        private final long[] qu = new long[LEAF_EVENTS];
-        private final long[] qx = new long[LEAF_EVENTS];
-        private long decodedLeaf = -1;
-        private int decodedCount;
+        // the selected leaf: open (plain arrays) or packed columns at sp[colT|colU|colX]
+        private long sel = -1;
+        private boolean selOpen;
+        private int selN;
+        private byte[] sp;
+        private int colT;
+        private int colU;
+        private int colX;
+        private int wT;
+        private int wU;
+        private int wX;
+        private long mT;
+        private long mU;
+        private long mX;
+        private long baseT;
+        private long baseU;
+        private long baseX;
+        // a bucket's partially covered leaves (at most two): leaf, first and end event index
+        private final long[] partLeaf = new long[2];
+        private final int[] partFrom = new int[2];
+        private final int[] partTo = new int[2];
         // running min/max accumulators
         long accUMin;
         long accUMax;
         long accXMin;
         long accXMax;
 
-        private void decode(long leaf) {
-            if (leaf == decodedLeaf) {
+        private void select(long leaf) {
+            if (leaf == sel) {
                 return;
             }
-            long n = (leaf == leaves - 1 ? events : seqFirst.get(leaf + 1)) - seqFirst.get(leaf);
-            long off = byteOff.get(leaf);
-            byte[] p = pages[(int) (off >>> PAGE_SHIFT)];
-            int i = (int) (off & (PAGE - 1));
-            long t = tFirst.get(leaf);
-            long u = 0;
-            long x = 0;
-            for (int k = 0; k < n; k++) {
-                long v = 0;
-                for (int s = 0; ; s += 7) {
-                    int b = p[i++];
-                    v |= (long) (b & 0x7f) << s;
-                    if (b >= 0) {
-                        break;
-                    }
-                }
-                t += v;
-                v = 0;
-                for (int s = 0; ; s += 7) {
-                    int b = p[i++];
-                    v |= (long) (b & 0x7f) << s;
-                    if (b >= 0) {
-                        break;
-                    }
-                }
-                u += (v >>> 1) ^ -(v & 1);
-                v = 0;
-                for (int s = 0; ; s += 7) {
-                    int b = p[i++];
-                    v |= (long) (b & 0x7f) << s;
-                    if (b >= 0) {
-                        break;
-                    }
-                }
-                x += (v >>> 1) ^ -(v & 1);
-                qt[k] = t;
-                qu[k] = u;
-                qx[k] = x;
+            sel = leaf;
+            selN = (int) ((leaf == leaves - 1 ? events : seqFirst.get(leaf + 1)) - seqFirst.get(leaf));
+            selOpen = leaf == leaves - 1; // the open leaf is not packed yet
+            if (selOpen) {
+                return;
             }
-            decodedLeaf = leaf;
-            decodedCount = (int) n;
+            long off = byteOff.get(leaf);
+            sp = pages[(int) (off >>> PAGE_SHIFT)];
+            int at = (int) (off & (PAGE - 1));
+            wT = sp[at];
+            wU = sp[at + 1];
+            wX = sp[at + 2];
+            colT = at + 3;
+            colU = colT + (int) (((long) selN * wT + 7) >>> 3);
+            colX = colU + (int) (((long) selN * wU + 7) >>> 3);
+            mT = mask(wT);
+            mU = mask(wU);
+            mX = mask(wX);
+            baseT = tFirst.get(leaf);
+            baseU = mm[0].get(4 * leaf);
+            baseX = mm[0].get(4 * leaf + 2);
+        }
+
+        private static long mask(int w) {
+            return w == 64 ? -1L : (1L << w) - 1;
+        }
+
+        private static long field(byte[] p, int col, int w, long mask, int k) {
+            long bit = (long) k * w;
+            return ((long) LE.get(p, col + (int) (bit >>> 3)) >>> (bit & 7)) & mask;
+        }
+
+        private long time(int k) {
+            return selOpen ? ot[k] : baseT + field(sp, colT, wT, mT, k);
+        }
+
+        private long used(int k) {
+            return selOpen ? ou[k] : baseU + field(sp, colU, wU, mU, k);
+        }
+
+        private long aux(int k) {
+            return selOpen ? ox[k] : baseX + field(sp, colX, wX, mX, k);
+        }
+
+        /** First event index in {@code [lo, n)} of the selected leaf at or after time {@code t}, or n. */
+        private int splitAt(long t, int lo) {
+            int hi = selN;
+            // a zoomed-in bucket holds a few events: look at those before halving the rest
+            for (int near = Math.min(hi, lo + 4); lo < near; lo++) {
+                if (time(lo) >= t) {
+                    return lo;
+                }
+            }
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (time(mid) >= t) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            return lo;
         }
 
         /** First leaf whose last time is at or after {@code t}, or {@code leaves} if none. */
         private long firstLeafEndingAtOrAfter(long t, long lo) {
-            long hi = leaves;
+            return firstLeafEndingAtOrAfter(t, lo, leaves);
+        }
+
+        /**
+         * As {@link #firstLeafEndingAtOrAfter(long, long)}, searching first near {@code lo + hint} (the
+         * previous bucket's advance): consecutive buckets advance by about the same number of leaves, so
+         * a gallop from there touches a few nearby leaves instead of halving the whole remaining index.
+         */
+        private long gallop(long t, long lo, long hint) {
+            long step = Math.max(1, hint);
+            long base = lo;
+            while (true) {
+                long probe = base + step - 1;
+                if (probe >= leaves) {
+                    return firstLeafEndingAtOrAfter(t, base, leaves);
+                }
+                if (tLast.get(probe) >= t) {
+                    return firstLeafEndingAtOrAfter(t, base, probe + 1);
+                }
+                base = probe + 1;
+                step = Math.max(step, 2) * 2; // past the hint: widen quickly
+            }
+        }
+
+        private long firstLeafEndingAtOrAfter(long t, long lo, long hi) {
             while (lo < hi) {
                 long mid = (lo + hi) >>> 1;
                 if (tLast.get(mid) >= t) {
@@ -339,10 +438,38 @@ final class GaugeIndex {
         }
 
         private void take(int l, long i) {
-            accUMin = Math.min(accUMin, node(l, i, 0));
-            accUMax = Math.max(accUMax, node(l, i, 1));
-            accXMin = Math.min(accXMin, node(l, i, 2));
-            accXMax = Math.max(accXMax, node(l, i, 3));
+            LongColumn c = mm[l];
+            long at = 4 * i;
+            accUMin = Math.min(accUMin, c.get(at));
+            accUMax = Math.max(accUMax, c.get(at + 1));
+            accXMin = Math.min(accXMin, c.get(at + 2));
+            accXMax = Math.max(accXMax, c.get(at + 3));
+        }
+
+        /**
+         * Folds a partially covered leaf's events {@code [from, to)} into the accumulators. A gauge is
+         * read event by event only when the whole leaf's range reaches past what the bucket already
+         * holds; otherwise no event of the part can change the bucket's minimum or maximum.
+         */
+        private void part(long leaf, int from, int to) {
+            LongColumn c = mm[0];
+            long at = 4 * leaf;
+            if (c.get(at) < accUMin || c.get(at + 1) > accUMax) {
+                select(leaf);
+                for (int k = from; k < to; k++) {
+                    long v = used(k);
+                    accUMin = Math.min(accUMin, v);
+                    accUMax = Math.max(accUMax, v);
+                }
+            }
+            if (c.get(at + 2) < accXMin || c.get(at + 3) > accXMax) {
+                select(leaf);
+                for (int k = from; k < to; k++) {
+                    long v = aux(k);
+                    accXMin = Math.min(accXMin, v);
+                    accXMax = Math.max(accXMax, v);
+                }
+            }
         }
 
         /**
@@ -351,11 +478,11 @@ final class GaugeIndex {
          */
         void fill(long from, long to, long w, int n, long[] usedMin, long[] usedMax, long[] usedLast,
                   long[] auxMin, long[] auxMax, long[] auxLast, long[] count) {
-            // the values in force at 'from'
+            // the values in force at 'from'; (leaf, k) is the first event at or after 'from'
             long curU = 0;
             long curX = 0;
             long leaf = firstLeafEndingAtOrAfter(from, 0);
-            int inLeaf = 0;
+            int k = 0;
             if (leaf > 0 && leaf == leaves) {
                 curU = uLast.get(leaf - 1);
                 curX = xLast.get(leaf - 1);
@@ -366,27 +493,28 @@ final class GaugeIndex {
                         curX = xLast.get(leaf - 1);
                     }
                 } else {
-                    decode(leaf);
-                    while (inLeaf < decodedCount && qt[inLeaf] < from) {
-                        curU = qu[inLeaf];
-                        curX = qx[inLeaf];
-                        inLeaf++;
-                    }
+                    select(leaf);
+                    k = splitAt(from, 0); // at least 1 (the first event is before 'from'), below n
+                    curU = used(k - 1);
+                    curX = aux(k - 1);
                 }
             }
+            long hint = 1;
             for (int b = 0; b < n; b++) {
                 long s = satAdd(from, satMul(b, w));
                 long e = satAdd(s, w);
                 accUMin = accUMax = curU;
                 accXMin = accXMax = curX;
                 long cnt = 0;
+                int parts = 0;
                 while (leaf < leaves) {
-                    if (inLeaf == 0) {
+                    if (k == 0) {
                         if (tFirst.get(leaf) >= e) {
                             break;
                         }
                         if (tLast.get(leaf) < e) {
-                            long j = firstLeafEndingAtOrAfter(e, leaf); // leaves [leaf, j) end before e
+                            long j = gallop(e, leaf + 1, hint); // leaves [leaf, j) end before e
+                            hint = j - leaf;
                             rangeMinMax(leaf, j);
                             cnt += (j == leaves ? events : seqFirst.get(j)) - seqFirst.get(leaf);
                             curU = uLast.get(j - 1);
@@ -395,23 +523,31 @@ final class GaugeIndex {
                             continue;
                         }
                     }
-                    decode(leaf);
-                    while (inLeaf < decodedCount && qt[inLeaf] < e) {
-                        curU = qu[inLeaf];
-                        curX = qx[inLeaf];
+                    select(leaf);
+                    int split = splitAt(e, k);
+                    if (split > k) {
+                        partLeaf[parts] = leaf;
+                        partFrom[parts] = k;
+                        partTo[parts] = split;
+                        parts++;
+                        cnt += split - k;
+                        curU = used(split - 1);
+                        curX = aux(split - 1);
                         accUMin = Math.min(accUMin, curU);
                         accUMax = Math.max(accUMax, curU);
                         accXMin = Math.min(accXMin, curX);
                         accXMax = Math.max(accXMax, curX);
-                        inLeaf++;
-                        cnt++;
                     }
-                    if (inLeaf == decodedCount) {
+                    if (split == selN) {
                         leaf++;
-                        inLeaf = 0;
+                        k = 0;
                     } else {
+                        k = split;
                         break;
                     }
+                }
+                for (int i = 0; i < parts; i++) {
+                    part(partLeaf[i], partFrom[i], partTo[i]);
                 }
                 usedMin[b] = accUMin;
                 usedMax[b] = accUMax;

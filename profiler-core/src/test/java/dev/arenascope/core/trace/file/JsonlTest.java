@@ -82,6 +82,33 @@ class JsonlTest {
     }
 
     @Test
+    void aLineOfGarbageBetweenEventsIsNamedByItsOwnLineOnce() throws Exception {
+        Path f = dir.resolve("garbage.jsonl");
+        List<String> lines = new ArrayList<>();
+        lines.add("{\"type\":\"memory\",\"id\":0,\"name\":\"m\",\"kind\":\"POOL\",\"device\":\"host\",\"capacity\":0}");
+        lines.add("{\"t\":1,\"kind\":\"ALLOC\",\"mem\":0,\"b\":16,\"used\":16}");
+        lines.add("garbage");                                                          // 3
+        lines.add("{\"t\":4,\"kind\":\"ALLOC\",\"mem\":0,\"b\":16,\"used\":32}");
+        lines.add("{\"t\":5,\"kind\":\"FREE\",\"mem\":0,\"b\":16,\"used\":16} junk");  // 5: the event stands, the junk does not
+        lines.add("{\"t\":6,\"kind\":\"FREE\",\"mem\":0,\"b\":16,\"used\":0}");
+        lines.add("");
+        lines.add("%%%");                                                              // 8
+        lines.add("{\"t\":9,\"kind\":\"ALLOC\",\"mem\":0,\"b\":16,\"used\":16}");
+        Files.writeString(f, String.join("\n", lines) + "\n");
+        LoadedTrace t = JsonlReader.load(f);
+        List<Long> times = new ArrayList<>();
+        for (int i = 0; i < t.store().eventCount(); i++) {
+            times.add(t.store().event(i).timeNs());
+        }
+        assertEquals(List.of(1L, 4L, 5L, 6L, 9L), times);
+        ReadReport r = t.report();
+        assertEquals(3, r.problemCount(), r.problems().toString());
+        assertTrue(r.problems().get(0).startsWith(f + ":3: not valid JSON"), r.problems().get(0));
+        assertTrue(r.problems().get(1).startsWith(f + ":5: not valid JSON"), r.problems().get(1));
+        assertTrue(r.problems().get(2).startsWith(f + ":8: not valid JSON"), r.problems().get(2));
+    }
+
+    @Test
     void csvHasAHeaderAndOneRowPerEvent() throws Exception {
         EventStore src = new EventStore();
         SyntheticTrace.write(2, 5000, src);

@@ -145,6 +145,53 @@ class EventStoreTest {
     }
 
     @Test
+    void gaugesStayExactWhateverWidthTheLeavesArePackedAt() {
+        // runs of tiny, medium and full-range gauge steps and time gaps, so leaves pack at 0..64 bits
+        SplittableRandom r = new SplittableRandom(5);
+        EventBatch all = new EventBatch();
+        int p = EventBatch.pack(EventKind.ALLOC.code(), 0, 0);
+        long t = 1_000;
+        long used = 0;
+        long aux = 0;
+        for (int i = 0; i < 9_000; i++) {
+            int mode = (i / 150) % 5;
+            t += switch (mode) {
+                case 0 -> 0;
+                case 1 -> r.nextLong(4);
+                case 2 -> r.nextLong(1L << 20);
+                case 3 -> r.nextInt(100) == 0 ? r.nextLong(1L << 40) : 1;
+                default -> 1 + r.nextLong(1000);
+            };
+            used = switch (mode) {
+                case 0 -> used;
+                case 1 -> used + r.nextLong(3) - 1;
+                case 2 -> r.nextLong(1L << 30);
+                case 3 -> r.nextLong();
+                default -> r.nextBoolean() ? Long.MAX_VALUE : Long.MIN_VALUE;
+            };
+            aux = mode == 3 ? r.nextLong() : aux + r.nextLong(1L << (1 + (i % 50)));
+            all.add(t, p, 1, 0, 0, 0, used, aux, -1, -1);
+        }
+        EventStore s = new EventStore();
+        for (int i = 0; i < all.size(); i += 777) { // several batches: queries also meet the open leaf
+            EventBatch b = new EventBatch();
+            for (int k = i; k < Math.min(all.size(), i + 777); k++) {
+                b.addFrom(all, k);
+            }
+            s.onEvents(b);
+        }
+        long start = all.time(0);
+        long end = all.time(all.size() - 1);
+        for (int q = 0; q < 120; q++) {
+            long a = start - 10 + r.nextLong(end - start + 20);
+            long b = a + 1 + (q % 2 == 0 ? r.nextLong(1L << 22) : r.nextLong(end - start + 20));
+            int buckets = 1 + r.nextInt(q % 3 == 0 ? 10 : 1600);
+            GaugeSeries g = s.gauges(0, a, b, buckets);
+            assertGauges(bruteGauges(all, 0, a, b, g.bucketNs(), buckets), g, "query " + q + " [" + a + "," + b + ") x" + buckets);
+        }
+    }
+
+    @Test
     void scopesMatchABruteForceScan() {
         EventBatch all = collect(5, 80_000);
         EventStore s = store(5, 80_000);

@@ -1,0 +1,72 @@
+package dev.arenascope.app.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import dev.arenascope.core.trace.file.TraceFormats;
+
+/**
+ * Checks a file named on the command line before a command reads or writes it, so that every command
+ * says the same thing about the same mistake: a missing file, a directory, an unreadable file, an
+ * extension no reader knows, an output in a directory that does not exist. Each check throws a {@link UsageException} (exit 2) whose message starts with the
+ * command and the file. Stateless; safe from any thread.
+ */
+public final class FileArgs {
+    private FileArgs() {}
+
+    /**
+     * {@code arg} as a path to an existing, readable regular file.
+     *
+     * @throws UsageException naming the command, the file and whether it is missing, a directory or unreadable
+     */
+    public static Path readable(String command, String arg) {
+        Path file = Path.of(arg);
+        if (!Files.exists(file)) {
+            throw new UsageException(command + ": " + file + ": no such file");
+        }
+        if (Files.isDirectory(file)) {
+            throw new UsageException(command + ": " + file + ": is a directory, not a file");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new UsageException(command + ": " + file + ": not a regular file");
+        }
+        if (!Files.isReadable(file)) {
+            throw new UsageException(command + ": " + file + ": permission denied");
+        }
+        return file;
+    }
+
+    /**
+     * {@code arg} as a path to a readable trace file in a format {@link TraceFormats} reads.
+     *
+     * @throws UsageException as {@link #readable}, or naming the extension no reader knows
+     */
+    public static Path trace(String command, String arg) {
+        Path file = readable(command, arg);
+        if (TraceFormats.input(file) == null) {
+            String ext = TraceFormats.extension(file);
+            throw new UsageException(command + ": " + file + ": "
+                    + (ext.isEmpty() ? "no file extension to tell the format by" : "cannot read '" + ext + "' files")
+                    + " (reads " + TraceFormats.inputExtensions() + ")");
+        }
+        return file;
+    }
+
+    /**
+     * {@code arg}, given to {@code option}, as a path a command can create or replace: not a directory, in a
+     * directory that exists. Checked before the command does its work, so a typo costs nothing.
+     *
+     * @throws UsageException naming the command, the option, the file and what is wrong
+     */
+    public static Path output(String command, String option, String arg) {
+        Path file = Path.of(arg);
+        if (Files.isDirectory(file)) {
+            throw new UsageException(command + ": " + option + " " + file + ": is a directory; name the file to write");
+        }
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir != null && !Files.isDirectory(dir)) {
+            throw new UsageException(command + ": " + option + " " + file + ": no such directory " + dir);
+        }
+        return file;
+    }
+}
