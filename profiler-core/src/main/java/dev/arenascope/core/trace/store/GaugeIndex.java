@@ -136,30 +136,24 @@ final class GaugeIndex {
     }
 
     /**
-     * Packs the open (full) leaf into the pages: three width bytes, then the time deltas, the zigzag
-     * used deltas and the zigzag aux deltas, each column bit-packed at its own width (0..56 bits, or
-     * 64), so a query unpacks a leaf with a fixed shift and mask per value instead of a branch per byte.
+     * Packs the open (full) leaf into the pages: three width bytes, then each event's time less the
+     * leaf's first time, used less the leaf's used minimum and aux less the leaf's aux minimum (all
+     * unsigned), each column bit-packed at its own width (0..56 bits, or 64). Any event of a leaf is
+     * then one shift and mask away: a query binary-searches a leaf's times and reads single values
+     * instead of decoding the leaf from its start.
      */
     private void pack() {
         int n = openCount;
         long[] dt = new long[n];
         long[] du = new long[n];
         long[] dx = new long[n];
-        long pt = ot[0];
-        long pu = 0;
-        long px = 0;
         long orT = 0;
         long orU = 0;
         long orX = 0;
         for (int k = 0; k < n; k++) {
-            dt[k] = ot[k] - pt;
-            long a = ou[k] - pu;
-            long b = ox[k] - px;
-            du[k] = (a << 1) ^ (a >> 63);
-            dx[k] = (b << 1) ^ (b >> 63);
-            pt = ot[k];
-            pu = ou[k];
-            px = ox[k];
+            dt[k] = ot[k] - ot[0];
+            du[k] = ou[k] - oUMin;
+            dx[k] = ox[k] - oXMin;
             orT |= dt[k];
             orU |= du[k];
             orX |= dx[k];
@@ -293,66 +287,101 @@ final class GaugeIndex {
 
     // ---------------------------------------------------------------- queries
 
-    /** Answers one query; holds the decoded leaf it last looked at. Not thread-safe (one per query). */
+    /** Answers one query; remembers the leaf it last looked at. Not thread-safe (one per query). */
     final class Query {
-        private final long[] qt = new long[LEAF_EVENTS];
-        private final long[] qu = new long[LEAF_EVENTS];
-        private final long[] qx = new long[LEAF_EVENTS];
-        private long decodedLeaf = -1;
-        private int decodedCount;
+        // the selected leaf: open (plain arrays) or packed columns at sp[colT|colU|colX]
+        private long sel = -1;
+        private boolean selOpen;
+        private int selN;
+        private byte[] sp;
+        private int colT;
+        private int colU;
+        private int colX;
+        private int wT;
+        private int wU;
+        private int wX;
+        private long mT;
+        private long mU;
+        private long mX;
+        private long baseT;
+        private long baseU;
+        private long baseX;
+        // a bucket's partially covered leaves (at most two): leaf, first and end event index
+        private final long[] partLeaf = new long[2];
+        private final int[] partFrom = new int[2];
+        private final int[] partTo = new int[2];
         // running min/max accumulators
         long accUMin;
         long accUMax;
         long accXMin;
         long accXMax;
 
-        private void decode(long leaf) {
-            if (leaf == decodedLeaf) {
+        private void select(long leaf) {
+            if (leaf == sel) {
                 return;
             }
-            long n = (leaf == leaves - 1 ? events : seqFirst.get(leaf + 1)) - seqFirst.get(leaf);
-            if (leaf == leaves - 1) { // the open leaf is not packed yet
-                System.arraycopy(ot, 0, qt, 0, (int) n);
-                System.arraycopy(ou, 0, qu, 0, (int) n);
-                System.arraycopy(ox, 0, qx, 0, (int) n);
-            } else {
-                long off = byteOff.get(leaf);
-                byte[] p = pages[(int) (off >>> PAGE_SHIFT)];
-                int at = (int) (off & (PAGE - 1));
-                int wt = p[at];
-                int wu = p[at + 1];
-                int wx = p[at + 2];
-                int c = (int) n;
-                at = unpack(p, at + 3, wt, c, qt);
-                at = unpack(p, at, wu, c, qu);
-                unpack(p, at, wx, c, qx);
-                long t = tFirst.get(leaf);
-                long u = 0;
-                long x = 0;
-                for (int k = 0; k < c; k++) {
-                    t += qt[k];
-                    long du = qu[k];
-                    long dx = qx[k];
-                    u += (du >>> 1) ^ -(du & 1);
-                    x += (dx >>> 1) ^ -(dx & 1);
-                    qt[k] = t;
-                    qu[k] = u;
-                    qx[k] = x;
-                }
+            sel = leaf;
+            selN = (int) ((leaf == leaves - 1 ? events : seqFirst.get(leaf + 1)) - seqFirst.get(leaf));
+            selOpen = leaf == leaves - 1; // the open leaf is not packed yet
+            if (selOpen) {
+                return;
             }
-            decodedLeaf = leaf;
-            decodedCount = (int) n;
+            long off = byteOff.get(leaf);
+            sp = pages[(int) (off >>> PAGE_SHIFT)];
+            int at = (int) (off & (PAGE - 1));
+            wT = sp[at];
+            wU = sp[at + 1];
+            wX = sp[at + 2];
+            colT = at + 3;
+            colU = colT + (int) (((long) selN * wT + 7) >>> 3);
+            colX = colU + (int) (((long) selN * wU + 7) >>> 3);
+            mT = mask(wT);
+            mU = mask(wU);
+            mX = mask(wX);
+            baseT = tFirst.get(leaf);
+            baseU = mm[0].get(4 * leaf);
+            baseX = mm[0].get(4 * leaf + 2);
         }
 
-        /** Unpacks {@code n} values of {@code w} bits from byte {@code at}; returns the byte after them. */
-        private static int unpack(byte[] p, int at, int w, int n, long[] out) {
-            long mask = w == 64 ? -1L : (1L << w) - 1;
-            long bit = 0;
-            for (int k = 0; k < n; k++) {
-                out[k] = ((long) LE.get(p, at + (int) (bit >>> 3)) >>> (bit & 7)) & mask;
-                bit += w;
+        private static long mask(int w) {
+            return w == 64 ? -1L : (1L << w) - 1;
+        }
+
+        private static long field(byte[] p, int col, int w, long mask, int k) {
+            long bit = (long) k * w;
+            return ((long) LE.get(p, col + (int) (bit >>> 3)) >>> (bit & 7)) & mask;
+        }
+
+        private long time(int k) {
+            return selOpen ? ot[k] : baseT + field(sp, colT, wT, mT, k);
+        }
+
+        private long used(int k) {
+            return selOpen ? ou[k] : baseU + field(sp, colU, wU, mU, k);
+        }
+
+        private long aux(int k) {
+            return selOpen ? ox[k] : baseX + field(sp, colX, wX, mX, k);
+        }
+
+        /** First event index in {@code [lo, n)} of the selected leaf at or after time {@code t}, or n. */
+        private int splitAt(long t, int lo) {
+            int hi = selN;
+            // a zoomed-in bucket holds a few events: look at those before halving the rest
+            for (int near = Math.min(hi, lo + 4); lo < near; lo++) {
+                if (time(lo) >= t) {
+                    return lo;
+                }
             }
-            return at + (int) ((bit + 7) >>> 3);
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (time(mid) >= t) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            return lo;
         }
 
         /** First leaf whose last time is at or after {@code t}, or {@code leaves} if none. */
@@ -418,16 +447,42 @@ final class GaugeIndex {
         }
 
         /**
+         * Folds a partially covered leaf's events {@code [from, to)} into the accumulators. A gauge is
+         * read event by event only when the whole leaf's range reaches past what the bucket already
+         * holds; otherwise no event of the part can change the bucket's minimum or maximum.
+         */
+        private void part(long leaf, int from, int to) {
+            LongColumn c = mm[0];
+            long at = 4 * leaf;
+            if (c.get(at) < accUMin || c.get(at + 1) > accUMax) {
+                select(leaf);
+                for (int k = from; k < to; k++) {
+                    long v = used(k);
+                    accUMin = Math.min(accUMin, v);
+                    accUMax = Math.max(accUMax, v);
+                }
+            }
+            if (c.get(at + 2) < accXMin || c.get(at + 3) > accXMax) {
+                select(leaf);
+                for (int k = from; k < to; k++) {
+                    long v = aux(k);
+                    accXMin = Math.min(accXMin, v);
+                    accXMax = Math.max(accXMax, v);
+                }
+            }
+        }
+
+        /**
          * Fills buckets {@code [0, n)} of the arrays; bucket {@code i} covers
          * {@code [from + i·w, from + (i+1)·w)}.
          */
         void fill(long from, long to, long w, int n, long[] usedMin, long[] usedMax, long[] usedLast,
                   long[] auxMin, long[] auxMax, long[] auxLast, long[] count) {
-            // the values in force at 'from'
+            // the values in force at 'from'; (leaf, k) is the first event at or after 'from'
             long curU = 0;
             long curX = 0;
             long leaf = firstLeafEndingAtOrAfter(from, 0);
-            int inLeaf = 0;
+            int k = 0;
             if (leaf > 0 && leaf == leaves) {
                 curU = uLast.get(leaf - 1);
                 curX = xLast.get(leaf - 1);
@@ -438,12 +493,10 @@ final class GaugeIndex {
                         curX = xLast.get(leaf - 1);
                     }
                 } else {
-                    decode(leaf);
-                    while (inLeaf < decodedCount && qt[inLeaf] < from) {
-                        curU = qu[inLeaf];
-                        curX = qx[inLeaf];
-                        inLeaf++;
-                    }
+                    select(leaf);
+                    k = splitAt(from, 0); // at least 1 (the first event is before 'from'), below n
+                    curU = used(k - 1);
+                    curX = aux(k - 1);
                 }
             }
             long hint = 1;
@@ -453,8 +506,9 @@ final class GaugeIndex {
                 accUMin = accUMax = curU;
                 accXMin = accXMax = curX;
                 long cnt = 0;
+                int parts = 0;
                 while (leaf < leaves) {
-                    if (inLeaf == 0) {
+                    if (k == 0) {
                         if (tFirst.get(leaf) >= e) {
                             break;
                         }
@@ -469,23 +523,31 @@ final class GaugeIndex {
                             continue;
                         }
                     }
-                    decode(leaf);
-                    while (inLeaf < decodedCount && qt[inLeaf] < e) {
-                        curU = qu[inLeaf];
-                        curX = qx[inLeaf];
+                    select(leaf);
+                    int split = splitAt(e, k);
+                    if (split > k) {
+                        partLeaf[parts] = leaf;
+                        partFrom[parts] = k;
+                        partTo[parts] = split;
+                        parts++;
+                        cnt += split - k;
+                        curU = used(split - 1);
+                        curX = aux(split - 1);
                         accUMin = Math.min(accUMin, curU);
                         accUMax = Math.max(accUMax, curU);
                         accXMin = Math.min(accXMin, curX);
                         accXMax = Math.max(accXMax, curX);
-                        inLeaf++;
-                        cnt++;
                     }
-                    if (inLeaf == decodedCount) {
+                    if (split == selN) {
                         leaf++;
-                        inLeaf = 0;
+                        k = 0;
                     } else {
+                        k = split;
                         break;
                     }
+                }
+                for (int i = 0; i < parts; i++) {
+                    part(partLeaf[i], partFrom[i], partTo[i]);
                 }
                 usedMin[b] = accUMin;
                 usedMax[b] = accUMax;
