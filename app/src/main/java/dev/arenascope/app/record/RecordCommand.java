@@ -1,5 +1,6 @@
 package dev.arenascope.app.record;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,33 +142,60 @@ public final class RecordCommand implements Command {
                 session.addSink(liveSink);
             }
             ProgressLine line = new ProgressLine(meter, err, terminal);
-            WorkloadResult result;
+            // Ctrl-C or a TERM (the only way to end '--frames 0: until cancelled'): stop at the next step
+            // boundary, close the trace with its footer and print the summary before the JVM exits
+            java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+            Thread onSignal = new Thread(() -> {
+                line.stop = true;
+                try {
+                    finished.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "arenascope-record-stop");
+            Runtime.getRuntime().addShutdownHook(onSignal);
             try {
-                result = workload.run(session, device, options, line);
-            } catch (IllegalArgumentException e) {
-                if (e.getMessage() != null && e.getMessage().startsWith(workload.name() + ": ")) {
-                    throw new UsageException("record: " + e.getMessage()); // an option out of range
-                }
-                throw e;
+                return recordAndSummarise(workload, session, device, options, line, meter, fileSink, liveSink, file, liveTarget, out);
             } finally {
-                session.flush();
-                line.clear();
-                if (fileSink != null) {
-                    session.removeSink(fileSink); // flushes and closes the file: what was recorded stays
-                }
-                if (liveSink != null) {
-                    session.removeSink(liveSink);
+                finished.countDown();
+                try {
+                    Runtime.getRuntime().removeShutdownHook(onSignal);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook is running: it returns now that the trace is closed
                 }
             }
-            var peak = meter.largestPeak();
-            String where = file == null ? "" : " -> " + file + " (" + Bytes.format(Files.size(file)) + ")";
-            String liveText = liveTarget == null ? "" : " streamed to " + liveTarget;
-            String lostText = meter.lost() > 0 ? ", " + meter.lost() + " events lost" : "";
-            out.println(workload.name() + " on " + device.info().id() + ": " + meter.events() + " events" + lostText
-                    + ", peak " + (peak == null ? "0 B" : Bytes.format(peak.getValue()) + " (" + peak.getKey().name() + ")")
-                    + "; " + result.summary() + where + liveText);
-            return Cli.EXIT_OK;
         }
+    }
+
+    private static int recordAndSummarise(Workload workload, Session session, MemoryDevice device, WorkloadOptions options,
+                                          ProgressLine line, RecordingMeter meter, EventSink fileSink, EventSink liveSink,
+                                          Path file, LiveTarget liveTarget, PrintStream out) throws IOException {
+        WorkloadResult result;
+        try {
+            result = workload.run(session, device, options, line);
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith(workload.name() + ": ")) {
+                throw new UsageException("record: " + e.getMessage()); // an option out of range
+            }
+            throw e;
+        } finally {
+            session.flush();
+            line.clear();
+            if (fileSink != null) {
+                session.removeSink(fileSink); // flushes and closes the file: what was recorded stays
+            }
+            if (liveSink != null) {
+                session.removeSink(liveSink);
+            }
+        }
+        var peak = meter.largestPeak();
+        String where = file == null ? "" : " -> " + file + " (" + Bytes.format(Files.size(file)) + ")";
+        String liveText = liveTarget == null ? "" : " streamed to " + liveTarget;
+        String lostText = meter.lost() > 0 ? ", " + meter.lost() + " events lost" : "";
+        out.println(workload.name() + " on " + device.info().id() + ": " + meter.events() + " events" + lostText
+                + ", peak " + (peak == null ? "0 B" : Bytes.format(peak.getValue()) + " (" + peak.getKey().name() + ")")
+                + "; " + result.summary() + where + liveText);
+        return Cli.EXIT_OK;
     }
 
     /**
@@ -222,11 +250,18 @@ public final class RecordCommand implements Command {
         private final long start = System.nanoTime();
         private long lastDraw;
         private boolean drawn;
+        /** Set by the signal hook: the workload stops at its next step boundary. */
+        volatile boolean stop;
 
         ProgressLine(RecordingMeter meter, PrintStream err, boolean terminal) {
             this.meter = meter;
             this.err = err;
             this.terminal = terminal;
+        }
+
+        @Override
+        public boolean cancelled() {
+            return stop;
         }
 
         @Override

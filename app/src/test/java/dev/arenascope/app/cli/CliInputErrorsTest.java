@@ -78,6 +78,8 @@ class CliInputErrorsTest {
         CliRun rec = cli("record", "render", "--out", target.toString());
         rec.isOneLineUsageError("record", "--out", target.toString(), "is a directory");      // one line: no device line first
         cli("record", "render", "--out", dir.resolve("r.xyz").toString()).isOneLineUsageError("record", "unknown trace format");
+        cli("record", "render", "--device", "host", "--arena", "4096TiB", "--out", dir.resolve("big.astrace").toString())
+                .isOneLineUsageError("record", "--arena 4.00 PiB is more than the", "free on host");
         Path problem = Files.writeString(dir.resolve("p.csv"), "id,lower,upper,size\n0,0,10,100\n");
         CliRun plan = cli("plan", "--input", problem.toString(), "--output", target.toString());
         plan.isOneLineUsageError("plan", "--output", target.toString(), "is a directory");

@@ -91,6 +91,12 @@ public final class RenderWorkload implements Workload {
     @Override
     public WorkloadResult run(Session session, MemoryDevice device, WorkloadOptions options, Progress progress) {
         Settings s = new Settings(options);
+        long free = device.freeBytes();
+        if (s.arenaBytes > free) {
+            // an option the device cannot honour: said as the option's error (exit 2), not an internal one
+            throw new IllegalArgumentException(name() + ": --arena " + Bytes.format(s.arenaBytes) + " is more than the "
+                    + Bytes.format(free) + " free on " + device.info().id());
+        }
         session.addDevice(device.info());
         ScopeSampler sampler = new ScopeSampler();
         session.addSink(sampler);
