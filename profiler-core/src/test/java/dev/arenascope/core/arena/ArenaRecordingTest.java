@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import dev.arenascope.core.device.TestDevices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.AllocationRecorder;
 import dev.arenascope.core.record.CollectingSink;
@@ -43,7 +44,7 @@ class ArenaRecordingTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void recorderKeepsTheScopeTreeParamsPeaksAndEveryAllocation(String dev) {
         try (ManualMemory a = arena(dev)) {
             a.getTensor(DType.INT8, 100); // before recording: not recorded
@@ -114,7 +115,7 @@ class ArenaRecordingTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void everyOperationIsPublishedWithGaugesAfterIt(String dev) {
         CollectingSink sink = new CollectingSink();
         try (ManualMemory a0 = arena(dev)) {

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import dev.arenascope.core.device.TestDevices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.device.VirtualDevice;
 import dev.arenascope.core.record.Session;
@@ -52,7 +53,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void forwardAllocationsAreAlignedToItemSizeFromArenaStart(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             Tensor flag = a.getTensor(DType.BOOL, 3);
@@ -75,7 +76,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void persistentAllocationsGrowDownFromTheEndAligned(String dev) {
         try (ManualMemory a = arena(dev, 1000)) {
             Tensor b = a.getPersistentTensor(DType.BOOL, 3);
@@ -90,7 +91,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void crossingPointersThrowNamingArenaBytesAndScopesAndMoveNothing(String dev) {
         try (ManualMemory a = arena(dev, 1024)) {
             a.getTensor(DType.FLOAT32, 100);
@@ -119,7 +120,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void badShapesAndDtypesAreRefusedWithTheArenaUnchanged(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             a.getTensor(DType.INT8, 5);
@@ -182,7 +183,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void everyOperationOnAClosedArenaFailsClearly(String dev) {
         ManualMemory a = arena(dev, 4096);
         Tensor t = a.getTensor(DType.FLOAT32, 4);
@@ -200,7 +201,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void pointerSetsOutOfRangeOrCrossingAreRefused(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             a.getTensor(DType.FLOAT32, 10);
@@ -220,7 +221,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void tempRestoresTheForwardPointerAndOptionallyClearsPersistent(String dev) {
         try (ManualMemory a = arena(dev, 1 << 16)) {
             a.getTensor(DType.FLOAT32, 10);
@@ -253,7 +254,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void tempAndScopeClosedOutOfOrderAreErrors(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             var outer = a.temp();
@@ -284,7 +285,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void tempNeverMovesAPointerForwardAfterAReset(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             a.getTensor(DType.FLOAT32, 100);
@@ -297,7 +298,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void saveAndResetPointerFormAStack(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             assertUnchanged(a, a::resetPointer, IllegalStateException.class);
@@ -326,7 +327,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#all")
+    @MethodSource("dev.arenascope.core.device.TestDevices#all")
     void resetReleasesEverythingAndHighWaterMarkRemembers(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             a.getTensor(DType.FLOAT64, 100);
@@ -369,7 +370,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#withBytes")
+    @MethodSource("dev.arenascope.core.device.TestDevices#withBytes")
     void poisonFillsEveryNewAllocation(String dev) {
         device = TestDevices.open(dev);
         try (ManualMemory a = ManualMemory.builder().device(device).numBytes(1 << 16).poison(0xFF).build()) {
@@ -415,7 +416,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#withBytes")
+    @MethodSource("dev.arenascope.core.device.TestDevices#withBytes")
     void cloneCopiesBytesAndPointersAndCastMovesThemToAnotherDevice(String dev) {
         try (ManualMemory a = arena(dev, 1 << 12)) {
             Tensor f = a.getTensor(DType.INT32, 4);
@@ -446,7 +447,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.arena.TestDevices#withBytes")
+    @MethodSource("dev.arenascope.core.device.TestDevices#withBytes")
     void tensorsReadAndWriteEveryDtype(String dev) {
         try (ManualMemory a = arena(dev, 1 << 12)) {
             if (dev.equals("host")) {

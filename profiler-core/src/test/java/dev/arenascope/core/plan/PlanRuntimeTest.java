@@ -9,18 +9,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import dev.arenascope.core.device.CudaDevice;
 import dev.arenascope.core.device.DeviceKind;
-import dev.arenascope.core.device.HostDevice;
+import dev.arenascope.core.device.TestDevices;
 import dev.arenascope.core.device.MemoryDevice;
-import dev.arenascope.core.device.VirtualDevice;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
@@ -32,16 +28,7 @@ import dev.arenascope.core.trace.MemoryKind;
 class PlanRuntimeTest {
 
     static MemoryDevice open(String kind) {
-        return switch (kind) {
-            case "host" -> new HostDevice();
-            case "virtual" -> new VirtualDevice(1L << 30);
-            case "cuda" -> {
-                Optional<String> why = CudaDevice.probe(0);
-                Assumptions.assumeTrue(why.isEmpty(), () -> "CUDA skipped: " + why.orElse(""));
-                yield CudaDevice.open(0);
-            }
-            default -> throw new IllegalArgumentException(kind);
-        };
+        return TestDevices.open(kind);
     }
 
     static final class Capture implements EventSink {
