@@ -15,4 +15,12 @@ public record DeviceInfo(DeviceKind kind, int index, String name, long totalByte
     public String id() {
         return kind == DeviceKind.CUDA ? "cuda:" + index : kind.cliName();
     }
+
+    /**
+     * The id and the name for people, {@code "cuda:0 NVIDIA H200"}, without saying the id twice where
+     * the name already starts with it ({@code "host (amd64, java.lang.foreign)"}, not {@code "host host (...)"}).
+     */
+    public String label() {
+        return name.startsWith(id()) ? name : id() + " " + name;
+    }
 }

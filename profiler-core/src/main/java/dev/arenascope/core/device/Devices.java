@@ -57,8 +57,7 @@ public final class Devices {
 
     /** One line naming a device with its total and free memory. */
     public static String describe(DeviceInfo info) {
-        String what = info.name().startsWith(info.id()) ? info.name() : info.id() + " " + info.name();  // not "host host (...)"
-        return what + ", " + Bytes.format(info.totalBytes()) + " total, "
+        return info.label() + ", " + Bytes.format(info.totalBytes()) + " total, "
                 + Bytes.format(info.freeBytes()) + " free";
     }
 

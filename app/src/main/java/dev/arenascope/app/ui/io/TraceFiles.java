@@ -142,8 +142,7 @@ public final class TraceFiles {
     public static String deviceOf(TraceView t) {
         SessionInfo s = t.session();
         if (s != null && !s.devices().isEmpty()) {
-            var d = s.devices().get(0);
-            return d.id() + " — " + d.name();
+            return s.devices().get(0).label();
         }
         for (MemoryInfo m : t.memories()) {
             if (m.device() != null && !m.device().isEmpty()) {

@@ -101,7 +101,7 @@ public final class LiveSession {
                 // probing devices can take seconds (a CUDA driver answering): never on the FX thread
                 Devices.Selection sel = Devices.open(deviceSpec);
                 device = sel.device();
-                String deviceName = device.info().id() + " — " + device.info().name();
+                String deviceName = device.info().label();
                 String reason = sel.reason() == null ? "" : sel.reason();
                 ui.execute(() -> {
                     model.setDevice(deviceName, workload.name() + " · live on " + device.info().id());
