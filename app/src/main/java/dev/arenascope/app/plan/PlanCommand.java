@@ -138,7 +138,7 @@ public final class PlanCommand implements Command {
             ProblemCsv.write(p, Path.of(output));
             out.println("wrote " + output);
         }
-        return verdict(out, p.fits(), p.timedOut(), capacity);
+        return verdict(out, p.fits(), p.timedOut(), capacity, p.lowerBound(), output);
     }
 
     private int planJson(Path input, Planner planner, long capacity, long limitNanos, String output, PrintStream out)
@@ -164,7 +164,8 @@ public final class PlanCommand implements Command {
             PlanJson.write(r.plan(), Path.of(output));
             out.println("wrote " + output);
         }
-        return verdict(out, r.fits(), r.timedOut(), capacity);
+        long lowerBound = r.arenas().stream().mapToLong(l -> l.packing().lowerBound()).max().orElse(0);
+        return verdict(out, r.fits(), r.timedOut(), capacity, lowerBound, output);
     }
 
     private static void checkCapacity(PlanProblem problem, long capacity, String where) {
@@ -185,7 +186,8 @@ public final class PlanCommand implements Command {
                 p.strategy(), p.elapsedNanos() / 1e9, p.timedOut() ? " (time limit reached)" : "");
     }
 
-    private static int verdict(PrintStream out, boolean fits, boolean timedOut, long capacity) {
+    private static int verdict(PrintStream out, boolean fits, boolean timedOut, long capacity, long lowerBound,
+                               String output) {
         if (capacity == Long.MAX_VALUE) {
             return 0;
         }
@@ -193,8 +195,14 @@ public final class PlanCommand implements Command {
             out.printf(Locale.ROOT, "fits the capacity of %,d B%n", capacity);
             return 0;
         }
-        out.printf(Locale.ROOT, "no packing within %,d B found%s; the best one found was written%n", capacity,
-                timedOut ? " in time" : "");
+        String kept = output != null ? "the best one found was written to " + output
+                : "give --output FILE to keep the best one found";
+        if (lowerBound > capacity) {
+            out.printf(Locale.ROOT, "no packing can fit %,d B: %,d B are live at once (the lower bound); %s%n",
+                    capacity, lowerBound, kept);
+        } else {
+            out.printf(Locale.ROOT, "no packing within %,d B found%s; %s%n", capacity, timedOut ? " in time" : "", kept);
+        }
         return EXIT_NO_FIT;
     }
 }

@@ -66,8 +66,11 @@ class PlanCommandTest {
                 "--time-limit", "1", "--output", outFile.toString());
         assertEquals(3, r.code(), r.out() + r.err());
         assertTrue(Files.exists(outFile));
+        assertTrue(r.out().contains("no packing can fit 299 B: 300 B are live at once (the lower bound)")
+                && r.out().contains("written to " + outFile), r.out());
         CliRun g = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "greedy");
         assertEquals(3, g.code(), g.out() + g.err());
+        assertTrue(g.out().contains("give --output FILE to keep the best one found"), "nothing was written, so it must not say so: " + g.out());
     }
 
     @Test
