@@ -66,6 +66,7 @@ done
 modules="$("$JDK/bin/jdeps" --ignore-missing-deps --print-module-deps --multi-release 25 \
   --class-path "$target/input/*" "$target"/input/*.jar 2>/dev/null | tail -n 1)"
 modules="$modules,java.logging,java.prefs,java.xml,java.desktop,jdk.management,jdk.unsupported,jdk.crypto.ec"
+modules="$(tr , "\n" <<<"$modules" | sort -u | paste -sd, -)"   # once each, whatever jdeps already named
 echo "installers: jlink modules: $modules"
 "$JDK/bin/jlink" --add-modules "$modules" --strip-java-debug-attributes --strip-native-debug-symbols "objcopy=$(command -v objcopy)" --no-header-files --no-man-pages \
   --compress=zip-6 --output "$target/runtime"
