@@ -148,6 +148,33 @@ public final class EventBatch {
                 other.used[i], other.aux[i], other.ref[i], other.ref2[i]);
     }
 
+    /** Appends events {@code [from, to)} of {@code other}, column by column. */
+    public void addRange(EventBatch other, int from, int to) {
+        int n = to - from;
+        if (from < 0 || n < 0 || to > other.size) {
+            throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + other.size);
+        }
+        reserve(n);
+        System.arraycopy(other.time, from, time, size, n);
+        System.arraycopy(other.kindFlagsMemory, from, kindFlagsMemory, size, n);
+        System.arraycopy(other.thread, from, thread, size, n);
+        System.arraycopy(other.a, from, a, size, n);
+        System.arraycopy(other.b, from, b, size, n);
+        System.arraycopy(other.c, from, c, size, n);
+        System.arraycopy(other.used, from, used, size, n);
+        System.arraycopy(other.aux, from, aux, size, n);
+        System.arraycopy(other.ref, from, ref, size, n);
+        System.arraycopy(other.ref2, from, ref2, size, n);
+        size += n;
+    }
+
+    /** Makes room for {@code more} events beyond the current size. */
+    private void reserve(int more) {
+        while (time.length - size < more) {
+            grow();
+        }
+    }
+
     private void grow() {
         int cap = time.length * 2;
         time = Arrays.copyOf(time, cap);
