@@ -7,17 +7,18 @@ import java.util.Arrays;
  * session's drain, by readers and by the store's loaders. Not thread-safe.
  */
 public final class EventBatch {
-    private int size;
-    private long[] time;
-    private int[] kindFlagsMemory; // kind code (8 bits) | flags (8 bits) << 8 | memory (16 bits, +1) << 16
-    private int[] thread;
-    private long[] a;
-    private long[] b;
-    private long[] c;
-    private long[] used;
-    private long[] aux;
-    private int[] ref;
-    private int[] ref2;
+    // package-private: ChunkCodec encodes and decodes the columns in place
+    int size;
+    long[] time;
+    int[] kindFlagsMemory; // kind code (8 bits) | flags (8 bits) << 8 | memory (16 bits, +1) << 16
+    int[] thread;
+    long[] a;
+    long[] b;
+    long[] c;
+    long[] used;
+    long[] aux;
+    int[] ref;
+    int[] ref2;
 
     public EventBatch() {
         this(1024);
@@ -169,7 +170,7 @@ public final class EventBatch {
     }
 
     /** Makes room for {@code more} events beyond the current size. */
-    private void reserve(int more) {
+    void reserve(int more) {
         while (time.length - size < more) {
             grow();
         }
