@@ -55,8 +55,8 @@ public final class HostDevice implements MemoryDevice {
         }
         long free = freeBytes();
         if (bytes > free) {
-            throw new DeviceOutOfMemoryException("host: cannot allocate " + bytes + " bytes, " + free
-                    + " bytes of physical memory free", bytes);
+            throw new DeviceOutOfMemoryException("host: cannot allocate " + bytes + " bytes (" + Bytes.format(bytes)
+                    + "), " + Bytes.format(free) + " of physical memory free", bytes);
         }
         Arena arena = Arena.ofShared();
         MemorySegment segment;

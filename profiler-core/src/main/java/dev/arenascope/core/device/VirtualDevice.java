@@ -50,8 +50,9 @@ public final class VirtualDevice implements MemoryDevice {
         do {
             before = used.get();
             if (bytes > info.totalBytes() - before) {
-                throw new DeviceOutOfMemoryException("virtual: cannot allocate " + bytes + " bytes, "
-                        + (info.totalBytes() - before) + " free of " + info.totalBytes(), bytes);
+                throw new DeviceOutOfMemoryException("virtual: cannot allocate " + bytes + " bytes ("
+                        + Bytes.format(bytes) + "), " + Bytes.format(info.totalBytes() - before) + " free of "
+                        + Bytes.format(info.totalBytes()), bytes);
             }
         } while (!used.compareAndSet(before, before + bytes));
         long span = (bytes + 255) & ~255L;
