@@ -130,14 +130,21 @@ class PlanCommandTest {
         assertTrue(bad.err().contains("alignment"), bad.err());
     }
 
+    /** {@code shared/benchmarks/minimalloc} in a directory above this one; the test is skipped without it. */
+    static Path miniMalloc() {
+        for (Path a = Path.of("").toAbsolutePath(); a != null; a = a.getParent()) {
+            Path c = a.resolve("shared/benchmarks/minimalloc");
+            if (Files.isDirectory(c)) {
+                return c;
+            }
+        }
+        org.junit.jupiter.api.Assumptions.abort("shared/benchmarks/minimalloc not found: skipped");
+        return null;
+    }
+
     @Test
     void everyMiniMallocProblemGetsAValidGreedyPlanThroughTheCli() throws Exception {
-        Path d = null;
-        for (Path a = Path.of("").toAbsolutePath(); a != null && d == null; a = a.getParent()) {
-            Path c = a.resolve("shared/benchmarks/minimalloc");
-            d = Files.isDirectory(c) ? c : null;
-        }
-        org.junit.jupiter.api.Assumptions.assumeTrue(d != null, "shared/benchmarks/minimalloc not found: skipped");
+        Path d = miniMalloc();
         List<Path> files = new ArrayList<>();
         try (var s = Files.list(d)) {
             s.filter(p -> p.toString().endsWith(".csv")).sorted().forEach(files::add);
@@ -150,12 +157,7 @@ class PlanCommandTest {
 
     @Test
     void theSearchPacksTheHardestMiniMallocProblemThroughTheCli() throws Exception {
-        Path d = null;
-        for (Path a = Path.of("").toAbsolutePath(); a != null && d == null; a = a.getParent()) {
-            Path c = a.resolve("shared/benchmarks/minimalloc/E.1048576.csv");
-            d = Files.isRegularFile(c) ? c : null;
-        }
-        org.junit.jupiter.api.Assumptions.assumeTrue(d != null, "shared/benchmarks/minimalloc/E.1048576.csv not found: skipped");
+        Path d = miniMalloc().resolve("E.1048576.csv");
         Path outFile = dir.resolve("E.packed.csv");
         CliRun r = run("plan", "--input", d.toString(), "--capacity", "1048576", "--strategy", "search",
                 "--time-limit", "60", "--output", outFile.toString());
