@@ -685,7 +685,7 @@ public final class ChunkCodec implements AutoCloseable {
 
     private byte[] colBuf = new byte[1 << 16];
     private final int[] colLens = new int[COLUMNS];
-    private final long[][] colScratch = {new long[1024], new long[1024], new long[1024], new long[1024]};
+    private final long[][] colScratch = {new long[1024], new long[1024], new long[1024], new long[1024], new long[1024]};
 
     private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long HIGH_BITS = 0x8080808080808080L;
@@ -780,10 +780,6 @@ public final class ChunkCodec implements AutoCloseable {
                 colScratch[k] = new long[Math.max(n, 2 * colScratch[k].length)];
             }
         }
-        long[] v0 = colScratch[0];
-        long[] v1 = colScratch[1];
-        long[] v2 = colScratch[2];
-        long[] v3 = colScratch[3];
         String src = r.source();
         out.reserve(n);
         int o = out.size;
@@ -797,66 +793,75 @@ public final class ChunkCodec implements AutoCloseable {
         long[] vx = out.aux;
         int[] r1 = out.ref;
         int[] r2 = out.ref2;
-        // time, kind and flags, memory slot (id + 1), thread
-        readColumns(buf, colStart, 0, v0, v1, v2, v3, n, src, base);
-        long t = 0;
+        long[] vk = colScratch[0];
+        long[] vm = colScratch[1];
+        long[] vt = colScratch[2];
+        long[] v9 = colScratch[3];
+        long[] v10 = colScratch[4];
+        // the stored varints, before deltas and predictions: the columns of several bytes a value four
+        // at a time, those of mostly one byte one by one; long columns straight into the batch
+        readColumns(buf, colStart, 0, 4, 5, 6, ta, va, vb, vc, o, n, src, base);
+        readColumn(buf, colStart[1], colStart[2], 1, vk, 0, 0, n, src, base);
+        readColumn(buf, colStart[2], colStart[3], 2, vm, 0, 0, n, src, base);
+        readColumn(buf, colStart[3], colStart[4], 3, vt, 0, 0, n, src, base);
+        readColumn(buf, colStart[7], colStart[8], 7, vu, o, 0, n, src, base);
+        readColumn(buf, colStart[8], colStart[9], 8, vx, o, 0, n, src, base);
+        readColumn(buf, colStart[9], colStart[10], 9, v9, 0, 0, n, src, base);
+        readColumn(buf, colStart[10], colStart[11], 10, v10, 0, 0, n, src, base);
+        // memory slots first: the per-memory predictions index arrays by them
         long sl = 0;
-        long tv = 0;
         int maxSlot = 0;
         for (int i = 0; i < n; i++) {
-            t += unzz(v0[i]);
-            ta[o + i] = t;
-            long kf = v1[i];
-            if (kf > 0xffff || !KNOWN_KIND[(int) kf & 0xff]) {
-                throw valueError(buf, colStart, 1, i, src, base, "event " + i + ": unknown kind code " + (kf & 0xff));
-            }
-            sl += unzz(v2[i]);
+            sl += unzz(vm[i]);
             if (sl < 0 || sl > MAX_MEMORY_SLOT) {
                 throw valueError(buf, colStart, 2, i, src, base, "event " + i + ": memory id " + (sl - 1) + " out of range");
             }
-            pk[o + i] = (int) kf | (int) sl << 16;
+            vm[i] = sl;
             maxSlot = Math.max(maxSlot, (int) sl);
-            tv += unzz(v3[i]);
-            if (tv != (int) tv) {
-                throw valueError(buf, colStart, 3, i, src, base, "event " + i + ": thread id " + tv + " out of range");
-            }
-            th[o + i] = (int) tv;
         }
         slot(maxSlot);
         long[] pA = prevA;
         long[] pU = prevUsed;
         long[] pX = prevAux;
-        // a, b, c, used: a, c and used are predicted from b and the memory's previous values
-        readColumns(buf, colStart, 4, v0, v1, v2, v3, n, src, base);
+        long t = 0;
+        long tv = 0;
         for (int i = 0; i < n; i++) {
-            int packed = pk[o + i];
+            int j = o + i;
+            t += unzz(ta[j]);
+            ta[j] = t;
+            long kf = vk[i];
+            if (kf > 0xffff || !KNOWN_KIND[(int) kf & 0xff]) {
+                throw valueError(buf, colStart, 1, i, src, base, "event " + i + ": unknown kind code " + (kf & 0xff));
+            }
+            int s = (int) vm[i];
+            int packed = (int) kf | s << 16;
+            pk[j] = packed;
+            tv += unzz(vt[i]);
+            if (tv != (int) tv) {
+                throw valueError(buf, colStart, 3, i, src, base, "event " + i + ": thread id " + tv + " out of range");
+            }
+            th[j] = (int) tv;
             int kind = packed & 0xff;
-            int s = packed >>> 16;
-            long b = unzz(v1[i]);
-            vb[o + i] = b;
-            long a = pA[s] + unzz(v0[i]);
-            va[o + i] = a;
+            long b = unzz(vb[j]);
+            vb[j] = b;
+            long a = pA[s] + unzz(va[j]);
+            va[j] = a;
             pA[s] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
-            long c = unzz(v2[i]);
-            vc[o + i] = C_FROM_B[kind] ? c + b : c;
-            long u = pU[s] + USED_SIGN[kind] * b + unzz(v3[i]);
-            vu[o + i] = u;
+            long c = unzz(vc[j]);
+            vc[j] = C_FROM_B[kind] ? c + b : c;
+            long u = pU[s] + USED_SIGN[kind] * b + unzz(vu[j]);
+            vu[j] = u;
             pU[s] = u;
-        }
-        // aux, ref, ref2
-        readColumns(buf, colStart, 8, v0, v1, v2, null, n, src, base);
-        for (int i = 0; i < n; i++) {
-            int s = pk[o + i] >>> 16;
-            long x = pX[s] + unzz(v0[i]);
-            vx[o + i] = x;
+            long x = pX[s] + unzz(vx[j]);
+            vx[j] = x;
             pX[s] = x;
-            long x1 = unzz(v1[i]);
-            long x2 = unzz(v2[i]);
+            long x1 = unzz(v9[i]);
+            long x2 = unzz(v10[i]);
             if (x1 != (int) x1 || x2 != (int) x2) {
                 throw valueError(buf, colStart, x1 != (int) x1 ? 9 : 10, i, src, base, "event " + i + ": ref out of 32-bit range");
             }
-            r1[o + i] = (int) x1;
-            r2[o + i] = (int) x2;
+            r1[j] = (int) x1;
+            r2[j] = (int) x2;
         }
         out.size = o + n;
     }
@@ -873,98 +878,76 @@ public final class ChunkCodec implements AutoCloseable {
     }
 
     /**
-     * Reads the {@code n} varints of columns {@code k0 .. k0+3} (or {@code k0 .. k0+2} when {@code d3}
-     * is null) into {@code d0 .. d3}. A varint's bytes depend on where the previous one ended, so one
-     * column decodes at the speed of that chain; reading several columns in one loop runs their chains
-     * side by side. The loop reads 8 bytes a value and stops short of each column's last 8 bytes
-     * (and at any varint longer than 8 bytes); {@link #readColumn} finishes each column byte by byte.
+     * Reads the {@code n} varints of the four columns {@code k0 .. k3} into {@code d0 .. d3} from index
+     * {@code off}. A varint's length depends on where the previous one ended, so one column decodes
+     * at the speed of that chain of loads; reading four columns in one loop runs four chains side by
+     * side. Each value is gathered branch-free from an 8-byte read; the loop stops short of each
+     * column's last 8 bytes (and at any varint longer than 8 bytes), and {@link #readColumn}
+     * finishes each column byte by byte. For columns whose values take several bytes.
      */
-    private static void readColumns(byte[] buf, int[] start, int k0, long[] d0, long[] d1, long[] d2, long[] d3,
-                                    int n, String source, long base) throws TraceFormatException {
+    private static void readColumns(byte[] buf, int[] start, int k0, int k1, int k2, int k3,
+                                    long[] d0, long[] d1, long[] d2, long[] d3, int off, int n,
+                                    String source, long base) throws TraceFormatException {
         int p0 = start[k0];
-        int p1 = start[k0 + 1];
-        int p2 = start[k0 + 2];
-        int p3 = d3 == null ? 0 : start[k0 + 3];
+        int p1 = start[k1];
+        int p2 = start[k2];
+        int p3 = start[k3];
         int f0 = start[k0 + 1] - 8;
-        int f1 = start[k0 + 2] - 8;
-        int f2 = start[k0 + 3] - 8;
-        int f3 = d3 == null ? Integer.MAX_VALUE : start[k0 + 4] - 8;
+        int f1 = start[k1 + 1] - 8;
+        int f2 = start[k2 + 1] - 8;
+        int f3 = start[k3 + 1] - 8;
         int i = 0;
-        if (d3 != null) {
-            for (; i < n && p0 <= f0 && p1 <= f1 && p2 <= f2 && p3 <= f3; i++) {
-                long w0 = (long) LE.get(buf, p0);
-                long s0 = ~w0 & HIGH_BITS;
-                long w1 = (long) LE.get(buf, p1);
-                long s1 = ~w1 & HIGH_BITS;
-                long w2 = (long) LE.get(buf, p2);
-                long s2 = ~w2 & HIGH_BITS;
-                long w3 = (long) LE.get(buf, p3);
-                long s3 = ~w3 & HIGH_BITS;
-                if (s0 == 0 | s1 == 0 | s2 == 0 | s3 == 0) {
-                    break;
-                }
-                int t0 = Long.numberOfTrailingZeros(s0);
-                int t1 = Long.numberOfTrailingZeros(s1);
-                int t2 = Long.numberOfTrailingZeros(s2);
-                int t3 = Long.numberOfTrailingZeros(s3);
-                d0[i] = gather(w0, t0);
-                d1[i] = gather(w1, t1);
-                d2[i] = gather(w2, t2);
-                d3[i] = gather(w3, t3);
-                p0 += (t0 + 1) >>> 3;
-                p1 += (t1 + 1) >>> 3;
-                p2 += (t2 + 1) >>> 3;
-                p3 += (t3 + 1) >>> 3;
+        for (; i < n && p0 <= f0 && p1 <= f1 && p2 <= f2 && p3 <= f3; i++) {
+            long w0 = (long) LE.get(buf, p0);
+            long s0 = ~w0 & HIGH_BITS;
+            long w1 = (long) LE.get(buf, p1);
+            long s1 = ~w1 & HIGH_BITS;
+            long w2 = (long) LE.get(buf, p2);
+            long s2 = ~w2 & HIGH_BITS;
+            long w3 = (long) LE.get(buf, p3);
+            long s3 = ~w3 & HIGH_BITS;
+            if (s0 == 0 | s1 == 0 | s2 == 0 | s3 == 0) {
+                break;
             }
-        } else {
-            for (; i < n && p0 <= f0 && p1 <= f1 && p2 <= f2; i++) {
-                long w0 = (long) LE.get(buf, p0);
-                long s0 = ~w0 & HIGH_BITS;
-                long w1 = (long) LE.get(buf, p1);
-                long s1 = ~w1 & HIGH_BITS;
-                long w2 = (long) LE.get(buf, p2);
-                long s2 = ~w2 & HIGH_BITS;
-                if (s0 == 0 | s1 == 0 | s2 == 0) {
-                    break;
-                }
-                int t0 = Long.numberOfTrailingZeros(s0);
-                int t1 = Long.numberOfTrailingZeros(s1);
-                int t2 = Long.numberOfTrailingZeros(s2);
-                d0[i] = gather(w0, t0);
-                d1[i] = gather(w1, t1);
-                d2[i] = gather(w2, t2);
-                p0 += (t0 + 1) >>> 3;
-                p1 += (t1 + 1) >>> 3;
-                p2 += (t2 + 1) >>> 3;
-            }
+            int t0 = Long.numberOfTrailingZeros(s0);
+            int t1 = Long.numberOfTrailingZeros(s1);
+            int t2 = Long.numberOfTrailingZeros(s2);
+            int t3 = Long.numberOfTrailingZeros(s3);
+            d0[off + i] = gather(w0, t0);
+            d1[off + i] = gather(w1, t1);
+            d2[off + i] = gather(w2, t2);
+            d3[off + i] = gather(w3, t3);
+            p0 += (t0 + 1) >>> 3;
+            p1 += (t1 + 1) >>> 3;
+            p2 += (t2 + 1) >>> 3;
+            p3 += (t3 + 1) >>> 3;
         }
-        readColumn(buf, p0, start[k0 + 1], k0, d0, i, n, source, base);
-        readColumn(buf, p1, start[k0 + 2], k0 + 1, d1, i, n, source, base);
-        readColumn(buf, p2, start[k0 + 3], k0 + 2, d2, i, n, source, base);
-        if (d3 != null) {
-            readColumn(buf, p3, start[k0 + 4], k0 + 3, d3, i, n, source, base);
-        }
+        readColumn(buf, p0, start[k0 + 1], k0, d0, off, i, n, source, base);
+        readColumn(buf, p1, start[k1 + 1], k1, d1, off, i, n, source, base);
+        readColumn(buf, p2, start[k2 + 1], k2, d2, off, i, n, source, base);
+        readColumn(buf, p3, start[k3 + 1], k3, d3, off, i, n, source, base);
     }
 
     /**
-     * Reads values {@code [i, n)} of column {@code k} from {@code p} into {@code dst} and checks that
-     * they end exactly at the column's {@code end}.
+     * Reads values {@code [i, n)} of column {@code k} from {@code p} into {@code dst} from index
+     * {@code off + i}, and checks that they end exactly at the column's {@code end}. A value of one
+     * byte (what most columns hold) takes a predicted branch; longer ones are gathered branch-free.
      */
-    private static void readColumn(byte[] buf, int p, int end, int k, long[] dst, int i, int n, String source, long base)
-            throws TraceFormatException {
+    private static void readColumn(byte[] buf, int p, int end, int k, long[] dst, int off, int i, int n, String source,
+                                   long base) throws TraceFormatException {
         int fastEnd = end - 8;
         while (i < n) {
             if (p <= fastEnd) {
                 long w = (long) LE.get(buf, p);
                 if ((w & 0x80) == 0) {
-                    dst[i++] = w & 0x7f; // most values of most columns: a single byte
+                    dst[off + i++] = w & 0x7f; // most values of most columns: a single byte
                     p++;
                     continue;
                 }
                 long stop = ~w & HIGH_BITS;
                 if (stop != 0) {
                     int tz = Long.numberOfTrailingZeros(stop);
-                    dst[i++] = gather(w, tz);
+                    dst[off + i++] = gather(w, tz);
                     p += (tz + 1) >>> 3;
                     continue;
                 }
@@ -990,7 +973,7 @@ public final class ChunkCodec implements AutoCloseable {
                     }
                 }
             }
-            dst[i++] = x;
+            dst[off + i++] = x;
         }
         if (p != end) {
             throw new TraceFormatException(source, base + p, "column " + k + " has " + (end - p) + " bytes left after " + n + " events");
