@@ -23,7 +23,8 @@ import dev.arenascope.core.device.DeviceKind;
 
 /**
  * The chunk encoding shared by {@code .astrace} files, the in-memory store and the live wire: a run of
- * events stored as eleven columns of delta/zigzag varints, preceded by the metadata records that
+ * events stored as a table of their distinct (kind and flags, memory, thread) shapes and nine columns
+ * of delta/zigzag varints (format version 2; version 1's eleven columns are still decoded), preceded by the metadata records that
  * arrived with them, compressed with zstd and framed with a CRC32C and the chunk's time range.
  * {@code docs/astrace-format.md} specifies the bytes.
  *
@@ -51,7 +52,14 @@ public final class ChunkCodec implements AutoCloseable {
     /** The zstd level writers use: fast enough for 20 M events/s on one core. */
     public static final int DEFAULT_LEVEL = 1;
 
+    /**
+     * The event layout written: 2 stores kind, flags, memory and thread as an index into the chunk's
+     * table of distinct (kind and flags, memory, thread) "shapes", in 9 columns; 1 stored them as
+     * three of 11 columns. It equals the {@code .astrace} format version.
+     */
+    public static final int VERSION = 2;
     private static final int COLUMNS = 11;
+    private static final int COLUMNS_V2 = 9;
     private static final int MAX_MEMORY_SLOT = EventBatch.MAX_MEMORY_ID + 1;
     /** Per kind code: how {@code used} is predicted to move by {@code b} (+1 grows, -1 shrinks, 0 stays). */
     private static final int[] USED_SIGN = new int[256];
@@ -75,6 +83,7 @@ public final class ChunkCodec implements AutoCloseable {
     }
 
     private final int level;
+    private final int version;
     private final ByteWriter metaBuf = new ByteWriter(256);
     private final ByteWriter raw = new ByteWriter(1 << 16);
     private final ByteWriter frame = new ByteWriter(1 << 16);
@@ -92,7 +101,25 @@ public final class ChunkCodec implements AutoCloseable {
 
     /** @param level zstd compression level for encoding (1 fast .. 19 small; negative: faster still) */
     public ChunkCodec(int level) {
+        this(level, VERSION);
+    }
+
+    /**
+     * @param level   zstd compression level for encoding (1 fast .. 19 small; negative: faster still)
+     * @param version the event layout this codec decodes by default ({@link #VERSION}, or 1 for files
+     *                of format version 1); it always encodes {@link #VERSION}
+     */
+    public ChunkCodec(int level, int version) {
+        if (version < 1 || version > VERSION) {
+            throw new IllegalArgumentException("event layout version " + version + " (this build knows 1 to " + VERSION + ")");
+        }
         this.level = level;
+        this.version = version;
+    }
+
+    /** The event layout this codec decodes by default. */
+    public int version() {
+        return version;
     }
 
     /** The zstd level this codec encodes with. */
@@ -115,9 +142,10 @@ public final class ChunkCodec implements AutoCloseable {
      * @param payload     the compressed payload exactly as framed (a store may keep it as is)
      * @param rawBytes    the payload's uncompressed size
      * @param frameBytes  the frame's size including its header
+     * @param version     the event layout of the payload (see {@link #VERSION})
      */
     public record Chunk(List<MetaRecord> meta, EventBatch events, long firstTimeNs, long lastTimeNs,
-                        byte[] payload, int rawBytes, int frameBytes) {}
+                        byte[] payload, int rawBytes, int frameBytes, int version) {}
 
     /**
      * Encodes metadata and events {@code [from, to)} of {@code batch} as one frame and writes it.
@@ -266,8 +294,8 @@ public final class ChunkCodec implements AutoCloseable {
         byte[] exact = payloadOff == 0 && payload.length == fh.payloadBytes()
                 ? payload : Arrays.copyOfRange(payload, payloadOff, payloadOff + fh.payloadBytes());
         byte[] rawBytes = decompress(exact, fh.rawBytes(), source, offset + FRAME_HEADER_BYTES);
-        // every event takes at least one byte in each of the 11 columns: a forged count cannot over-allocate
-        EventBatch events = into != null ? into : new EventBatch(Math.min(fh.events(), fh.rawBytes() / COLUMNS + 16));
+        // every event takes at least one byte in each of the 9 (or 11) columns: a forged count cannot over-allocate
+        EventBatch events = into != null ? into : new EventBatch(Math.min(fh.events(), fh.rawBytes() / COLUMNS_V2 + 16));
         events.clear();
         List<MetaRecord> meta = new ArrayList<>();
         ByteReader r = new ByteReader(rawBytes, 0, fh.rawBytes(), source + " (chunk at byte " + offset + ", decompressed)", 0);
@@ -279,7 +307,7 @@ public final class ChunkCodec implements AutoCloseable {
             throw new TraceFormatException(source, offset, "chunk payload has " + r.remaining() + " trailing bytes");
         }
         return new Chunk(meta, events, fh.firstTimeNs(), fh.lastTimeNs(), exact, fh.rawBytes(),
-                FRAME_HEADER_BYTES + fh.payloadBytes());
+                FRAME_HEADER_BYTES + fh.payloadBytes(), version);
     }
 
     // ---------------------------------------------------------------- packed payloads (for stores)
@@ -303,11 +331,16 @@ public final class ChunkCodec implements AutoCloseable {
      * appends them to {@code out}; the metadata records are skipped.
      */
     public void unpackEvents(byte[] packed, int rawBytes, EventBatch out, String source) throws TraceFormatException {
+        unpackEvents(packed, rawBytes, version, out, source);
+    }
+
+    /** As {@link #unpackEvents(byte[], int, EventBatch, String)} for a payload of event layout {@code layout}. */
+    public void unpackEvents(byte[] packed, int rawBytes, int layout, EventBatch out, String source) throws TraceFormatException {
         byte[] rawb = decompress(packed, rawBytes, source, 0);
         ByteReader r = new ByteReader(rawb, 0, rawBytes, source, 0);
         int metaLen = r.count(r.remaining(), "metadata length");
         r.skip(metaLen);
-        decodeEvents(r, out);
+        decodeEvents(r, out, layout);
     }
 
     private byte[] rawBuf = new byte[1 << 16];
@@ -364,7 +397,7 @@ public final class ChunkCodec implements AutoCloseable {
         if (mr.remaining() != 0) {
             throw mr.error("metadata has " + mr.remaining() + " trailing bytes");
         }
-        decodeEvents(r, events);
+        decodeEvents(r, events, version);
     }
 
     private static final int TAG_MEMORY = 1;
@@ -526,9 +559,11 @@ public final class ChunkCodec implements AutoCloseable {
     }
 
     /**
-     * Writes events {@code [from, to)} as: varint count, eleven varint column lengths, the columns
-     * (time, kind+flags, memory, thread, a, b, c, used, aux, ref, ref2). Deltas run within the chunk only.
-     * Each column is written by its own loop straight from the batch's arrays.
+     * Writes events {@code [from, to)} in layout {@link #VERSION}: varint count, the shape table
+     * (varint shapes, then per shape varint kind+flags, zigzag memory id, zigzag thread, in order of
+     * first use), nine varint column lengths, the columns (time, shape index, a, b, c, used, aux, ref,
+     * ref2). Deltas run within the chunk only. Each column is written by its own loop straight from
+     * the batch's arrays.
      */
     public void encodeEvents(EventBatch batch, int from, int to, ByteWriter out) {
         resetSlots();
@@ -537,9 +572,11 @@ public final class ChunkCodec implements AutoCloseable {
             throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + batch.size);
         }
         int[] pk = batch.kindFlagsMemory;
+        int[] th = batch.thread;
+        int shapes = shapes(pk, th, from, to);
         int maxSlot = 0;
-        for (int i = from; i < to; i++) {
-            maxSlot = Math.max(maxSlot, pk[i] >>> 16);
+        for (int s = 0; s < shapes; s++) {
+            maxSlot = Math.max(maxSlot, (int) (shapeKeys[s] >>> 48));
         }
         slot(maxSlot);
         long[] pA = prevA;
@@ -551,15 +588,14 @@ public final class ChunkCodec implements AutoCloseable {
         long[] vc = batch.c;
         long[] vu = batch.used;
         long[] vx = batch.aux;
-        int[] th = batch.thread;
         int[] r1 = batch.ref;
         int[] r2 = batch.ref2;
         int[] lens = colLens;
         byte[] buf = colBuf;
         int p = 0;
-        for (int k = 0; k < COLUMNS; k++) {
+        for (int k = 0; k < COLUMNS_V2; k++) {
             // every value takes at most 10 bytes
-            long need = (long) p + 10L * n;
+            long need = (long) p + 10L * n + 16;
             if (need > buf.length) {
                 if (need > Integer.MAX_VALUE - 16) {
                     throw new IllegalArgumentException("chunk of " + n + " events too large to encode");
@@ -569,24 +605,119 @@ public final class ChunkCodec implements AutoCloseable {
             int start = p;
             p = switch (k) {
                 case 0 -> deltas(buf, p, ta, from, to);
-                case 1 -> kindFlags(buf, p, pk, from, to);
-                case 2 -> slots(buf, p, pk, from, to);
-                case 3 -> deltas(buf, p, th, from, to);
-                case 4 -> predictedA(buf, p, va, vb, pk, pA, from, to);
-                case 5 -> plain(buf, p, vb, from, to);
-                case 6 -> requested(buf, p, vc, vb, pk, from, to);
-                case 7 -> predictedUsed(buf, p, vu, vb, pk, pU, from, to);
-                case 8 -> perMemoryDeltas(buf, p, vx, pk, pX, from, to);
-                case 9 -> plain(buf, p, r1, from, to);
+                case 1 -> shapeIndexes(buf, p, shapeOf, n);
+                case 2 -> predictedA(buf, p, va, vb, pk, pA, from, to);
+                case 3 -> plain(buf, p, vb, from, to);
+                case 4 -> requested(buf, p, vc, vb, pk, from, to);
+                case 5 -> predictedUsed(buf, p, vu, vb, pk, pU, from, to);
+                case 6 -> perMemoryDeltas(buf, p, vx, pk, pX, from, to);
+                case 7 -> plain(buf, p, r1, from, to);
                 default -> plain(buf, p, r2, from, to);
             };
             lens[k] = p - start;
         }
         out.varint(n);
-        for (int len : lens) {
-            out.varint(len);
+        out.varint(shapes);
+        for (int s = 0; s < shapes; s++) {
+            long key = shapeKeys[s];
+            int packed = (int) (key >>> 32);
+            out.varint(packed & 0xffff);
+            out.svarint((packed >>> 16) - 1);
+            out.svarint((int) key);
+        }
+        for (int k = 0; k < COLUMNS_V2; k++) {
+            out.varint(lens[k]);
         }
         out.bytes(buf, 0, p);
+    }
+
+    // the shape table of the chunk being encoded: keys (packed kind/flags/memory << 32 | thread) in
+    // order of first use, an open-addressing index over them, and each event's shape
+    private long[] shapeKeys = new long[64];
+    private int[] shapeSlots = new int[64];
+    private long[] tableKeys = new long[128];
+    private int[] tableVals = new int[128]; // shape + 1; 0 is empty
+    private int[] shapeOf = new int[1024];
+
+    /** Fills {@link #shapeOf} with the shape of events {@code [from, to)} and returns the number of shapes. */
+    private int shapes(int[] pk, int[] th, int from, int to) {
+        int n = to - from;
+        if (shapeOf.length < n) {
+            shapeOf = new int[Math.max(n, 2 * shapeOf.length)];
+        }
+        int[] sOf = shapeOf;
+        long[] tk = tableKeys;
+        int[] tv = tableVals;
+        int mask = tv.length - 1;
+        int shift = 64 - Integer.numberOfTrailingZeros(tv.length);
+        int count = 0;
+        long lastKey = 0;
+        int last = -1;
+        for (int i = 0; i < n; i++) {
+            long key = (long) pk[from + i] << 32 | (th[from + i] & 0xffffffffL);
+            if (key != lastKey || last < 0) {
+                int h = (int) ((key * 0x9E3779B97F4A7C15L) >>> shift);
+                while (true) {
+                    int v = tv[h];
+                    if (v == 0) {
+                        if (count == shapeKeys.length) {
+                            shapeKeys = Arrays.copyOf(shapeKeys, count * 2);
+                            shapeSlots = Arrays.copyOf(shapeSlots, count * 2);
+                        }
+                        shapeKeys[count] = key;
+                        shapeSlots[count] = h;
+                        last = count++;
+                        tk[h] = key;
+                        tv[h] = count;
+                        if (2 * count > tv.length) {
+                            growShapeTable(count);
+                            tk = tableKeys;
+                            tv = tableVals;
+                            mask = tv.length - 1;
+                            shift = 64 - Integer.numberOfTrailingZeros(tv.length);
+                        }
+                        break;
+                    }
+                    if (tk[h] == key) {
+                        last = v - 1;
+                        break;
+                    }
+                    h = (h + 1) & mask;
+                }
+                lastKey = key;
+            }
+            sOf[i] = last;
+        }
+        // empty the table for the next chunk: only the slots of this chunk's shapes were filled
+        for (int s = 0; s < count; s++) {
+            tv[shapeSlots[s]] = 0;
+        }
+        return count;
+    }
+
+    private void growShapeTable(int count) {
+        int cap = tableVals.length * 2;
+        long[] tk = new long[cap];
+        int[] tv = new int[cap];
+        int shift = 64 - Integer.numberOfTrailingZeros(cap);
+        for (int s = 0; s < count; s++) {
+            int h = (int) ((shapeKeys[s] * 0x9E3779B97F4A7C15L) >>> shift);
+            while (tv[h] != 0) {
+                h = (h + 1) & (cap - 1);
+            }
+            tk[h] = shapeKeys[s];
+            tv[h] = s + 1;
+            shapeSlots[s] = h;
+        }
+        tableKeys = tk;
+        tableVals = tv;
+    }
+
+    private static int shapeIndexes(byte[] buf, int p, int[] sOf, int n) {
+        for (int i = 0; i < n; i++) {
+            p = uv(buf, p, sOf[i]);
+        }
+        return p;
     }
 
     // one loop a column, each small enough for the JIT to compile on its own
@@ -753,6 +884,149 @@ public final class ChunkCodec implements AutoCloseable {
      * is read by its own loop into the batch's arrays; an error names the byte offset of the bad value.
      */
     public void decodeEvents(ByteReader r, EventBatch out) throws TraceFormatException {
+        decodeEvents(r, out, version);
+    }
+
+    /** As {@link #decodeEvents(ByteReader, EventBatch)} for columns of event layout {@code layout} (1 or 2). */
+    public void decodeEvents(ByteReader r, EventBatch out, int layout) throws TraceFormatException {
+        if (layout == 1) {
+            decodeEventsV1(r, out);
+        } else if (layout == VERSION) {
+            decodeEventsV2(r, out);
+        } else {
+            throw new IllegalArgumentException("event layout version " + layout);
+        }
+    }
+
+    // the shape table of the chunk being decoded
+    private int[] shapePacked = new int[64];
+    private int[] shapeThread = new int[64];
+
+    /** Layout 2: the shape table, then nine columns. */
+    private void decodeEventsV2(ByteReader r, EventBatch out) throws TraceFormatException {
+        resetSlots();
+        int n = r.count(Math.min(MAX_EVENTS, r.remaining()), "event count");
+        // a shape takes at least 3 bytes and is used by some event
+        int shapes = r.count(Math.min(n, r.remaining() / 3), "shape count");
+        if (shapePacked.length < shapes) {
+            shapePacked = new int[Math.max(shapes, 2 * shapePacked.length)];
+            shapeThread = new int[shapePacked.length];
+        }
+        int[] sp = shapePacked;
+        int[] st = shapeThread;
+        int maxSlot = 0;
+        for (int s = 0; s < shapes; s++) {
+            long at = r.sourceOffset();
+            long kf = r.varint();
+            if (kf < 0 || kf > 0xffff || !KNOWN_KIND[(int) kf & 0xff]) {
+                throw new TraceFormatException(r.source(), at, "shape " + s + ": unknown kind code " + (kf & 0xff));
+            }
+            at = r.sourceOffset();
+            long mem = r.svarint();
+            if (mem < -1 || mem > EventBatch.MAX_MEMORY_ID) {
+                throw new TraceFormatException(r.source(), at, "shape " + s + ": memory id " + mem + " out of range");
+            }
+            int thread = r.svarint32("shape " + s + ": thread id");
+            sp[s] = (int) kf | (int) (mem + 1) << 16;
+            st[s] = thread;
+            maxSlot = Math.max(maxSlot, (int) (mem + 1));
+        }
+        int[] len = new int[COLUMNS_V2];
+        long total = 0;
+        for (int k = 0; k < COLUMNS_V2; k++) {
+            len[k] = r.count(r.remaining(), "column length");
+            total += len[k];
+        }
+        if (total > r.remaining()) {
+            throw r.error("columns claim " + total + " bytes, " + r.remaining() + " left");
+        }
+        if (total < (long) n * COLUMNS_V2) {
+            throw r.error(n + " events need at least " + (long) n * COLUMNS_V2 + " column bytes, the columns hold " + total);
+        }
+        if (n > 0 && shapes == 0) {
+            throw r.error(n + " events and no shapes");
+        }
+        byte[] buf = r.backing();
+        int[] colStart = new int[COLUMNS_V2 + 1];
+        long base = r.sourceOffset() - r.position(); // source offset of buf[0]
+        colStart[0] = r.position();
+        for (int k = 0; k < COLUMNS_V2; k++) {
+            colStart[k + 1] = colStart[k] + len[k];
+        }
+        r.skip((int) total);
+        if (colScratch[0].length < n) {
+            for (int k = 0; k < colScratch.length; k++) {
+                colScratch[k] = new long[Math.max(n, 2 * colScratch[k].length)];
+            }
+        }
+        String src = r.source();
+        out.reserve(n);
+        int o = out.size;
+        long[] ta = out.time;
+        int[] pk = out.kindFlagsMemory;
+        int[] th = out.thread;
+        long[] va = out.a;
+        long[] vb = out.b;
+        long[] vc = out.c;
+        long[] vu = out.used;
+        long[] vx = out.aux;
+        int[] r1 = out.ref;
+        int[] r2 = out.ref2;
+        long[] vs = colScratch[0];
+        long[] v7 = colScratch[1];
+        long[] v8 = colScratch[2];
+        // the stored varints, before deltas and predictions: the columns of several bytes a value four
+        // at a time, those of mostly one byte one by one; long columns straight into the batch
+        readColumns(buf, colStart, 0, 2, 3, 4, ta, va, vb, vc, o, n, src, base);
+        readColumn(buf, colStart[1], colStart[2], 1, vs, 0, 0, n, src, base);
+        readColumn(buf, colStart[5], colStart[6], 5, vu, o, 0, n, src, base);
+        readColumn(buf, colStart[6], colStart[7], 6, vx, o, 0, n, src, base);
+        readColumn(buf, colStart[7], colStart[8], 7, v7, 0, 0, n, src, base);
+        readColumn(buf, colStart[8], colStart[9], 8, v8, 0, 0, n, src, base);
+        slot(maxSlot);
+        long[] pA = prevA;
+        long[] pU = prevUsed;
+        long[] pX = prevAux;
+        long t = 0;
+        for (int i = 0; i < n; i++) {
+            int j = o + i;
+            t += unzz(ta[j]);
+            ta[j] = t;
+            long shape = vs[i];
+            if (shape < 0 || shape >= shapes) {
+                throw valueError(buf, colStart, 1, i, src, base, "event " + i + ": shape " + shape + " of " + shapes);
+            }
+            int packed = sp[(int) shape];
+            pk[j] = packed;
+            th[j] = st[(int) shape];
+            int s = packed >>> 16;
+            int kind = packed & 0xff;
+            long b = unzz(vb[j]);
+            vb[j] = b;
+            long a = pA[s] + unzz(va[j]);
+            va[j] = a;
+            pA[s] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
+            long c = unzz(vc[j]);
+            vc[j] = C_FROM_B[kind] ? c + b : c;
+            long u = pU[s] + USED_SIGN[kind] * b + unzz(vu[j]);
+            vu[j] = u;
+            pU[s] = u;
+            long x = pX[s] + unzz(vx[j]);
+            vx[j] = x;
+            pX[s] = x;
+            long x1 = unzz(v7[i]);
+            long x2 = unzz(v8[i]);
+            if (x1 != (int) x1 || x2 != (int) x2) {
+                throw valueError(buf, colStart, x1 != (int) x1 ? 7 : 8, i, src, base, "event " + i + ": ref out of 32-bit range");
+            }
+            r1[j] = (int) x1;
+            r2[j] = (int) x2;
+        }
+        out.size = o + n;
+    }
+
+    /** Layout 1: eleven columns, kind+flags, memory and thread among them. */
+    private void decodeEventsV1(ByteReader r, EventBatch out) throws TraceFormatException {
         resetSlots();
         int n = r.count(Math.min(MAX_EVENTS, r.remaining()), "event count");
         int[] len = new int[COLUMNS];
@@ -830,7 +1104,7 @@ public final class ChunkCodec implements AutoCloseable {
             t += unzz(ta[j]);
             ta[j] = t;
             long kf = vk[i];
-            if (kf > 0xffff || !KNOWN_KIND[(int) kf & 0xff]) {
+            if ((kf & ~0xffffL) != 0 || !KNOWN_KIND[(int) kf & 0xff]) {
                 throw valueError(buf, colStart, 1, i, src, base, "event " + i + ": unknown kind code " + (kf & 0xff));
             }
             int s = (int) vm[i];
