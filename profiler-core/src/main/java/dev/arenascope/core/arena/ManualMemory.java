@@ -12,6 +12,7 @@ import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.device.Devices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.AllocationRecorder;
+import dev.arenascope.core.record.EventClock;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
@@ -104,6 +105,7 @@ public final class ManualMemory implements AutoCloseable {
 
     private AllocationRecorder recorder;
     private long stamp = -1;
+    private final EventClock.Stamper stamper;
     private final String[] internedNames = new String[32];
     private final int[] internedIds = new int[32];
     private Thread lastThread;
@@ -138,6 +140,7 @@ public final class ManualMemory implements AutoCloseable {
         }
         this.device = b.device != null ? b.device : DefaultDevice.get();
         this.session = b.session != null ? b.session : Session.global();
+        this.stamper = session.clock().stamper();
         this.name = b.name != null ? b.name : "arena-" + COUNTER.incrementAndGet();
         this.managed = b.managed;
         long size;
@@ -403,7 +406,7 @@ public final class ManualMemory implements AutoCloseable {
 
     private void observeAllocation(int descriptor, long[] shape, DType dtype, long start, long bytes, long consumed,
                                    boolean back, boolean publishing) {
-        long t = session.now(); // one clock read stamps both the event and the recorder's row
+        long t = stamper.stamp(); // one stamp for both the event and the recorder's row
         int thread = thread();
         if (publishing) {
             int ref = descriptors.stringId(descriptor, session);
@@ -663,7 +666,7 @@ public final class ManualMemory implements AutoCloseable {
     public Scope scope(String scopeName) {
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = session.now(); // one clock read for the entry and its params
+            stamp = stamper.stamp(); // one stamp for the entry and its params
             try {
                 enterObserved(d);
             } finally {
@@ -678,7 +681,7 @@ public final class ManualMemory implements AutoCloseable {
         checkKey(key);
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = session.now(); // one clock read for the entry and its params
+            stamp = stamper.stamp(); // one stamp for the entry and its params
             try {
                 enterObserved(d);
                 param(d, key, value);
@@ -695,7 +698,7 @@ public final class ManualMemory implements AutoCloseable {
         checkKey(key2);
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = session.now(); // one clock read for the entry and its params
+            stamp = stamper.stamp(); // one stamp for the entry and its params
             try {
                 enterObserved(d);
                 param(d, key1, value1);
@@ -712,7 +715,7 @@ public final class ManualMemory implements AutoCloseable {
         checkParams(params);
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = session.now(); // one clock read for the entry and its params
+            stamp = stamper.stamp(); // one stamp for the entry and its params
             try {
                 enterObserved(d);
                 params.forEach((k, v) -> param(d, k, v.longValue()));
@@ -879,11 +882,13 @@ public final class ManualMemory implements AutoCloseable {
             self[0].finish(forward, backward);
             if (recorder == self[0]) {
                 recorder = null;
+                EventClock.releaseTicker();
             }
         });
         self[0] = r;
         if (managed) {
             recorder = r;
+            EventClock.holdTicker(); // cheap stamps for the recorder's rows while it records
         }
         return r;
     }
@@ -1102,7 +1107,7 @@ public final class ManualMemory implements AutoCloseable {
     }
 
     private void publish(EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {
-        session.publishAt(stamp >= 0 ? stamp : session.now(), thread(), kind, flags, memoryId, a, b, c,
+        session.publishAt(stamp >= 0 ? stamp : stamper.stamp(), thread(), kind, flags, memoryId, a, b, c,
                 forward + capacity - backward, capacity - backward, ref, ref2);
     }
 

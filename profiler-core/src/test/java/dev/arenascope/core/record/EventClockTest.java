@@ -1,0 +1,194 @@
+package dev.arenascope.core.record;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CyclicBarrier;
+
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.core.arena.DType;
+import dev.arenascope.core.arena.ManualMemory;
+import dev.arenascope.core.device.HostDevice;
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventKind;
+
+/**
+ * What {@link EventClock} promises: stamps never run ahead of the event, never decrease along a
+ * thread, and are late by less than one tick gap and less than the span of the producer's previous
+ * {@value EventClock#STAMP_BUDGET} events.
+ */
+class EventClockTest {
+    private static final int B = EventClock.STAMP_BUDGET;
+
+    /** True time on {@code clock}'s scale, read without touching the clock's state. */
+    private static long trueNow(EventClock clock) {
+        return System.nanoTime() - clock.origin();
+    }
+
+    private static void spin(long ns) {
+        long end = System.nanoTime() + ns;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void stampsAreLateByLessThanATickGapAndLessThanTheBudgetsSpan() {
+        EventClock clock = new EventClock();
+        EventClock.Stamper stamper = clock.stamper();
+        EventClock.holdTicker();
+        try {
+            SplittableRandom random = new SplittableRandom(7);
+            int n = 20_000;
+            long[] before = new long[n];
+            long[] stamp = new long[n];
+            long[] after = new long[n];
+            for (int i = 0; i < n; i++) {
+                // bursts of back-to-back events, then pauses up to three tick periods
+                if (random.nextInt(64) == 0) {
+                    spin(random.nextLong(3 * Ticker.PERIOD_NS));
+                }
+                before[i] = trueNow(clock);
+                stamp[i] = stamper.stamp();
+                after[i] = trueNow(clock);
+            }
+            long maxGap = EventClock.maxTickGapNs();
+            assertTrue(maxGap > 0, "the ticker ticked");
+            int cached = 0;
+            for (int i = 0; i < n; i++) {
+                assertTrue(stamp[i] <= after[i], "event " + i + " stamped after it happened");
+                assertTrue(stamp[i] >= before[Math.max(0, i - (B - 1))],
+                        "event " + i + " stamped before the " + B + " events up to it began");
+                assertTrue(after[i] - stamp[i] < maxGap, "event " + i + " stamped " + (after[i] - stamp[i])
+                        + " ns late, more than the largest tick gap " + maxGap);
+                if (i > 0) {
+                    assertTrue(stamp[i] >= stamp[i - 1], "stamps went back at event " + i);
+                    if (stamp[i] == stamp[i - 1]) {
+                        cached++;
+                    }
+                }
+            }
+            assertTrue(cached > n / 2, "most back-to-back stamps skip the clock, got " + cached + " of " + n);
+        } finally {
+            EventClock.releaseTicker();
+        }
+    }
+
+    @Test
+    void stampsAndReadingsNeverGoBackAlongAThreadAcrossProducers() throws Exception {
+        EventClock clock = new EventClock();
+        int threads = 4;
+        int steps = 50_000;
+        CyclicBarrier start = new CyclicBarrier(threads);
+        List<Throwable> failures = new ArrayList<>();
+        List<Thread> running = new ArrayList<>();
+        EventClock.holdTicker();
+        try {
+            for (int t = 0; t < threads; t++) {
+                int seed = t;
+                running.add(Thread.ofPlatform().start(() -> {
+                    // each thread has producers of its own and switches among them and plain readings
+                    EventClock.Stamper[] mine = {clock.stamper(), clock.stamper(), clock.stamper()};
+                    SplittableRandom random = new SplittableRandom(seed);
+                    try {
+                        start.await();
+                        long last = Long.MIN_VALUE;
+                        for (int i = 0; i < steps; i++) {
+                            int pick = random.nextInt(8);
+                            long v = pick < 3 ? mine[pick].stamp() : pick == 3 ? clock.now() : clock.stamper().stamp();
+                            long truth = trueNow(clock);
+                            if (v < last || v > truth) {
+                                throw new AssertionError("thread " + seed + " step " + i + ": " + v + " after " + last
+                                        + " (true time " + truth + ")");
+                            }
+                            last = v;
+                        }
+                    } catch (Throwable e) {
+                        synchronized (failures) {
+                            failures.add(e);
+                        }
+                    }
+                }));
+            }
+            for (Thread t : running) {
+                t.join();
+            }
+        } finally {
+            EventClock.releaseTicker();
+        }
+        assertEquals(List.of(), failures);
+    }
+
+    @Test
+    void anExactClockReadsTheClockForEveryStamp() {
+        EventClock clock = new EventClock(true);
+        EventClock.Stamper stamper = clock.stamper();
+        EventClock.holdTicker();
+        try {
+            for (int i = 0; i < 10_000; i++) {
+                long before = trueNow(clock);
+                long s = stamper.stamp();
+                assertTrue(s >= before && s <= trueNow(clock), "stamp " + i + " is not a reading taken at the event");
+            }
+        } finally {
+            EventClock.releaseTicker();
+        }
+    }
+
+    @Test
+    void recordedAllocationsCarryStampsWithinTheDocumentedResolution() throws Exception {
+        try (HostDevice host = new HostDevice()) {
+            Session session = new Session("clock-test", 1 << 16);
+            CollectingSink sink = new CollectingSink();
+            session.addSink(sink);
+            EventClock clock = session.clock();
+            SplittableRandom random = new SplittableRandom(11);
+            int n = 20_000;
+            long[] before = new long[n];
+            long[] after = new long[n];
+            long[] rowTimes = new long[n];
+            long created = trueNow(clock);
+            try (ManualMemory arena = ManualMemory.builder().device(host).session(session).name("clocked").numBytes(1 << 20)
+                    .noPoison().build();
+                 AllocationRecorder rec = arena.recording()) {
+                for (int i = 0; i < n; i++) {
+                    if (random.nextInt(100) == 0) {
+                        spin(random.nextLong(2 * Ticker.PERIOD_NS));
+                    }
+                    before[i] = trueNow(clock);
+                    if (i % 64 == 0) {
+                        arena.reset(); // a RESET event: the same stamper, inside this step's window
+                    }
+                    arena.getTensor(new long[] {1 + random.nextInt(64)}, DType.FLOAT32);
+                    after[i] = trueNow(clock);
+                }
+                for (int i = 0; i < n; i++) {
+                    rowTimes[i] = rec.allocation(i).timeNs();
+                }
+            }
+            session.flush();
+            long maxGap = EventClock.maxTickGapNs();
+            List<Event> allocs = sink.of(EventKind.ALLOC);
+            session.close();
+            assertEquals(0, sink.lost, "no event lost");
+            assertEquals(n, allocs.size());
+            long last = Long.MIN_VALUE;
+            for (int i = 0; i < n; i++) {
+                long t = allocs.get(i).timeNs();
+                assertEquals(rowTimes[i], t, "the recorder's row and the event share one stamp");
+                assertTrue(t >= last, "event times went back at allocation " + i);
+                assertTrue(t <= after[i], "allocation " + i + " stamped after it returned");
+                // the stamper's previous events: the arena's creation, then each step's reset and allocation
+                assertTrue(t >= (i < B - 1 ? created : before[i - (B - 1)]), "allocation " + i + " stamped before its " + B
+                        + " predecessors began");
+                assertTrue(after[i] - t < maxGap, "allocation " + i + " stamped " + (after[i] - t) + " ns late, more than "
+                        + maxGap);
+                last = t;
+            }
+        }
+    }
+}
