@@ -416,7 +416,7 @@ public final class ManualMemory implements AutoCloseable {
         }
         AllocationRecorder r = recorder;
         if (r != null) {
-            r.onAllocation(t, lastThread.threadId(), start, bytes, consumed, dtype, shape, back, forward, backward);
+            r.onAllocation(t, lastThread.threadId(), start, bytes, consumed, descriptor, dtype, shape, back, forward, backward);
         }
     }
 
