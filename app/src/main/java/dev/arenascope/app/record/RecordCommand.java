@@ -171,18 +171,27 @@ public final class RecordCommand implements Command {
                                           ProgressLine line, RecordingMeter meter, EventSink fileSink, EventSink liveSink,
                                           Path file, LiveTarget liveTarget, PrintStream out) throws IOException {
         WorkloadResult result;
+        boolean failed = true;
         try {
             result = workload.run(session, device, options, line);
+            failed = false;
         } catch (IllegalArgumentException e) {
             if (e.getMessage() != null && e.getMessage().startsWith(workload.name() + ": ")) {
                 throw new UsageException("record: " + e.getMessage()); // an option out of range
             }
             throw e;
+        } catch (dev.arenascope.core.device.DeviceOutOfMemoryException e) {
+            // the device given is too small for the workload as configured: the user's choice, not a fault
+            throw new UsageException("record: " + workload.name() + ": " + e.getMessage()
+                    + " (give a larger --device or smaller workload options)");
         } finally {
             session.flush();
             line.clear();
             if (fileSink != null) {
                 session.removeSink(fileSink); // flushes and closes the file: what was recorded stays
+                if (failed) {
+                    keepOrDrop(file, meter.events(), line.err);
+                }
             }
             if (liveSink != null) {
                 session.removeSink(liveSink);
@@ -196,6 +205,22 @@ public final class RecordCommand implements Command {
                 + ", peak " + (peak == null ? "0 B" : Bytes.format(peak.getValue()) + " (" + peak.getKey().name() + ")")
                 + "; " + result.summary() + where + liveText);
         return Cli.EXIT_OK;
+    }
+
+    /**
+     * After a failed run: a trace with no events says nothing and only litters the directory, so it is
+     * removed; one with events is kept (nothing recorded is lost) and the user is told where it is.
+     */
+    private static void keepOrDrop(Path file, long events, PrintStream err) {
+        try {
+            if (events == 0) {
+                Files.deleteIfExists(file);
+            } else {
+                err.println("arenascope record: the " + events + " events recorded before the failure are in " + file);
+            }
+        } catch (IOException e) {
+            err.println("arenascope record: could not remove the empty trace " + file + ": " + e.getMessage());
+        }
     }
 
     /**
@@ -245,7 +270,7 @@ public final class RecordCommand implements Command {
     /** Progress on stderr: one rewritten line a quarter second while stderr is a terminal. */
     private static final class ProgressLine implements Progress {
         private final RecordingMeter meter;
-        private final PrintStream err;
+        final PrintStream err;
         private final boolean terminal;
         private final long start = System.nanoTime();
         private long lastDraw;

@@ -381,6 +381,13 @@ public final class MainWindow {
         }
         updateLiveControls();
         statusBar.setText("live: " + choice.workload() + " on " + choice.device());
+        // once the device is open its selection reason arrives: say which device runs the session and,
+        // for auto, why (no CUDA driver: the fallback to host must be visible, not only logged)
+        s.messageProperty().addListener((o, a, msg) -> {
+            if (live == s && s.isActive() && msg != null && !msg.isEmpty()) {
+                statusBar.setText("live: " + choice.workload() + " — " + msg);
+            }
+        });
     }
 
     private void newLiveSession() {

@@ -130,14 +130,21 @@ class PlanCommandTest {
         assertTrue(bad.err().contains("alignment"), bad.err());
     }
 
+    /** {@code shared/benchmarks/minimalloc} in a directory above this one; the test is skipped without it. */
+    static Path miniMalloc() {
+        for (Path a = Path.of("").toAbsolutePath(); a != null; a = a.getParent()) {
+            Path c = a.resolve("shared/benchmarks/minimalloc");
+            if (Files.isDirectory(c)) {
+                return c;
+            }
+        }
+        org.junit.jupiter.api.Assumptions.abort("shared/benchmarks/minimalloc not found: skipped");
+        return null;
+    }
+
     @Test
     void everyMiniMallocProblemGetsAValidGreedyPlanThroughTheCli() throws Exception {
-        Path d = null;
-        for (Path a = Path.of("").toAbsolutePath(); a != null && d == null; a = a.getParent()) {
-            Path c = a.resolve("shared/benchmarks/minimalloc");
-            d = Files.isDirectory(c) ? c : null;
-        }
-        org.junit.jupiter.api.Assumptions.assumeTrue(d != null, "shared/benchmarks/minimalloc not found: skipped");
+        Path d = miniMalloc();
         List<Path> files = new ArrayList<>();
         try (var s = Files.list(d)) {
             s.filter(p -> p.toString().endsWith(".csv")).sorted().forEach(files::add);
@@ -146,5 +153,35 @@ class PlanCommandTest {
         CliRun r = run("plan", "--input", f.toString(), "--capacity", "1048576", "--strategy", "greedy");
         assertEquals(3, r.code(), r.out());
         assertTrue(r.out().contains("lower bound 1,048,576 B") && r.out().contains("height 1,374,208 B"), r.out());
+    }
+
+    @Test
+    void theSearchPacksTheHardestMiniMallocProblemThroughTheCli() throws Exception {
+        Path d = miniMalloc().resolve("E.1048576.csv");
+        Path outFile = dir.resolve("E.packed.csv");
+        CliRun r = run("plan", "--input", d.toString(), "--capacity", "1048576", "--strategy", "search",
+                "--time-limit", "60", "--output", outFile.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("lower bound 1,048,576 B") && r.out().contains("height 1,048,576 B")
+                && r.out().contains("ratio 1.0000"), r.out());
+        // the written offsets: every buffer within the capacity, no two live together sharing a byte
+        List<String> lines = Files.readAllLines(outFile);
+        assertEquals("id,lower,upper,size,offset", lines.get(0));
+        List<long[]> b = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",");
+            b.add(new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])});
+        }
+        assertEquals(215, b.size());
+        for (int i = 0; i < b.size(); i++) {
+            long[] x = b.get(i);
+            assertTrue(x[3] >= 0 && x[3] + x[2] <= 1_048_576, "buffer on line " + (i + 2) + " outside the capacity");
+            for (int j = 0; j < i; j++) {
+                long[] y = b.get(j);
+                boolean together = x[0] < y[1] && y[0] < x[1];
+                boolean share = x[3] < y[3] + y[2] && y[3] < x[3] + x[2];
+                assertFalse(together && share, "lines " + (j + 2) + " and " + (i + 2) + " overlap");
+            }
+        }
     }
 }

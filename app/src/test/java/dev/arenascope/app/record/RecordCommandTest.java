@@ -52,6 +52,26 @@ class RecordCommandTest {
     }
 
     @Test
+    void aRunThatFailsBeforeRecordingAnythingLeavesNoFile() {
+        Path file = dir.resolve("r.astrace");
+        assertEquals(2, run("record", "render", "--device", "virtual:1MiB", "--out", file.toString()), err());
+        assertTrue(err().contains("--arena 16.0 MiB is more than the 1.00 MiB free on virtual"), err());
+        assertFalse(Files.exists(file), "an empty trace is not left behind");
+    }
+
+    @Test
+    void aDeviceTooSmallForTheWorkloadExitsTwoAndKeepsWhatWasRecorded() throws Exception {
+        Path file = dir.resolve("i.astrace");
+        assertEquals(2, run("record", "inference", "--device", "virtual:40MiB", "--out", file.toString()), err());
+        String[] lines = err().strip().split("\n");
+        assertEquals(2, lines.length, err());
+        assertTrue(lines[0].matches("arenascope record: the \\d+ events recorded before the failure are in .*i\\.astrace"), lines[0]);
+        assertTrue(lines[1].startsWith("arenascope record: inference: virtual: cannot allocate ") && lines[1].contains("free of 40.0 MiB"), lines[1]);
+        assertTrue(Files.size(file) > 0);
+        assertEquals(0, run("stats", file.toString()), err());
+    }
+
+    @Test
     void streamsLiveWithoutWritingAFile() throws Exception {
         var received = new java.util.concurrent.atomic.AtomicLong();
         var closed = new java.util.concurrent.CountDownLatch(1);

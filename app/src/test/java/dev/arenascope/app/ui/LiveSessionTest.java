@@ -22,6 +22,17 @@ class LiveSessionTest extends WindowTestBase {
     }
 
     @Test
+    void autoSaysWhichDeviceItChoseAndWhy() throws Exception {
+        fxRun(() -> window.startLive(new NewSessionDialog.Choice("particles", "auto", Map.of("steps", "100000"))));
+        // without a CUDA driver (CI) the fallback to host is said where the user looks; with one, CUDA is named
+        waitFor(20, "the device choice in the status bar", () -> window.statusBar().getText().startsWith("live: particles — auto: "));
+        String text = fx(() -> window.statusBar().getText());
+        assertTrue(text.contains("falling back to host") || text.contains("auto: chose cuda"), text);
+        fxRun(() -> window.live().stop());
+        waitFor(20, "stopped", () -> window.live().stateProperty().get() == LiveSession.State.STOPPED);
+    }
+
+    @Test
     void startWatchPauseAndStop() throws Exception {
         fxRun(() -> window.startLive(new NewSessionDialog.Choice("particles", "virtual:1GiB", Map.of("steps", "100000"))));
         waitFor(20, "events arriving", () -> window.model().eventCountProperty().get() > 500);
@@ -38,6 +49,7 @@ class LiveSessionTest extends WindowTestBase {
         assertTrue(status("events/s").matches("[\\d,]+ events/s"), status("events/s"));
         assertTrue(status("dropped").endsWith("dropped"));
         assertTrue(status("virtual").contains("virtual"), "the status bar names the device: " + status("virtual"));
+        waitFor(10, "the status bar says which device was chosen", () -> window.statusBar().getText().startsWith("live: particles — chose virtual"));
 
         fxRun(() -> window.stage().getScene().lookup("#tb-pause").fireEvent(new javafx.event.ActionEvent()));
         assertEquals(LiveSession.State.PAUSED, fx(() -> window.live().stateProperty().get()));

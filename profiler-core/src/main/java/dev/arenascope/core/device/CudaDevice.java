@@ -1,6 +1,5 @@
 package dev.arenascope.core.device;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -186,50 +185,18 @@ public final class CudaDevice implements MemoryDevice {
         return cb.pointer;
     }
 
-    private final class CudaBuffer implements DeviceBuffer {
+    private final class CudaBuffer extends AbstractDeviceBuffer {
         private final Pointer pointer;
-        private final long size;
-        private final long address;
-        private volatile boolean bufferClosed;
 
         CudaBuffer(Pointer pointer, long size) {
+            super(CudaDevice.this, nativeAddress(pointer), size);
             this.pointer = pointer;
-            this.size = size;
-            this.address = nativeAddress(pointer);
         }
 
         @Override
-        public MemoryDevice device() {
-            return CudaDevice.this;
-        }
-
-        @Override
-        public long address() {
-            return address;
-        }
-
-        @Override
-        public long size() {
-            return size;
-        }
-
-        @Override
-        public Optional<MemorySegment> hostSegment() {
-            return Optional.empty();
-        }
-
-        @Override
-        public boolean isClosed() {
-            return bufferClosed;
-        }
-
-        @Override
-        public synchronized void close() {
-            if (!bufferClosed) {
-                bufferClosed = true;
-                JCuda.cudaSetDevice(index);
-                JCuda.cudaFree(pointer);
-            }
+        protected void release() {
+            JCuda.cudaSetDevice(index);
+            JCuda.cudaFree(pointer);
         }
     }
 }

@@ -55,8 +55,8 @@ public final class HostDevice implements MemoryDevice {
         }
         long free = freeBytes();
         if (bytes > free) {
-            throw new DeviceOutOfMemoryException("host: cannot allocate " + bytes + " bytes, " + free
-                    + " bytes of physical memory free", bytes);
+            throw new DeviceOutOfMemoryException("host: cannot allocate " + bytes + " bytes (" + Bytes.format(bytes)
+                    + "), " + Bytes.format(free) + " of physical memory free", bytes);
         }
         Arena arena = Arena.ofShared();
         MemorySegment segment;
@@ -112,48 +112,25 @@ public final class HostDevice implements MemoryDevice {
         return info.id();
     }
 
-    private final class HostBuffer implements DeviceBuffer {
+    private final class HostBuffer extends AbstractDeviceBuffer {
         private final Arena arena;
         private final MemorySegment segment;
-        private volatile boolean bufferClosed;
 
         HostBuffer(Arena arena, MemorySegment segment) {
+            super(HostDevice.this, segment.address(), segment.byteSize());
             this.arena = arena;
             this.segment = segment;
         }
 
         @Override
-        public MemoryDevice device() {
-            return HostDevice.this;
-        }
-
-        @Override
-        public long address() {
-            return segment.address();
-        }
-
-        @Override
-        public long size() {
-            return segment.byteSize();
-        }
-
-        @Override
         public Optional<MemorySegment> hostSegment() {
-            return bufferClosed ? Optional.empty() : Optional.of(segment);
+            return isClosed() ? Optional.empty() : Optional.of(segment);
         }
 
         @Override
-        public boolean isClosed() {
-            return bufferClosed;
-        }
-
-        @Override
-        public synchronized void close() {
-            if (!bufferClosed) {
-                bufferClosed = true;
-                liveBytes.addAndGet(-segment.byteSize());
-                arena.close();
-            }
+        protected void release() {
+            liveBytes.addAndGet(-segment.byteSize());
+            arena.close();
         }
     }
 }

@@ -1,8 +1,6 @@
 package dev.arenascope.core.device;
 
-import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -50,8 +48,9 @@ public final class VirtualDevice implements MemoryDevice {
         do {
             before = used.get();
             if (bytes > info.totalBytes() - before) {
-                throw new DeviceOutOfMemoryException("virtual: cannot allocate " + bytes + " bytes, "
-                        + (info.totalBytes() - before) + " free of " + info.totalBytes(), bytes);
+                throw new DeviceOutOfMemoryException("virtual: cannot allocate " + bytes + " bytes ("
+                        + Bytes.format(bytes) + "), " + Bytes.format(info.totalBytes() - before) + " free of "
+                        + Bytes.format(info.totalBytes()), bytes);
             }
         } while (!used.compareAndSet(before, before + bytes));
         long span = (bytes + 255) & ~255L;
@@ -102,47 +101,14 @@ public final class VirtualDevice implements MemoryDevice {
         return info.id();
     }
 
-    private final class VirtualBuffer implements DeviceBuffer {
-        private final long address;
-        private final long size;
-        private volatile boolean closed;
-
+    private final class VirtualBuffer extends AbstractDeviceBuffer {
         VirtualBuffer(long address, long size) {
-            this.address = address;
-            this.size = size;
+            super(VirtualDevice.this, address, size);
         }
 
         @Override
-        public MemoryDevice device() {
-            return VirtualDevice.this;
-        }
-
-        @Override
-        public long address() {
-            return address;
-        }
-
-        @Override
-        public long size() {
-            return size;
-        }
-
-        @Override
-        public Optional<MemorySegment> hostSegment() {
-            return Optional.empty();
-        }
-
-        @Override
-        public boolean isClosed() {
-            return closed;
-        }
-
-        @Override
-        public synchronized void close() {
-            if (!closed) {
-                closed = true;
-                used.addAndGet(-size);
-            }
+        protected void release() {
+            used.addAndGet(-size());
         }
     }
 }

@@ -29,7 +29,10 @@ import java.util.Arrays;
  *
  * <p><b>Decomposition.</b> When no unplaced buffer crosses a section boundary, the two sides are
  * independent: each connected group of sections is solved on its own (starting afresh on its skyline),
- * so a failure in one group never re-tries the choices of another.
+ * so a failure in one group never re-tries the choices of another. Each group is re-ranked for its
+ * own search ({@link #reorderComponents}): the static order was made from section loads of the whole
+ * problem, and what is left of them in the group is what matters now. Entries of the failed-state table
+ * that depend on the order name the ranking in force.
  *
  * <p><b>Pruning repeats.</b> Two buffers that do not overlap in time and go at the same level commute,
  * so only one order is explored (by static rank); identical buffers go in index order. States that
@@ -92,6 +95,20 @@ final class CanonicalSearch {
     private boolean timedOut;
     private boolean strict;
     private final int[] open;            // unplaced buffers overlapping each buffer in time
+
+    // Ranks: the order candidates at one level are tried in, and the order the canonical rule lists
+    // buffers of one level in. They start as the static order; a component split off by decomposition
+    // is re-ranked by the run's heuristic on its own remaining bytes (see #rerank).
+    private final int[] rank;            // search index -> rank
+    private final int[] byRank;          // rank -> search index
+    private final long[] width;          // lifetime length
+    private final long[] area;           // width x size (saturating)
+    private int heuristic = -1;          // SearchPlanner.staticOrder heuristic used to re-rank; -1: never
+    private int[] rankSave = new int[64];
+    private int rankSp;
+    private long rankSalt;               // identifies the ranking in force (part of order-dependent keys)
+    private final long[] sortKeys;
+    private final int[] sortIdx;
 
     /**
      * @param order    problem indices of the buffers to search (non-zero size), in static order
@@ -177,6 +194,18 @@ final class CanonicalSearch {
         for (int i = 0; i < m; i++) {
             open[i] = neighbors[i].length;
         }
+        rank = new int[m];
+        byRank = new int[m];
+        width = new long[m];
+        area = new long[m];
+        for (int i = 0; i < m; i++) {
+            rank[i] = i;
+            byRank[i] = i;
+            width[i] = upper[i] - lower[i];
+            area[i] = Math.multiplyHigh(width[i], size[i]) != 0 ? Long.MAX_VALUE : width[i] * size[i];
+        }
+        sortKeys = new long[m];
+        sortIdx = new int[m];
         zobrist = new long[m];
         for (int i = 0; i < m; i++) {
             zobrist[i] = mix(0x2545F4914F6CDD1DL * (order[i] + 1)); // by problem index: shared across orders
@@ -257,6 +286,15 @@ final class CanonicalSearch {
      */
     CanonicalSearch strict(boolean on) {
         this.strict = on;
+        return this;
+    }
+
+    /**
+     * Re-ranks each component split off by decomposition with {@link SearchPlanner#staticOrder}'s
+     * heuristic {@code h} (6, 7 or 8), its section loads taken from the bytes still unplaced there.
+     */
+    CanonicalSearch reorderComponents(int h) {
+        this.heuristic = h;
         return this;
     }
 
@@ -341,7 +379,13 @@ final class CanonicalSearch {
             }
             // a component starts afresh on its own skyline: its buffers may go below x, where the order
             // of placements across independent components put them only by accident
-            if (!branch(s, e + 1, 0, -1)) {
+            int rmark = rankSp;
+            long saltBefore = rankSalt;
+            rerank(s, e + 1);
+            boolean ok = branch(s, e + 1, 0, -1);
+            restoreRanks(rmark);
+            rankSalt = saltBefore;
+            if (!ok) {
                 unwindTo(mark);
                 return false;
             }
@@ -407,10 +451,10 @@ final class CanonicalSearch {
                     minEnd = Math.min(minEnd, f + size[i]);
                 } else if (f <= x) {
                     minEnd = Math.min(minEnd, x + size[i]);
-                    ks[n++] = x * m + i;
+                    ks[n++] = x * m + rank[i];
                 } else {
                     minEnd = Math.min(minEnd, f + size[i]);
-                    raised[nr++] = f * m + i;
+                    raised[nr++] = f * m + rank[i];
                 }
                 set ^= zobrist[i];
             }
@@ -423,7 +467,7 @@ final class CanonicalSearch {
         // A node that skips no candidate explores every completion of its state, whatever path led to
         // it: its failure is remembered under the state alone (and holds for every static order). One
         // that skips (see below) is remembered under the state, x and the last buffer, for this order.
-        long restricted = h ^ mix(salt + (x * 0x9E3779B97F4A7C15L) + last);
+        long restricted = h ^ mix(salt + rankSalt + (x * 0x9E3779B97F4A7C15L) + last);
         if (failed.contains(h) || (last >= 0 && failed.contains(restricted))) {
             return false;
         }
@@ -433,12 +477,12 @@ final class CanonicalSearch {
             return false;
         }
         for (int k = 0; k < n; k++) {
-            int c = (int) (ks[k] % m);
+            int c = byRank[(int) (ks[k] % m)];
             long xc = ks[k] / m;
             if (xc >= minEnd || xc > limit) {
                 break; // dominated (see above), or the busiest section no longer fits above xc
             }
-            if (last >= 0 && xc == x && c < last && !overlaps(c, last)) {
+            if (last >= 0 && xc == x && rank[c] < rank[last] && !overlaps(c, last)) {
                 skipped = true;
                 continue; // the same state is reached by placing c before last
             }
@@ -460,6 +504,81 @@ final class CanonicalSearch {
     }
 
     /**
+     * Re-ranks the unplaced buffers of the component {@code [a, b)} by the run's heuristic, section
+     * load being the bytes unplaced in the section now: the ranks the component's buffers hold are
+     * dealt out again in the new order (ties keep their old order, so identical buffers stay in index
+     * order). Old ranks go on a stack for {@link #restoreRanks}. The new ranking depends only on the
+     * component's unplaced set, which {@link #rankSalt} then names.
+     */
+    private void rerank(int a, int b) {
+        if (heuristic < 0) {
+            return;
+        }
+        int k = 0;
+        long set = 0;
+        for (int i = 0; i < m; i++) {
+            if (!placed[i] && sl[i] >= a && su[i] <= b) {
+                sortIdx[k++] = i;
+                set ^= zobrist[i];
+            }
+        }
+        if (k < 2) {
+            return;
+        }
+        for (int j = 0; j < k; j++) {
+            int i = sortIdx[j];
+            long load = 0;
+            for (int s = sl[i]; s < su[i]; s++) {
+                load = Math.max(load, rem[s]);
+            }
+            sortKeys[j] = load;
+        }
+        // ranks held, ascending
+        int[] held = new int[k];
+        Integer[] idx = new Integer[k];
+        for (int j = 0; j < k; j++) {
+            held[j] = rank[sortIdx[j]];
+            idx[j] = j;
+        }
+        Arrays.sort(held);
+        final long[] load = sortKeys;
+        final int[] who = sortIdx;
+        java.util.Comparator<Integer> byLoad = (p, q) -> Long.compare(load[q], load[p]);
+        java.util.Comparator<Integer> byWidth = (p, q) -> Long.compare(width[who[q]], width[who[p]]);
+        java.util.Comparator<Integer> byArea = (p, q) -> Long.compare(area[who[q]], area[who[p]]);
+        java.util.Comparator<Integer> cmp = switch (heuristic) {
+            case 6 -> byWidth.thenComparing(byArea).thenComparing(byLoad);
+            case 7 -> byLoad.thenComparing(byArea).thenComparing(byWidth);
+            default -> byLoad.thenComparing(byWidth).thenComparing(byArea);
+        };
+        Arrays.sort(idx, cmp.thenComparingInt(p -> rank[who[p]]));
+        if (rankSave.length < rankSp + 2 * k) {
+            rankSave = Arrays.copyOf(rankSave, Math.max(rankSave.length * 2, rankSp + 2 * k));
+        }
+        for (int j = 0; j < k; j++) {
+            int i = who[idx[j]];
+            rankSave[rankSp++] = i;
+            rankSave[rankSp++] = rank[i];
+        }
+        for (int j = 0; j < k; j++) {
+            int i = who[idx[j]];
+            rank[i] = held[j];
+            byRank[held[j]] = i;
+        }
+        rankSalt = mix(set + 0x3C6EF372FE94F82BL);
+    }
+
+    /** Takes back re-rankings until the rank stack is at {@code mark}. */
+    private void restoreRanks(int mark) {
+        while (rankSp > mark) {
+            int r = rankSave[--rankSp];
+            int i = rankSave[--rankSp];
+            rank[i] = r;
+            byRank[r] = i;
+        }
+    }
+
+    /**
      * In each section, the unplaced buffers must stack above {@code max(x, top)} each at or above its
      * floor: scheduling them by floor gives the lowest possible end (one machine, release dates).
      */
@@ -470,14 +589,14 @@ final class CanonicalSearch {
             end[s] = Math.max(x, top[s]) + rem[s];
         }
         for (int k = low; k < n; k++) {
-            int i = (int) (byFloor[k] % m);
+            int i = byRank[(int) (byFloor[k] % m)];
             long sz = size[i];
             for (int s = sl[i]; s < su[i]; s++) {
                 end[s] -= sz;
             }
         }
         for (int k = low; k < n; k++) {
-            int i = (int) (byFloor[k] % m);
+            int i = byRank[(int) (byFloor[k] % m)];
             long f = byFloor[k] / m;
             long sz = size[i];
             for (int s = sl[i]; s < su[i]; s++) {
