@@ -42,6 +42,12 @@ class EventClockTest {
         EventClock.Stamper stamper = clock.stamper();
         EventClock.holdTicker();
         try {
+            // the ticker starts idle and ticks once stamps read the clock: wait (bounded) until it does
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (Ticker.generation() < 0 && System.nanoTime() < until) {
+                stamper.stamp();
+            }
+            assertTrue(Ticker.generation() > 0, "the ticker ticks while stamps flow");
             SplittableRandom random = new SplittableRandom(7);
             int n = 20_000;
             long[] before = new long[n];
@@ -50,7 +56,7 @@ class EventClockTest {
             for (int i = 0; i < n; i++) {
                 // bursts of back-to-back events, then pauses up to three tick periods
                 if (random.nextInt(64) == 0) {
-                    spin(random.nextLong(3 * Ticker.PERIOD_NS));
+                    spin(random.nextLong(3 * EventClock.TICK_PERIOD_NS));
                 }
                 before[i] = trueNow(clock);
                 stamp[i] = stamper.stamp();
@@ -124,6 +130,33 @@ class EventClockTest {
     }
 
     @Test
+    void theTickerGoesIdleWhenNoStampReadsTheClockAndStampsThenReadItEveryTime() throws Exception {
+        EventClock clock = new EventClock();
+        EventClock.Stamper stamper = clock.stamper();
+        EventClock.holdTicker();
+        try {
+            // nothing stamps: after IDLE_AFTER_PERIODS quiet periods the generation turns negative (bounded wait)
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (Ticker.generation() >= 0 && System.nanoTime() < until) {
+                Thread.sleep(5);
+            }
+            if (Ticker.generation() < 0) { // another test's stampers may keep it ticking; then nothing to check
+                long before = trueNow(clock);
+                long s = stamper.stamp();
+                assertTrue(s >= before, "an idle ticker proves nothing: the stamp is a fresh reading");
+                // that read woke the ticker (bounded wait)
+                until = System.nanoTime() + 10_000_000_000L;
+                while (Ticker.generation() < 0 && System.nanoTime() < until) {
+                    Thread.sleep(1);
+                }
+                assertTrue(Ticker.generation() > 0, "a stamper's clock read wakes an idle ticker");
+            }
+        } finally {
+            EventClock.releaseTicker();
+        }
+    }
+
+    @Test
     void anExactClockReadsTheClockForEveryStamp() {
         EventClock clock = new EventClock(true);
         EventClock.Stamper stamper = clock.stamper();
@@ -157,7 +190,7 @@ class EventClockTest {
                  AllocationRecorder rec = arena.recording()) {
                 for (int i = 0; i < n; i++) {
                     if (random.nextInt(100) == 0) {
-                        spin(random.nextLong(2 * Ticker.PERIOD_NS));
+                        spin(random.nextLong(2 * EventClock.TICK_PERIOD_NS));
                     }
                     before[i] = trueNow(clock);
                     if (i % 64 == 0) {
