@@ -44,6 +44,11 @@ import dev.arenascope.core.trace.MemoryKind;
  * {@code POINTER_RESTORE}, {@code RESET}, {@code SCOPE_ENTER/EXIT/PARAM}, {@code OUT_OF_MEMORY},
  * {@code MEMORY_CLOSED}, with {@code used} = forward + backward bytes and {@code aux} = backward bytes
  * ({@link MemoryKind#ARENA}). {@link #recording()} additionally keeps a scope tree and every allocation.
+ * Times: scope entries and exits read the session's clock in full ({@link Session#now()}), so scope
+ * durations are exact; every other event, and the recorder's rows, carry a stamp of the arena's
+ * {@link EventClock.Stamper}, whose resolution {@link EventClock} states (never later than the event,
+ * earlier by less than one tick gap of its ticker and less than the span of the arena's previous
+ * {@value EventClock#STAMP_BUDGET} events).
  *
  * <p><b>Poisoning.</b> With a poison byte (per arena, or for the whole process through the environment
  * variable {@value #POISON_ENV}, e.g. {@code ARENASCOPE_POISON=0xFF}) every new allocation's bytes are
@@ -666,7 +671,7 @@ public final class ManualMemory implements AutoCloseable {
     public Scope scope(String scopeName) {
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = stamper.stamp(); // one stamp for the entry and its params
+            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
             try {
                 enterObserved(d);
             } finally {
@@ -681,7 +686,7 @@ public final class ManualMemory implements AutoCloseable {
         checkKey(key);
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = stamper.stamp(); // one stamp for the entry and its params
+            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
             try {
                 enterObserved(d);
                 param(d, key, value);
@@ -698,7 +703,7 @@ public final class ManualMemory implements AutoCloseable {
         checkKey(key2);
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = stamper.stamp(); // one stamp for the entry and its params
+            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
             try {
                 enterObserved(d);
                 param(d, key1, value1);
@@ -715,7 +720,7 @@ public final class ManualMemory implements AutoCloseable {
         checkParams(params);
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = stamper.stamp(); // one stamp for the entry and its params
+            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
             try {
                 enterObserved(d);
                 params.forEach((k, v) -> param(d, k, v.longValue()));
@@ -853,7 +858,12 @@ public final class ManualMemory implements AutoCloseable {
             }
             int id = scopeIds[depth];
             if (id >= 0 && !closed && session.isRecording()) {
-                publish(EventKind.SCOPE_EXIT, 0, forward, backward, 0, internName(scopeNames[depth]), id);
+                stamp = session.now(); // scope bounds read the clock in full, so scope durations are exact
+                try {
+                    publish(EventKind.SCOPE_EXIT, 0, forward, backward, 0, internName(scopeNames[depth]), id);
+                } finally {
+                    stamp = -1;
+                }
             }
             AllocationRecorder r = scopeRecorders[depth];
             if (r != null && r == recorder) {
