@@ -17,13 +17,15 @@ import dev.arenascope.core.trace.store.EventStore;
 
 /**
  * {@code ui}: the occupancy timeline's frame cost on a ten-million-event session (one million with
- * {@code --quick}): building the draw list from the store's level-of-detail index and painting it on
+ * {@code --quick}; {@code ARENASCOPE_UI_EVENTS} sets another size, e.g. {@code 100M}): building the draw list from the store's level-of-detail index and painting it on
  * a 1600×800 canvas, at the full view and zoomed to 1/1000 of it (the median over both zooms and many
  * frames). Headless through Monocle when there is no display.
  *
  * <p>Figures: {@code ui.frame_ms} (build + paint, the FX thread's share), {@code ui.frame_build_ms}
  * (the off-thread draw-list build alone), {@code ui.frame_full_ms}, {@code ui.frame_zoom_ms} (each
- * zoom separately), {@code ui.frame_raster_ms} (paint + the software rasteriser's snapshot of the canvas).
+ * zoom separately), {@code ui.frame_raster_ms} (paint + the software rasteriser's snapshot of the canvas),
+ * {@code ui.frame_events} (the session's size) and {@code ui.store_bytes_per_event} (the store's memory,
+ * indexes included, per event).
  */
 public final class UiBenchSuite implements BenchSuite {
     static final int WIDTH = 1600;
@@ -36,7 +38,8 @@ public final class UiBenchSuite implements BenchSuite {
 
     @Override
     public Map<String, Double> run(boolean quick) throws Exception {
-        long events = quick ? 1_000_000 : 10_000_000;
+        String env = System.getenv("ARENASCOPE_UI_EVENTS");
+        long events = env != null && !env.isBlank() ? parseEvents(env) : quick ? 1_000_000 : 10_000_000;
         EventStore store = new EventStore("bench");
         SyntheticTrace.write(7, events, store);
         TraceDigest digest = new TraceDigest(store);
@@ -69,7 +72,23 @@ public final class UiBenchSuite implements BenchSuite {
         out.put("ui.frame_build_ms", buildMs);
         out.put("ui.frame_raster_ms", rasterMs);
         out.put("ui.frame_events", (double) store.eventCount());
+        out.put("ui.store_bytes_per_event", store.memoryBytes() / (double) store.eventCount());
         return out;
+    }
+
+    /** {@code ARENASCOPE_UI_EVENTS}: the session's size, e.g. {@code 100000000} or {@code 100M}. */
+    static long parseEvents(String text) {
+        String t = text.trim().toUpperCase(java.util.Locale.ROOT).replace("_", "");
+        long mul = t.endsWith("M") ? 1_000_000 : t.endsWith("K") ? 1_000 : 1;
+        try {
+            long n = Long.parseLong(mul == 1 ? t : t.substring(0, t.length() - 1)) * mul;
+            if (n < 1_000 || n > 2_000_000_000L) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("ARENASCOPE_UI_EVENTS: expected a count from 1000 to 2000M (e.g. 100M), got '" + text + "'");
+        }
     }
 
     private static double frame(EventStore store, TraceDigest.Snapshot snap, TimeRange range, Canvas canvas, boolean raster) throws Exception {

@@ -7,6 +7,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -20,12 +21,15 @@ import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.report.Report;
 import dev.arenascope.core.report.ReportFormat;
-import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.ReadReport;
 
 /**
  * {@code arenascope report}: one trace's memory report as HTML, Markdown or JSON, optionally against
- * a baseline trace with a regression gate for CI. Exit codes: 0 written; 2 bad usage or an unreadable
- * trace; 4 a peak grew past {@code --fail-on-regression} (the report is still written first).
+ * a baseline trace with a regression gate for CI. Exit codes: 0 written; 2 bad usage, an unreadable
+ * trace, or a damaged one (the report of what was recovered is written first, then one line per damaged
+ * file names its first problem, as {@code stats} and {@code convert} do); 4 a peak grew past
+ * {@code --fail-on-regression} (the report is still written first).
  */
 public final class ReportCommand implements Command {
     /** Exit code when a peak grew past the gate. */
@@ -62,7 +66,12 @@ public final class ReportCommand implements Command {
                                             baseline (needs --baseline); the report is written first
                   --plan-search-ms MS       time the search planner may take per plan arena (default 2000)
 
-                Exit codes: 0 written, 2 bad usage or unreadable trace, 4 regression past the gate.
+                A damaged TRACE (a recording cut off mid-write, bad lines) is reported as far as it is
+                sound; the report is written, then one line names the file and the byte offset or line
+                of its first problem and what was recovered, and the exit code is 2.
+
+                Exit codes: 0 written, 2 bad usage or an unreadable or damaged trace, 4 regression past
+                the gate (a damaged trace's 2 comes first).
                 """;
     }
 
@@ -93,11 +102,12 @@ public final class ReportCommand implements Command {
         if (gate != null && baselineArg == null) {
             throw new UsageException("report: --fail-on-regression needs --baseline TRACE to compare with");
         }
-        TraceAnalysis current = analyse(trace, searchMs, err);
+        List<ReadReport> damaged = new ArrayList<>();
+        TraceAnalysis current = analyse(trace, searchMs, damaged);
         Report report;
         if (baselineArg != null) {
             Path baseline = Path.of(baselineArg);
-            TraceAnalysis before = analyse(baseline, searchMs, err);
+            TraceAnalysis before = analyse(baseline, searchMs, damaged);
             report = Report.compare(current, before, gate, "arenascope " + Cli.version(), trace.getFileName().toString(),
                     baseline.getFileName().toString());
         } else {
@@ -130,9 +140,14 @@ public final class ReportCommand implements Command {
                         c.section(), c.subject(), c.figure().label(), bytes(c.baselineValue()), bytes(c.value()),
                         Double.isInfinite(c.deltaPct()) ? 100.0 : c.deltaPct(), gate));
             }
-            return EXIT_REGRESSION;
         }
-        return Cli.EXIT_OK;
+        for (ReadReport d : damaged) {
+            err.println("arenascope report: " + d.summary() + "; the report covers what was recovered");
+        }
+        if (!damaged.isEmpty()) {
+            return Cli.EXIT_USAGE;
+        }
+        return failed.isEmpty() ? Cli.EXIT_OK : EXIT_REGRESSION;
     }
 
     private static String bytes(double v) {
@@ -176,10 +191,16 @@ public final class ReportCommand implements Command {
         }
     }
 
-    /** Reads and analyses one trace; unreadable input becomes a one-line usage error (exit 2). */
-    static TraceAnalysis analyse(Path file, long searchMs, PrintStream warnings) {
-        TraceView view = TraceLoader.load(file, warnings);
-        TraceAnalysis a = TraceAnalysis.of(view);
+    /**
+     * Reads and analyses one trace; unreadable input becomes a one-line usage error (exit 2), a damaged
+     * file's read report is added to {@code damaged}.
+     */
+    static TraceAnalysis analyse(Path file, long searchMs, List<ReadReport> damaged) {
+        LoadedTrace t = TraceLoader.load(file);
+        if (t.report().damaged()) {
+            damaged.add(t.report());
+        }
+        TraceAnalysis a = TraceAnalysis.of(t.store());
         if (!a.plans().isEmpty() && searchMs > 0) {
             a = a.withPlans(a.plans().stream().map(p -> p.withSearch(searchMs * 1_000_000L)).toList());
         }

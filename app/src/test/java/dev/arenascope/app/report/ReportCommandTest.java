@@ -139,17 +139,38 @@ class ReportCommandTest {
                 "--fail-on-regression", "0"), err());
         JsonNode j = new ObjectMapper().readTree(out());
         assertEquals(0, j.at("/comparison/regressions").size(), out());
-        // a truncated native trace is reported from what was recovered, with a warning
+        // a truncated native trace: reported from what was recovered (or refused when nothing was), exit 2, one line
         byte[] whole = Files.readAllBytes(astrace);
         Path cut = dir.resolve("cut.astrace");
         Files.write(cut, java.util.Arrays.copyOf(whole, whole.length * 2 / 3));
-        int rc = run("report", cut.toString(), "--format", "json");
-        if (rc == 0) {
-            assertTrue(err().contains("report: warning: "), err());
-        } else {
-            assertEquals(2, rc, err());
-            assertEquals(1, err().lines().count(), err());
-        }
+        assertEquals(2, run("report", cut.toString(), "--format", "json"), err());
+        assertEquals(1, err().lines().count(), err());
+        assertTrue(err().startsWith("arenascope report: " + cut + " at byte "), err());
+    }
+
+    @Test
+    void aDamagedTraceIsReportedFromWhatWasRecoveredAndExitsTwo() throws Exception {
+        Path jsonl = dir.resolve("magma.jsonl");
+        assertEquals(0, run("convert", MAGMA.toString(), jsonl.toString()), err());
+        long lines = Files.readAllLines(jsonl).size();
+        Files.writeString(jsonl, "this line is not JSON\n", java.nio.file.StandardOpenOption.APPEND);
+        // stats and convert: the sound part, then one line and exit 2; report does the same
+        assertEquals(2, run("stats", jsonl.toString()), err());
+        String statsLine = err().strip();
+        assertEquals(2, run("report", jsonl.toString(), "--format", "json"), err());
+        JsonNode j = new ObjectMapper().readTree(out());
+        assertEquals(MAGMA_PEAK, j.at("/trace/memories/0/peakUsedBytes").asLong(), "the report covers what was recovered");
+        assertEquals(1, err().lines().count(), err());
+        assertEquals(statsLine.replace("arenascope stats: ", "arenascope report: ") + "; the report covers what was recovered", err().strip());
+        assertTrue(err().contains(jsonl + ":" + (lines + 1) + ": not valid JSON"), err());
+        // as the baseline too, and it comes before the gate's exit 4
+        assertEquals(2, run("report", MAGMA.toString(), "--baseline", jsonl.toString(), "--format", "md",
+                "--fail-on-regression", "0"), err());
+        assertTrue(err().lines().anyMatch(l -> l.startsWith("arenascope report: " + jsonl + ":")), err());
+        // written to a file: the file is there, then the line
+        Path html = dir.resolve("damaged.html");
+        assertEquals(2, run("report", jsonl.toString(), "--out", html.toString()), err());
+        assertTrue(Files.size(html) > 1000, "report written");
     }
 
     @Test

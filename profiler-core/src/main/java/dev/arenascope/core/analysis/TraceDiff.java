@@ -12,9 +12,11 @@ import java.util.Map;
  *
  * <h2>What counts as a regression</h2>
  * A figure whose value moved in its worse direction ({@link Figure#better()}) by more than
- * {@link #NOISE_PCT} percent of the baseline's value, or any amount when the baseline is 0. A row only
- * in the current trace compares every figure against 0 (a new memory's peak is growth from nothing);
- * a row only in the baseline is listed as removed, never as a regression. {@link #gate(double)} keeps the
+ * {@link #NOISE_PCT} percent of the baseline's value, or any amount when the baseline is 0. Only
+ * figures of rows in both traces are compared: a row only in the current trace (a memory, scope, bin or
+ * plan arena the baseline did not have) is listed as {@link Presence#ADDED added} ({@link #added()}) and a
+ * row only in the baseline as {@link Presence#REMOVED removed} ({@link #removed()}); neither is a
+ * regression or an improvement, and their changes have no delta. {@link #gate(double)} keeps the
  * regressions of peak figures ({@link Figure#peak()}) that grew by more than a given percentage, which is
  * what {@code arenascope report --fail-on-regression} exits 4 on. Immutable.
  *
@@ -90,12 +92,15 @@ public final class TraceDiff {
             return was == null ? 0 : was.value();
         }
 
-        /** {@code value - baselineValue}, NaN when either is undefined. */
+        /** {@code value - baselineValue}; NaN when either is undefined or the figure is in one trace only. */
         public double delta() {
-            return value() - baselineValue();
+            return presence == Presence.BOTH ? value() - baselineValue() : Double.NaN;
         }
 
-        /** The change in percent of the baseline; ±Infinity from a baseline of 0; NaN when undefined. */
+        /**
+         * The change in percent of the baseline; ±Infinity from a baseline of 0; NaN when undefined or the
+         * figure is in one trace only.
+         */
         public double deltaPct() {
             double was0 = baselineValue();
             double d = delta();
@@ -108,9 +113,9 @@ public final class TraceDiff {
             return d / Math.abs(was0) * 100.0;
         }
 
-        /** Whether the figure moved in its worse direction past {@link #NOISE_PCT}. */
+        /** Whether the figure moved in its worse direction past {@link #NOISE_PCT} (only figures in both traces do). */
         public boolean regression() {
-            if (presence == Presence.REMOVED) {
+            if (presence != Presence.BOTH) {
                 return false;
             }
             double pct = deltaPct();
@@ -196,6 +201,14 @@ public final class TraceDiff {
     /** Rows only in the baseline (one change per figure). */
     public List<Change> removed() {
         return changes.stream().filter(c -> c.presence() == Presence.REMOVED).toList();
+    }
+
+    /**
+     * Rows only in the current trace (one change per figure), not figures that a row in both traces
+     * gained.
+     */
+    public List<Change> added() {
+        return changes.stream().filter(c -> c.presence() == Presence.ADDED && !baselineRows.containsKey(c.section() + "\u0000" + c.subject())).toList();
     }
 
     /** Every regression, worst first (peaks before other figures at equal severity). */

@@ -73,9 +73,15 @@ public final class HtmlReportWriter {
             if (!imp.rows().isEmpty()) {
                 table(sb, imp, r);
             }
+            List<String> added = ReportTables.addedSubjects(r);
+            if (!added.isEmpty()) {
+                sb.append("<section id=\"added\">\n<h2>Added: only in this trace</h2>\n<p class=\"note\">Not compared, so neither regressions nor improvements.</p>\n<ul class=\"added\">\n");
+                added.forEach(s -> sb.append("<li>").append(Html.esc(s)).append("</li>\n"));
+                sb.append("</ul>\n</section>\n");
+            }
             List<String> removed = ReportTables.removedSubjects(r);
             if (!removed.isEmpty()) {
-                sb.append("<section id=\"removed\">\n<h2>Only in the baseline</h2>\n<ul class=\"removed\">\n");
+                sb.append("<section id=\"removed\">\n<h2>Removed: only in the baseline</h2>\n<ul class=\"removed\">\n");
                 removed.forEach(s -> sb.append("<li>").append(Html.esc(s)).append("</li>\n"));
                 sb.append("</ul>\n</section>\n");
             }
@@ -273,7 +279,7 @@ public final class HtmlReportWriter {
             return "<span class=\"chg" + cls + "\">" + text + "</span>" + sub;
         }
         if (ch.presence() == TraceDiff.Presence.ADDED) {
-            return text + "<span class=\"chg" + cls + "\">new</span>" + sub;
+            return text + "<span class=\"chg\">added</span>" + sub;
         }
         double pct = ch.deltaPct();
         if (Double.isNaN(pct) || pct == 0) {

@@ -2,6 +2,7 @@ package dev.arenascope.core.report;
 
 import java.io.IOException;
 import java.io.Writer;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -243,7 +244,24 @@ public final class JsonReportWriter {
             change(g, c, failed.contains(c));
         }
         g.writeEndArray();
+        rows(g, "added", d.added());
+        rows(g, "removed", d.removed());
         g.writeEndObject();
+    }
+
+    /** The rows (section and subject, once each) of these changes. */
+    private static void rows(JsonGenerator g, String field, List<TraceDiff.Change> changes) throws IOException {
+        g.writeArrayFieldStart(field);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (TraceDiff.Change c : changes) {
+            if (seen.add(c.section() + "\u0000" + c.subject())) {
+                g.writeStartObject();
+                g.writeStringField("section", c.section());
+                g.writeStringField("subject", c.subject());
+                g.writeEndObject();
+            }
+        }
+        g.writeEndArray();
     }
 
     private static void change(JsonGenerator g, TraceDiff.Change c, boolean failsGate) throws IOException {

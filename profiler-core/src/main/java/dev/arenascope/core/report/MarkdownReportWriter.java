@@ -52,9 +52,15 @@ public final class MarkdownReportWriter {
             if (!imp.rows().isEmpty()) {
                 table(sb, imp);
             }
+            List<String> added = ReportTables.addedSubjects(r);
+            if (!added.isEmpty()) {
+                sb.append("## Added: only in this trace\n\nNot compared, so neither regressions nor improvements.\n\n");
+                added.forEach(s -> sb.append("- ").append(esc(s)).append('\n'));
+                sb.append('\n');
+            }
             List<String> removed = ReportTables.removedSubjects(r);
             if (!removed.isEmpty()) {
-                sb.append("## Only in the baseline\n\n");
+                sb.append("## Removed: only in the baseline\n\n");
                 removed.forEach(s -> sb.append("- ").append(esc(s)).append('\n'));
                 sb.append('\n');
             }
@@ -107,7 +113,7 @@ public final class MarkdownReportWriter {
             return text + sub;
         }
         if (ch.presence() == TraceDiff.Presence.ADDED) {
-            return text + " (new)" + sub;
+            return text + " (added)" + sub;
         }
         if (ch.deltaPct() == 0 || Double.isNaN(ch.deltaPct())) {
             return text + " (same)" + sub;

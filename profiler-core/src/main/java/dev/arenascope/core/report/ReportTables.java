@@ -228,6 +228,11 @@ final class ReportTables {
         return r.diff().removed().stream().map(c -> sectionTitle(c.section()) + ": " + c.subject()).distinct().toList();
     }
 
+    /** Rows of this trace that the baseline did not have. */
+    static List<String> addedSubjects(Report r) {
+        return r.diff().added().stream().map(c -> sectionTitle(c.section()) + ": " + c.subject()).distinct().toList();
+    }
+
     private static List<ReportTable.Cell> changeRow(TraceDiff.Change c, String gate) {
         Figure f = c.figure();
         return List.of(ReportTable.Cell.of(sectionTitle(c.section())), new ReportTable.Cell(c.subject(), null, null, true),

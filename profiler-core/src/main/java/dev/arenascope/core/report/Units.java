@@ -84,6 +84,9 @@ final class Units {
 
     /** A change in percent: {@code +5.0%}, {@code -0.25%}, {@code new}, {@code ±0%}. */
     static String changePct(TraceDiff.Change c) {
+        if (c.presence() != TraceDiff.Presence.BOTH) {
+            return c.presence() == TraceDiff.Presence.ADDED ? "added" : "removed";
+        }
         double pct = c.deltaPct();
         if (Double.isNaN(pct)) {
             return NONE;

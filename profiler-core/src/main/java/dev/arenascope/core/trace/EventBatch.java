@@ -53,6 +53,14 @@ public final class EventBatch {
         return size == 0;
     }
 
+    /** Drops the events from index {@code newSize} on (a reader taking back what it found unsound). */
+    public void truncate(int newSize) {
+        if (newSize < 0 || newSize > size) {
+            throw new IndexOutOfBoundsException("truncate to " + newSize + " of " + size + " events");
+        }
+        size = newSize;
+    }
+
     /** Empties the batch, keeping its capacity. */
     public void clear() {
         size = 0;

@@ -56,7 +56,7 @@ public enum EventKind {
     PLAN_LOADED(16),
     /** A tensor was bound to its slot. a = offset, b = bytes, c = role ordinal, ref = tensor id. */
     PLAN_BIND(17),
-    /** A staged constant arena was hydrated from its source. b = bytes, c = duration ns, ref = source memory id. */
+    /** A staged constant arena was hydrated from its source. b = bytes, c = duration ns, ref = the source memory's name id. */
     PLAN_HYDRATE(18),
     /** A plan step began. a = step index. */
     PLAN_STEP(19),
@@ -91,6 +91,19 @@ public enum EventKind {
     /** The stable numeric code used in files and on the wire. */
     public int code() {
         return code;
+    }
+
+    /**
+     * Whether this kind's {@code ref} is an id from the session's string table (or -1 for none): a
+     * name, descriptor, message or text. It is not for the pool kinds (a bin number) nor for kinds that
+     * do not use {@code ref}. {@code ref2} is never a string id.
+     */
+    public boolean refIsString() {
+        return switch (this) {
+            case MEMORY_CREATED, ALLOC, SCOPE_ENTER, SCOPE_EXIT, SCOPE_PARAM, OUT_OF_MEMORY, PLAN_LOADED, PLAN_BIND,
+                 PLAN_HYDRATE, TENSOR_LIVE, TENSOR_DEAD, MARKER -> true;
+            default -> false;
+        };
     }
 
     /** The kind with this code, or null when the code is unknown. */

@@ -141,6 +141,74 @@ class ReportWritersTest {
         render(back, ReportFormat.HTML, "compare-back");
     }
 
+    /** A trace of arenas, each allocating its peak once. */
+    private static TraceAnalysis arenas(String session, Object... namesAndPeaks) {
+        dev.arenascope.core.analysis.ListTraceView view = new dev.arenascope.core.analysis.ListTraceView();
+        try (dev.arenascope.core.record.Session s = new dev.arenascope.core.record.Session(session)) {
+            s.addSink(view);
+            for (int i = 0; i < namesAndPeaks.length; i += 2) {
+                long peak = (Long) namesAndPeaks[i + 1];
+                int mem = s.registerMemory((String) namesAndPeaks[i], dev.arenascope.core.trace.MemoryKind.ARENA, "virtual", 1 << 20, java.util.Map.of());
+                s.publish(dev.arenascope.core.trace.EventKind.ALLOC, 0, mem, 0, peak, peak, peak, 0, -1, -1);
+            }
+            s.flush();
+        }
+        return TraceAnalysis.of(view);
+    }
+
+    @Test
+    void aMemoryInOneTraceOnlyIsAddedOrRemovedNotARegression() throws IOException {
+        TraceAnalysis now = arenas("now", "kept", 2000L, "fresh", 5000L);
+        TraceAnalysis before = arenas("before", "kept", 1000L, "gone", 3000L);
+        Report r = Report.compare(now, before, 50.0, "arenascope test", "now.astrace", "before.astrace");
+        TraceDiff d = r.diff();
+        assertTrue(d.regressions().stream().allMatch(c -> c.subject().equals("kept")), d.regressions().toString());
+        assertTrue(d.regressions().stream().anyMatch(c -> c.figure().key().equals("peakUsedBytes")));
+        assertEquals(List.of("fresh"), d.added().stream().map(TraceDiff.Change::subject).distinct().toList());
+        assertEquals(List.of("gone"), d.removed().stream().map(TraceDiff.Change::subject).distinct().toList());
+        assertTrue(d.improvements().stream().noneMatch(c -> !c.subject().equals("kept")));
+        TraceDiff.Change fresh = d.change(now.memory("fresh"), "peakUsedBytes");
+        assertEquals(TraceDiff.Presence.ADDED, fresh.presence());
+        assertFalse(fresh.regression());
+        assertTrue(Double.isNaN(fresh.deltaPct()));
+        // the gate sees kept's +100% only; at 150% nothing fails although a 5000-byte memory appeared
+        assertTrue(r.gateFailures().stream().allMatch(c -> c.subject().equals("kept")));
+        assertFalse(r.gateFailures().isEmpty());
+        assertTrue(Report.compare(now, before, 150.0, "t", "", "").gateFailures().isEmpty());
+
+        JsonNode j = new ObjectMapper().readTree(render(r, ReportFormat.JSON, "compare-added"));
+        assertEquals("memories", j.at("/comparison/added/0/section").asText());
+        assertEquals("fresh", j.at("/comparison/added/0/subject").asText());
+        assertEquals(1, j.at("/comparison/added").size());
+        assertEquals("gone", j.at("/comparison/removed/0/subject").asText());
+        assertEquals(1, j.at("/comparison/removed").size());
+        for (JsonNode c : j.at("/comparison/regressions")) {
+            assertEquals("kept", c.get("subject").asText());
+        }
+        for (JsonNode c : j.at("/comparison/changes")) {
+            if (!c.get("subject").asText().equals("kept")) {
+                assertFalse(c.get("regression").asBoolean(), c.toString());
+                assertTrue(c.get("delta").isNull() && c.get("deltaPct").isNull(), c.toString());
+                assertEquals(c.get("subject").asText().equals("fresh") ? "added" : "removed", c.get("presence").asText());
+            }
+        }
+
+        String md = render(r, ReportFormat.MARKDOWN, "compare-added");
+        String regs = md.substring(md.indexOf("## Regressions"), md.indexOf("## Session"));
+        assertFalse(regs.contains("fresh") || regs.contains("gone"), regs);
+        assertTrue(md.contains("## Added: only in this trace\n\nNot compared, so neither regressions nor improvements.\n\n- memory: fresh\n"), md);
+        assertTrue(md.contains("## Removed: only in the baseline\n\n- memory: gone\n"), md);
+        assertTrue(md.contains("(added)"), md);
+
+        String html = render(r, ReportFormat.HTML, "compare-added");
+        String htmlRegs = html.substring(html.indexOf("id=\"regressions\""), html.indexOf("</section>", html.indexOf("id=\"regressions\"")));
+        assertFalse(htmlRegs.contains("fresh") || htmlRegs.contains("gone"), htmlRegs);
+        assertTrue(html.contains("<section id=\"added\">"), "added section");
+        assertTrue(html.contains("<li>memory: fresh</li>"));
+        assertTrue(html.contains("<li>memory: gone</li>"));
+        assertFalse(html.contains("class=\"chg bad\">added"), "an added memory is not marked as worse");
+    }
+
     @Test
     void gateIsStrictlyAboveThePercentage() {
         long was = small.memory("frame-arena").peakUsedBytes();

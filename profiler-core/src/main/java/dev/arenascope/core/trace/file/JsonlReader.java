@@ -1,64 +1,76 @@
 package dev.arenascope.core.trace.file;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.exc.InputCoercionException;
-import com.fasterxml.jackson.core.exc.StreamReadException;
-
-import dev.arenascope.core.device.DeviceInfo;
-import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
-import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.file.JsonlChunkParser.Bad;
+import dev.arenascope.core.trace.file.JsonlChunkParser.Meta;
+import dev.arenascope.core.trace.file.JsonlChunkParser.Parsed;
+import dev.arenascope.core.trace.file.JsonlChunkParser.Run;
 
 /**
  * Reads JSON Lines written by {@link JsonlWriter} (or by hand: fixtures) with Jackson's streaming
- * parser, delivering to any {@link EventSink}.
+ * parser, delivering to any {@link EventSink} in file order.
+ *
+ * <p>The file is cut at newlines into chunks of about {@value #CHUNK} bytes; on a machine with more
+ * than one core the chunks are parsed on worker threads ({@link JsonlChunkParser}, one Jackson parser
+ * per chunk) while the calling thread delivers the finished ones in order, so the sink sees exactly
+ * what a single pass would give it, and every problem names its exact line.
  *
  * <p>Bad input: a line that is not JSON, not an object, or not an event or metadata record (unknown
- * kind, a value out of range, a missing {@code t} or {@code kind}) is skipped and recorded in the
- * {@link ReadReport} as {@code file:LINE: what}; every sound line is kept. After a syntax error the
- * parser restarts at the next line, so one broken line never hides the rest. Jackson's stream limits
- * bound string and number lengths and nesting, so no line can exhaust memory.
+ * kind, a value out of range, a missing {@code t} or {@code kind}, a value that goes on past its
+ * line), an event on a memory no {@code "memory"} line declared before it, or one whose {@code ref}
+ * names a string no {@code "string"} line declared before it (for the kinds whose {@code ref} is a
+ * string id, {@link EventKind#refIsString()}) is skipped and recorded in the {@link ReadReport} as
+ * {@code file:LINE: what}; every sound line is kept. After a syntax error the parser restarts at the
+ * next line, so one broken line never hides the rest. Jackson's stream limits bound string and number
+ * lengths and nesting, a line longer than {@value #MAX_LINE} bytes is skipped as a problem, and at most
+ * a few chunks are in memory at once, so no file can exhaust memory.
  */
 public final class JsonlReader {
-    private static final JsonFactory FACTORY = JsonFactory.builder().disable(com.fasterxml.jackson.core.StreamReadFeature.AUTO_CLOSE_SOURCE).build();
-    private static final Map<String, EventKind> KINDS = new HashMap<>();
+    /** Bytes a chunk aims at (a chunk ends at the last newline within it). */
+    static final int CHUNK = 1 << 19;
+    /** The longest line read; a longer one is a problem on its line. */
+    static final int MAX_LINE = 1 << 24;
     private static final int MAX_PROBLEMS = 8;
-    private static final int BATCH = 1 << 16;
-
-    static {
-        for (EventKind k : EventKind.values()) {
-            KINDS.put(k.name(), k);
-        }
-    }
+    /** Below this size the file is parsed on the calling thread alone. */
+    private static final long PARALLEL_FROM = 4L * CHUNK;
+    /** Declared string ids below this are kept in a bit set, the rest (forged ones) in a hash set. */
+    private static final int DENSE_STRING_IDS = 1 << 20;
 
     private final Path path;
     private final String source;
     private final EventSink sink;
-    private final EventBatch batch = new EventBatch(BATCH);
     private final List<String> problems = new ArrayList<>();
+    private final boolean[] memoryDeclared = new boolean[EventBatch.MAX_MEMORY_ID + 1];
+    private final BitSet stringDeclared = new BitSet();
+    private final Set<Integer> otherStringsDeclared = new HashSet<>();
     private int problemCount;
     private long events;
-    private long lines;
+    private long lines;       // sound lines
+    private long lineBase;    // lines before the chunk being delivered
     private long lost;
     private boolean sessionDelivered;
 
@@ -70,13 +82,20 @@ public final class JsonlReader {
 
     /** Reads a whole file into {@code sink} (ending with {@code onClose}). */
     public static ReadReport read(Path path, EventSink sink) throws IOException {
+        return read(path, sink, CHUNK, -1);
+    }
+
+    /**
+     * Reads a whole file in chunks of {@code chunkBytes} on {@code workers} threads (0: the calling thread
+     * alone; -1: as many as suit the file and the machine). The result does not depend on either.
+     */
+    static ReadReport read(Path path, EventSink sink, int chunkBytes, int workers) throws IOException {
         JsonlReader r = new JsonlReader(path, sink);
         long size;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             size = ch.size();
-            r.run(ch);
+            r.run(ch, size, chunkBytes, workers < 0 ? workers(size) : workers);
         }
-        r.flushBatch();
         if (!r.sessionDelivered) {
             r.deliverDefaultSession();
         }
@@ -90,6 +109,132 @@ public final class JsonlReader {
         return new LoadedTrace(store, read(path, store));
     }
 
+    /** Worker threads for a file of this size: none for small files or a single core. */
+    private static int workers(long size) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        return size < PARALLEL_FROM || cores < 2 ? 0 : Math.min(cores, 4);
+    }
+
+    private void run(FileChannel ch, long size, int chunkBytes, int workers) throws IOException {
+        long chunks = (size + chunkBytes - 1) / chunkBytes;
+        if (workers == 0) {
+            for (long k = 0; k < chunks; k++) {
+                deliver(chunk(ch, size, chunkBytes, k));
+            }
+            return;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(workers, task -> {
+            Thread t = new Thread(task, "arenascope-jsonl-parse");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            ArrayDeque<Future<Parsed>> inFlight = new ArrayDeque<>();
+            long next = 0;
+            while (next < chunks || !inFlight.isEmpty()) {
+                while (next < chunks && inFlight.size() < 2 * workers) {
+                    long k = next++;
+                    inFlight.add(pool.submit(() -> chunk(ch, size, chunkBytes, k)));
+                }
+                deliver(await(inFlight.poll()));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static Parsed await(Future<Parsed> f) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while reading JSON lines");
+        } catch (ExecutionException e) {
+            switch (e.getCause()) {
+                case IOException io -> throw io;
+                case RuntimeException re -> throw re;
+                case Error err -> throw err;
+                default -> throw new IOException(e.getCause());
+            }
+        }
+    }
+
+    /**
+     * Reads and parses chunk {@code k}: the lines that start in bytes {@code [k*chunk, (k+1)*chunk)} of
+     * the file, the last of them read on to its newline. Every line starts in exactly one chunk, so the
+     * chunks' line counts add up to the file's. Thread-safe (positional reads only).
+     */
+    private static Parsed chunk(FileChannel ch, long size, int chunk, long k) throws IOException {
+        long from = k * chunk;
+        long to = Math.min(size, from + chunk);
+        long base = from == 0 ? 0 : from - 1;   // from the byte before, to see whether a line starts at from
+        int n = (int) (to - base);
+        byte[] buf = new byte[n + (to < size ? 1 << 14 : 0)];
+        n = readAt(ch, buf, 0, n, base);
+        int start = 0;
+        if (from > 0) {
+            start = indexOf(buf, 0, n) + 1;
+            if (start == 0) {
+                return new Parsed(); // inside a line that started before
+            }
+        }
+        int end = n;
+        if (n > 0 && base + n < size && buf[n - 1] != '\n') {
+            // the chunk's last line goes on past it: read on to its newline
+            int tail = Math.max(start, lastIndexOf(buf, start, n) + 1);
+            boolean whole = false;
+            while (!whole && end - tail <= MAX_LINE) {
+                if (end == buf.length) {
+                    buf = Arrays.copyOf(buf, (int) Math.min((long) buf.length * 2, tail + MAX_LINE + 2L)); // room for a line one byte too long
+                }
+                int got = readAt(ch, buf, end, buf.length - end, base + end);
+                if (got == 0) {
+                    break; // the file ends: its last line has no newline
+                }
+                int nl = indexOf(buf, end, end + got);
+                end = nl >= 0 ? nl + 1 : end + got;
+                whole = nl >= 0;
+            }
+            if (end - tail > MAX_LINE) {
+                Parsed p = new JsonlChunkParser(buf, start, tail).parse();
+                p.lines++;
+                p.items.add(new Bad(p.lines, "line longer than " + (MAX_LINE >> 20) + " MiB"));
+                return p;
+            }
+        }
+        return new JsonlChunkParser(buf, start, end).parse();
+    }
+
+    /** Reads up to {@code len} bytes at {@code position} into {@code buf[off...]}; fewer only at the end of the file. */
+    private static int readAt(FileChannel ch, byte[] buf, int off, int len, long position) throws IOException {
+        ByteBuffer bb = ByteBuffer.wrap(buf, off, len);
+        while (bb.hasRemaining()) {
+            int r = ch.read(bb, position + (bb.position() - off));
+            if (r < 0) {
+                break;
+            }
+        }
+        return bb.position() - off;
+    }
+
+    private static int indexOf(byte[] buf, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (buf[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int lastIndexOf(byte[] buf, int from, int to) {
+        for (int i = to - 1; i >= from; i--) {
+            if (buf[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     private void problem(long line, String what) {
         problemCount++;
         if (problems.size() < MAX_PROBLEMS) {
@@ -97,403 +242,133 @@ public final class JsonlReader {
         }
     }
 
-    private void run(FileChannel ch) throws IOException {
-        long start = 0;     // byte offset the current parser starts at
-        long lineBase = 0;  // lines before it
-        while (true) {
-            ch.position(start);
-            InputStream in = Channels.newInputStream(ch);
-            try (JsonParser p = FACTORY.createParser(in)) {
-                long objOffset = start;
-                long objLine = lineBase + 1;
-                boolean inValue = false;    // false: between values, where a syntax error is on a line of its own
-                try {
-                    while (true) {
-                        JsonToken tok = p.nextToken();
-                        if (tok == null) {
-                            return;
-                        }
-                        objOffset = start + p.currentTokenLocation().getByteOffset();
-                        objLine = lineBase + p.currentTokenLocation().getLineNr();
-                        inValue = true;
-                        if (tok != JsonToken.START_OBJECT) {
-                            problem(objLine, "not a JSON object (" + tok.asString() + ")");
-                            p.skipChildren();
-                        } else {
-                            record(p, objLine);
-                        }
-                        inValue = false;
+    /** Delivers one chunk's records in order, checking what depends on the lines before. */
+    private void deliver(Parsed parsed) {
+        lines += parsed.soundLines;
+        for (Object item : parsed.items) {
+            switch (item) {
+                case Run run -> deliverRun(run);
+                case Meta m -> {
+                    String err = meta(m);
+                    if (err != null) {
+                        lines--;
+                        problem(lineBase + m.line(), err);
                     }
-                } catch (StreamReadException e) {
-                    long next;
-                    if (!inValue && e.getLocation() != null && e.getLocation().getLineNr() > 0) {
-                        // the bad token starts a line (or follows a value on it): name that line and skip only it,
-                        // not the last good object's line (Jackson's line number is exact; its offset may be past the newline)
-                        objLine = lineBase + e.getLocation().getLineNr();
-                        next = lineStart(ch, start, objLine - lineBase);
-                    } else {
-                        next = nextLineStart(ch, objOffset);
-                    }
-                    String msg = e.getOriginalMessage();
-                    problem(objLine, "not valid JSON (" + (msg == null ? e.getClass().getSimpleName() : msg.lines().findFirst().orElse("")) + ")");
-                    if (next < 0) {
-                        return;
-                    }
-                    start = next;
-                    lineBase = objLine;
                 }
+                case Bad bad -> problem(lineBase + bad.line(), bad.what());
+                default -> throw new IllegalStateException("unknown item " + item);
             }
         }
+        lineBase += parsed.lines;
     }
 
-    /** The offset just past the {@code lines}-th newline at or after {@code from}, or -1 when the file has fewer. */
-    private static long lineStart(FileChannel ch, long from, long lines) throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate(1 << 14);
-        long at = from;
-        long left = lines;
-        while (true) {
-            buf.clear();
-            int n = ch.read(buf, at);
-            if (n <= 0) {
-                return -1;
-            }
-            for (int i = 0; i < n; i++) {
-                if (buf.get(i) == '\n' && --left == 0) {
-                    return at + i + 1;
-                }
-            }
-            at += n;
-        }
-    }
-
-    /** The offset just past the first newline at or after {@code from}, or -1 at the end of the file. */
-    private static long nextLineStart(FileChannel ch, long from) throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate(1 << 14);
-        long at = from;
-        while (true) {
-            buf.clear();
-            int n = ch.read(buf, at);
-            if (n <= 0) {
-                return -1;
-            }
-            for (int i = 0; i < n; i++) {
-                if (buf.get(i) == '\n') {
-                    return at + i + 1;
-                }
-            }
-            at += n;
-        }
-    }
-
-    /** Reads one object (the parser is on its START_OBJECT) and delivers it, or records why not. */
-    private void record(JsonParser p, long line) throws IOException {
-        long t = 0;
-        String kind = null;
-        boolean hasT = false;
-        long mem = -1, thread = 0, flags = 0, a = 0, b = 0, c = 0, used = 0, aux = 0, ref = -1, ref2 = -1;
-        String type = null;
-        long id = 0, capacity = 0, count = 0, startNs = 0;
-        String name = null, value = null, host = null, device = null, memKind = null;
-        Map<String, String> attrs = Map.of();
-        List<DeviceInfo> devices = List.of();
-        String bad = null;
-        for (String f = p.nextFieldName(); f != null; f = p.nextFieldName()) {
-            JsonToken v = p.nextToken();
-            int code = fieldCode(f);
-            if (code < F_FIRST_TEXT && v != JsonToken.VALUE_NUMBER_INT) {
-                bad = "'" + f + "' is not an integer";
-                p.skipChildren();
-                continue;
-            }
-            try {
-                switch (code) {
-                    case F_T -> {
-                        t = p.getLongValue();
-                        hasT = true;
-                    }
-                    case F_MEM -> mem = p.getLongValue();
-                    case F_THREAD -> thread = p.getLongValue();
-                    case F_FLAGS -> flags = p.getLongValue();
-                    case F_A -> a = p.getLongValue();
-                    case F_B -> b = p.getLongValue();
-                    case F_C -> c = p.getLongValue();
-                    case F_USED -> used = p.getLongValue();
-                    case F_AUX -> aux = p.getLongValue();
-                    case F_REF -> ref = p.getLongValue();
-                    case F_REF2 -> ref2 = p.getLongValue();
-                    case F_ID -> id = p.getLongValue();
-                    case F_CAPACITY -> capacity = p.getLongValue();
-                    case F_COUNT -> count = p.getLongValue();
-                    case F_START -> startNs = p.getLongValue();
-                    case F_KIND -> {
-                        kind = p.getValueAsString();
-                        memKind = kind;
-                    }
-                    case F_TYPE -> type = p.getValueAsString();
-                    case F_NAME -> name = p.getValueAsString();
-                    case F_VALUE -> value = p.getValueAsString();
-                    case F_HOST -> host = p.getValueAsString();
-                    case F_DEVICE -> device = p.getValueAsString();
-                    case F_ATTRIBUTES -> attrs = readMap(p);
-                    case F_DEVICES -> devices = readDevices(p);
-                    default -> p.skipChildren();
-                }
-            } catch (InputCoercionException e) {
-                bad = "'" + f + "' is out of range";
-            } catch (BadValue e) {
-                bad = e.getMessage();
-                p.skipChildren();
-            }
-        }
-        lines++;
-        if (bad != null) {
-            lines--;
-            problem(line, bad);
-            return;
-        }
-        if (type == null) {
-            String err = event(hasT, t, kind, mem, thread, flags, a, b, c, used, aux, ref, ref2);
-            if (err != null) {
-                lines--;
-                problem(line, err);
-            }
-            return;
-        }
-        String err = switch (type) {
-            case "session" -> {
-                if (sessionDelivered) {
-                    yield "a second session line";
-                }
-                sessionDelivered = true;
-                sink.onSession(new SessionInfo(name == null ? "" : name, host == null ? "" : host, startNs, devices, attrs));
-                yield null;
-            }
-            case "memory" -> {
-                MemoryKind mk = memKind == null ? null : memoryKind(memKind);
-                if (mk == null) {
-                    yield "memory line without a known kind (" + memKind + ")";
-                }
-                if (id < 0 || id > EventBatch.MAX_MEMORY_ID) {
-                    yield "memory id " + id + " out of range";
-                }
-                meta();
-                sink.onMemory(new MemoryInfo((int) id, name == null ? "" : name, mk, device == null ? "" : device, capacity, attrs));
-                yield null;
-            }
-            case "string" -> {
-                if (id != (int) id || value == null) {
-                    yield "string line needs an int 'id' and a 'value'";
-                }
-                meta();
-                sink.onString((int) id, value);
-                yield null;
-            }
-            case "thread" -> {
-                if (id != (int) id) {
-                    yield "thread id " + id + " out of range";
-                }
-                meta();
-                sink.onThread((int) id, name == null ? "" : name);
-                yield null;
-            }
-            case "loss" -> {
-                if (count < 0) {
-                    yield "negative loss count";
-                }
-                meta();
-                lost += count;
-                sink.onLoss(count);
-                yield null;
-            }
-            default -> "unknown record type '" + type + "'";
-        };
-        if (err != null) {
-            lines--;
-            problem(line, err);
-        }
-    }
-
-    private static final int F_T = 0, F_MEM = 1, F_THREAD = 2, F_FLAGS = 3, F_A = 4, F_B = 5, F_C = 6, F_USED = 7,
-            F_AUX = 8, F_REF = 9, F_REF2 = 10, F_ID = 11, F_CAPACITY = 12, F_COUNT = 13, F_START = 14,
-            F_FIRST_TEXT = 15, F_KIND = 15, F_TYPE = 16, F_NAME = 17, F_VALUE = 18, F_HOST = 19, F_DEVICE = 20,
-            F_ATTRIBUTES = 21, F_DEVICES = 22, F_OTHER = 23;
-
-    /**
-     * The field's code. Jackson interns field names, so the event fields are first matched by identity
-     * with the literals (cheap); anything else falls back to comparing contents.
-     */
-    @SuppressWarnings("StringEquality")
-    private static int fieldCode(String f) {
-        if (f == "t") {
-            return F_T;
-        } else if (f == "kind") {
-            return F_KIND;
-        } else if (f == "mem") {
-            return F_MEM;
-        } else if (f == "thread") {
-            return F_THREAD;
-        } else if (f == "a") {
-            return F_A;
-        } else if (f == "b") {
-            return F_B;
-        } else if (f == "c") {
-            return F_C;
-        } else if (f == "used") {
-            return F_USED;
-        } else if (f == "aux") {
-            return F_AUX;
-        } else if (f == "ref") {
-            return F_REF;
-        } else if (f == "ref2") {
-            return F_REF2;
-        } else if (f == "flags") {
-            return F_FLAGS;
-        }
-        return switch (f) {
-            case "t" -> F_T;
-            case "kind" -> F_KIND;
-            case "mem" -> F_MEM;
-            case "thread" -> F_THREAD;
-            case "flags" -> F_FLAGS;
-            case "a" -> F_A;
-            case "b" -> F_B;
-            case "c" -> F_C;
-            case "used" -> F_USED;
-            case "aux" -> F_AUX;
-            case "ref" -> F_REF;
-            case "ref2" -> F_REF2;
-            case "id" -> F_ID;
-            case "capacity" -> F_CAPACITY;
-            case "count" -> F_COUNT;
-            case "start_epoch_ns" -> F_START;
-            case "type" -> F_TYPE;
-            case "name" -> F_NAME;
-            case "value" -> F_VALUE;
-            case "host" -> F_HOST;
-            case "device" -> F_DEVICE;
-            case "attributes" -> F_ATTRIBUTES;
-            case "devices" -> F_DEVICES;
-            default -> F_OTHER;
-        };
-    }
-
-    private static MemoryKind memoryKind(String s) {
-        try {
-            return MemoryKind.valueOf(s);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-    }
-
-    /** Metadata must reach the sink after the events before it and before the ones after it. */
-    private void meta() {
+    private void deliverRun(Run run) {
         if (!sessionDelivered) {
             deliverDefaultSession();
         }
-        flushBatch();
+        EventBatch b = run.batch();
+        int n = b.size();
+        int i = 0;
+        while (i < n && undeclared(b, i) == null) {
+            i++;
+        }
+        if (i == n) {
+            sink.onEvents(b);
+            events += n;
+            return;
+        }
+        EventBatch kept = new EventBatch(n);
+        for (int j = 0; j < n; j++) {
+            String err = undeclared(b, j);
+            if (err == null) {
+                kept.addFrom(b, j);
+            } else {
+                lines--;
+                problem(lineBase + run.lines()[j], err);
+            }
+        }
+        if (!kept.isEmpty()) {
+            sink.onEvents(kept);
+            events += kept.size();
+        }
+    }
+
+    /** Why event {@code i} refers to something not declared before it, or null. */
+    private String undeclared(EventBatch b, int i) {
+        int mem = b.memory(i);
+        if (mem >= 0 && !memoryDeclared[mem]) {
+            return "memory " + mem + " is not declared (no \"memory\" line with \"id\":" + mem + " before this event)";
+        }
+        int ref = b.ref(i);
+        if (ref != -1 && REF_IS_STRING[b.kindCode(i)] && !stringDeclared(ref)) {
+            return "string " + ref + " is not declared (no \"string\" line with \"id\":" + ref + " before this "
+                    + b.kind(i) + " event's 'ref')";
+        }
+        return null;
+    }
+
+    private static final boolean[] REF_IS_STRING = new boolean[256];
+
+    static {
+        for (EventKind k : EventKind.values()) {
+            REF_IS_STRING[k.code()] = k.refIsString();
+        }
+    }
+
+    private boolean stringDeclared(int id) {
+        return id >= 0 && id < DENSE_STRING_IDS ? stringDeclared.get(id) : otherStringsDeclared.contains(id);
+    }
+
+    /** Delivers a metadata record; returns why it cannot be, or null. */
+    private String meta(Meta m) {
+        String name = m.name() == null ? "" : m.name();
+        switch (m.type()) {
+            case "session" -> {
+                if (sessionDelivered) {
+                    return "a second session line";
+                }
+                sessionDelivered = true;
+                sink.onSession(new SessionInfo(name, m.host() == null ? "" : m.host(), m.startNs(), m.devices(), m.attributes()));
+            }
+            case "memory" -> {
+                ensureSession();
+                int id = (int) m.id();
+                memoryDeclared[id] = true;
+                sink.onMemory(new MemoryInfo(id, name, JsonlChunkParser.memoryKind(m.kind()), m.device() == null ? "" : m.device(),
+                        m.capacity(), m.attributes()));
+            }
+            case "string" -> {
+                ensureSession();
+                int id = (int) m.id();
+                if (id >= 0 && id < DENSE_STRING_IDS) {
+                    stringDeclared.set(id);
+                } else {
+                    otherStringsDeclared.add(id);
+                }
+                sink.onString(id, m.value());
+            }
+            case "thread" -> {
+                ensureSession();
+                sink.onThread((int) m.id(), name);
+            }
+            case "loss" -> {
+                ensureSession();
+                lost += m.count();
+                sink.onLoss(m.count());
+            }
+            default -> throw new IllegalStateException("unchecked record type " + m.type());
+        }
+        return null;
+    }
+
+    private void ensureSession() {
+        if (!sessionDelivered) {
+            deliverDefaultSession();
+        }
     }
 
     private void deliverDefaultSession() {
         sessionDelivered = true;
         sink.onSession(new SessionInfo(path.getFileName().toString(), "", 0, List.of(), Map.of()));
     }
-
-    private String event(boolean hasT, long t, String kindName, long mem, long thread, long flags, long a, long b, long c,
-                         long used, long aux, long ref, long ref2) {
-        if (!hasT) {
-            return "not an event: no 't' (and no 'type')";
-        }
-        EventKind k = kindName == null ? null : KINDS.get(kindName);
-        if (k == null) {
-            return kindName == null ? "event without 'kind'" : "unknown event kind '" + kindName + "'";
-        }
-        if (mem < -1 || mem > EventBatch.MAX_MEMORY_ID) {
-            return "memory id " + mem + " out of range";
-        }
-        if (flags < 0 || flags > 0xff) {
-            return "flags " + flags + " out of range";
-        }
-        if (thread != (int) thread || ref != (int) ref || ref2 != (int) ref2) {
-            return "thread, ref or ref2 out of 32-bit range";
-        }
-        if (!sessionDelivered) {
-            deliverDefaultSession();
-        }
-        batch.add(t, EventBatch.pack(k.code(), (int) flags, (int) mem), (int) thread, a, b, c, used, aux, (int) ref, (int) ref2);
-        events++;
-        if (batch.size() == BATCH) {
-            flushBatch();
-        }
-        return null;
-    }
-
-    private void flushBatch() {
-        if (!batch.isEmpty()) {
-            sink.onEvents(batch);
-            batch.clear();
-        }
-    }
-
-    private static final class BadValue extends Exception {
-        BadValue(String m) {
-            super(m, null, false, false);
-        }
-    }
-
-    private static Map<String, String> readMap(JsonParser p) throws IOException, BadValue {
-        if (p.currentToken() != JsonToken.START_OBJECT) {
-            throw new BadValue("'attributes' is not an object");
-        }
-        Map<String, String> m = new LinkedHashMap<>();
-        String bad = null;
-        for (String k = p.nextFieldName(); k != null; k = p.nextFieldName()) {
-            JsonToken v = p.nextToken();
-            if (v.isStructStart()) {
-                p.skipChildren();
-                bad = "attribute '" + k + "' is not a string";
-            } else {
-                m.put(k, p.getValueAsString(""));
-            }
-        }
-        if (bad != null) {
-            throw new BadValue(bad); // the map is consumed: the caller's skipChildren does nothing
-        }
-        return m;
-    }
-
-    private static List<DeviceInfo> readDevices(JsonParser p) throws IOException, BadValue {
-        if (p.currentToken() != JsonToken.START_ARRAY) {
-            throw new BadValue("'devices' is not an array");
-        }
-        List<DeviceInfo> out = new ArrayList<>();
-        for (JsonToken tok = p.nextToken(); tok != JsonToken.END_ARRAY; tok = p.nextToken()) {
-            if (tok != JsonToken.START_OBJECT) {
-                p.skipChildren();
-                continue;
-            }
-            String kind = null;
-            String name = "";
-            long index = 0, total = 0, free = 0;
-            for (String f = p.nextFieldName(); f != null; f = p.nextFieldName()) {
-                p.nextToken();
-                switch (f) {
-                    case "kind" -> kind = p.getValueAsString();
-                    case "name" -> name = p.getValueAsString("");
-                    case "index" -> index = p.getValueAsLong();
-                    case "total_bytes" -> total = p.getValueAsLong();
-                    case "free_bytes" -> free = p.getValueAsLong();
-                    default -> p.skipChildren();
-                }
-            }
-            DeviceKind dk;
-            try {
-                dk = DeviceKind.valueOf(String.valueOf(kind));
-            } catch (IllegalArgumentException e) {
-                continue;
-            }
-            out.add(new DeviceInfo(dk, (int) index, name, total, free));
-        }
-        return out;
-    }
-
 }

@@ -38,6 +38,7 @@ class JsonlTest {
         Path f = dir.resolve("fixture.jsonl");
         Files.writeString(f, """
                 {"type":"memory","id":0,"name":"frame","kind":"ARENA","device":"host","capacity":4096}
+                {"type":"string","id":0,"value":"frame 1 done"}
                 {"t":10,"kind":"ALLOC","mem":0,"b":256,"c":200,"used":256}
 
                 {"t":20,"kind":"MARKER","ref":0}
@@ -106,6 +107,165 @@ class JsonlTest {
         assertTrue(r.problems().get(0).startsWith(f + ":3: not valid JSON"), r.problems().get(0));
         assertTrue(r.problems().get(1).startsWith(f + ":5: not valid JSON"), r.problems().get(1));
         assertTrue(r.problems().get(2).startsWith(f + ":8: not valid JSON"), r.problems().get(2));
+    }
+
+    /** Everything a read delivered, in order, as text: to compare reads line by line. */
+    private static final class Transcript implements dev.arenascope.core.trace.EventSink {
+        final List<String> out = new ArrayList<>();
+
+        @Override
+        public void onSession(dev.arenascope.core.trace.SessionInfo s) {
+            out.add("session " + s.name());
+        }
+
+        @Override
+        public void onMemory(dev.arenascope.core.trace.MemoryInfo m) {
+            out.add("memory " + m);
+        }
+
+        @Override
+        public void onString(int id, String value) {
+            out.add("string " + id + " " + value);
+        }
+
+        @Override
+        public void onThread(int id, String name) {
+            out.add("thread " + id + " " + name);
+        }
+
+        @Override
+        public void onLoss(long count) {
+            out.add("loss " + count);
+        }
+
+        @Override
+        public void onEvents(dev.arenascope.core.trace.EventBatch batch) {
+            for (int i = 0; i < batch.size(); i++) {
+                out.add(batch.get(i).toString());
+            }
+        }
+
+        @Override
+        public void onClose() {
+            out.add("close");
+        }
+    }
+
+    /** A file with every kind of trouble between sound lines, CRLF and lone CR line ends included. */
+    private static String troubledFile() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("{\"type\":\"session\",\"name\":\"s\",\"host\":\"h\",\"start_epoch_ns\":5,\"devices\":[],\"attributes\":{}}\n");
+        sb.append("{\"type\":\"memory\",\"id\":0,\"name\":\"m\",\"kind\":\"ARENA\",\"device\":\"host\",\"capacity\":4096}\n");
+        sb.append("{\"type\":\"string\",\"id\":0,\"value\":\"scope\"}\n");
+        for (int i = 0; i < 40; i++) {
+            sb.append("{\"t\":").append(10 * i).append(",\"kind\":\"ALLOC\",\"mem\":0,\"b\":16,\"used\":").append(16 * i).append("}\n");
+            switch (i % 13) {
+                case 1 -> sb.append("garbage\n");
+                case 2 -> sb.append("{\"t\":1,\"kind\":\"ALLOC\",\n\"mem\":0}\n");                   // a value over two lines
+                case 3 -> sb.append("{\"t\":2,\"kind\":\"FREE\",\"mem\":0} junk\n");                   // good value, then junk
+                case 4 -> sb.append("[1,\n2]\n");                                                    // an array over two lines
+                case 5 -> sb.append("{\"t\":3,\"kind\":\"MARKER\",\"ref\":7}\n");                   // undeclared string
+                case 6 -> sb.append("{\"t\":4,\"kind\":\"FREE\",\"mem\":3}\r\n");                  // undeclared memory, CRLF
+                case 7 -> sb.append("{\"t\":5,\"kind\":\"FREE\",\"mem\":0}\r{\"t\":6,\"kind\":\"NOPE\"}\n"); // lone CR
+                case 8 -> sb.append("{\"name\":\"cut\n");                                             // a string cut by its line end
+                case 9 -> sb.append("\n  \n{\"t\":7,\"kind\":\"MARKER\",\"ref\":0} {\"t\":8,\"kind\":\"MARKER\"}\n");
+                case 10 -> sb.append("{\"type\":\"session\",\"name\":\"again\"}\n");              // a second session
+                case 11 -> sb.append("{\"type\":\"string\",\"id\":7,\"value\":\"late\"}\n");     // declares 7 from here on
+                default -> { }
+            }
+        }
+        sb.append("{\"t\":999,\"kind\":\"FREE\",\"mem\":0,\"b\":16");  // cut at the end of the file
+        return sb.toString();
+    }
+
+    @Test
+    void resultDoesNotDependOnChunksOrThreads() throws Exception {
+        Path f = dir.resolve("troubled.jsonl");
+        Files.writeString(f, troubledFile());
+        Transcript whole = new Transcript();
+        ReadReport ref = JsonlReader.read(f, whole, 1 << 20, 0);
+        assertTrue(ref.problemCount() > 20, ref.problems().toString());
+        assertTrue(ref.events() > 40, ref.summary());
+        for (int chunk : new int[] {1, 2, 3, 5, 8, 13, 29, 64, 100, 333, 1000}) {
+            for (int workers : new int[] {0, 3}) {
+                Transcript t = new Transcript();
+                ReadReport r = JsonlReader.read(f, t, chunk, workers);
+                String where = "chunk " + chunk + ", workers " + workers;
+                assertEquals(whole.out, t.out, where);
+                assertEquals(ref, r, where);
+            }
+        }
+    }
+
+    @Test
+    void problemsNameTheirLinesWhateverTheLineEnds() throws Exception {
+        Path f = dir.resolve("troubled.jsonl");
+        Files.writeString(f, troubledFile());
+        ReadReport r = JsonlReader.read(f, new Transcript(), 1 << 20, 0);
+        List<String> lines = troubledFile().lines().toList(); // \n, \r\n and a lone \r end a line, as for the reader
+        assertEquals(f + ":6: not valid JSON (Unrecognized token 'garbage': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false'))",
+                r.problems().get(0));
+        assertEquals("garbage", lines.get(5));
+        assertEquals(f + ":8: not valid JSON (Unexpected end-of-input within/between Object entries)", r.problems().get(1));
+        assertEquals("{\"t\":1,\"kind\":\"ALLOC\",", lines.get(7));
+        assertEquals(f + ":9: not a JSON object (a string)", r.problems().get(2)); // "mem":0} read alone
+        assertTrue(r.problems().get(3).startsWith(f + ":9: not valid JSON (Unexpected character (':'"), r.problems().get(3));
+        assertTrue(r.problems().get(4).startsWith(f + ":11: not valid JSON (Unrecognized token 'junk'"), r.problems().get(4));
+        assertEquals(f + ":13: not valid JSON (Unexpected end-of-input within/between Array entries)", r.problems().get(5));
+        assertTrue(r.problems().get(6).startsWith(f + ":14: not valid JSON (Unexpected character (']'"), r.problems().get(6));
+        assertEquals(f + ":16: string 7 is not declared (no \"string\" line with \"id\":7 before this MARKER event's 'ref')", r.problems().get(7));
+        assertEquals("{\"t\":3,\"kind\":\"MARKER\",\"ref\":7}", lines.get(15));
+    }
+
+    @Test
+    void eventsMustReferToMemoriesAndStringsDeclaredBeforeThem() throws Exception {
+        Path f = dir.resolve("refs.jsonl");
+        Files.writeString(f, """
+                {"t":1,"kind":"ALLOC","mem":0,"b":16,"used":16}
+                {"type":"memory","id":0,"name":"m","kind":"ARENA","device":"host","capacity":4096}
+                {"t":2,"kind":"ALLOC","mem":0,"b":16,"used":16}
+                {"t":3,"kind":"ALLOC","mem":1,"b":16,"used":16}
+                {"t":4,"kind":"MARKER","ref":5}
+                {"t":5,"kind":"ALLOC","mem":0,"b":16,"used":32,"ref":5}
+                {"type":"string","id":5,"value":"float32[4]"}
+                {"t":6,"kind":"ALLOC","mem":0,"b":16,"used":48,"ref":5}
+                {"t":7,"kind":"MARKER","ref":5}
+                {"t":8,"kind":"MARKER"}
+                {"type":"memory","id":1,"name":"p","kind":"POOL","device":"host","capacity":0}
+                {"t":9,"kind":"POOL_REQUEST","mem":1,"a":4096,"b":512,"c":500,"used":512,"aux":512,"ref":9,"ref2":120}
+                """);
+        LoadedTrace t = JsonlReader.load(f);
+        List<Long> times = new ArrayList<>();
+        for (int i = 0; i < t.store().eventCount(); i++) {
+            times.add(t.store().event(i).timeNs());
+        }
+        assertEquals(List.of(2L, 6L, 7L, 8L, 9L), times); // a pool's ref is its bin, not a string
+        ReadReport r = t.report();
+        assertEquals(List.of(
+                f + ":1: memory 0 is not declared (no \"memory\" line with \"id\":0 before this event)",
+                f + ":4: memory 1 is not declared (no \"memory\" line with \"id\":1 before this event)",
+                f + ":5: string 5 is not declared (no \"string\" line with \"id\":5 before this MARKER event's 'ref')",
+                f + ":6: string 5 is not declared (no \"string\" line with \"id\":5 before this ALLOC event's 'ref')"), r.problems());
+        assertEquals(8, r.parts(), "sound lines");
+        assertEquals(5, r.events());
+    }
+
+    @Test
+    void aLineLongerThanTheLimitIsOneProblemAndTheRestIsRead() throws Exception {
+        Path f = dir.resolve("long.jsonl");
+        StringBuilder sb = new StringBuilder();
+        sb.append("{\"type\":\"memory\",\"id\":0,\"name\":\"m\",\"kind\":\"ARENA\",\"device\":\"host\",\"capacity\":4096}\n");
+        sb.append("{\"t\":1,\"kind\":\"ALLOC\",\"mem\":0,\"b\":16,\"used\":16}\n");
+        sb.append("{\"t\":2,\"kind\":\"ALLOC\",\"mem\":0,\"pad\":\"").append("x".repeat(JsonlReader.MAX_LINE)).append("\"}\n");
+        sb.append("{\"t\":3,\"kind\":\"FREE\",\"mem\":0,\"b\":16}\n");
+        Files.writeString(f, sb);
+        for (int workers : new int[] {0, 2}) {
+            Transcript tr = new Transcript();
+            ReadReport r = JsonlReader.read(f, tr, 1 << 16, workers);
+            assertEquals(List.of(f + ":3: line longer than 16 MiB"), r.problems());
+            assertEquals(2, r.events());
+            assertTrue(tr.out.get(tr.out.size() - 2).startsWith("Event[timeNs=3"), tr.out.toString());
+        }
     }
 
     @Test

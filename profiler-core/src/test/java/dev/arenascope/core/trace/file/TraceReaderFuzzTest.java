@@ -1,5 +1,6 @@
 package dev.arenascope.core.trace.file;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -137,11 +138,16 @@ class TraceReaderFuzzTest {
         EventStore src = new EventStore();
         SyntheticTrace.write(1, 3000, src);
         src.replayTo(new JsonlWriter(f));
-        int runs = fuzz(f, p -> JsonlReader.read(p, new EventSink() {
+        EventSink nothing = new EventSink() {
             @Override
             public void onEvents(EventBatch batch) {
             }
-        }));
+        };
+        int runs = fuzz(f, p -> {
+            ReadReport whole = JsonlReader.read(p, nothing);
+            // the same file cut into small chunks parsed on threads reads the same, line for line
+            assertEquals(whole, JsonlReader.read(p, nothing, 4093, 2));
+        });
         assertTrue(runs > 10, "only " + runs + " runs");
     }
 }
