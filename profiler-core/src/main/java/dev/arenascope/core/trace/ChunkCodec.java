@@ -3,6 +3,9 @@ package dev.arenascope.core.trace;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -244,6 +247,15 @@ public final class ChunkCodec implements AutoCloseable {
      */
     public Chunk decodeFrame(byte[] header, int headerOff, FrameHeader fh, byte[] payload, int payloadOff,
                              String source, long offset) throws TraceFormatException {
+        return decodeFrame(header, headerOff, fh, payload, payloadOff, source, offset, null);
+    }
+
+    /**
+     * As {@link #decodeFrame(byte[], int, FrameHeader, byte[], int, String, long)}, decoding the events
+     * into {@code into} (cleared first; null for a new batch), so a reader can reuse batches.
+     */
+    public Chunk decodeFrame(byte[] header, int headerOff, FrameHeader fh, byte[] payload, int payloadOff,
+                             String source, long offset, EventBatch into) throws TraceFormatException {
         crc.reset();
         crc.update(header, headerOff, 32);
         crc.update(payload, payloadOff, fh.payloadBytes());
@@ -255,9 +267,10 @@ public final class ChunkCodec implements AutoCloseable {
                 ? payload : Arrays.copyOfRange(payload, payloadOff, payloadOff + fh.payloadBytes());
         byte[] rawBytes = decompress(exact, fh.rawBytes(), source, offset + FRAME_HEADER_BYTES);
         // every event takes at least one byte in each of the 11 columns: a forged count cannot over-allocate
-        EventBatch events = new EventBatch(Math.min(fh.events(), fh.rawBytes() / COLUMNS + 16));
+        EventBatch events = into != null ? into : new EventBatch(Math.min(fh.events(), fh.rawBytes() / COLUMNS + 16));
+        events.clear();
         List<MetaRecord> meta = new ArrayList<>();
-        ByteReader r = new ByteReader(rawBytes, 0, rawBytes.length, source + " (chunk at byte " + offset + ", decompressed)", 0);
+        ByteReader r = new ByteReader(rawBytes, 0, fh.rawBytes(), source + " (chunk at byte " + offset + ", decompressed)", 0);
         decodePayload(r, meta, events);
         if (events.size() != fh.events()) {
             throw new TraceFormatException(source, offset, "chunk header says " + fh.events() + " events, payload holds " + events.size());
@@ -291,12 +304,15 @@ public final class ChunkCodec implements AutoCloseable {
      */
     public void unpackEvents(byte[] packed, int rawBytes, EventBatch out, String source) throws TraceFormatException {
         byte[] rawb = decompress(packed, rawBytes, source, 0);
-        ByteReader r = new ByteReader(rawb, 0, rawb.length, source, 0);
+        ByteReader r = new ByteReader(rawb, 0, rawBytes, source, 0);
         int metaLen = r.count(r.remaining(), "metadata length");
         r.skip(metaLen);
         decodeEvents(r, out);
     }
 
+    private byte[] rawBuf = new byte[1 << 16];
+
+    /** Decompresses into this codec's buffer: bytes {@code [0, rawLen)} of the array returned. */
     private byte[] decompress(byte[] src, int rawLen, String source, long offset) throws TraceFormatException {
         if (dctx == null) {
             dctx = new ZstdDecompressCtx();
@@ -305,7 +321,11 @@ public final class ChunkCodec implements AutoCloseable {
         if (declared != rawLen) {
             throw new TraceFormatException(source, offset, "compressed payload declares " + declared + " bytes, header says " + rawLen);
         }
-        byte[] dst = new byte[rawLen];
+        // the decompressed bytes are only read while decoding: one buffer per codec serves every chunk
+        if (rawBuf.length < rawLen) {
+            rawBuf = new byte[Math.max(rawLen, Math.min(MAX_RAW_BYTES, 2 * rawBuf.length))];
+        }
+        byte[] dst = rawBuf;
         int n;
         try {
             n = dctx.decompressByteArray(dst, 0, rawLen, src, 0, src.length);
@@ -508,68 +528,201 @@ public final class ChunkCodec implements AutoCloseable {
     /**
      * Writes events {@code [from, to)} as: varint count, eleven varint column lengths, the columns
      * (time, kind+flags, memory, thread, a, b, c, used, aux, ref, ref2). Deltas run within the chunk only.
+     * Each column is written by its own loop straight from the batch's arrays.
      */
     public void encodeEvents(EventBatch batch, int from, int to, ByteWriter out) {
         resetSlots();
         int n = to - from;
-        int cap = Math.max(64, n * 10);
-        if (scratch[0] == null || scratch[0].length < cap) {
-            for (int k = 0; k < COLUMNS; k++) {
-                scratch[k] = new byte[cap];
-            }
+        if (n < 0 || from < 0 || to > batch.size) {
+            throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + batch.size);
         }
-        byte[] bT = scratch[0], bK = scratch[1], bM = scratch[2], bTh = scratch[3], bA = scratch[4], bB = scratch[5],
-                bC = scratch[6], bU = scratch[7], bX = scratch[8], bR = scratch[9], bR2 = scratch[10];
-        int pT = 0, pK = 0, pM = 0, pTh = 0, pA = 0, pB = 0, pC = 0, pU = 0, pX = 0, pR = 0, pR2 = 0;
-        long prevT = 0;
-        int prevMem = -1;
-        int prevTh = 0;
+        int[] pk = batch.kindFlagsMemory;
+        int maxSlot = 0;
         for (int i = from; i < to; i++) {
-            long t = batch.time(i);
-            pT = zz(bT, pT, t - prevT);
-            prevT = t;
-            int packed = batch.packed(i);
-            int kind = packed & 0xff;
-            int mem = (packed >>> 16) - 1;
-            pK = uv(bK, pK, packed & 0xffff);
-            pM = zz(bM, pM, mem - prevMem);
-            prevMem = mem;
-            int th = batch.thread(i);
-            pTh = zz(bTh, pTh, (long) th - prevTh);
-            prevTh = th;
-            int sl = mem + 1;
-            if (sl >= slotsInUse) {
-                slot(sl);
-            }
-            long a = batch.a(i);
-            long b = batch.b(i);
-            pA = zz(bA, pA, a - prevA[sl]);
-            prevA[sl] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
-            pB = zz(bB, pB, b);
-            long c = batch.c(i);
-            pC = zz(bC, pC, C_FROM_B[kind] ? c - b : c);
-            long used = batch.used(i);
-            pU = zz(bU, pU, used - prevUsed[sl] - USED_SIGN[kind] * b);
-            prevUsed[sl] = used;
-            long aux = batch.aux(i);
-            pX = zz(bX, pX, aux - prevAux[sl]);
-            prevAux[sl] = aux;
-            pR = zz(bR, pR, batch.ref(i));
-            pR2 = zz(bR2, pR2, batch.ref2(i));
+            maxSlot = Math.max(maxSlot, pk[i] >>> 16);
         }
-        int[] lens = {pT, pK, pM, pTh, pA, pB, pC, pU, pX, pR, pR2};
+        slot(maxSlot);
+        long[] pA = prevA;
+        long[] pU = prevUsed;
+        long[] pX = prevAux;
+        long[] ta = batch.time;
+        long[] va = batch.a;
+        long[] vb = batch.b;
+        long[] vc = batch.c;
+        long[] vu = batch.used;
+        long[] vx = batch.aux;
+        int[] th = batch.thread;
+        int[] r1 = batch.ref;
+        int[] r2 = batch.ref2;
+        int[] lens = colLens;
+        byte[] buf = colBuf;
+        int p = 0;
+        for (int k = 0; k < COLUMNS; k++) {
+            // every value takes at most 10 bytes
+            long need = (long) p + 10L * n;
+            if (need > buf.length) {
+                if (need > Integer.MAX_VALUE - 16) {
+                    throw new IllegalArgumentException("chunk of " + n + " events too large to encode");
+                }
+                buf = colBuf = Arrays.copyOf(buf, (int) Math.max(need, Math.min(Integer.MAX_VALUE - 16, 2L * buf.length)));
+            }
+            int start = p;
+            p = switch (k) {
+                case 0 -> deltas(buf, p, ta, from, to);
+                case 1 -> kindFlags(buf, p, pk, from, to);
+                case 2 -> slots(buf, p, pk, from, to);
+                case 3 -> deltas(buf, p, th, from, to);
+                case 4 -> predictedA(buf, p, va, vb, pk, pA, from, to);
+                case 5 -> plain(buf, p, vb, from, to);
+                case 6 -> requested(buf, p, vc, vb, pk, from, to);
+                case 7 -> predictedUsed(buf, p, vu, vb, pk, pU, from, to);
+                case 8 -> perMemoryDeltas(buf, p, vx, pk, pX, from, to);
+                case 9 -> plain(buf, p, r1, from, to);
+                default -> plain(buf, p, r2, from, to);
+            };
+            lens[k] = p - start;
+        }
         out.varint(n);
         for (int len : lens) {
             out.varint(len);
         }
-        for (int k = 0; k < COLUMNS; k++) {
-            out.bytes(scratch[k], 0, lens[k]);
+        out.bytes(buf, 0, p);
+    }
+
+    // one loop a column, each small enough for the JIT to compile on its own
+
+    private static int deltas(byte[] buf, int p, long[] v, int from, int to) {
+        long prev = 0;
+        for (int i = from; i < to; i++) {
+            long x = v[i];
+            p = zz(buf, p, x - prev);
+            prev = x;
+        }
+        return p;
+    }
+
+    private static int deltas(byte[] buf, int p, int[] v, int from, int to) {
+        long prev = 0;
+        for (int i = from; i < to; i++) {
+            long x = v[i];
+            p = zz(buf, p, x - prev);
+            prev = x;
+        }
+        return p;
+    }
+
+    private static int kindFlags(byte[] buf, int p, int[] pk, int from, int to) {
+        for (int i = from; i < to; i++) {
+            p = uv(buf, p, pk[i] & 0xffff);
+        }
+        return p;
+    }
+
+    /** Memory slots (id + 1, so "none" is 0): the same deltas as ids from -1. */
+    private static int slots(byte[] buf, int p, int[] pk, int from, int to) {
+        int prev = 0;
+        for (int i = from; i < to; i++) {
+            int sl = pk[i] >>> 16;
+            p = zz(buf, p, sl - prev);
+            prev = sl;
+        }
+        return p;
+    }
+
+    private static int plain(byte[] buf, int p, long[] v, int from, int to) {
+        for (int i = from; i < to; i++) {
+            p = zz(buf, p, v[i]);
+        }
+        return p;
+    }
+
+    private static int plain(byte[] buf, int p, int[] v, int from, int to) {
+        for (int i = from; i < to; i++) {
+            p = zz(buf, p, v[i]);
+        }
+        return p;
+    }
+
+    private static int predictedA(byte[] buf, int p, long[] va, long[] vb, int[] pk, long[] pA, int from, int to) {
+        for (int i = from; i < to; i++) {
+            int packed = pk[i];
+            int sl = packed >>> 16;
+            long a = va[i];
+            p = zz(buf, p, a - pA[sl]);
+            pA[sl] = A_PLUS_B[packed & 0xff] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + vb[i] : a;
+        }
+        return p;
+    }
+
+    private static int requested(byte[] buf, int p, long[] vc, long[] vb, int[] pk, int from, int to) {
+        for (int i = from; i < to; i++) {
+            long c = vc[i];
+            p = zz(buf, p, C_FROM_B[pk[i] & 0xff] ? c - vb[i] : c);
+        }
+        return p;
+    }
+
+    private static int predictedUsed(byte[] buf, int p, long[] vu, long[] vb, int[] pk, long[] pU, int from, int to) {
+        for (int i = from; i < to; i++) {
+            int packed = pk[i];
+            int sl = packed >>> 16;
+            long u = vu[i];
+            p = zz(buf, p, u - pU[sl] - USED_SIGN[packed & 0xff] * vb[i]);
+            pU[sl] = u;
+        }
+        return p;
+    }
+
+    private static int perMemoryDeltas(byte[] buf, int p, long[] vx, int[] pk, long[] pX, int from, int to) {
+        for (int i = from; i < to; i++) {
+            int sl = pk[i] >>> 16;
+            long x = vx[i];
+            p = zz(buf, p, x - pX[sl]);
+            pX[sl] = x;
+        }
+        return p;
+    }
+
+    private byte[] colBuf = new byte[1 << 16];
+    private final int[] colLens = new int[COLUMNS];
+    private final long[][] colScratch = {new long[1024], new long[1024], new long[1024], new long[1024]};
+
+    private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long HIGH_BITS = 0x8080808080808080L;
+
+    /**
+     * Writes {@code v} as an unsigned LEB128 varint at {@code p} and returns the position after it.
+     * Values below 2^56 (all but the rarest) take a branch-free path: the seven-bit groups are spread
+     * to bytes with three shift-and-mask steps, the continuation bits come from the length, and one 8-byte store
+     * writes it, so {@code b} must have 8 bytes of room from {@code p} (the encoder keeps 10 a value).
+     */
+    private static int uv(byte[] b, int p, long v) {
+        if ((v & ~0x7FL) == 0) {
+            b[p] = (byte) v; // most values of most columns: a single byte
+            return p + 1;
+        }
+        if (v >>> 56 != 0) {
+            return uvLong(b, p, v);
+        }
+        // spread 28-bit halves to 32-bit lanes, then 14-bit quarters to 16-bit lanes, then 7-bit groups to bytes
+        long x = (v & 0x0fffffffL) | (v << 4 & 0x0fffffff00000000L);
+        x = (x & 0x00003fff00003fffL) | (x << 2 & 0x3fff00003fff0000L);
+        x = (x & 0x007f007f007f007fL) | (x << 1 & 0x7f007f007f007f00L);
+        int nb = VARINT_BYTES[64 - Long.numberOfLeadingZeros(v)];
+        LE.set(b, p, x | (HIGH_BITS & ((1L << ((nb - 1) << 3)) - 1)));
+        return p + nb;
+    }
+
+    /** Bytes of a varint by the bit length of its value (0..64). */
+    private static final int[] VARINT_BYTES = new int[65];
+
+    static {
+        for (int bits = 0; bits <= 64; bits++) {
+            VARINT_BYTES[bits] = Math.max(1, (bits + 6) / 7);
         }
     }
 
-    private final byte[][] scratch = new byte[COLUMNS][];
-
-    private static int uv(byte[] b, int p, long v) {
+    private static int uvLong(byte[] b, int p, long v) {
         while ((v & ~0x7FL) != 0) {
             b[p++] = (byte) ((v & 0x7F) | 0x80);
             v >>>= 7;
@@ -582,7 +735,23 @@ public final class ChunkCodec implements AutoCloseable {
         return uv(b, p, (v << 1) ^ (v >> 63));
     }
 
-    /** Reads columns written by {@link #encodeEvents} and appends the events to {@code out}. */
+    private static long unzz(long v) {
+        return (v >>> 1) ^ -(v & 1);
+    }
+
+    /** Kind codes a reader accepts (the known {@link EventKind} codes). */
+    private static final boolean[] KNOWN_KIND = new boolean[256];
+
+    static {
+        for (EventKind k : EventKind.values()) {
+            KNOWN_KIND[k.code()] = true;
+        }
+    }
+
+    /**
+     * Reads columns written by {@link #encodeEvents} and appends the events to {@code out}. Each column
+     * is read by its own loop into the batch's arrays; an error names the byte offset of the bad value.
+     */
     public void decodeEvents(ByteReader r, EventBatch out) throws TraceFormatException {
         resetSlots();
         int n = r.count(Math.min(MAX_EVENTS, r.remaining()), "event count");
@@ -595,107 +764,248 @@ public final class ChunkCodec implements AutoCloseable {
         if (total > r.remaining()) {
             throw r.error("columns claim " + total + " bytes, " + r.remaining() + " left");
         }
-        Col[] c = new Col[COLUMNS];
-        for (int k = 0; k < COLUMNS; k++) {
-            long at = r.sourceOffset();
-            int p = r.position();
-            r.skip(len[k]);
-            c[k] = new Col(rBuf(r), p, p + len[k], at, r);
+        if (total < (long) n * COLUMNS) {
+            throw r.error(n + " events need at least " + (long) n * COLUMNS + " column bytes, the columns hold " + total);
         }
-        Col cT = c[0], cK = c[1], cM = c[2], cTh = c[3], cA = c[4], cB = c[5], cC = c[6], cU = c[7], cX = c[8], cR = c[9], cR2 = c[10];
-        long prevT = 0;
-        long prevMem = -1;
-        long prevTh = 0;
+        byte[] buf = r.backing();
+        int[] colStart = new int[COLUMNS + 1];
+        long base = r.sourceOffset() - r.position(); // source offset of buf[0]
+        colStart[0] = r.position();
+        for (int k = 0; k < COLUMNS; k++) {
+            colStart[k + 1] = colStart[k] + len[k];
+        }
+        r.skip((int) total);
+        if (colScratch[0].length < n) {
+            for (int k = 0; k < colScratch.length; k++) {
+                colScratch[k] = new long[Math.max(n, 2 * colScratch[k].length)];
+            }
+        }
+        long[] v0 = colScratch[0];
+        long[] v1 = colScratch[1];
+        long[] v2 = colScratch[2];
+        long[] v3 = colScratch[3];
+        String src = r.source();
+        out.reserve(n);
+        int o = out.size;
+        long[] ta = out.time;
+        int[] pk = out.kindFlagsMemory;
+        int[] th = out.thread;
+        long[] va = out.a;
+        long[] vb = out.b;
+        long[] vc = out.c;
+        long[] vu = out.used;
+        long[] vx = out.aux;
+        int[] r1 = out.ref;
+        int[] r2 = out.ref2;
+        // time, kind and flags, memory slot (id + 1), thread
+        readColumns(buf, colStart, 0, v0, v1, v2, v3, n, src, base);
+        long t = 0;
+        long sl = 0;
+        long tv = 0;
+        int maxSlot = 0;
         for (int i = 0; i < n; i++) {
-            long t = prevT + cT.sv();
-            prevT = t;
-            long kf = cK.uv();
-            int kind = (int) (kf & 0xff);
-            if (kf > 0xffff || EventKind.ofCode(kind) == null) {
-                throw cK.error("event " + i + ": unknown kind code " + kind);
+            t += unzz(v0[i]);
+            ta[o + i] = t;
+            long kf = v1[i];
+            if (kf > 0xffff || !KNOWN_KIND[(int) kf & 0xff]) {
+                throw valueError(buf, colStart, 1, i, src, base, "event " + i + ": unknown kind code " + (kf & 0xff));
             }
-            long mem = prevMem + cM.sv();
-            if (mem < -1 || mem > EventBatch.MAX_MEMORY_ID) {
-                throw cM.error("event " + i + ": memory id " + mem + " out of range");
+            sl += unzz(v2[i]);
+            if (sl < 0 || sl > MAX_MEMORY_SLOT) {
+                throw valueError(buf, colStart, 2, i, src, base, "event " + i + ": memory id " + (sl - 1) + " out of range");
             }
-            prevMem = mem;
-            long th = prevTh + cTh.sv();
-            if (th != (int) th) {
-                throw cTh.error("event " + i + ": thread id " + th + " out of range");
+            pk[o + i] = (int) kf | (int) sl << 16;
+            maxSlot = Math.max(maxSlot, (int) sl);
+            tv += unzz(v3[i]);
+            if (tv != (int) tv) {
+                throw valueError(buf, colStart, 3, i, src, base, "event " + i + ": thread id " + tv + " out of range");
             }
-            prevTh = th;
-            int s = (int) mem + 1;
-            slot(s);
-            long a = prevA[s] + cA.sv();
-            long b = cB.sv();
-            prevA[s] = A_PLUS_B[kind] && (kf & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
-            long cv = cC.sv();
-            long cc = C_FROM_B[kind] ? cv + b : cv;
-            long used = prevUsed[s] + USED_SIGN[kind] * b + cU.sv();
-            prevUsed[s] = used;
-            long aux = prevAux[s] + cX.sv();
-            prevAux[s] = aux;
-            long ref = cR.sv();
-            long ref2 = cR2.sv();
-            if (ref != (int) ref || ref2 != (int) ref2) {
-                throw cR.error("event " + i + ": ref out of 32-bit range");
-            }
-            out.add(t, (int) kf | ((int) mem + 1) << 16, (int) th, a, b, cc, used, aux, (int) ref, (int) ref2);
+            th[o + i] = (int) tv;
         }
-        for (int k = 0; k < COLUMNS; k++) {
-            if (c[k].pos != c[k].end) {
-                throw c[k].error("column " + k + " has " + (c[k].end - c[k].pos) + " bytes left after " + n + " events");
+        slot(maxSlot);
+        long[] pA = prevA;
+        long[] pU = prevUsed;
+        long[] pX = prevAux;
+        // a, b, c, used: a, c and used are predicted from b and the memory's previous values
+        readColumns(buf, colStart, 4, v0, v1, v2, v3, n, src, base);
+        for (int i = 0; i < n; i++) {
+            int packed = pk[o + i];
+            int kind = packed & 0xff;
+            int s = packed >>> 16;
+            long b = unzz(v1[i]);
+            vb[o + i] = b;
+            long a = pA[s] + unzz(v0[i]);
+            va[o + i] = a;
+            pA[s] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
+            long c = unzz(v2[i]);
+            vc[o + i] = C_FROM_B[kind] ? c + b : c;
+            long u = pU[s] + USED_SIGN[kind] * b + unzz(v3[i]);
+            vu[o + i] = u;
+            pU[s] = u;
+        }
+        // aux, ref, ref2
+        readColumns(buf, colStart, 8, v0, v1, v2, null, n, src, base);
+        for (int i = 0; i < n; i++) {
+            int s = pk[o + i] >>> 16;
+            long x = pX[s] + unzz(v0[i]);
+            vx[o + i] = x;
+            pX[s] = x;
+            long x1 = unzz(v1[i]);
+            long x2 = unzz(v2[i]);
+            if (x1 != (int) x1 || x2 != (int) x2) {
+                throw valueError(buf, colStart, x1 != (int) x1 ? 9 : 10, i, src, base, "event " + i + ": ref out of 32-bit range");
             }
+            r1[o + i] = (int) x1;
+            r2[o + i] = (int) x2;
+        }
+        out.size = o + n;
+    }
+
+    /**
+     * The value of a varint whose bytes start {@code w} (little-endian), given {@code tz}, the bit
+     * index of its last byte's high bit: the 7-bit groups gathered with three shift-and-mask steps.
+     */
+    private static long gather(long w, int tz) {
+        long x = w & (-1L >>> (63 - tz));
+        x = (x & 0x007f007f007f007fL) | (x >>> 1 & 0x3f803f803f803f80L);
+        x = (x & 0x00003fff00003fffL) | (x >>> 2 & 0x0fffc0000fffc000L);
+        return (x & 0x000000000fffffffL) | (x >>> 4 & 0x00fffffff0000000L);
+    }
+
+    /**
+     * Reads the {@code n} varints of columns {@code k0 .. k0+3} (or {@code k0 .. k0+2} when {@code d3}
+     * is null) into {@code d0 .. d3}. A varint's bytes depend on where the previous one ended, so one
+     * column decodes at the speed of that chain; reading several columns in one loop runs their chains
+     * side by side. The loop reads 8 bytes a value and stops short of each column's last 8 bytes
+     * (and at any varint longer than 8 bytes); {@link #readColumn} finishes each column byte by byte.
+     */
+    private static void readColumns(byte[] buf, int[] start, int k0, long[] d0, long[] d1, long[] d2, long[] d3,
+                                    int n, String source, long base) throws TraceFormatException {
+        int p0 = start[k0];
+        int p1 = start[k0 + 1];
+        int p2 = start[k0 + 2];
+        int p3 = d3 == null ? 0 : start[k0 + 3];
+        int f0 = start[k0 + 1] - 8;
+        int f1 = start[k0 + 2] - 8;
+        int f2 = start[k0 + 3] - 8;
+        int f3 = d3 == null ? Integer.MAX_VALUE : start[k0 + 4] - 8;
+        int i = 0;
+        if (d3 != null) {
+            for (; i < n && p0 <= f0 && p1 <= f1 && p2 <= f2 && p3 <= f3; i++) {
+                long w0 = (long) LE.get(buf, p0);
+                long s0 = ~w0 & HIGH_BITS;
+                long w1 = (long) LE.get(buf, p1);
+                long s1 = ~w1 & HIGH_BITS;
+                long w2 = (long) LE.get(buf, p2);
+                long s2 = ~w2 & HIGH_BITS;
+                long w3 = (long) LE.get(buf, p3);
+                long s3 = ~w3 & HIGH_BITS;
+                if (s0 == 0 | s1 == 0 | s2 == 0 | s3 == 0) {
+                    break;
+                }
+                int t0 = Long.numberOfTrailingZeros(s0);
+                int t1 = Long.numberOfTrailingZeros(s1);
+                int t2 = Long.numberOfTrailingZeros(s2);
+                int t3 = Long.numberOfTrailingZeros(s3);
+                d0[i] = gather(w0, t0);
+                d1[i] = gather(w1, t1);
+                d2[i] = gather(w2, t2);
+                d3[i] = gather(w3, t3);
+                p0 += (t0 + 1) >>> 3;
+                p1 += (t1 + 1) >>> 3;
+                p2 += (t2 + 1) >>> 3;
+                p3 += (t3 + 1) >>> 3;
+            }
+        } else {
+            for (; i < n && p0 <= f0 && p1 <= f1 && p2 <= f2; i++) {
+                long w0 = (long) LE.get(buf, p0);
+                long s0 = ~w0 & HIGH_BITS;
+                long w1 = (long) LE.get(buf, p1);
+                long s1 = ~w1 & HIGH_BITS;
+                long w2 = (long) LE.get(buf, p2);
+                long s2 = ~w2 & HIGH_BITS;
+                if (s0 == 0 | s1 == 0 | s2 == 0) {
+                    break;
+                }
+                int t0 = Long.numberOfTrailingZeros(s0);
+                int t1 = Long.numberOfTrailingZeros(s1);
+                int t2 = Long.numberOfTrailingZeros(s2);
+                d0[i] = gather(w0, t0);
+                d1[i] = gather(w1, t1);
+                d2[i] = gather(w2, t2);
+                p0 += (t0 + 1) >>> 3;
+                p1 += (t1 + 1) >>> 3;
+                p2 += (t2 + 1) >>> 3;
+            }
+        }
+        readColumn(buf, p0, start[k0 + 1], k0, d0, i, n, source, base);
+        readColumn(buf, p1, start[k0 + 2], k0 + 1, d1, i, n, source, base);
+        readColumn(buf, p2, start[k0 + 3], k0 + 2, d2, i, n, source, base);
+        if (d3 != null) {
+            readColumn(buf, p3, start[k0 + 4], k0 + 3, d3, i, n, source, base);
         }
     }
 
-    private static byte[] rBuf(ByteReader r) {
-        return r.backing();
-    }
-
-    /** A cursor over one column's bytes. */
-    private static final class Col {
-        final byte[] buf;
-        int pos;
-        final int end;
-        final long base;
-        final ByteReader owner;
-
-        Col(byte[] buf, int pos, int end, long sourceOffset, ByteReader owner) {
-            this.buf = buf;
-            this.pos = pos;
-            this.end = end;
-            this.base = sourceOffset - pos;
-            this.owner = owner;
-        }
-
-        long uv() throws TraceFormatException {
-            int p = pos;
-            long v = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
-                if (p >= end) {
-                    pos = p;
-                    throw error("truncated varint");
+    /**
+     * Reads values {@code [i, n)} of column {@code k} from {@code p} into {@code dst} and checks that
+     * they end exactly at the column's {@code end}.
+     */
+    private static void readColumn(byte[] buf, int p, int end, int k, long[] dst, int i, int n, String source, long base)
+            throws TraceFormatException {
+        int fastEnd = end - 8;
+        while (i < n) {
+            if (p <= fastEnd) {
+                long w = (long) LE.get(buf, p);
+                if ((w & 0x80) == 0) {
+                    dst[i++] = w & 0x7f; // most values of most columns: a single byte
+                    p++;
+                    continue;
                 }
-                int b = buf[p++];
-                v |= (long) (b & 0x7f) << shift;
-                if (b >= 0) {
-                    pos = p;
-                    return v;
+                long stop = ~w & HIGH_BITS;
+                if (stop != 0) {
+                    int tz = Long.numberOfTrailingZeros(stop);
+                    dst[i++] = gather(w, tz);
+                    p += (tz + 1) >>> 3;
+                    continue;
                 }
             }
-            pos = p;
-            throw error("varint longer than 10 bytes");
+            // near the column's end, or a varint of 9 or 10 bytes: byte by byte
+            if (p >= end) {
+                throw new TraceFormatException(source, base + p, "column " + k + ": truncated varint (event " + i + " of " + n + ")");
+            }
+            long x = buf[p++];
+            if (x < 0) {
+                x &= 0x7f;
+                for (int shift = 7; ; shift += 7) {
+                    if (shift > 63) {
+                        throw new TraceFormatException(source, base + p, "column " + k + ": varint longer than 10 bytes");
+                    }
+                    if (p >= end) {
+                        throw new TraceFormatException(source, base + p, "column " + k + ": truncated varint (event " + i + " of " + n + ")");
+                    }
+                    long y = buf[p++];
+                    x |= (y & 0x7f) << shift;
+                    if (y >= 0) {
+                        break;
+                    }
+                }
+            }
+            dst[i++] = x;
         }
+        if (p != end) {
+            throw new TraceFormatException(source, base + p, "column " + k + " has " + (end - p) + " bytes left after " + n + " events");
+        }
+    }
 
-        long sv() throws TraceFormatException {
-            long v = uv();
-            return (v >>> 1) ^ -(v & 1);
+    /** An error about value {@code i} of column {@code k}, at that value's byte offset (found by rescanning). */
+    private static TraceFormatException valueError(byte[] buf, int[] start, int k, int i, String source, long base, String what) {
+        int p = start[k];
+        for (int j = 0; j < i; j++) {
+            while (buf[p++] < 0) {
+                // skip the varint: the column was read whole already, so it is well formed
+            }
         }
-
-        TraceFormatException error(String what) {
-            return new TraceFormatException(owner.source(), base + pos, what);
-        }
+        return new TraceFormatException(source, base + p, what);
     }
 
     @Override

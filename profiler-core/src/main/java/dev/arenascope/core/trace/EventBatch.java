@@ -7,17 +7,18 @@ import java.util.Arrays;
  * session's drain, by readers and by the store's loaders. Not thread-safe.
  */
 public final class EventBatch {
-    private int size;
-    private long[] time;
-    private int[] kindFlagsMemory; // kind code (8 bits) | flags (8 bits) << 8 | memory (16 bits, +1) << 16
-    private int[] thread;
-    private long[] a;
-    private long[] b;
-    private long[] c;
-    private long[] used;
-    private long[] aux;
-    private int[] ref;
-    private int[] ref2;
+    // package-private: ChunkCodec encodes and decodes the columns in place
+    int size;
+    long[] time;
+    int[] kindFlagsMemory; // kind code (8 bits) | flags (8 bits) << 8 | memory (16 bits, +1) << 16
+    int[] thread;
+    long[] a;
+    long[] b;
+    long[] c;
+    long[] used;
+    long[] aux;
+    int[] ref;
+    int[] ref2;
 
     public EventBatch() {
         this(1024);
@@ -154,6 +155,33 @@ public final class EventBatch {
     public void addFrom(EventBatch other, int i) {
         add(other.time[i], other.kindFlagsMemory[i], other.thread[i], other.a[i], other.b[i], other.c[i],
                 other.used[i], other.aux[i], other.ref[i], other.ref2[i]);
+    }
+
+    /** Appends events {@code [from, to)} of {@code other}, column by column. */
+    public void addRange(EventBatch other, int from, int to) {
+        int n = to - from;
+        if (from < 0 || n < 0 || to > other.size) {
+            throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + other.size);
+        }
+        reserve(n);
+        System.arraycopy(other.time, from, time, size, n);
+        System.arraycopy(other.kindFlagsMemory, from, kindFlagsMemory, size, n);
+        System.arraycopy(other.thread, from, thread, size, n);
+        System.arraycopy(other.a, from, a, size, n);
+        System.arraycopy(other.b, from, b, size, n);
+        System.arraycopy(other.c, from, c, size, n);
+        System.arraycopy(other.used, from, used, size, n);
+        System.arraycopy(other.aux, from, aux, size, n);
+        System.arraycopy(other.ref, from, ref, size, n);
+        System.arraycopy(other.ref2, from, ref2, size, n);
+        size += n;
+    }
+
+    /** Makes room for {@code more} events beyond the current size. */
+    void reserve(int more) {
+        while (time.length - size < more) {
+            grow();
+        }
     }
 
     private void grow() {

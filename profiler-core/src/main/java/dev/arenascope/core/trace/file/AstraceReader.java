@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,6 +21,7 @@ import java.util.zip.CRC32C;
 import dev.arenascope.core.trace.ByteReader;
 import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
@@ -456,7 +458,7 @@ public final class AstraceReader implements AutoCloseable {
 
     /**
      * Reads a whole file into {@code sink} (session, metadata, events, losses; then {@code onClose}),
-     * decoding chunks on up to three extra cores.
+     * decoding chunks on up to three other threads.
      *
      * @return what was recovered; {@link ReadReport#damaged()} when chunks were skipped or the file ends early
      * @throws TraceFormatException when the header cannot be read
@@ -479,7 +481,7 @@ public final class AstraceReader implements AutoCloseable {
             for (MetaRecord m : r.headerMeta) {
                 m.deliverTo(sink);
             }
-            int workers = Math.min(3, Runtime.getRuntime().availableProcessors() - 1);
+            int workers = decodeWorkers();
             if (workers <= 0) {
                 for (ChunkCodec.Chunk c; (c = r.nextChunk()) != null; ) {
                     deliver(c, sink, store);
@@ -497,6 +499,16 @@ public final class AstraceReader implements AutoCloseable {
         }
     }
 
+    /**
+     * Threads that decode chunks while the calling thread delivers them: one a core up to three, the
+     * caller's share of the work (indexing into a store) being smaller than a chunk's decoding; none
+     * on a single core.
+     */
+    private static int decodeWorkers() {
+        int cores = Runtime.getRuntime().availableProcessors();
+        return cores < 2 ? 0 : Math.min(3, cores);
+    }
+
     private static void deliver(ChunkCodec.Chunk c, EventSink sink, EventStore store) {
         for (MetaRecord m : c.meta()) {
             m.deliverTo(sink);
@@ -512,8 +524,12 @@ public final class AstraceReader implements AutoCloseable {
     private record Decoded(Located at, ChunkCodec.Chunk chunk, TraceFormatException error) {}
 
     private Decoded decodeLocated(ChunkCodec cc, Located l) {
+        return decodeLocated(cc, l, null);
+    }
+
+    private Decoded decodeLocated(ChunkCodec cc, Located l, EventBatch into) {
         try {
-            return new Decoded(l, cc.decodeFrame(l.header, 0, l.fh, l.payload, 0, source, l.offset), null);
+            return new Decoded(l, cc.decodeFrame(l.header, 0, l.fh, l.payload, 0, source, l.offset, into), null);
         } catch (TraceFormatException e) {
             return new Decoded(l, null, e);
         }
@@ -530,6 +546,8 @@ public final class AstraceReader implements AutoCloseable {
         ExecutorService pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-decode-", 0).factory());
         ThreadLocal<ChunkCodec> codecs = ThreadLocal.withInitial(ChunkCodec::new);
         ArrayDeque<Future<Decoded>> window = new ArrayDeque<>();
+        // a sink sees a batch only during onEvents, so once delivered a chunk's batch decodes another
+        ConcurrentLinkedQueue<EventBatch> spare = new ConcurrentLinkedQueue<>();
         try {
             while (true) {
                 while (window.size() < workers * 2) {
@@ -537,7 +555,7 @@ public final class AstraceReader implements AutoCloseable {
                     if (l == null) {
                         break;
                     }
-                    window.add(pool.submit(() -> decodeLocated(codecs.get(), l)));
+                    window.add(pool.submit(() -> decodeLocated(codecs.get(), l, spare.poll())));
                 }
                 Future<Decoded> f = window.poll();
                 if (f == null) {
@@ -554,6 +572,7 @@ public final class AstraceReader implements AutoCloseable {
                 }
                 accept(d.chunk);
                 deliver(d.chunk, sink, store);
+                spare.add(d.chunk.events());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -31,8 +31,8 @@ import dev.arenascope.core.trace.SessionInfo;
  * AstraceWriter(path))}, or feed it from a reader or a store. Events are gathered into chunks of up to
  * {@link #CHUNK_EVENTS} and written at least every {@link #MAX_CHUNK_AGE_NS} of wall time, so a
  * recording that is killed loses at most its last second. {@link #onClose()} writes the footer index.
- * Chunks are encoded and compressed on up to four extra cores when the machine has them, and written
- * in order by the calling thread.
+ * Chunks are encoded and compressed on up to four other threads (one a core) when the machine has two
+ * cores or more, and written in order by the calling thread, which only copies the events.
  *
  * <p>Called from one thread at a time (the {@link EventSink} contract); a shared daemon thread also
  * writes a chunk that has waited a second while no events came, so an idle recording that is then
@@ -76,7 +76,9 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         this.out = new BufferedOutputStream(Files.newOutputStream(path), 1 << 20);
         this.codec = new ChunkCodec(level);
         this.level = level;
-        int workers = Math.min(4, Runtime.getRuntime().availableProcessors() - 1);
+        // the calling thread only copies and writes; encoding and compressing is the work, one a core
+        int cores = Runtime.getRuntime().availableProcessors();
+        int workers = cores < 2 ? 0 : Math.min(4, cores);
         this.pool = workers <= 0 ? null
                 : Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-encode-", 0).factory());
         this.maxInFlight = Math.max(1, workers * 2);
@@ -174,8 +176,10 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             if (pending.isEmpty() && i < n) {
                 pendingSince = System.nanoTime();
             }
-            for (; i < n; i++) {
-                pending.addFrom(batch, i);
+            while (i < n) {
+                int take = Math.min(n - i, CHUNK_EVENTS - pending.size());
+                pending.addRange(batch, i, i + take);
+                i += take;
                 if (pending.size() == CHUNK_EVENTS) {
                     flushPending();
                     pendingSince = System.nanoTime();
@@ -244,9 +248,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             return;
         }
         EventBatch copy = spare.isEmpty() ? new EventBatch(CHUNK_EVENTS) : spare.poll();
-        for (int i = from; i < to; i++) {
-            copy.addFrom(b, i);
-        }
+        copy.addRange(b, from, to);
         submit(copy, 0, copy.size(), true);
     }
 

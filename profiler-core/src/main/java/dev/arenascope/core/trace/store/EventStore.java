@@ -159,13 +159,19 @@ public final class EventStore implements TraceView, EventSink {
         EventBatch b = batch;
         lock.writeLock().lock();
         try {
-            for (int i = 0; i < b.size(); i++) {
-                index(b, i);
-                tail.addFrom(b, i);
-                count++;
+            int n = b.size();
+            for (int i = 0; i < n; ) {
+                int j = Math.min(n, i + BLOCK_EVENTS - tail.size());
+                if (tail.isEmpty()) {
+                    tailFirstEff = Math.max(b.time(i), lastEff);
+                }
+                indexRange(b, i, j);
+                tail.addRange(b, i, j);
+                count += j - i;
                 if (tail.size() == BLOCK_EVENTS) {
                     seal();
                 }
+                i = j;
             }
             flushIndexes();
         } finally {
@@ -189,9 +195,7 @@ public final class EventStore implements TraceView, EventSink {
             }
             long first = count;
             long firstEffective = Math.max(b.time(0), lastEff);
-            for (int i = 0; i < b.size(); i++) {
-                index(b, i);
-            }
+            indexRange(b, 0, b.size());
             count += b.size();
             blocks.add(new Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes()));
             tailFirstIndex = count;
@@ -201,53 +205,115 @@ public final class EventStore implements TraceView, EventSink {
         }
     }
 
-    private void index(EventBatch b, int i) {
-        long t = b.time(i);
-        if (count == 0 && lastEff == Long.MIN_VALUE) {
-            firstTime = t;
-        }
-        long eff = Math.max(t, lastEff);
-        if (tail.isEmpty()) {
-            tailFirstEff = eff;
-        }
-        lastEff = eff;
-        int mem = b.memory(i);
-        if (mem < 0) {
+    // scratch for indexRange: effective times, and the events grouped by memory (a counting sort)
+    private long[] effScratch = new long[0];
+    private int[] orderScratch = new int[0];
+    private int[] groupCount = new int[8];
+
+    /**
+     * Indexes events {@code [from, to)} of {@code b}: one pass in arrival order computes effective
+     * times and feeds the scope indexes, then each memory's gauge index takes its events in one run
+     * (a tight loop per memory rather than a dispatch per event).
+     */
+    private void indexRange(EventBatch b, int from, int to) {
+        int n = to - from;
+        if (n <= 0) {
             return;
         }
-        int slot = mem;
+        if (effScratch.length < n) {
+            effScratch = new long[Math.max(n, 1024)];
+            orderScratch = new int[Math.max(n, 1024)];
+        }
+        long[] eff = effScratch;
+        int[] cnt = groupCount;
+        if (count == 0 && lastEff == Long.MIN_VALUE) {
+            firstTime = b.time(from);
+        }
+        long last = lastEff;
+        int scopeEnter = EventKind.SCOPE_ENTER.code();
+        int scopeExit = EventKind.SCOPE_EXIT.code();
+        for (int k = 0; k < n; k++) {
+            int i = from + k;
+            long e = Math.max(b.time(i), last);
+            eff[k] = e;
+            last = e;
+            int packed = b.packed(i);
+            int slot = (packed >>> 16) - 1;
+            if (slot < 0) {
+                continue;
+            }
+            if (slot >= cnt.length) {
+                cnt = groupCount = Arrays.copyOf(cnt, Math.max(slot + 1, cnt.length * 2));
+            }
+            if (cnt[slot]++ == 0 && !touched[slot]) {
+                touched[slot] = true;
+                touchedList[touchedCount++] = slot;
+            }
+            int kind = packed & 0xff;
+            if (kind == scopeEnter || kind == scopeExit) {
+                ScopeIndex s = scope(slot);
+                if (kind == scopeEnter) {
+                    s.enter(e, b.ref2(i), b.ref(i), (int) b.c(i));
+                } else {
+                    s.exit(e, b.ref2(i));
+                }
+            }
+        }
+        lastEff = last;
+        // group by memory: cnt[slot] becomes each group's start in 'order'
+        int at = 0;
+        for (int t = 0; t < touchedCount; t++) {
+            int slot = touchedList[t];
+            int c = cnt[slot];
+            cnt[slot] = at;
+            at += c;
+        }
+        int[] order = orderScratch;
+        for (int k = 0; k < n; k++) {
+            int slot = (b.packed(from + k) >>> 16) - 1;
+            if (slot >= 0) {
+                order[cnt[slot]++] = k;
+            }
+        }
+        // cnt[slot] is now each group's end
+        int start = 0;
+        for (int t = 0; t < touchedCount; t++) {
+            int slot = touchedList[t];
+            int end = cnt[slot];
+            cnt[slot] = 0;
+            if (end > start) {
+                gauge(slot).addRun(b, from, eff, order, start, end);
+            }
+            start = end;
+        }
+    }
+
+    private GaugeIndex gauge(int slot) {
         if (slot >= gauges.length) {
             int cap = Math.max(slot + 1, gauges.length * 2);
             gauges = Arrays.copyOf(gauges, cap);
             scopes = Arrays.copyOf(scopes, cap);
         }
         GaugeIndex g = gauges[slot];
-        if (g == null) {
-            g = gauges[slot] = new GaugeIndex();
-        }
-        g.add(eff, b.used(i), b.aux(i));
-        if (!touched[slot]) {
-            touched[slot] = true;
-            touchedList[touchedCount++] = slot;
-        }
-        int kind = b.kindCode(i);
-        if (kind == EventKind.SCOPE_ENTER.code() || kind == EventKind.SCOPE_EXIT.code()) {
-            ScopeIndex s = scopes[slot];
-            if (s == null) {
-                s = scopes[slot] = new ScopeIndex();
-            }
-            if (kind == EventKind.SCOPE_ENTER.code()) {
-                s.enter(eff, b.ref2(i), b.ref(i), (int) b.c(i));
-            } else {
-                s.exit(eff, b.ref2(i));
-            }
-        }
+        return g != null ? g : (gauges[slot] = new GaugeIndex());
+    }
+
+    private ScopeIndex scope(int slot) {
+        gauge(slot); // keeps the arrays the same length
+        ScopeIndex s = scopes[slot];
+        return s != null ? s : (scopes[slot] = new ScopeIndex());
     }
 
     private void flushIndexes() {
         for (int k = 0; k < touchedCount; k++) {
             int s = touchedList[k];
-            gauges[s].flush();
+            GaugeIndex g = gauges[s];
+            if (g != null) {
+                g.flush();
+            }
+            if (scopes[s] != null) {
+                scopes[s].flush();
+            }
             touched[s] = false;
         }
         touchedCount = 0;

@@ -5,6 +5,8 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
+import dev.arenascope.core.trace.EventBatch;
+
 /**
  * One memory's level-of-detail index over its two gauges ({@code used}, {@code aux}).
  *
@@ -116,6 +118,65 @@ final class GaugeIndex {
         dirty = true;
     }
 
+    /**
+     * Adds events {@code from + order[k]} of {@code b}, {@code k} in {@code [lo, hi)}, at effective
+     * times {@code eff[order[k]]} (non-decreasing): the bulk form of {@link #add}, with the open
+     * leaf's state in locals.
+     */
+    void addRun(EventBatch b, int from, long[] eff, int[] order, int lo, int hi) {
+        long[] t = ot;
+        long[] u = ou;
+        long[] x = ox;
+        long pu = peakUsed;
+        long px = peakAux;
+        int k = lo;
+        while (k < hi) {
+            if (leaves == 0 || openCount == LEAF_EVENTS) {
+                if (leaves > 0) {
+                    flush();
+                    pack();
+                }
+                int i = order[k];
+                startLeaf(eff[i], b.used(from + i), b.aux(from + i));
+            }
+            int oc = openCount;
+            int take = Math.min(hi - k, LEAF_EVENTS - oc);
+            long uMin = oUMin;
+            long uMax = oUMax;
+            long xMin = oXMin;
+            long xMax = oXMax;
+            for (int j = 0; j < take; j++) {
+                int i = order[k + j];
+                long tv = eff[i];
+                long uv = b.used(from + i);
+                long xv = b.aux(from + i);
+                t[oc + j] = tv;
+                u[oc + j] = uv;
+                x[oc + j] = xv;
+                uMin = Math.min(uMin, uv);
+                uMax = Math.max(uMax, uv);
+                xMin = Math.min(xMin, xv);
+                xMax = Math.max(xMax, xv);
+            }
+            oc += take;
+            k += take;
+            openCount = oc;
+            oUMin = uMin;
+            oUMax = uMax;
+            oXMin = xMin;
+            oXMax = xMax;
+            oLast = t[oc - 1];
+            oU = u[oc - 1];
+            oX = x[oc - 1];
+            pu = Math.max(pu, uMax);
+            px = Math.max(px, xMax);
+            events += take;
+            dirty = true;
+        }
+        peakUsed = pu;
+        peakAux = px;
+    }
+
     private void startLeaf(long t, long used, long aux) {
         leaves++;
         tFirst.add(t);
@@ -144,19 +205,14 @@ final class GaugeIndex {
      */
     private void pack() {
         int n = openCount;
-        long[] dt = new long[n];
-        long[] du = new long[n];
-        long[] dx = new long[n];
+        long t0 = ot[0];
         long orT = 0;
         long orU = 0;
         long orX = 0;
         for (int k = 0; k < n; k++) {
-            dt[k] = ot[k] - ot[0];
-            du[k] = ou[k] - oUMin;
-            dx[k] = ox[k] - oXMin;
-            orT |= dt[k];
-            orU |= du[k];
-            orX |= dx[k];
+            orT |= ot[k] - t0;
+            orU |= ou[k] - oUMin;
+            orX |= ox[k] - oXMin;
         }
         int wt = width(orT);
         int wu = width(orU);
@@ -184,9 +240,9 @@ final class GaugeIndex {
         p[within + 1] = (byte) wu;
         p[within + 2] = (byte) wx;
         int at = within + 3;
-        at = putBits(p, at, wt, dt, n);
-        at = putBits(p, at, wu, du, n);
-        at = putBits(p, at, wx, dx, n);
+        at = putBits(p, at, wt, ot, t0, n);
+        at = putBits(p, at, wu, ou, oUMin, n);
+        at = putBits(p, at, wx, ox, oXMin, n);
         bytePos = ((long) page << PAGE_SHIFT) + at;
     }
 
@@ -196,14 +252,36 @@ final class GaugeIndex {
         return w > 56 ? 64 : w;
     }
 
-    private static int putBits(byte[] p, int at, int w, long[] v, int n) {
-        long bit = 0;
-        for (int k = 0; k < n; k++) {
-            int b = at + (int) (bit >>> 3);
-            LE.set(p, b, (long) LE.get(p, b) | (v[k] << (bit & 7)));
-            bit += w;
+    /**
+     * Packs {@code v[k] - base} for {@code k < n}, {@code w} bits each, from byte {@code at}, least
+     * significant bits first. Bits gather in a register and go out eight bytes at a time; the last word
+     * may write up to seven zero bytes past the column's end, which the next column then overwrites
+     * (and {@link #LEAF_MAX_BYTES} leaves room for after the last).
+     *
+     * @return the byte just past the column ({@code at + ceil(n·w / 8)})
+     */
+    private static int putBits(byte[] p, int at, int w, long[] v, long base, int n) {
+        if (w == 0) {
+            return at;
         }
-        return at + (int) ((bit + 7) >>> 3);
+        long acc = 0;
+        int bits = 0;
+        int out = at;
+        for (int k = 0; k < n; k++) {
+            long x = v[k] - base;
+            acc |= x << bits;
+            bits += w;
+            if (bits >= 64) {
+                LE.set(p, out, acc);
+                out += 8;
+                bits -= 64;
+                acc = bits == 0 ? 0 : x >>> (w - bits);
+            }
+        }
+        if (bits > 0) {
+            LE.set(p, out, acc);
+        }
+        return at + (int) (((long) n * w + 7) >>> 3);
     }
 
     /** Publishes the open leaf's values to the columns and the pyramid. */
@@ -248,10 +326,17 @@ final class GaugeIndex {
                 lv.add(oXMin);
                 lv.add(oXMax);
             } else {
-                lv.set(at, Math.min(lv.get(at), oUMin));
-                lv.set(at + 1, Math.max(lv.get(at + 1), oUMax));
-                lv.set(at + 2, Math.min(lv.get(at + 2), oXMin));
-                lv.set(at + 3, Math.max(lv.get(at + 3), oXMax));
+                long a0 = lv.get(at);
+                long a1 = lv.get(at + 1);
+                long a2 = lv.get(at + 2);
+                long a3 = lv.get(at + 3);
+                if (a0 <= oUMin && a1 >= oUMax && a2 <= oXMin && a3 >= oXMax) {
+                    break; // this node already covers the leaf, so every node above it does too
+                }
+                lv.set(at, Math.min(a0, oUMin));
+                lv.set(at + 1, Math.max(a1, oUMax));
+                lv.set(at + 2, Math.min(a2, oXMin));
+                lv.set(at + 3, Math.max(a3, oXMax));
             }
         }
     }

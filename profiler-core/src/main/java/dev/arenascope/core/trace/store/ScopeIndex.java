@@ -1,6 +1,7 @@
 package dev.arenascope.core.trace.store;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,7 @@ import dev.arenascope.core.trace.ScopeInterval;
  * subtrees that can hold an answer: at a coarse zoom the millions of short scopes are skipped whole.
  * A scope still open has end {@code Long.MAX_VALUE} (and counts as long enough).
  *
- * <p>Not thread-safe: the store calls it under its lock.
+ * <p>Not thread-safe: the store calls it under its lock, and {@link #flush()} after each batch.
  */
 final class ScopeIndex {
     private final LongColumn start = new LongColumn();
@@ -23,6 +24,9 @@ final class ScopeIndex {
     /** levels.get(l-1) = {maxEnd, maxDuration} of level l; level 0 is computed from the columns. */
     private final List<LongColumn[]> levels = new ArrayList<>();
     private final Map<Integer, Long> open = new HashMap<>();
+    /** Leaves entered or exited since the last {@link #flush()}, whose ancestors are stale. */
+    private long[] dirtyLeaves = new long[16];
+    private int dirtyCount;
 
     long size() {
         return start.size();
@@ -37,7 +41,7 @@ final class ScopeIndex {
         ids.add((long) scopeId << 32 | (nameId & 0xffffffffL));
         parents.add((long) parentId << 32 | (depth & 0xffffffffL));
         open.put(scopeId, i);
-        update(i);
+        dirty(i);
     }
 
     void exit(long t, int scopeId) {
@@ -46,7 +50,14 @@ final class ScopeIndex {
             return; // opened before the recording started: nothing to close
         }
         end.set(i, t);
-        update(i);
+        dirty(i);
+    }
+
+    private void dirty(long i) {
+        if (dirtyCount == dirtyLeaves.length) {
+            dirtyLeaves = Arrays.copyOf(dirtyLeaves, Math.max(16, dirtyCount * 2));
+        }
+        dirtyLeaves[dirtyCount++] = i;
     }
 
     private long leafEnd(long i) {
@@ -69,32 +80,58 @@ final class ScopeIndex {
         return levels.get(l - 1)[which].get(i);
     }
 
-    /** Recomputes the ancestors of leaf {@code i} from their children (values may have dropped). */
-    private void update(long i) {
+    /**
+     * Brings the pyramid up to date with the scopes entered and exited since the last flush, level by
+     * level: each level recomputes the parents of the nodes that changed below it, once each, so a
+     * batch of scopes costs about two node updates a scope rather than a walk to the root each.
+     * The store calls it after every batch, before any query can run.
+     */
+    void flush() {
+        int n = dirtyCount;
+        if (n == 0) {
+            return;
+        }
+        long[] d = dirtyLeaves;
+        Arrays.sort(d, 0, n);
         for (int l = 1; size(l - 1) >= 2; l++) {
             if (levels.size() < l) {
                 levels.add(new LongColumn[] {new LongColumn(), new LongColumn()});
             }
             LongColumn[] lv = levels.get(l - 1);
-            long idx = i >>> l;
-            long c0 = idx * 2;
-            long c1 = c0 + 1;
-            long e = val(l - 1, c0, 0);
-            long d = val(l - 1, c0, 1);
-            if (c1 < size(l - 1)) {
-                e = Math.max(e, val(l - 1, c1, 0));
-                d = Math.max(d, val(l - 1, c1, 1));
+            long below = size(l - 1);
+            int m = 0;
+            long prev = -1;
+            for (int k = 0; k < n; k++) {
+                long idx = d[k] >>> 1;
+                if (idx == prev) {
+                    continue;
+                }
+                prev = idx;
+                long c0 = idx * 2;
+                long c1 = c0 + 1;
+                long e = val(l - 1, c0, 0);
+                long du = val(l - 1, c0, 1);
+                if (c1 < below) {
+                    e = Math.max(e, val(l - 1, c1, 0));
+                    du = Math.max(du, val(l - 1, c1, 1));
+                }
+                if (idx == lv[0].size()) {
+                    lv[0].add(e);
+                    lv[1].add(du);
+                } else if (lv[0].get(idx) == e && lv[1].get(idx) == du) {
+                    continue; // unchanged here, so unchanged above
+                } else {
+                    lv[0].set(idx, e);
+                    lv[1].set(idx, du);
+                }
+                d[m++] = idx;
             }
-            if (idx == lv[0].size()) {
-                lv[0].add(e);
-                lv[1].add(d);
-            } else if (lv[0].get(idx) == e && lv[1].get(idx) == d) {
-                return; // unchanged here, so unchanged above (an open outer scope keeps them at MAX)
-            } else {
-                lv[0].set(idx, e);
-                lv[1].set(idx, d);
+            n = m;
+            if (n == 0) {
+                break;
             }
         }
+        dirtyCount = 0;
     }
 
     /** Scope executions overlapping {@code [from, to)} lasting at least {@code minDur}, in start order. */

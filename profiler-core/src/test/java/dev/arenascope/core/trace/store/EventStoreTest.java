@@ -145,6 +145,38 @@ class EventStoreTest {
     }
 
     @Test
+    void batchSizesDoNotChangeTheAnswers() {
+        // the indexes are brought up to date once per batch: a store fed in small, uneven batches
+        // (leaves and scope pyramids flushed half-built, many times) answers like one fed in big ones
+        EventBatch all = collect(13, 50_000);
+        EventStore big = new EventStore();
+        big.onEvents(all);
+        EventStore small = new EventStore();
+        SplittableRandom r = new SplittableRandom(21);
+        for (int i = 0; i < all.size(); ) {
+            int n = Math.min(all.size() - i, 1 + r.nextInt(i % 3 == 0 ? 5 : 700));
+            EventBatch part = new EventBatch(n);
+            part.addRange(all, i, i + n);
+            small.onEvents(part);
+            i += n;
+        }
+        long start = all.time(0);
+        long end = all.time(all.size() - 1) + 1;
+        for (int mem = 0; mem < 3; mem++) {
+            assertEquals(big.peakUsed(mem), small.peakUsed(mem));
+            assertEquals(big.eventCount(mem), small.eventCount(mem));
+            for (int q = 0; q < 20; q++) {
+                long a = start + r.nextLong(end - start);
+                long b = a + 1 + r.nextLong(end - a);
+                int buckets = 1 + r.nextInt(500);
+                GaugeSeries g = small.gauges(mem, a, b, buckets);
+                assertGauges(bruteGauges(all, mem, a, b, g.bucketNs(), buckets), g, "mem " + mem + " query " + q);
+                assertEquals(big.scopes(mem, a, b, q % 2 == 0 ? 0 : 20_000), small.scopes(mem, a, b, q % 2 == 0 ? 0 : 20_000));
+            }
+        }
+    }
+
+    @Test
     void gaugesStayExactWhateverWidthTheLeavesArePackedAt() {
         // runs of tiny, medium and full-range gauge steps and time gaps, so leaves pack at 0..64 bits
         SplittableRandom r = new SplittableRandom(5);
