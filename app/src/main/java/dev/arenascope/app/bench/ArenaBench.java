@@ -9,6 +9,7 @@ import dev.arenascope.core.arena.ManualMemory;
 import dev.arenascope.core.arena.Tensor;
 import dev.arenascope.core.device.HostDevice;
 import dev.arenascope.core.record.AllocationRecorder;
+import dev.arenascope.core.record.EventClock;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
@@ -17,10 +18,13 @@ import dev.arenascope.core.trace.EventSink;
  * The arena's hot path: {@code arena.alloc_ns} is one {@code getTensor} in a render-like loop whose
  * temporaries a {@code temp()} scope releases every {@value #BATCH} allocations, with nothing recording;
  * {@code arena.alloc_recorded_ns} is the same with an {@code AllocationRecorder} active and a session sink
- * draining every event on the drain thread. {@code arena.alloc_recorded_lost_events} counts events the
- * ring had to drop during that run (0 when the drain keeps up). {@code arena.scope_ns} is one scope
- * entered and left with nothing recording. {@code arena.clock_ns} is one {@code System.nanoTime()}, which
- * every recorded operation pays once to stamp its event and its recorder row.
+ * draining every event on the drain thread, stamped by the session's {@code EventClock.Stamper};
+ * {@code arena.alloc_recorded_exact_clock_ns} is the same again on a session whose clock reads
+ * {@code System.nanoTime()} for every event, timed in rounds interleaved with the first so both see the
+ * same machine load. The {@code *_lost_events} figures count events the ring had to drop during those runs
+ * (0 when the drain keeps up). {@code arena.scope_ns} is one scope entered and left with nothing recording.
+ * {@code arena.clock_ns} is one {@code System.nanoTime()}; {@code arena.stamp_ns} one stamp while the ticker
+ * runs.
  */
 public final class ArenaBench implements BenchSuite {
     static final int BATCH = 16;
@@ -54,7 +58,7 @@ public final class ArenaBench implements BenchSuite {
                         () -> scopeLoop(arena, batches))));
             }
             quiet.close();
-            // context for the recorded figure: every recorded operation reads the clock once
+            // context for the recorded figures: what an exact clock pays per event
             out.put("arena.clock_ns", Medians.medianOf(warmups, rounds, () -> Medians.nsPerOp(2048, () -> {
                 long sum = 0;
                 for (int i = 0; i < 2048; i++) {
@@ -63,9 +67,49 @@ public final class ArenaBench implements BenchSuite {
                 return sum;
             })));
 
-            Session recorded = new Session("bench-recorded");
-            AtomicLong delivered = new AtomicLong();
-            recorded.addSink(new EventSink() {
+            // the recorded loop with the session's stamping clock and with an exact clock (one System.nanoTime()
+            // per event), side by side: alternating blocks of rounds, each session flushed after its block so
+            // the other's drain is idle while one is timed, and both see the same machine load. A block's
+            // events (50 x 2048) fit the default ring, so a drain starved by a loaded machine delays delivery
+            // but loses nothing: the figure is the producer's cost in bursts, with its drain running alongside
+            try (Recorded stamped = new Recorded(host, false); Recorded exact = new Recorded(host, true)) {
+                int block = quick ? 20 : 50;
+                double[] stampedNs = new double[rounds];
+                double[] exactNs = new double[rounds];
+                for (int done = -warmups; done < rounds; done += block) {
+                    stamped.rounds(batches, done, block, stampedNs);
+                    exact.rounds(batches, done, block, exactNs);
+                }
+                out.put("arena.alloc_recorded_ns", Medians.median(stampedNs));
+                out.put("arena.alloc_recorded_lost_events", (double) stamped.lost());
+                out.put("arena.alloc_recorded_exact_clock_ns", Medians.median(exactNs));
+                out.put("arena.alloc_recorded_exact_clock_lost_events", (double) exact.lost());
+                out.put("arena.stamp_ns", Medians.medianOf(warmups, rounds, () -> Medians.nsPerOp(2048, () -> {
+                    EventClock.Stamper st = stamped.stamper;
+                    long sum = 0;
+                    for (int i = 0; i < 2048; i++) {
+                        sum += st.stamp();
+                    }
+                    return sum;
+                })));
+            }
+        }
+        return out;
+    }
+
+    /** An arena recorded by an {@link AllocationRecorder} and a session whose sink drains every event. */
+    private static final class Recorded implements AutoCloseable {
+        final Session session;
+        final ManualMemory arena;
+        final EventClock.Stamper stamper;
+        final long lostBefore;
+        final AtomicLong delivered = new AtomicLong();
+        AllocationRecorder rec;
+        int roundsInRecording;
+
+        Recorded(HostDevice host, boolean exactClock) {
+            session = new Session(exactClock ? "bench-exact" : "bench-recorded", Session.DEFAULT_BUFFER_CAPACITY, exactClock);
+            session.addSink(new EventSink() {
                 @Override
                 public void onEvents(EventBatch batch) {
                     long sum = 0;
@@ -75,33 +119,57 @@ public final class ArenaBench implements BenchSuite {
                     delivered.addAndGet(batch.size() + (sum == 42 ? 1 : 0));
                 }
             });
-            long lostBefore = recorded.lostEvents();
-            try (ManualMemory arena = ManualMemory.builder().device(host).session(recorded).name("bench-recorded")
-                    .numBytes(16 << 20).noPoison().build()) {
-                AllocationRecorder[] rec = {null};
-                int[] roundsInRecording = {0};
-                out.put("arena.alloc_recorded_ns", Medians.medianOf(warmups, rounds, () -> {
-                    if (rec[0] == null || ++roundsInRecording[0] == 512) { // a fresh recording every ~1M allocations
-                        if (rec[0] != null) {
-                            rec[0].close();
-                        }
-                        rec[0] = arena.recording();
-                        roundsInRecording[0] = 0;
-                    }
-                    int before = rec[0].allocationCount();
-                    double ns = Medians.nsPerOp((long) batches * BATCH, () -> allocLoop(arena, batches));
-                    if (rec[0].allocationCount() - before != batches * BATCH) {
-                        throw new IllegalStateException("recorder saw " + (rec[0].allocationCount() - before) + " allocations");
-                    }
-                    return ns;
-                }));
-                rec[0].close();
-            }
-            recorded.flush();
-            out.put("arena.alloc_recorded_lost_events", (double) (recorded.lostEvents() - lostBefore));
-            recorded.close();
+            lostBefore = session.lostEvents();
+            arena = ManualMemory.builder().device(host).session(session).name(session.info().name())
+                    .numBytes(16 << 20).noPoison().build();
+            stamper = session.clock().stamper();
         }
-        return out;
+
+        /** One timed round of {@code batches} x {@value #BATCH} recorded allocations; ns per allocation. */
+        double round(int batches) {
+            if (rec == null || ++roundsInRecording == 512) { // a fresh recording every ~1M allocations
+                if (rec != null) {
+                    rec.close();
+                }
+                rec = arena.recording();
+                roundsInRecording = 0;
+            }
+            int before = rec.allocationCount();
+            double ns = Medians.nsPerOp((long) batches * BATCH, () -> allocLoop(arena, batches));
+            if (rec.allocationCount() - before != batches * BATCH) {
+                throw new IllegalStateException("recorder saw " + (rec.allocationCount() - before) + " allocations");
+            }
+            return ns;
+        }
+
+        /**
+         * Rounds {@code first .. first + count - 1} (negative ones are warm-up, not kept; those past
+         * {@code into.length} are not run), then a flush, so this session's drain is idle afterwards.
+         */
+        void rounds(int batches, int first, int count, double[] into) {
+            for (int i = first; i < first + count && i < into.length; i++) {
+                double ns = round(batches);
+                if (i >= 0) {
+                    into[i] = ns;
+                }
+            }
+            session.flush();
+        }
+
+        /** Events the ring refused since this session started (after a flush). */
+        long lost() {
+            session.flush();
+            return session.lostEvents() - lostBefore;
+        }
+
+        @Override
+        public void close() {
+            if (rec != null) {
+                rec.close();
+            }
+            arena.close();
+            session.close();
+        }
     }
 
     /** {@code batches} temp scopes of {@value #BATCH} allocations each; returns a checksum. */

@@ -12,6 +12,7 @@ import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.device.Devices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.AllocationRecorder;
+import dev.arenascope.core.record.EventClock;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
@@ -43,6 +44,11 @@ import dev.arenascope.core.trace.MemoryKind;
  * {@code POINTER_RESTORE}, {@code RESET}, {@code SCOPE_ENTER/EXIT/PARAM}, {@code OUT_OF_MEMORY},
  * {@code MEMORY_CLOSED}, with {@code used} = forward + backward bytes and {@code aux} = backward bytes
  * ({@link MemoryKind#ARENA}). {@link #recording()} additionally keeps a scope tree and every allocation.
+ * Times: scope entries and exits read the session's clock in full ({@link Session#now()}), so scope
+ * durations are exact; every other event, and the recorder's rows, carry a stamp of the arena's
+ * {@link EventClock.Stamper}, whose resolution {@link EventClock} states (never later than the event,
+ * earlier by less than one tick gap of its ticker and less than the span of the arena's previous
+ * {@value EventClock#STAMP_BUDGET} events).
  *
  * <p><b>Poisoning.</b> With a poison byte (per arena, or for the whole process through the environment
  * variable {@value #POISON_ENV}, e.g. {@code ARENASCOPE_POISON=0xFF}) every new allocation's bytes are
@@ -104,6 +110,7 @@ public final class ManualMemory implements AutoCloseable {
 
     private AllocationRecorder recorder;
     private long stamp = -1;
+    private final EventClock.Stamper stamper;
     private final String[] internedNames = new String[32];
     private final int[] internedIds = new int[32];
     private Thread lastThread;
@@ -138,6 +145,7 @@ public final class ManualMemory implements AutoCloseable {
         }
         this.device = b.device != null ? b.device : DefaultDevice.get();
         this.session = b.session != null ? b.session : Session.global();
+        this.stamper = session.clock().stamper();
         this.name = b.name != null ? b.name : "arena-" + COUNTER.incrementAndGet();
         this.managed = b.managed;
         long size;
@@ -403,7 +411,7 @@ public final class ManualMemory implements AutoCloseable {
 
     private void observeAllocation(int descriptor, long[] shape, DType dtype, long start, long bytes, long consumed,
                                    boolean back, boolean publishing) {
-        long t = session.now(); // one clock read stamps both the event and the recorder's row
+        long t = stamper.stamp(); // one stamp for both the event and the recorder's row
         int thread = thread();
         if (publishing) {
             int ref = descriptors.stringId(descriptor, session);
@@ -413,7 +421,7 @@ public final class ManualMemory implements AutoCloseable {
         }
         AllocationRecorder r = recorder;
         if (r != null) {
-            r.onAllocation(t, lastThread.threadId(), start, bytes, consumed, dtype, shape, back, forward, backward);
+            r.onAllocation(t, lastThread.threadId(), start, bytes, consumed, descriptor, dtype, shape, back, forward, backward);
         }
     }
 
@@ -663,7 +671,7 @@ public final class ManualMemory implements AutoCloseable {
     public Scope scope(String scopeName) {
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = session.now(); // one clock read for the entry and its params
+            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
             try {
                 enterObserved(d);
             } finally {
@@ -678,7 +686,7 @@ public final class ManualMemory implements AutoCloseable {
         checkKey(key);
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = session.now(); // one clock read for the entry and its params
+            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
             try {
                 enterObserved(d);
                 param(d, key, value);
@@ -695,7 +703,7 @@ public final class ManualMemory implements AutoCloseable {
         checkKey(key2);
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = session.now(); // one clock read for the entry and its params
+            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
             try {
                 enterObserved(d);
                 param(d, key1, value1);
@@ -712,7 +720,7 @@ public final class ManualMemory implements AutoCloseable {
         checkParams(params);
         int d = pushScope(scopeName);
         if (observing()) {
-            stamp = session.now(); // one clock read for the entry and its params
+            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
             try {
                 enterObserved(d);
                 params.forEach((k, v) -> param(d, k, v.longValue()));
@@ -850,7 +858,12 @@ public final class ManualMemory implements AutoCloseable {
             }
             int id = scopeIds[depth];
             if (id >= 0 && !closed && session.isRecording()) {
-                publish(EventKind.SCOPE_EXIT, 0, forward, backward, 0, internName(scopeNames[depth]), id);
+                stamp = session.now(); // scope bounds read the clock in full, so scope durations are exact
+                try {
+                    publish(EventKind.SCOPE_EXIT, 0, forward, backward, 0, internName(scopeNames[depth]), id);
+                } finally {
+                    stamp = -1;
+                }
             }
             AllocationRecorder r = scopeRecorders[depth];
             if (r != null && r == recorder) {
@@ -879,11 +892,13 @@ public final class ManualMemory implements AutoCloseable {
             self[0].finish(forward, backward);
             if (recorder == self[0]) {
                 recorder = null;
+                EventClock.releaseTicker();
             }
         });
         self[0] = r;
         if (managed) {
             recorder = r;
+            EventClock.holdTicker(); // cheap stamps for the recorder's rows while it records
         }
         return r;
     }
@@ -1102,7 +1117,7 @@ public final class ManualMemory implements AutoCloseable {
     }
 
     private void publish(EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {
-        session.publishAt(stamp >= 0 ? stamp : session.now(), thread(), kind, flags, memoryId, a, b, c,
+        session.publishAt(stamp >= 0 ? stamp : stamper.stamp(), thread(), kind, flags, memoryId, a, b, c,
                 forward + capacity - backward, capacity - backward, ref, ref2);
     }
 

@@ -61,10 +61,14 @@ public final class AllocationRecorder implements AutoCloseable {
     private long[] rowThread = new long[256];
     private long[] rowOffset = new long[256];
     private long[] rowBytes = new long[256];
-    private long[][] rowShape = new long[256][];
-    private byte[] rowDtype = new byte[256];
+    private int[] rowDescriptor = new int[256];
     private boolean[] rowBackward = new boolean[256];
     private int[] rowScope = new int[256];
+
+    // (dtype, shape) by the allocator's descriptor id: rows hold no references, so the collector never
+    // scans or card-marks them
+    private long[][] descriptorShape = new long[32][];
+    private DType[] descriptorDtype = new DType[32];
 
     private final List<String> failures = new ArrayList<>();
 
@@ -143,11 +147,18 @@ public final class AllocationRecorder implements AutoCloseable {
 
     /**
      * One allocation: {@code bytes} of {@code dtype}{@code shape} at {@code offset}, taking {@code padded}
-     * bytes of the arena with alignment; the pointers are those after it. {@code shape} is kept, not
-     * copied: pass an array nobody modifies. Allocator side; allocation-free but for column growth.
+     * bytes of the arena with alignment; the pointers are those after it. {@code descriptor} is the
+     * allocator's id for the (dtype, shape) pair, a small non-negative number that always stands for the
+     * same pair; {@code shape} is kept (the first time the id is seen), not copied: pass an array nobody
+     * modifies. Allocator side; allocation-free but for column growth.
+     *
+     * @throws IllegalArgumentException when {@code descriptor} is negative
      */
-    public void onAllocation(long timeNs, long threadId, long offset, long bytes, long padded, DType dtype, long[] shape,
-                             boolean backward, long forwardPointer, long backwardPointer) {
+    public void onAllocation(long timeNs, long threadId, long offset, long bytes, long padded, int descriptor, DType dtype,
+                             long[] shape, boolean backward, long forwardPointer, long backwardPointer) {
+        if (descriptor >= descriptorShape.length || descriptorShape[descriptor] == null) {
+            addDescriptor(descriptor, dtype, shape);
+        }
         if (rows == rowTime.length) {
             growRows();
         }
@@ -156,14 +167,26 @@ public final class AllocationRecorder implements AutoCloseable {
         rowThread[r] = threadId;
         rowOffset[r] = offset;
         rowBytes[r] = bytes;
-        rowShape[r] = shape;
-        rowDtype[r] = (byte) dtype.ordinal();
+        rowDescriptor[r] = descriptor;
         rowBackward[r] = backward;
         int s = current;
         rowScope[r] = s;
         count[s]++;
         allocated[s] += padded;
         onPointers(forwardPointer, backwardPointer);
+    }
+
+    private void addDescriptor(int descriptor, DType dtype, long[] shape) {
+        if (descriptor < 0) {
+            throw new IllegalArgumentException("descriptor id must be non-negative, got " + descriptor);
+        }
+        if (descriptor >= descriptorShape.length) {
+            int n = Math.max(descriptorShape.length * 2, descriptor + 1);
+            descriptorShape = Arrays.copyOf(descriptorShape, n);
+            descriptorDtype = Arrays.copyOf(descriptorDtype, n);
+        }
+        descriptorShape[descriptor] = shape;
+        descriptorDtype[descriptor] = dtype;
     }
 
     /** The pointers moved to {@code (forward, backward)} (for peaks). Allocator side. */
@@ -193,8 +216,9 @@ public final class AllocationRecorder implements AutoCloseable {
     /** Allocation {@code i} in the order they happened. */
     public RecordedAllocation allocation(int i) {
         java.util.Objects.checkIndex(i, rows);
-        return new RecordedAllocation(rowTime[i], rowThread[i], rowOffset[i], rowBytes[i], DType.values()[rowDtype[i]],
-                rowShape[i].clone(), rowBackward[i] ? Direction.BACKWARD : Direction.FORWARD, rowScope[i]);
+        int d = rowDescriptor[i];
+        return new RecordedAllocation(rowTime[i], rowThread[i], rowOffset[i], rowBytes[i], descriptorDtype[d],
+                descriptorShape[d].clone(), rowBackward[i] ? Direction.BACKWARD : Direction.FORWARD, rowScope[i]);
     }
 
     /** Every allocation in the order they happened (a snapshot). */
@@ -320,8 +344,7 @@ public final class AllocationRecorder implements AutoCloseable {
         rowThread = Arrays.copyOf(rowThread, n);
         rowOffset = Arrays.copyOf(rowOffset, n);
         rowBytes = Arrays.copyOf(rowBytes, n);
-        rowShape = Arrays.copyOf(rowShape, n);
-        rowDtype = Arrays.copyOf(rowDtype, n);
+        rowDescriptor = Arrays.copyOf(rowDescriptor, n);
         rowBackward = Arrays.copyOf(rowBackward, n);
         rowScope = Arrays.copyOf(rowScope, n);
     }

@@ -80,7 +80,7 @@ final class Drain {
             }
             threads.forEach(sink::onThread);
             sinks.add(sink);
-            hasSinks = true;
+            sinksChanged();
             lostReported = buffer.lost();
             startThread();
         }
@@ -92,7 +92,7 @@ final class Drain {
             if (sinks.remove(sink)) {
                 sink.onClose();
             }
-            hasSinks = !sinks.isEmpty();
+            sinksChanged();
         }
     }
 
@@ -109,7 +109,7 @@ final class Drain {
             }
             cycleAll();
             closed = true;
-            hasSinks = false;
+            sinksChanged();
             for (EventSink s : sinks) {
                 try {
                     s.onClose();
@@ -183,9 +183,25 @@ final class Drain {
                 sinks.remove(sink);
             }
         }
-        hasSinks = !sinks.isEmpty();
+        sinksChanged();
         batch.clear();
         return moved;
+    }
+
+    /**
+     * Sets {@link #hasSinks} from the sink list and holds the process-wide ticker exactly while it is
+     * true (so recorded events get cheap stamps). Caller holds {@link #lock}.
+     */
+    private void sinksChanged() {
+        boolean now = !closed && !sinks.isEmpty();
+        if (now != hasSinks) {
+            if (now) {
+                EventClock.holdTicker();
+            } else {
+                EventClock.releaseTicker();
+            }
+            hasSinks = now;
+        }
     }
 
     private record StringEntry(int id, String value) {}

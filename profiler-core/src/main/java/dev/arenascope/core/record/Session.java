@@ -29,7 +29,7 @@ public final class Session implements AutoCloseable {
     public static final int DEFAULT_BUFFER_CAPACITY = 1 << 17;
     private static final Session GLOBAL = new Session("default");
 
-    private final long startNanoTime = System.nanoTime();
+    private final EventClock clock;
     private final long startEpochNs;
     private final String name;
     private final List<DeviceInfo> devices = new CopyOnWriteArrayList<>();
@@ -53,6 +53,20 @@ public final class Session implements AutoCloseable {
      * @throws IllegalArgumentException on another capacity
      */
     public Session(String name, int bufferCapacity) {
+        this(name, bufferCapacity, false);
+    }
+
+    /**
+     * @param name            the session's name
+     * @param bufferCapacity  events the hot-path buffer holds before it counts losses: a power of two
+     *                        from 16 to 2^24 (64 bytes each)
+     * @param exactClock      true: every event's time is its own clock read (about 25 ns more per
+     *                        recorded event on the project's machines); false: hot-path producers stamp
+     *                        with {@link EventClock.Stamper}s, whose error bound {@link EventClock} states
+     * @throws IllegalArgumentException on another capacity
+     */
+    public Session(String name, int bufferCapacity, boolean exactClock) {
+        this.clock = new EventClock(exactClock);
         java.time.Instant now = java.time.Instant.now();
         this.startEpochNs = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         this.name = name;
@@ -65,9 +79,18 @@ public final class Session implements AutoCloseable {
         return GLOBAL;
     }
 
-    /** Nanoseconds since the session started. */
+    /**
+     * Nanoseconds since the session started: one full clock read, never less than an earlier
+     * {@code now()} or stamp of this session on any thread ({@link EventClock#now()}). Use it for
+     * durations; hot-path producers stamp events through {@link #clock()}'s {@link EventClock#stamper()}.
+     */
     public long now() {
-        return System.nanoTime() - startNanoTime;
+        return clock.now();
+    }
+
+    /** The session's clock (what {@link #now()} reads), for producers that keep a {@link EventClock.Stamper}. */
+    public EventClock clock() {
+        return clock;
     }
 
     /** What this session says about itself. */
@@ -139,8 +162,9 @@ public final class Session implements AutoCloseable {
     }
 
     /**
-     * {@link #publish} with a time and thread the caller already has: {@code timeNs} from {@link #now()},
-     * {@code thread} from {@link #threadId()} on the publishing thread. For allocators that stamp one
+     * {@link #publish} with a time and thread the caller already has: {@code timeNs} from {@link #now()} or
+     * a {@link EventClock.Stamper} of this session's {@link #clock()}, {@code thread} from {@link #threadId()}
+     * on the publishing thread. For allocators that stamp one
      * operation once for both the event and their own records. Thread-safe, allocation-free.
      */
     public void publishAt(long timeNs, int thread, EventKind kind, int flags, int memory, long a, long b, long c,
