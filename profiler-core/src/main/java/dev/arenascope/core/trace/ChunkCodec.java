@@ -67,6 +67,13 @@ public final class ChunkCodec implements AutoCloseable {
     private static final boolean[] A_PLUS_B = new boolean[256];
     /** Per kind code: whether {@code c} is stored relative to {@code b} (requested vs allocated bytes). */
     private static final boolean[] C_FROM_B = new boolean[256];
+    /**
+     * The same predictions as masks, so the column loops take no data-dependent branch (kinds come
+     * mixed): by kind code and the backward flag (the low 9 bits of the packed word), -1 where the next
+     * {@code a} is predicted at {@code a + b}; by kind code, -1 where {@code c} is stored against {@code b}.
+     */
+    private static final long[] A_NEXT = new long[512];
+    private static final long[] C_MASK = new long[256];
 
     static {
         for (EventKind k : new EventKind[] {EventKind.ALLOC, EventKind.POOL_REQUEST, EventKind.TENSOR_LIVE}) {
@@ -80,6 +87,13 @@ public final class ChunkCodec implements AutoCloseable {
         A_PLUS_B[EventKind.POOL_REQUEST.code()] = true;
         C_FROM_B[EventKind.ALLOC.code()] = true;
         C_FROM_B[EventKind.POOL_REQUEST.code()] = true;
+        for (int kf = 0; kf < 512; kf++) {
+            boolean backward = (kf >>> 8 & Event.FLAG_BACKWARD) != 0;
+            A_NEXT[kf] = A_PLUS_B[kf & 0xff] && !backward ? -1L : 0;
+        }
+        for (int k = 0; k < 256; k++) {
+            C_MASK[k] = C_FROM_B[k] ? -1L : 0;
+        }
     }
 
     private final int level;
@@ -780,7 +794,7 @@ public final class ChunkCodec implements AutoCloseable {
             int sl = packed >>> 16;
             long a = va[i];
             p = zz(buf, p, a - pA[sl]);
-            pA[sl] = A_PLUS_B[packed & 0xff] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + vb[i] : a;
+            pA[sl] = a + (A_NEXT[packed & 0x1ff] & vb[i]);
         }
         return p;
     }
@@ -788,7 +802,7 @@ public final class ChunkCodec implements AutoCloseable {
     private static int requested(byte[] buf, int p, long[] vc, long[] vb, int[] pk, int from, int to) {
         for (int i = from; i < to; i++) {
             long c = vc[i];
-            p = zz(buf, p, C_FROM_B[pk[i] & 0xff] ? c - vb[i] : c);
+            p = zz(buf, p, c - (C_MASK[pk[i] & 0xff] & vb[i]));
         }
         return p;
     }
@@ -1005,9 +1019,9 @@ public final class ChunkCodec implements AutoCloseable {
             vb[j] = b;
             long a = pA[s] + unzz(va[j]);
             va[j] = a;
-            pA[s] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
+            pA[s] = a + (A_NEXT[packed & 0x1ff] & b);
             long c = unzz(vc[j]);
-            vc[j] = C_FROM_B[kind] ? c + b : c;
+            vc[j] = c + (C_MASK[kind] & b);
             long u = pU[s] + USED_SIGN[kind] * b + unzz(vu[j]);
             vu[j] = u;
             pU[s] = u;
@@ -1120,9 +1134,9 @@ public final class ChunkCodec implements AutoCloseable {
             vb[j] = b;
             long a = pA[s] + unzz(va[j]);
             va[j] = a;
-            pA[s] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
+            pA[s] = a + (A_NEXT[packed & 0x1ff] & b);
             long c = unzz(vc[j]);
-            vc[j] = C_FROM_B[kind] ? c + b : c;
+            vc[j] = c + (C_MASK[kind] & b);
             long u = pU[s] + USED_SIGN[kind] * b + unzz(vu[j]);
             vu[j] = u;
             pU[s] = u;
