@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -55,6 +56,8 @@ public final class JsonlReader {
     /** The longest line read; a longer one is a problem on its line. */
     static final int MAX_LINE = 1 << 24;
     private static final int MAX_PROBLEMS = 8;
+    /** Chunks parsed ahead of the one being delivered, at least (so threads preempted on a busy machine do not stall the rest). */
+    private static final int READ_AHEAD = 16;
     /** Below this size the file is parsed on the calling thread alone. */
     private static final long PARALLEL_FROM = 4L * CHUNK;
     /** Declared string ids below this are kept in a bit set, the rest (forged ones) in a hash set. */
@@ -129,14 +132,27 @@ public final class JsonlReader {
             return t;
         });
         try {
-            ArrayDeque<Future<Parsed>> inFlight = new ArrayDeque<>();
+            ArrayDeque<FutureTask<Parsed>> inFlight = new ArrayDeque<>();
+            int window = Math.max(READ_AHEAD, 4 * workers);
             long next = 0;
             while (next < chunks || !inFlight.isEmpty()) {
-                while (next < chunks && inFlight.size() < 2 * workers) {
+                while (next < chunks && inFlight.size() < window) {
                     long k = next++;
-                    inFlight.add(pool.submit(() -> chunk(ch, size, chunkBytes, k)));
+                    FutureTask<Parsed> task = new FutureTask<>(() -> chunk(ch, size, chunkBytes, k));
+                    inFlight.add(task);
+                    pool.execute(task);
                 }
-                deliver(await(inFlight.poll()));
+                FutureTask<Parsed> head = inFlight.poll();
+                // while the next chunk in order is not parsed, parse the first one nobody has started (run()
+                // does nothing to a task another thread runs or ran), so no thread of ours idles on a busy machine
+                for (var it = inFlight.iterator(); !head.isDone(); ) {
+                    head.run();
+                    if (head.isDone() || !it.hasNext()) {
+                        break;
+                    }
+                    it.next().run();
+                }
+                deliver(await(head));
             }
         } finally {
             pool.shutdownNow();
