@@ -42,7 +42,8 @@ public final class LiveProtocol {
     public static final int HELLO_MAGIC = 0x564C5341;
     /** "ASLA" little-endian. */
     public static final int ACK_MAGIC = 0x414C5341;
-    public static final int VERSION = 1;
+    /** 2 since chunks carry event layout 2 ({@code ChunkCodec.VERSION}); a version 1 sender is refused. */
+    public static final int VERSION = 2;
     /** The port {@code arenascope listen} and the window listen on unless told otherwise. */
     public static final int DEFAULT_PORT = 7766;
     public static final int MAX_HELLO_BYTES = 1 << 20;

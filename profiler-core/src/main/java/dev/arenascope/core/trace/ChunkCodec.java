@@ -23,7 +23,8 @@ import dev.arenascope.core.device.DeviceKind;
 
 /**
  * The chunk encoding shared by {@code .astrace} files, the in-memory store and the live wire: a run of
- * events stored as eleven columns of delta/zigzag varints, preceded by the metadata records that
+ * events stored as a table of their distinct (kind and flags, memory, thread) shapes and nine columns
+ * of delta/zigzag varints (format version 2; version 1's eleven columns are still decoded), preceded by the metadata records that
  * arrived with them, compressed with zstd and framed with a CRC32C and the chunk's time range.
  * {@code docs/astrace-format.md} specifies the bytes.
  *
@@ -51,7 +52,14 @@ public final class ChunkCodec implements AutoCloseable {
     /** The zstd level writers use: fast enough for 20 M events/s on one core. */
     public static final int DEFAULT_LEVEL = 1;
 
+    /**
+     * The event layout written: 2 stores kind, flags, memory and thread as an index into the chunk's
+     * table of distinct (kind and flags, memory, thread) "shapes", in 9 columns; 1 stored them as
+     * three of 11 columns. It equals the {@code .astrace} format version.
+     */
+    public static final int VERSION = 2;
     private static final int COLUMNS = 11;
+    private static final int COLUMNS_V2 = 9;
     private static final int MAX_MEMORY_SLOT = EventBatch.MAX_MEMORY_ID + 1;
     /** Per kind code: how {@code used} is predicted to move by {@code b} (+1 grows, -1 shrinks, 0 stays). */
     private static final int[] USED_SIGN = new int[256];
@@ -75,6 +83,7 @@ public final class ChunkCodec implements AutoCloseable {
     }
 
     private final int level;
+    private final int version;
     private final ByteWriter metaBuf = new ByteWriter(256);
     private final ByteWriter raw = new ByteWriter(1 << 16);
     private final ByteWriter frame = new ByteWriter(1 << 16);
@@ -92,7 +101,25 @@ public final class ChunkCodec implements AutoCloseable {
 
     /** @param level zstd compression level for encoding (1 fast .. 19 small; negative: faster still) */
     public ChunkCodec(int level) {
+        this(level, VERSION);
+    }
+
+    /**
+     * @param level   zstd compression level for encoding (1 fast .. 19 small; negative: faster still)
+     * @param version the event layout this codec decodes by default ({@link #VERSION}, or 1 for files
+     *                of format version 1); it always encodes {@link #VERSION}
+     */
+    public ChunkCodec(int level, int version) {
+        if (version < 1 || version > VERSION) {
+            throw new IllegalArgumentException("event layout version " + version + " (this build knows 1 to " + VERSION + ")");
+        }
         this.level = level;
+        this.version = version;
+    }
+
+    /** The event layout this codec decodes by default. */
+    public int version() {
+        return version;
     }
 
     /** The zstd level this codec encodes with. */
@@ -115,9 +142,10 @@ public final class ChunkCodec implements AutoCloseable {
      * @param payload     the compressed payload exactly as framed (a store may keep it as is)
      * @param rawBytes    the payload's uncompressed size
      * @param frameBytes  the frame's size including its header
+     * @param version     the event layout of the payload (see {@link #VERSION})
      */
     public record Chunk(List<MetaRecord> meta, EventBatch events, long firstTimeNs, long lastTimeNs,
-                        byte[] payload, int rawBytes, int frameBytes) {}
+                        byte[] payload, int rawBytes, int frameBytes, int version) {}
 
     /**
      * Encodes metadata and events {@code [from, to)} of {@code batch} as one frame and writes it.
@@ -266,8 +294,8 @@ public final class ChunkCodec implements AutoCloseable {
         byte[] exact = payloadOff == 0 && payload.length == fh.payloadBytes()
                 ? payload : Arrays.copyOfRange(payload, payloadOff, payloadOff + fh.payloadBytes());
         byte[] rawBytes = decompress(exact, fh.rawBytes(), source, offset + FRAME_HEADER_BYTES);
-        // every event takes at least one byte in each of the 11 columns: a forged count cannot over-allocate
-        EventBatch events = into != null ? into : new EventBatch(Math.min(fh.events(), fh.rawBytes() / COLUMNS + 16));
+        // every event takes at least one byte in each of the 9 (or 11) columns: a forged count cannot over-allocate
+        EventBatch events = into != null ? into : new EventBatch(Math.min(fh.events(), fh.rawBytes() / COLUMNS_V2 + 16));
         events.clear();
         List<MetaRecord> meta = new ArrayList<>();
         ByteReader r = new ByteReader(rawBytes, 0, fh.rawBytes(), source + " (chunk at byte " + offset + ", decompressed)", 0);
@@ -279,7 +307,7 @@ public final class ChunkCodec implements AutoCloseable {
             throw new TraceFormatException(source, offset, "chunk payload has " + r.remaining() + " trailing bytes");
         }
         return new Chunk(meta, events, fh.firstTimeNs(), fh.lastTimeNs(), exact, fh.rawBytes(),
-                FRAME_HEADER_BYTES + fh.payloadBytes());
+                FRAME_HEADER_BYTES + fh.payloadBytes(), version);
     }
 
     // ---------------------------------------------------------------- packed payloads (for stores)
@@ -303,11 +331,16 @@ public final class ChunkCodec implements AutoCloseable {
      * appends them to {@code out}; the metadata records are skipped.
      */
     public void unpackEvents(byte[] packed, int rawBytes, EventBatch out, String source) throws TraceFormatException {
+        unpackEvents(packed, rawBytes, version, out, source);
+    }
+
+    /** As {@link #unpackEvents(byte[], int, EventBatch, String)} for a payload of event layout {@code layout}. */
+    public void unpackEvents(byte[] packed, int rawBytes, int layout, EventBatch out, String source) throws TraceFormatException {
         byte[] rawb = decompress(packed, rawBytes, source, 0);
         ByteReader r = new ByteReader(rawb, 0, rawBytes, source, 0);
         int metaLen = r.count(r.remaining(), "metadata length");
         r.skip(metaLen);
-        decodeEvents(r, out);
+        decodeEvents(r, out, layout);
     }
 
     private byte[] rawBuf = new byte[1 << 16];
@@ -364,7 +397,7 @@ public final class ChunkCodec implements AutoCloseable {
         if (mr.remaining() != 0) {
             throw mr.error("metadata has " + mr.remaining() + " trailing bytes");
         }
-        decodeEvents(r, events);
+        decodeEvents(r, events, version);
     }
 
     private static final int TAG_MEMORY = 1;
@@ -526,9 +559,11 @@ public final class ChunkCodec implements AutoCloseable {
     }
 
     /**
-     * Writes events {@code [from, to)} as: varint count, eleven varint column lengths, the columns
-     * (time, kind+flags, memory, thread, a, b, c, used, aux, ref, ref2). Deltas run within the chunk only.
-     * Each column is written by its own loop straight from the batch's arrays.
+     * Writes events {@code [from, to)} in layout {@link #VERSION}: varint count, the shape table
+     * (varint shapes, then per shape varint kind+flags, zigzag memory id, zigzag thread, in order of
+     * first use), nine varint column lengths, the columns (time, shape index, a, b, c, used, aux, ref,
+     * ref2). Deltas run within the chunk only. Each column is written by its own loop straight from
+     * the batch's arrays.
      */
     public void encodeEvents(EventBatch batch, int from, int to, ByteWriter out) {
         resetSlots();
@@ -537,9 +572,11 @@ public final class ChunkCodec implements AutoCloseable {
             throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + batch.size);
         }
         int[] pk = batch.kindFlagsMemory;
+        int[] th = batch.thread;
+        int shapes = shapes(pk, th, from, to);
         int maxSlot = 0;
-        for (int i = from; i < to; i++) {
-            maxSlot = Math.max(maxSlot, pk[i] >>> 16);
+        for (int s = 0; s < shapes; s++) {
+            maxSlot = Math.max(maxSlot, (int) (shapeKeys[s] >>> 48));
         }
         slot(maxSlot);
         long[] pA = prevA;
@@ -551,15 +588,14 @@ public final class ChunkCodec implements AutoCloseable {
         long[] vc = batch.c;
         long[] vu = batch.used;
         long[] vx = batch.aux;
-        int[] th = batch.thread;
         int[] r1 = batch.ref;
         int[] r2 = batch.ref2;
         int[] lens = colLens;
         byte[] buf = colBuf;
         int p = 0;
-        for (int k = 0; k < COLUMNS; k++) {
+        for (int k = 0; k < COLUMNS_V2; k++) {
             // every value takes at most 10 bytes
-            long need = (long) p + 10L * n;
+            long need = (long) p + 10L * n + 16;
             if (need > buf.length) {
                 if (need > Integer.MAX_VALUE - 16) {
                     throw new IllegalArgumentException("chunk of " + n + " events too large to encode");
@@ -569,24 +605,119 @@ public final class ChunkCodec implements AutoCloseable {
             int start = p;
             p = switch (k) {
                 case 0 -> deltas(buf, p, ta, from, to);
-                case 1 -> kindFlags(buf, p, pk, from, to);
-                case 2 -> slots(buf, p, pk, from, to);
-                case 3 -> deltas(buf, p, th, from, to);
-                case 4 -> predictedA(buf, p, va, vb, pk, pA, from, to);
-                case 5 -> plain(buf, p, vb, from, to);
-                case 6 -> requested(buf, p, vc, vb, pk, from, to);
-                case 7 -> predictedUsed(buf, p, vu, vb, pk, pU, from, to);
-                case 8 -> perMemoryDeltas(buf, p, vx, pk, pX, from, to);
-                case 9 -> plain(buf, p, r1, from, to);
+                case 1 -> shapeIndexes(buf, p, shapeOf, n);
+                case 2 -> predictedA(buf, p, va, vb, pk, pA, from, to);
+                case 3 -> plain(buf, p, vb, from, to);
+                case 4 -> requested(buf, p, vc, vb, pk, from, to);
+                case 5 -> predictedUsed(buf, p, vu, vb, pk, pU, from, to);
+                case 6 -> perMemoryDeltas(buf, p, vx, pk, pX, from, to);
+                case 7 -> plain(buf, p, r1, from, to);
                 default -> plain(buf, p, r2, from, to);
             };
             lens[k] = p - start;
         }
         out.varint(n);
-        for (int len : lens) {
-            out.varint(len);
+        out.varint(shapes);
+        for (int s = 0; s < shapes; s++) {
+            long key = shapeKeys[s];
+            int packed = (int) (key >>> 32);
+            out.varint(packed & 0xffff);
+            out.svarint((packed >>> 16) - 1);
+            out.svarint((int) key);
+        }
+        for (int k = 0; k < COLUMNS_V2; k++) {
+            out.varint(lens[k]);
         }
         out.bytes(buf, 0, p);
+    }
+
+    // the shape table of the chunk being encoded: keys (packed kind/flags/memory << 32 | thread) in
+    // order of first use, an open-addressing index over them, and each event's shape
+    private long[] shapeKeys = new long[64];
+    private int[] shapeSlots = new int[64];
+    private long[] tableKeys = new long[128];
+    private int[] tableVals = new int[128]; // shape + 1; 0 is empty
+    private int[] shapeOf = new int[1024];
+
+    /** Fills {@link #shapeOf} with the shape of events {@code [from, to)} and returns the number of shapes. */
+    private int shapes(int[] pk, int[] th, int from, int to) {
+        int n = to - from;
+        if (shapeOf.length < n) {
+            shapeOf = new int[Math.max(n, 2 * shapeOf.length)];
+        }
+        int[] sOf = shapeOf;
+        long[] tk = tableKeys;
+        int[] tv = tableVals;
+        int mask = tv.length - 1;
+        int shift = 64 - Integer.numberOfTrailingZeros(tv.length);
+        int count = 0;
+        long lastKey = 0;
+        int last = -1;
+        for (int i = 0; i < n; i++) {
+            long key = (long) pk[from + i] << 32 | (th[from + i] & 0xffffffffL);
+            if (key != lastKey || last < 0) {
+                int h = (int) ((key * 0x9E3779B97F4A7C15L) >>> shift);
+                while (true) {
+                    int v = tv[h];
+                    if (v == 0) {
+                        if (count == shapeKeys.length) {
+                            shapeKeys = Arrays.copyOf(shapeKeys, count * 2);
+                            shapeSlots = Arrays.copyOf(shapeSlots, count * 2);
+                        }
+                        shapeKeys[count] = key;
+                        shapeSlots[count] = h;
+                        last = count++;
+                        tk[h] = key;
+                        tv[h] = count;
+                        if (2 * count > tv.length) {
+                            growShapeTable(count);
+                            tk = tableKeys;
+                            tv = tableVals;
+                            mask = tv.length - 1;
+                            shift = 64 - Integer.numberOfTrailingZeros(tv.length);
+                        }
+                        break;
+                    }
+                    if (tk[h] == key) {
+                        last = v - 1;
+                        break;
+                    }
+                    h = (h + 1) & mask;
+                }
+                lastKey = key;
+            }
+            sOf[i] = last;
+        }
+        // empty the table for the next chunk: only the slots of this chunk's shapes were filled
+        for (int s = 0; s < count; s++) {
+            tv[shapeSlots[s]] = 0;
+        }
+        return count;
+    }
+
+    private void growShapeTable(int count) {
+        int cap = tableVals.length * 2;
+        long[] tk = new long[cap];
+        int[] tv = new int[cap];
+        int shift = 64 - Integer.numberOfTrailingZeros(cap);
+        for (int s = 0; s < count; s++) {
+            int h = (int) ((shapeKeys[s] * 0x9E3779B97F4A7C15L) >>> shift);
+            while (tv[h] != 0) {
+                h = (h + 1) & (cap - 1);
+            }
+            tk[h] = shapeKeys[s];
+            tv[h] = s + 1;
+            shapeSlots[s] = h;
+        }
+        tableKeys = tk;
+        tableVals = tv;
+    }
+
+    private static int shapeIndexes(byte[] buf, int p, int[] sOf, int n) {
+        for (int i = 0; i < n; i++) {
+            p = uv(buf, p, sOf[i]);
+        }
+        return p;
     }
 
     // one loop a column, each small enough for the JIT to compile on its own
@@ -685,7 +816,7 @@ public final class ChunkCodec implements AutoCloseable {
 
     private byte[] colBuf = new byte[1 << 16];
     private final int[] colLens = new int[COLUMNS];
-    private final long[][] colScratch = {new long[1024], new long[1024], new long[1024], new long[1024]};
+    private final long[][] colScratch = {new long[1024], new long[1024], new long[1024], new long[1024], new long[1024]};
 
     private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long HIGH_BITS = 0x8080808080808080L;
@@ -753,6 +884,149 @@ public final class ChunkCodec implements AutoCloseable {
      * is read by its own loop into the batch's arrays; an error names the byte offset of the bad value.
      */
     public void decodeEvents(ByteReader r, EventBatch out) throws TraceFormatException {
+        decodeEvents(r, out, version);
+    }
+
+    /** As {@link #decodeEvents(ByteReader, EventBatch)} for columns of event layout {@code layout} (1 or 2). */
+    public void decodeEvents(ByteReader r, EventBatch out, int layout) throws TraceFormatException {
+        if (layout == 1) {
+            decodeEventsV1(r, out);
+        } else if (layout == VERSION) {
+            decodeEventsV2(r, out);
+        } else {
+            throw new IllegalArgumentException("event layout version " + layout);
+        }
+    }
+
+    // the shape table of the chunk being decoded
+    private int[] shapePacked = new int[64];
+    private int[] shapeThread = new int[64];
+
+    /** Layout 2: the shape table, then nine columns. */
+    private void decodeEventsV2(ByteReader r, EventBatch out) throws TraceFormatException {
+        resetSlots();
+        int n = r.count(Math.min(MAX_EVENTS, r.remaining()), "event count");
+        // a shape takes at least 3 bytes and is used by some event
+        int shapes = r.count(Math.min(n, r.remaining() / 3), "shape count");
+        if (shapePacked.length < shapes) {
+            shapePacked = new int[Math.max(shapes, 2 * shapePacked.length)];
+            shapeThread = new int[shapePacked.length];
+        }
+        int[] sp = shapePacked;
+        int[] st = shapeThread;
+        int maxSlot = 0;
+        for (int s = 0; s < shapes; s++) {
+            long at = r.sourceOffset();
+            long kf = r.varint();
+            if (kf < 0 || kf > 0xffff || !KNOWN_KIND[(int) kf & 0xff]) {
+                throw new TraceFormatException(r.source(), at, "shape " + s + ": unknown kind code " + (kf & 0xff));
+            }
+            at = r.sourceOffset();
+            long mem = r.svarint();
+            if (mem < -1 || mem > EventBatch.MAX_MEMORY_ID) {
+                throw new TraceFormatException(r.source(), at, "shape " + s + ": memory id " + mem + " out of range");
+            }
+            int thread = r.svarint32("shape " + s + ": thread id");
+            sp[s] = (int) kf | (int) (mem + 1) << 16;
+            st[s] = thread;
+            maxSlot = Math.max(maxSlot, (int) (mem + 1));
+        }
+        int[] len = new int[COLUMNS_V2];
+        long total = 0;
+        for (int k = 0; k < COLUMNS_V2; k++) {
+            len[k] = r.count(r.remaining(), "column length");
+            total += len[k];
+        }
+        if (total > r.remaining()) {
+            throw r.error("columns claim " + total + " bytes, " + r.remaining() + " left");
+        }
+        if (total < (long) n * COLUMNS_V2) {
+            throw r.error(n + " events need at least " + (long) n * COLUMNS_V2 + " column bytes, the columns hold " + total);
+        }
+        if (n > 0 && shapes == 0) {
+            throw r.error(n + " events and no shapes");
+        }
+        byte[] buf = r.backing();
+        int[] colStart = new int[COLUMNS_V2 + 1];
+        long base = r.sourceOffset() - r.position(); // source offset of buf[0]
+        colStart[0] = r.position();
+        for (int k = 0; k < COLUMNS_V2; k++) {
+            colStart[k + 1] = colStart[k] + len[k];
+        }
+        r.skip((int) total);
+        if (colScratch[0].length < n) {
+            for (int k = 0; k < colScratch.length; k++) {
+                colScratch[k] = new long[Math.max(n, 2 * colScratch[k].length)];
+            }
+        }
+        String src = r.source();
+        out.reserve(n);
+        int o = out.size;
+        long[] ta = out.time;
+        int[] pk = out.kindFlagsMemory;
+        int[] th = out.thread;
+        long[] va = out.a;
+        long[] vb = out.b;
+        long[] vc = out.c;
+        long[] vu = out.used;
+        long[] vx = out.aux;
+        int[] r1 = out.ref;
+        int[] r2 = out.ref2;
+        long[] vs = colScratch[0];
+        long[] v7 = colScratch[1];
+        long[] v8 = colScratch[2];
+        // the stored varints, before deltas and predictions: the columns of several bytes a value four
+        // at a time, those of mostly one byte one by one; long columns straight into the batch
+        readColumns(buf, colStart, 0, 2, 3, 4, ta, va, vb, vc, o, n, src, base);
+        readColumn(buf, colStart[1], colStart[2], 1, vs, 0, 0, n, src, base);
+        readColumn(buf, colStart[5], colStart[6], 5, vu, o, 0, n, src, base);
+        readColumn(buf, colStart[6], colStart[7], 6, vx, o, 0, n, src, base);
+        readColumn(buf, colStart[7], colStart[8], 7, v7, 0, 0, n, src, base);
+        readColumn(buf, colStart[8], colStart[9], 8, v8, 0, 0, n, src, base);
+        slot(maxSlot);
+        long[] pA = prevA;
+        long[] pU = prevUsed;
+        long[] pX = prevAux;
+        long t = 0;
+        for (int i = 0; i < n; i++) {
+            int j = o + i;
+            t += unzz(ta[j]);
+            ta[j] = t;
+            long shape = vs[i];
+            if (shape < 0 || shape >= shapes) {
+                throw valueError(buf, colStart, 1, i, src, base, "event " + i + ": shape " + shape + " of " + shapes);
+            }
+            int packed = sp[(int) shape];
+            pk[j] = packed;
+            th[j] = st[(int) shape];
+            int s = packed >>> 16;
+            int kind = packed & 0xff;
+            long b = unzz(vb[j]);
+            vb[j] = b;
+            long a = pA[s] + unzz(va[j]);
+            va[j] = a;
+            pA[s] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
+            long c = unzz(vc[j]);
+            vc[j] = C_FROM_B[kind] ? c + b : c;
+            long u = pU[s] + USED_SIGN[kind] * b + unzz(vu[j]);
+            vu[j] = u;
+            pU[s] = u;
+            long x = pX[s] + unzz(vx[j]);
+            vx[j] = x;
+            pX[s] = x;
+            long x1 = unzz(v7[i]);
+            long x2 = unzz(v8[i]);
+            if (x1 != (int) x1 || x2 != (int) x2) {
+                throw valueError(buf, colStart, x1 != (int) x1 ? 7 : 8, i, src, base, "event " + i + ": ref out of 32-bit range");
+            }
+            r1[j] = (int) x1;
+            r2[j] = (int) x2;
+        }
+        out.size = o + n;
+    }
+
+    /** Layout 1: eleven columns, kind+flags, memory and thread among them. */
+    private void decodeEventsV1(ByteReader r, EventBatch out) throws TraceFormatException {
         resetSlots();
         int n = r.count(Math.min(MAX_EVENTS, r.remaining()), "event count");
         int[] len = new int[COLUMNS];
@@ -780,10 +1054,6 @@ public final class ChunkCodec implements AutoCloseable {
                 colScratch[k] = new long[Math.max(n, 2 * colScratch[k].length)];
             }
         }
-        long[] v0 = colScratch[0];
-        long[] v1 = colScratch[1];
-        long[] v2 = colScratch[2];
-        long[] v3 = colScratch[3];
         String src = r.source();
         out.reserve(n);
         int o = out.size;
@@ -797,66 +1067,75 @@ public final class ChunkCodec implements AutoCloseable {
         long[] vx = out.aux;
         int[] r1 = out.ref;
         int[] r2 = out.ref2;
-        // time, kind and flags, memory slot (id + 1), thread
-        readColumns(buf, colStart, 0, v0, v1, v2, v3, n, src, base);
-        long t = 0;
+        long[] vk = colScratch[0];
+        long[] vm = colScratch[1];
+        long[] vt = colScratch[2];
+        long[] v9 = colScratch[3];
+        long[] v10 = colScratch[4];
+        // the stored varints, before deltas and predictions: the columns of several bytes a value four
+        // at a time, those of mostly one byte one by one; long columns straight into the batch
+        readColumns(buf, colStart, 0, 4, 5, 6, ta, va, vb, vc, o, n, src, base);
+        readColumn(buf, colStart[1], colStart[2], 1, vk, 0, 0, n, src, base);
+        readColumn(buf, colStart[2], colStart[3], 2, vm, 0, 0, n, src, base);
+        readColumn(buf, colStart[3], colStart[4], 3, vt, 0, 0, n, src, base);
+        readColumn(buf, colStart[7], colStart[8], 7, vu, o, 0, n, src, base);
+        readColumn(buf, colStart[8], colStart[9], 8, vx, o, 0, n, src, base);
+        readColumn(buf, colStart[9], colStart[10], 9, v9, 0, 0, n, src, base);
+        readColumn(buf, colStart[10], colStart[11], 10, v10, 0, 0, n, src, base);
+        // memory slots first: the per-memory predictions index arrays by them
         long sl = 0;
-        long tv = 0;
         int maxSlot = 0;
         for (int i = 0; i < n; i++) {
-            t += unzz(v0[i]);
-            ta[o + i] = t;
-            long kf = v1[i];
-            if (kf > 0xffff || !KNOWN_KIND[(int) kf & 0xff]) {
-                throw valueError(buf, colStart, 1, i, src, base, "event " + i + ": unknown kind code " + (kf & 0xff));
-            }
-            sl += unzz(v2[i]);
+            sl += unzz(vm[i]);
             if (sl < 0 || sl > MAX_MEMORY_SLOT) {
                 throw valueError(buf, colStart, 2, i, src, base, "event " + i + ": memory id " + (sl - 1) + " out of range");
             }
-            pk[o + i] = (int) kf | (int) sl << 16;
+            vm[i] = sl;
             maxSlot = Math.max(maxSlot, (int) sl);
-            tv += unzz(v3[i]);
-            if (tv != (int) tv) {
-                throw valueError(buf, colStart, 3, i, src, base, "event " + i + ": thread id " + tv + " out of range");
-            }
-            th[o + i] = (int) tv;
         }
         slot(maxSlot);
         long[] pA = prevA;
         long[] pU = prevUsed;
         long[] pX = prevAux;
-        // a, b, c, used: a, c and used are predicted from b and the memory's previous values
-        readColumns(buf, colStart, 4, v0, v1, v2, v3, n, src, base);
+        long t = 0;
+        long tv = 0;
         for (int i = 0; i < n; i++) {
-            int packed = pk[o + i];
+            int j = o + i;
+            t += unzz(ta[j]);
+            ta[j] = t;
+            long kf = vk[i];
+            if ((kf & ~0xffffL) != 0 || !KNOWN_KIND[(int) kf & 0xff]) {
+                throw valueError(buf, colStart, 1, i, src, base, "event " + i + ": unknown kind code " + (kf & 0xff));
+            }
+            int s = (int) vm[i];
+            int packed = (int) kf | s << 16;
+            pk[j] = packed;
+            tv += unzz(vt[i]);
+            if (tv != (int) tv) {
+                throw valueError(buf, colStart, 3, i, src, base, "event " + i + ": thread id " + tv + " out of range");
+            }
+            th[j] = (int) tv;
             int kind = packed & 0xff;
-            int s = packed >>> 16;
-            long b = unzz(v1[i]);
-            vb[o + i] = b;
-            long a = pA[s] + unzz(v0[i]);
-            va[o + i] = a;
+            long b = unzz(vb[j]);
+            vb[j] = b;
+            long a = pA[s] + unzz(va[j]);
+            va[j] = a;
             pA[s] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
-            long c = unzz(v2[i]);
-            vc[o + i] = C_FROM_B[kind] ? c + b : c;
-            long u = pU[s] + USED_SIGN[kind] * b + unzz(v3[i]);
-            vu[o + i] = u;
+            long c = unzz(vc[j]);
+            vc[j] = C_FROM_B[kind] ? c + b : c;
+            long u = pU[s] + USED_SIGN[kind] * b + unzz(vu[j]);
+            vu[j] = u;
             pU[s] = u;
-        }
-        // aux, ref, ref2
-        readColumns(buf, colStart, 8, v0, v1, v2, null, n, src, base);
-        for (int i = 0; i < n; i++) {
-            int s = pk[o + i] >>> 16;
-            long x = pX[s] + unzz(v0[i]);
-            vx[o + i] = x;
+            long x = pX[s] + unzz(vx[j]);
+            vx[j] = x;
             pX[s] = x;
-            long x1 = unzz(v1[i]);
-            long x2 = unzz(v2[i]);
+            long x1 = unzz(v9[i]);
+            long x2 = unzz(v10[i]);
             if (x1 != (int) x1 || x2 != (int) x2) {
                 throw valueError(buf, colStart, x1 != (int) x1 ? 9 : 10, i, src, base, "event " + i + ": ref out of 32-bit range");
             }
-            r1[o + i] = (int) x1;
-            r2[o + i] = (int) x2;
+            r1[j] = (int) x1;
+            r2[j] = (int) x2;
         }
         out.size = o + n;
     }
@@ -873,98 +1152,76 @@ public final class ChunkCodec implements AutoCloseable {
     }
 
     /**
-     * Reads the {@code n} varints of columns {@code k0 .. k0+3} (or {@code k0 .. k0+2} when {@code d3}
-     * is null) into {@code d0 .. d3}. A varint's bytes depend on where the previous one ended, so one
-     * column decodes at the speed of that chain; reading several columns in one loop runs their chains
-     * side by side. The loop reads 8 bytes a value and stops short of each column's last 8 bytes
-     * (and at any varint longer than 8 bytes); {@link #readColumn} finishes each column byte by byte.
+     * Reads the {@code n} varints of the four columns {@code k0 .. k3} into {@code d0 .. d3} from index
+     * {@code off}. A varint's length depends on where the previous one ended, so one column decodes
+     * at the speed of that chain of loads; reading four columns in one loop runs four chains side by
+     * side. Each value is gathered branch-free from an 8-byte read; the loop stops short of each
+     * column's last 8 bytes (and at any varint longer than 8 bytes), and {@link #readColumn}
+     * finishes each column byte by byte. For columns whose values take several bytes.
      */
-    private static void readColumns(byte[] buf, int[] start, int k0, long[] d0, long[] d1, long[] d2, long[] d3,
-                                    int n, String source, long base) throws TraceFormatException {
+    private static void readColumns(byte[] buf, int[] start, int k0, int k1, int k2, int k3,
+                                    long[] d0, long[] d1, long[] d2, long[] d3, int off, int n,
+                                    String source, long base) throws TraceFormatException {
         int p0 = start[k0];
-        int p1 = start[k0 + 1];
-        int p2 = start[k0 + 2];
-        int p3 = d3 == null ? 0 : start[k0 + 3];
+        int p1 = start[k1];
+        int p2 = start[k2];
+        int p3 = start[k3];
         int f0 = start[k0 + 1] - 8;
-        int f1 = start[k0 + 2] - 8;
-        int f2 = start[k0 + 3] - 8;
-        int f3 = d3 == null ? Integer.MAX_VALUE : start[k0 + 4] - 8;
+        int f1 = start[k1 + 1] - 8;
+        int f2 = start[k2 + 1] - 8;
+        int f3 = start[k3 + 1] - 8;
         int i = 0;
-        if (d3 != null) {
-            for (; i < n && p0 <= f0 && p1 <= f1 && p2 <= f2 && p3 <= f3; i++) {
-                long w0 = (long) LE.get(buf, p0);
-                long s0 = ~w0 & HIGH_BITS;
-                long w1 = (long) LE.get(buf, p1);
-                long s1 = ~w1 & HIGH_BITS;
-                long w2 = (long) LE.get(buf, p2);
-                long s2 = ~w2 & HIGH_BITS;
-                long w3 = (long) LE.get(buf, p3);
-                long s3 = ~w3 & HIGH_BITS;
-                if (s0 == 0 | s1 == 0 | s2 == 0 | s3 == 0) {
-                    break;
-                }
-                int t0 = Long.numberOfTrailingZeros(s0);
-                int t1 = Long.numberOfTrailingZeros(s1);
-                int t2 = Long.numberOfTrailingZeros(s2);
-                int t3 = Long.numberOfTrailingZeros(s3);
-                d0[i] = gather(w0, t0);
-                d1[i] = gather(w1, t1);
-                d2[i] = gather(w2, t2);
-                d3[i] = gather(w3, t3);
-                p0 += (t0 + 1) >>> 3;
-                p1 += (t1 + 1) >>> 3;
-                p2 += (t2 + 1) >>> 3;
-                p3 += (t3 + 1) >>> 3;
+        for (; i < n && p0 <= f0 && p1 <= f1 && p2 <= f2 && p3 <= f3; i++) {
+            long w0 = (long) LE.get(buf, p0);
+            long s0 = ~w0 & HIGH_BITS;
+            long w1 = (long) LE.get(buf, p1);
+            long s1 = ~w1 & HIGH_BITS;
+            long w2 = (long) LE.get(buf, p2);
+            long s2 = ~w2 & HIGH_BITS;
+            long w3 = (long) LE.get(buf, p3);
+            long s3 = ~w3 & HIGH_BITS;
+            if (s0 == 0 | s1 == 0 | s2 == 0 | s3 == 0) {
+                break;
             }
-        } else {
-            for (; i < n && p0 <= f0 && p1 <= f1 && p2 <= f2; i++) {
-                long w0 = (long) LE.get(buf, p0);
-                long s0 = ~w0 & HIGH_BITS;
-                long w1 = (long) LE.get(buf, p1);
-                long s1 = ~w1 & HIGH_BITS;
-                long w2 = (long) LE.get(buf, p2);
-                long s2 = ~w2 & HIGH_BITS;
-                if (s0 == 0 | s1 == 0 | s2 == 0) {
-                    break;
-                }
-                int t0 = Long.numberOfTrailingZeros(s0);
-                int t1 = Long.numberOfTrailingZeros(s1);
-                int t2 = Long.numberOfTrailingZeros(s2);
-                d0[i] = gather(w0, t0);
-                d1[i] = gather(w1, t1);
-                d2[i] = gather(w2, t2);
-                p0 += (t0 + 1) >>> 3;
-                p1 += (t1 + 1) >>> 3;
-                p2 += (t2 + 1) >>> 3;
-            }
+            int t0 = Long.numberOfTrailingZeros(s0);
+            int t1 = Long.numberOfTrailingZeros(s1);
+            int t2 = Long.numberOfTrailingZeros(s2);
+            int t3 = Long.numberOfTrailingZeros(s3);
+            d0[off + i] = gather(w0, t0);
+            d1[off + i] = gather(w1, t1);
+            d2[off + i] = gather(w2, t2);
+            d3[off + i] = gather(w3, t3);
+            p0 += (t0 + 1) >>> 3;
+            p1 += (t1 + 1) >>> 3;
+            p2 += (t2 + 1) >>> 3;
+            p3 += (t3 + 1) >>> 3;
         }
-        readColumn(buf, p0, start[k0 + 1], k0, d0, i, n, source, base);
-        readColumn(buf, p1, start[k0 + 2], k0 + 1, d1, i, n, source, base);
-        readColumn(buf, p2, start[k0 + 3], k0 + 2, d2, i, n, source, base);
-        if (d3 != null) {
-            readColumn(buf, p3, start[k0 + 4], k0 + 3, d3, i, n, source, base);
-        }
+        readColumn(buf, p0, start[k0 + 1], k0, d0, off, i, n, source, base);
+        readColumn(buf, p1, start[k1 + 1], k1, d1, off, i, n, source, base);
+        readColumn(buf, p2, start[k2 + 1], k2, d2, off, i, n, source, base);
+        readColumn(buf, p3, start[k3 + 1], k3, d3, off, i, n, source, base);
     }
 
     /**
-     * Reads values {@code [i, n)} of column {@code k} from {@code p} into {@code dst} and checks that
-     * they end exactly at the column's {@code end}.
+     * Reads values {@code [i, n)} of column {@code k} from {@code p} into {@code dst} from index
+     * {@code off + i}, and checks that they end exactly at the column's {@code end}. A value of one
+     * byte (what most columns hold) takes a predicted branch; longer ones are gathered branch-free.
      */
-    private static void readColumn(byte[] buf, int p, int end, int k, long[] dst, int i, int n, String source, long base)
-            throws TraceFormatException {
+    private static void readColumn(byte[] buf, int p, int end, int k, long[] dst, int off, int i, int n, String source,
+                                   long base) throws TraceFormatException {
         int fastEnd = end - 8;
         while (i < n) {
             if (p <= fastEnd) {
                 long w = (long) LE.get(buf, p);
                 if ((w & 0x80) == 0) {
-                    dst[i++] = w & 0x7f; // most values of most columns: a single byte
+                    dst[off + i++] = w & 0x7f; // most values of most columns: a single byte
                     p++;
                     continue;
                 }
                 long stop = ~w & HIGH_BITS;
                 if (stop != 0) {
                     int tz = Long.numberOfTrailingZeros(stop);
-                    dst[i++] = gather(w, tz);
+                    dst[off + i++] = gather(w, tz);
                     p += (tz + 1) >>> 3;
                     continue;
                 }
@@ -990,7 +1247,7 @@ public final class ChunkCodec implements AutoCloseable {
                     }
                 }
             }
-            dst[i++] = x;
+            dst[off + i++] = x;
         }
         if (p != end) {
             throw new TraceFormatException(source, base + p, "column " + k + " has " + (end - p) + " bytes left after " + n + " events");

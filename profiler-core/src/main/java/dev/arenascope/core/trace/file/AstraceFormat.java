@@ -19,7 +19,10 @@ public final class AstraceFormat {
     private AstraceFormat() {}
 
     static final byte[] MAGIC = {'A', 'S', 'T', 'R', 'A', 'C', 'E', 0};
-    static final int VERSION = 1;
+    /** The version written: 2 (event layout 2, see {@code ChunkCodec.VERSION}); version 1 files are read too. */
+    static final int VERSION = 2;
+    /** The oldest version read. */
+    static final int OLDEST_VERSION = 1;
     /** Fixed part of the header before its body. */
     static final int HEADER_FIXED = 8 + 2 + 2 + 4 + 4;
     static final int FOOTER_MAGIC = 0x54465341; // "ASFT"

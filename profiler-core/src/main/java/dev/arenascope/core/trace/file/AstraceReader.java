@@ -53,7 +53,9 @@ public final class AstraceReader implements AutoCloseable {
     private final SessionInfo session;
     private final List<MetaRecord> headerMeta;
     private final long dataStart;
-    private final ChunkCodec codec = new ChunkCodec();
+    /** The file's format version, which is also its chunks' event layout. */
+    private final int version;
+    private final ChunkCodec codec;
     private final CRC32C crc = new CRC32C();
     // footer, when present and sound
     private long footerOffset = -1;
@@ -91,9 +93,12 @@ public final class AstraceReader implements AutoCloseable {
         }
         ByteReader r = new ByteReader(fixed, 8, fixed.length - 8, source, 8);
         int version = r.u8() | r.u8() << 8;
-        if (version != AstraceFormat.VERSION) {
-            throw new TraceFormatException(source, 8, "unsupported .astrace version " + version + " (this build reads version " + AstraceFormat.VERSION + ")");
+        if (version < AstraceFormat.OLDEST_VERSION || version > AstraceFormat.VERSION) {
+            throw new TraceFormatException(source, 8, "unsupported .astrace version " + version + " (this build reads versions "
+                    + AstraceFormat.OLDEST_VERSION + " to " + AstraceFormat.VERSION + ")");
         }
+        this.version = version;
+        this.codec = new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, version);
         r.skip(2);
         long bodyLen = r.u32() & 0xffffffffL;
         int bodyCrc = r.u32();
@@ -544,7 +549,7 @@ public final class AstraceReader implements AutoCloseable {
 
     private void readParallel(int workers, EventSink sink, EventStore store) throws IOException {
         ExecutorService pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-decode-", 0).factory());
-        ThreadLocal<ChunkCodec> codecs = ThreadLocal.withInitial(ChunkCodec::new);
+        ThreadLocal<ChunkCodec> codecs = ThreadLocal.withInitial(() -> new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, version));
         ArrayDeque<Future<Decoded>> window = new ArrayDeque<>();
         // a sink sees a batch only during onEvents, so once delivered a chunk's batch decodes another
         ConcurrentLinkedQueue<EventBatch> spare = new ConcurrentLinkedQueue<>();

@@ -87,7 +87,7 @@ public final class EventStore implements TraceView, EventSink {
     private int cacheNext;
 
     /** A sealed block: events {@code [firstIndex, firstIndex+count)} packed by the chunk codec. */
-    private record Block(long firstIndex, int count, long firstEff, long lastEff, byte[] packed, int rawBytes) {}
+    private record Block(long firstIndex, int count, long firstEff, long lastEff, byte[] packed, int rawBytes, int layout) {}
 
     public EventStore() {
         this("store");
@@ -197,7 +197,7 @@ public final class EventStore implements TraceView, EventSink {
             long firstEffective = Math.max(b.time(0), lastEff);
             indexRange(b, 0, b.size());
             count += b.size();
-            blocks.add(new Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes()));
+            blocks.add(new Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes(), chunk.version()));
             tailFirstIndex = count;
             flushIndexes();
         } finally {
@@ -322,7 +322,7 @@ public final class EventStore implements TraceView, EventSink {
     private void seal() {
         int n = tail.size();
         ChunkCodec.Packed p = writeCodec.pack(List.of(), tail, 0, n);
-        blocks.add(new Block(tailFirstIndex, n, tailFirstEff, lastEff, p.bytes(), p.rawBytes()));
+        blocks.add(new Block(tailFirstIndex, n, tailFirstEff, lastEff, p.bytes(), p.rawBytes(), ChunkCodec.VERSION));
         tailFirstIndex += n;
         tail.clear();
     }
@@ -528,7 +528,7 @@ public final class EventStore implements TraceView, EventSink {
             Block blk = blocks.get(bi);
             EventBatch d = new EventBatch(blk.count);
             try {
-                readCodec.unpackEvents(blk.packed, blk.rawBytes, d, name + " (block " + bi + ")");
+                readCodec.unpackEvents(blk.packed, blk.rawBytes, blk.layout, d, name + " (block " + bi + ")");
             } catch (TraceFormatException e) {
                 throw new IllegalStateException("store block " + bi + " is corrupt: " + e.getMessage(), e);
             }

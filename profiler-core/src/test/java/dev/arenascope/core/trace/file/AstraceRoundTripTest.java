@@ -122,6 +122,27 @@ class AstraceRoundTripTest {
     }
 
     @Test
+    void versionOneFilesStillLoad() throws Exception {
+        // written by the version 1 writer (eleven columns a chunk) before the shape table came:
+        // SyntheticTrace.write(42, 3000, new AstraceWriter(file)); this build reads it event for event
+        Path v1 = dir.resolve("synthetic-v1.astrace");
+        try (var in = AstraceRoundTripTest.class.getResourceAsStream("/astrace/synthetic-v1.astrace")) {
+            Files.write(v1, in.readAllBytes());
+        }
+        assertEquals(1, Files.readAllBytes(v1)[8], "the fixture is a version 1 file");
+        EventStore want = new EventStore();
+        SyntheticTrace.write(42, 3000, want);
+        LoadedTrace got = AstraceReader.load(v1);
+        assertFalse(got.report().damaged(), got.report().summary());
+        TraceAssertions.assertSameTrace(want, got.store());
+        // and what this build writes of it is version 2, read back the same
+        Path v2 = dir.resolve("again.astrace");
+        got.store().replayTo(new AstraceWriter(v2));
+        assertEquals(2, Files.readAllBytes(v2)[8]);
+        TraceAssertions.assertSameTrace(want, AstraceReader.load(v2).store());
+    }
+
+    @Test
     void aFileCutOffMidWriteLoadsUpToItsLastWholeChunk() throws Exception {
         Path f = synthetic(dir, "cut.astrace", 300_000); // chunks of 65536: 4 whole + 1 partial
         long[] offsets;
@@ -244,6 +265,6 @@ class AstraceRoundTripTest {
         Path v = dir.resolve("version.astrace");
         Files.write(v, version);
         e = assertThrows(TraceFormatException.class, () -> AstraceReader.load(v));
-        assertEquals(v + " at byte 8: unsupported .astrace version 9 (this build reads version 1)", e.getMessage());
+        assertEquals(v + " at byte 8: unsupported .astrace version 9 (this build reads versions 1 to 2)", e.getMessage());
     }
 }
