@@ -13,7 +13,9 @@ import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -67,6 +69,9 @@ public final class JsonlReader {
     private final String source;
     private final EventSink sink;
     private final List<String> problems = new ArrayList<>();
+    /** Chunk buffers and event runs handed back for the next chunks (the reader allocates per chunk in flight, not per chunk). */
+    private final Queue<byte[]> buffers = new ConcurrentLinkedQueue<>();
+    private final Queue<Run> runs = new ConcurrentLinkedQueue<>();
     private final boolean[] memoryDeclared = new boolean[EventBatch.MAX_MEMORY_ID + 1];
     private final BitSet stringDeclared = new BitSet();
     private final Set<Integer> otherStringsDeclared = new HashSet<>();
@@ -180,12 +185,27 @@ public final class JsonlReader {
      * the file, the last of them read on to its newline. Every line starts in exactly one chunk, so the
      * chunks' line counts add up to the file's. Thread-safe (positional reads only).
      */
-    private static Parsed chunk(FileChannel ch, long size, int chunk, long k) throws IOException {
+    private Parsed chunk(FileChannel ch, long size, int chunk, long k) throws IOException {
         long from = k * chunk;
         long to = Math.min(size, from + chunk);
         long base = from == 0 ? 0 : from - 1;   // from the byte before, to see whether a line starts at from
         int n = (int) (to - base);
-        byte[] buf = new byte[n + (to < size ? 1 << 14 : 0)];
+        if (size <= chunk) {
+            return chunk(ch, size, chunk, new byte[n], from, to, base, n);  // a small file: one exact buffer
+        }
+        int standard = chunk + 1 + (1 << 14);   // the chunk, the byte before it, room to read on to a newline
+        byte[] buf = buffers.poll();
+        if (buf == null) {
+            buf = new byte[standard];
+        }
+        try {
+            return chunk(ch, size, chunk, buf, from, to, base, n);
+        } finally {
+            buffers.offer(buf); // a buffer grown for a long line is a new array, left to the collector
+        }
+    }
+
+    private Parsed chunk(FileChannel ch, long size, int chunk, byte[] buf, long from, long to, long base, int n) throws IOException {
         n = readAt(ch, buf, 0, n, base);
         int start = 0;
         if (from > 0) {
@@ -212,13 +232,13 @@ public final class JsonlReader {
                 whole = nl >= 0;
             }
             if (end - tail > MAX_LINE) {
-                Parsed p = new JsonlChunkParser(buf, start, tail).parse();
+                Parsed p = new JsonlChunkParser(buf, start, tail, runs).parse();
                 p.lines++;
                 p.items.add(new Bad(p.lines, "line longer than " + (MAX_LINE >> 20) + " MiB"));
                 return p;
             }
         }
-        return new JsonlChunkParser(buf, start, end).parse();
+        return new JsonlChunkParser(buf, start, end, runs).parse();
     }
 
     /** Reads up to {@code len} bytes at {@code position} into {@code buf[off...]}; fewer only at the end of the file. */
@@ -263,7 +283,11 @@ public final class JsonlReader {
         lines += parsed.soundLines;
         for (Object item : parsed.items) {
             switch (item) {
-                case Run run -> deliverRun(run);
+                case Run run -> {
+                    deliverRun(run);
+                    run.batch().clear();
+                    runs.offer(run); // the sink has taken what it keeps of the batch
+                }
                 case Meta m -> {
                     String err = meta(m);
                     if (err != null) {
