@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -121,12 +122,15 @@ final class JsonlChunkParser {
     private final int end;
     private final Parsed out = new Parsed();
     private Run run;        // the run events go to, already in out.items; null after any other item
+    private final Queue<Run> spareRuns;
 
     /**
-     * @param buf the bytes; the chunk is {@code buf[from, end)}
+     * @param buf       the bytes; the chunk is {@code buf[from, end)}
+     * @param spareRuns empty runs to fill before making new ones (shared with other threads)
      */
-    JsonlChunkParser(byte[] buf, int from, int end) {
+    JsonlChunkParser(byte[] buf, int from, int end, Queue<Run> spareRuns) {
         this.buf = buf;
+        this.spareRuns = spareRuns;
         this.from = from;
         this.end = end;
         for (int i = 0; i < F_OBJECT_START; i++) {
@@ -455,7 +459,10 @@ final class JsonlChunkParser {
         out.soundLines++;
         if (lastWasEvent) {
             if (run == null) {
-                run = new Run(out.items.isEmpty() ? Math.max(256, Math.min(1 << 16, (end - from) >> 6)) : 256);
+                run = spareRuns.poll();
+                if (run == null) {
+                    run = new Run(out.items.isEmpty() ? Math.max(256, Math.min(1 << 16, (end - from) / 100)) : 256);
+                }
                 out.items.add(run);
             }
             EventBatch events = run.batch;

@@ -13,11 +13,14 @@ import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -55,6 +58,8 @@ public final class JsonlReader {
     /** The longest line read; a longer one is a problem on its line. */
     static final int MAX_LINE = 1 << 24;
     private static final int MAX_PROBLEMS = 8;
+    /** Chunks parsed ahead of the one being delivered, at least (so threads preempted on a busy machine do not stall the rest). */
+    private static final int READ_AHEAD = 16;
     /** Below this size the file is parsed on the calling thread alone. */
     private static final long PARALLEL_FROM = 4L * CHUNK;
     /** Declared string ids below this are kept in a bit set, the rest (forged ones) in a hash set. */
@@ -64,6 +69,9 @@ public final class JsonlReader {
     private final String source;
     private final EventSink sink;
     private final List<String> problems = new ArrayList<>();
+    /** Chunk buffers and event runs handed back for the next chunks (the reader allocates per chunk in flight, not per chunk). */
+    private final Queue<byte[]> buffers = new ConcurrentLinkedQueue<>();
+    private final Queue<Run> runs = new ConcurrentLinkedQueue<>();
     private final boolean[] memoryDeclared = new boolean[EventBatch.MAX_MEMORY_ID + 1];
     private final BitSet stringDeclared = new BitSet();
     private final Set<Integer> otherStringsDeclared = new HashSet<>();
@@ -129,14 +137,27 @@ public final class JsonlReader {
             return t;
         });
         try {
-            ArrayDeque<Future<Parsed>> inFlight = new ArrayDeque<>();
+            ArrayDeque<FutureTask<Parsed>> inFlight = new ArrayDeque<>();
+            int window = Math.max(READ_AHEAD, 4 * workers);
             long next = 0;
             while (next < chunks || !inFlight.isEmpty()) {
-                while (next < chunks && inFlight.size() < 2 * workers) {
+                while (next < chunks && inFlight.size() < window) {
                     long k = next++;
-                    inFlight.add(pool.submit(() -> chunk(ch, size, chunkBytes, k)));
+                    FutureTask<Parsed> task = new FutureTask<>(() -> chunk(ch, size, chunkBytes, k));
+                    inFlight.add(task);
+                    pool.execute(task);
                 }
-                deliver(await(inFlight.poll()));
+                FutureTask<Parsed> head = inFlight.poll();
+                // while the next chunk in order is not parsed, parse the first one nobody has started (run()
+                // does nothing to a task another thread runs or ran), so no thread of ours idles on a busy machine
+                for (var it = inFlight.iterator(); !head.isDone(); ) {
+                    head.run();
+                    if (head.isDone() || !it.hasNext()) {
+                        break;
+                    }
+                    it.next().run();
+                }
+                deliver(await(head));
             }
         } finally {
             pool.shutdownNow();
@@ -164,12 +185,27 @@ public final class JsonlReader {
      * the file, the last of them read on to its newline. Every line starts in exactly one chunk, so the
      * chunks' line counts add up to the file's. Thread-safe (positional reads only).
      */
-    private static Parsed chunk(FileChannel ch, long size, int chunk, long k) throws IOException {
+    private Parsed chunk(FileChannel ch, long size, int chunk, long k) throws IOException {
         long from = k * chunk;
         long to = Math.min(size, from + chunk);
         long base = from == 0 ? 0 : from - 1;   // from the byte before, to see whether a line starts at from
         int n = (int) (to - base);
-        byte[] buf = new byte[n + (to < size ? 1 << 14 : 0)];
+        if (size <= chunk) {
+            return chunk(ch, size, chunk, new byte[n], from, to, base, n);  // a small file: one exact buffer
+        }
+        int standard = chunk + 1 + (1 << 14);   // the chunk, the byte before it, room to read on to a newline
+        byte[] buf = buffers.poll();
+        if (buf == null) {
+            buf = new byte[standard];
+        }
+        try {
+            return chunk(ch, size, chunk, buf, from, to, base, n);
+        } finally {
+            buffers.offer(buf); // a buffer grown for a long line is a new array, left to the collector
+        }
+    }
+
+    private Parsed chunk(FileChannel ch, long size, int chunk, byte[] buf, long from, long to, long base, int n) throws IOException {
         n = readAt(ch, buf, 0, n, base);
         int start = 0;
         if (from > 0) {
@@ -196,13 +232,13 @@ public final class JsonlReader {
                 whole = nl >= 0;
             }
             if (end - tail > MAX_LINE) {
-                Parsed p = new JsonlChunkParser(buf, start, tail).parse();
+                Parsed p = new JsonlChunkParser(buf, start, tail, runs).parse();
                 p.lines++;
                 p.items.add(new Bad(p.lines, "line longer than " + (MAX_LINE >> 20) + " MiB"));
                 return p;
             }
         }
-        return new JsonlChunkParser(buf, start, end).parse();
+        return new JsonlChunkParser(buf, start, end, runs).parse();
     }
 
     /** Reads up to {@code len} bytes at {@code position} into {@code buf[off...]}; fewer only at the end of the file. */
@@ -247,7 +283,11 @@ public final class JsonlReader {
         lines += parsed.soundLines;
         for (Object item : parsed.items) {
             switch (item) {
-                case Run run -> deliverRun(run);
+                case Run run -> {
+                    deliverRun(run);
+                    run.batch().clear();
+                    runs.offer(run); // the sink has taken what it keeps of the batch
+                }
                 case Meta m -> {
                     String err = meta(m);
                     if (err != null) {
