@@ -185,17 +185,42 @@ public final class ChunkCodec implements AutoCloseable {
         }
         raw.clear();
         encodePayload(meta, batch, from, to, raw);
+        frameInto(raw, n, firstTime(batch, from, to), lastTime(batch, from, to));
+    }
+
+    /** The first event's time of {@code [from, to)}, 0 when empty: a frame's first time. */
+    public static long firstTime(EventBatch batch, int from, int to) {
+        return to > from ? batch.time(from) : 0;
+    }
+
+    /** The largest event time of {@code [from, to)}, 0 when empty: a frame's last time. */
+    public static long lastTime(EventBatch batch, int from, int to) {
+        long last = to > from ? batch.time(from) : 0;
+        for (int i = from + 1; i < to; i++) {
+            last = Math.max(last, batch.time(i));
+        }
+        return last;
+    }
+
+    /**
+     * Compresses and frames a payload already encoded by {@link #encodePayload} (so one thread can
+     * encode while another compresses): the same frame {@link #encodeFrame} makes of those events.
+     *
+     * @param events the payload's event count
+     * @param first  {@link #firstTime} of its events
+     * @param last   {@link #lastTime} of its events
+     */
+    public byte[] compressFrame(ByteWriter payload, int events, long first, long last) {
+        if (events < 0 || events > MAX_EVENTS) {
+            throw new IllegalArgumentException("a chunk holds 0 to " + MAX_EVENTS + " events, got " + events);
+        }
+        frameInto(payload, events, first, last);
+        return frame.toByteArray();
+    }
+
+    private void frameInto(ByteWriter raw, int n, long first, long last) {
         if (raw.size() > MAX_RAW_BYTES) {
             throw new IllegalArgumentException("chunk payload of " + raw.size() + " bytes exceeds " + MAX_RAW_BYTES);
-        }
-        long first = 0;
-        long last = 0;
-        if (n > 0) {
-            first = batch.time(from);
-            last = first;
-            for (int i = from + 1; i < to; i++) {
-                last = Math.max(last, batch.time(i));
-            }
         }
         frame.clear();
         int bound = (int) Math.min(Integer.MAX_VALUE - 64, Zstd.compressBound(raw.size()));

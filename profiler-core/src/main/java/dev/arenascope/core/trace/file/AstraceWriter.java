@@ -31,8 +31,8 @@ import dev.arenascope.core.trace.SessionInfo;
  * AstraceWriter(path))}, or feed it from a reader or a store. Events are gathered into chunks of up to
  * {@link #CHUNK_EVENTS} and written at least every {@link #MAX_CHUNK_AGE_NS} of wall time, so a
  * recording that is killed loses at most its last second. {@link #onClose()} writes the footer index.
- * Chunks are encoded and compressed on up to four other threads (one a core) when the machine has two
- * cores or more, and written in order by the calling thread, which only copies the events.
+ * The calling thread encodes each chunk's columns; when the machine has two cores or more, up to four
+ * other threads (one a core) compress them, and the calling thread writes finished chunks in order.
  *
  * <p>Called from one thread at a time (the {@link EventSink} contract); a shared daemon thread also
  * writes a chunk that has waited a second while no events came, so an idle recording that is then
@@ -49,7 +49,8 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private final OutputStream out;
     private final ChunkCodec codec;
     private EventBatch pending = new EventBatch(CHUNK_EVENTS);
-    private final ArrayDeque<EventBatch> spare = new ArrayDeque<>();
+    /** Encoded payloads' buffers, back from the compressing workers. */
+    private final ArrayDeque<ByteWriter> spare = new ArrayDeque<>();
     private final ExecutorService pool;
     private final ThreadLocal<ChunkCodec> codecs = ThreadLocal.withInitial(ChunkCodec::new);
     private final ArrayDeque<Future<Encoded>> inFlight = new ArrayDeque<>();
@@ -117,7 +118,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private final int level;
 
     /** An encoded frame and what the footer index needs of it. */
-    private record Encoded(byte[] frame, int events, long first, long last, EventBatch recycle) {}
+    private record Encoded(byte[] frame, int events, long first, long last, ByteWriter recycle) {}
 
     public Path path() {
         return path;
@@ -169,7 +170,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             if (pending.isEmpty()) {
                 // large batches go straight from the caller's columns
                 while (n - i >= CHUNK_EVENTS) {
-                    writeChunk(batch, i, i + CHUNK_EVENTS);
+                    chunk(batch, i, i + CHUNK_EVENTS);
                     i += CHUNK_EVENTS;
                 }
             }
@@ -237,50 +238,46 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     }
 
     private void flushPending() throws IOException {
-        EventBatch full = pending;
-        pending = spare.isEmpty() ? new EventBatch(CHUNK_EVENTS) : spare.poll();
-        submit(full, 0, full.size(), true);
+        chunk(pending, 0, pending.size());
+        pending.clear();
     }
 
-    private void writeChunk(EventBatch b, int from, int to) throws IOException {
-        if (pool == null) {
-            submit(b, from, to, false);
-            return;
-        }
-        EventBatch copy = spare.isEmpty() ? new EventBatch(CHUNK_EVENTS) : spare.poll();
-        copy.addRange(b, from, to);
-        submit(copy, 0, copy.size(), true);
-    }
-
-    /** Encodes a chunk (on a worker when there are spare cores) and writes finished chunks in order. */
-    private void submit(EventBatch b, int from, int to, boolean owned) throws IOException {
+    /**
+     * Makes a chunk of events {@code [from, to)} and the metadata that came before them. The calling
+     * thread encodes the columns (so the caller's batch need not be copied); when there are spare
+     * cores a worker compresses them, and finished chunks are written in order.
+     */
+    private void chunk(EventBatch b, int from, int to) throws IOException {
         List<MetaRecord> m = List.copyOf(meta);
         meta.clear();
         if (pool == null) {
-            Encoded e = encode(codec, m, b, from, to, owned ? b : null);
-            write(e);
+            write(new Encoded(codec.encodeFrame(m, b, from, to), to - from, ChunkCodec.firstTime(b, from, to),
+                    ChunkCodec.lastTime(b, from, to), null));
             return;
         }
+        ByteWriter payload = spare.isEmpty() ? new ByteWriter(1 << 20) : spare.poll();
+        payload.clear();
+        codec.encodePayload(m, b, from, to, payload);
+        int n = to - from;
+        long first = ChunkCodec.firstTime(b, from, to);
+        long last = ChunkCodec.lastTime(b, from, to);
         while (inFlight.size() >= maxInFlight) {
             write(await(inFlight.poll()));
         }
-        inFlight.add(pool.submit(() -> encode(codecs.get(), m, b, from, to, b)));
+        inFlight.add(pool.submit(() -> new Encoded(compressor().compressFrame(payload, n, first, last), n, first, last, payload)));
         while (!inFlight.isEmpty() && inFlight.peek().isDone()) {
             write(await(inFlight.poll()));
         }
     }
 
-    private Encoded encode(ChunkCodec cc, List<MetaRecord> m, EventBatch b, int from, int to, EventBatch recycle) {
-        if (cc != codec && cc.level() != level) {
+    /** This worker's codec, at the writer's level. */
+    private ChunkCodec compressor() {
+        ChunkCodec cc = codecs.get();
+        if (cc.level() != level) {
             cc = new ChunkCodec(level);
             codecs.set(cc);
         }
-        long first = to > from ? b.time(from) : 0;
-        long last = first;
-        for (int i = from + 1; i < to; i++) {
-            last = Math.max(last, b.time(i));
-        }
-        return new Encoded(cc.encodeFrame(m, b, from, to), to - from, first, last, recycle);
+        return cc;
     }
 
     private Encoded await(Future<Encoded> f) throws IOException {
@@ -306,7 +303,6 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         index.svarint(e.last());
         lastChunkOffset = offset;
         if (e.recycle() != null && spare.size() < maxInFlight + 1) {
-            e.recycle().clear();
             spare.add(e.recycle());
         }
     }
