@@ -67,6 +67,13 @@ public final class ChunkCodec implements AutoCloseable {
     private static final boolean[] A_PLUS_B = new boolean[256];
     /** Per kind code: whether {@code c} is stored relative to {@code b} (requested vs allocated bytes). */
     private static final boolean[] C_FROM_B = new boolean[256];
+    /**
+     * The same predictions as masks, so the column loops take no data-dependent branch (kinds come
+     * mixed): by kind code and the backward flag (the low 9 bits of the packed word), -1 where the next
+     * {@code a} is predicted at {@code a + b}; by kind code, -1 where {@code c} is stored against {@code b}.
+     */
+    private static final long[] A_NEXT = new long[512];
+    private static final long[] C_MASK = new long[256];
 
     static {
         for (EventKind k : new EventKind[] {EventKind.ALLOC, EventKind.POOL_REQUEST, EventKind.TENSOR_LIVE}) {
@@ -80,6 +87,13 @@ public final class ChunkCodec implements AutoCloseable {
         A_PLUS_B[EventKind.POOL_REQUEST.code()] = true;
         C_FROM_B[EventKind.ALLOC.code()] = true;
         C_FROM_B[EventKind.POOL_REQUEST.code()] = true;
+        for (int kf = 0; kf < 512; kf++) {
+            boolean backward = (kf >>> 8 & Event.FLAG_BACKWARD) != 0;
+            A_NEXT[kf] = A_PLUS_B[kf & 0xff] && !backward ? -1L : 0;
+        }
+        for (int k = 0; k < 256; k++) {
+            C_MASK[k] = C_FROM_B[k] ? -1L : 0;
+        }
     }
 
     private final int level;
@@ -780,7 +794,7 @@ public final class ChunkCodec implements AutoCloseable {
             int sl = packed >>> 16;
             long a = va[i];
             p = zz(buf, p, a - pA[sl]);
-            pA[sl] = A_PLUS_B[packed & 0xff] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + vb[i] : a;
+            pA[sl] = a + (A_NEXT[packed & 0x1ff] & vb[i]);
         }
         return p;
     }
@@ -788,7 +802,7 @@ public final class ChunkCodec implements AutoCloseable {
     private static int requested(byte[] buf, int p, long[] vc, long[] vb, int[] pk, int from, int to) {
         for (int i = from; i < to; i++) {
             long c = vc[i];
-            p = zz(buf, p, C_FROM_B[pk[i] & 0xff] ? c - vb[i] : c);
+            p = zz(buf, p, c - (C_MASK[pk[i] & 0xff] & vb[i]));
         }
         return p;
     }
@@ -816,7 +830,9 @@ public final class ChunkCodec implements AutoCloseable {
 
     private byte[] colBuf = new byte[1 << 16];
     private final int[] colLens = new int[COLUMNS];
-    private final long[][] colScratch = {new long[1024], new long[1024], new long[1024], new long[1024], new long[1024]};
+    /** Events decoded a slice at a time (layout 2): the slice's values stay in the cache between passes. */
+    private static final int SLICE = 2048;
+    private final long[][] colScratch = {new long[SLICE], new long[SLICE], new long[SLICE], new long[1024], new long[1024]};
 
     private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long HIGH_BITS = 0x8080808080808080L;
@@ -954,11 +970,6 @@ public final class ChunkCodec implements AutoCloseable {
             colStart[k + 1] = colStart[k] + len[k];
         }
         r.skip((int) total);
-        if (colScratch[0].length < n) {
-            for (int k = 0; k < colScratch.length; k++) {
-                colScratch[k] = new long[Math.max(n, 2 * colScratch[k].length)];
-            }
-        }
         String src = r.source();
         out.reserve(n);
         int o = out.size;
@@ -975,53 +986,61 @@ public final class ChunkCodec implements AutoCloseable {
         long[] vs = colScratch[0];
         long[] v7 = colScratch[1];
         long[] v8 = colScratch[2];
-        // the stored varints, before deltas and predictions: the columns of several bytes a value four
-        // at a time, those of mostly one byte one by one; long columns straight into the batch
-        readColumns(buf, colStart, 0, 2, 3, 4, ta, va, vb, vc, o, n, src, base);
-        readColumn(buf, colStart[1], colStart[2], 1, vs, 0, 0, n, src, base);
-        readColumn(buf, colStart[5], colStart[6], 5, vu, o, 0, n, src, base);
-        readColumn(buf, colStart[6], colStart[7], 6, vx, o, 0, n, src, base);
-        readColumn(buf, colStart[7], colStart[8], 7, v7, 0, 0, n, src, base);
-        readColumn(buf, colStart[8], colStart[9], 8, v8, 0, 0, n, src, base);
         slot(maxSlot);
         long[] pA = prevA;
         long[] pU = prevUsed;
         long[] pX = prevAux;
+        int[] pos = colStart.clone();
         long t = 0;
-        for (int i = 0; i < n; i++) {
-            int j = o + i;
-            t += unzz(ta[j]);
-            ta[j] = t;
-            long shape = vs[i];
-            if (shape < 0 || shape >= shapes) {
-                throw valueError(buf, colStart, 1, i, src, base, "event " + i + ": shape " + shape + " of " + shapes);
+        // slice by slice, so what one pass writes the next reads from the cache
+        for (int first = 0; first < n; first += SLICE) {
+            int m = Math.min(SLICE, n - first);
+            int o0 = o + first;
+            // the stored varints, before deltas and predictions: the columns of several bytes a value
+            // four at a time, those of mostly one byte one by one; long columns straight into the batch
+            readColumns(buf, pos, colStart, 0, 2, 3, 4, ta, va, vb, vc, o0, m, first, src, base);
+            readColumn(buf, pos, colStart, 1, vs, 0, m, first, src, base);
+            readColumn(buf, pos, colStart, 5, vu, o0, m, first, src, base);
+            readColumn(buf, pos, colStart, 6, vx, o0, m, first, src, base);
+            readColumn(buf, pos, colStart, 7, v7, 0, m, first, src, base);
+            readColumn(buf, pos, colStart, 8, v8, 0, m, first, src, base);
+            for (int i = 0; i < m; i++) {
+                int j = o0 + i;
+                t += unzz(ta[j]);
+                ta[j] = t;
+                long shape = vs[i];
+                if (shape < 0 || shape >= shapes) {
+                    throw valueError(buf, colStart, 1, first + i, src, base, "event " + (first + i) + ": shape " + shape + " of " + shapes);
+                }
+                int packed = sp[(int) shape];
+                pk[j] = packed;
+                th[j] = st[(int) shape];
+                int s = packed >>> 16;
+                int kind = packed & 0xff;
+                long b = unzz(vb[j]);
+                vb[j] = b;
+                long a = pA[s] + unzz(va[j]);
+                va[j] = a;
+                pA[s] = a + (A_NEXT[packed & 0x1ff] & b);
+                long c = unzz(vc[j]);
+                vc[j] = c + (C_MASK[kind] & b);
+                long u = pU[s] + USED_SIGN[kind] * b + unzz(vu[j]);
+                vu[j] = u;
+                pU[s] = u;
+                long x = pX[s] + unzz(vx[j]);
+                vx[j] = x;
+                pX[s] = x;
+                long x1 = unzz(v7[i]);
+                long x2 = unzz(v8[i]);
+                if (x1 != (int) x1 || x2 != (int) x2) {
+                    throw valueError(buf, colStart, x1 != (int) x1 ? 7 : 8, first + i, src, base,
+                            "event " + (first + i) + ": ref out of 32-bit range");
+                }
+                r1[j] = (int) x1;
+                r2[j] = (int) x2;
             }
-            int packed = sp[(int) shape];
-            pk[j] = packed;
-            th[j] = st[(int) shape];
-            int s = packed >>> 16;
-            int kind = packed & 0xff;
-            long b = unzz(vb[j]);
-            vb[j] = b;
-            long a = pA[s] + unzz(va[j]);
-            va[j] = a;
-            pA[s] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
-            long c = unzz(vc[j]);
-            vc[j] = C_FROM_B[kind] ? c + b : c;
-            long u = pU[s] + USED_SIGN[kind] * b + unzz(vu[j]);
-            vu[j] = u;
-            pU[s] = u;
-            long x = pX[s] + unzz(vx[j]);
-            vx[j] = x;
-            pX[s] = x;
-            long x1 = unzz(v7[i]);
-            long x2 = unzz(v8[i]);
-            if (x1 != (int) x1 || x2 != (int) x2) {
-                throw valueError(buf, colStart, x1 != (int) x1 ? 7 : 8, i, src, base, "event " + i + ": ref out of 32-bit range");
-            }
-            r1[j] = (int) x1;
-            r2[j] = (int) x2;
         }
+        checkEnds(pos, colStart, COLUMNS_V2, n, src, base);
         out.size = o + n;
     }
 
@@ -1074,14 +1093,16 @@ public final class ChunkCodec implements AutoCloseable {
         long[] v10 = colScratch[4];
         // the stored varints, before deltas and predictions: the columns of several bytes a value four
         // at a time, those of mostly one byte one by one; long columns straight into the batch
-        readColumns(buf, colStart, 0, 4, 5, 6, ta, va, vb, vc, o, n, src, base);
-        readColumn(buf, colStart[1], colStart[2], 1, vk, 0, 0, n, src, base);
-        readColumn(buf, colStart[2], colStart[3], 2, vm, 0, 0, n, src, base);
-        readColumn(buf, colStart[3], colStart[4], 3, vt, 0, 0, n, src, base);
-        readColumn(buf, colStart[7], colStart[8], 7, vu, o, 0, n, src, base);
-        readColumn(buf, colStart[8], colStart[9], 8, vx, o, 0, n, src, base);
-        readColumn(buf, colStart[9], colStart[10], 9, v9, 0, 0, n, src, base);
-        readColumn(buf, colStart[10], colStart[11], 10, v10, 0, 0, n, src, base);
+        int[] pos = colStart.clone();
+        readColumns(buf, pos, colStart, 0, 4, 5, 6, ta, va, vb, vc, o, n, 0, src, base);
+        readColumn(buf, pos, colStart, 1, vk, 0, n, 0, src, base);
+        readColumn(buf, pos, colStart, 2, vm, 0, n, 0, src, base);
+        readColumn(buf, pos, colStart, 3, vt, 0, n, 0, src, base);
+        readColumn(buf, pos, colStart, 7, vu, o, n, 0, src, base);
+        readColumn(buf, pos, colStart, 8, vx, o, n, 0, src, base);
+        readColumn(buf, pos, colStart, 9, v9, 0, n, 0, src, base);
+        readColumn(buf, pos, colStart, 10, v10, 0, n, 0, src, base);
+        checkEnds(pos, colStart, COLUMNS, n, src, base);
         // memory slots first: the per-memory predictions index arrays by them
         long sl = 0;
         int maxSlot = 0;
@@ -1120,9 +1141,9 @@ public final class ChunkCodec implements AutoCloseable {
             vb[j] = b;
             long a = pA[s] + unzz(va[j]);
             va[j] = a;
-            pA[s] = A_PLUS_B[kind] && (packed & (Event.FLAG_BACKWARD << 8)) == 0 ? a + b : a;
+            pA[s] = a + (A_NEXT[packed & 0x1ff] & b);
             long c = unzz(vc[j]);
-            vc[j] = C_FROM_B[kind] ? c + b : c;
+            vc[j] = c + (C_MASK[kind] & b);
             long u = pU[s] + USED_SIGN[kind] * b + unzz(vu[j]);
             vu[j] = u;
             pU[s] = u;
@@ -1152,26 +1173,27 @@ public final class ChunkCodec implements AutoCloseable {
     }
 
     /**
-     * Reads the {@code n} varints of the four columns {@code k0 .. k3} into {@code d0 .. d3} from index
-     * {@code off}. A varint's length depends on where the previous one ended, so one column decodes
-     * at the speed of that chain of loads; reading four columns in one loop runs four chains side by
-     * side. Each value is gathered branch-free from an 8-byte read; the loop stops short of each
-     * column's last 8 bytes (and at any varint longer than 8 bytes), and {@link #readColumn}
-     * finishes each column byte by byte. For columns whose values take several bytes.
+     * Reads {@code m} varints of each of the four columns {@code k0 .. k3}, from {@code pos[k]} (which
+     * advance), into {@code d0 .. d3} from index {@code off}. A varint's length depends on where the
+     * previous one ended, so one column decodes at the speed of that chain of loads; reading four
+     * columns in one loop runs four chains side by side. Each value is gathered branch-free from an
+     * 8-byte read; the loop stops short of each column's last 8 bytes (and at any varint longer than 8
+     * bytes), and {@link #readColumn} finishes byte by byte. For columns whose values take several
+     * bytes. {@code first} is the first value's event index, for messages.
      */
-    private static void readColumns(byte[] buf, int[] start, int k0, int k1, int k2, int k3,
-                                    long[] d0, long[] d1, long[] d2, long[] d3, int off, int n,
+    private static void readColumns(byte[] buf, int[] pos, int[] start, int k0, int k1, int k2, int k3,
+                                    long[] d0, long[] d1, long[] d2, long[] d3, int off, int m, int first,
                                     String source, long base) throws TraceFormatException {
-        int p0 = start[k0];
-        int p1 = start[k1];
-        int p2 = start[k2];
-        int p3 = start[k3];
+        int p0 = pos[k0];
+        int p1 = pos[k1];
+        int p2 = pos[k2];
+        int p3 = pos[k3];
         int f0 = start[k0 + 1] - 8;
         int f1 = start[k1 + 1] - 8;
         int f2 = start[k2 + 1] - 8;
         int f3 = start[k3 + 1] - 8;
         int i = 0;
-        for (; i < n && p0 <= f0 && p1 <= f1 && p2 <= f2 && p3 <= f3; i++) {
+        for (; i < m && p0 <= f0 && p1 <= f1 && p2 <= f2 && p3 <= f3; i++) {
             long w0 = (long) LE.get(buf, p0);
             long s0 = ~w0 & HIGH_BITS;
             long w1 = (long) LE.get(buf, p1);
@@ -1196,21 +1218,27 @@ public final class ChunkCodec implements AutoCloseable {
             p2 += (t2 + 1) >>> 3;
             p3 += (t3 + 1) >>> 3;
         }
-        readColumn(buf, p0, start[k0 + 1], k0, d0, off, i, n, source, base);
-        readColumn(buf, p1, start[k1 + 1], k1, d1, off, i, n, source, base);
-        readColumn(buf, p2, start[k2 + 1], k2, d2, off, i, n, source, base);
-        readColumn(buf, p3, start[k3 + 1], k3, d3, off, i, n, source, base);
+        pos[k0] = readColumn(buf, p0, start[k0 + 1], k0, d0, off, i, m, first, source, base);
+        pos[k1] = readColumn(buf, p1, start[k1 + 1], k1, d1, off, i, m, first, source, base);
+        pos[k2] = readColumn(buf, p2, start[k2 + 1], k2, d2, off, i, m, first, source, base);
+        pos[k3] = readColumn(buf, p3, start[k3 + 1], k3, d3, off, i, m, first, source, base);
+    }
+
+    /** {@link #readColumn(byte[], int, int, int, long[], int, int, int, int, String, long)} of column {@code k} from {@code pos[k]}. */
+    private static void readColumn(byte[] buf, int[] pos, int[] start, int k, long[] dst, int off, int m, int first,
+                                   String source, long base) throws TraceFormatException {
+        pos[k] = readColumn(buf, pos[k], start[k + 1], k, dst, off, 0, m, first, source, base);
     }
 
     /**
-     * Reads values {@code [i, n)} of column {@code k} from {@code p} into {@code dst} from index
-     * {@code off + i}, and checks that they end exactly at the column's {@code end}. A value of one
-     * byte (what most columns hold) takes a predicted branch; longer ones are gathered branch-free.
+     * Reads values {@code [i, m)} of column {@code k} (which ends at {@code end}) from {@code p} into
+     * {@code dst} from index {@code off + i}, and returns where it stopped. A value of one byte (what
+     * most columns hold) takes a predicted branch; longer ones are gathered branch-free.
      */
-    private static void readColumn(byte[] buf, int p, int end, int k, long[] dst, int off, int i, int n, String source,
-                                   long base) throws TraceFormatException {
+    private static int readColumn(byte[] buf, int p, int end, int k, long[] dst, int off, int i, int m, int first,
+                                  String source, long base) throws TraceFormatException {
         int fastEnd = end - 8;
-        while (i < n) {
+        while (i < m) {
             if (p <= fastEnd) {
                 long w = (long) LE.get(buf, p);
                 if ((w & 0x80) == 0) {
@@ -1228,7 +1256,7 @@ public final class ChunkCodec implements AutoCloseable {
             }
             // near the column's end, or a varint of 9 or 10 bytes: byte by byte
             if (p >= end) {
-                throw new TraceFormatException(source, base + p, "column " + k + ": truncated varint (event " + i + " of " + n + ")");
+                throw new TraceFormatException(source, base + p, "column " + k + ": truncated varint (event " + (first + i) + ")");
             }
             long x = buf[p++];
             if (x < 0) {
@@ -1238,7 +1266,7 @@ public final class ChunkCodec implements AutoCloseable {
                         throw new TraceFormatException(source, base + p, "column " + k + ": varint longer than 10 bytes");
                     }
                     if (p >= end) {
-                        throw new TraceFormatException(source, base + p, "column " + k + ": truncated varint (event " + i + " of " + n + ")");
+                        throw new TraceFormatException(source, base + p, "column " + k + ": truncated varint (event " + (first + i) + ")");
                     }
                     long y = buf[p++];
                     x |= (y & 0x7f) << shift;
@@ -1249,8 +1277,16 @@ public final class ChunkCodec implements AutoCloseable {
             }
             dst[off + i++] = x;
         }
-        if (p != end) {
-            throw new TraceFormatException(source, base + p, "column " + k + " has " + (end - p) + " bytes left after " + n + " events");
+        return p;
+    }
+
+    /** Checks that every column was read to its end. */
+    private static void checkEnds(int[] pos, int[] start, int columns, int n, String source, long base) throws TraceFormatException {
+        for (int k = 0; k < columns; k++) {
+            if (pos[k] != start[k + 1]) {
+                throw new TraceFormatException(source, base + pos[k], "column " + k + " has " + (start[k + 1] - pos[k])
+                        + " bytes left after " + n + " events");
+            }
         }
     }
 
