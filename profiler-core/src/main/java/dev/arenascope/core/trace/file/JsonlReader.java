@@ -37,10 +37,11 @@ import dev.arenascope.core.trace.file.JsonlChunkParser.Run;
  * Reads JSON Lines written by {@link JsonlWriter} (or by hand: fixtures) with Jackson's streaming
  * parser, delivering to any {@link EventSink} in file order.
  *
- * <p>The file is cut at newlines into chunks of about {@value #CHUNK} bytes; on a machine with more
- * than one core the chunks are parsed on worker threads ({@link JsonlChunkParser}, one Jackson parser
- * per chunk) while the calling thread delivers the finished ones in order, so the sink sees exactly
- * what a single pass would give it, and every problem names its exact line.
+ * <p>The file is cut into chunks of {@value #CHUNK} bytes, each holding the lines that start in it;
+ * on a machine with more than one core the chunks are parsed on worker threads
+ * ({@link JsonlChunkParser}, one Jackson parser per chunk) and by the calling thread while it waits,
+ * and the calling thread delivers the parsed chunks in order, so the sink sees exactly what a single
+ * pass would give it (on the calling thread), and every problem names its exact line.
  *
  * <p>Bad input: a line that is not JSON, not an object, or not an event or metadata record (unknown
  * kind, a value out of range, a missing {@code t} or {@code kind}, a value that goes on past its
@@ -117,10 +118,13 @@ public final class JsonlReader {
         return new LoadedTrace(store, read(path, store));
     }
 
-    /** Worker threads for a file of this size: none for small files or a single core. */
+    /**
+     * Worker threads for a file of this size: none for small files or a single core, else one fewer
+     * than the cores (the calling thread parses too while it waits), at most three.
+     */
     private static int workers(long size) {
         int cores = Runtime.getRuntime().availableProcessors();
-        return size < PARALLEL_FROM || cores < 2 ? 0 : Math.min(cores, 4);
+        return size < PARALLEL_FROM || cores < 2 ? 0 : Math.min(cores - 1, 3);
     }
 
     private void run(FileChannel ch, long size, int chunkBytes, int workers) throws IOException {
