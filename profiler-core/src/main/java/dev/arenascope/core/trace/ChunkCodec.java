@@ -414,6 +414,16 @@ public final class ChunkCodec implements AutoCloseable {
 
     /** Writes a payload: varint metadata byte length, the metadata records, then the event columns. */
     public void encodePayload(List<MetaRecord> meta, EventBatch batch, int from, int to, ByteWriter out) {
+        beginEvents();
+        appendEvents(batch, from, to);
+        finishPayload(meta, out);
+    }
+
+    /**
+     * Writes the payload of the open chunk ({@link #appendEvents}): varint metadata byte length, the
+     * metadata records, then the events; and opens an empty chunk.
+     */
+    public void finishPayload(List<MetaRecord> meta, ByteWriter out) {
         ByteWriter m = metaBuf;
         m.clear();
         m.varint(meta.size());
@@ -422,7 +432,7 @@ public final class ChunkCodec implements AutoCloseable {
         }
         out.varint(m.size());
         out.bytes(m.array(), 0, m.size());
-        encodeEvents(batch, from, to, out);
+        finishEvents(out);
     }
 
     /** Reads a payload written by {@link #encodePayload}, appending to {@code meta} and {@code events}. */
@@ -601,27 +611,83 @@ public final class ChunkCodec implements AutoCloseable {
      * Writes events {@code [from, to)} in layout {@link #VERSION}: varint count, the shape table
      * (varint shapes, then per shape varint kind+flags, zigzag memory id, zigzag thread, in order of
      * first use), nine varint column lengths, the columns (time, shape index, a, b, c, used, aux, ref,
-     * ref2). Deltas run within the chunk only. Each column is written by its own loop straight from
-     * the batch's arrays.
+     * ref2). Deltas run within the chunk only.
      */
     public void encodeEvents(EventBatch batch, int from, int to, ByteWriter out) {
+        beginEvents();
+        appendEvents(batch, from, to);
+        finishEvents(out);
+    }
+
+    // the open chunk: its columns so far, and what the next events are predicted from
+    private final byte[][] openCols = new byte[COLUMNS_V2][];
+    private final int[] openLen = new int[COLUMNS_V2];
+    private int openEvents;
+    private long openPrevTime;
+    private long openFirstTime;
+    private long openLastTime;
+
+    /** Opens an empty chunk (forgetting any events appended since the last {@link #finishEvents}). */
+    public void beginEvents() {
         resetSlots();
-        int n = to - from;
-        if (n < 0 || from < 0 || to > batch.size) {
+        clearShapes();
+        Arrays.fill(openLen, 0);
+        openEvents = 0;
+        openPrevTime = 0;
+        openFirstTime = 0;
+        openLastTime = 0;
+    }
+
+    /** Events appended to the open chunk so far. */
+    public int openEvents() {
+        return openEvents;
+    }
+
+    /** The first event's time in the open chunk (0 when empty): its frame's first time. */
+    public long openFirstTime() {
+        return openFirstTime;
+    }
+
+    /** The largest event time in the open chunk (0 when empty): its frame's last time. */
+    public long openLastTime() {
+        return openLastTime;
+    }
+
+    /**
+     * Encodes events {@code [from, to)} of {@code batch} onto the open chunk's columns: a chunk can be
+     * filled from several batches without holding their events (a writer fed by a session's drain
+     * gets batches of a quarter of a chunk). Each column is written by its own loop straight from the
+     * batch's arrays.
+     */
+    public void appendEvents(EventBatch batch, int from, int to) {
+        int m = to - from;
+        if (m < 0 || from < 0 || to > batch.size) {
             throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + batch.size);
+        }
+        if ((long) openEvents + m > MAX_EVENTS) {
+            throw new IllegalArgumentException("a chunk holds at most " + MAX_EVENTS + " events");
+        }
+        if (m == 0) {
+            return;
         }
         int[] pk = batch.kindFlagsMemory;
         int[] th = batch.thread;
-        int shapes = shapes(pk, th, from, to);
+        long[] ta = batch.time;
+        appendShapes(pk, th, from, to);
         int maxSlot = 0;
-        for (int s = 0; s < shapes; s++) {
-            maxSlot = Math.max(maxSlot, (int) (shapeKeys[s] >>> 48));
+        long last = openEvents == 0 ? ta[from] : openLastTime;
+        for (int i = from; i < to; i++) {
+            maxSlot = Math.max(maxSlot, pk[i] >>> 16);
+            last = Math.max(last, ta[i]);
         }
+        if (openEvents == 0) {
+            openFirstTime = ta[from];
+        }
+        openLastTime = last;
         slot(maxSlot);
         long[] pA = prevA;
         long[] pU = prevUsed;
         long[] pX = prevAux;
-        long[] ta = batch.time;
         long[] va = batch.a;
         long[] vb = batch.b;
         long[] vc = batch.c;
@@ -629,22 +695,21 @@ public final class ChunkCodec implements AutoCloseable {
         long[] vx = batch.aux;
         int[] r1 = batch.ref;
         int[] r2 = batch.ref2;
-        int[] lens = colLens;
-        byte[] buf = colBuf;
-        int p = 0;
         for (int k = 0; k < COLUMNS_V2; k++) {
-            // every value takes at most 10 bytes
-            long need = (long) p + 10L * n + 16;
-            if (need > buf.length) {
+            // every value takes at most 10 bytes, and the branch-free writer stores 8 at a time
+            byte[] buf = openCols[k];
+            int p = openLen[k];
+            long need = (long) p + 10L * m + 16;
+            if (buf == null || need > buf.length) {
                 if (need > Integer.MAX_VALUE - 16) {
-                    throw new IllegalArgumentException("chunk of " + n + " events too large to encode");
+                    throw new IllegalArgumentException("chunk column too large to encode");
                 }
-                buf = colBuf = Arrays.copyOf(buf, (int) Math.max(need, Math.min(Integer.MAX_VALUE - 16, 2L * buf.length)));
+                long cap = Math.max(need, buf == null ? 1 << 14 : Math.min(Integer.MAX_VALUE - 16, 2L * buf.length));
+                buf = openCols[k] = buf == null ? new byte[(int) cap] : Arrays.copyOf(buf, (int) cap);
             }
-            int start = p;
-            p = switch (k) {
-                case 0 -> deltas(buf, p, ta, from, to);
-                case 1 -> shapeIndexes(buf, p, shapeOf, n);
+            openLen[k] = switch (k) {
+                case 0 -> deltas(buf, p, ta, from, to, openPrevTime);
+                case 1 -> shapeIndexes(buf, p, shapeOf, m);
                 case 2 -> predictedA(buf, p, va, vb, pk, pA, from, to);
                 case 3 -> plain(buf, p, vb, from, to);
                 case 4 -> requested(buf, p, vc, vb, pk, from, to);
@@ -653,11 +718,16 @@ public final class ChunkCodec implements AutoCloseable {
                 case 7 -> plain(buf, p, r1, from, to);
                 default -> plain(buf, p, r2, from, to);
             };
-            lens[k] = p - start;
         }
-        out.varint(n);
-        out.varint(shapes);
-        for (int s = 0; s < shapes; s++) {
+        openPrevTime = ta[to - 1];
+        openEvents += m;
+    }
+
+    /** Writes the open chunk's events block to {@code out} and opens an empty chunk. */
+    public void finishEvents(ByteWriter out) {
+        out.varint(openEvents);
+        out.varint(shapeCount);
+        for (int s = 0; s < shapeCount; s++) {
             long key = shapeKeys[s];
             int packed = (int) (key >>> 32);
             out.varint(packed & 0xffff);
@@ -665,9 +735,14 @@ public final class ChunkCodec implements AutoCloseable {
             out.svarint((int) key);
         }
         for (int k = 0; k < COLUMNS_V2; k++) {
-            out.varint(lens[k]);
+            out.varint(openLen[k]);
         }
-        out.bytes(buf, 0, p);
+        for (int k = 0; k < COLUMNS_V2; k++) {
+            if (openLen[k] > 0) {
+                out.bytes(openCols[k], 0, openLen[k]);
+            }
+        }
+        beginEvents();
     }
 
     // the shape table of the chunk being encoded: keys (packed kind/flags/memory << 32 | thread) in
@@ -678,8 +753,21 @@ public final class ChunkCodec implements AutoCloseable {
     private int[] tableVals = new int[128]; // shape + 1; 0 is empty
     private int[] shapeOf = new int[1024];
 
-    /** Fills {@link #shapeOf} with the shape of events {@code [from, to)} and returns the number of shapes. */
-    private int shapes(int[] pk, int[] th, int from, int to) {
+    private int shapeCount;
+
+    /** Forgets the open chunk's shapes: only the table slots they took are emptied. */
+    private void clearShapes() {
+        for (int s = 0; s < shapeCount; s++) {
+            tableVals[shapeSlots[s]] = 0;
+        }
+        shapeCount = 0;
+    }
+
+    /**
+     * Fills {@link #shapeOf} from index 0 with the shape of events {@code [from, to)}, adding the new
+     * ones to the open chunk's table.
+     */
+    private void appendShapes(int[] pk, int[] th, int from, int to) {
         int n = to - from;
         if (shapeOf.length < n) {
             shapeOf = new int[Math.max(n, 2 * shapeOf.length)];
@@ -689,7 +777,7 @@ public final class ChunkCodec implements AutoCloseable {
         int[] tv = tableVals;
         int mask = tv.length - 1;
         int shift = 64 - Integer.numberOfTrailingZeros(tv.length);
-        int count = 0;
+        int count = shapeCount;
         long lastKey = 0;
         int last = -1;
         for (int i = 0; i < n; i++) {
@@ -727,11 +815,7 @@ public final class ChunkCodec implements AutoCloseable {
             }
             sOf[i] = last;
         }
-        // empty the table for the next chunk: only the slots of this chunk's shapes were filled
-        for (int s = 0; s < count; s++) {
-            tv[shapeSlots[s]] = 0;
-        }
-        return count;
+        shapeCount = count;
     }
 
     private void growShapeTable(int count) {
@@ -761,40 +845,11 @@ public final class ChunkCodec implements AutoCloseable {
 
     // one loop a column, each small enough for the JIT to compile on its own
 
-    private static int deltas(byte[] buf, int p, long[] v, int from, int to) {
-        long prev = 0;
+    private static int deltas(byte[] buf, int p, long[] v, int from, int to, long prev) {
         for (int i = from; i < to; i++) {
             long x = v[i];
             p = zz(buf, p, x - prev);
             prev = x;
-        }
-        return p;
-    }
-
-    private static int deltas(byte[] buf, int p, int[] v, int from, int to) {
-        long prev = 0;
-        for (int i = from; i < to; i++) {
-            long x = v[i];
-            p = zz(buf, p, x - prev);
-            prev = x;
-        }
-        return p;
-    }
-
-    private static int kindFlags(byte[] buf, int p, int[] pk, int from, int to) {
-        for (int i = from; i < to; i++) {
-            p = uv(buf, p, pk[i] & 0xffff);
-        }
-        return p;
-    }
-
-    /** Memory slots (id + 1, so "none" is 0): the same deltas as ids from -1. */
-    private static int slots(byte[] buf, int p, int[] pk, int from, int to) {
-        int prev = 0;
-        for (int i = from; i < to; i++) {
-            int sl = pk[i] >>> 16;
-            p = zz(buf, p, sl - prev);
-            prev = sl;
         }
         return p;
     }
@@ -853,8 +908,6 @@ public final class ChunkCodec implements AutoCloseable {
         return p;
     }
 
-    private byte[] colBuf = new byte[1 << 16];
-    private final int[] colLens = new int[COLUMNS];
     /** Events decoded a slice at a time (layout 2): the slice's values stay in the cache between passes. */
     private static final int SLICE = 2048;
     private final long[][] colScratch = {new long[SLICE], new long[SLICE], new long[SLICE], new long[1024], new long[1024]};

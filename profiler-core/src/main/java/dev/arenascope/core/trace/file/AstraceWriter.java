@@ -31,8 +31,9 @@ import dev.arenascope.core.trace.SessionInfo;
  * AstraceWriter(path))}, or feed it from a reader or a store. Events are gathered into chunks of up to
  * {@link #CHUNK_EVENTS} and written at least every {@link #MAX_CHUNK_AGE_NS} of wall time, so a
  * recording that is killed loses at most its last second. {@link #onClose()} writes the footer index.
- * The calling thread encodes each chunk's columns; when the machine has two cores or more, up to four
- * other threads (one a core) compress them, and the calling thread writes finished chunks in order.
+ * The calling thread encodes events onto the open chunk's columns as batches come (nothing of a batch is
+ * kept after the call); when the machine has two cores or more, up to four other threads (one a core)
+ * compress finished chunks, and the calling thread writes them in order.
  *
  * <p>Called from one thread at a time (the {@link EventSink} contract); a shared daemon thread also
  * writes a chunk that has waited a second while no events came, so an idle recording that is then
@@ -48,7 +49,6 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private final Path path;
     private final OutputStream out;
     private final ChunkCodec codec;
-    private EventBatch pending = new EventBatch(CHUNK_EVENTS);
     /** Encoded payloads' buffers, back from the compressing workers. */
     private final ArrayDeque<ByteWriter> spare = new ArrayDeque<>();
     private final ExecutorService pool;
@@ -92,7 +92,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private final ScheduledFuture<?> ager;
 
     private synchronized void flushIfStale() {
-        if (closed || pending.isEmpty() || System.nanoTime() - pendingSince <= MAX_CHUNK_AGE_NS) {
+        if (closed || codec.openEvents() == 0 || System.nanoTime() - pendingSince <= MAX_CHUNK_AGE_NS) {
             return;
         }
         try {
@@ -165,28 +165,20 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         rethrowAgerFailure();
         try {
             ensureHeader();
-            int i = 0;
+            // events are encoded onto the open chunk as they come: nothing of the caller's batch is kept
             int n = batch.size();
-            if (pending.isEmpty()) {
-                // large batches go straight from the caller's columns
-                while (n - i >= CHUNK_EVENTS) {
-                    chunk(batch, i, i + CHUNK_EVENTS);
-                    i += CHUNK_EVENTS;
-                }
-            }
-            if (pending.isEmpty() && i < n) {
-                pendingSince = System.nanoTime();
-            }
-            while (i < n) {
-                int take = Math.min(n - i, CHUNK_EVENTS - pending.size());
-                pending.addRange(batch, i, i + take);
-                i += take;
-                if (pending.size() == CHUNK_EVENTS) {
-                    flushPending();
+            for (int i = 0; i < n; ) {
+                if (codec.openEvents() == 0) {
                     pendingSince = System.nanoTime();
                 }
+                int take = Math.min(n - i, CHUNK_EVENTS - codec.openEvents());
+                codec.appendEvents(batch, i, i + take);
+                i += take;
+                if (codec.openEvents() == CHUNK_EVENTS) {
+                    flushPending();
+                }
             }
-            if (!pending.isEmpty() && System.nanoTime() - pendingSince > MAX_CHUNK_AGE_NS) {
+            if (codec.openEvents() > 0 && System.nanoTime() - pendingSince > MAX_CHUNK_AGE_NS) {
                 flushPending();
                 drainInFlight();
                 out.flush();
@@ -200,7 +192,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     public synchronized void flush() {
         try {
             ensureHeader();
-            if (!pending.isEmpty() || !meta.isEmpty()) {
+            if (codec.openEvents() > 0 || !meta.isEmpty()) {
                 flushPending();
             }
             drainInFlight();
@@ -237,30 +229,24 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         headerWritten = true;
     }
 
-    private void flushPending() throws IOException {
-        chunk(pending, 0, pending.size());
-        pending.clear();
-    }
-
     /**
-     * Makes a chunk of events {@code [from, to)} and the metadata that came before them. The calling
-     * thread encodes the columns (so the caller's batch need not be copied); when there are spare
-     * cores a worker compresses them, and finished chunks are written in order.
+     * Closes the open chunk (its events and the metadata that came before them) and writes it: the
+     * columns were encoded on the calling thread as the events came; when there are spare cores a
+     * worker compresses them, and finished chunks are written in order.
      */
-    private void chunk(EventBatch b, int from, int to) throws IOException {
+    private void flushPending() throws IOException {
         List<MetaRecord> m = List.copyOf(meta);
         meta.clear();
-        if (pool == null) {
-            write(new Encoded(codec.encodeFrame(m, b, from, to), to - from, ChunkCodec.firstTime(b, from, to),
-                    ChunkCodec.lastTime(b, from, to), null));
-            return;
-        }
+        int n = codec.openEvents();
+        long first = codec.openFirstTime();
+        long last = codec.openLastTime();
         ByteWriter payload = spare.isEmpty() ? new ByteWriter(1 << 20) : spare.poll();
         payload.clear();
-        codec.encodePayload(m, b, from, to, payload);
-        int n = to - from;
-        long first = ChunkCodec.firstTime(b, from, to);
-        long last = ChunkCodec.lastTime(b, from, to);
+        codec.finishPayload(m, payload);
+        if (pool == null) {
+            write(new Encoded(codec.compressFrame(payload, n, first, last), n, first, last, payload));
+            return;
+        }
         while (inFlight.size() >= maxInFlight) {
             write(await(inFlight.poll()));
         }
@@ -322,7 +308,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         ager.cancel(false);
         try {
             ensureHeader();
-            if (!pending.isEmpty() || !meta.isEmpty()) {
+            if (codec.openEvents() > 0 || !meta.isEmpty()) {
                 flushPending();
             }
             drainInFlight();
