@@ -26,7 +26,8 @@ import dev.arenascope.workloads.Workloads;
  * The {@code trace} figures:
  * <ul>
  * <li>{@code trace.write_events_per_s}: events an {@link AstraceWriter} takes in and writes to a file
- *     per second (batches of 64 Ki events of the synthetic arena/pool/plan stream, as a drain delivers);
+ *     per second (batches of 16 Ki events of the synthetic arena/pool/plan stream, the most a session's
+ *     drain delivers at once);
  * <li>{@code trace.read_events_per_s}: events per second from that file into an {@code EventStore}
  *     with its indexes built;
  * <li>{@code trace.bytes_per_event}: file bytes per event of a recorded sample workload (the render
@@ -36,6 +37,7 @@ import dev.arenascope.workloads.Workloads;
  * Medians of several rounds after warm-ups; temporary files go to {@code java.io.tmpdir}.
  */
 final class TraceBench implements BenchSuite {
+    private static final int BATCH = 1 << 14;
 
     @Override
     public String group() {
@@ -47,8 +49,9 @@ final class TraceBench implements BenchSuite {
         int events = quick ? 1 << 20 : 4 << 20;
         List<EventBatch> batches = new ArrayList<>();
         SyntheticTrace gen = new SyntheticTrace(1);
-        for (int left = events; left > 0; left -= 1 << 16) {
-            EventBatch src = gen.next(Math.min(left, 1 << 16));
+        // a session's drain hands its sinks at most 16 Ki events at a time (Drain.MAX_PER_CYCLE)
+        for (int left = events; left > 0; left -= BATCH) {
+            EventBatch src = gen.next(Math.min(left, BATCH));
             EventBatch copy = new EventBatch(src.size());
             for (int i = 0; i < src.size(); i++) {
                 copy.addFrom(src, i);
