@@ -351,18 +351,17 @@ final class JsonlChunkParser {
                 break; // END_OBJECT
             }
             prev = code == F_OTHER ? prev : code;
-            JsonToken v = p.nextToken();
             if (code < F_FIRST_TEXT) {
-                if (v != JsonToken.VALUE_NUMBER_INT) {
-                    bad = "'" + FIELD_NAMES[code] + "' is not an integer";
-                    p.skipChildren();
-                    continue;
-                }
                 long x;
                 try {
-                    x = p.getLongValue();
+                    x = p.nextLongValue(0); // after a name Jackson has the value's token already: no nextToken() call
                 } catch (InputCoercionException e) {
                     bad = "'" + FIELD_NAMES[code] + "' is out of range";
+                    continue;
+                }
+                if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
+                    bad = "'" + FIELD_NAMES[code] + "' is not an integer";
+                    p.skipChildren();
                     continue;
                 }
                 switch (code) {
@@ -387,6 +386,7 @@ final class JsonlChunkParser {
                 }
                 continue;
             }
+            JsonToken v = p.nextToken();
             if (code == F_KIND && v == JsonToken.VALUE_STRING) {
                 kindCode = kindCode(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
                 kindName = kindCode >= 0 ? KIND_NAMES[kindCode] : p.getText();
