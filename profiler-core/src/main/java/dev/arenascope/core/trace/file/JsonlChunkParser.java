@@ -93,6 +93,8 @@ final class JsonlChunkParser {
     private static final String[] FIELD_NAMES = {"t", "mem", "thread", "flags", "a", "b", "c", "used", "aux", "ref",
             "ref2", "id", "capacity", "count", "start_epoch_ns", "kind", "type", "name", "value", "host", "device",
             "attributes", "devices"};
+    /** One row of {@link #predicted} per event kind (row 0: before the kind is read): which fields are left out depends on it. */
+    private static final int PREDICTED_ROW = F_OBJECT_START + 1;
     private static final SerializedString[] ENCODED = new SerializedString[F_OTHER];
     private static final String[] KIND_NAMES = new String[256];
     private static final char[][] KIND_TABLE_NAMES = new char[64][];
@@ -115,8 +117,8 @@ final class JsonlChunkParser {
         }
     }
 
-    /** The field that followed each field last time (the writer's order, learnt): tried first as raw bytes. */
-    private final int[] predicted = new int[F_OBJECT_START + 1];
+    /** The field that followed each field last time, per kind (the writer's order, learnt): tried first as raw bytes. */
+    private final int[] predicted = new int[(EventKind.maxCode() + 2) * PREDICTED_ROW];
     private final byte[] buf;
     private final int from;
     private final int end;
@@ -133,12 +135,14 @@ final class JsonlChunkParser {
         this.spareRuns = spareRuns;
         this.from = from;
         this.end = end;
-        for (int i = 0; i < F_OBJECT_START; i++) {
-            predicted[i] = i + 1 < F_FIRST_TEXT ? i + 1 : F_T;
+        for (int row = 0; row < predicted.length; row += PREDICTED_ROW) {
+            for (int i = 0; i < F_OBJECT_START; i++) {
+                predicted[row + i] = i + 1 < F_FIRST_TEXT ? i + 1 : F_T;
+            }
+            predicted[row + F_OBJECT_START] = F_T;
+            predicted[row + F_T] = F_KIND;
+            predicted[row + F_KIND] = F_MEM;
         }
-        predicted[F_OBJECT_START] = F_T;
-        predicted[F_T] = F_KIND;
-        predicted[F_KIND] = F_MEM;
     }
 
     Parsed parse() {
@@ -339,30 +343,30 @@ final class JsonlChunkParser {
         int prev = F_OBJECT_START;
         while (true) {
             int code;
-            int guess = predicted[prev];
+            int at = (kindCode + 1) * PREDICTED_ROW + prev;
+            int guess = predicted[at];
             if (p.nextFieldName(ENCODED[guess])) {
                 code = guess;
             } else if (p.currentToken() == JsonToken.FIELD_NAME) {
                 code = fieldCode(p.currentName());
                 if (code != F_OTHER) {
-                    predicted[prev] = code;
+                    predicted[at] = code;
                 }
             } else {
                 break; // END_OBJECT
             }
             prev = code == F_OTHER ? prev : code;
-            JsonToken v = p.nextToken();
             if (code < F_FIRST_TEXT) {
-                if (v != JsonToken.VALUE_NUMBER_INT) {
-                    bad = "'" + FIELD_NAMES[code] + "' is not an integer";
-                    p.skipChildren();
-                    continue;
-                }
                 long x;
                 try {
-                    x = p.getLongValue();
+                    x = p.nextLongValue(0); // after a name Jackson has the value's token already: no nextToken() call
                 } catch (InputCoercionException e) {
                     bad = "'" + FIELD_NAMES[code] + "' is out of range";
+                    continue;
+                }
+                if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
+                    bad = "'" + FIELD_NAMES[code] + "' is not an integer";
+                    p.skipChildren();
                     continue;
                 }
                 switch (code) {
@@ -387,6 +391,7 @@ final class JsonlChunkParser {
                 }
                 continue;
             }
+            JsonToken v = p.nextToken();
             if (code == F_KIND && v == JsonToken.VALUE_STRING) {
                 kindCode = kindCode(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
                 kindName = kindCode >= 0 ? KIND_NAMES[kindCode] : p.getText();

@@ -48,19 +48,22 @@ import dev.arenascope.core.trace.file.JsonlChunkParser.Run;
  * line), an event on a memory no {@code "memory"} line declared before it, or one whose {@code ref}
  * names a string no {@code "string"} line declared before it (for the kinds whose {@code ref} is a
  * string id, {@link EventKind#refIsString()}) is skipped and recorded in the {@link ReadReport} as
- * {@code file:LINE: what}; every sound line is kept. After a syntax error the parser restarts at the
- * next line, so one broken line never hides the rest. Jackson's stream limits bound string and number
- * lengths and nesting, a line longer than {@value #MAX_LINE} bytes is skipped as a problem, and at most
- * a few chunks are in memory at once, so no file can exhaust memory.
+ * {@code file:LINE: what}; every sound line is kept. A line with a syntax error is parsed again on its
+ * own (for its sound values and Jackson's message) and parsing resumes at the next line, so one broken
+ * line never hides the rest. Jackson's stream limits bound string and number lengths and nesting, a
+ * line longer than {@value #MAX_LINE} bytes is skipped as a problem, and at most {@value #READ_AHEAD}
+ * chunks are in memory at once, so no file can exhaust memory.
+ *
+ * <p>Thread-safety: each call reads on its own; the sink is only called from the calling thread.
  */
 public final class JsonlReader {
-    /** Bytes a chunk aims at (a chunk ends at the last newline within it). */
+    /** Bytes of file a chunk covers (it parses the lines that start in them, the last one to its end). */
     static final int CHUNK = 1 << 19;
     /** The longest line read; a longer one is a problem on its line. */
     static final int MAX_LINE = 1 << 24;
     private static final int MAX_PROBLEMS = 8;
-    /** Chunks parsed ahead of the one being delivered, at least (so threads preempted on a busy machine do not stall the rest). */
-    private static final int READ_AHEAD = 16;
+    /** Chunks parsed ahead of the one being delivered (so a thread preempted on a busy machine does not stall the rest). */
+    static final int READ_AHEAD = 16;
     /** Below this size the file is parsed on the calling thread alone. */
     private static final long PARALLEL_FROM = 4L * CHUNK;
     /** Declared string ids below this are kept in a bit set, the rest (forged ones) in a hash set. */
@@ -142,7 +145,7 @@ public final class JsonlReader {
         });
         try {
             ArrayDeque<FutureTask<Parsed>> inFlight = new ArrayDeque<>();
-            int window = Math.max(READ_AHEAD, 4 * workers);
+            int window = READ_AHEAD;
             long next = 0;
             while (next < chunks || !inFlight.isEmpty()) {
                 while (next < chunks && inFlight.size() < window) {
