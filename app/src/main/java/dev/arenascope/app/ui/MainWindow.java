@@ -385,9 +385,40 @@ public final class MainWindow {
         // for auto, why (no CUDA driver: the fallback to host must be visible, not only logged)
         s.messageProperty().addListener((o, a, msg) -> {
             if (live == s && s.isActive() && msg != null && !msg.isEmpty()) {
-                statusBar.setText("live: " + choice.workload() + " — " + msg);
+                statusBar.setText(liveStatus(choice.workload(), msg));
+                statusBar.setTooltip(new javafx.scene.control.Tooltip(msg)); // the whole reason, sizes included
             }
         });
+    }
+
+    /**
+     * The status bar's short line for a live session from its device selection reason (see
+     * {@code Devices.open}): the device, and for a fallback the cause in a few words, e.g.
+     * {@code live: render on host — no CUDA device (no CUDA driver on this machine)}. Short enough to
+     * leave the status bar's figures room; the full reason goes in the tooltip.
+     */
+    static String liveStatus(String workload, String reason) {
+        String fallback = "auto: no CUDA device (";
+        int end = reason.indexOf("); falling back to ");
+        if (reason.startsWith(fallback) && end > fallback.length()) {
+            String why = reason.substring(fallback.length(), end);
+            int cut = why.lastIndexOf("): ");
+            String device = shortDevice(reason.substring(end + "); falling back to ".length()));
+            return "live: " + workload + " on " + device + " — no CUDA device (" + (cut >= 0 ? why.substring(cut + 3) : why) + ")";
+        }
+        boolean auto = reason.startsWith("auto: chose ");
+        String chose = auto ? reason.substring("auto: chose ".length())
+                : reason.startsWith("chose ") ? reason.substring("chose ".length()) : reason;
+        // Devices.describe: "LABEL, X total, Y free"
+        return "live: " + workload + " on " + chose.replaceFirst(", [^,]* total, [^,]* free$", "") + (auto ? " (auto)" : "");
+    }
+
+    /** "host (amd64, java.lang.foreign), 23.5 GiB total, 20.2 GiB free" -> "host". */
+    private static String shortDevice(String described) {
+        int paren = described.indexOf(" (");
+        int comma = described.indexOf(", ");
+        int cut = paren >= 0 && (comma < 0 || paren < comma) ? paren : comma;
+        return cut >= 0 ? described.substring(0, cut) : described;
     }
 
     private void newLiveSession() {
