@@ -107,7 +107,6 @@ final class CanonicalSearch {
     private int[] rankSave = new int[64];
     private int rankSp;
     private long rankSalt;               // identifies the ranking in force (part of order-dependent keys)
-    private final long[] sortKeys;
     private final int[] sortIdx;
 
     /**
@@ -204,7 +203,6 @@ final class CanonicalSearch {
             width[i] = upper[i] - lower[i];
             area[i] = Math.multiplyHigh(width[i], size[i]) != 0 ? Long.MAX_VALUE : width[i] * size[i];
         }
-        sortKeys = new long[m];
         sortIdx = new int[m];
         zobrist = new long[m];
         for (int i = 0; i < m; i++) {
@@ -525,33 +523,27 @@ final class CanonicalSearch {
         if (k < 2) {
             return;
         }
-        for (int j = 0; j < k; j++) {
-            int i = sortIdx[j];
-            long load = 0;
-            for (int s = sl[i]; s < su[i]; s++) {
-                load = Math.max(load, rem[s]);
-            }
-            sortKeys[j] = load;
-        }
-        // ranks held, ascending
-        int[] held = new int[k];
+        // keys by position in sortIdx: section load from the bytes unplaced now, the rest static
+        long[] load = new long[k];
+        long[] w = new long[k];
+        long[] sz = new long[k];
+        long[] ar = new long[k];
+        int[] held = new int[k]; // the ranks the component holds, dealt out again below
         Integer[] idx = new Integer[k];
         for (int j = 0; j < k; j++) {
-            held[j] = rank[sortIdx[j]];
+            int i = sortIdx[j];
+            for (int s = sl[i]; s < su[i]; s++) {
+                load[j] = Math.max(load[j], rem[s]);
+            }
+            w[j] = width[i];
+            sz[j] = size[i];
+            ar[j] = area[i];
+            held[j] = rank[i];
             idx[j] = j;
         }
         Arrays.sort(held);
-        final long[] load = sortKeys;
         final int[] who = sortIdx;
-        java.util.Comparator<Integer> byLoad = (p, q) -> Long.compare(load[q], load[p]);
-        java.util.Comparator<Integer> byWidth = (p, q) -> Long.compare(width[who[q]], width[who[p]]);
-        java.util.Comparator<Integer> byArea = (p, q) -> Long.compare(area[who[q]], area[who[p]]);
-        java.util.Comparator<Integer> cmp = switch (heuristic) {
-            case 6 -> byWidth.thenComparing(byArea).thenComparing(byLoad);
-            case 7 -> byLoad.thenComparing(byArea).thenComparing(byWidth);
-            default -> byLoad.thenComparing(byWidth).thenComparing(byArea);
-        };
-        Arrays.sort(idx, cmp.thenComparingInt(p -> rank[who[p]]));
+        Arrays.sort(idx, SearchPlanner.byHeuristic(heuristic, load, w, sz, ar).thenComparingInt(p -> rank[who[p]]));
         if (rankSave.length < rankSp + 2 * k) {
             rankSave = Arrays.copyOf(rankSave, Math.max(rankSave.length * 2, rankSp + 2 * k));
         }

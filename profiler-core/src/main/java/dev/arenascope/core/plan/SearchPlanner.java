@@ -177,7 +177,17 @@ public record SearchPlanner() implements Planner {
             }
         }
         idx = Arrays.copyOf(idx, k);
-        Comparator<Integer> by = switch (heuristic) {
+        Arrays.sort(idx, byHeuristic(heuristic, load, width, size, area).thenComparingInt(i -> i));
+        return Arrays.stream(idx).mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * Orders indices into the given key arrays by {@link #staticOrder(PlanProblem, int)}'s heuristic
+     * {@code heuristic} (all keys descending; ties left to the caller). Also what
+     * {@link CanonicalSearch} re-ranks a component with, on keys taken from what is left of it.
+     */
+    static Comparator<Integer> byHeuristic(int heuristic, long[] load, long[] width, long[] size, long[] area) {
+        return switch (heuristic) {
             case 0 -> desc(load).thenComparing(desc(width)).thenComparing(desc(size));
             case 1 -> desc(size).thenComparing(desc(width));
             case 2 -> desc(width).thenComparing(desc(size));
@@ -188,8 +198,6 @@ public record SearchPlanner() implements Planner {
             case 7 -> desc(load).thenComparing(desc(area)).thenComparing(desc(width));
             default -> desc(load).thenComparing(desc(width)).thenComparing(desc(area));
         };
-        Arrays.sort(idx, by.thenComparingInt(i -> i));
-        return Arrays.stream(idx).mapToInt(Integer::intValue).toArray();
     }
 
     private static Comparator<Integer> desc(long[] key) {
