@@ -14,6 +14,7 @@ import dev.arenascope.app.trace.StatsCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
 import dev.arenascope.app.plan.PlanCommand;
 import dev.arenascope.app.report.ReportCommand;
+import dev.arenascope.app.sites.SitesCommand;
 
 /**
  * The command-line front of {@code arenascope}: global options, sub-command dispatch, exit codes and
@@ -32,6 +33,7 @@ public final class Cli {
             new ReportCommand(),
             new ConvertCommand(),
             new StatsCommand(),
+            new SitesCommand(),
             new ListenCommand(),
             new RecordCommand(),
             new CalibrateCommand());

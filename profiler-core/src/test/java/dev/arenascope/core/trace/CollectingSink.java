@@ -13,6 +13,8 @@ public final class CollectingSink implements EventSink {
     public final Map<Integer, String> threads = new HashMap<>();
     public final List<Event> events = new ArrayList<>();
     public long lost;
+    /** The frames and stack nodes heard, checked for order as the store checks them. */
+    public final SiteTable sites = new SiteTable();
     public boolean closed;
 
     @Override
@@ -36,6 +38,16 @@ public final class CollectingSink implements EventSink {
     @Override
     public void onThread(int id, String name) {
         threads.put(id, name);
+    }
+
+    @Override
+    public void onFrame(StackFrame frame) {
+        sites.add(frame);
+    }
+
+    @Override
+    public void onStack(StackNode node) {
+        sites.add(node);
     }
 
     @Override

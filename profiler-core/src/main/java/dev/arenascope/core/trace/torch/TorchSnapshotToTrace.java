@@ -21,6 +21,8 @@ import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.StackFrame;
 
 /**
  * Converts a PyTorch CUDA memory snapshot ({@code torch.cuda.memory._dump_snapshot()}, a pickle of
@@ -28,8 +30,9 @@ import dev.arenascope.core.trace.SessionInfo;
  *
  * <p>Each CUDA device becomes one memory named {@code cuda:N} of kind {@link MemoryKind#SEGMENTED}:
  * {@code used} is the bytes of live blocks, {@code aux} the bytes reserved in segments. Trace entries
- * map as: {@code alloc} → {@link EventKind#ALLOC} (a = address, b = c = size, ref = the allocation's
- * stack frames as one interned string, one frame a line), {@code free_completed} →
+ * map as: {@code alloc} → {@link EventKind#ALLOC} (a = address, b = c = size, site = the allocation's
+ * stack in the session's {@link SiteTable}: frames {@code name}, {@code filename}, {@code line}, those not in
+ * a Python file, PyTorch's C++ allocator and unwinder, marked {@link StackFrame#FLAG_INTERNAL}), {@code free_completed} →
  * {@link EventKind#FREE} (a block is live from its {@code alloc} until its {@code free_completed};
  * {@code free_requested} changes nothing), {@code segment_alloc} / {@code segment_map} →
  * {@link EventKind#RESERVE}, {@code segment_free} / {@code segment_unmap} → {@link EventKind#UNRESERVE},
@@ -40,7 +43,7 @@ import dev.arenascope.core.trace.SessionInfo;
  * PyTorch's own viewer does it: start from the snapshot's final state ({@code segments[*].blocks} in
  * state {@code active_allocated} or {@code active_pending_free}) and replay the trace backwards (an
  * {@code alloc} means the block was not live before it, a {@code free_completed} that it was). They are
- * emitted at the trace's first instant, before its first entry.
+ * emitted at the trace's first instant, before its first entry, with the frames their blocks carry.
  *
  * <p>Time: {@code time_us} (wall-clock microseconds) relative to the earliest entry, when every entry
  * of a device has it; otherwise (older PyTorch) the entry's position, one microsecond per entry. Times
@@ -332,7 +335,8 @@ public final class TorchSnapshotToTrace {
         private final EventBatch batch = new EventBatch(BATCH);
         private final Map<String, Integer> strings = new HashMap<>();
         private final IdentityHashMap<Object, Integer> frameIds = new IdentityHashMap<>();
-        private final IdentityHashMap<Object, String> frameText = new IdentityHashMap<>();
+        private final IdentityHashMap<Object, Integer> frameOf = new IdentityHashMap<>();
+        private final SiteTable sites = new SiteTable();
         private final HashMap<StackKey, Integer> stackIds = new HashMap<>();
         private final Map<Long, Integer> threads = new HashMap<>();
         private long events;
@@ -427,6 +431,7 @@ public final class TorchSnapshotToTrace {
             return id;
         }
 
+        /** The site of a {@code frames} list (innermost first, as PyTorch records them), -1 for none. */
         private int frames(Object frames) {
             if (!(frames instanceof List<?> l) || l.isEmpty()) {
                 return -1;
@@ -440,26 +445,37 @@ public final class TorchSnapshotToTrace {
             StackKey key = new StackKey(l.toArray());
             id = stackIds.get(key);
             if (id == null) {
-                StringBuilder sb = new StringBuilder();
-                for (Object f : l) {
-                    if (!sb.isEmpty()) {
-                        sb.append('\n');
-                    }
-                    String line = frameText.get(f);
-                    if (line == null) {
-                        if (f instanceof Map<?, ?> m) {
-                            line = atom(m.get("name")) + " at " + atom(m.get("filename")) + ":" + atom(m.get("line"));
-                        } else {
-                            line = atom(f);
-                        }
-                        frameText.put(f, line);
-                    }
-                    sb.append(line);
+                int site = -1;
+                for (int k = l.size() - 1; k >= 0; k--) {
+                    site = sites.node(site, frame(l.get(k)));
                 }
-                id = string(sb.toString());
+                sites.announceNew(out); // before the batch that carries the site
+                id = site;
                 stackIds.put(key, id);
             }
             frameIds.put(frames, id);
+            return id;
+        }
+
+        private int frame(Object f) {
+            Integer id = frameOf.get(f);
+            if (id == null) {
+                String function;
+                String file;
+                long line;
+                if (f instanceof Map<?, ?> m) {
+                    function = atom(m.get("name"));
+                    file = m.get("filename") instanceof String fn ? fn : "";
+                    line = m.get("line") instanceof Long ln ? ln : 0;
+                } else {
+                    function = atom(f);
+                    file = "";
+                    line = 0;
+                }
+                int flags = file.endsWith(".py") ? 0 : StackFrame.FLAG_INTERNAL;
+                id = sites.frame(function, file, (int) Math.max(0, Math.min(Integer.MAX_VALUE, line)), flags);
+                frameOf.put(f, id);
+            }
             return id;
         }
 
@@ -480,7 +496,12 @@ public final class TorchSnapshotToTrace {
         }
 
         private void emit(long time, EventKind kind, int memory, int thread, long a, long b, long c, long used, long aux, int ref) {
-            batch.add(time, EventBatch.pack(kind.code(), 0, memory), thread, a, b, c, used, aux, ref, -1);
+            emit(time, kind, memory, thread, a, b, c, used, aux, ref, -1);
+        }
+
+        private void emit(long time, EventKind kind, int memory, int thread, long a, long b, long c, long used, long aux, int ref,
+                          int site) {
+            batch.add(time, EventBatch.pack(kind.code(), 0, memory), thread, a, b, c, used, aux, ref, -1, site, -1);
             events++;
             if (batch.size() == BATCH) {
                 flush();
@@ -560,7 +581,7 @@ public final class TorchSnapshotToTrace {
                 for (Block b : alive.values()) {
                     live.put(b.addr, b.size);
                     used += b.size;
-                    emit(start, EventKind.ALLOC, memory, thread(b.stream), b.addr, b.size, b.size, used, aux, frames(b.frames));
+                    emit(start, EventKind.ALLOC, memory, thread(b.stream), b.addr, b.size, b.size, used, aux, -1, frames(b.frames));
                 }
                 return alive.size();
             }
@@ -592,7 +613,7 @@ public final class TorchSnapshotToTrace {
                             used -= old; // a block at the same address was never freed: it is replaced
                         }
                         used += size;
-                        emit(t, EventKind.ALLOC, memory, th, addr, size, size, used, aux, frames(trace.frames[i]));
+                        emit(t, EventKind.ALLOC, memory, th, addr, size, size, used, aux, -1, frames(trace.frames[i]));
                     }
                     case FREE_COMPLETED -> {
                         Long old = live.remove(addr);

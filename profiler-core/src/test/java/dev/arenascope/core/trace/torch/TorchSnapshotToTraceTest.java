@@ -18,6 +18,7 @@ import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.Fixtures;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.store.EventStore;
 
@@ -65,9 +66,10 @@ class TorchSnapshotToTraceTest {
             prev = e.timeNs();
         }
         // stack frames kept per allocation of the trace (magma27 has 655 allocations with frames, 1066 without)
-        long withFrames = ev.subList(initial, ev.size()).stream().filter(e -> e.kind() == EventKind.ALLOC && e.ref() >= 0).count();
+        long withFrames = ev.subList(initial, ev.size()).stream().filter(e -> e.kind() == EventKind.ALLOC && e.site() >= 0).count();
         assertEquals(file.contains("magma27") ? 655 : 2162, withFrames);
-        assertTrue(sink.strings.values().stream().anyMatch(s -> s.contains("benchmarking_script.py")));
+        assertTrue(ev.stream().filter(e -> e.site() >= 0).flatMap(e -> sink.sites.frames(e.site()).stream())
+                .anyMatch(f -> f.file().endsWith("benchmarking_script.py") && f.line() > 0 && !f.internal()));
         assertTrue(prev > 1_000_000, "times come from time_us: the trace spans " + prev + " ns");
     }
 
@@ -118,9 +120,11 @@ class TorchSnapshotToTraceTest {
         assertEquals(77, oom.c());
         assertTrue(sink.strings.get(oom.ref()).contains("1099511627776 bytes requested"));
         // the block at 1000 is live at the end yet freed in the trace: before the trace it is the freed block
-        assertEquals(-1, sink.eventsOf(0).get(1).ref());
-        assertEquals("g at b.py:9", sink.strings.get(sink.eventsOf(0).get(3).ref()));
-        assertEquals(-1, sink.eventsOf(0).get(4).ref(), "no frames, no string");
+        assertEquals(-1, sink.eventsOf(0).get(1).site());
+        assertEquals(-1, sink.eventsOf(0).get(3).ref(), "the stack is the site, not a descriptor string");
+        assertEquals(List.of(new StackFrame(sink.sites.frames(sink.eventsOf(0).get(3).site()).getFirst().id(), "g", "b.py", 9, 0)),
+                sink.sites.frames(sink.eventsOf(0).get(3).site()));
+        assertEquals(-1, sink.eventsOf(0).get(4).site(), "no frames, no site");
         assertEquals("stream 7", sink.threads.get(sink.eventsOf(1).get(0).thread()));
         assertEquals("default stream", sink.threads.get(sink.eventsOf(0).get(0).thread()));
     }

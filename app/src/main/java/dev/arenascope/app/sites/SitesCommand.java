@@ -1,0 +1,254 @@
+package dev.arenascope.app.sites;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import dev.arenascope.app.cli.Args;
+import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteDiff;
+import dev.arenascope.core.analysis.SiteTree;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.TraceFormats;
+import dev.arenascope.core.trace.store.EventStore;
+
+/**
+ * {@code arenascope sites TRACE}: who holds the memory. Bytes and counts per allocation site (call stack,
+ * or open scopes where no stack was recorded) of one memory, at an instant, over a range, of what
+ * leaked or of temporaries; as a table, a top-down or bottom-up tree, by category, against a baseline;
+ * printed as text, JSON or collapsed stacks for flame-graph tools. Answers come from
+ * {@link SiteAnalysis}; the formats from {@link SitesOutput}.
+ */
+public final class SitesCommand implements Command {
+    private static final Set<String> FLAGS = Set.of("leaks", "temporary", "bottom-up", "top-down", "internal");
+
+    @Override
+    public String name() {
+        return "sites";
+    }
+
+    @Override
+    public String summary() {
+        return "who holds the memory: bytes per allocation site at the peak, an instant, a range; leaks, temporaries";
+    }
+
+    @Override
+    public String usage() {
+        return """
+                Usage: arenascope sites TRACE [--memory NAME] [--at peak|TIME] [--range FROM..TO] [--leaks]
+                                        [--temporary [--shorter-than DURATION]] [--top-down | --bottom-up]
+                                        [--by site|category] [--top N] [--internal] [--format text|json|folded]
+                                        [--baseline TRACE]
+
+                Bytes and allocation counts per allocation site of one memory of TRACE (%s).
+                A site is the call stack an allocation was made from (recorded with stack capture, or
+                imported from a PyTorch snapshot); where none was recorded, the scopes open at the time.
+
+                Question (one of; default --at peak):
+                  --at peak|TIME       what is live at the memory's peak, or at TIME (e.g. 41.2s, 350ms, 12000us, 5ns)
+                  --range FROM..TO     what was allocated in the range, with the bytes of it still live at TO
+                  --leaks              what is live at the end of the trace (never freed)
+                  --temporary          allocations freed within the range (--range, else the whole trace)
+                    --shorter-than D   ... and alive for less than D (default 1ms)
+                Shape:
+                  --memory NAME        the memory (default: the one with the largest peak)
+                  --by site|category   group by allocation site (default) or category
+                  --top-down           the answer as a call tree, outermost frames first
+                  --bottom-up          as a tree from the allocating frames out to their callers
+                  --top N              the N largest sites, the rest as one line (default 20 in text, all otherwise)
+                  --internal           keep frames marked internal (PyTorch's C++ allocator and unwinder, ...)
+                  --baseline TRACE     also compare with the same question on TRACE, site by site
+                  --format F           text (default), json (schema in docs/guide/sites.md) or folded
+                                       ("outer;...;inner BYTES" lines for flamegraph.pl, inferno, speedscope)
+                Bad input (a time outside the trace, an unknown memory, a reversed range): one line, exit 2.
+                """.formatted(TraceFormats.inputExtensions());
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Args a = new Args(name(), args, FLAGS);
+        String memoryName = a.string("memory", null);
+        String at = a.string("at", null);
+        String range = a.string("range", null);
+        boolean leaks = a.flag("leaks");
+        boolean temporary = a.flag("temporary");
+        String shorter = a.string("shorter-than", null);
+        boolean bottomUp = a.flag("bottom-up");
+        boolean topDown = a.flag("top-down");
+        String by = a.string("by", "site");
+        int top = a.intValue("top", -1);
+        boolean internal = a.flag("internal");
+        String format = a.string("format", "text");
+        String baseline = a.string("baseline", null);
+        a.finish();
+        if (a.positionals().size() != 1) {
+            throw new UsageException(name() + ": expects one TRACE, got " + a.positionals().size() + " (see arenascope sites --help)");
+        }
+        if (!List.of("text", "json", "folded").contains(format)) {
+            throw new UsageException(name() + ": --format must be text, json or folded, got '" + format + "'");
+        }
+        if (!by.equals("site") && !by.equals("category")) {
+            throw new UsageException(name() + ": --by must be site or category, got '" + by + "'");
+        }
+        boolean byCategory = by.equals("category");
+        int questions = (at != null ? 1 : 0) + (leaks ? 1 : 0) + (temporary ? 1 : 0) + (range != null && !temporary ? 1 : 0);
+        if (questions > 1) {
+            throw new UsageException(name() + ": give one of --at, --range, --leaks, --temporary (--range may narrow --temporary)");
+        }
+        if (shorter != null && !temporary) {
+            throw new UsageException(name() + ": --shorter-than goes with --temporary");
+        }
+        if (bottomUp && topDown) {
+            throw new UsageException(name() + ": give --top-down or --bottom-up, not both");
+        }
+        if ((bottomUp || topDown) && byCategory) {
+            throw new UsageException(name() + ": a call tree is by site; --by category has no tree");
+        }
+        if (top < -1 || top == 0) {
+            throw new UsageException(name() + ": --top must be a positive number, got " + top);
+        }
+        Question q = new Question(at, range, leaks, temporary, shorter == null ? 1_000_000L : TimeArg.duration(name(), "--shorter-than", shorter),
+                byCategory ? SiteAnalysis.By.CATEGORY : SiteAnalysis.By.SITE);
+
+        Path file = FileArgs.trace(name(), a.positionals().getFirst());
+        LoadedTrace t = load(file);
+        SiteAnalysis sa = analysis(t.store(), memoryName, internal, file);
+        SiteBreakdown sb = ask(sa, q);
+        SiteDiff diff = null;
+        if (baseline != null) {
+            Path bf = FileArgs.trace(name(), baseline);
+            LoadedTrace bt = load(bf);
+            SiteAnalysis bsa = analysis(bt.store(), sa.memory().name(), internal, bf);
+            diff = SiteDiff.between(ask(bsa, q), sb);
+        }
+        int limit = top > 0 ? top : format.equals("text") ? 20 : Integer.MAX_VALUE;
+        SiteTree tree = bottomUp ? SiteTree.bottomUp(sb) : topDown ? SiteTree.topDown(sb) : null;
+        SiteBreakdown shown = limit < Integer.MAX_VALUE ? sb.top(limit) : sb;
+        SitesOutput.Answer answer = new SitesOutput.Answer(file.getFileName().toString(), shown, byCategory, tree,
+                baseline == null ? null : Path.of(baseline).getFileName().toString(), diff);
+        switch (format) {
+            case "json" -> SitesOutput.json(answer, out);
+            case "folded" -> {
+                SitesOutput.folded(shown, out);
+                if (SitesOutput.noteworthy(sb)) {
+                    err.println("arenascope sites: " + SitesOutput.sourceLine(sb));
+                }
+            }
+            default -> SitesOutput.text(answer, out);
+        }
+        out.flush();
+        if (t.report().damaged()) {
+            err.println("arenascope sites: " + t.report().summary());
+            return 2;
+        }
+        return 0;
+    }
+
+    private record Question(String at, String range, boolean leaks, boolean temporary, long shorterThanNs, SiteAnalysis.By by) {}
+
+    private SiteBreakdown ask(SiteAnalysis sa, Question q) {
+        try {
+            if (q.leaks()) {
+                return sa.leaks(q.by());
+            }
+            if (q.temporary()) {
+                long[] r = q.range() == null ? new long[] {0, sa.endNs()} : TimeArg.range(name(), q.range());
+                return sa.temporaries(r[0], r[1], q.shorterThanNs(), q.by());
+            }
+            if (q.range() != null) {
+                long[] r = TimeArg.range(name(), q.range());
+                return sa.allocatedIn(r[0], r[1], q.by());
+            }
+            if (q.at() == null || q.at().equals("peak")) {
+                return sa.liveAtPeak(q.by());
+            }
+            return sa.liveAt(TimeArg.instant(name(), "--at", q.at()), q.by());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private LoadedTrace load(Path file) throws java.io.IOException {
+        LoadedTrace t;
+        try {
+            t = TraceFormats.load(file);
+        } catch (TraceFormatException | IllegalArgumentException e) {
+            throw new UsageException(name() + ": " + e.getMessage(), e);
+        }
+        if (t.report().damaged() && t.report().events() == 0) {
+            throw new UsageException(name() + ": " + t.report().summary());
+        }
+        return t;
+    }
+
+    private SiteAnalysis analysis(EventStore store, String memoryName, boolean internal, Path file) {
+        List<MemoryInfo> memories = store.memories();
+        if (memories.isEmpty()) {
+            throw new UsageException(name() + ": " + file + " has no memories");
+        }
+        if (memoryName != null) {
+            try {
+                return SiteAnalysis.of(store, memoryName, internal);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(name() + ": " + file.getFileName() + ": " + e.getMessage(), e);
+            }
+        }
+        MemoryInfo largest = memories.stream().max(Comparator.comparingLong((MemoryInfo m) -> store.peakUsed(m.id()))
+                .thenComparing(m -> -m.id())).orElseThrow();
+        return SiteAnalysis.of(store, largest, internal);
+    }
+
+    /** Times and durations on the command line: a number with a unit (ns, us, ms, s, min), seconds without one. */
+    static final class TimeArg {
+        private TimeArg() {}
+
+        static long duration(String command, String option, String text) {
+            String s = text.strip().toLowerCase(Locale.ROOT);
+            double scale = 1e9;
+            for (String[] u : new String[][] {{"ns", "1"}, {"us", "1e3"}, {"µs", "1e3"}, {"ms", "1e6"}, {"min", "6e10"}, {"s", "1e9"}}) {
+                if (s.endsWith(u[0])) {
+                    scale = Double.parseDouble(u[1]);
+                    s = s.substring(0, s.length() - u[0].length()).strip();
+                    break;
+                }
+            }
+            double v;
+            try {
+                v = Double.parseDouble(s);
+            } catch (NumberFormatException e) {
+                throw new UsageException(command + ": " + option + " must be a time like 41.2s, 350ms, 12000us or 5ns, got '" + text + "'");
+            }
+            double ns = v * scale;
+            if (!(ns >= 0) || ns > Long.MAX_VALUE / 2.0) {
+                throw new UsageException(command + ": " + option + " must be a time of 0 or more, got '" + text + "'");
+            }
+            return Math.round(ns);
+        }
+
+        static long instant(String command, String option, String text) {
+            return duration(command, option, text);
+        }
+
+        static long[] range(String command, String text) {
+            int dots = text.indexOf("..");
+            if (dots < 0) {
+                throw new UsageException(command + ": --range must be FROM..TO (e.g. 10s..12.5s), got '" + text + "'");
+            }
+            long from = duration(command, "--range", text.substring(0, dots));
+            long to = duration(command, "--range", text.substring(dots + 2));
+            if (from > to) {
+                throw new UsageException(command + ": --range " + text + " is reversed (FROM must not be after TO)");
+            }
+            return new long[] {from, to};
+        }
+    }
+}

@@ -1,0 +1,285 @@
+package dev.arenascope.core.analysis;
+
+import java.util.Arrays;
+
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.store.EventStore;
+
+/**
+ * Every allocation of one memory with when it began and ended, built by one replay of the trace: the
+ * index {@link SiteAnalysis} answers its questions from. Columns of primitives in allocation order
+ * (which is event order), so a question is one pass over arrays, never a replay of events.
+ *
+ * <h2>What counts as an allocation, and what frees it</h2>
+ * <ul>
+ *   <li>{@link EventKind#ALLOC} (arenas, imports): freed by a {@link EventKind#FREE} at its address, by an
+ *       {@code ALLOC} that replaces it at the same address (imports), by a
+ *       {@link EventKind#POINTER_RESTORE} that sets its end's pointer past it (forward: offsets at or above
+ *       the new pointer; backward: below it), by {@link EventKind#RESET}. Its bytes are {@code b}: what
+ *       it consumed, alignment included, as the {@code used} gauge counts.</li>
+ *   <li>{@link EventKind#POOL_REQUEST}: freed by {@link EventKind#POOL_HOLD} or {@link EventKind#POOL_RELEASE}
+ *       at its address.</li>
+ *   <li>{@link EventKind#TENSOR_LIVE} (plan arenas): freed by {@link EventKind#TENSOR_DEAD} of the same tensor.</li>
+ *   <li>{@link EventKind#MEMORY_CLOSED} frees everything still live.</li>
+ * </ul>
+ * Live bytes after each event then equal the memory's {@code used} gauge for every producer in this
+ * project; {@link #gaugeMismatches()} counts the events where they did not (a foreign or damaged trace).
+ *
+ * <p>Instants are event indexes of the trace: "live after event {@code p}" is
+ * {@code start <= p < end}. Immutable once built; safe to share between threads.
+ */
+final class AllocationIndex {
+    static final long NEVER = Long.MAX_VALUE;
+
+    final MemoryInfo memory;
+    int size;
+    long[] start = new long[1024];     // event index of the allocation
+    long[] end = new long[1024];       // event index of what freed it, NEVER when live at the end
+    long[] startNs = new long[1024];   // effective times
+    long[] endNs = new long[1024];
+    long[] bytes = new long[1024];
+    int[] site = new int[1024];        // the trace's stack node, -1
+    int[] category = new int[1024];    // string id, -1
+    int[] scope = new int[1024];       // innermost scope id, -1
+    int[] descriptor = new int[1024];  // string id, -1
+
+    long peakBytes;
+    long peakIndex = -1;   // event index after which live bytes first reached peakBytes
+    long peakNs = -1;
+    long lastIndex = -1;   // the trace's last event index
+    long endTimeNs;
+    long gaugeMismatches;
+    long withSite;
+
+    // scopes seen: id -> (name id, parent id)
+    final LongIntMap scopeSlot = new LongIntMap();
+    int[] scopeName = new int[64];
+    int[] scopeParent = new int[64];
+    int scopes;
+
+    private AllocationIndex(MemoryInfo memory) {
+        this.memory = memory;
+    }
+
+    /** Builds the index of {@code memory} from every event of {@code view}. */
+    static AllocationIndex build(TraceView view, MemoryInfo memory) {
+        AllocationIndex x = new AllocationIndex(memory);
+        x.replay(view);
+        return x;
+    }
+
+    private void replay(TraceView view) {
+        int id = memory.id();
+        LongIntMap byAddress = new LongIntMap();
+        IntStack forward = new IntStack();
+        IntStack backward = new IntStack();
+        long live = 0;
+        long eff = Long.MIN_VALUE;
+        long n = view.eventCount();
+        EventBatch b = new EventBatch(8192);
+        EventStore store = view instanceof EventStore s ? s : null;
+        for (long from = 0; from < n; from += b.size()) {
+            b.clear();
+            long to = Math.min(n, from + 8192);
+            if (store != null) {
+                store.copyEvents(from, to, b);
+            } else {
+                for (long i = from; i < to; i++) {
+                    b.add(view.event(i));
+                }
+            }
+            for (int k = 0; k < b.size(); k++) {
+                long idx = from + k;
+                eff = Math.max(eff, b.time(k));
+                if (b.memory(k) != id) {
+                    continue;
+                }
+                EventKind kind = b.kind(k);
+                if (kind == null) {
+                    continue;
+                }
+                switch (kind) {
+                    case ALLOC -> {
+                        int old = byAddress.remove(b.a(k));
+                        if (old >= 0 && memory.kind() != dev.arenascope.core.trace.MemoryKind.ARENA) {
+                            live -= free(old, idx, eff);
+                        }
+                        int a = add(b, k, idx, eff);
+                        live += bytes[a];
+                        if (memory.kind() == dev.arenascope.core.trace.MemoryKind.ARENA) {
+                            ((b.flags(k) & Event.FLAG_BACKWARD) != 0 ? backward : forward).push(a);
+                        } else {
+                            byAddress.put(b.a(k), a);
+                        }
+                    }
+                    case POOL_REQUEST -> {
+                        int old = byAddress.remove(b.a(k));
+                        if (old >= 0) {
+                            live -= free(old, idx, eff);
+                        }
+                        int a = add(b, k, idx, eff);
+                        live += bytes[a];
+                        byAddress.put(b.a(k), a);
+                    }
+                    case TENSOR_LIVE -> {
+                        long key = ~(long) b.ref(k); // tensors by id, apart from any address
+                        int old = byAddress.remove(key);
+                        if (old >= 0) {
+                            live -= free(old, idx, eff);
+                        }
+                        int a = add(b, k, idx, eff);
+                        live += bytes[a];
+                        byAddress.put(key, a);
+                    }
+                    case FREE, POOL_HOLD, POOL_RELEASE -> {
+                        int a = byAddress.remove(b.a(k));
+                        if (a >= 0) {
+                            live -= free(a, idx, eff);
+                        }
+                    }
+                    case TENSOR_DEAD -> {
+                        int a = byAddress.remove(~(long) b.ref(k));
+                        if (a >= 0) {
+                            live -= free(a, idx, eff);
+                        }
+                    }
+                    case POINTER_RESTORE -> {
+                        long p = b.a(k);
+                        if ((b.flags(k) & Event.FLAG_BACKWARD) != 0) {
+                            while (!backward.isEmpty() && offset[backward.peek()] < p) {
+                                live -= free(backward.pop(), idx, eff);
+                            }
+                        } else {
+                            while (!forward.isEmpty() && offset[forward.peek()] >= p) {
+                                live -= free(forward.pop(), idx, eff);
+                            }
+                        }
+                    }
+                    case RESET, MEMORY_CLOSED -> {
+                        while (!forward.isEmpty()) {
+                            live -= free(forward.pop(), idx, eff);
+                        }
+                        while (!backward.isEmpty()) {
+                            live -= free(backward.pop(), idx, eff);
+                        }
+                        long[] freed = {0};
+                        long at = idx;
+                        long atNs = eff;
+                        byAddress.forEachValue(a -> freed[0] += free(a, at, atNs));
+                        byAddress.clear();
+                        live -= freed[0];
+                    }
+                    case SCOPE_ENTER -> addScope(b.ref2(k), b.ref(k), (int) b.c(k));
+                    default -> {
+                        continue;
+                    }
+                }
+                if (live > peakBytes) {
+                    peakBytes = live;
+                    peakIndex = idx;
+                    peakNs = eff;
+                }
+                if (kind != EventKind.SCOPE_ENTER && live != b.used(k)) {
+                    gaugeMismatches++;
+                }
+            }
+        }
+        lastIndex = n - 1;
+        endTimeNs = n == 0 ? 0 : eff;
+    }
+
+    private long[] offset = new long[1024]; // the event's 'a': offset or address
+
+    private int add(EventBatch b, int k, long idx, long eff) {
+        if (size == start.length) {
+            grow();
+        }
+        int a = size++;
+        start[a] = idx;
+        end[a] = NEVER;
+        startNs[a] = eff;
+        endNs[a] = NEVER;
+        bytes[a] = b.b(k);
+        site[a] = b.site(k);
+        category[a] = b.category(k);
+        EventKind kind = b.kind(k);
+        scope[a] = kind == EventKind.ALLOC ? b.ref2(k) : -1;
+        descriptor[a] = kind == EventKind.ALLOC || kind == EventKind.TENSOR_LIVE ? b.ref(k) : -1;
+        offset[a] = b.a(k);
+        if (site[a] >= 0) {
+            withSite++;
+        }
+        return a;
+    }
+
+    private long free(int a, long idx, long eff) {
+        end[a] = idx;
+        endNs[a] = eff;
+        return bytes[a];
+    }
+
+    private void addScope(int scopeId, int nameId, int parent) {
+        if (scopeId < 0) {
+            return;
+        }
+        if (scopes == scopeName.length) {
+            scopeName = Arrays.copyOf(scopeName, scopes * 2);
+            scopeParent = Arrays.copyOf(scopeParent, scopes * 2);
+        }
+        scopeName[scopes] = nameId;
+        scopeParent[scopes] = parent;
+        scopeSlot.put(scopeId, scopes++);
+    }
+
+    /** The slot of scope {@code id} in {@link #scopeName}/{@link #scopeParent}, -1 when unknown. */
+    int scopeSlot(int id) {
+        return id < 0 ? -1 : scopeSlot.get(id);
+    }
+
+    long gaugeMismatches() {
+        return gaugeMismatches;
+    }
+
+    private void grow() {
+        int cap = start.length * 2;
+        start = Arrays.copyOf(start, cap);
+        end = Arrays.copyOf(end, cap);
+        startNs = Arrays.copyOf(startNs, cap);
+        endNs = Arrays.copyOf(endNs, cap);
+        bytes = Arrays.copyOf(bytes, cap);
+        site = Arrays.copyOf(site, cap);
+        category = Arrays.copyOf(category, cap);
+        scope = Arrays.copyOf(scope, cap);
+        descriptor = Arrays.copyOf(descriptor, cap);
+        offset = Arrays.copyOf(offset, cap);
+    }
+
+    /** A stack of allocation numbers (an arena end's live allocations, newest on top). */
+    private static final class IntStack {
+        private int[] items = new int[64];
+        private int n;
+
+        void push(int v) {
+            if (n == items.length) {
+                items = Arrays.copyOf(items, n * 2);
+            }
+            items[n++] = v;
+        }
+
+        int peek() {
+            return items[n - 1];
+        }
+
+        int pop() {
+            return items[--n];
+        }
+
+        boolean isEmpty() {
+            return n == 0;
+        }
+    }
+}
