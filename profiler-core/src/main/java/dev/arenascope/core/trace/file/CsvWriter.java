@@ -13,20 +13,28 @@ import java.util.Map;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 
 /**
  * Exports events as CSV (RFC 4180): a header row, then one row per event with the columns
  * {@value #HEADER}. {@code memory_name} is the registered name (empty for none); the other columns
- * are the event's fields as {@link dev.arenascope.core.trace.EventKind} documents them. Export only:
- * metadata other than memory names is not kept. One writer thread ({@link EventSink} contract).
+ * are the event's fields as {@link dev.arenascope.core.trace.EventKind} documents them; {@code site} is
+ * the allocation's stack id (-1 for none), {@code category} its category's text (empty for none) and
+ * {@code stack} its frames outermost first, {@code function (file:line)} joined by {@code ;} (empty for
+ * none). Export only: metadata other than memory names, categories and stacks is not kept. One writer thread ({@link EventSink} contract).
  */
 public final class CsvWriter implements EventSink, AutoCloseable {
-    public static final String HEADER = "time_ns,kind,flags,memory,memory_name,thread,a,b,c,used,aux,ref,ref2";
+    public static final String HEADER = "time_ns,kind,flags,memory,memory_name,thread,a,b,c,used,aux,ref,ref2,site,category,stack";
 
     private final Path path;
     private final Writer out;
     private final Map<Integer, String> names = new HashMap<>();
     private final StringBuilder row = new StringBuilder(160);
+    private final Map<Integer, String> strings = new HashMap<>();
+    private final SiteTable sites = new SiteTable();
+    private final Map<Integer, String> stackText = new HashMap<>();
     private boolean closed;
 
     public CsvWriter(Path path) throws IOException {
@@ -39,6 +47,38 @@ public final class CsvWriter implements EventSink, AutoCloseable {
     @Override
     public void onMemory(MemoryInfo memory) {
         names.put(memory.id(), quote(memory.name()));
+    }
+
+    @Override
+    public void onString(int id, String value) {
+        strings.put(id, value);
+    }
+
+    @Override
+    public void onFrame(StackFrame frame) {
+        sites.add(frame);
+    }
+
+    @Override
+    public void onStack(StackNode node) {
+        sites.add(node);
+    }
+
+    private String stack(int site) {
+        if (site < 0) {
+            return "";
+        }
+        return stackText.computeIfAbsent(site, s -> {
+            java.util.List<StackFrame> fs = sites.frames(s);
+            StringBuilder sb = new StringBuilder();
+            for (int k = fs.size() - 1; k >= 0; k--) {
+                if (sb.length() > 0) {
+                    sb.append(';');
+                }
+                sb.append(fs.get(k).label().replace(';', ':'));
+            }
+            return quote(sb.toString());
+        });
     }
 
     static String quote(String s) {
@@ -58,7 +98,12 @@ public final class CsvWriter implements EventSink, AutoCloseable {
                         .append(mem).append(',').append(mem < 0 ? "" : names.getOrDefault(mem, "")).append(',')
                         .append(b.thread(i)).append(',').append(b.a(i)).append(',').append(b.b(i)).append(',')
                         .append(b.c(i)).append(',').append(b.used(i)).append(',').append(b.aux(i)).append(',')
-                        .append(b.ref(i)).append(',').append(b.ref2(i)).append('\n');
+                        .append(b.ref(i)).append(',').append(b.ref2(i)).append(',').append(b.site(i)).append(',');
+                int cat = b.category(i);
+                if (cat >= 0) {
+                    row.append(quote(strings.getOrDefault(cat, "")));
+                }
+                row.append(',').append(stack(b.site(i))).append('\n');
                 out.append(row);
             }
         } catch (IOException e) {

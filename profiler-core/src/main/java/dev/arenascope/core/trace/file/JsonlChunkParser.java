@@ -71,7 +71,8 @@ final class JsonlChunkParser {
 
     /** A metadata line ({@code "type"} present), checked for what does not depend on other lines. */
     record Meta(int line, String type, long id, String name, String kind, String device, long capacity, long count,
-                String host, long startNs, String value, Map<String, String> attributes, List<DeviceInfo> devices) {}
+                String host, long startNs, String value, Map<String, String> attributes, List<DeviceInfo> devices,
+                String function, String file, long codeLine, long frame, long parent, long flags) {}
 
     /** What a chunk parsed into. */
     static final class Parsed {
@@ -87,12 +88,13 @@ final class JsonlChunkParser {
 
     // field codes: numeric fields first
     private static final int F_T = 0, F_MEM = 1, F_THREAD = 2, F_FLAGS = 3, F_A = 4, F_B = 5, F_C = 6, F_USED = 7,
-            F_AUX = 8, F_REF = 9, F_REF2 = 10, F_ID = 11, F_CAPACITY = 12, F_COUNT = 13, F_START = 14,
-            F_FIRST_TEXT = 15, F_KIND = 15, F_TYPE = 16, F_NAME = 17, F_VALUE = 18, F_HOST = 19, F_DEVICE = 20,
-            F_ATTRIBUTES = 21, F_DEVICES = 22, F_OTHER = 23, F_OBJECT_START = 24;
+            F_AUX = 8, F_REF = 9, F_REF2 = 10, F_SITE = 11, F_CAT = 12, F_ID = 13, F_CAPACITY = 14, F_COUNT = 15, F_START = 16,
+            F_LINE = 17, F_FRAME = 18, F_PARENT = 19,
+            F_FIRST_TEXT = 20, F_KIND = 20, F_TYPE = 21, F_NAME = 22, F_VALUE = 23, F_HOST = 24, F_DEVICE = 25,
+            F_FUNCTION = 26, F_FILE = 27, F_ATTRIBUTES = 28, F_DEVICES = 29, F_OTHER = 30, F_OBJECT_START = 31;
     private static final String[] FIELD_NAMES = {"t", "mem", "thread", "flags", "a", "b", "c", "used", "aux", "ref",
-            "ref2", "id", "capacity", "count", "start_epoch_ns", "kind", "type", "name", "value", "host", "device",
-            "attributes", "devices"};
+            "ref2", "site", "cat", "id", "capacity", "count", "start_epoch_ns", "line", "frame", "parent", "kind", "type",
+            "name", "value", "host", "device", "function", "file", "attributes", "devices"};
     /** One row of {@link #predicted} per event kind (row 0: before the kind is read): which fields are left out depends on it. */
     private static final int PREDICTED_ROW = F_OBJECT_START + 1;
     private static final SerializedString[] ENCODED = new SerializedString[F_OTHER];
@@ -306,8 +308,8 @@ final class JsonlChunkParser {
     private boolean hasT;
     private int kindCode;
     private String kindName;
-    private long t, mem, thread, flags, a, b, c, used, aux, ref, ref2, id, capacity, count, startNs;
-    private String type, name, value, host, device;
+    private long t, mem, thread, flags, a, b, c, used, aux, ref, ref2, site, cat, id, capacity, count, startNs, codeLine, frame, parent;
+    private String type, name, value, host, device, function, file;
     private Map<String, String> attrs;
     private List<DeviceInfo> devices;
     private boolean lastWasEvent;
@@ -328,6 +330,13 @@ final class JsonlChunkParser {
         aux = 0;
         ref = -1;
         ref2 = -1;
+        site = -1;
+        cat = -1;
+        codeLine = 0;
+        frame = -1;
+        parent = -1;
+        function = null;
+        file = null;
         type = null;
         id = 0;
         capacity = 0;
@@ -384,6 +393,11 @@ final class JsonlChunkParser {
                     case F_AUX -> aux = x;
                     case F_REF -> ref = x;
                     case F_REF2 -> ref2 = x;
+                    case F_SITE -> site = x;
+                    case F_CAT -> cat = x;
+                    case F_LINE -> codeLine = x;
+                    case F_FRAME -> frame = x;
+                    case F_PARENT -> parent = x;
                     case F_ID -> id = x;
                     case F_CAPACITY -> capacity = x;
                     case F_COUNT -> count = x;
@@ -405,6 +419,8 @@ final class JsonlChunkParser {
                     case F_VALUE -> value = p.getValueAsString();
                     case F_HOST -> host = p.getValueAsString();
                     case F_DEVICE -> device = p.getValueAsString();
+                    case F_FUNCTION -> function = p.getValueAsString();
+                    case F_FILE -> file = p.getValueAsString();
                     case F_ATTRIBUTES -> attrs = readMap(p);
                     case F_DEVICES -> devices = readDevices(p);
                     default -> { }
@@ -439,6 +455,9 @@ final class JsonlChunkParser {
         if (thread != (int) thread || ref != (int) ref || ref2 != (int) ref2) {
             return "thread, ref or ref2 out of 32-bit range";
         }
+        if (site < -1 || site > Integer.MAX_VALUE || cat < -1 || cat > Integer.MAX_VALUE) {
+            return "site or cat out of range (-1 for none, else an id)";
+        }
         return null;
     }
 
@@ -455,6 +474,13 @@ final class JsonlChunkParser {
             case "string" -> id != (int) id || value == null ? "string line needs an int 'id' and a 'value'" : null;
             case "thread" -> id != (int) id ? "thread id " + id + " out of range" : null;
             case "loss" -> count < 0 ? "negative loss count" : null;
+            case "frame" -> id < 0 || id > Integer.MAX_VALUE ? "frame id " + id + " out of range"
+                    : function == null ? "frame line needs a 'function'"
+                    : codeLine < 0 || codeLine > Integer.MAX_VALUE ? "frame line number " + codeLine + " out of range"
+                    : flags < 0 || flags > 0xff ? "frame flags " + flags + " out of range" : null;
+            case "stack" -> id < 0 || id > Integer.MAX_VALUE ? "stack id " + id + " out of range"
+                    : frame < 0 || frame > Integer.MAX_VALUE ? "stack line needs a 'frame' id"
+                    : parent < -1 || parent >= id ? "stack " + id + " has parent " + parent + " (-1, or a stack declared before it)" : null;
             default -> "unknown record type '" + type + "'";
         };
     }
@@ -476,11 +502,13 @@ final class JsonlChunkParser {
                 run.lines = Arrays.copyOf(run.lines, i * 2);
             }
             run.lines[i] = line;
-            events.add(t, EventBatch.pack(kindCode, (int) flags, (int) mem), (int) thread, a, b, c, used, aux, (int) ref, (int) ref2);
+            events.add(t, EventBatch.pack(kindCode, (int) flags, (int) mem), (int) thread, a, b, c, used, aux, (int) ref, (int) ref2,
+                    (int) site, (int) cat);
             out.events++;
         } else {
             run = null;
-            out.items.add(new Meta(line, type, id, name, kindName, device, capacity, count, host, startNs, value, attrs, devices));
+            out.items.add(new Meta(line, type, id, name, kindName, device, capacity, count, host, startNs, value, attrs, devices,
+                    function, file == null ? "" : file, codeLine, frame, parent, flags));
         }
     }
 

@@ -28,6 +28,9 @@ import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.file.JsonlChunkParser.Bad;
 import dev.arenascope.core.trace.file.JsonlChunkParser.Meta;
 import dev.arenascope.core.trace.file.JsonlChunkParser.Parsed;
@@ -47,7 +50,9 @@ import dev.arenascope.core.trace.file.JsonlChunkParser.Run;
  * kind, a value out of range, a missing {@code t} or {@code kind}, a value that goes on past its
  * line), an event on a memory no {@code "memory"} line declared before it, or one whose {@code ref}
  * names a string no {@code "string"} line declared before it (for the kinds whose {@code ref} is a
- * string id, {@link EventKind#refIsString()}) is skipped and recorded in the {@link ReadReport} as
+ * string id, {@link EventKind#refIsString()}), whose {@code site} names a {@code "stack"} not declared
+ * before it or whose {@code cat} names an undeclared string, a {@code "frame"} or {@code "stack"} line
+ * whose id skips ahead or repeats another with different contents, is skipped and recorded in the {@link ReadReport} as
  * {@code file:LINE: what}; every sound line is kept. A line with a syntax error is parsed again on its
  * own (for its sound values and Jackson's message) and parsing resumes at the next line, so one broken
  * line never hides the rest. Jackson's stream limits bound string and number lengths and nesting, a
@@ -78,6 +83,8 @@ public final class JsonlReader {
     private final Queue<Run> runs = new ConcurrentLinkedQueue<>();
     private final boolean[] memoryDeclared = new boolean[EventBatch.MAX_MEMORY_ID + 1];
     private final BitSet stringDeclared = new BitSet();
+    /** Frames and stacks declared so far, checked as the store checks them (dense ids, in order). */
+    private final SiteTable declaredSites = new SiteTable();
     private final Set<Integer> otherStringsDeclared = new HashSet<>();
     private int problemCount;
     private long events;
@@ -351,6 +358,16 @@ public final class JsonlReader {
             return "string " + ref + " is not declared (no \"string\" line with \"id\":" + ref + " before this "
                     + b.kind(i) + " event's 'ref')";
         }
+        if (b.hasSites()) {
+            int site = b.site(i);
+            if (site >= declaredSites.nodeCount()) {
+                return "stack " + site + " is not declared (no \"stack\" line with \"id\":" + site + " before this event's 'site')";
+            }
+            int cat = b.category(i);
+            if (cat != -1 && !stringDeclared(cat)) {
+                return "string " + cat + " is not declared (no \"string\" line with \"id\":" + cat + " before this event's 'cat')";
+            }
+        }
         return null;
     }
 
@@ -402,6 +419,26 @@ public final class JsonlReader {
                 ensureSession();
                 lost += m.count();
                 sink.onLoss(m.count());
+            }
+            case "frame" -> {
+                ensureSession();
+                StackFrame f = new StackFrame((int) m.id(), m.function(), m.file(), (int) m.codeLine(), (int) m.flags());
+                try {
+                    declaredSites.add(f);
+                } catch (IllegalArgumentException e) {
+                    return e.getMessage();
+                }
+                sink.onFrame(f);
+            }
+            case "stack" -> {
+                ensureSession();
+                StackNode n = new StackNode((int) m.id(), (int) m.frame(), (int) m.parent());
+                try {
+                    declaredSites.add(n);
+                } catch (IllegalArgumentException e) {
+                    return e.getMessage();
+                }
+                sink.onStack(n);
             }
             default -> throw new IllegalStateException("unchecked record type " + m.type());
         }

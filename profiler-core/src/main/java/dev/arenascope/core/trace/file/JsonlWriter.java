@@ -20,12 +20,14 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 
 /**
  * Writes a session as JSON Lines: one object a line, metadata lines ({@code "type"}: session, memory,
- * string, thread, loss) before the events that need them, and one line per event with the keys
- * {@code t kind mem thread flags a b c used aux ref ref2}, where a key equal to its default
- * ({@code mem}, {@code ref}, {@code ref2}: -1; the rest 0; {@code t} and {@code kind} always written)
+ * string, thread, loss, frame, stack) before the events that need them, and one line per event with the keys
+ * {@code t kind mem thread flags a b c used aux ref ref2 site cat}, where a key equal to its default
+ * ({@code mem}, {@code ref}, {@code ref2}, {@code site}, {@code cat}: -1; the rest 0; {@code t} and {@code kind} always written)
  * is left out. {@code docs/astrace-format.md} lists the keys. One writer thread ({@link EventSink} contract).
  */
 public final class JsonlWriter implements EventSink, AutoCloseable {
@@ -136,6 +138,38 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
     }
 
     @Override
+    public void onFrame(StackFrame f) {
+        try {
+            g.writeStartObject();
+            g.writeStringField("type", "frame");
+            g.writeNumberField("id", f.id());
+            g.writeStringField("function", f.function());
+            g.writeStringField("file", f.file());
+            g.writeNumberField("line", f.line());
+            if (f.flags() != 0) {
+                g.writeNumberField("flags", f.flags());
+            }
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw fail(e);
+        }
+    }
+
+    @Override
+    public void onStack(StackNode n) {
+        try {
+            g.writeStartObject();
+            g.writeStringField("type", "stack");
+            g.writeNumberField("id", n.id());
+            g.writeNumberField("frame", n.frame());
+            g.writeNumberField("parent", n.parent());
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw fail(e);
+        }
+    }
+
+    @Override
     public void onLoss(long count) {
         try {
             g.writeStartObject();
@@ -150,6 +184,7 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
     @Override
     public void onEvents(EventBatch b) {
         try {
+            boolean sites = b.hasSites();
             for (int i = 0; i < b.size(); i++) {
                 g.writeStartObject();
                 g.writeNumberField("t", b.time(i));
@@ -174,6 +209,14 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
                 }
                 if (b.ref2(i) != -1) {
                     g.writeNumberField("ref2", b.ref2(i));
+                }
+                if (sites) {
+                    if (b.site(i) != -1) {
+                        g.writeNumberField("site", b.site(i));
+                    }
+                    if (b.category(i) != -1) {
+                        g.writeNumberField("cat", b.category(i));
+                    }
                 }
                 g.writeEndObject();
             }

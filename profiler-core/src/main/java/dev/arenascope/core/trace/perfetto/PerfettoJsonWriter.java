@@ -37,7 +37,10 @@ import dev.arenascope.core.trace.SessionInfo;
  *       a counter event is written only when its value changes;</li>
  *   <li>scopes as duration slices ({@code "B"} / {@code "E"}) on the thread that opened them, with the
  *       scope's parameters as args of its {@code E} event;</li>
- *   <li>out-of-memory events as process-scoped instants ({@code "ph":"i","s":"p"}).</li>
+ *   <li>out-of-memory events as process-scoped instants ({@code "ph":"i","s":"p"});</li>
+ *   <li>allocations that carry a site or a category as thread-scoped instants named {@code "alloc"} with
+ *       args {@code bytes}, {@code address}, {@code category} and {@code stack} (frames innermost first,
+ *       one a line, as memory_viz shows them); allocations without either are only counted.</li>
  * </ul>
  * Markers and losses are global instants ({@code "s":"g"}). Timestamps are microseconds since the
  * session start with nanosecond precision (three decimals). Within every track timestamps never
@@ -100,6 +103,24 @@ public final class PerfettoJsonWriter implements EventSink {
                     + ", " + memory.device() + ")");
             metadata("process_sort_index", pid, -1, pid);
         });
+    }
+
+    private final dev.arenascope.core.trace.SiteTable sites = new dev.arenascope.core.trace.SiteTable();
+    private final Map<Integer, String> stacks = new HashMap<>();
+
+    @Override
+    public void onFrame(dev.arenascope.core.trace.StackFrame frame) {
+        sites.add(frame);
+    }
+
+    @Override
+    public void onStack(dev.arenascope.core.trace.StackNode node) {
+        sites.add(node);
+    }
+
+    private String stackText(int site) {
+        return stacks.computeIfAbsent(site, s -> String.join("\n",
+                sites.frames(s).stream().map(dev.arenascope.core.trace.StackFrame::label).toList()));
     }
 
     @Override
@@ -224,6 +245,25 @@ public final class PerfettoJsonWriter implements EventSink {
                 }
                 json.writeEndObject();
                 json.writeEndObject();
+            }
+            case ALLOC, POOL_REQUEST, TENSOR_LIVE -> {
+                int site = b.site(i);
+                int cat = b.category(i);
+                if (site >= 0 || cat >= 0) {
+                    begin("alloc", "i", memory >= 0 ? pid(memory) : SESSION_PID, thread, t);
+                    json.writeStringField("s", "t");
+                    json.writeObjectFieldStart("args");
+                    json.writeNumberField("bytes", b.b(i));
+                    json.writeNumberField("address", b.a(i));
+                    if (cat >= 0 && strings.get(cat) != null) {
+                        json.writeStringField("category", strings.get(cat));
+                    }
+                    if (site >= 0) {
+                        json.writeStringField("stack", stackText(site));
+                    }
+                    json.writeEndObject();
+                    json.writeEndObject();
+                }
             }
             case MARKER -> {
                 begin(text(b.ref(i), "marker"), "i", SESSION_PID, thread, t);

@@ -43,6 +43,12 @@ public final class TraceViewToPerfetto {
             for (MemoryInfo m : view.memories()) {
                 w.onMemory(m);
             }
+            for (int f = 0; f < view.frameCount(); f++) {
+                w.onFrame(view.frame(f));
+            }
+            for (int s = 0; s < view.stackNodeCount(); s++) {
+                w.onStack(view.stackNode(s));
+            }
             Set<Integer> strings = new HashSet<>();
             Set<Integer> threads = new HashSet<>();
             EventBatch batch = new EventBatch(4096);
@@ -57,6 +63,12 @@ public final class TraceViewToPerfetto {
                     String s = view.string(e.ref());
                     if (s != null) {
                         w.onString(e.ref(), s);
+                    }
+                }
+                if (e.category() >= 0 && strings.add(e.category())) {
+                    String s = view.string(e.category());
+                    if (s != null) {
+                        w.onString(e.category(), s);
                     }
                 }
                 batch.add(e);

@@ -34,6 +34,51 @@ class JsonlTest {
     }
 
     @Test
+    void sitesFramesAndCategoriesRoundTripThroughJsonl() throws Exception {
+        EventStore src = dev.arenascope.core.trace.SitedTrace.store(3, 20_000);
+        Path f = dir.resolve("s.jsonl");
+        src.replayTo(new JsonlWriter(f));
+        LoadedTrace back = JsonlReader.load(f);
+        assertFalse(back.report().damaged(), back.report().summary());
+        TraceAssertions.assertSameTrace(src, back.store());
+        assertTrue(src.hasSites());
+        assertEquals(src.stackNodeCount(), back.store().stackNodeCount());
+        for (long i = 0; i < src.eventCount(); i += 7) {
+            assertEquals(src.event(i), back.store().event(i));
+            assertEquals(src.stack(src.event(i).site()), back.store().stack(back.store().event(i).site()));
+        }
+    }
+
+    @Test
+    void siteRecordsThatBreakTheRulesAreNamedByLine() throws Exception {
+        Path f = dir.resolve("sites.jsonl");
+        Files.writeString(f, String.join("\n",
+                "{\"type\":\"memory\",\"id\":0,\"name\":\"m\",\"kind\":\"SEGMENTED\",\"device\":\"d\",\"capacity\":0}",
+                "{\"type\":\"frame\",\"id\":0,\"function\":\"main\",\"file\":\"a.py\",\"line\":3}",
+                "{\"type\":\"frame\",\"id\":5,\"function\":\"skips\",\"file\":\"a.py\",\"line\":3}",
+                "{\"type\":\"stack\",\"id\":0,\"frame\":0,\"parent\":-1}",
+                "{\"type\":\"stack\",\"id\":1,\"frame\":9,\"parent\":0}",
+                "{\"type\":\"stack\",\"id\":1,\"frame\":0,\"parent\":1}",
+                "{\"type\":\"frame\",\"id\":1,\"file\":\"a.py\"}",
+                "{\"t\":1,\"kind\":\"ALLOC\",\"mem\":0,\"b\":16,\"used\":16,\"site\":0}",
+                "{\"t\":2,\"kind\":\"ALLOC\",\"mem\":0,\"a\":16,\"b\":16,\"used\":32,\"site\":7}",
+                "{\"t\":3,\"kind\":\"ALLOC\",\"mem\":0,\"a\":32,\"b\":16,\"used\":48,\"cat\":4}",
+                "{\"t\":4,\"kind\":\"ALLOC\",\"mem\":0,\"a\":48,\"b\":16,\"used\":64,\"site\":-2}",
+                ""));
+        LoadedTrace t = JsonlReader.load(f);
+        String all = String.join("\n", t.report().problems());
+        assertTrue(all.contains("sites.jsonl:3: frame 5 announced before frame 1"), all);
+        assertTrue(all.contains("sites.jsonl:5: stack node 1 names frame 9"), all);
+        assertTrue(all.contains("sites.jsonl:6: stack 1 has parent 1"), all);
+        assertTrue(all.contains("sites.jsonl:7: frame line needs a 'function'"), all);
+        assertTrue(all.contains("sites.jsonl:9: stack 7 is not declared"), all);
+        assertTrue(all.contains("sites.jsonl:10: string 4 is not declared"), all);
+        assertTrue(all.contains("sites.jsonl:11: site or cat out of range"), all);
+        assertEquals(1, t.store().eventCount());
+        assertEquals("main", t.store().stack(t.store().event(0).site()).getFirst().function());
+    }
+
+    @Test
     void handWrittenFixtureWithDefaultsReads() throws Exception {
         Path f = dir.resolve("fixture.jsonl");
         Files.writeString(f, """

@@ -17,6 +17,14 @@ final class TraceAssertions {
         assertEquals(want.strings(), got.strings(), "strings");
         assertEquals(want.threads(), got.threads(), "threads");
         assertEquals(want.lostEvents(), got.lostEvents(), "lost events");
+        assertEquals(want.frameCount(), got.frameCount(), "frames");
+        for (int i = 0; i < want.frameCount(); i++) {
+            assertEquals(want.frame(i), got.frame(i), "frame " + i);
+        }
+        assertEquals(want.stackNodeCount(), got.stackNodeCount(), "stack nodes");
+        for (int i = 0; i < want.stackNodeCount(); i++) {
+            assertEquals(want.stackNode(i), got.stackNode(i), "stack node " + i);
+        }
         assertEquals(want.eventCount(), got.eventCount(), "event count");
         for (long i = 0; i < want.eventCount(); i++) {
             assertEquals(want.event(i), got.event(i), "event " + i);

@@ -133,6 +133,21 @@ class TraceReaderFuzzTest {
     }
 
     @Test
+    void jsonlReaderSurvivesMutationsOfSiteRecords() throws Exception {
+        Path f = dir.resolve("sites.jsonl");
+        dev.arenascope.core.trace.SitedTrace.store(5, 1500).replayTo(new JsonlWriter(f));
+        int runs = fuzz(f, p -> {
+            EventStore into = new EventStore(); // the store refuses what breaks the site rules: the reader must not pass it on
+            ReadReport whole = JsonlReader.read(p, into);
+            assertEquals(whole, JsonlReader.read(p, new EventStore(), 4093, 2));
+            for (long i = 0; i < into.eventCount(); i++) {
+                into.stack(into.event(i).site()); // every site the store kept resolves
+            }
+        });
+        assertTrue(runs > 10, "only " + runs + " runs");
+    }
+
+    @Test
     void jsonlReaderSurvivesMutations() throws Exception {
         Path f = dir.resolve("f.jsonl");
         EventStore src = new EventStore();

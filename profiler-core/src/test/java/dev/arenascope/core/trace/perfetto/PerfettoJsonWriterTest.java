@@ -197,6 +197,13 @@ class PerfettoJsonWriterTest {
                 .map(e -> e.get("args").get("bytes").asLong()).toList();
         assertEquals(14_180_941_824L, reserved.getLast(), "the segments reserved before the trace, all at its start");
         assertEquals(14_180_941_824L, reserved.stream().mapToLong(Long::longValue).max().orElseThrow());
+        // each allocation with a stack is an instant whose args hold it, innermost frame first
+        List<JsonNode> allocs = ev.stream().filter(e -> e.get("name").asText().equals("alloc")).toList();
+        assertTrue(allocs.size() >= 655, "the trace's 655 allocations with frames (and blocks live at its start that have some): "
+                + allocs.size());
+        JsonNode a = allocs.getLast().get("args");
+        assertTrue(a.get("bytes").asLong() > 0);
+        assertTrue(a.get("stack").asText().lines().findFirst().orElseThrow().contains(".py:"), a.toString());
     }
 
     @Test
