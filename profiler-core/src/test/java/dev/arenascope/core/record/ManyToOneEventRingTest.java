@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.testsupport.CollectingSink;
 
 /**
  * The ring's contract under concurrency. Acceptable outcomes, for N producers each publishing M events
