@@ -17,7 +17,8 @@ import dev.arenascope.core.trace.SessionInfo;
 /**
  * A sink for tests: keeps everything it hears (session, memories, strings, threads, events, losses,
  * close) and checks the sink contract as events arrive: no {@code onSession} twice, no events after
- * {@code onClose}, and no event naming a memory or a string (for kinds whose {@code ref} is a string id,
+ * {@code onClose}, and (unless made with {@code new CollectingSink(false)}, for tests that publish raw
+ * events by hand) no event naming a memory or a string (for kinds whose {@code ref} is a string id,
  * {@link EventKind#refIsString()}) before it was announced. A broken contract throws
  * {@link AssertionError} from the delivering call, so a synchronous producer fails the test at once;
  * {@link #assertSound()} adds the whole-trace checks a finished recording must pass.
@@ -37,6 +38,17 @@ public class CollectingSink implements EventSink {
     public long lost;
     public boolean closed;
     private final Set<Integer> memoryIds = new HashSet<>();
+    private final boolean checkRefs;
+
+    /** A sink that checks every event's memory and string references. */
+    public CollectingSink() {
+        this(true);
+    }
+
+    /** @param checkRefs whether an event naming an unannounced memory or string fails */
+    public CollectingSink(boolean checkRefs) {
+        this.checkRefs = checkRefs;
+    }
 
     @Override
     public synchronized void onSession(SessionInfo info) {
@@ -69,10 +81,10 @@ public class CollectingSink implements EventSink {
         }
         for (int i = 0; i < batch.size(); i++) {
             Event e = batch.get(i);
-            if (e.memory() >= 0 && !memoryIds.contains(e.memory())) {
+            if (checkRefs && e.memory() >= 0 && !memoryIds.contains(e.memory())) {
                 throw new AssertionError("event " + e + " refers to memory " + e.memory() + " before it was announced");
             }
-            if (e.kind().refIsString() && e.ref() >= 0 && !strings.containsKey(e.ref())) {
+            if (checkRefs && e.kind().refIsString() && e.ref() >= 0 && !strings.containsKey(e.ref())) {
                 throw new AssertionError("string " + e.ref() + " used before it was announced: " + e);
             }
             events.add(e);
