@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -15,21 +14,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.arenascope.app.cli.CliRun;
+import dev.arenascope.testsupport.Fixtures;
 
 /** {@code arenascope sites} on the PyTorch fixtures, as a user runs it. */
 class SitesCommandTest {
     static final long MAGMA27_PEAK = 13_927_831_556L;
 
     static Path torch(String name) {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            for (String dir : new String[] {"fixtures/torch", "shared/fixtures/torch", "test-support/src/main/resources/fixtures/torch"}) {
-                Path f = p.resolve(dir).resolve(name);
-                if (Files.isRegularFile(f)) {
-                    return f;
-                }
-            }
-        }
-        throw new AssertionError("fixture " + name + " not found above " + Path.of("").toAbsolutePath());
+        return Fixtures.torch(name);
     }
 
     private static JsonNode json(CliRun r) throws Exception {
