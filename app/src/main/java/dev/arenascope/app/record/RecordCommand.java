@@ -51,7 +51,9 @@ public final class RecordCommand implements Command {
     public String usage() {
         StringBuilder sb = new StringBuilder("""
                 Usage: arenascope record WORKLOAD [--device auto|cuda[:N]|host|virtual[:BYTES]]
-                                         [--out FILE.astrace] [--live HOST:PORT] [workload options]
+                                         [--out FILE.astrace] [--live HOST:PORT]
+                                         [--stacks [--stack-depth N] [--sample-every N | --sample-bytes BYTES]]
+                                         [workload options]
 
                 Runs a sample workload that does real work on the chosen device and records every
                 allocation. With neither --out nor --live the trace goes to WORKLOAD-DATE-TIME.astrace in
@@ -61,6 +63,10 @@ public final class RecordCommand implements Command {
                                     host, or virtual (accounting only, no bytes)
                   --out FILE        the .astrace file to write
                   --live HOST:PORT  stream the events to a running ArenaScope as well
+                  --stacks          record each allocation's call stack (its site; see arenascope sites)
+                  --stack-depth N   frames kept per stack [32]
+                  --sample-every N  walk only every Nth allocation's stack
+                  --sample-bytes B  walk stacks at random byte intervals of mean B (e.g. 64KiB), per thread
 
                 Workloads and their options (defaults in brackets):
                 """);
@@ -75,7 +81,7 @@ public final class RecordCommand implements Command {
 
     @Override
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args("record", argv, Set.of());
+        Args a = new Args("record", argv, Set.of("stacks"));
         if (a.positionals().isEmpty()) {
             throw new UsageException("record: which workload? (" + Workloads.names() + ")");
         }
@@ -91,6 +97,7 @@ public final class RecordCommand implements Command {
         String deviceSpec = a.string("device", "auto");
         String outName = a.string("out", null);
         String live = a.string("live", null);
+        dev.arenascope.core.record.StackCapture capture = stackCapture(a);
         WorkloadOptions options;
         try {
             options = workload.parse(a.unread());
@@ -130,6 +137,7 @@ public final class RecordCommand implements Command {
             session.putAttribute("workload", workload.name());
             session.putAttribute("command", "arenascope record " + String.join(" ", argv));
             session.putAttribute("device.reason", selection.reason());
+            session.captureStacks(capture); // before any sink attaches: the sampling note is a session attribute
             session.addDevice(device.info());
             RecordingMeter meter = new RecordingMeter();
             session.addSink(meter);
@@ -164,6 +172,37 @@ public final class RecordCommand implements Command {
                     // the hook is running: it returns now that the trace is closed
                 }
             }
+        }
+    }
+
+    /** The stack capture the options ask for, or null without {@code --stacks}. */
+    private static dev.arenascope.core.record.StackCapture stackCapture(Args a) {
+        boolean stacks = a.flag("stacks");
+        int depth = a.intValue("stack-depth", 32);
+        long every = a.longValue("sample-every", 0);
+        long bytes = a.has("sample-bytes") ? a.bytes("sample-bytes", 0) : 0;
+        if (!stacks) {
+            for (String o : new String[] {"stack-depth", "sample-every", "sample-bytes"}) {
+                if (a.has(o)) {
+                    throw new UsageException("record: --" + o + " goes with --stacks");
+                }
+            }
+            return null;
+        }
+        if (every != 0 && bytes != 0) {
+            throw new UsageException("record: give --sample-every or --sample-bytes, not both");
+        }
+        try {
+            if (every != 0) {
+                if (every > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException("--sample-every must be at most " + Integer.MAX_VALUE + ", got " + every);
+                }
+                return dev.arenascope.core.record.StackCapture.everyNth((int) every, depth);
+            }
+            return bytes != 0 ? dev.arenascope.core.record.StackCapture.everyBytes(bytes, depth)
+                    : dev.arenascope.core.record.StackCapture.all(depth);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("record: " + e.getMessage());
         }
     }
 

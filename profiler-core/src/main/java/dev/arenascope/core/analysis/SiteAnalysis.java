@@ -42,8 +42,8 @@ import dev.arenascope.core.trace.TraceView;
  * never a replay. Immutable and thread-safe once built.
  */
 public final class SiteAnalysis {
-    /** The session attribute in which a sampling recorder says how it sampled ({@code every 16th allocation}). */
-    public static final String SAMPLING_ATTRIBUTE = "sites.sampling";
+    /** {@link SiteTable#SAMPLING_ATTRIBUTE}. */
+    public static final String SAMPLING_ATTRIBUTE = SiteTable.SAMPLING_ATTRIBUTE;
 
     /** How a question's rows are grouped. */
     public enum By {

@@ -15,7 +15,7 @@ import dev.arenascope.core.trace.StackFrame;
  * @param totalBytes     bytes the question covers (live at the instant, allocated in the range, ...): the sum of the rows' bytes
  * @param totalCount     allocations it covers: the sum of the rows' counts
  * @param source         where sites come from; {@link SiteSource#SCOPES} means no allocation carried a stack
- * @param sampling       how the program sampled its stacks ({@code every 16th allocation}), null when every allocation was walked
+ * @param sampling       how the program sampled its stacks ({@code one allocation in 16}), null when every allocation was walked
  * @param internalHidden whether frames marked {@link StackFrame#FLAG_INTERNAL} were left out of the paths
  * @param rows           per site or category, by bytes then count, largest first
  */

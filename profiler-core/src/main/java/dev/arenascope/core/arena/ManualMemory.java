@@ -417,7 +417,7 @@ public final class ManualMemory implements AutoCloseable {
             int ref = descriptors.stringId(descriptor, session);
             int scope = scopeDepth > 0 ? scopeIds[scopeDepth - 1] : -1;
             session.publishAt(t, thread, EventKind.ALLOC, back ? Event.FLAG_BACKWARD : 0, memoryId, start, consumed, bytes,
-                    forward + capacity - backward, capacity - backward, ref, scope);
+                    forward + capacity - backward, capacity - backward, ref, scope, session.captureSite(consumed), -1);
         }
         AllocationRecorder r = recorder;
         if (r != null) {

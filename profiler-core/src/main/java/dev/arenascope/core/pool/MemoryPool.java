@@ -218,8 +218,8 @@ public final class MemoryPool implements AutoCloseable {
                 PooledBuffer buffer = new PooledBuffer(this, bin, block, nbytes, offset(block, alignment));
                 if (recording) {
                     long t1 = session.now(); // one clock read stamps the event and ends its duration
-                    publishAt(t1, EventKind.POOL_REQUEST, Event.FLAG_HIT, buffer.address(), size, nbytes, binNr,
-                            saturate(t1 - t0));
+                    session.publishAt(t1, session.threadId(), EventKind.POOL_REQUEST, Event.FLAG_HIT, memoryId, buffer.address(), size,
+                            nbytes, usedBytes, reservedBytes, binNr, saturate(t1 - t0), session.captureSite(size), -1);
                 }
                 return buffer;
             }
@@ -327,7 +327,7 @@ public final class MemoryPool implements AutoCloseable {
                     session.publishAt(t1, thread, EventKind.RESERVE, 0, memoryId, block.address(), size, 0,
                             usedBytes - size, reservedBytes, -1, -1);
                     session.publishAt(t1, thread, EventKind.POOL_REQUEST, 0, memoryId, buffer.address(), size, nbytes,
-                            usedBytes, reservedBytes, bin.number, saturate(t1 - t0));
+                            usedBytes, reservedBytes, bin.number, saturate(t1 - t0), session.captureSite(size), -1);
                 }
             }
         }
@@ -679,11 +679,6 @@ public final class MemoryPool implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- internals
-
-    /** Publishes an event of this pool stamped {@code time} (from {@link Session#now()}) with its gauges now. Under lock. */
-    private void publishAt(long time, EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {
-        session.publishAt(time, session.threadId(), kind, flags, memoryId, a, b, c, usedBytes, reservedBytes, ref, ref2);
-    }
 
     /** Publishes an event of this pool with its gauges now. Under lock. */
     private void publish(EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {

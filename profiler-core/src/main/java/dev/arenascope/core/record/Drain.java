@@ -15,6 +15,7 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SiteTable;
 
 /**
  * Delivers a session's buffered events and metadata to its sinks from one background thread (and
@@ -65,7 +66,8 @@ final class Drain {
         }
     }
 
-    void addSink(EventSink sink, SessionInfo info, List<MemoryInfo> memories, List<String> strings, Map<Integer, String> threads) {
+    void addSink(EventSink sink, SessionInfo info, List<MemoryInfo> memories, List<String> strings, Map<Integer, String> threads,
+                 SiteTable sites) {
         synchronized (lock) {
             if (closed) {
                 throw new IllegalStateException("session is closed");
@@ -79,6 +81,7 @@ final class Drain {
                 sink.onString(i, strings.get(i));
             }
             threads.forEach(sink::onThread);
+            sites.announceAll(sink); // what a later cycle announces again is the same, which sinks accept
             sinks.add(sink);
             sinksChanged();
             lostReported = buffer.lost();
@@ -155,6 +158,8 @@ final class Drain {
     private int cycle() {
         batch.clear();
         int moved = buffer.drainTo(batch, MAX_PER_CYCLE);
+        // after the drain: every site an event of the batch carries was interned before it was published
+        SiteTable.Delta newSites = session.sites().takeNew();
         List<Object> meta = new ArrayList<>();
         for (Object o; (o = metadata.poll()) != null; ) {
             meta.add(o);
@@ -171,6 +176,9 @@ final class Drain {
                         case ThreadEntry t -> sink.onThread(t.id, t.name);
                         default -> throw new IllegalStateException("unknown metadata " + o);
                     }
+                }
+                if (!newSites.isEmpty()) {
+                    newSites.deliverTo(sink);
                 }
                 if (!batch.isEmpty()) {
                     sink.onEvents(batch);

@@ -108,6 +108,52 @@ final class ManyToOneEventRing {
         return true;
     }
 
+    /** The header kind code of a record that carries the site and category of the record before it. */
+    static final int SITE_EXTENSION = 0xff;
+
+    /**
+     * Publishes one event with its allocation site and category in two consecutive records (claimed
+     * together); thread-safe, lock-free, allocation-free. The second record, kind {@link #SITE_EXTENSION},
+     * is committed first, so a consumer that sees the event sees its extension.
+     *
+     * @return false when the ring had no room for both and the event was counted as lost
+     */
+    boolean offerSited(long time, int packed, int thread, long a, long b, long c, long used, long aux, int ref, int ref2,
+                       int site, int category) {
+        long[] w = words;
+        if (w == null) {
+            w = allocate();
+        }
+        final int tailAt = trailer + TAIL_POSITION;
+        long tail;
+        do {
+            tail = (long) WORD.getVolatile(w, tailAt);
+            long headCache = (long) WORD.getOpaque(w, trailer + HEAD_CACHE);
+            if (tail + 1 - headCache >= capacity) {
+                long head = (long) WORD.getAcquire(w, trailer + HEAD_POSITION);
+                if (tail + 1 - head >= capacity) {
+                    WORD.getAndAdd(w, trailer + LOST_COUNT, 1L);
+                    return false;
+                }
+                WORD.setOpaque(w, trailer + HEAD_CACHE, head);
+            }
+        } while (!WORD.compareAndSet(w, tailAt, tail, tail + 2));
+        final int ext = ((int) (tail + 1) & mask) << RECORD_SHIFT;
+        w[ext + A_WORD] = site;
+        w[ext + B_WORD] = category;
+        WORD.setRelease(w, ext + HEADER_WORD, EventRingDescriptor.header(SITE_EXTENSION, thread));
+        final int at = ((int) tail & mask) << RECORD_SHIFT;
+        w[at + TIME_WORD] = time;
+        w[at + A_WORD] = a;
+        w[at + B_WORD] = b;
+        w[at + C_WORD] = c;
+        w[at + USED_WORD] = used;
+        w[at + AUX_WORD] = aux;
+        w[at + REFS_WORD] = EventRingDescriptor.refs(ref, ref2);
+        WORD.setRelease(w, at + HEADER_WORD, EventRingDescriptor.header(packed, thread));
+        return true;
+    }
+
     /**
      * Moves up to {@code limit} committed records, in claim order, to the end of {@code batch}.
      * Single consumer only.
@@ -127,11 +173,23 @@ final class ManyToOneEventRing {
             if (header == 0) {
                 break;
             }
+            if ((header & 0xff) == SITE_EXTENSION) { // the site of the event before it (read with it, below)
+                w[at + HEADER_WORD] = 0;
+                n++;
+                continue;
+            }
             long refs = w[at + REFS_WORD];
             batch.add(w[at + TIME_WORD], (int) header, (int) (header >>> 32), w[at + A_WORD], w[at + B_WORD], w[at + C_WORD],
                     w[at + USED_WORD], w[at + AUX_WORD], (int) (refs >>> 32), (int) refs);
             w[at + HEADER_WORD] = 0;
             n++;
+            int next = ((int) (head + n) & mask) << RECORD_SHIFT;
+            long nh = (long) WORD.getAcquire(w, next + HEADER_WORD);
+            if (nh != 0 && (nh & 0xff) == SITE_EXTENSION && (int) (nh >>> 32) == (int) (header >>> 32)) {
+                batch.setSite(batch.size() - 1, (int) w[next + A_WORD], (int) w[next + B_WORD]);
+                w[next + HEADER_WORD] = 0;
+                n++;
+            }
         }
         if (n > 0) {
             WORD.setRelease(w, trailer + HEAD_POSITION, head + n);

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -41,6 +42,8 @@ public final class Session implements AutoCloseable {
     private final AtomicInteger nextScope = new AtomicInteger();
     private final ManyToOneEventRing buffer;
     private final Drain drain;
+    private final SiteTable sites = new SiteTable();
+    private volatile StackCapture capture;
 
     public Session(String name) {
         this(name, DEFAULT_BUFFER_CAPACITY);
@@ -146,6 +149,45 @@ public final class Session implements AutoCloseable {
         return strings.get(id);
     }
 
+    /**
+     * The session's allocation-site table. Producers with stacks of their own (importers, bridges)
+     * intern into it; the drain announces what is new to the sinks before the events that carry it.
+     */
+    public SiteTable sites() {
+        return sites;
+    }
+
+    /**
+     * Turns stack capture on for this session's allocators (arenas and pools), or off with null. Set
+     * it before attaching sinks: the sampling note ({@link SiteTable#SAMPLING_ATTRIBUTE}) is a session
+     * attribute, which sinks hear when they attach.
+     */
+    public void captureStacks(StackCapture stackCapture) {
+        if (stackCapture != null) {
+            stackCapture.attach(sites);
+            if (stackCapture.sampling() != null) {
+                putAttribute(SiteTable.SAMPLING_ATTRIBUTE, stackCapture.sampling());
+            } else {
+                attributes.remove(SiteTable.SAMPLING_ATTRIBUTE);
+            }
+        }
+        capture = stackCapture;
+    }
+
+    /** The stack capture in force, or null. */
+    public StackCapture stackCapture() {
+        return capture;
+    }
+
+    /**
+     * The site of the calling thread's stack for an allocation of {@code bytes}, or -1 when capture is
+     * off or this allocation is not sampled. One volatile read when off.
+     */
+    public int captureSite(long bytes) {
+        StackCapture c = capture;
+        return c == null ? -1 : c.capture(bytes);
+    }
+
     /** A fresh scope id, unique in the session. */
     public int nextScopeId() {
         return nextScope.getAndIncrement();
@@ -173,6 +215,21 @@ public final class Session implements AutoCloseable {
     }
 
     /**
+     * {@link #publishAt(long, int, EventKind, int, int, long, long, long, long, long, int, int)} for an
+     * allocation with a site ({@link #sites()} node id) and a category (string id), either -1 for none.
+     * With both -1 it is the plain publish; otherwise the event takes two ring records.
+     */
+    public void publishAt(long timeNs, int thread, EventKind kind, int flags, int memory, long a, long b, long c,
+                          long used, long aux, int ref, int ref2, int site, int category) {
+        int packed = EventBatch.pack(kind.code(), flags, memory);
+        if (site < 0 && category < 0) {
+            buffer.offer(timeNs, packed, thread, a, b, c, used, aux, ref, ref2);
+        } else {
+            buffer.offerSited(timeNs, packed, thread, a, b, c, used, aux, ref, ref2, site, category);
+        }
+    }
+
+    /**
      * The session's id for the calling thread, announcing its name to the sinks the first time. Callers
      * on a hot path may cache it per thread.
      */
@@ -188,7 +245,7 @@ public final class Session implements AutoCloseable {
 
     /** Attaches a sink: it first hears the session, every memory, string and thread so far. */
     public void addSink(EventSink sink) {
-        drain.addSink(sink, info(), memories, strings.snapshot(), Map.copyOf(threads));
+        drain.addSink(sink, info(), memories, strings.snapshot(), Map.copyOf(threads), sites);
     }
 
     /** Detaches a sink after delivering what is buffered; calls its {@code onClose}. */

@@ -38,6 +38,12 @@ import java.util.Map;
  * threads, the drain announces). Ids are never reused or changed.
  */
 public final class SiteTable {
+    /**
+     * The session attribute in which a sampling recorder says how it sampled its stacks
+     * ({@code one allocation in 16}); absent when every allocation was walked.
+     */
+    public static final String SAMPLING_ATTRIBUTE = "sites.sampling";
+
     private record FrameKey(String function, String file, int line, int flags) {}
 
     private final List<StackFrame> frames = new ArrayList<>();
@@ -110,6 +116,24 @@ public final class SiteTable {
      * the thread that then delivers the events, before them. The sink is called outside the table's lock.
      */
     public void announceNew(EventSink sink) {
+        takeNew().deliverTo(sink);
+    }
+
+    /** Frames and nodes not yet announced, taken once to hand to several sinks. */
+    public record Delta(List<StackFrame> frames, List<StackNode> nodes) {
+        public boolean isEmpty() {
+            return frames.isEmpty() && nodes.isEmpty();
+        }
+
+        /** Frames first, then nodes. */
+        public void deliverTo(EventSink sink) {
+            frames.forEach(sink::onFrame);
+            nodes.forEach(sink::onStack);
+        }
+    }
+
+    /** Takes the frames and nodes not yet announced (as {@link #announceNew} does), for delivery to several sinks. */
+    public Delta takeNew() {
         List<StackFrame> newFrames;
         List<StackNode> newNodes = new ArrayList<>();
         synchronized (this) {
@@ -120,8 +144,7 @@ public final class SiteTable {
             announcedFrames = frames.size();
             announcedNodes = nodes;
         }
-        newFrames.forEach(sink::onFrame);
-        newNodes.forEach(sink::onStack);
+        return new Delta(newFrames, List.copyOf(newNodes));
     }
 
     /** Whether frames or nodes were added since the last {@link #announceNew}. */
