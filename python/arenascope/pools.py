@@ -11,7 +11,8 @@ returned while not holding). Gauges: ``used`` = bin sizes of the blocks handed o
 of the blocks handed out and held (pyopencl's ``managed_bytes``).
 
 A buffer is back when it is released explicitly (``release()`` / ``free()``) or collected
-(``weakref.finalize``), whichever comes first; either produces its event once.
+(C++ buffers: noticed at the pool's next operation, from a weak reference; hysop-style buffers hand
+themselves back through the pool's ``free``), whichever comes first; either produces its event once.
 """
 
 import threading
@@ -34,21 +35,23 @@ def _address(buf):
 
 
 class _Block:
-    __slots__ = ("address", "bin", "size", "returned")
+    __slots__ = ("address", "bin", "size", "returned", "ref")
 
     def __init__(self, address, bin_nr, size):
         self.address = address
         self.bin = bin_nr
         self.size = size
         self.returned = False
+        self.ref = None
 
 
 class _PoolState(Tracked):
     """The mirror of one pool and its events. Thread-safe (one lock around each change)."""
 
-    def __init__(self, session, mem, pool):
+    def __init__(self, session, mem):
+        # no reference to the pool: a C++ pool reachable from a buffer's return callback crashes
+        # CPython's cyclic collector inside pybind11 (the pool is passed to the methods that need it)
         Tracked.__init__(self, session, mem, K.POOL)
-        self.pool = pool
         self.held = {}          # bin -> [address, ...] (last in, first out)
         self.held_count = 0
         self.active = {}        # address -> _Block
@@ -56,8 +59,7 @@ class _PoolState(Tracked):
         self.lock = threading.Lock()
         self.bin_sizes = {}     # bin -> alloc_size(bin)
 
-    def bin_of(self, nbytes):
-        pool = self.pool
+    def bin_of(self, pool, nbytes):
         b = pool.bin_number(nbytes)
         size = self.bin_sizes.get(b)
         if size is None:
@@ -115,49 +117,59 @@ class _PoolState(Tracked):
         s.emit(K.POOL_RELEASE, self.mem, 0, addr, size, 0, self.used, self.aux, bin_nr, -1)
         s.emit(K.UNRESERVE, self.mem, 0, addr, size, 0, self.used, self.aux, -1, -1)
 
-    def release_held(self):
+    def release_held(self, pool):
         """Every held block went back to the device (largest bin first, as the Java pool evicts)."""
         with self.lock:
             for bin_nr in sorted(self.held, reverse=True):
                 size = self.bin_sizes.get(bin_nr)
                 if size is None:
-                    size = int(self.pool.alloc_size(bin_nr))
+                    size = int(pool.alloc_size(bin_nr))
                 for addr in reversed(self.held[bin_nr]):
                     self._release(addr, bin_nr, size)
             self.held.clear()
             self.held_count = 0
 
-    def reconcile(self, pool_held):
+    def collect(self, pool):
+        """Publishes the return of buffers the garbage collector took since the last look.
+
+        No callback runs when a C++ buffer dies (a Python callback inside pybind11's deallocation
+        crashes CPython's cyclic collector), so a pool operation first compares the pool's
+        ``active_blocks`` with the mirror and, when fewer, finds the dead weak references."""
+        active = getattr(pool, "active_blocks", None)
+        if active is None or active >= len(self.active):
+            return
+        for block in [b for b in self.active.values() if b.ref is not None and b.ref() is None]:
+            self.give_back(block)
+
+    def reconcile(self, pool, pool_held):
         """The pool freed its held blocks by itself (an allocation that failed and was retried)."""
         if pool_held < self.held_count and pool_held == 0:
-            self.release_held()
+            self.release_held(pool)
 
 
 # ---------------------------------------------------------------------- pyopencl / pycuda (C++ types)
 
 def _traced_request(state, orig, pool, nbytes, args, kwargs):
+    state.collect(pool)
     t0 = time.perf_counter_ns()
     held0 = pool.held_blocks
     buf = orig(pool, nbytes, *args, **kwargs)
     held1 = pool.held_blocks
-    bin_nr, size = state.bin_of(nbytes)
+    bin_nr, size = state.bin_of(pool, nbytes)
     hit = held1 == held0 - 1
     if not hit and held1 < held0:
-        state.reconcile(held1)
+        state.reconcile(pool, held1)
     block = state.request(buf, nbytes, bin_nr, size, hit, t0)
     _watch(state, buf, block)
     return buf
 
 
 def _watch(state, buf, block):
+    """Remembers the buffer weakly, so a buffer the collector took is noticed (:meth:`_PoolState.collect`)."""
     try:
-        buf._arenascope_block = (state, block)
-    except AttributeError:
-        pass
-    try:
-        weakref.finalize(buf, state.give_back, block)
+        block.ref = weakref.ref(buf)
     except TypeError:
-        pass  # no weak references: only an explicit release is seen
+        block.ref = None  # no weak references: only an explicit release is seen
 
 
 def make_traced_pool_class(orig, label, device_of=None, release_types=(), release_name="release"):
@@ -173,8 +185,9 @@ def make_traced_pool_class(orig, label, device_of=None, release_types=(), releas
             if s is not None:
                 device = device_of(args) if device_of else ""
                 attrs = {"client": "python", "type": orig.__module__ + "." + orig.__name__}
-                self._arenascope_state = s.register(lambda sess, mem: _PoolState(sess, mem, self),
+                self._arenascope_state = s.register(_PoolState,
                                                     "%s #%d" % (label, _next_pool_number()), K.POOL, device, 0, attrs)
+                _states[:] = [st for st in _states if not st.session.closed] + [self._arenascope_state]
 
         def allocate(self, nbytes, *args, **kwargs):
             st = self._arenascope_state
@@ -189,18 +202,25 @@ def make_traced_pool_class(orig, label, device_of=None, release_types=(), releas
             return _traced_request(st, orig.__call__, self, nbytes, args, kwargs)
 
         def free_held(self):
+            st = self._arenascope_state
+            if st is not None and not st.session.closed:
+                st.collect(self)
             orig.free_held(self)
             st = self._arenascope_state
             if st is not None and not st.session.closed:
-                st.release_held()
+                st.release_held(self)
 
         def stop_holding(self):
+            st = self._arenascope_state
+            if st is not None and not st.session.closed:
+                st.collect(self)
             orig.stop_holding(self)
             st = self._arenascope_state
             if st is not None and not st.session.closed:
                 st.holding = False
-                st.release_held()
+                st.release_held(self)
 
+    TracedPool.__arenascope_original__ = orig
     TracedPool.__name__ = orig.__name__
     TracedPool.__qualname__ = orig.__qualname__
     TracedPool.__module__ = orig.__module__
@@ -215,16 +235,28 @@ def _patch_release(typ, name):
         return
 
     def release(self, *args, **kwargs):
+        found = _released(self)   # before: a released buffer has no address any more
         r = orig(self, *args, **kwargs)
-        info = getattr(self, "_arenascope_block", None)
-        if info is not None:
-            state, block = info
-            if not state.session.closed:
-                state.give_back(block)
+        if found is not None:
+            found[0].give_back(found[1])
         return r
     release._arenascope = True
     release.__doc__ = orig.__doc__
     setattr(typ, name, release)
+
+
+_states = []   # the states of the C++ pools recording now (few)
+
+
+def _released(buf):
+    """(state, block) of an explicitly released C++ buffer, found by its address."""
+    addr = _address(buf)
+    for st in _states:
+        if not st.session.closed:
+            block = st.active.get(addr)
+            if block is not None and block.ref is not None and block.ref() is buf:
+                return st, block
+    return None
 
 
 _pool_numbers = [0]
@@ -265,7 +297,7 @@ def track_pool(pool, name=None, session=None, device=""):
     except AttributeError:
         raise TypeError("track_pool: cannot wrap the methods of %s (a compiled type); create it inside a session "
                         "with its adapter on instead" % type(pool).__name__) from None
-    state = s.register(lambda sess, mem: _PoolState(sess, mem, pool), str(label), K.POOL, device, 0, attrs)
+    state = s.register(_PoolState, str(label), K.POOL, device, 0, attrs)
     pool._arenascope_state = state
     allocate = pool.allocate
     call = getattr(type(pool), "__call__", None)
@@ -275,10 +307,10 @@ def track_pool(pool, name=None, session=None, device=""):
         held0 = pool.held_blocks
         buf = allocate(nbytes, *args, **kwargs)
         held1 = pool.held_blocks
-        bin_nr, size = state.bin_of(nbytes)
+        bin_nr, size = state.bin_of(pool, nbytes)
         hit = held1 == held0 - 1
         if not hit and held1 < held0:
-            state.reconcile(held1)
+            state.reconcile(pool, held1)
         block = state.request(buf, nbytes, bin_nr, size, hit, t0)
         _watch(state, buf, block)
         return buf
@@ -308,7 +340,7 @@ def track_pool(pool, name=None, session=None, device=""):
 
     def traced_free_held():
         r = free_held()
-        state.release_held()
+        state.release_held(pool)
         return r
     pool.free_held = traced_free_held
     stop_holding = pool.stop_holding
@@ -316,7 +348,7 @@ def track_pool(pool, name=None, session=None, device=""):
     def traced_stop_holding():
         r = stop_holding()
         state.holding = False
-        state.release_held()
+        state.release_held(pool)
         return r
     pool.stop_holding = traced_stop_holding
     return TrackedCall(pool) if call is not None else pool
