@@ -11,6 +11,7 @@ import dev.arenascope.core.device.HostDevice;
 import dev.arenascope.core.record.AllocationRecorder;
 import dev.arenascope.core.record.EventClock;
 import dev.arenascope.core.record.Session;
+import dev.arenascope.core.record.StackCapture;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 
@@ -21,7 +22,9 @@ import dev.arenascope.core.trace.EventSink;
  * draining every event on the drain thread, stamped by the session's {@code EventClock.Stamper};
  * {@code arena.alloc_recorded_exact_clock_ns} is the same again on a session whose clock reads
  * {@code System.nanoTime()} for every event, timed in rounds interleaved with the first so both see the
- * same machine load. The {@code *_lost_events} figures count events the ring had to drop during those runs
+ * same machine load. {@code arena.alloc_recorded_stack_ns} is the recorded loop with stack capture on
+ * ({@code StackCapture.all(32)}: a {@code StackWalker} walk and an interned-site lookup per allocation).
+ * The {@code *_lost_events} figures count events the ring had to drop during those runs
  * (0 when the drain keeps up). {@code arena.scope_ns} is one scope entered and left with nothing recording.
  * {@code arena.clock_ns} is one {@code System.nanoTime()}; {@code arena.stamp_ns} one stamp while the ticker
  * runs.
@@ -84,6 +87,18 @@ public final class ArenaBench implements BenchSuite {
                 out.put("arena.alloc_recorded_lost_events", (double) stamped.lost());
                 out.put("arena.alloc_recorded_exact_clock_ns", Medians.median(exactNs));
                 out.put("arena.alloc_recorded_exact_clock_lost_events", (double) exact.lost());
+                // with a stack walk per allocation (depth 32, the call path repeating, as a render loop's does):
+                // the walk costs microseconds, so fewer rounds; the plain recorded figure above is its baseline
+                try (Recorded stacks = new Recorded(host, false, StackCapture.all(32))) {
+                    int stackRounds = quick ? 11 : 201;
+                    double[] stackNs = new double[stackRounds];
+                    int stackBatches = 8;
+                    for (int done = quick ? -3 : -50; done < stackRounds; done += 10) {
+                        stacks.rounds(stackBatches, done, 10, stackNs);
+                    }
+                    out.put("arena.alloc_recorded_stack_ns", Medians.median(stackNs));
+                    out.put("arena.alloc_recorded_stack_lost_events", (double) stacks.lost());
+                }
                 out.put("arena.stamp_ns", Medians.medianOf(warmups, rounds, () -> Medians.nsPerOp(2048, () -> {
                     EventClock.Stamper st = stamped.stamper;
                     long sum = 0;
@@ -108,7 +123,13 @@ public final class ArenaBench implements BenchSuite {
         int roundsInRecording;
 
         Recorded(HostDevice host, boolean exactClock) {
-            session = new Session(exactClock ? "bench-exact" : "bench-recorded", Session.DEFAULT_BUFFER_CAPACITY, exactClock);
+            this(host, exactClock, null);
+        }
+
+        Recorded(HostDevice host, boolean exactClock, StackCapture capture) {
+            session = new Session(exactClock ? "bench-exact" : capture != null ? "bench-stacks" : "bench-recorded",
+                    Session.DEFAULT_BUFFER_CAPACITY, exactClock);
+            session.captureStacks(capture);
             session.addSink(new EventSink() {
                 @Override
                 public void onEvents(EventBatch batch) {

@@ -27,7 +27,8 @@ public final class BenchCommand implements Command {
             new TraceBench(),
             new UiBenchSuite(),
             new PlanBench(),
-            new ReportBench());
+            new ReportBench(),
+            new SitesBench());
 
     @Override
     public String name() {

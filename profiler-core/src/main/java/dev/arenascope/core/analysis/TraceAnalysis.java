@@ -33,14 +33,22 @@ import dev.arenascope.core.trace.TraceView;
  * @param scopes   one row per scope path and memory, largest peak first
  * @param poolBins one row per pool bin that saw a request, hold or release, by pool then bin
  * @param plans    one row per plan arena, in id order
+ * @param sites    who held each memory whose allocations carry stacks at its peak, in id order
  */
 public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memories, List<ScopeAnalysis> scopes,
-                            List<PoolBinAnalysis> poolBins, List<PlanAnalysis> plans) {
+                            List<PoolBinAnalysis> poolBins, List<PlanAnalysis> plans, List<MemorySites> sites) {
 
     /** Occupancy buckets per memory when none are asked for. */
     public static final int DEFAULT_BUCKETS = 400;
 
+    /** An analysis without allocation sites. */
+    public TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memories, List<ScopeAnalysis> scopes,
+                         List<PoolBinAnalysis> poolBins, List<PlanAnalysis> plans) {
+        this(session, memories, scopes, poolBins, plans, List.of());
+    }
+
     public TraceAnalysis {
+        sites = List.copyOf(sites);
         memories = List.copyOf(memories);
         scopes = List.copyOf(scopes);
         poolBins = List.copyOf(poolBins);
@@ -114,8 +122,17 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
             }
             samples = sampler.samples();
         }
+        List<MemorySites> sites = new ArrayList<>();
+        if (view.stackNodeCount() > 0) {
+            for (MemoryInfo m : view.memories()) {
+                MemorySites ms = MemorySites.of(view, m);
+                if (ms != null) {
+                    sites.add(ms);
+                }
+            }
+        }
         return new TraceAnalysis(SessionSummary.of(view), disambiguate(memories), calibrate(samples, scopes.finish(to)),
-                bins.finish(), plans.finish());
+                bins.finish(), plans.finish(), sites);
     }
 
     /** Attaches each scope name's calibrated model, fitted from the arena scopes' samples. */
@@ -196,11 +213,11 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
 
     /** This analysis with its scopes replaced (e.g. with calibrated models attached). */
     public TraceAnalysis withScopes(List<ScopeAnalysis> newScopes) {
-        return new TraceAnalysis(session, memories, newScopes, poolBins, plans);
+        return new TraceAnalysis(session, memories, newScopes, poolBins, plans, sites);
     }
 
     /** This analysis with its plan rows replaced (e.g. with search heights attached). */
     public TraceAnalysis withPlans(List<PlanAnalysis> newPlans) {
-        return new TraceAnalysis(session, memories, scopes, poolBins, newPlans);
+        return new TraceAnalysis(session, memories, scopes, poolBins, newPlans, sites);
     }
 }

@@ -79,7 +79,52 @@ public final class JsonReportWriter {
             plan(g, p);
         }
         g.writeEndArray();
+        g.writeArrayFieldStart("sites");
+        for (dev.arenascope.core.analysis.MemorySites ms : a.sites()) {
+            g.writeStartObject();
+            g.writeStringField("memory", ms.memory());
+            g.writeNumberField("peakBytes", ms.peakBytes());
+            g.writeNumberField("peakAtNs", ms.peakAtNs());
+            if (ms.bySite().sampling() == null) {
+                g.writeNullField("sampled");
+            } else {
+                g.writeStringField("sampled", ms.bySite().sampling());
+            }
+            g.writeArrayFieldStart("bySite");
+            for (dev.arenascope.core.analysis.SiteBreakdown.Row row : ms.bySite().rows()) {
+                g.writeStartObject();
+                g.writeNumberField("bytes", row.bytes());
+                g.writeNumberField("count", row.count());
+                g.writeStringField("label", row.label());
+                frames(g, row.frames());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("byCategory");
+            for (dev.arenascope.core.analysis.SiteBreakdown.Row row : ms.byCategory().rows()) {
+                g.writeStartObject();
+                g.writeStringField("category", row.label());
+                g.writeNumberField("bytes", row.bytes());
+                g.writeNumberField("count", row.count());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+        g.writeEndArray();
         g.writeEndObject();
+    }
+
+    private static void frames(JsonGenerator g, List<dev.arenascope.core.trace.StackFrame> frames) throws IOException {
+        g.writeArrayFieldStart("frames");
+        for (dev.arenascope.core.trace.StackFrame f : frames) {
+            g.writeStartObject();
+            g.writeStringField("function", f.function());
+            g.writeStringField("file", f.file());
+            g.writeNumberField("line", f.line());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
     }
 
     private static void session(JsonGenerator g, SessionSummary s) throws IOException {
@@ -246,6 +291,32 @@ public final class JsonReportWriter {
         g.writeEndArray();
         rows(g, "added", d.added());
         rows(g, "removed", d.removed());
+        g.writeArrayFieldStart("siteChanges");
+        for (dev.arenascope.core.analysis.MemorySites ms : r.trace().sites()) {
+            dev.arenascope.core.analysis.MemorySites base = SiteTables.baseline(r, ms.memory());
+            if (base == null) {
+                continue;
+            }
+            g.writeStartObject();
+            g.writeStringField("memory", ms.memory());
+            g.writeArrayFieldStart("sites");
+            for (dev.arenascope.core.analysis.SiteDiff.Entry e
+                    : dev.arenascope.core.analysis.SiteDiff.between(base.bySite(), ms.bySite()).entries()) {
+                g.writeStartObject();
+                g.writeStringField("status", e.status().name().toLowerCase(java.util.Locale.ROOT));
+                g.writeNumberField("bytes", e.currentBytes());
+                g.writeNumberField("baselineBytes", e.baselineBytes());
+                g.writeNumberField("deltaBytes", e.deltaBytes());
+                g.writeNumberField("count", e.currentCount());
+                g.writeNumberField("baselineCount", e.baselineCount());
+                g.writeStringField("label", e.label());
+                frames(g, e.frames());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+        g.writeEndArray();
         g.writeEndObject();
     }
 

@@ -56,6 +56,7 @@ final class ReportTables {
         if (!r.trace().plans().isEmpty()) {
             t.add(plans(r));
         }
+        t.addAll(SiteTables.all(r));
         return t;
     }
 
