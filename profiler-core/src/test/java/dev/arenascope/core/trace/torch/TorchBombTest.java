@@ -13,7 +13,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import dev.arenascope.core.trace.CollectingSink;
+import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.trace.TraceFormatException;
 
 /**
