@@ -85,6 +85,16 @@ class SitesCommandTest {
         assertTrue(firstWithFrames != null);
         assertTrue(firstWithFrames.get("frames").get(0).get("file").asText().endsWith(".py"));
         assertTrue(firstWithFrames.get("frames").get(0).get("function").asText().equals("step"), firstWithFrames.toString());
+        // recorded with stacks="all": the C++ frames are there, marked, and shown when asked for
+        JsonNode all = json(CliRun.of("sites", f.toString(), "--internal", "--format", "json"));
+        assertEquals(peak, all.get("total_bytes").asLong());
+        boolean sawInternal = false;
+        for (JsonNode s : all.get("sites")) {
+            for (JsonNode fr : s.get("frames")) {
+                sawInternal |= fr.has("internal") && fr.get("internal").asBoolean();
+            }
+        }
+        assertTrue(sawInternal, "--internal shows the C++ frames");
     }
 
     /**

@@ -250,12 +250,21 @@ final class SnapshotEmitter {
                 int f = frames[i];
                 long line = st.line(f);
                 node = sites.node(node, sites.frame(st.name(f), st.file(f), (int) Math.max(0, Math.min(Integer.MAX_VALUE, line)),
-                        st.internal(f) ? StackFrame.FLAG_INTERNAL : 0));
+                        internal(st, f) ? StackFrame.FLAG_INTERNAL : 0));
             }
             sites.announceNew(out);
             siteOf[stack] = node;
         }
         return siteOf[stack];
+    }
+
+    /**
+     * Whether a frame is the runtime's rather than the program's: a C++ internal of PyTorch's capture
+     * ({@link StackTable#internal}), or any frame outside a Python file (the interpreter's own
+     * {@code _PyEval_EvalFrameDefault}, {@code THPVariable_dealloc}, ... with {@code stacks="all"}).
+     */
+    private static boolean internal(StackTable st, int frame) {
+        return st.internal(frame) || !st.file(frame).endsWith(".py");
     }
 
     /** A stack with the entry's labels, as one key of the text cache (ordered: an input cannot make keys collide). */
