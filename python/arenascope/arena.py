@@ -18,10 +18,12 @@ arena's own errors (out of memory) pass through unchanged, with an ``OUT_OF_MEMO
 """
 
 import functools
+import itertools
 
 from . import _events as K
 from ._session import Tracked, current
 
+_numbers = itertools.count(1)
 _REQUIRED = ("get_tensor", "temp", "current_pointer", "current_reverse_pointer")
 
 
@@ -126,7 +128,7 @@ def track_arena(arena, name=None, session=None):
     if capacity is None:
         capacity = len(arena.memory)
     capacity = int(capacity)
-    label = name or getattr(arena, "name", None) or "%s@%x" % (type(arena).__name__, id(arena))
+    label = name or getattr(arena, "name", None) or "%s #%d" % (type(arena).__name__, next(_numbers))
     device = str(getattr(arena, "device", "") or "host")
     state = s.register(lambda sess, mem: _ArenaState(sess, mem, arena, capacity), label, K.ARENA, device, capacity,
                        {"client": "python", "type": type(arena).__module__ + "." + type(arena).__qualname__})

@@ -135,9 +135,10 @@ class _PoolState(Tracked):
         No callback runs when a C++ buffer dies (a Python callback inside pybind11's deallocation
         crashes CPython's cyclic collector), so a pool operation first compares the pool's
         ``active_blocks`` with the mirror and, when fewer, finds the dead weak references."""
-        active = getattr(pool, "active_blocks", None)
-        if active is None or active >= len(self.active):
-            return
+        if pool is not None:   # None: a last look, every block checked
+            active = getattr(pool, "active_blocks", None)
+            if active is None or active >= len(self.active):
+                return
         for block in [b for b in self.active.values() if b.ref is not None and b.ref() is None]:
             self.give_back(block)
 
@@ -187,7 +188,9 @@ def make_traced_pool_class(orig, label, device_of=None, release_types=(), releas
                 attrs = {"client": "python", "type": orig.__module__ + "." + orig.__name__}
                 self._arenascope_state = s.register(_PoolState,
                                                     "%s #%d" % (label, _next_pool_number()), K.POOL, device, 0, attrs)
-                _states[:] = [st for st in _states if not st.session.closed] + [self._arenascope_state]
+                st = self._arenascope_state
+                _states[:] = [x for x in _states if not x.session.closed] + [st]
+                s.on_close(lambda: st.collect(None))
 
         def allocate(self, nbytes, *args, **kwargs):
             st = self._arenascope_state
