@@ -39,6 +39,11 @@ public final class Cli {
     public static final int EXIT_OK = 0;
     public static final int EXIT_ERROR = 1;
     public static final int EXIT_USAGE = 2;
+    /**
+     * {@code record}: the workload ran but some events did not reach an output (the disk filled, the live
+     * receiver refused the stream or was not there); the summary says how many were written and lost.
+     */
+    public static final int EXIT_INCOMPLETE = 5;
 
     private Cli() {}
 

@@ -100,6 +100,32 @@ class RecordCommandTest {
     }
 
     @Test
+    void aLiveStreamWithNoReceiverSaysNothingWasDeliveredAndExitsFive() throws Exception {
+        int port;
+        try (var s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort(); // closed again: nothing listens there
+        }
+        assertEquals(Cli.EXIT_INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + port), err());
+        String line = out().strip();
+        long events = Long.parseLong(line.replaceAll(".*: (\\d+) events.*", "$1"));
+        assertTrue(line.endsWith("streamed to 127.0.0.1:" + port + " (0 delivered, " + events + " lost)"), line);
+        String e = err().strip();
+        assertTrue(e.startsWith("arenascope record: live 127.0.0.1:" + port + ": 0 of " + events + " events delivered, " + events
+                + " lost (cannot reach 127.0.0.1:" + port), e);
+        assertFalse(e.contains("\n"), "one line: " + e);
+    }
+
+    @Test
+    void aLiveStreamRefusedForItsTokenExitsFive() throws Exception {
+        var options = new dev.arenascope.core.live.LiveReceiver.Options(java.net.InetAddress.getLoopbackAddress(), 0, "the-right-token");
+        try (var receiver = dev.arenascope.core.live.LiveReceiver.start(options, peer -> batch -> { })) {
+            assertEquals(Cli.EXIT_INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + receiver.port()), err());
+        }
+        String e = err().strip();
+        assertTrue(e.contains(" events delivered, ") && e.contains("refused by 127.0.0.1:") && e.contains("bad token"), e);
+    }
+
+    @Test
     void calibratesARecordedRenderTrace() throws Exception {
         Path file = dir.resolve("r.astrace");
         assertEquals(0, run("record", "render", "--device", "virtual", "--out", file.toString(), "--frames", "40",

@@ -88,19 +88,19 @@ public final class MemoryPool implements AutoCloseable {
     private boolean holding = true;
     private volatile boolean closed;
 
-    /** A pool with the device's default ceiling and 4 mantissa bits, publishing to {@link Session#global()}. */
+    /** A pool with the device's default ceiling and 4 mantissa bits, publishing to {@link Session#current()}. */
     public MemoryPool(String name, MemoryDevice device) {
-        this(name, device, DEFAULT_LIMIT, DEFAULT_MANTISSA_BITS, Session.global());
+        this(name, device, DEFAULT_LIMIT, DEFAULT_MANTISSA_BITS, Session.current());
     }
 
-    /** A pool with 4 mantissa bits, publishing to {@link Session#global()}. */
+    /** A pool with 4 mantissa bits, publishing to {@link Session#current()}. */
     public MemoryPool(String name, MemoryDevice device, long maxAllocBytes) {
-        this(name, device, maxAllocBytes, DEFAULT_MANTISSA_BITS, Session.global());
+        this(name, device, maxAllocBytes, DEFAULT_MANTISSA_BITS, Session.current());
     }
 
-    /** A pool publishing to {@link Session#global()}. */
+    /** A pool publishing to {@link Session#current()}. */
     public MemoryPool(String name, MemoryDevice device, long maxAllocBytes, int mantissaBits) {
-        this(name, device, maxAllocBytes, mantissaBits, Session.global());
+        this(name, device, maxAllocBytes, mantissaBits, Session.current());
     }
 
     /**
