@@ -226,7 +226,7 @@ public final class Recording implements AutoCloseable {
 
         @Override
         public void onLoss(long count) {
-            lost += count;
+            lost = dev.arenascope.core.trace.Saturating.add(lost, count);
         }
     }
 }

@@ -203,7 +203,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
      * ({@link #onLoss}), those lost to a write failure, and those handed to it after it closed.
      */
     public synchronized long lostEvents() {
-        return lost + lostHere;
+        return dev.arenascope.core.trace.Saturating.add(lost, lostHere);
     }
 
     /** The first write failure (the file holds {@link #eventsOnDisk()} events), or null. */
@@ -243,7 +243,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
 
     @Override
     public synchronized void onLoss(long count) {
-        lost += count;
+        lost = dev.arenascope.core.trace.Saturating.add(lost, count);
         meta.add(new MetaRecord.Loss(count));
     }
 
@@ -419,7 +419,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
                     pool.shutdownNow();
                 }
             }
-            throw new WriteFailedException(path, events, lost + lostHere, writeFailure);
+            throw new WriteFailedException(path, events, dev.arenascope.core.trace.Saturating.add(lost, lostHere), writeFailure);
         }
         try {
             ensureHeader();
@@ -455,7 +455,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             } catch (IOException ignored) {
                 // the first failure is the one reported
             }
-            throw new WriteFailedException(path, events, lost + lostHere, e);
+            throw new WriteFailedException(path, events, dev.arenascope.core.trace.Saturating.add(lost, lostHere), e);
         } finally {
             codec.close();
             if (pool != null) {
