@@ -251,8 +251,8 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     public synchronized void onEvents(EventBatch batch) {
         if (closed || writeFailure != null) {
             if (closed && writeFailure == null && lostHere == 0) {
-                java.util.logging.Logger.getLogger(AstraceWriter.class.getName()).warning(path + " was closed while its"
-                        + " session still recorded: later events are counted as lost (said once)");
+                java.util.logging.Logger.getLogger(AstraceWriter.class.getName()).warning("events were handed to " + path
+                        + " after it was closed: they are counted as lost (said once)");
             }
             lostHere += batch.size();
             return;
