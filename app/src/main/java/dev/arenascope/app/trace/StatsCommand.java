@@ -46,9 +46,11 @@ public final class StatsCommand implements Command {
 
                 Prints a JSON summary of TRACE (%s) on stdout:
                   events, duration_ns, lost_events,
-                  memories: [{id, name, kind, device, capacity, events, peak_bytes, reserved_peak_bytes}]
+                  memories: [{id, name, kind, device, capacity, events, peak_bytes, reserved_peak_bytes, limit}]
                 peak_bytes is the most bytes in use at once; reserved_peak_bytes (pools and imported
-                caching allocators only) the most bytes reserved from the device at once.
+                caching allocators only) the most bytes reserved from the device at once; limit (pools
+                only) the ceiling on bytes reserved, null for none (a pool's capacity is 0 unless its
+                limit was chosen: the device's default ceiling is not a capacity).
                 A damaged TRACE is summarised as far as it is sound, with one line on stderr naming the
                 first problem, and exit code 2.
                 """.formatted(TraceFormats.inputExtensions());
@@ -96,6 +98,19 @@ public final class StatsCommand implements Command {
             g.writeNumberField("peak_bytes", store.peakUsed(m.id()));
             if (m.kind() == MemoryKind.POOL || m.kind() == MemoryKind.SEGMENTED) {
                 g.writeNumberField("reserved_peak_bytes", store.peakAux(m.id()));
+            }
+            String limit = m.attributes().get("maxAllocBytes");
+            if (m.kind() == MemoryKind.POOL && limit != null) {
+                // the pool's ceiling on reserved bytes, apart from a capacity: null for none
+                if (limit.equals("none")) {
+                    g.writeNullField("limit");
+                } else {
+                    try {
+                        g.writeNumberField("limit", Long.parseLong(limit));
+                    } catch (NumberFormatException e) {
+                        g.writeNullField("limit");
+                    }
+                }
             }
             g.writeEndObject();
         }

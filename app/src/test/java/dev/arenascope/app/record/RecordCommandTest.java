@@ -49,6 +49,16 @@ class RecordCommandTest {
         assertTrue(line.matches(".*: \\d+ events, peak .*"), line);
         assertTrue(line.contains(file.toString()), line);
         assertEquals("", err(), "no progress lines when stderr is no terminal");
+        // stats shows the pool's limit apart from its capacity (none on the virtual device)
+        assertEquals(0, run("stats", file.toString()), err());
+        JsonNode pool = null;
+        for (JsonNode m : new ObjectMapper().readTree(out()).get("memories")) {
+            if (m.get("kind").asText().equals("POOL")) {
+                pool = m;
+            }
+        }
+        assertTrue(pool != null && pool.has("limit") && pool.get("limit").isNull(), String.valueOf(pool));
+        assertEquals(0, pool.get("capacity").asLong(), pool.toString());
     }
 
     @Test
