@@ -63,6 +63,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
      */
     public record Options(String host, int port, String token, int queueEvents, Duration connectTimeout,
                           Duration maxReconnectDelay, Duration closeTimeout) {
+        /** @throws IllegalArgumentException on a port outside 0..65535 or a queue of less than one event */
         public Options {
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port out of range: " + port);
@@ -80,14 +81,17 @@ public final class LiveSender implements EventSink, AutoCloseable {
             return new Options(host, port, token, 1 << 20, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5));
         }
 
+        /** These options with a queue of {@code n} events. */
         public Options withQueueEvents(int n) {
             return new Options(host, port, token, n, connectTimeout, maxReconnectDelay, closeTimeout);
         }
 
+        /** These options with {@code d} as the longest wait between connection attempts. */
         public Options withMaxReconnectDelay(Duration d) {
             return new Options(host, port, token, queueEvents, connectTimeout, d, closeTimeout);
         }
 
+        /** These options with {@code d} as how long closing waits for the queue to drain. */
         public Options withCloseTimeout(Duration d) {
             return new Options(host, port, token, queueEvents, connectTimeout, maxReconnectDelay, d);
         }
@@ -138,6 +142,12 @@ public final class LiveSender implements EventSink, AutoCloseable {
     private long sentOnLink;
     private long ackedOnLink;
 
+    /**
+     * A sender that connects in the background once attached ({@code session.addSink(sender)}); the caller
+     * owns it and closes it, before or after the session.
+     *
+     * @param options where to and how
+     */
     public LiveSender(Options options) {
         this.options = options;
     }

@@ -48,6 +48,12 @@ public final class Session implements AutoCloseable {
     private final Drain drain;
     private final java.util.concurrent.atomic.AtomicBoolean warnedNoSink = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /**
+     * A session with a {@link #DEFAULT_BUFFER_CAPACITY} buffer and stamped (cheap) event times. Close it
+     * when done: it delivers what is buffered and closes its sinks.
+     *
+     * @param name the session's name in traces and the window
+     */
     public Session(String name) {
         this(name, DEFAULT_BUFFER_CAPACITY);
     }

@@ -85,11 +85,23 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private IOException writeFailure;
     private volatile SinkOwner owner;
 
+    /**
+     * Creates (or replaces) {@code path} and writes at the default zstd level. The caller owns the writer:
+     * attach it with {@code session.addSink(writer)} and close it (before or after the session).
+     *
+     * @throws IOException when the file cannot be created
+     */
     public AstraceWriter(Path path) throws IOException {
         this(path, ChunkCodec.DEFAULT_LEVEL);
     }
 
-    /** @param level zstd level (1 is the default: fast; 3 to 9 trade write speed for size) */
+    /**
+     * Creates (or replaces) {@code path}.
+     *
+     * @param path  the file
+     * @param level zstd level (1 is the default: fast; 3 to 9 trade write speed for size)
+     * @throws IOException when the file cannot be created
+     */
     public AstraceWriter(Path path, int level) throws IOException {
         this(path, Files.newOutputStream(path), level);
     }
@@ -181,6 +193,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     /** An encoded frame and what the footer index needs of it. */
     private record Encoded(byte[] frame, int events, long first, long last, ByteWriter recycle) {}
 
+    /** The file this writer writes. */
     public Path path() {
         return path;
     }
