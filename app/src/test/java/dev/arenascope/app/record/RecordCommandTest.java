@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.arenascope.app.Main;
 
-import dev.arenascope.app.cli.Cli;
 
 class RecordCommandTest {
     @TempDir
@@ -27,7 +27,7 @@ class RecordCommandTest {
     private int run(String... args) {
         out = new ByteArrayOutputStream();
         err = new ByteArrayOutputStream();
-        return Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return Main.cli().run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     private String out() {
@@ -115,7 +115,7 @@ class RecordCommandTest {
         try (var s = new java.net.ServerSocket(0)) {
             port = s.getLocalPort(); // closed again: nothing listens there
         }
-        assertEquals(Cli.EXIT_INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + port), err());
+        assertEquals(dev.arenascope.app.info.ExitCodes.INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + port), err());
         String line = out().strip();
         long events = Long.parseLong(line.replaceAll(".*: (\\d+) events.*", "$1"));
         assertTrue(line.endsWith("streamed to 127.0.0.1:" + port + " (0 delivered, " + events + " lost)"), line);
@@ -129,7 +129,7 @@ class RecordCommandTest {
     void aLiveStreamRefusedForItsTokenExitsFive() throws Exception {
         var options = new dev.arenascope.core.live.LiveReceiver.Options(java.net.InetAddress.getLoopbackAddress(), 0, "the-right-token");
         try (var receiver = dev.arenascope.core.live.LiveReceiver.start(options, peer -> batch -> { })) {
-            assertEquals(Cli.EXIT_INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + receiver.port()), err());
+            assertEquals(dev.arenascope.app.info.ExitCodes.INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + receiver.port()), err());
         }
         String e = err().strip();
         assertTrue(e.contains(" events delivered, ") && e.contains("refused by 127.0.0.1:") && e.contains("bad token"), e);
