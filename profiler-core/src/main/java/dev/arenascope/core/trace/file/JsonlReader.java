@@ -448,7 +448,7 @@ public final class JsonlReader {
             }
             case "loss" -> {
                 ensureSession();
-                lost += m.count();
+                lost = dev.arenascope.core.trace.Saturating.add(lost, m.count());
                 sink.onLoss(m.count());
             }
             case "frame" -> {
