@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,6 +109,31 @@ class RecordingTest {
                 assertEquals(expected, got, what + ": the receiver got every event");
             }
         }
+    }
+
+    @Test
+    void jsonlAndCsvWritersClosedBeforeTheirSessionKeepEveryEvent() throws Exception {
+        Path astrace = dir.resolve("ref.astrace");
+        try (Session ref = new Session("ref"); AstraceWriter w = new AstraceWriter(astrace)) {
+            ref.addSink(w);
+            work(ref, 150);
+        }
+        long expected = fileEvents(astrace);
+        Path jsonl = dir.resolve("w.jsonl");
+        Path csv = dir.resolve("w.csv");
+        Session session = new Session("text");
+        dev.arenascope.core.trace.file.JsonlWriter j = new dev.arenascope.core.trace.file.JsonlWriter(jsonl);
+        dev.arenascope.core.trace.file.CsvWriter c = new dev.arenascope.core.trace.file.CsvWriter(csv);
+        session.addSink(j);
+        session.addSink(c);
+        work(session, 150);
+        j.close(); // before the session: the session delivers first
+        c.close();
+        session.close();
+        assertEquals(expected, fileEvents(jsonl));
+        assertEquals(expected + 1, Files.readAllLines(csv).size(), "a header and one row an event");
+        assertEquals(0, j.lostEvents());
+        assertEquals(0, c.lostEvents());
     }
 
     @Test

@@ -29,7 +29,7 @@ public final class Devices {
         String s = spec == null ? "auto" : spec.trim().toLowerCase(Locale.ROOT);
         Selection sel;
         if (s.equals("auto")) {
-            Optional<String> why = CudaDevice.probe(0);
+            Optional<String> why = probeCuda();
             if (why.isEmpty()) {
                 CudaDevice d = CudaDevice.open(0);
                 sel = new Selection(d, "auto: chose " + describe(d.info()));
@@ -39,7 +39,12 @@ public final class Devices {
             }
         } else if (s.equals("cuda") || s.startsWith("cuda:")) {
             int index = s.equals("cuda") ? 0 : parseIndex(s.substring(5), spec);
-            CudaDevice d = CudaDevice.open(index);
+            CudaDevice d;
+            try {
+                d = CudaDevice.open(index);
+            } catch (LinkageError e) {
+                throw new DeviceUnavailableException("JCuda is not on the class path (" + e.getMessage() + ")", e);
+            }
             sel = new Selection(d, "chose " + describe(d.info()));
         } else if (s.equals("host")) {
             HostDevice h = new HostDevice();
@@ -53,6 +58,15 @@ public final class Devices {
         }
         LOG.info(sel.reason());
         return sel;
+    }
+
+    /** Why CUDA device 0 cannot be used, or empty; jcuda is optional, so its absence is a reason too. */
+    private static Optional<String> probeCuda() {
+        try {
+            return CudaDevice.probe(0);
+        } catch (LinkageError e) {
+            return Optional.of("JCuda is not on the class path (" + e.getMessage() + ")");
+        }
     }
 
     /** One line naming a device with its total and free memory. */

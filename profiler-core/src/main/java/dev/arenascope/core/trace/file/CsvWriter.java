@@ -12,6 +12,7 @@ import java.util.Map;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.SinkOwner;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
@@ -90,6 +91,10 @@ public final class CsvWriter implements EventSink, AutoCloseable {
 
     @Override
     public void onEvents(EventBatch b) {
+        if (closed) {
+            lostAfterClose += b.size(); // handed after close: counted, never written to a closed file
+            return;
+        }
         try {
             for (int i = 0; i < b.size(); i++) {
                 row.setLength(0);
@@ -125,7 +130,29 @@ public final class CsvWriter implements EventSink, AutoCloseable {
     }
 
     @Override
+    public void onAttach(SinkOwner owner) {
+        this.owner = owner;
+    }
+
+    /** Events handed to this writer after it closed (not in the file). */
+    public long lostEvents() {
+        return lostAfterClose;
+    }
+
+    /**
+     * Closes the file: when still attached to a session, the session first delivers what it buffers and
+     * detaches this writer ({@link SinkOwner#detach()}), so either close order keeps every event.
+     */
+    @Override
     public void close() {
+        SinkOwner o = owner;
+        if (o != null) {
+            owner = null;
+            o.detach();
+        }
         onClose();
     }
+
+    private volatile SinkOwner owner;
+    private long lostAfterClose;
 }

@@ -18,6 +18,7 @@ import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.SinkOwner;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.StackFrame;
@@ -183,6 +184,10 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
 
     @Override
     public void onEvents(EventBatch b) {
+        if (closed) {
+            lostAfterClose += b.size(); // handed after close: counted, never written to a closed file
+            return;
+        }
         try {
             boolean sites = b.hasSites();
             for (int i = 0; i < b.size(); i++) {
@@ -247,7 +252,29 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
     }
 
     @Override
+    public void onAttach(SinkOwner owner) {
+        this.owner = owner;
+    }
+
+    /** Events handed to this writer after it closed (not in the file). */
+    public long lostEvents() {
+        return lostAfterClose;
+    }
+
+    /**
+     * Closes the file: when still attached to a session, the session first delivers what it buffers and
+     * detaches this writer ({@link SinkOwner#detach()}), so either close order keeps every event.
+     */
+    @Override
     public void close() {
+        SinkOwner o = owner;
+        if (o != null) {
+            owner = null;
+            o.detach();
+        }
         onClose();
     }
+
+    private volatile SinkOwner owner;
+    private long lostAfterClose;
 }
