@@ -47,14 +47,27 @@ public final class LiveReceiver implements AutoCloseable {
     public static final int HANDSHAKE_TIMEOUT_MS = 5000;
 
     /**
-     * @param bind  the address to listen on (loopback unless a token is given)
-     * @param port  the port, 0 for any free one
-     * @param token the token senders must present, or null for none (loopback only)
+     * @param bind          the address to listen on (loopback unless a token is given)
+     * @param port          the port, 0 for any free one
+     * @param token         the token senders must present, or null for none (loopback only)
+     * @param maxPerAddress connections open at once from one remote address; more are refused at once
+     * @param idleTimeoutMs how long an accepted connection may send nothing before it is closed as idle
      */
-    public record Options(InetAddress bind, int port, String token) {
+    public record Options(InetAddress bind, int port, String token, int maxPerAddress, long idleTimeoutMs) {
+        /** Connections one address may hold open unless told otherwise. */
+        public static final int DEFAULT_MAX_PER_ADDRESS = 64;
+        /** Five minutes: a sender that sends nothing for longer is closed (it reconnects when it has events). */
+        public static final long DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+
         public Options {
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port out of range: " + port);
+            }
+            if (maxPerAddress < 1) {
+                throw new IllegalArgumentException("connections per address must be at least 1, got " + maxPerAddress);
+            }
+            if (idleTimeoutMs < 1 || idleTimeoutMs > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("idle timeout must be 1 ms to 24 days, got " + idleTimeoutMs + " ms");
             }
             if (bind == null) {
                 bind = InetAddress.getLoopbackAddress();
@@ -63,6 +76,11 @@ public final class LiveReceiver implements AutoCloseable {
                 throw new IllegalArgumentException("listening on " + bind.getHostAddress()
                         + " (not loopback) requires a token; give one or bind to 127.0.0.1");
             }
+        }
+
+        /** The defaults for connections per address and idle timeout. */
+        public Options(InetAddress bind, int port, String token) {
+            this(bind, port, token, DEFAULT_MAX_PER_ADDRESS, DEFAULT_IDLE_TIMEOUT_MS);
         }
 
         /** Loopback on {@code port}, no token. */
@@ -78,11 +96,26 @@ public final class LiveReceiver implements AutoCloseable {
     private final AtomicInteger nextConnection = new AtomicInteger(1);
     private final Map<Integer, Connection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicLong acceptFailures = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong shed = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong refusedPerAddress = new java.util.concurrent.atomic.AtomicLong();
+    private volatile String lastAcceptProblem;
+
+    /**
+     * What the accept thread met: failed accepts (out of file descriptors, say) it backed off from,
+     * connections without a hello it closed to free descriptors, connections refused because their
+     * address had {@link Options#maxPerAddress()} open already, and the last accept failure's message.
+     */
+    public record AcceptStats(long failures, long shed, long refusedPerAddress, String lastProblem) {}
 
     private LiveReceiver(Options options, LiveSinkFactory factory) throws IOException {
+        this(options, factory, new ServerSocket());
+    }
+
+    /** With the server socket given (tests give one whose accept fails). */
+    LiveReceiver(Options options, LiveSinkFactory factory, ServerSocket s) throws IOException {
         this.options = options;
         this.factory = factory;
-        ServerSocket s = new ServerSocket();
         s.setReuseAddress(true);
         s.bind(new InetSocketAddress(options.bind(), options.port()), 64);
         this.server = s;
@@ -102,6 +135,11 @@ public final class LiveReceiver implements AutoCloseable {
     /** The address listened on. */
     public InetAddress address() {
         return server.getInetAddress();
+    }
+
+    /** What the accept thread met so far. */
+    public AcceptStats acceptStats() {
+        return new AcceptStats(acceptFailures.get(), shed.get(), refusedPerAddress.get(), lastAcceptProblem);
     }
 
     /** Every connection so far, open and ended, in the order they came. */
@@ -126,31 +164,68 @@ public final class LiveReceiver implements AutoCloseable {
         try {
             acceptor.join(2000);
             for (Connection c : connections.values()) {
-                c.thread.join(2000);
+                if (c.thread != null) {
+                    c.thread.join(2000);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
+    /**
+     * Accepts until closed. A failed accept (typically EMFILE: out of file descriptors) does not end
+     * it: it closes the oldest connection that has not said hello (freeing a descriptor), backs off
+     * 10 ms doubling to 1 s, and tries again; the counts are in {@link #acceptStats()}.
+     */
     private void acceptLoop() {
+        long backoffMs = 0;
         while (!closed) {
             Socket s;
             try {
                 s = server.accept();
+                backoffMs = 0;
             } catch (IOException e) {
-                if (!closed) {
-                    LOG.log(Level.WARNING, "live receiver stopped accepting", e);
+                if (closed || server.isClosed()) {
+                    return;
                 }
-                return;
+                acceptFailures.incrementAndGet();
+                lastAcceptProblem = e.getMessage();
+                shedOldestWithoutHello();
+                backoffMs = backoffMs == 0 ? 10 : Math.min(1000, backoffMs * 2);
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                continue;
             }
             Connection c = new Connection(nextConnection.getAndIncrement(), s);
             connections.put(c.id, c);
+            String from = c.remoteHost();
+            long open = connections.values().stream().filter(o -> o != c && !o.state.ended() && from.equals(o.remoteHost())).count();
+            if (open >= options.maxPerAddress()) {
+                refusedPerAddress.incrementAndGet();
+                c.refuse("refused: " + from + " has " + open + " connections open (at most " + options.maxPerAddress() + ")");
+                continue;
+            }
             c.thread = Thread.ofPlatform().daemon().name("arenascope-live-" + c.id).start(c::run);
             if (closed) {
                 c.abort();
             }
         }
+    }
+
+    /** Closes the oldest connection still waiting for its hello (its thread ends it as a bad hello). */
+    private void shedOldestWithoutHello() {
+        connections.values().stream()
+                .filter(c -> c.state == ConnectionStats.State.HANDSHAKE && c.thread != null)
+                .min(java.util.Comparator.comparingInt(c -> c.id))
+                .ifPresent(c -> {
+                    shed.incrementAndGet();
+                    c.shed = true;
+                    c.abort();
+                });
     }
 
     /** One accepted connection and its counters. */
@@ -174,10 +249,24 @@ public final class LiveReceiver implements AutoCloseable {
         /** A text connection's sink, once opened (closed by run() however the stream ends). */
         EventSink textSink;
 
+        volatile boolean shed;
+
         Connection(int id, Socket socket) {
             this.id = id;
             this.socket = socket;
             this.source = "live connection " + id + " from " + socket.getRemoteSocketAddress();
+        }
+
+        String remoteHost() {
+            return socket.getInetAddress() == null ? "" : socket.getInetAddress().getHostAddress();
+        }
+
+        /** Ends a connection that is not served (no thread): closed at once, with why. */
+        void refuse(String why) {
+            abort();
+            detail = why;
+            endedMs = System.currentTimeMillis();
+            state = ConnectionStats.State.REJECTED;
         }
 
         ConnectionStats stats() {
@@ -237,21 +326,16 @@ public final class LiveReceiver implements AutoCloseable {
                 PeerInfo p = new PeerInfo(id, String.valueOf(socket.getRemoteSocketAddress()), hello.senderId(), hello.connection(),
                         hello.processId(), hello.session());
                 peer = p;
-                try {
-                    sink = factory.open(p);
-                    if (sink == null) {
-                        throw new IllegalStateException("no sink for this connection");
-                    }
-                } catch (Exception e) {
-                    reject(out, LiveProtocol.REFUSED, "refused: " + e.getMessage());
-                    return;
-                }
+                sink = new LazySink(factory, p);
                 out.write(LiveProtocol.encodeAck(LiveProtocol.ACCEPTED, "ok"));
                 out.flush();
-                socket.setSoTimeout(0);
+                socket.setSoTimeout((int) options.idleTimeoutMs());
                 state = ConnectionStats.State.STREAMING;
                 sink.onSession(hello.session());
                 stream(codec, sink, out);
+            } catch (java.net.SocketTimeoutException e) {
+                end(ConnectionStats.State.DISCONNECTED, source + ": nothing received for " + options.idleTimeoutMs() / 1000.0
+                        + " s: closed as idle");
             } catch (IOException e) {
                 end(ConnectionStats.State.DISCONNECTED, source + ": " + e.getMessage());
             } catch (RuntimeException e) {
@@ -286,6 +370,10 @@ public final class LiveReceiver implements AutoCloseable {
                 int type;
                 try {
                     type = counted.read();
+                } catch (java.net.SocketTimeoutException e) {
+                    end(ConnectionStats.State.DISCONNECTED, source + ": nothing received for " + options.idleTimeoutMs() / 1000.0
+                            + " s between chunks: closed as idle");
+                    return;
                 } catch (SocketException e) {
                     end(ConnectionStats.State.DISCONNECTED, "the peer vanished between chunks (" + e.getMessage() + ")");
                     return;
@@ -363,20 +451,11 @@ public final class LiveReceiver implements AutoCloseable {
             PeerInfo p = new PeerInfo(id, String.valueOf(socket.getRemoteSocketAddress()), hello.senderId(), hello.connection(),
                     hello.processId(), hello.session());
             peer = p;
-            EventSink sink;
-            try {
-                sink = factory.open(p);
-                if (sink == null) {
-                    throw new IllegalStateException("no sink for this connection");
-                }
-            } catch (Exception e) {
-                rejectText(out, LiveProtocol.REFUSED, "refused: " + e.getMessage());
-                return;
-            }
+            EventSink sink = new LazySink(factory, p);
             textSink = sink;
             out.write(JsonlLiveProtocol.answer(LiveProtocol.ACCEPTED, "ok"));
             out.flush();
-            socket.setSoTimeout(0);
+            socket.setSoTimeout((int) options.idleTimeoutMs());
             state = ConnectionStats.State.STREAMING;
             dev.arenascope.core.trace.file.JsonlStreamReader reader =
                     new dev.arenascope.core.trace.file.JsonlStreamReader(source, hello.session().name(), sink);
@@ -404,6 +483,10 @@ public final class LiveReceiver implements AutoCloseable {
                 int n;
                 try {
                     n = counted.read(buf, len, buf.length - len);
+                } catch (java.net.SocketTimeoutException e) {
+                    end(ConnectionStats.State.DISCONNECTED, source + ": nothing received for " + options.idleTimeoutMs() / 1000.0
+                            + " s: closed as idle" + (len > 0 ? "; a partial line of " + len + " bytes dropped" : ""));
+                    return;
                 } catch (SocketException e) {
                     end(ConnectionStats.State.DISCONNECTED, "the peer vanished (" + e.getMessage() + ")"
                             + (len > 0 ? "; a partial line of " + len + " bytes dropped" : ""));
