@@ -19,6 +19,8 @@ import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.StackFrame;
 
 /**
  * Turns a {@link Snapshot} into an ArenaScope event stream; see {@link TorchSnapshotToTrace} for the
@@ -39,6 +41,9 @@ final class SnapshotEmitter {
     private final Map<String, Integer> strings = new HashMap<>();
     private final Map<Long, Integer> threads = new HashMap<>();
     private int[] stackString;
+    private int[] stackSite;
+    private int[] frameSite;
+    private final SiteTable sites = new SiteTable();
     private int[] metaString;
     private long[] used = new long[4];
     private long[] aux = new long[4];
@@ -113,6 +118,10 @@ final class SnapshotEmitter {
 
         stackString = new int[snap.stacks().stackCount()];
         Arrays.fill(stackString, -2);
+        stackSite = new int[snap.stacks().stackCount()];
+        Arrays.fill(stackSite, -2);
+        frameSite = new int[snap.stacks().frameCount()];
+        Arrays.fill(frameSite, -1);
         metaString = new int[snap.strings().size()];
         Arrays.fill(metaString, -2);
         int id = 0;
@@ -286,6 +295,37 @@ final class SnapshotEmitter {
         return sb.toString();
     }
 
+    /**
+     * The site (a {@link SiteTable} node) of a stack: its frames outermost first (PyTorch lists them
+     * innermost first), C++ internals flagged {@link StackFrame#FLAG_INTERNAL}; -1 for no frames.
+     */
+    private int site(int stack) {
+        if (stack == 0) {
+            return -1;
+        }
+        if (stackSite[stack] == -2) {
+            StackTable st = snap.stacks();
+            int[] frames = st.frames(stack);
+            int node = -1;
+            for (int i = frames.length - 1; i >= 0; i--) {
+                int f = frames[i];
+                if (frameSite[f] < 0) {
+                    long line = st.line(f);
+                    frameSite[f] = sites.frame(st.name(f), st.file(f), line < 0 || line > Integer.MAX_VALUE ? 0 : (int) line,
+                            st.internal(f) ? StackFrame.FLAG_INTERNAL : 0);
+                }
+                node = sites.node(node, frameSite[f]);
+            }
+            stackSite[stack] = node;
+        }
+        return stackSite[stack];
+    }
+
+    /** An allocation's category: its {@code category} field, else its {@code user_metadata}; -1 for none. */
+    private int category(int category, int meta) {
+        return category >= 0 ? metaName(category) : meta >= 0 ? metaName(meta) : -1;
+    }
+
     private int metaName(int meta) {
         if (metaString[meta] == -2) {
             metaString[meta] = string(snap.strings().get(meta));
@@ -304,7 +344,15 @@ final class SnapshotEmitter {
     }
 
     private void emit(long time, EventKind kind, int memory, int thread, long a, long b, long c, int ref, int ref2) {
-        batch.add(time, EventBatch.pack(kind.code(), 0, memory), thread, a, b, c, used[memory], aux[memory], ref, ref2);
+        emit(time, kind, memory, thread, a, b, c, ref, ref2, -1, -1);
+    }
+
+    private void emit(long time, EventKind kind, int memory, int thread, long a, long b, long c, int ref, int ref2, int site, int category) {
+        if (site >= 0 || category >= 0) {
+            batch.add(time, EventBatch.pack(kind.code(), 0, memory), thread, a, b, c, used[memory], aux[memory], ref, ref2, site, category);
+        } else {
+            batch.add(time, EventBatch.pack(kind.code(), 0, memory), thread, a, b, c, used[memory], aux[memory], ref, ref2);
+        }
         events++;
         latest = Math.max(latest, time);
         if (batch.size() == BATCH) {
@@ -314,6 +362,7 @@ final class SnapshotEmitter {
 
     private void flush() {
         if (!batch.isEmpty()) {
+            sites.announceNew(out); // frames and stack nodes before the events that name them
             out.onEvents(batch);
             batch.clear();
         }
@@ -417,7 +466,8 @@ final class SnapshotEmitter {
                     liveMemory.put(addr, m);
                 }
                 used[m] += l.size();
-                emit(start, EventKind.ALLOC, m, thread(l.stream()), addr, l.size(), l.size(), stackText(l.stack(), -1, -1), -1);
+                emit(start, EventKind.ALLOC, m, thread(l.stream()), addr, l.size(), l.size(), stackText(l.stack(), -1, -1), -1,
+                        site(l.stack()), -1);
             }
             return sorted.size();
         }
@@ -490,7 +540,8 @@ final class SnapshotEmitter {
                         liveMemory.put(addr, m);
                     }
                     used[m] += size;
-                    emit(t, EventKind.ALLOC, m, th, addr, size, size, stackText(e.stack[r], e.context[r], e.category[r]), scope);
+                    emit(t, EventKind.ALLOC, m, th, addr, size, size, stackText(e.stack[r], e.context[r], e.category[r]), scope,
+                            site(e.stack[r]), category(e.category[r], e.meta[r]));
                 }
                 case TraceEntries.FREE_COMPLETED -> {
                     Long old = live.remove(addr);
