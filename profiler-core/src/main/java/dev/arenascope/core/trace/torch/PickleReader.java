@@ -101,7 +101,7 @@ public final class PickleReader {
         this.source = source;
         this.placement = placement;
         this.progress = progress;
-        this.nextProgress = 1 << 24;
+        this.nextProgress = Math.max(1 << 20, total / 100);
     }
 
     /** Reads the pickle in {@code file}, streaming it through a window of a few MiB. */
@@ -590,13 +590,30 @@ public final class PickleReader {
                 }
                 lim += r;
             }
+        } catch (java.nio.channels.ClosedByInterruptException e) {
+            throw cancelled();
+        } catch (PickleFormatException e) {
+            throw e;
         } catch (IOException e) {
             throw new PickleFormatException(source, base + lim, "read failed: " + e.getMessage());
         }
+        if (Thread.interrupted()) {
+            throw cancelled();
+        }
         if (progress != null && base + lim >= nextProgress) {
-            nextProgress = base + lim + (1 << 24);
+            nextProgress = base + lim + Math.max(1 << 20, total / 100);
             progress.accept(base + lim);
         }
+    }
+
+    /**
+     * Cancellation: the reading thread was interrupted (a user's cancel). Not a format error: a
+     * {@link java.util.concurrent.CancellationException}; the read is abandoned and everything it held
+     * becomes garbage. The thread's interrupt status is set again for the caller.
+     */
+    private java.util.concurrent.CancellationException cancelled() {
+        Thread.currentThread().interrupt();
+        return new java.util.concurrent.CancellationException(source + ": import cancelled after " + (base + lim) + " of " + total + " bytes");
     }
 
     private void need(long n) throws PickleFormatException {
