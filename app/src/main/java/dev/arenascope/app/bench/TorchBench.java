@@ -3,20 +3,39 @@ package dev.arenascope.app.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.torch.SyntheticSnapshot;
 import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
 /**
- * {@code torch.import_ms}: milliseconds to import the magma27 PyTorch snapshot (495 KB, 5,163 trace
- * entries) from its file into an event stream, in this process after a warm-up; median of rounds.
- * The fixture is the repository's {@code fixtures/torch/cs336-a2-magma27.pickle}, packaged in the app
- * ({@link BenchFixtures}), or the file named by {@code ARENASCOPE_TORCH_FIXTURE}.
+ * PyTorch snapshot import figures.
+ * <ul>
+ *   <li>{@code torch.import_ms}: milliseconds to import the magma27 PyTorch snapshot (495 KB, 5,163
+ *       trace entries) from its file into an event stream, in this process after a warm-up; median of
+ *       rounds. The fixture is the repository's {@code fixtures/torch/cs336-a2-magma27.pickle},
+ *       packaged in the app ({@link BenchFixtures}), or the file named by
+ *       {@code ARENASCOPE_TORCH_FIXTURE}.</li>
+ *   <li>On a snapshot generated here by {@link SyntheticSnapshot} (seed {@value #SEED},
+ *       {@value #ALLOCATIONS} allocations, about 2 M entries and 460 MB; {@value #QUICK_ALLOCATIONS}
+ *       in quick mode) in the temporary directory: {@code arenascope stats FILE} run in a fresh JVM
+ *       as a user runs it, JVM start included, median of rounds. {@code torch.import_mb_per_s} is
+ *       the pickle's MB (10^6 bytes) over the wall seconds, {@code torch.stats_s} those seconds,
+ *       {@code torch.import_peak_rss_mb} the child's peak resident MiB and {@code torch.import_cpu_s}
+ *       its CPU seconds (both from {@code /usr/bin/time -v}; left out where it is missing). The peak
+ *       that stats prints must equal the generator's, or the bench fails.</li>
+ * </ul>
  */
 final class TorchBench implements BenchSuite {
     static final String FIXTURE = "cs336-a2-magma27.pickle";
+    static final long SEED = 16;
+    static final int ALLOCATIONS = 1_000_000;
+    static final int QUICK_ALLOCATIONS = 20_000;
 
     @Override
     public String group() {
@@ -34,8 +53,43 @@ final class TorchBench implements BenchSuite {
         });
         Map<String, Double> f = new LinkedHashMap<>();
         f.put("torch.import_ms", ms);
+        big(quick, f);
         return f;
     }
+
+    /** The generated snapshot through {@code stats} in a fresh JVM. */
+    private static void big(boolean quick, Map<String, Double> f) throws Exception {
+        int allocations = quick ? QUICK_ALLOCATIONS : ALLOCATIONS;
+        Path file = Files.createTempFile("arenascope-bench-torch-", ".pickle");
+        try {
+            SyntheticSnapshot.Summary sum = SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(SEED, allocations));
+            int rounds = quick ? 1 : 3;
+            double[] wall = new double[rounds], rss = new double[rounds], cpu = new double[rounds];
+            for (int i = 0; i < rounds; i++) {
+                ChildRun r = ChildRun.cli(List.of(), "stats", file.toString());
+                Matcher m = PEAK.matcher(r.stdout());
+                long peak = m.find() ? Long.parseLong(m.group(1)) : -1;
+                if (peak != sum.peakDefault()) {
+                    throw new IllegalStateException("bench: stats printed peak_bytes " + peak + " for the generated snapshot, the generator says "
+                            + sum.peakDefault());
+                }
+                wall[i] = r.wallS();
+                rss[i] = r.rssMb();
+                cpu[i] = r.cpuS();
+            }
+            double w = Medians.median(wall);
+            f.put("torch.import_mb_per_s", sum.bytes() / 1e6 / w);
+            f.put("torch.stats_s", w);
+            if (!Double.isNaN(rss[0])) {
+                f.put("torch.import_peak_rss_mb", Medians.median(rss));
+                f.put("torch.import_cpu_s", Medians.median(cpu));
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    private static final Pattern PEAK = Pattern.compile("\"peak_bytes\"\\s*:\\s*(\\d+)");
 
     /** Consumes the stream the way a store would at least look at it: the peak of {@code used}. */
     private static final class PeakSink implements EventSink {

@@ -58,6 +58,15 @@ public final class PickleReader {
          */
         Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException;
 
+        /**
+         * A fresh, empty dict is about to receive its first items: {@code stack[from..to)}, keys and
+         * values alternating, the values already {@link #placed}. Returns what stands for the dict
+         * instead (the items are then not stored), or null to fill the dict as usual.
+         */
+        default Object dict(PyDict d, Object[] stack, int from, int to, long offset) throws PickleFormatException {
+            return null;
+        }
+
         /** The instance to use for a decoded short string (lets a consumer compare its keys by identity). */
         default String canonical(String s) {
             return s;
@@ -92,7 +101,7 @@ public final class PickleReader {
         this.source = source;
         this.placement = placement;
         this.progress = progress;
-        this.nextProgress = 1 << 24;
+        this.nextProgress = Math.max(1 << 20, total / 100);
     }
 
     /** Reads the pickle in {@code file}, streaming it through a window of a few MiB. */
@@ -256,17 +265,16 @@ public final class PickleReader {
                 case 'd' -> {
                     int m = popMark();
                     PyDict d = new PyDict();
-                    putPairs(d, m);
+                    Object r = putPairs(d, m);
                     clear(m);
-                    push(d);
+                    push(r == null ? d : r);
                 }
                 case 's' -> {
                     if (sp - floor() < 3) {
                         throw error("SETITEM needs a dict, a key and a value on the stack");
                     }
                     PyDict d = dict(stack[sp - 3], "SETITEM");
-                    Object k = key(stack[sp - 2]);
-                    d.put(k, place(stack[sp - 1], d, k));
+                    putPairs(d, sp - 2);
                     clear(sp - 2);
                 }
                 case 'u' -> {
@@ -420,14 +428,33 @@ public final class PickleReader {
         return Collections.unmodifiableList(Arrays.asList(Arrays.copyOfRange(stack, from, to)));
     }
 
-    private void putPairs(PyDict d, int m) throws PickleFormatException {
+    /** Puts the pairs {@code stack[m..sp)} into {@code d}; returns what the consumer put in its place, or null. */
+    private Object putPairs(PyDict d, int m) throws PickleFormatException {
         if (((sp - m) & 1) != 0) {
             throw error("odd number of items for a dict (" + (sp - m) + ")");
         }
+        if (d.replacement != null) {
+            throw error("a dict is changed after it was read as " + typeName(d.replacement));
+        }
         for (int i = m; i < sp; i += 2) {
             Object k = key(stack[i]);
-            d.put(k, place(stack[i + 1], d, k));
+            stack[i] = k;
+            stack[i + 1] = place(stack[i + 1], d, k);
         }
+        if (placement != null && d.isEmpty()) {
+            Object r = placement.dict(d, stack, m, sp, opStart);
+            if (r != null) {
+                d.replacement = r;
+                if (d.memo >= 0 && memo[d.memo] == d) {
+                    memo[d.memo] = r;
+                }
+                return r;
+            }
+        }
+        for (int i = m; i < sp; i += 2) {
+            d.put(stack[i], stack[i + 1]);
+        }
+        return null;
     }
 
     private PyList list(Object o, String what) throws PickleFormatException {
@@ -563,13 +590,30 @@ public final class PickleReader {
                 }
                 lim += r;
             }
+        } catch (java.nio.channels.ClosedByInterruptException e) {
+            throw cancelled();
+        } catch (PickleFormatException e) {
+            throw e;
         } catch (IOException e) {
             throw new PickleFormatException(source, base + lim, "read failed: " + e.getMessage());
         }
+        if (Thread.interrupted()) {
+            throw cancelled();
+        }
         if (progress != null && base + lim >= nextProgress) {
-            nextProgress = base + lim + (1 << 24);
+            nextProgress = base + lim + Math.max(1 << 20, total / 100);
             progress.accept(base + lim);
         }
+    }
+
+    /**
+     * Cancellation: the reading thread was interrupted (a user's cancel). Not a format error: a
+     * {@link java.util.concurrent.CancellationException}; the read is abandoned and everything it held
+     * becomes garbage. The thread's interrupt status is set again for the caller.
+     */
+    private java.util.concurrent.CancellationException cancelled() {
+        Thread.currentThread().interrupt();
+        return new java.util.concurrent.CancellationException(source + ": import cancelled after " + (base + lim) + " of " + total + " bytes");
     }
 
     private void need(long n) throws PickleFormatException {

@@ -41,6 +41,9 @@ final class SnapshotEmitter {
     private final Map<String, Integer> strings = new HashMap<>();
     private final Map<Long, Integer> threads = new HashMap<>();
     private int[] stackString;
+    private int[] stackSite;
+    private int[] frameSite;
+    private final SiteTable sites = new SiteTable();
     private int[] metaString;
     private long[] used = new long[4];
     private long[] aux = new long[4];
@@ -115,6 +118,10 @@ final class SnapshotEmitter {
 
         stackString = new int[snap.stacks().stackCount()];
         Arrays.fill(stackString, -2);
+        stackSite = new int[snap.stacks().stackCount()];
+        Arrays.fill(stackSite, -2);
+        frameSite = new int[snap.stacks().frameCount()];
+        Arrays.fill(frameSite, -1);
         metaString = new int[snap.strings().size()];
         Arrays.fill(metaString, -2);
         int id = 0;
@@ -225,39 +232,6 @@ final class SnapshotEmitter {
         return id;
     }
 
-    /** The session's allocation-site table: the snapshot's stacks as frames and nodes (see {@link SiteTable}). */
-    private final SiteTable sites = new SiteTable();
-    private int[] siteOf;
-
-    /**
-     * The site of snapshot stack {@code stack} (0, the empty stack: -1), made once per stack: its frames
-     * (innermost first, as PyTorch records them) become nodes outermost first, C++ internals marked
-     * {@link StackFrame#FLAG_INTERNAL}; new frames and nodes are announced before the batch that needs them.
-     */
-    private int site(int stack) {
-        if (stack <= 0) {
-            return -1;
-        }
-        StackTable st = snap.stacks();
-        if (siteOf == null) {
-            siteOf = new int[st.stackCount()];
-            Arrays.fill(siteOf, -2);
-        }
-        if (siteOf[stack] == -2) {
-            int[] frames = st.frames(stack);
-            int node = -1;
-            for (int i = frames.length - 1; i >= 0; i--) {
-                int f = frames[i];
-                long line = st.line(f);
-                node = sites.node(node, sites.frame(st.name(f), st.file(f), (int) Math.max(0, Math.min(Integer.MAX_VALUE, line)),
-                        internal(st, f) ? StackFrame.FLAG_INTERNAL : 0));
-            }
-            sites.announceNew(out);
-            siteOf[stack] = node;
-        }
-        return siteOf[stack];
-    }
-
     /**
      * Whether a frame is the runtime's rather than the program's: a C++ internal of PyTorch's capture
      * ({@link StackTable#internal}), or any frame outside a Python file (the interpreter's own
@@ -330,6 +304,37 @@ final class SnapshotEmitter {
         return sb.toString();
     }
 
+    /**
+     * The site (a {@link SiteTable} node) of a stack: its frames outermost first (PyTorch lists them
+     * innermost first), C++ internals flagged {@link StackFrame#FLAG_INTERNAL}; -1 for no frames.
+     */
+    private int site(int stack) {
+        if (stack == 0) {
+            return -1;
+        }
+        if (stackSite[stack] == -2) {
+            StackTable st = snap.stacks();
+            int[] frames = st.frames(stack);
+            int node = -1;
+            for (int i = frames.length - 1; i >= 0; i--) {
+                int f = frames[i];
+                if (frameSite[f] < 0) {
+                    long line = st.line(f);
+                    frameSite[f] = sites.frame(st.name(f), st.file(f), line < 0 || line > Integer.MAX_VALUE ? 0 : (int) line,
+                            internal(st, f) ? StackFrame.FLAG_INTERNAL : 0);
+                }
+                node = sites.node(node, frameSite[f]);
+            }
+            stackSite[stack] = node;
+        }
+        return stackSite[stack];
+    }
+
+    /** An allocation's category: its {@code category} field, else its {@code user_metadata}; -1 for none. */
+    private int category(int category, int meta) {
+        return category >= 0 ? metaName(category) : meta >= 0 ? metaName(meta) : -1;
+    }
+
     private int metaName(int meta) {
         if (metaString[meta] == -2) {
             metaString[meta] = string(snap.strings().get(meta));
@@ -351,11 +356,12 @@ final class SnapshotEmitter {
         emit(time, kind, memory, thread, a, b, c, ref, ref2, -1, -1);
     }
 
-    /** An event with an allocation site (a node of {@link #sites}) and a category (a string id), -1 for none. */
-    private void emit(long time, EventKind kind, int memory, int thread, long a, long b, long c, int ref, int ref2,
-                      int site, int category) {
-        batch.add(time, EventBatch.pack(kind.code(), 0, memory), thread, a, b, c, used[memory], aux[memory], ref, ref2,
-                site, category);
+    private void emit(long time, EventKind kind, int memory, int thread, long a, long b, long c, int ref, int ref2, int site, int category) {
+        if (site >= 0 || category >= 0) {
+            batch.add(time, EventBatch.pack(kind.code(), 0, memory), thread, a, b, c, used[memory], aux[memory], ref, ref2, site, category);
+        } else {
+            batch.add(time, EventBatch.pack(kind.code(), 0, memory), thread, a, b, c, used[memory], aux[memory], ref, ref2);
+        }
         events++;
         latest = Math.max(latest, time);
         if (batch.size() == BATCH) {
@@ -365,6 +371,7 @@ final class SnapshotEmitter {
 
     private void flush() {
         if (!batch.isEmpty()) {
+            sites.announceNew(out); // frames and stack nodes before the events that name them
             out.onEvents(batch);
             batch.clear();
         }
@@ -543,7 +550,7 @@ final class SnapshotEmitter {
                     }
                     used[m] += size;
                     emit(t, EventKind.ALLOC, m, th, addr, size, size, stackText(e.stack[r], e.context[r], e.category[r]), scope,
-                            site(e.stack[r]), e.category[r] < 0 ? -1 : string(snap.strings().get(e.category[r])));
+                            site(e.stack[r]), category(e.category[r], e.meta[r]));
                 }
                 case TraceEntries.FREE_COMPLETED -> {
                     Long old = live.remove(addr);

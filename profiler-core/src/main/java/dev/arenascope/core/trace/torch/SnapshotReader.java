@@ -83,21 +83,35 @@ final class SnapshotReader implements PickleReader.Placement {
     }
 
     @Override
-    public Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException {
-        if (value instanceof PyDict d) {
-            if (key == null) {
-                if (d.get("action") instanceof String) {
-                    EntryRef ref = new EntryRef(entry(d));
-                    d.clear();
-                    return ref;
-                }
-                if (d.size() <= 8 && d.containsKey("filename")) {
-                    FrameRef f = stacks.frame(d.get("name"), d.get("filename"), d.get("line"), source, offset);
-                    d.clear();
-                    return f;
+    public Object dict(PyDict d, Object[] stack, int from, int to, long offset) throws PickleFormatException {
+        boolean frame = false;
+        for (int i = from; i < to; i += 2) {
+            Object k = stack[i];
+            if (k == "action" && stack[i + 1] instanceof String) {
+                return new EntryRef(entry(stack, from, to));
+            }
+            frame |= k == "filename";
+        }
+        if (frame && to - from <= 16) {
+            Object name = null, file = null, line = null;
+            for (int i = from; i < to; i += 2) {
+                Object k = stack[i];
+                if (k == "name") {
+                    name = stack[i + 1];
+                } else if (k == "filename") {
+                    file = stack[i + 1];
+                } else if (k == "line") {
+                    line = stack[i + 1];
                 }
             }
-        } else if (value instanceof PyList l && container instanceof PyDict && "frames".equals(key)) {
+            return stacks.frame(name, file, line, source, offset);
+        }
+        return null;
+    }
+
+    @Override
+    public Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException {
+        if (value instanceof PyList l && container instanceof PyDict && (key == "frames" || "frames".equals(key))) {
             for (Object o : l) {
                 if (!(o instanceof FrameRef)) {
                     return value; // not a list of frames; the walk ignores it
@@ -107,6 +121,17 @@ final class SnapshotReader implements PickleReader.Placement {
             l.clear();
             l.trimToSize();
             return s;
+        }
+        if (value instanceof PyDict d && key == null && !d.isEmpty() && d.get("action") instanceof String) {
+            // an entry filled item by item (SETITEM after SETITEM): read it now
+            EntryRef ref = new EntryRef(entry(d));
+            d.clear();
+            return ref;
+        }
+        if (value instanceof PyDict d && key == null && d.size() <= 8 && d.containsKey("filename")) {
+            FrameRef f = stacks.frame(d.get("name"), d.get("filename"), d.get("line"), source, offset);
+            d.clear();
+            return f;
         }
         return value;
     }
@@ -124,16 +149,16 @@ final class SnapshotReader implements PickleReader.Placement {
         return id;
     }
 
-    /** A row for a trace entry dict; a problem is kept with the row and reported if it is in {@code device_traces}. */
-    private int entry(PyDict d) {
+    /** A row for a trace entry's items {@code kv[from..to)}; a problem is kept with the row and reported if it is in {@code device_traces}. */
+    private int entry(Object[] kv, int from, int to) {
         byte act = TraceEntries.UNKNOWN;
         Object addr = null, size = null, stream = null, time = null, free = null, frames = null, meta = null, ctx = null, cat = null;
         Object action = null;
-        for (int i = 0, n = d.size(); i < n; i++) {
-            if (!(d.keyAt(i) instanceof String k)) {
+        for (int i = from; i < to; i += 2) {
+            if (!(kv[i] instanceof String k)) {
                 continue;
             }
-            Object v = d.valueAt(i);
+            Object v = kv[i + 1];
             switch (k) {
                 case "action" -> action = v;
                 case "addr" -> addr = v;
@@ -174,6 +199,15 @@ final class SnapshotReader implements PickleReader.Placement {
         int stack = frames instanceof StackRef r ? r.id() : 0;
         int context = "N/A".equals(ctx) ? -1 : string(ctx); // PyTorch's "none"
         return entries.add(act, a, s, t, st, ex, stack, string(meta), context, string(cat), bad);
+    }
+
+    private int entry(PyDict d) {
+        Object[] kv = new Object[2 * d.size()];
+        for (int i = 0; i < d.size(); i++) {
+            kv[2 * i] = d.keyAt(i) instanceof String k ? canonical(k) : d.keyAt(i);
+            kv[2 * i + 1] = d.valueAt(i);
+        }
+        return entry(kv, 0, kv.length);
     }
 
     /** A problem with one value of the snapshot; cheap (no stack trace). */
@@ -288,7 +322,7 @@ final class SnapshotReader implements PickleReader.Placement {
                     if (e instanceof EntryRef r) {
                         row = r.row();
                     } else if (e instanceof PyDict pd) {
-                        row = entry(pd); // an entry not placed into a list (e.g. held by a tuple)
+                        row = entry(pd); // an entry that did not read as one while the pickle was read
                     } else {
                         throw new SnapshotFormatException(source, "device_traces[" + d + "][" + i + "]", "expected a dict, found a " + PickleReader.typeName(e));
                     }

@@ -76,9 +76,11 @@ public final class TorchSnapshotToTrace {
     /**
      * Converts the snapshot in {@code in}, streaming the file, and sends the stream to {@code out}.
      *
-     * @param progress called on this thread with the bytes read so far (about every 16 MiB); may be null.
-     *                 A progress callback that throws (e.g. a cancellation) ends the import; nothing of
-     *                 the snapshot is kept and nothing reaches {@code out}.
+     * @param progress called on this thread with the bytes read so far as each 4 MiB window is read, about every 1% of the file
+     *                 (at least 1 MiB apart); may be null. Reading ends with a
+     *                 {@link java.util.concurrent.CancellationException} when the thread is interrupted
+     *                 (checked at every 4 MiB read; the interrupt status stays set) or when the callback
+     *                 throws one: nothing of the snapshot is kept and nothing has reached {@code out}.
      */
     public static Result convert(Path in, EventSink out, LongConsumer progress) throws IOException {
         Snapshot snap = SnapshotReader.read(in, progress);

@@ -74,6 +74,21 @@ class SnapshotContentsTest {
         EventStore store = new EventStore();
         TorchSnapshotToTrace.convert(pickle, "gen.pickle", store);
         assertEquals(sum[0].peakDefault(), store.peakUsed(0));
+
+        // allocation sites: every allocation has one; its frames, innermost first, are the stack text's lines;
+        // its category is the user_metadata phase
+        assertTrue(store.frameCount() > 0 && store.frameCount() <= SyntheticSnapshot.FILES * 25);
+        for (long i = 0; i < store.eventCount(); i++) {
+            Event e = store.event(i);
+            if (e.kind() == EventKind.ALLOC && e.timeNs() > enters.get(1).timeNs()) {
+                assertTrue(e.site() >= 0);
+                String text = store.strings().get(e.ref());
+                List<String> lines = store.stack(e.site()).stream().map(f -> f.function() + " at " + f.file() + ":" + f.line()).toList();
+                assertEquals(List.of(text.split("\n")), lines);
+                assertTrue(store.strings().get(e.category()).startsWith("train/phase"), store.strings().get(e.category()));
+                break;
+            }
+        }
     }
 
     @Test
