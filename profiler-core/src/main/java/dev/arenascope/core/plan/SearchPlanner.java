@@ -38,6 +38,11 @@ public record SearchPlanner() implements Planner {
         long[] best = GreedyBySizePlanner.place(problem);
         long bestHeight = Packing.heightOf(problem, best);
         boolean timedOut = false;
+        if (bestHeight > lb && (bestHeight > capacity || capacity == Long.MAX_VALUE)
+                && (System.nanoTime() >= deadline || CanonicalSearch.overlappingPairs(problem) > maxPairs())) {
+            // no time left after the first answer, or tables past what memory holds: greedy is the answer
+            return new Packing(problem, best, bestHeight, lb, capacity, name(), System.nanoTime() - t0, true);
+        }
         if (capacity != Long.MAX_VALUE) {
             if (bestHeight > capacity && lb <= capacity) {
                 // three quarters of the time for the capacity; if that stalls, the rest lowers the best
@@ -66,6 +71,15 @@ public record SearchPlanner() implements Planner {
     }
 
     private record Narrowed(long height, boolean closed) {}
+
+    /**
+     * The most pairs of time-overlapping buffers the search takes on: its tables hold about 32 bytes a
+     * pair, kept to an eighth of the heap. Past it {@link #plan} answers with greedy's packing, marked
+     * as stopped early.
+     */
+    static long maxPairs() {
+        return Math.max(1_000_000, Runtime.getRuntime().maxMemory() / 8 / 32);
+    }
 
     /**
      * Narrows {@code [lo, hi)} — lo the lowest height not proved impossible, hi the best found, whose
@@ -134,8 +148,13 @@ public record SearchPlanner() implements Planner {
                 if (System.nanoTime() > deadline) {
                     return CanonicalSearch.Outcome.TIMED_OUT;
                 }
-                CanonicalSearch search = new CanonicalSearch(problem, orders[k], capacity, deadline, failed, k)
-                        .nodeLimit(budget).strict(true).reorderComponents(reorder ? ORDER_TURNS[k] : -1);
+                CanonicalSearch search;
+                try {
+                    search = new CanonicalSearch(problem, orders[k], capacity, deadline, failed, k)
+                            .nodeLimit(budget).strict(true).reorderComponents(reorder ? ORDER_TURNS[k] : -1);
+                } catch (CanonicalSearch.PastDeadline e) {
+                    return CanonicalSearch.Outcome.TIMED_OUT;
+                }
                 CanonicalSearch.Outcome o = search.runInto(out);
                 if (o != CanonicalSearch.Outcome.TIMED_OUT) {
                     return o;
