@@ -1,0 +1,109 @@
+package dev.arenascope.app.ui;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import javafx.embed.swing.SwingFXUtils;
+import javafx.scene.image.WritableImage;
+
+import javax.imageio.ImageIO;
+
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.app.ui.live.NewSessionDialog;
+import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.testsupport.Fixtures;
+
+/**
+ * A tool, not a test: renders every view of the window into PNG files for the docs, headless (Monocle
+ * and the software renderer). Its name does not match the test suite's patterns, so {@code mvn verify}
+ * never runs it; {@code docs/screenshots/make.sh} does, with {@code -Dtest=Screenshots
+ * -Darenascope.screenshots=DIR}. It runs on the test class path because it drives the window the way
+ * the window's tests do ({@link WindowTestBase}).
+ */
+class Screenshots extends WindowTestBase {
+
+    private static Path out() {
+        String d = System.getProperty("arenascope.screenshots");
+        if (d == null || d.isBlank()) {
+            throw new IllegalStateException("no output folder: run docs/screenshots/make.sh (or pass -Darenascope.screenshots=DIR)");
+        }
+        return Path.of(d);
+    }
+
+    private void shoot(Path dir, String name) throws Exception {
+        Thread.sleep(400);
+        WritableImage img = fx(() -> window.scene().snapshot(null));
+        Files.createDirectories(dir);
+        ImageIO.write(SwingFXUtils.fromFXImage(img, null), "png", dir.resolve(name).toFile());
+    }
+
+    private void openAndWait(Path f) {
+        fxRun(() -> window.open(f));
+        waitFor(60, "the file", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().digestProperty().get().events() == window.model().eventCountProperty().get()
+                && window.model().eventCountProperty().get() > 0
+                && window.timeline().drawListProperty().get() != null
+                && window.timeline().drawListProperty().get().events() == window.model().eventCountProperty().get());
+    }
+
+    @Test
+    void everyView() throws Exception {
+        Path dir = out();
+        Path tmp = Files.createTempDirectory("shots");
+        fxRun(() -> {
+            stage.setWidth(1280);
+            stage.setHeight(800);
+        });
+        Path render = Recordings.record("render", Map.of("frames", "64", "max-batch", "8"), tmp.resolve("render.astrace"));
+        openAndWait(render);
+        waitFor(10, "bands", () -> window.timeline().drawListProperty().get().lanes().stream().anyMatch(l -> !l.bands().isEmpty()));
+        fxRun(() -> window.model().selectionProperty().set(new dev.arenascope.app.ui.model.TimeRange(
+                window.model().trace().startNs() + window.model().trace().endNs() / 3, window.model().trace().endNs() / 2)));
+        Thread.sleep(600);
+        shoot(dir, "timeline-events.png");
+
+        fxRun(() -> window.model().selectionProperty().set(null));
+        fxRun(() -> window.tabs().getSelectionModel().select(1));
+        ScopeStats blur = fx(() -> window.model().digestProperty().get().scopes().stream()
+                .filter(s -> s.name.equals("blur")).findFirst().orElse(window.model().digestProperty().get().scopes().get(0)));
+        fxRun(() -> window.scopes().select(blur.memory, blur.path));
+        Thread.sleep(600);
+        shoot(dir, "scope-tree.png");
+
+        Path inference = Recordings.record("inference", Map.of("model", "transformer", "layers", "2", "sequence", "64",
+                "runs", "1"), tmp.resolve("inference.jsonl"));
+        openAndWait(inference);
+        fxRun(() -> window.tabs().getSelectionModel().select(2));
+        fxRun(() -> window.slots().replanAll());
+        waitFor(30, "re-plan", () -> !window.slots().replanned().isEmpty());
+        Thread.sleep(300);
+        shoot(dir, "slot-map.png");
+
+        Path particles = Recordings.record("particles", Map.of("steps", "400"), tmp.resolve("particles.astrace"));
+        openAndWait(particles);
+        fxRun(() -> window.tabs().getSelectionModel().select(3));
+        fxRun(() -> window.pools().bitsSpinner().getValueFactory().setValue(2));
+        shoot(dir, "pool-histograms.png");
+        fxRun(() -> {
+            window.tabs().getSelectionModel().select(2);
+            window.slots().addressModeButton().setSelected(true);
+            window.model().cursorProperty().set(window.model().trace().endNs() * 2 / 3);
+        });
+        waitFor(10, "address map", () -> window.slots().infoLabel().getText().contains("blocks"));
+        shoot(dir, "address-map.png");
+
+        Path torch = Fixtures.torch("cs336-a2-magma27.pickle");
+        openAndWait(torch);
+        fxRun(() -> window.tabs().getSelectionModel().select(0));
+        shoot(dir, "pytorch-snapshot.png");
+
+        fxRun(() -> window.applyTheme(true));
+        fxRun(() -> window.startLive(new NewSessionDialog.Choice("render", "virtual:1GiB", Map.of("frames", "0", "max-batch", "8"))));
+        waitFor(30, "live events", () -> window.model().eventCountProperty().get() > 400);
+        Thread.sleep(1500);
+        shoot(dir, "live-dark.png");
+        fxRun(() -> window.applyTheme(false));
+    }
+}
