@@ -66,7 +66,10 @@ public final class PlanCommand implements Command {
                   --alignment BYTES   CSV only: round sizes and offsets to this (default 1)
 
                 Prints the lower bound (most bytes live at one step: no packing is lower), the height
-                reached, their ratio and the time taken.
+                reached, their ratio and the time taken, then a line 'proof: optimal' when no lower
+                packing exists (the height meets the lower bound, or the search proved every lower
+                height impossible), else 'proof: gap <= X%', X the most the height can be above the
+                best packing, in percent of the proved bound.
 
                 Exit codes: 0 packed within the capacity; 3 no packing within the capacity was found in
                 time (the best one found is still written); 2 bad input or usage.
@@ -220,6 +223,8 @@ public final class PlanCommand implements Command {
         out.printf(Locale.ROOT, "%slower bound %,d B (%s), height %,d B (%s), ratio %.4f, %s %.3f s%s%n", prefix,
                 p.lowerBound(), Bytes.format(p.lowerBound()), p.height(), Bytes.format(p.height()), p.ratio(),
                 p.strategy(), p.elapsedNanos() / 1e9, p.timedOut() ? " (time limit reached)" : "");
+        // how far from the best possible: optimal when the height meets a proved bound
+        out.println(prefix + "proof: " + p.proof());
     }
 
     private static int verdict(PrintStream out, boolean fits, boolean timedOut, long capacity, long lowerBound,

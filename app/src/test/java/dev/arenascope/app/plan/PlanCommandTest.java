@@ -51,6 +51,7 @@ class PlanCommandTest {
                     "--time-limit", "5", "--output", outFile.toString());
             assertEquals(0, r.code(), r.out() + r.err());
             assertTrue(r.out().contains("lower bound 300 B") && r.out().contains("height 300 B") && r.out().contains("ratio 1.0000"), r.out());
+            assertTrue(r.out().lines().anyMatch(l -> l.equals("proof: optimal")), r.out());
             Map<String, Long> off = ProblemCsv.readOffsets(outFile);
             assertEquals(3, off.size());
             assertTrue(off.get("x") + 100 <= off.get("y") || off.get("y") + 200 <= off.get("x"), off.toString());
@@ -145,6 +146,18 @@ class PlanCommandTest {
         assertEquals(0, back.code(), back.out() + back.err());
         assertEquals(3, ProblemCsv.readOffsets(csvOut).size());
         assertTrue(Files.readString(csvOut).startsWith("id,lower,upper,size,offset\n"));
+    }
+
+    @Test
+    void provesTheMinimumWhenSearchClosesTheGap() throws Exception {
+        // x,y live together (200), z,w live together (200) but z/w overlap x or y in a way that forces
+        // 300: a and b of 100 overlap each other and c of 200 at different steps
+        Path in = csv("gap.csv", "id,lower,upper,size\na,0,2,100\nb,1,3,100\nc,0,1,100\nd,2,3,100\ne,1,2,50\n");
+        CliRun r = run("plan", "--input", in.toString(), "--time-limit", "10");
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.equals("proof: optimal")), r.out());
+        CliRun g = run("plan", "--input", in.toString(), "--strategy", "greedy");
+        assertTrue(g.out().lines().anyMatch(l -> l.equals("proof: optimal") || l.matches("proof: gap <= \\d+\\.\\d\\d%")), g.out());
     }
 
     @Test
