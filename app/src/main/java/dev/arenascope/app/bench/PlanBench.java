@@ -15,6 +15,7 @@ import dev.arenascope.core.plan.Packing;
 import dev.arenascope.core.plan.PlanProblem;
 import dev.arenascope.core.plan.ProblemCsv;
 import dev.arenascope.core.plan.SearchPlanner;
+import dev.arenascope.core.plan.TightProblems;
 
 /**
  * The planners on MiniMalloc's 11 "challenging" problems (capacity 1,048,576): per problem {@code P},
@@ -77,6 +78,47 @@ final class PlanBench implements BenchSuite {
             f.put(k + "search_fits", fits ? 1.0 : 0.0);
         }
         f.put("plan.solved", (double) solved);
+        tight(quick, mx, f);
         return f;
+    }
+
+    /**
+     * The tight suite ({@link TightProblems}: lower bound = capacity, a perfect packing exists): per
+     * size {@code N}, {@code plan.tight.N.solved} (seeds packed within the capacity), {@code
+     * plan.tight.N.median_s} and {@code plan.tight.N.max_s} (wall seconds of the search, the time limit
+     * for one not solved), {@code plan.tight.N.median_cpu_s}; {@code plan.tight.solved} and {@code
+     * plan.tight.problems} over the suite. Limit 20 s a problem ({@code ARENASCOPE_PLAN_TIGHT_LIMIT_S});
+     * {@code --quick}: the two smallest sizes. Every packing is checked for overlaps before it counts.
+     */
+    private static void tight(boolean quick, ThreadMXBean mx, Map<String, Double> f) {
+        String env = System.getenv("ARENASCOPE_PLAN_TIGHT_LIMIT_S");
+        double limitS = env != null ? Double.parseDouble(env) : 20;
+        int solvedAll = 0;
+        int problems = 0;
+        int[] sizes = quick ? java.util.Arrays.copyOf(TightProblems.SUITE_SIZES, 2) : TightProblems.SUITE_SIZES;
+        for (int n : sizes) {
+            long[] seeds = TightProblems.SUITE_SEEDS;
+            double[] wall = new double[seeds.length];
+            double[] cpu = new double[seeds.length];
+            int solved = 0;
+            for (int k = 0; k < seeds.length; k++) {
+                TightProblems.Tight t = TightProblems.generate(n, seeds[k]);
+                long c0 = mx.getCurrentThreadCpuTime();
+                Packing s = new SearchPlanner().plan(t.problem(), t.capacity(), (long) (limitS * 1e9));
+                cpu[k] = (mx.getCurrentThreadCpuTime() - c0) / 1e9;
+                boolean ok = s.fits() && s.overlapFree();
+                wall[k] = ok ? s.elapsedNanos() / 1e9 : Math.max(limitS, s.elapsedNanos() / 1e9);
+                solved += ok ? 1 : 0;
+            }
+            String k = "plan.tight." + n + ".";
+            f.put(k + "solved", (double) solved);
+            f.put(k + "median_s", Medians.median(wall));
+            f.put(k + "max_s", java.util.Arrays.stream(wall).max().orElse(0));
+            f.put(k + "median_cpu_s", Medians.median(cpu));
+            solvedAll += solved;
+            problems += seeds.length;
+        }
+        f.put("plan.tight.solved", (double) solvedAll);
+        f.put("plan.tight.problems", (double) problems);
     }
 }

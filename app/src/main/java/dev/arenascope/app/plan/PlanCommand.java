@@ -60,11 +60,16 @@ public final class PlanCommand implements Command {
                                       first packing within it. Default: none (search minimises the height)
                   --strategy NAME     greedy (TFLite's greedy by size, instant) or search (default)
                   --time-limit SECS   how long the search may run (default 10)
-                  --output FILE       write the result: CSV with an offset column, or the plan as JSON
+                  --output FILE       write the result in the format its name ends in: .json (e.g.
+                                      A.plan.json) a memory plan as JSON, .csv the CSV with an offset
+                                      column; any other name gets the input's format
                   --alignment BYTES   CSV only: round sizes and offsets to this (default 1)
 
                 Prints the lower bound (most bytes live at one step: no packing is lower), the height
-                reached, their ratio and the time taken.
+                reached, their ratio and the time taken, then a line 'proof: optimal' when no lower
+                packing exists (the height meets the lower bound, or the search proved every lower
+                height impossible), else 'proof: gap <= X%', X the most the height can be above the
+                best packing, in percent of the proved bound.
 
                 Exit codes: 0 packed within the capacity; 3 no packing within the capacity was found in
                 time (the best one found is still written); 2 bad input or usage.
@@ -103,15 +108,34 @@ public final class PlanCommand implements Command {
             throw new UsageException("plan: --strategy: " + e.getMessage());
         }
         long limitNanos = (long) (seconds * 1e9);
+        long deadline = System.nanoTime() + limitNanos;   // the limit covers reading the input too
         boolean json = isJson(input);
+        Format format = output == null ? null : Format.of(output, json ? Format.JSON : Format.CSV);
         try {
-            return json ? planJson(input, planner, capacity, limitNanos, output, out)
-                    : planCsv(input, alignment, planner, capacity, limitNanos, output, out);
+            return json ? planJson(input, planner, capacity, deadline, output, format, out)
+                    : planCsv(input, alignment, planner, capacity, deadline, output, format, out);
         } catch (PlanInputException e) {
             throw new UsageException("plan: " + e.getMessage());
         } catch (NoSuchFileException e) {
             throw new UsageException("plan: no such file: " + e.getFile());
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            // a value the readers let through that a plan cannot hold (an alignment past 2^62, ...)
+            throw new UsageException("plan: " + input + ": " + e.getMessage());
         }
+    }
+
+    /** What {@code --output} writes, from the end of its name. */
+    enum Format {
+        CSV, JSON;
+
+        static Format of(String file, Format otherwise) {
+            String n = Path.of(file).getFileName().toString().toLowerCase(Locale.ROOT);
+            return n.endsWith(".json") ? JSON : n.endsWith(".csv") ? CSV : otherwise;
+        }
+    }
+
+    private static long left(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
     }
 
     private static boolean isJson(Path input) throws IOException {
@@ -127,29 +151,40 @@ public final class PlanCommand implements Command {
         }
     }
 
-    private int planCsv(Path input, long alignment, Planner planner, long capacity, long limitNanos, String output,
-                        PrintStream out) throws IOException {
+    private int planCsv(Path input, long alignment, Planner planner, long capacity, long deadline, String output,
+                        Format format, PrintStream out) throws IOException {
         PlanProblem problem = ProblemCsv.read(input, alignment);
         checkCapacity(problem, capacity, input.toString());
-        Packing p = planner.plan(problem, capacity, limitNanos);
+        Packing p = planner.plan(problem, capacity, left(deadline));
         out.println(input.getFileName() + ": " + problem.size() + " buffers");
         printPacking(out, "", p);
         if (output != null) {
-            ProblemCsv.write(p, Path.of(output));
-            out.println("wrote " + output);
+            if (format == Format.JSON) {
+                String name = input.getFileName().toString().replaceFirst("\\.[^.]*$", "");
+                PlanJson.write(PlanLayouts.scratchPlan(name, "arena", p), Path.of(output));
+            } else {
+                ProblemCsv.write(p, Path.of(output));
+            }
+            out.println("wrote " + output + (format == Format.JSON ? " (memory plan JSON)" : " (CSV)"));
         }
         return verdict(out, p.fits(), p.timedOut(), capacity, p.lowerBound(), output);
     }
 
-    private int planJson(Path input, Planner planner, long capacity, long limitNanos, String output, PrintStream out)
-            throws IOException {
+    private int planJson(Path input, Planner planner, long capacity, long deadline, String output, Format format,
+                         PrintStream out) throws IOException {
         MemoryPlan plan = PlanJson.read(input);
+        int planned = 0;
         for (var arena : plan.arenas()) {
             if (arena.role() != dev.arenascope.core.plan.TensorRole.CONSTANT) {
                 checkCapacity(PlanLayouts.problemOf(plan, arena), capacity, input + " (arena " + arena.label() + ")");
+                planned++;
             }
         }
-        PlanLayouts.Replanned r = PlanLayouts.replan(plan, planner, capacity, limitNanos);
+        if (format == Format.CSV && planned != 1) {
+            throw new UsageException("plan: --output " + output + ": a CSV holds one arena's packing, but " + input + " has "
+                    + planned + " arenas to lay out; name a .json output for the whole plan");
+        }
+        PlanLayouts.Replanned r = PlanLayouts.replan(plan, planner, capacity, left(deadline) / Math.max(1, planned));
         out.println(input.getFileName() + ": plan '" + plan.name() + "', " + plan.tensorAllocs().size() + " tensors, "
                 + r.arenas().size() + " arena(s) laid out");
         for (PlanLayouts.ArenaLayout l : r.arenas()) {
@@ -161,8 +196,12 @@ public final class PlanCommand implements Command {
                     + v.get(0).message());
         }
         if (output != null) {
-            PlanJson.write(r.plan(), Path.of(output));
-            out.println("wrote " + output);
+            if (format == Format.CSV) {
+                ProblemCsv.write(r.arenas().get(0).packing(), Path.of(output));
+            } else {
+                PlanJson.write(r.plan(), Path.of(output));
+            }
+            out.println("wrote " + output + (format == Format.JSON ? " (memory plan JSON)" : " (CSV)"));
         }
         long lowerBound = r.arenas().stream().mapToLong(l -> l.packing().lowerBound()).max().orElse(0);
         return verdict(out, r.fits(), r.timedOut(), capacity, lowerBound, output);
@@ -184,6 +223,8 @@ public final class PlanCommand implements Command {
         out.printf(Locale.ROOT, "%slower bound %,d B (%s), height %,d B (%s), ratio %.4f, %s %.3f s%s%n", prefix,
                 p.lowerBound(), Bytes.format(p.lowerBound()), p.height(), Bytes.format(p.height()), p.ratio(),
                 p.strategy(), p.elapsedNanos() / 1e9, p.timedOut() ? " (time limit reached)" : "");
+        // how far from the best possible: optimal when the height meets a proved bound
+        out.println(prefix + "proof: " + p.proof());
     }
 
     private static int verdict(PrintStream out, boolean fits, boolean timedOut, long capacity, long lowerBound,

@@ -51,6 +51,7 @@ class PlanCommandTest {
                     "--time-limit", "5", "--output", outFile.toString());
             assertEquals(0, r.code(), r.out() + r.err());
             assertTrue(r.out().contains("lower bound 300 B") && r.out().contains("height 300 B") && r.out().contains("ratio 1.0000"), r.out());
+            assertTrue(r.out().lines().anyMatch(l -> l.equals("proof: optimal")), r.out());
             Map<String, Long> off = ProblemCsv.readOffsets(outFile);
             assertEquals(3, off.size());
             assertTrue(off.get("x") + 100 <= off.get("y") || off.get("y") + 200 <= off.get("x"), off.toString());
@@ -72,6 +73,122 @@ class PlanCommandTest {
         CliRun g = run("plan", "--input", in.toString(), "--capacity", "299", "--strategy", "greedy");
         assertEquals(3, g.code(), g.out() + g.err());
         assertTrue(g.out().contains("give --output FILE to keep the best one found"), "nothing was written, so it must not say so: " + g.out());
+    }
+
+    @Test
+    void hostileCsvExitsTwoNamingFileLineAndField() throws Exception {
+        // issue 19 #6: bytes that are not UTF-8, a size of 2^63-1 (sums overflow), a lifetime ending at
+        // 2^63-1, a number past a long, a fraction
+        Map<byte[], String> cases = new java.util.LinkedHashMap<>();
+        cases.put(bytes("id,lower,upper,size\nok,0,1,8\ncaf", 0xe9, ",0,2,64\n"), ":3: field 'id' is not UTF-8 text: byte 0xe9 at byte 4");
+        cases.put(bytes("id,lower,upper,size\na,0,2,9223372036854775807\nb,1,3,5\n"), ":2: field 'size' of buffer 'a'");
+        cases.put(bytes("id,lower,upper,size\na,0,9223372036854775807,64\n"), ":2: field 'upper' of buffer 'a'");
+        cases.put(bytes("id,lower,upper,size\na,0,2,92233720368547758070\n"), ":2: size is past the largest integer");
+        cases.put(bytes("id,lower,upper,size\na,0,2,64.5\n"), ":2: size is not an integer: '64.5'");
+        cases.put(bytes("id,lower,upper,size\na,0,2,4611686018427387904\nb,0,2,4611686018427387904\n"), "field 'size' of buffer 'b': the sizes add up past 2^62");
+        int k = 0;
+        for (var c : cases.entrySet()) {
+            Path in = dir.resolve("hostile" + k++ + ".csv");
+            Files.write(in, c.getKey());
+            for (String strategy : List.of("greedy", "search")) {
+                CliRun r = run("plan", "--input", in.toString(), "--strategy", strategy);
+                assertEquals(2, r.code(), c.getValue() + " -> " + r.out() + r.err());
+                assertTrue(r.err().contains(in.toString()) && r.err().contains(c.getValue()), r.err());
+                assertEquals(1, r.err().strip().lines().count(), r.err());
+                assertFalse(r.err().contains("Exception") || r.err().contains("overflow") || r.err().contains("-9"), r.err());
+            }
+        }
+    }
+
+    @Test
+    void hostileJsonExitsTwoNamingTheField() throws Exception {
+        String ok = """
+                {"name":"t","alignment":64,"memoryBanks":{"hbm":{"name":"hbm","writable":true}},
+                "tensorAllocs":{"a":{"size":64,"binding":{"role":"SCRATCH","memory":"hbm","offset":0}},
+                "b":{"size":128,"binding":{"role":"SCRATCH","memory":"hbm","offset":64}}},
+                "arenaUsages":{"hbm":{"memory":"hbm","size":192}},
+                "tensorLifetimes":{"a":{"firstStep":0,"lastStep":1},"b":{"firstStep":1,"lastStep":2}}}
+                """;
+        Map<String, String> cases = new java.util.LinkedHashMap<>();
+        cases.put(ok.replace("\"size\":64,", "\"size\":64.5,"), ":2: 'tensorAllocs.a.size': not an integer: 64.5");
+        cases.put(ok.replace("\"lastStep\":2", "\"lastStep\":9223372036854775807"), ":5: 'tensorLifetimes.b'");
+        cases.put(ok.replace("\"size\":64,", "\"size\":9223372036854775807,"), "'tensorAllocs.a.size'");
+        int k = 0;
+        for (var c : cases.entrySet()) {
+            Path in = dir.resolve("hostile" + k++ + ".json");
+            Files.writeString(in, c.getKey());
+            CliRun r = run("plan", "--input", in.toString());
+            assertEquals(2, r.code(), c.getValue() + " -> " + r.out() + r.err());
+            assertTrue(r.err().contains(in.toString()) && r.err().contains(c.getValue()), r.err());
+            assertEquals(1, r.err().strip().lines().count(), r.err());
+            assertFalse(r.err().contains("Exception") || r.err().contains("coercion"), r.err());
+        }
+        Path latin1 = dir.resolve("latin1.json");
+        Files.write(latin1, bytes(ok.substring(0, ok.indexOf("\"t\"") + 2), 0xe9, ok.substring(ok.indexOf("\"t\"") + 2)));
+        CliRun r = run("plan", "--input", latin1.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains(latin1 + ":1:") && r.err().contains("UTF-8"), r.err());
+    }
+
+    @Test
+    void outputFormatFollowsTheFileName() throws Exception {
+        // issue 21: --output A.plan.json gets a memory plan, --output A.csv the CSV, whatever the input
+        Path in = csv("p.csv", SMALL);
+        Path planOut = dir.resolve("p.plan.json");
+        CliRun r = run("plan", "--input", in.toString(), "--output", planOut.toString(), "--time-limit", "5");
+        assertEquals(0, r.code(), r.out() + r.err());
+        MemoryPlan plan = PlanJson.read(planOut);
+        assertEquals(List.of(), plan.validate());
+        assertEquals(3, plan.tensorAllocs().size());
+        assertEquals(300, plan.arenaUsages().values().iterator().next().size());
+        Path csvOut = dir.resolve("again.csv");
+        CliRun back = run("plan", "--input", planOut.toString(), "--output", csvOut.toString(), "--time-limit", "5");
+        assertEquals(0, back.code(), back.out() + back.err());
+        assertEquals(3, ProblemCsv.readOffsets(csvOut).size());
+        assertTrue(Files.readString(csvOut).startsWith("id,lower,upper,size,offset\n"));
+    }
+
+    @Test
+    void provesTheMinimumWhenSearchClosesTheGap() throws Exception {
+        // x,y live together (200), z,w live together (200) but z/w overlap x or y in a way that forces
+        // 300: a and b of 100 overlap each other and c of 200 at different steps
+        Path in = csv("gap.csv", "id,lower,upper,size\na,0,2,100\nb,1,3,100\nc,0,1,100\nd,2,3,100\ne,1,2,50\n");
+        CliRun r = run("plan", "--input", in.toString(), "--time-limit", "10");
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.equals("proof: optimal")), r.out());
+        CliRun g = run("plan", "--input", in.toString(), "--strategy", "greedy");
+        assertTrue(g.out().lines().anyMatch(l -> l.equals("proof: optimal") || l.matches("proof: gap <= \\d+\\.\\d\\d%")), g.out());
+    }
+
+    @Test
+    void timeLimitZeroStillWritesAValidPacking() throws Exception {
+        // the limit covers the whole run: with none left the first answer is written, marked as cut short
+        StringBuilder sb = new StringBuilder("id,lower,upper,size\n");
+        java.util.Random rnd = new java.util.Random(3);
+        for (int i = 0; i < 3000; i++) {
+            int lo = rnd.nextInt(500);
+            sb.append("b").append(i).append(',').append(lo).append(',').append(lo + 1 + rnd.nextInt(30)).append(',')
+                    .append(1 + rnd.nextInt(5000)).append('\n');
+        }
+        Path in = csv("many.csv", sb.toString());
+        Path out = dir.resolve("many.out.csv");
+        CliRun r = run("plan", "--input", in.toString(), "--time-limit", "0", "--output", out.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertEquals(3000, ProblemCsv.readOffsets(out).size());
+    }
+
+    private static byte[] bytes(String before, int b, String after) {
+        byte[] x = before.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] y = after.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] all = new byte[x.length + 1 + y.length];
+        System.arraycopy(x, 0, all, 0, x.length);
+        all[x.length] = (byte) b;
+        System.arraycopy(y, 0, all, x.length + 1, y.length);
+        return all;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test

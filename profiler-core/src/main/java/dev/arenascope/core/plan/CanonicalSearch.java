@@ -87,6 +87,9 @@ final class CanonicalSearch {
     private int topSp;
 
     private final long[][] keys;
+    /** Longs the candidate keys of all depths may take together (256 MiB); past it the search gives up. */
+    static final long KEY_BUDGET = 1L << 25;
+    private long keyLongs;
     private final long[] relBuf;
     private final long[] raisedBuf;
     private final LongSet failed;
@@ -178,17 +181,7 @@ final class CanonicalSearch {
                 sectionBuffers[s][count[s]++] = i;
             }
         }
-        neighbors = new int[m][];
-        for (int i = 0; i < m; i++) {
-            int[] tmp = new int[m];
-            int c = 0;
-            for (int j = 0; j < m; j++) {
-                if (j != i && lower[i] < upper[j] && lower[j] < upper[i]) {
-                    tmp[c++] = j;
-                }
-            }
-            neighbors[i] = Arrays.copyOf(tmp, c);
-        }
+        neighbors = neighbors(lower, upper, deadline);
         open = new int[m];
         for (int i = 0; i < m; i++) {
             open[i] = neighbors[i].length;
@@ -237,7 +230,11 @@ final class CanonicalSearch {
             maxNeighbors = Math.max(maxNeighbors, neighbors[i].length);
             spans += su[i] - sl[i];
         }
-        floorIdx = new int[m * (maxNeighbors + 1) + 1];
+        long pairs = 0;
+        for (int[] nb : neighbors) {
+            pairs += nb.length;
+        }
+        floorIdx = new int[(int) Math.min(Integer.MAX_VALUE - 8, pairs + 1)]; // a path raises each floor once per neighbour placed
         floorOld = new long[floorIdx.length];
         topOld = new long[(int) spans + 1];
         keys = new long[m + 1][];
@@ -428,8 +425,15 @@ final class CanonicalSearch {
             }
         }
         long[] ks = keys[sp];
-        if (ks == null) {
-            ks = keys[sp] = new long[m];
+        if (ks == null || ks.length < m - sp) {
+            // one key per unplaced buffer at most; the sum over depths is bounded (see KEY_BUDGET)
+            int len = Math.max(16, Math.min(m, ks == null ? m - sp : Math.max(2 * ks.length, m - sp)));
+            keyLongs += len - (ks == null ? 0 : ks.length);
+            if (keyLongs > KEY_BUDGET) {
+                timedOut = true;   // out of search memory: give up as at a time limit
+                return false;
+            }
+            ks = keys[sp] = new long[len];
         }
         // Dominance: if an unplaced buffer c fits between its floor and a candidate's level, putting c
         // there first only uses space that placing the candidate would waste; so only candidates below
@@ -659,6 +663,106 @@ final class CanonicalSearch {
                 throw new IllegalStateException("undo log out of step");
             }
         }
+    }
+
+    /** Thrown by the constructor when the deadline passes while it builds its tables. */
+    static final class PastDeadline extends RuntimeException {
+        PastDeadline() {
+            super("search deadline passed while building its tables", null, false, false);
+        }
+    }
+
+    /**
+     * For each buffer, the buffers overlapping it in time: a sweep over starts in step order, O(n log n
+     * + pairs). Checks the deadline as it goes ({@link PastDeadline}).
+     */
+    static int[][] neighbors(long[] lower, long[] upper, long deadline) {
+        int m = lower.length;
+        Integer[] boxed = new Integer[m];
+        for (int i = 0; i < m; i++) {
+            boxed[i] = i;
+        }
+        Arrays.sort(boxed, (x, y) -> Long.compare(lower[x], lower[y]));
+        int[] byLower = new int[m];
+        int[] count = new int[m];
+        for (int i = 0; i < m; i++) {
+            byLower[i] = boxed[i];
+        }
+        // pass 1 counts, pass 2 fills: j after i in start order overlaps i when lower[j] < upper[i]
+        for (int pass = 0; pass < 2; pass++) {
+            int[][] out = pass == 1 ? new int[m][] : null;
+            if (out != null) {
+                for (int i = 0; i < m; i++) {
+                    out[i] = new int[count[i]];
+                    count[i] = 0;
+                }
+            }
+            for (int a = 0; a < m; a++) {
+                if ((a & 1023) == 0 && System.nanoTime() > deadline) {
+                    throw new PastDeadline();
+                }
+                int i = byLower[a];
+                for (int b = a + 1; b < m && lower[byLower[b]] < upper[i]; b++) {
+                    int j = byLower[b];
+                    if (out != null) {
+                        out[i][count[i]] = j;
+                        out[j][count[j]] = i;
+                    }
+                    count[i]++;
+                    count[j]++;
+                }
+            }
+            if (out != null) {
+                for (int[] nb : out) {
+                    Arrays.sort(nb);
+                }
+                return out;
+            }
+        }
+        throw new AssertionError();
+    }
+
+    /**
+     * Pairs of buffers that overlap in time, counted in O(n log n) without listing them: what the
+     * search's tables would hold.
+     */
+    static long overlappingPairs(PlanProblem problem) {
+        int n = problem.size();
+        long[] lo = new long[n];
+        long[] up = new long[n];
+        for (int i = 0; i < n; i++) {
+            lo[i] = problem.buffers().get(i).lower();
+            up[i] = problem.buffers().get(i).upper();
+        }
+        Arrays.sort(lo);
+        Arrays.sort(up);
+        // pairs = sum over buffers of the buffers starting before its end, minus those that ended by
+        // its start, minus itself; each pair counted twice
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            long l = problem.buffers().get(i).lower();
+            long u = problem.buffers().get(i).upper();
+            total += countBelow(lo, u) - countAtOrBelow(up, l) - 1;
+        }
+        return total / 2;
+    }
+
+    private static int countBelow(long[] sorted, long v) {
+        int l = 0;
+        int r = sorted.length;
+        while (l < r) {
+            int mid = (l + r) >>> 1;
+            if (sorted[mid] < v) {
+                l = mid + 1;
+            } else {
+                r = mid;
+            }
+        }
+        return l;
+    }
+
+    private static int countAtOrBelow(long[] sorted, long v) {
+        return countBelow(sorted, v == Long.MAX_VALUE ? v : v + 1);
     }
 
     private static long gcd(long a, long b) {

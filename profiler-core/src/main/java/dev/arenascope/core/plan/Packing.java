@@ -15,9 +15,39 @@ import java.util.Map;
  * @param strategy     the planner's name ({@code greedy}, {@code search})
  * @param elapsedNanos wall time the planner took
  * @param timedOut     whether a search stopped at its time limit before it finished
+ * @param bound        a proved lower bound on every packing's height, at least {@code lowerBound}: the
+ *                     search raises it past each height it proved impossible. {@code height == bound}
+ *                     proves the packing optimal
  */
 public record Packing(PlanProblem problem, long[] offsets, long height, long lowerBound, long capacity,
-                      String strategy, long elapsedNanos, boolean timedOut) {
+                      String strategy, long elapsedNanos, boolean timedOut, long bound) {
+
+    /** A packing whose only proof is the lower bound ({@code bound = lowerBound}). */
+    public Packing(PlanProblem problem, long[] offsets, long height, long lowerBound, long capacity,
+                   String strategy, long elapsedNanos, boolean timedOut) {
+        this(problem, offsets, height, lowerBound, capacity, strategy, elapsedNanos, timedOut, lowerBound);
+    }
+
+    /** Whether no packing is lower: the height equals the proved bound. */
+    public boolean provedOptimal() {
+        return height <= bound;
+    }
+
+    /**
+     * The certified gap in percent: how far above the proved bound the height is at most,
+     * {@code (height - bound) / bound * 100}, rounded up to a hundredth (0 when optimal or empty).
+     */
+    public double gapPercent() {
+        if (provedOptimal() || bound <= 0) {
+            return 0;
+        }
+        return Math.ceil((height - bound) * 10000.0 / bound) / 100.0;
+    }
+
+    /** The proof status as {@code plan} prints it: {@code optimal} or {@code gap <= X%}. */
+    public String proof() {
+        return provedOptimal() ? "optimal" : String.format(java.util.Locale.ROOT, "gap <= %.2f%%", gapPercent());
+    }
 
     /** Whether the packing fits in the capacity asked for. */
     public boolean fits() {
@@ -40,6 +70,57 @@ public record Packing(PlanProblem problem, long[] offsets, long height, long low
             m.put(problem.buffers().get(i).id(), offsets[i]);
         }
         return m;
+    }
+
+    /**
+     * Whether no two buffers live at a common step share a byte, every offset is aligned and not
+     * negative, and the height is the highest end: a sweep over time keeping the live buffers by
+     * offset, O(n log n). Written apart from the planners (it shares no code with them).
+     */
+    public boolean overlapFree() {
+        int n = offsets.length;
+        if (n != problem.size()) {
+            return false;
+        }
+        long h = 0;
+        Integer[] byLower = new Integer[n];
+        Integer[] byUpper = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            byLower[i] = i;
+            byUpper[i] = i;
+            if (offsets[i] < 0 || offsets[i] % problem.alignment() != 0) {
+                return false;
+            }
+            h = Math.max(h, offsets[i] + problem.alignedSize(i));
+        }
+        if (h != height) {
+            return false;
+        }
+        java.util.Arrays.sort(byLower, java.util.Comparator.comparingLong(i -> problem.buffers().get(i).lower()));
+        java.util.Arrays.sort(byUpper, java.util.Comparator.comparingLong(i -> problem.buffers().get(i).upper()));
+        java.util.TreeMap<Long, Long> live = new java.util.TreeMap<>(); // offset -> end
+        int e = 0;
+        for (int q = 0; q < n; q++) {
+            int i = byLower[q];
+            long at = problem.buffers().get(i).lower();
+            while (e < n && problem.buffers().get(byUpper[e]).upper() <= at) {
+                int j = byUpper[e++];
+                if (problem.alignedSize(j) > 0) {
+                    live.remove(offsets[j]);
+                }
+            }
+            long size = problem.alignedSize(i);
+            if (size == 0) {
+                continue;
+            }
+            var below = live.floorEntry(offsets[i]);
+            var above = live.ceilingEntry(offsets[i]);
+            if ((below != null && below.getValue() > offsets[i]) || (above != null && above.getKey() < offsets[i] + size)) {
+                return false;
+            }
+            live.put(offsets[i], offsets[i] + size);
+        }
+        return true;
     }
 
     /** The height of these offsets: the highest aligned end. */

@@ -29,6 +29,7 @@ public final class PlanJson {
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)   // 64.5 bytes is refused, never read as 64
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .build();
 
@@ -132,6 +133,19 @@ public final class PlanJson {
         if (plan == null) {
             throw new PlanInputException(source, 1, "expected a JSON object holding a memory plan, found null");
         }
+        // what one arena's tensors add up to must stay a problem a planner can hold (PlanProblem's limit)
+        java.util.Map<String, Long> total = new java.util.HashMap<>();
+        for (var e : plan.tensorAllocs().entrySet()) {
+            TensorAllocation a = e.getValue();
+            long size = a.size() > PlanProblem.MAX_TOTAL_BYTES ? PlanProblem.MAX_TOTAL_BYTES + 1
+                    : PlanProblem.alignUp(a.size(), Math.min(plan.alignment(), PlanProblem.MAX_TOTAL_BYTES));
+            long t = total.merge(a.binding().role() + ":" + a.binding().memory(), Math.min(size, PlanProblem.MAX_TOTAL_BYTES + 1), Long::sum);
+            if (t > PlanProblem.MAX_TOTAL_BYTES || t < 0) {
+                throw new PlanInputException(source, 0, "'tensorAllocs." + e.getKey() + ".size': " + a.size()
+                        + " bytes takes arena " + a.binding().role().name().toLowerCase(java.util.Locale.ROOT) + ":"
+                        + a.binding().memory() + " past 2^62 bytes in all");
+            }
+        }
         return plan;
     }
 
@@ -157,7 +171,10 @@ public final class PlanJson {
                 .replaceAll(" \\(token `JsonToken\\.[A-Z_]+`\\)", "")
                 .replaceAll("\\s*\\(through reference chain:.*$", "")
                 .replaceAll("`(?:[a-z_]\\w*\\.)*(?:\\w+\\$)*(\\w+)`", "$1");
-        if (m.startsWith("Cannot map null")) {
+        java.util.regex.Matcher frac = java.util.regex.Pattern.compile("^Cannot coerce Floating-point value \\((.*?)\\) to (?:long|int) value.*").matcher(m);
+        if (frac.matches()) {
+            m = "not an integer: " + frac.group(1) + " (sizes, offsets and steps are whole numbers)";
+        } else if (m.startsWith("Cannot map null")) {
             m = "a required value is missing or null";
         } else if (m.startsWith("No content to map due to end-of-input")) {
             m = "empty file: expected a JSON object holding a memory plan";

@@ -9,19 +9,39 @@ import java.util.Set;
  * A static allocation problem: buffers with lifetimes and sizes, and the alignment every offset must
  * respect. Sizes are rounded up to the alignment when packing. Immutable.
  *
+ * <p><b>Limits.</b> Steps lie in {@code [0, MAX_STEP]} and the aligned sizes of all buffers together
+ * stay at or below {@link #MAX_TOTAL_BYTES}, so that every height, offset and end a planner computes
+ * (never more than the sum of the sizes) fits a {@code long} with room to spare; the readers refuse
+ * input past them naming the line and field, and the constructor with an {@link IllegalArgumentException}.
+ *
  * @param buffers   the buffers (ids unique)
  * @param alignment bytes, at least 1
  */
 public record PlanProblem(List<PlanBuffer> buffers, long alignment) {
+    /** The largest step a lifetime may reach ({@code upper <= MAX_STEP}): 2^62. */
+    public static final long MAX_STEP = 1L << 62;
+    /** The most bytes all buffers of one problem may add up to, aligned: 2^62 (4 EiB). */
+    public static final long MAX_TOTAL_BYTES = 1L << 62;
+
     public PlanProblem {
         buffers = List.copyOf(buffers);
-        if (alignment < 1) {
-            throw new IllegalArgumentException("alignment must be at least 1 byte, got " + alignment);
+        if (alignment < 1 || alignment > MAX_TOTAL_BYTES) {
+            throw new IllegalArgumentException("alignment must be between 1 byte and 2^62, got " + alignment);
         }
         Set<String> ids = new HashSet<>();
+        long total = 0;
         for (PlanBuffer b : buffers) {
             if (!ids.add(b.id())) {
                 throw new IllegalArgumentException("duplicate buffer id '" + b.id() + "'");
+            }
+            if (b.upper() > MAX_STEP) {
+                throw new IllegalArgumentException("buffer '" + b.id() + "' ends at step " + b.upper()
+                        + ", past the largest step 2^62");
+            }
+            long a = b.size() > MAX_TOTAL_BYTES ? MAX_TOTAL_BYTES + 1 : alignUp(b.size(), alignment);
+            total += Math.min(a, MAX_TOTAL_BYTES + 1);
+            if (total > MAX_TOTAL_BYTES) {
+                throw new IllegalArgumentException("buffer '" + b.id() + "' takes the sizes past 2^62 bytes in all");
             }
         }
     }
@@ -56,22 +76,38 @@ public record PlanProblem(List<PlanBuffer> buffers, long alignment) {
 
     /**
      * The lower bound on any packing's height: the most (aligned) bytes live at one step. No packing can
-     * be lower; the search planner's goal is to reach it.
+     * be lower; the search planner's goal is to reach it. O(n log n).
      */
     public long lowerBound() {
         int n = size();
-        long[][] ev = new long[2 * n][];
+        // starts and ends as (step << 1 | kind) with the index kept apart: ends (kind 0) before starts
+        // (kind 1) at the same step, since lifetimes are [lower, upper)
+        long[] starts = new long[n];
+        long[] ends = new long[n];
+        long[] startSize = new long[n];
+        long[] endSize = new long[n];
+        Integer[] byLower = new Integer[n];
+        Integer[] byUpper = new Integer[n];
         for (int i = 0; i < n; i++) {
-            PlanBuffer b = buffers.get(i);
-            ev[2 * i] = new long[] {b.lower(), alignedSize(i)};
-            ev[2 * i + 1] = new long[] {b.upper(), -alignedSize(i)};
+            byLower[i] = i;
+            byUpper[i] = i;
         }
-        // ends before starts at the same step: [lower, upper) intervals
-        Arrays.sort(ev, (x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
+        Arrays.sort(byLower, (x, y) -> Long.compare(buffers.get(x).lower(), buffers.get(y).lower()));
+        Arrays.sort(byUpper, (x, y) -> Long.compare(buffers.get(x).upper(), buffers.get(y).upper()));
+        for (int k = 0; k < n; k++) {
+            starts[k] = buffers.get(byLower[k]).lower();
+            startSize[k] = alignedSize(byLower[k]);
+            ends[k] = buffers.get(byUpper[k]).upper();
+            endSize[k] = alignedSize(byUpper[k]);
+        }
         long live = 0;
         long max = 0;
-        for (long[] e : ev) {
-            live += e[1];
+        int e = 0;
+        for (int s = 0; s < n; s++) {
+            while (e < n && ends[e] <= starts[s]) {
+                live -= endSize[e++];
+            }
+            live += startSize[s];
             max = Math.max(max, live);
         }
         return max;

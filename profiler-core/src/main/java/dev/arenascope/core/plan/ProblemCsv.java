@@ -1,10 +1,17 @@
 package dev.arenascope.core.plan;
 
+import java.io.BufferedInputStream;
 import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.Reader;
-import java.io.StringReader;
 import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +27,11 @@ import java.util.Map;
  *
  * <p>Bad input raises {@link PlanInputException} naming the file and the 1-based line: a line without
  * 4 or 5 fields, a field that is not an integer, a negative size, {@code lower >= upper}, a negative
- * lower, a duplicate id (with the line that first used it). Blank lines and lines starting with
- * {@code #} are skipped. Lines longer than 4,096 characters are rejected without being held.
+ * lower, a duplicate id (with the line that first used it), bytes that are not UTF-8 (with the byte
+ * offset in the line), a step past {@link PlanProblem#MAX_STEP}, sizes adding up past
+ * {@link PlanProblem#MAX_TOTAL_BYTES}, a number with a fraction or exponent ({@code 64.5} is refused,
+ * never rounded). Blank lines and lines starting with {@code #} are skipped. Lines longer than 4,096
+ * characters (bytes, read from a file) are rejected without being held.
  */
 public final class ProblemCsv {
     private static final int MAX_LINE = 4096;
@@ -30,43 +40,131 @@ public final class ProblemCsv {
 
     /** Reads a problem from {@code file}. */
     public static PlanProblem read(Path file, long alignment) throws IOException {
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return read(r, file.toString(), alignment);
+        try (InputStream in = Files.newInputStream(file)) {
+            return read(in, file.toString(), alignment);
         }
     }
 
     /** Parses a problem from CSV text; {@code source} names it in messages. */
     public static PlanProblem parse(String text, String source, long alignment) {
         try {
-            return read(new StringReader(text), source, alignment);
+            return read(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), source, alignment);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    /** Reads a problem; {@code source} names the input in messages. */
+    /** Reads a problem from UTF-8 bytes; {@code source} names the input in messages. */
+    public static PlanProblem read(InputStream in, String source, long alignment) throws IOException {
+        return problem(rows(new Utf8Lines(in, source), source, false).buffers, alignment, source);
+    }
+
+    /** Reads a problem from characters; {@code source} names the input in messages. */
     public static PlanProblem read(Reader in, String source, long alignment) throws IOException {
-        return new PlanProblem(rows(in, source, false).buffers, alignment);
+        BufferedReader br = in instanceof BufferedReader b ? b : new BufferedReader(in);
+        return problem(rows((line, lineNo) -> readLine(br, line, source, lineNo), source, false).buffers, alignment, source);
+    }
+
+    private static PlanProblem problem(List<PlanBuffer> buffers, long alignment, String source) {
+        long total = 0;
+        for (int i = 0; i < buffers.size(); i++) {
+            PlanBuffer b = buffers.get(i);
+            long a = b.size() % alignment == 0 ? b.size() : b.size() + (alignment - b.size() % alignment);
+            total += a;
+            if (a < 0 || total < 0 || total > PlanProblem.MAX_TOTAL_BYTES) {
+                throw new PlanInputException(source, 0, "field 'size' of buffer '" + b.id() + "': the sizes add up past 2^62 bytes"
+                        + (alignment > 1 ? " (aligned to " + alignment + ")" : ""));
+            }
+        }
+        return new PlanProblem(buffers, alignment);
     }
 
     /** The {@code offset} column of a solution file (id to offset), or an error when it has none. */
     public static Map<String, Long> readOffsets(Path file) throws IOException {
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return rows(r, file.toString(), true).offsets;
+        try (InputStream in = Files.newInputStream(file)) {
+            return rows(new Utf8Lines(in, file.toString()), file.toString(), true).offsets;
         }
     }
 
+    /** Fills {@code line} with the next line's text (no line end); false at the end of the input. */
+    @FunctionalInterface
+    private interface Lines {
+        boolean next(StringBuilder line, long lineNo) throws IOException;
+    }
+
+    /**
+     * Lines of UTF-8 bytes, each decoded strictly: a byte sequence that is not UTF-8 is refused naming
+     * the line and the byte offset in it (a replacement character is never substituted).
+     */
+    private static final class Utf8Lines implements Lines {
+        private final InputStream in;
+        private final String source;
+        private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        private final byte[] buf = new byte[MAX_LINE];
+
+        Utf8Lines(InputStream in, String source) {
+            this.in = in instanceof BufferedInputStream ? in : new BufferedInputStream(in, 1 << 16);
+            this.source = source;
+        }
+
+        @Override
+        public boolean next(StringBuilder line, long lineNo) throws IOException {
+            line.setLength(0);
+            int c = in.read();
+            if (c < 0) {
+                return false;
+            }
+            int n = 0;
+            while (c >= 0 && c != '\n') {
+                if (c != '\r') {
+                    if (n >= MAX_LINE) {
+                        throw new PlanInputException(source, lineNo, "line longer than " + MAX_LINE + " bytes");
+                    }
+                    buf[n++] = (byte) c;
+                }
+                c = in.read();
+            }
+            boolean ascii = true;
+            for (int i = 0; i < n && ascii; i++) {
+                ascii = buf[i] >= 0;
+            }
+            if (ascii) {
+                for (int i = 0; i < n; i++) {
+                    line.append((char) buf[i]);
+                }
+                return true;
+            }
+            ByteBuffer bytes = ByteBuffer.wrap(buf, 0, n);
+            CharBuffer chars = CharBuffer.allocate(n);
+            CoderResult r = utf8.reset().decode(bytes, chars, true);
+            if (r.isError()) {
+                int at = bytes.position();
+                int field = 0;
+                for (int i = 0; i < at; i++) {
+                    field += buf[i] == ',' ? 1 : 0;
+                }
+                throw new PlanInputException(source, lineNo, "field '" + FIELDS[Math.min(field, FIELDS.length - 1)]
+                        + "' is not UTF-8 text: byte 0x" + String.format("%02x", buf[at] & 0xff) + " at byte " + (at + 1)
+                        + " of the line");
+            }
+            line.append(chars.flip());
+            return true;
+        }
+    }
+
+    private static final String[] FIELDS = {"id", "lower", "upper", "size", "offset", "extra"};
+
     private record Rows(List<PlanBuffer> buffers, Map<String, Long> offsets) {}
 
-    private static Rows rows(Reader reader, String source, boolean needOffsets) throws IOException {
-        BufferedReader in = reader instanceof BufferedReader b ? b : new BufferedReader(reader);
+    private static Rows rows(Lines in, String source, boolean needOffsets) throws IOException {
         List<PlanBuffer> buffers = new ArrayList<>();
         Map<String, Long> offsets = new java.util.LinkedHashMap<>();
         Map<String, Long> firstLine = new HashMap<>();
         long lineNo = 0;
         boolean sawContent = false;
         StringBuilder line = new StringBuilder();
-        while (readLine(in, line, source, lineNo + 1)) {
+        while (in.next(line, lineNo + 1)) {
             lineNo++;
             String text = line.toString().strip();
             if (text.isEmpty() || text.startsWith("#")) {
@@ -100,6 +198,14 @@ public final class ProblemCsv {
             }
             if (lower < 0) {
                 throw new PlanInputException(source, lineNo, "buffer '" + id + "' has a negative lower " + lower);
+            }
+            if (upper > PlanProblem.MAX_STEP) {
+                throw new PlanInputException(source, lineNo, "field 'upper' of buffer '" + id + "': step " + upper
+                        + " is past the largest step 2^62");
+            }
+            if (size > PlanProblem.MAX_TOTAL_BYTES) {
+                throw new PlanInputException(source, lineNo, "field 'size' of buffer '" + id + "': " + size
+                        + " bytes is past the largest problem, 2^62 bytes in all");
             }
             if (lower >= upper) {
                 throw new PlanInputException(source, lineNo, "buffer '" + id + "' has lower " + lower + " >= upper " + upper
@@ -146,7 +252,10 @@ public final class ProblemCsv {
         try {
             return Long.parseLong(s);
         } catch (NumberFormatException e) {
-            throw new PlanInputException(source, lineNo, what + " is not an integer: '" + clip(s) + "'");
+            boolean digits = !s.isEmpty() && s.chars().allMatch(ch -> ch >= '0' && ch <= '9' || ch == '-' || ch == '+');
+            throw new PlanInputException(source, lineNo, what + (digits
+                    ? " is past the largest integer 2^63-1: '" + clip(s) + "'"
+                    : " is not an integer: '" + clip(s) + "'"));
         }
     }
 

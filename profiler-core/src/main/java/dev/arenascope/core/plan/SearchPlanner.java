@@ -38,6 +38,12 @@ public record SearchPlanner() implements Planner {
         long[] best = GreedyBySizePlanner.place(problem);
         long bestHeight = Packing.heightOf(problem, best);
         boolean timedOut = false;
+        long bound = lb;
+        if (bestHeight > lb && (bestHeight > capacity || capacity == Long.MAX_VALUE)
+                && (System.nanoTime() >= deadline || CanonicalSearch.overlappingPairs(problem) > maxPairs())) {
+            // no time left after the first answer, or tables past what memory holds: greedy is the answer
+            return new Packing(problem, best, bestHeight, lb, capacity, name(), System.nanoTime() - t0, true);
+        }
         if (capacity != Long.MAX_VALUE) {
             if (bestHeight > capacity && lb <= capacity) {
                 // three quarters of the time for the capacity; if that stalls, the rest lowers the best
@@ -49,10 +55,14 @@ public record SearchPlanner() implements Planner {
                     bestHeight = Packing.heightOf(problem, found);
                 } else {
                     timedOut = o == CanonicalSearch.Outcome.TIMED_OUT;
-                    long lo = o == CanonicalSearch.Outcome.INFEASIBLE ? capacity + 1 : Math.max(lb, capacity + 1);
+                    long lo = o == CanonicalSearch.Outcome.INFEASIBLE ? capacity + 1 : lb;
                     long[] b = best.clone();
-                    bestHeight = narrow(problem, lo, bestHeight, b, deadline).height;
+                    Narrowed r = narrow(problem, Math.max(lo, Math.min(bestHeight, capacity + 1)), bestHeight, b, deadline);
+                    bestHeight = r.height;
                     best = b;
+                    if (o == CanonicalSearch.Outcome.INFEASIBLE) {
+                        bound = Math.max(lb, r.closed ? bestHeight : r.lo);
+                    }
                 }
             }
         } else {
@@ -61,11 +71,22 @@ public record SearchPlanner() implements Planner {
             best = b;
             bestHeight = r.height;
             timedOut = !r.closed;
+            bound = r.closed ? bestHeight : Math.max(lb, r.lo);
         }
-        return new Packing(problem, best, bestHeight, lb, capacity, name(), System.nanoTime() - t0, timedOut);
+        return new Packing(problem, best, bestHeight, lb, capacity, name(), System.nanoTime() - t0, timedOut, bound);
     }
 
-    private record Narrowed(long height, boolean closed) {}
+    /** The best height found, whether it is proved optimal, and the lowest height not proved impossible. */
+    private record Narrowed(long height, boolean closed, long lo) {}
+
+    /**
+     * The most pairs of time-overlapping buffers the search takes on: its tables hold about 32 bytes a
+     * pair, kept to an eighth of the heap. Past it {@link #plan} answers with greedy's packing, marked
+     * as stopped early.
+     */
+    static long maxPairs() {
+        return Math.max(1_000_000, Runtime.getRuntime().maxMemory() / 8 / 32);
+    }
 
     /**
      * Narrows {@code [lo, hi)} — lo the lowest height not proved impossible, hi the best found, whose
@@ -96,7 +117,7 @@ public record SearchPlanner() implements Planner {
             }
             next = PlanProblem.alignUp(next, align);
         }
-        return new Narrowed(hi, lo >= hi);
+        return new Narrowed(hi, lo >= hi, Math.min(lo, hi));
     }
 
     /** Static orders {@link #portfolio} takes turns with: width-area-load, load-area-width, load-width-area. */
@@ -124,6 +145,10 @@ public record SearchPlanner() implements Planner {
      * keeps the static order (kept for tests that check both reach the same decisions).
      */
     static CanonicalSearch.Outcome portfolio(PlanProblem problem, long capacity, long deadline, long[] out, boolean reorder) {
+        if (PerfectPacking.applies(problem, capacity)) {
+            // no slack at any step: the corner search is complete and far narrower (see PerfectPacking)
+            return new PerfectPacking(problem, capacity, deadline).runInto(out);
+        }
         CanonicalSearch.LongSet failed = new CanonicalSearch.LongSet(1 << 12);
         int[][] orders = new int[ORDER_TURNS.length][];
         for (int k = 0; k < orders.length; k++) {
@@ -134,8 +159,13 @@ public record SearchPlanner() implements Planner {
                 if (System.nanoTime() > deadline) {
                     return CanonicalSearch.Outcome.TIMED_OUT;
                 }
-                CanonicalSearch search = new CanonicalSearch(problem, orders[k], capacity, deadline, failed, k)
-                        .nodeLimit(budget).strict(true).reorderComponents(reorder ? ORDER_TURNS[k] : -1);
+                CanonicalSearch search;
+                try {
+                    search = new CanonicalSearch(problem, orders[k], capacity, deadline, failed, k)
+                            .nodeLimit(budget).strict(true).reorderComponents(reorder ? ORDER_TURNS[k] : -1);
+                } catch (CanonicalSearch.PastDeadline e) {
+                    return CanonicalSearch.Outcome.TIMED_OUT;
+                }
                 CanonicalSearch.Outcome o = search.runInto(out);
                 if (o != CanonicalSearch.Outcome.TIMED_OUT) {
                     return o;
