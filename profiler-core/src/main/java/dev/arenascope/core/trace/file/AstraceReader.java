@@ -19,7 +19,6 @@ import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 
 import dev.arenascope.core.trace.ByteReader;
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
@@ -27,6 +26,10 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.codec.EventLayout;
+import dev.arenascope.core.trace.codec.FrameHeader;
+import dev.arenascope.core.trace.codec.MetaCodec;
 import dev.arenascope.core.trace.store.EventStore;
 
 /**
@@ -113,11 +116,11 @@ public final class AstraceReader implements AutoCloseable {
             throw new TraceFormatException(source, AstraceFormat.HEADER_FIXED, "header checksum mismatch");
         }
         ByteReader br = new ByteReader(body, 0, body.length, source, AstraceFormat.HEADER_FIXED);
-        session = ChunkCodec.decodeSession(br);
+        session = MetaCodec.decodeSession(br);
         int n = br.count(br.remaining(), "header metadata count");
         List<MetaRecord> meta = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            meta.add(ChunkCodec.decodeMeta(br));
+            meta.add(MetaCodec.decodeMeta(br, EventLayout.of(version)));
         }
         if (br.remaining() != 0) {
             throw br.error("header has " + br.remaining() + " trailing bytes");
@@ -287,7 +290,7 @@ public final class AstraceReader implements AutoCloseable {
     // ---------------------------------------------------------------- locating frames
 
     /** A frame found in the file, checked for fitting; not yet checksummed. */
-    private record Located(long offset, byte[] header, ChunkCodec.FrameHeader fh, byte[] payload) {}
+    private record Located(long offset, byte[] header, FrameHeader fh, byte[] payload) {}
 
     /** The next frame from {@link #pos}, advancing past it; null at the end. Records and skips damage. */
     private Located locate() throws IOException {
@@ -315,9 +318,9 @@ public final class AstraceReader implements AutoCloseable {
                 return null;
             }
             byte[] h = readAt(pos, ChunkCodec.FRAME_HEADER_BYTES);
-            ChunkCodec.FrameHeader fh;
+            FrameHeader fh;
             try {
-                fh = ChunkCodec.parseHeader(h, 0, source, pos);
+                fh = FrameHeader.parse(h, 0, source, pos);
             } catch (TraceFormatException e) {
                 problem(pos, stripSource(e));
                 resync(pos + 1);
@@ -388,7 +391,7 @@ public final class AstraceReader implements AutoCloseable {
         }
         byte[] h = readAt(o, ChunkCodec.FRAME_HEADER_BYTES);
         try {
-            ChunkCodec.FrameHeader fh = ChunkCodec.parseHeader(h, 0, source, o);
+            FrameHeader fh = FrameHeader.parse(h, 0, source, o);
             if (fh.payloadBytes() > end - o - ChunkCodec.FRAME_HEADER_BYTES) {
                 return false;
             }

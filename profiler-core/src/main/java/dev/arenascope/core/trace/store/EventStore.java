@@ -6,9 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -19,6 +17,7 @@ import dev.arenascope.core.trace.ScopeInterval;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.codec.ChunkCodec;
 
 /**
  * The columnar in-memory store of one session: what the window draws from and reports read. It is an
@@ -57,7 +56,7 @@ public final class EventStore implements TraceView, EventSink {
     public static final int BLOCK_EVENTS = 16384;
     private static final int CACHE_SLOTS = 8;
 
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final StoreLock lock = new StoreLock();
     private final ChunkCodec writeCodec = new ChunkCodec();
     private final ChunkCodec readCodec = new ChunkCodec();
     private final String name;
@@ -103,51 +102,36 @@ public final class EventStore implements TraceView, EventSink {
 
     @Override
     public void onSession(SessionInfo info) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             session = info;
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
     @Override
     public void onMemory(MemoryInfo memory) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             memories.put(memory.id(), memory);
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
     @Override
     public void onString(int id, String value) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             strings.put(id, value);
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
     @Override
     public void onThread(int id, String threadName) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             threads.put(id, threadName);
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
     @Override
     public void onLoss(long n) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             lost += n;
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
@@ -157,8 +141,7 @@ public final class EventStore implements TraceView, EventSink {
             return;
         }
         EventBatch b = batch;
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             int n = b.size();
             for (int i = 0; i < n; ) {
                 int j = Math.min(n, i + BLOCK_EVENTS - tail.size());
@@ -174,8 +157,6 @@ public final class EventStore implements TraceView, EventSink {
                 i = j;
             }
             flushIndexes();
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
@@ -188,8 +169,7 @@ public final class EventStore implements TraceView, EventSink {
         if (b.isEmpty()) {
             return;
         }
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             if (!tail.isEmpty()) {
                 seal();
             }
@@ -200,8 +180,6 @@ public final class EventStore implements TraceView, EventSink {
             blocks.add(new Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes(), chunk.version()));
             tailFirstIndex = count;
             flushIndexes();
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
@@ -329,13 +307,10 @@ public final class EventStore implements TraceView, EventSink {
 
     /** Seals the open block (fewer bytes held); further events start a new one. */
     public void compact() {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             if (!tail.isEmpty()) {
                 seal();
             }
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
@@ -348,118 +323,84 @@ public final class EventStore implements TraceView, EventSink {
 
     @Override
     public SessionInfo session() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return session;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public List<MemoryInfo> memories() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return List.copyOf(memories.values());
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     /** The memory with this id, or null. */
     public MemoryInfo memory(int id) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return memories.get(id);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public String string(int id) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return strings.get(id);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     /** Every string-table entry, by id. */
     public Map<Integer, String> strings() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return new TreeMap<>(strings);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public String threadName(int id) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return threads.get(id);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     /** Every recording thread, by id. */
     public Map<Integer, String> threads() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return new TreeMap<>(threads);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long eventCount() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return count;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long startNs() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return count == 0 ? 0 : firstTime;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long endNs() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return count == 0 ? 0 : lastEff;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long lostEvents() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return lost;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public Event event(long index) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             if (index < 0 || index >= count) {
                 throw new IndexOutOfBoundsException("event " + index + " of " + count);
             }
@@ -468,8 +409,6 @@ public final class EventStore implements TraceView, EventSink {
             }
             int bi = blockOf(index);
             return decoded(bi).get((int) (index - blocks.get(bi).firstIndex));
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
@@ -478,8 +417,7 @@ public final class EventStore implements TraceView, EventSink {
      * one for long runs: each block is decoded once).
      */
     public void copyEvents(long from, long to, EventBatch out) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             if (from < 0 || to > count || from > to) {
                 throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + count);
             }
@@ -499,8 +437,6 @@ public final class EventStore implements TraceView, EventSink {
                     out.addFrom(d, (int) (i - blk.firstIndex));
                 }
             }
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
@@ -542,8 +478,7 @@ public final class EventStore implements TraceView, EventSink {
 
     @Override
     public long firstIndexAtOrAfter(long timeNs) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             if (count == 0 || timeNs > lastEff) {
                 return count;
             }
@@ -578,8 +513,6 @@ public final class EventStore implements TraceView, EventSink {
                 }
             }
             return base + d.size();
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
@@ -600,14 +533,11 @@ public final class EventStore implements TraceView, EventSink {
         long[] xMax = new long[buckets];
         long[] xLast = new long[buckets];
         long[] cnt = new long[buckets];
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
             if (g != null) {
-                g.new Query().fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
+                new GaugeQuery(g).fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
             }
-        } finally {
-            lock.readLock().unlock();
         }
         return new GaugeSeries(fromNs, w, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
     }
@@ -615,48 +545,36 @@ public final class EventStore implements TraceView, EventSink {
     @Override
     public List<ScopeInterval> scopes(int memory, long fromNs, long toNs, long minDurationNs) {
         List<ScopeInterval> out = new ArrayList<>();
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             ScopeIndex s = memory >= 0 && memory < scopes.length ? scopes[memory] : null;
             if (s != null) {
                 s.query(memory, fromNs, toNs, minDurationNs, out);
             }
-        } finally {
-            lock.readLock().unlock();
         }
         return out;
     }
 
     /** Events of {@code memory} so far. */
     public long eventCount(int memory) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
             return g == null ? 0 : g.events();
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long peakUsed(int memory) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
             return g == null ? 0 : g.peakUsed();
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long peakAux(int memory) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
             return g == null ? 0 : g.peakAux();
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
@@ -666,8 +584,7 @@ public final class EventStore implements TraceView, EventSink {
      * not counted.
      */
     public long memoryBytes() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             long n = (long) Math.max(1024, Integer.highestOneBit(Math.max(1, tail.size()) * 2 - 1)) * 68; // the open block's columns
             for (Block b : blocks) {
                 n += 64 + b.packed.length;
@@ -683,15 +600,12 @@ public final class EventStore implements TraceView, EventSink {
                 }
             }
             return n;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     /** Replays everything held (session, metadata, events in blocks, losses) to {@code sink}, then closes it. */
     public void replayTo(EventSink sink) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             sink.onSession(session);
             memories.values().forEach(sink::onMemory);
             new TreeMap<>(strings).forEach(sink::onString);
@@ -705,8 +619,6 @@ public final class EventStore implements TraceView, EventSink {
             if (lost > 0) {
                 sink.onLoss(lost);
             }
-        } finally {
-            lock.readLock().unlock();
         }
         sink.onClose();
     }
