@@ -23,12 +23,12 @@ class LiveSessionTest extends WindowTestBase {
 
     @Test
     void theLiveStatusLineIsShort() {
-        assertEquals("live: render on host — no CUDA device (no CUDA driver on this machine)", MainWindow.liveStatus("render",
+        assertEquals("live: render on host — no CUDA device (no CUDA driver on this machine)", LiveControls.liveStatus("render",
                 "auto: no CUDA device (CUDA runtime answered 35 (cudaErrorInsufficientDriver): no CUDA driver on this machine);"
                         + " falling back to host (amd64, java.lang.foreign), 23.5 GiB total, 20.2 GiB free"));
-        assertEquals("live: render on cuda:0 NVIDIA H200 (auto)", MainWindow.liveStatus("render",
+        assertEquals("live: render on cuda:0 NVIDIA H200 (auto)", LiveControls.liveStatus("render",
                 "auto: chose cuda:0 NVIDIA H200, 139 GiB total, 138 GiB free"));
-        assertEquals("live: render on host (amd64, java.lang.foreign)", MainWindow.liveStatus("render",
+        assertEquals("live: render on host (amd64, java.lang.foreign)", LiveControls.liveStatus("render",
                 "chose host (amd64, java.lang.foreign), 23.5 GiB total, 20.2 GiB free"));
     }
 

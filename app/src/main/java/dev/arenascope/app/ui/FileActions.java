@@ -1,0 +1,204 @@
+package dev.arenascope.app.ui;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+import javafx.scene.control.Menu;
+import javafx.scene.control.MenuItem;
+import javafx.stage.FileChooser;
+import javafx.stage.Stage;
+
+import dev.arenascope.app.ui.io.TraceFiles;
+import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.slots.PlanSlots;
+import dev.arenascope.app.ui.slots.SlotArena;
+import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The window's file actions: open (chooser, drop, recent files), save, export and compare. Every read
+ * and write runs as a background task whose progress and Cancel button are in the status line; errors
+ * come back as one-line dialogs. FX thread only.
+ */
+final class FileActions {
+    private final Stage stage;
+    private final SessionModel model;
+    private final TaskRunner tasks;
+    private final StatusLine status;
+    private final WindowPrefs prefs;
+    private final LiveControls live;
+    private final WindowDialogs dialogs;
+    private final Consumer<List<SlotArena>> showPlan;
+    final Menu recentMenu = new Menu("Open Recent");
+
+    /** @param showPlan shows a plan's arenas (in the slot map) */
+    FileActions(Stage stage, SessionModel model, TaskRunner tasks, StatusLine status, WindowPrefs prefs, LiveControls live,
+                WindowDialogs dialogs, Consumer<List<SlotArena>> showPlan) {
+        this.stage = stage;
+        this.model = model;
+        this.tasks = tasks;
+        this.status = status;
+        this.prefs = prefs;
+        this.live = live;
+        this.dialogs = dialogs;
+        this.showPlan = showPlan;
+        recentMenu.setId("menu-recent");
+        rebuildRecent();
+    }
+
+    void openDialog() {
+        FileChooser fc = new FileChooser();
+        fc.setTitle("Open a trace");
+        fc.getExtensionFilters().addAll(
+                new FileChooser.ExtensionFilter("Traces (*.astrace, *.jsonl, *.pickle)", "*.astrace", "*.jsonl", "*.pickle"),
+                new FileChooser.ExtensionFilter("Memory plans (*.json)", "*.json"),
+                new FileChooser.ExtensionFilter("All files", "*"));
+        File f = fc.showOpenDialog(stage);
+        if (f != null) {
+            open(f.toPath());
+        }
+    }
+
+    /** Loads {@code file} in the background (progress in the status bar, cancellable) and shows it. */
+    TaskRunner.Handle open(Path file) {
+        if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json")) {
+            return openPlan(file);
+        }
+        live.stopQuietly();
+        status.message("Opening " + file.getFileName() + " …");
+        status.progress(-1);
+        status.fileTask(tasks.submit(BackgroundTask.of("Opening " + file.getFileName(), p -> TraceFiles.open(file, p))
+                .onProgress((fraction, msg, title) -> {
+                    status.progress(fraction);
+                    status.message(title + (msg.isEmpty() ? "" : " — " + msg));
+                })
+                .onSuccess(t -> {
+                    status.fileTask(null);
+                    live.detach();
+                    model.show(t, file.getFileName().toString(), TraceFiles.deviceOf(t));
+                    prefs.addRecent(file);
+                    rebuildRecent();
+                    status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d memories", file.getFileName(),
+                            t.eventCount(), t.memories().size()));
+                })
+                .onFailure(e -> {
+                    status.fileTask(null);
+                    status.message("Could not open " + file.getFileName());
+                    dialogs.error("Open " + file.getFileName(), TraceFiles.describe(e));
+                })
+                .onCancelled(() -> {
+                    status.fileTask(null);
+                    status.message("Opening " + file.getFileName() + " cancelled");
+                })));
+        return status.fileTask();
+    }
+
+    /** Opens a memory plan (.json, as {@code arenascope plan} writes it) in the slot map. */
+    TaskRunner.Handle openPlan(Path file) {
+        status.message("Opening plan " + file.getFileName() + " …");
+        status.fileTask(tasks.submit(BackgroundTask.of("Opening plan " + file.getFileName(), p -> PlanSlots.read(file))
+                .onSuccess(arenas -> {
+                    status.fileTask(null);
+                    showPlan.accept(arenas);
+                    prefs.addRecent(file);
+                    rebuildRecent();
+                    status.message(String.format(Locale.ROOT, "Opened plan %s: %d arenas, %d tensors", file.getFileName(), arenas.size(),
+                            arenas.stream().mapToInt(a -> a.slots().size()).sum()));
+                })
+                .onFailure(e -> {
+                    status.fileTask(null);
+                    status.message("Could not open " + file.getFileName());
+                    dialogs.error("Open " + file.getFileName(), TraceFiles.describe(e));
+                })));
+        return status.fileTask();
+    }
+
+    private void rebuildRecent() {
+        recentMenu.getItems().clear();
+        for (Path p : prefs.recent()) {
+            MenuItem m = new MenuItem(p.getFileName() + "   —   " + p.getParent());
+            m.setOnAction(e -> open(p));
+            recentMenu.getItems().add(m);
+        }
+        recentMenu.setDisable(recentMenu.getItems().isEmpty());
+    }
+
+    void save() {
+        TraceView t = model.trace();
+        if (t == null) {
+            return;
+        }
+        FileChooser fc = new FileChooser();
+        fc.setTitle("Save the session");
+        fc.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("ArenaScope trace (*.astrace)", "*.astrace"),
+                new FileChooser.ExtensionFilter("JSON lines (*.jsonl)", "*.jsonl"));
+        fc.setInitialFileName(safeName(model.titleProperty().get()) + ".astrace");
+        File f = fc.showSaveDialog(stage);
+        if (f != null) {
+            runFileTask("Saving " + f.getName(), p -> {
+                TraceFiles.save(t, f.toPath(), p);
+                return f.toPath();
+            });
+        }
+    }
+
+    void export(TraceFiles.ExportFormat format) {
+        TraceView t = model.trace();
+        if (t == null) {
+            return;
+        }
+        FileChooser fc = new FileChooser();
+        fc.setTitle("Export " + format.label());
+        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(format.label(), "*" + format.extension()));
+        fc.setInitialFileName(safeName(model.titleProperty().get()) + format.extension());
+        File f = fc.showSaveDialog(stage);
+        if (f != null) {
+            TraceView baseline = model.baselineProperty().get();
+            runFileTask("Exporting " + f.getName(), p -> {
+                TraceFiles.export(t, baseline, format, f.toPath(), p);
+                return f.toPath();
+            });
+        }
+    }
+
+    private void runFileTask(String title, BackgroundTask.Work<Path> work) {
+        status.message(title + " …");
+        status.fileTask(tasks.submit(BackgroundTask.of(title, work)
+                .onProgress((fr, m, ti) -> status.progress(fr))
+                .onSuccess(p -> {
+                    status.fileTask(null);
+                    status.message("Wrote " + p);
+                })
+                .onFailure(e -> {
+                    status.fileTask(null);
+                    dialogs.error(title, TraceFiles.describe(e));
+                })
+                .onCancelled(() -> status.fileTask(null))));
+    }
+
+    void compare() {
+        FileChooser fc = new FileChooser();
+        fc.setTitle("Compare with a baseline trace");
+        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter("Traces", "*.astrace", "*.jsonl", "*.pickle"));
+        File f = fc.showOpenDialog(stage);
+        if (f != null) {
+            compareWith(f.toPath());
+        }
+    }
+
+    /** Loads {@code file} as the baseline drawn beneath the current session. */
+    void compareWith(Path file) {
+        tasks.submit(BackgroundTask.<TraceView>of("Loading baseline " + file.getFileName(), p -> TraceFiles.open(file, p))
+                .onSuccess(t -> model.setBaseline(t, file.getFileName().toString()))
+                .onFailure(e -> dialogs.error("Compare with " + file.getFileName(), TraceFiles.describe(e))));
+    }
+
+    static String safeName(String s) {
+        String n = s == null ? "" : s.replaceAll("[^A-Za-z0-9._-]+", "-").replaceAll("^-+|-+$", "");
+        return n.isEmpty() ? "session" : n;
+    }
+}

@@ -1,0 +1,117 @@
+package dev.arenascope.app.ui;
+
+import java.util.List;
+import java.util.Locale;
+
+import javafx.geometry.Orientation;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.Separator;
+import javafx.scene.control.Tooltip;
+
+import org.controlsfx.control.StatusBar;
+
+import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.task.TaskRunner;
+
+/**
+ * The window's status bar: a message on the left with the progress of the file task in hand and its
+ * Cancel button, and on the right the session's device, event count, rate, losses and the view or
+ * selected range, kept current from the {@link SessionModel}. FX thread only.
+ */
+final class StatusLine {
+    private final SessionModel model;
+    private final TaskRunner tasks;
+    private final StatusBar bar = new StatusBar();
+    private final Label deviceLabel = new Label();
+    private final Label eventsLabel = new Label();
+    private final Label rateLabel = new Label();
+    private final Label droppedLabel = new Label();
+    private final Label rangeLabel = new Label();
+    private final Button cancel = new Button("Cancel");
+    private TaskRunner.Handle fileTask;
+
+    StatusLine(SessionModel model, TaskRunner tasks) {
+        this.model = model;
+        this.tasks = tasks;
+        bar.setId("status-bar");
+        bar.setText("");
+        deviceLabel.setId("status-device");
+        eventsLabel.setId("status-events");
+        rateLabel.setId("status-rate");
+        droppedLabel.setId("status-dropped");
+        rangeLabel.setId("status-range");
+        cancel.setId("cancel-load");
+        cancel.setVisible(false);
+        cancel.setManaged(false);
+        cancel.setOnAction(e -> {
+            if (fileTask != null) {
+                fileTask.cancel();
+            }
+        });
+        bar.getLeftItems().add(cancel);
+        bar.getRightItems().addAll(deviceLabel, new Separator(Orientation.VERTICAL), eventsLabel,
+                new Separator(Orientation.VERTICAL), rateLabel, new Separator(Orientation.VERTICAL), droppedLabel,
+                new Separator(Orientation.VERTICAL), rangeLabel);
+        model.eventCountProperty().addListener((o, a, b) -> updateFigures());
+        model.eventsPerSecondProperty().addListener((o, a, b) -> updateFigures());
+        model.lostEventsProperty().addListener((o, a, b) -> updateFigures());
+        model.selectionProperty().addListener((o, a, b) -> updateFigures());
+        model.viewRangeProperty().addListener((o, a, b) -> updateFigures());
+        model.deviceProperty().addListener((o, a, b) -> updateFigures());
+        tasks.addListener(this::updateProgress);
+        updateFigures();
+    }
+
+    StatusBar bar() {
+        return bar;
+    }
+
+    /** Replaces the message on the left (and drops the tooltip of an earlier message). */
+    void message(String text) {
+        bar.setText(text);
+        bar.setTooltip(null);
+    }
+
+    /** A short message with its whole text in a tooltip. */
+    void message(String text, String whole) {
+        bar.setText(text);
+        bar.setTooltip(new Tooltip(whole));
+    }
+
+    /** Shows {@code fraction} in [0, 1], or -1 for work of unknown length. */
+    void progress(double fraction) {
+        bar.setProgress(fraction < 0 ? -1 : fraction);
+    }
+
+    /** The file task whose progress and Cancel button the bar shows, or null once it ended. */
+    void fileTask(TaskRunner.Handle handle) {
+        fileTask = handle;
+        updateProgress();
+    }
+
+    TaskRunner.Handle fileTask() {
+        return fileTask;
+    }
+
+    /** Hides progress and Cancel once nothing runs. */
+    void updateProgress() {
+        List<TaskRunner.Handle> running = tasks.running();
+        TaskRunner.Handle main = fileTask != null && !fileTask.isDone() ? fileTask : null;
+        if (main == null && running.isEmpty()) {
+            bar.setProgress(0);
+        }
+        cancel.setVisible(main != null);
+        cancel.setManaged(main != null);
+    }
+
+    private void updateFigures() {
+        deviceLabel.setText(model.deviceProperty().get().isEmpty() ? "no device" : model.deviceProperty().get());
+        eventsLabel.setText(String.format(Locale.ROOT, "%,d events", model.eventCountProperty().get()));
+        rateLabel.setText(String.format(Locale.ROOT, "%,.0f events/s", model.eventsPerSecondProperty().get()));
+        droppedLabel.setText(String.format(Locale.ROOT, "%,d dropped", model.lostEventsProperty().get()));
+        TimeRange sel = model.selectionProperty().get();
+        rangeLabel.setText(sel == null ? "view " + model.viewRangeProperty().get() : "selected " + sel);
+    }
+}

@@ -1,0 +1,104 @@
+package dev.arenascope.app.ui;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+import javafx.scene.control.CheckMenuItem;
+import javafx.scene.control.Menu;
+import javafx.scene.control.MenuBar;
+import javafx.scene.control.MenuItem;
+import javafx.scene.control.SeparatorMenuItem;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyCodeCombination;
+import javafx.scene.input.KeyCombination;
+
+import dev.arenascope.app.ui.io.TraceFiles;
+
+/** The window's menu bar (File, Session, View, Help) with its accelerators; each item calls one action. */
+final class WindowMenus {
+    private final CheckMenuItem darkItem = new CheckMenuItem("Dark theme");
+    private final MenuBar bar;
+
+    /**
+     * @param listen   opens the Listen window
+     * @param quit     closes the window
+     * @param theme    switches the theme (true: dark)
+     * @param clearBaseline drops the compared baseline
+     */
+    WindowMenus(FileActions files, LiveControls live, ViewActions view, WindowDialogs dialogs, Runnable listen,
+                Runnable quit, Runnable clearBaseline, Consumer<Boolean> theme, boolean dark) {
+        MenuItem newLive = item("New Live Session…", "menu-new-live", KeyCode.N, live::newSession);
+        MenuItem listenItem = item("Listen for Processes…", "menu-listen", KeyCode.L, listen);
+        MenuItem open = item("Open…", "menu-open", KeyCode.O, files::openDialog);
+        MenuItem save = item("Save As…", "menu-save", KeyCode.S, files::save);
+        Menu export = new Menu("Export");
+        export.setId("menu-export");
+        export.getItems().addAll(
+                item("Perfetto / Chrome trace JSON…", "menu-export-perfetto", null, () -> files.export(TraceFiles.ExportFormat.PERFETTO)),
+                item("CSV…", "menu-export-csv", null, () -> files.export(TraceFiles.ExportFormat.CSV)),
+                item("Report (HTML)…", "menu-export-report", null, () -> files.export(TraceFiles.ExportFormat.REPORT_HTML)));
+        MenuItem compare = item("Compare with…", "menu-compare", null, files::compare);
+        MenuItem clearCompare = item("Clear Baseline", "menu-clear-compare", null, clearBaseline);
+        MenuItem quitItem = item("Quit", "menu-quit", KeyCode.Q, quit);
+        Menu file = new Menu("File", null, newLive, listenItem, new SeparatorMenuItem(), open, files.recentMenu, save, export,
+                new SeparatorMenuItem(), compare, clearCompare, new SeparatorMenuItem(), quitItem);
+
+        Menu session = new Menu("Session", null,
+                key(item("Start / Resume", "menu-start", null, live::startOrResume), new KeyCodeCombination(KeyCode.F5)),
+                key(item("Pause", "menu-pause", null, live::pause), new KeyCodeCombination(KeyCode.F6)),
+                key(item("Stop", "menu-stop", null, live::stop), new KeyCodeCombination(KeyCode.F7)));
+
+        darkItem.setId("menu-dark");
+        darkItem.setAccelerator(new KeyCodeCombination(KeyCode.T, KeyCombination.SHORTCUT_DOWN));
+        darkItem.setSelected(dark);
+        darkItem.setOnAction(e -> theme.accept(darkItem.isSelected()));
+        Menu viewMenu = new Menu("View", null,
+                key(item("Zoom In", "menu-zoom-in", null, view::zoomIn), shortcut(KeyCode.EQUALS)),
+                key(item("Zoom Out", "menu-zoom-out", null, view::zoomOut), shortcut(KeyCode.MINUS)),
+                key(item("Zoom to Fit", "menu-zoom-fit", null, view::zoomToFit), shortcut(KeyCode.DIGIT0)),
+                key(item("Zoom to Selection", "menu-zoom-selection", null, view::zoomToSelection), shortcut(KeyCode.E)),
+                key(item("Clear Selection", "menu-clear-selection", null, view::clearSelection), new KeyCodeCombination(KeyCode.ESCAPE)),
+                new SeparatorMenuItem(), darkItem, new SeparatorMenuItem());
+        KeyCode[] digits = {KeyCode.DIGIT1, KeyCode.DIGIT2, KeyCode.DIGIT3, KeyCode.DIGIT4};
+        List<String> tabNames = List.of("Events", "Scope Tree", "Slot Map", "Pool Histograms");
+        for (int i = 0; i < tabNames.size(); i++) {
+            int idx = i;
+            viewMenu.getItems().add(key(item(tabNames.get(i), null, null, () -> view.selectTab(idx)), shortcut(digits[i])));
+        }
+        Menu help = new Menu("Help", null,
+                key(item("Keyboard Shortcuts", "menu-keys", null, dialogs::shortcuts), new KeyCodeCombination(KeyCode.F1)),
+                item("About ArenaScope", "menu-about", null, dialogs::about));
+        bar = new MenuBar(file, session, viewMenu, help);
+        bar.setUseSystemMenuBar(true);
+    }
+
+    MenuBar bar() {
+        return bar;
+    }
+
+    /** Shows the theme in use (when it was switched by other means than the menu). */
+    void showDark(boolean dark) {
+        darkItem.setSelected(dark);
+    }
+
+    private static KeyCodeCombination shortcut(KeyCode code) {
+        return new KeyCodeCombination(code, KeyCombination.SHORTCUT_DOWN);
+    }
+
+    private static MenuItem key(MenuItem m, KeyCombination accelerator) {
+        m.setAccelerator(accelerator);
+        return m;
+    }
+
+    private static MenuItem item(String text, String id, KeyCode shortcut, Runnable action) {
+        MenuItem m = new MenuItem(text);
+        if (id != null) {
+            m.setId(id);
+        }
+        if (shortcut != null) {
+            m.setAccelerator(shortcut(shortcut));
+        }
+        m.setOnAction(e -> action.run());
+        return m;
+    }
+}

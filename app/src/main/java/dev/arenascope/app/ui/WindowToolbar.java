@@ -1,0 +1,48 @@
+package dev.arenascope.app.ui;
+
+import javafx.beans.binding.Bindings;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.Separator;
+import javafx.scene.control.ToolBar;
+import javafx.scene.control.Tooltip;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+
+import dev.arenascope.app.ui.io.TraceFiles;
+import dev.arenascope.app.ui.model.SessionModel;
+
+/** The window's toolbar: session and file buttons, the live controls, zoom, and the session's title. */
+final class WindowToolbar {
+    private WindowToolbar() {}
+
+    static ToolBar create(SessionModel model, FileActions files, LiveControls live, ViewActions view, Runnable listen) {
+        Button newLive = button("New Live", "tb-new-live", "New live session (Ctrl+N)", live::newSession);
+        Button open = button("Open", "tb-open", "Open a trace: .astrace, .jsonl, PyTorch .pickle (Ctrl+O)", files::openDialog);
+        Button save = button("Save", "tb-save", "Save the session as .astrace or .jsonl (Ctrl+S)", files::save);
+        Button export = button("Export", "tb-export", "Export as Perfetto JSON", () -> files.export(TraceFiles.ExportFormat.PERFETTO));
+        Button listenButton = button("Listen", "tb-listen", "Accept profiled processes streaming over the live protocol (Ctrl+L)", listen);
+        Button zin = button("＋", "tb-zoom-in", "Zoom in (Ctrl+=, wheel)", view::zoomIn);
+        Button zout = button("－", "tb-zoom-out", "Zoom out (Ctrl+-, wheel)", view::zoomOut);
+        Button fit = button("Fit", "tb-zoom-fit", "Show the whole session (Ctrl+0)", view::zoomToFit);
+        Label title = new Label();
+        title.setId("session-title");
+        title.getStyleClass().add(Styles.VIEW_TITLE);
+        title.textProperty().bind(Bindings.createStringBinding(() -> model.titleProperty().get()
+                + (model.baselineTitleProperty().get().isEmpty() ? "" : "   vs   " + model.baselineTitleProperty().get()),
+                model.titleProperty(), model.baselineTitleProperty()));
+        Region spacer = new Region();
+        HBox.setHgrow(spacer, Priority.ALWAYS);
+        return new ToolBar(newLive, open, save, export, listenButton, new Separator(), live.startButton, live.pauseButton,
+                live.stopButton, live.followButton, new Separator(), zin, zout, fit, spacer, title, live.badge);
+    }
+
+    private static Button button(String text, String id, String tip, Runnable action) {
+        Button b = new Button(text);
+        b.setId(id);
+        b.setTooltip(new Tooltip(tip));
+        b.setOnAction(e -> action.run());
+        return b;
+    }
+}
