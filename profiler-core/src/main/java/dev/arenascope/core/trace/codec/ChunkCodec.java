@@ -31,7 +31,8 @@ import dev.arenascope.core.trace.TraceFormatException;
  * file cut short loses only its last, partial frame.
  *
  * <p>Bad input: every length is checked against {@link #MAX_RAW_BYTES}, {@link #MAX_EVENTS} and the bytes
- * actually present before anything is allocated; any inconsistency throws {@link TraceFormatException}
+ * actually present before anything is allocated, and what chunks claim to decompress to against a
+ * {@link DecodeBudget}; any inconsistency throws {@link TraceFormatException}
  * naming the source and byte offset. Not thread-safe: one codec per thread (it reuses buffers and
  * zstd contexts). Call {@link #close()} to free the native contexts early (they are also freed by GC).
  */
@@ -57,6 +58,7 @@ public final class ChunkCodec implements AutoCloseable {
     private final Compression zstd;
     private final EventEncoder encoder = new EventEncoder();
     private final EventDecoder decoder = new EventDecoder();
+    private final DecodeBudget streamBudget = new DecodeBudget();
 
     public ChunkCodec() {
         this(DEFAULT_LEVEL);
@@ -178,7 +180,9 @@ public final class ChunkCodec implements AutoCloseable {
     }
 
     /**
-     * Reads one frame from a stream (a file, a socket).
+     * Reads one frame from a stream (a file, a socket). The frames one codec reads are charged to one
+     * {@link DecodeBudget}: a connection whose chunks would decompress to more than it can honestly
+     * hold is refused at the first frame past it, before that frame's payload is read.
      *
      * @param offset where the frame starts in {@code source}, for messages
      * @return the chunk, or null when the stream ends cleanly before the frame's first byte
@@ -193,6 +197,7 @@ public final class ChunkCodec implements AutoCloseable {
             throw new TraceFormatException(source, offset, "truncated chunk header (" + h.length + " of " + FRAME_HEADER_BYTES + " bytes)");
         }
         FrameHeader fh = FrameHeader.parse(h, 0, source, offset);
+        streamBudget.charge(fh, source, offset); // before reading the payload: a bomb costs its header only
         // readNBytes grows its buffer as bytes arrive, so a forged length cannot allocate more than the stream holds
         byte[] payload = in.readNBytes(fh.payloadBytes());
         if (payload.length < fh.payloadBytes()) {
@@ -221,6 +226,7 @@ public final class ChunkCodec implements AutoCloseable {
      */
     public Chunk decodeFrame(byte[] header, int headerOff, FrameHeader fh, byte[] payload, int payloadOff,
                              String source, long offset, EventBatch into) throws TraceFormatException {
+        DecodeBudget.checkChunk(fh, source, offset);
         fh.checkCrc(header, headerOff, payload, payloadOff, crc, source, offset);
         byte[] exact = payloadOff == 0 && payload.length == fh.payloadBytes()
                 ? payload : Arrays.copyOfRange(payload, payloadOff, payloadOff + fh.payloadBytes());

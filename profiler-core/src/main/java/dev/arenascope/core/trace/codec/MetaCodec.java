@@ -35,8 +35,9 @@ import dev.arenascope.core.trace.TraceFormatException;
  * unknown, exactly as before, and the switch over the sealed {@code MetaRecord} will not compile until
  * the encoder handles it.
  *
- * <p>Bad input: counts are checked against the bytes left, unknown tags and codes throw
- * {@link TraceFormatException} at their offset. Static and thread-safe.
+ * <p>Bad input: counts are checked against the bytes left, strings against
+ * {@link DecodeBudget#MAX_STRING_BYTES}; unknown tags and codes throw {@link TraceFormatException}
+ * at their offset. Static and thread-safe.
  */
 public final class MetaCodec {
     static final int TAG_MEMORY = 1;
@@ -94,8 +95,8 @@ public final class MetaCodec {
         }
         return switch (tag) {
             case TAG_MEMORY -> new MetaRecord.Memory(decodeMemory(r));
-            case TAG_STRING -> new MetaRecord.Str(r.svarint32("string id"), r.string());
-            case TAG_THREAD -> new MetaRecord.Thread(r.svarint32("thread id"), r.string());
+            case TAG_STRING -> new MetaRecord.Str(r.svarint32("string id"), str(r));
+            case TAG_THREAD -> new MetaRecord.Thread(r.svarint32("thread id"), str(r));
             case TAG_LOSS -> {
                 long n = r.varint();
                 if (n < 0) {
@@ -120,13 +121,13 @@ public final class MetaCodec {
     /** Reads a memory's registration. */
     public static MemoryInfo decodeMemory(ByteReader r) throws TraceFormatException {
         int id = r.count(EventBatch.MAX_MEMORY_ID, "memory id");
-        String name = r.string();
+        String name = str(r);
         int kindCode = r.u8();
         MemoryKind kind = MemoryKind.ofCode(kindCode);
         if (kind == null) {
             throw r.error("unknown memory kind code " + kindCode);
         }
-        String device = r.string();
+        String device = str(r);
         long capacity = r.svarint();
         Map<String, String> attrs = decodeMap(r);
         return new MemoryInfo(id, name == null ? "" : name, kind, device == null ? "" : device, capacity, attrs);
@@ -150,13 +151,13 @@ public final class MetaCodec {
 
     /** Reads session metadata written by {@link #encodeSession}. */
     public static SessionInfo decodeSession(ByteReader r) throws TraceFormatException {
-        String name = r.string();
-        String host = r.string();
+        String name = str(r);
+        String host = str(r);
         long start = r.svarint();
         int n = r.count(r.remaining(), "device count");
         List<DeviceInfo> devices = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            String kindName = r.string();
+            String kindName = str(r);
             DeviceKind kind;
             try {
                 kind = DeviceKind.valueOf(kindName);
@@ -164,13 +165,18 @@ public final class MetaCodec {
                 throw r.error("unknown device kind '" + kindName + "'");
             }
             int index = r.svarint32("device index");
-            String dn = r.string();
+            String dn = str(r);
             long total = r.svarint();
             long free = r.svarint();
             devices.add(new DeviceInfo(kind, index, dn == null ? "" : dn, total, free));
         }
         Map<String, String> attrs = decodeMap(r);
         return new SessionInfo(name == null ? "" : name, host == null ? "" : host, start, devices, attrs);
+    }
+
+    /** A string of a record, at most {@link DecodeBudget#MAX_STRING_BYTES}. */
+    private static String str(ByteReader r) throws TraceFormatException {
+        return r.string(DecodeBudget.MAX_STRING_BYTES);
     }
 
     private static void encodeMap(Map<String, String> map, ByteWriter w) {
@@ -185,8 +191,8 @@ public final class MetaCodec {
         int n = r.count(r.remaining() / 2, "attribute count");
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
-            String k = r.string();
-            String v = r.string();
+            String k = str(r);
+            String v = str(r);
             if (k == null || v == null) {
                 throw r.error("null attribute key or value");
             }

@@ -27,6 +27,8 @@ import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.codec.DecodeBudget;
+import dev.arenascope.core.trace.codec.DuplicateFrames;
 import dev.arenascope.core.trace.codec.EventLayout;
 import dev.arenascope.core.trace.codec.FrameHeader;
 import dev.arenascope.core.trace.codec.MetaCodec;
@@ -43,7 +45,11 @@ import dev.arenascope.core.trace.store.EventStore;
  * to the next chunk the footer index names, or scans for the next frame whose checksum holds, and
  * records the problem in {@link #result()}. A file without footer (a recording that was killed) reads
  * up to its last whole chunk. Lengths are checked against the bytes left in the file before anything
- * is allocated. Not thread-safe.
+ * is allocated. What chunks claim to decompress to is bounded by a {@link DecodeBudget}: a chunk past
+ * the per-chunk bound is skipped as damaged, and reading stops (keeping what came before) at the
+ * first chunk that would take the whole file past its bound, so a small file never costs more than a
+ * constant plus a multiple of its size. A chunk that repeats an earlier one byte for byte
+ * ({@link DuplicateFrames}) is skipped and recorded, so no event counts twice. Not thread-safe.
  */
 public final class AstraceReader implements AutoCloseable {
     private static final int MAX_PROBLEMS = 8;
@@ -77,6 +83,10 @@ public final class AstraceReader implements AutoCloseable {
     private int problemCount;
     // pull state
     private ChunkCodec.Chunk current;
+    // what the chunks found so far claim (bounded against what the file holds), and which frames were seen
+    private final DecodeBudget budget = new DecodeBudget();
+    private final DuplicateFrames seenFrames = new DuplicateFrames();
+    private long chargedTo = -1;
     private int currentIndex;
     private final Map<Integer, MemoryInfo> memories = new HashMap<>();
     private final Map<Integer, String> strings = new HashMap<>();
@@ -275,6 +285,14 @@ public final class AstraceReader implements AutoCloseable {
         }
     }
 
+    /** A problem that ends the read: always kept in the list (in the last place when it is full). */
+    private void lastProblem(long offset, String what) {
+        if (problems.size() == MAX_PROBLEMS) {
+            problems.removeLast();
+        }
+        problem(offset, what);
+    }
+
     private byte[] readAt(long offset, int n) throws IOException {
         byte[] b = new byte[n];
         ByteBuffer bb = ByteBuffer.wrap(b);
@@ -331,6 +349,29 @@ public final class AstraceReader implements AutoCloseable {
                 problem(pos, "chunk claims " + fh.payloadBytes() + " bytes, " + avail + " left in the file");
                 resync(pos + 1);
                 continue;
+            }
+            try {
+                DecodeBudget.checkChunk(fh, source, pos);
+            } catch (TraceFormatException e) {
+                problem(pos, stripSource(e));
+                resync(pos + 1);
+                continue;
+            }
+            if (pos > chargedTo) { // a frame found again after a resync is neither charged nor a duplicate twice
+                long first = seenFrames.firstSeenAt(fh, pos);
+                if (first >= 0) {
+                    problem(pos, "chunk repeats the chunk at byte " + first + " (same header and checksum); skipped, so no event counts twice");
+                    pos += ChunkCodec.FRAME_HEADER_BYTES + fh.payloadBytes();
+                    continue;
+                }
+                try {
+                    budget.charge(fh, source, pos);
+                } catch (TraceFormatException e) {
+                    lastProblem(pos, stripSource(e) + "; stopped reading here");
+                    finish(false);
+                    return null;
+                }
+                chargedTo = pos;
             }
             byte[] payload = readAt(pos + ChunkCodec.FRAME_HEADER_BYTES, fh.payloadBytes());
             Located l = new Located(pos, h, fh, payload);
