@@ -141,27 +141,16 @@ final class ArenaObserver {
     }
 
     /**
-     * A scope opened at depth {@code d}: forgets what an earlier scope of that depth left. The hot
-     * path of an unobserved scope (small, so it inlines); {@link #scopeEntered} follows when
-     * {@link #observing()}.
-     */
-    void scopeOpened(int d) {
-        scopeIds[d] = -1;
-        scopeNodes[d] = -1;
-        scopeRecorders[d] = null;
-    }
-
-    /** Whether the scope at depth {@code d} was told to the session or a recorder (so its exit must be). */
-    boolean scopeObserved(int d) {
-        return scopeIds[d] >= 0 || scopeRecorders[d] != null;
-    }
-
-    /**
      * Scope {@code name} opened at depth {@code d} with these parameters (keys and values side by side;
-     * {@code params} may be null): one full clock read for the entry and its parameters.
+     * {@code params} may be null): one full clock read for the entry and its parameters. The arena
+     * tells only scopes opened while {@link #observing()}, and tells their exit ({@link #scopeExited})
+     * whatever happens in between; an unobserved scope costs the observer nothing.
      */
     void scopeEntered(int d, String name, long forward, long backward, String k1, long v1, String k2, long v2,
                       java.util.Map<String, ? extends Number> params) {
+        scopeIds[d] = -1;
+        scopeNodes[d] = -1;
+        scopeRecorders[d] = null;
         stamp = session.now();
         try {
             if (session.isRecording()) {

@@ -102,6 +102,7 @@ public final class ManualMemory implements AutoCloseable {
     // labelled scopes: the name by depth (the observer keeps what the session and recorder need)
     private final RegionStack<Scope> scopes = new RegionStack<>(Scope::new, this::growScopes);
     private String[] scopeNames = new String[0];
+    private boolean[] scopeObserved = new boolean[0]; // told to the observer when opened, so its exit is too
 
     // ------------------------------------------------------------------ construction
 
@@ -494,8 +495,9 @@ public final class ManualMemory implements AutoCloseable {
         }
         int d = scopes.push();
         scopeNames[d] = scopeName;
-        observer.scopeOpened(d);
-        if (observer.observing()) {
+        boolean observed = observer.observing();
+        scopeObserved[d] = observed;
+        if (observed) {
             observer.scopeEntered(d, scopeName, forward, backward, k1, v1, k2, v2, params);
         }
         return scopes.handle(d);
@@ -532,6 +534,7 @@ public final class ManualMemory implements AutoCloseable {
 
     private void growScopes(int n) {
         scopeNames = Arrays.copyOf(scopeNames, n);
+        scopeObserved = Arrays.copyOf(scopeObserved, n);
         observer.scopeCapacity(n);
     }
 
@@ -578,7 +581,7 @@ public final class ManualMemory implements AutoCloseable {
                 throw new IllegalStateException("arena '" + name + "': scope '" + scopeNames[depth]
                         + "' closed while '" + scopeNames[open - 1] + "' is open inside it");
             }
-            if (observer.scopeObserved(depth)) {
+            if (scopeObserved[depth]) {
                 observer.scopeExited(depth, scopeNames[depth], forward, backward, closed);
             }
         }
