@@ -69,7 +69,7 @@ public final class ArenaBuilder {
         return this;
     }
 
-    /** The session events go to; default {@link Session#global()}. */
+    /** The session events go to; default {@link Session#current()} (the open {@code ArenaScope.record(...)}, else {@link Session#global()}). */
     public ArenaBuilder session(Session s) {
         this.session = Objects.requireNonNull(s, "session");
         return this;
@@ -105,7 +105,7 @@ public final class ArenaBuilder {
             throw new IllegalArgumentException("arena: numBytes must be positive, got " + numBytes);
         }
         MemoryDevice d = device != null ? device : DefaultDevice.get();
-        Session s = session != null ? session : Session.global();
+        Session s = session != null ? session : Session.current();
         String n = name != null ? name : "arena-" + COUNTER.incrementAndGet();
         long size;
         if (!managed) {

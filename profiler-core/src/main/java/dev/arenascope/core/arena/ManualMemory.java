@@ -35,7 +35,7 @@ import dev.arenascope.core.trace.MemoryKind;
  * addresses are aligned too); the gauges (used, remaining, high-water mark) include the padding.
  *
  * <p><b>Events.</b> Every operation publishes to the arena's {@link Session} (default
- * {@link Session#global()}) while the session has sinks: {@code MEMORY_CREATED}, {@code ALLOC},
+ * {@link Session#current()} when it was built: {@link Session#global()} outside a recording) while the session has sinks: {@code MEMORY_CREATED}, {@code ALLOC},
  * {@code POINTER_RESTORE}, {@code RESET}, {@code SCOPE_ENTER/EXIT/PARAM}, {@code OUT_OF_MEMORY},
  * {@code MEMORY_CLOSED}, with {@code used} = forward + backward bytes and {@code aux} = backward bytes
  * ({@link MemoryKind#ARENA}). {@link #recording()} additionally keeps a scope tree and every allocation.

@@ -163,7 +163,7 @@ public final class EventStore implements TraceView, EventSink {
     @Override
     public void onLoss(long n) {
         try (var held = lock.write()) {
-            lost += n;
+            lost = dev.arenascope.core.trace.Saturating.add(lost, n);
         }
     }
 
