@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * Poisoning settings: the byte every new allocation is filled with, so reading memory nothing wrote
  * shows at once (0xFF reads as NaN in float lanes, -1 in int lanes). Set per arena
- * ({@link ManualMemory.Builder#poison}) or for the whole process through the environment variable
+ * ({@link ArenaBuilder#poison}) or for the whole process through the environment variable
  * {@value ManualMemory#POISON_ENV}. Static and thread-safe.
  */
 final class Poison {
