@@ -21,7 +21,7 @@ import org.openjdk.jmh.infra.Blackhole;
 import dev.arenascope.core.arena.DType;
 import dev.arenascope.core.arena.ManualMemory;
 import dev.arenascope.core.device.HostDevice;
-import dev.arenascope.core.record.AllocationRecorder;
+import dev.arenascope.core.arena.AllocationRecorder;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;

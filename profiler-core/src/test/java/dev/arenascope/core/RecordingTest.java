@@ -52,7 +52,7 @@ class RecordingTest {
 
     /** Allocates {@code n} tensors in an arena of {@code session}: n allocation events plus its creation. */
     private static void work(Session session, int n) {
-        ManualMemory.Builder b = ManualMemory.builder().numBytes(1 << 20).device(new VirtualDevice(1 << 24)).name("a");
+        dev.arenascope.core.arena.ArenaBuilder b = ManualMemory.builder().numBytes(1 << 20).device(new VirtualDevice(1 << 24)).name("a");
         if (session != null) {
             b.session(session);
         }

@@ -8,7 +8,7 @@ import dev.arenascope.core.arena.DType;
 import dev.arenascope.core.arena.ManualMemory;
 import dev.arenascope.core.arena.Tensor;
 import dev.arenascope.core.device.HostDevice;
-import dev.arenascope.core.record.AllocationRecorder;
+import dev.arenascope.core.arena.AllocationRecorder;
 import dev.arenascope.core.record.EventClock;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.record.StackCapture;

@@ -4,18 +4,13 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.DeviceBuffer;
-import dev.arenascope.core.device.DeviceKind;
-import dev.arenascope.core.device.Devices;
 import dev.arenascope.core.device.MemoryDevice;
-import dev.arenascope.core.record.AllocationRecorder;
 import dev.arenascope.core.record.EventClock;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
-import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
 
 /**
@@ -65,14 +60,16 @@ import dev.arenascope.core.trace.MemoryKind;
  *
  * <p><b>Thread-safety.</b> Not thread-safe: an arena belongs to one thread at a time (a render loop),
  * like the pointer it is. Publishing to the session is thread-safe.
+ *
+ * <p><b>Parts.</b> This class holds the pointers, allocation and the gauges; beside it,
+ * {@link ArenaBuilder} its settings, {@link ArenaObserver} the one observer every happening is told to (it feeds both the session's
+ * events and an active {@link AllocationRecorder}), {@link RegionStack} the one mechanism of temp
+ * scopes and labelled scopes, {@link Poison} the poisoning settings and {@link ArenaCopy} the copies
+ * of {@link #clone()} and {@link #cast}.
  */
 public final class ManualMemory implements AutoCloseable {
     /** The environment variable that turns poisoning on for every arena without its own setting. */
     public static final String POISON_ENV = "ARENASCOPE_POISON";
-    private static final int NO_POISON = -1;
-    private static final String ENV_POISON_TEXT = System.getenv(POISON_ENV);
-    private static final AtomicInteger COUNTER = new AtomicInteger();
-    private static final long COPY_CHUNK = 64L << 20;
 
     private final String name;
     private final MemoryDevice device;
@@ -82,6 +79,7 @@ public final class ManualMemory implements AutoCloseable {
     private final int poison;
     private final Session session;
     private final int memoryId;
+    private final ArenaObserver observer;
     private final DescriptorTable descriptors = new DescriptorTable();
 
     private long forward;
@@ -94,212 +92,58 @@ public final class ManualMemory implements AutoCloseable {
     private long[] saved = new long[8];
     private int savedDepth;
 
-    private Temp[] temps = new Temp[0];
-    private long[] tempForward = new long[8];
-    private long[] tempBackward = new long[8];
-    private long[] tempFloor = new long[8];
-    private boolean[] tempClear = new boolean[8];
-    private int tempDepth;
+    // temp scopes: the pointers at entry, the persistent floor and whether to clear, by depth
+    private final RegionStack<Temp> temps = new RegionStack<>(Temp::new, this::growTemps);
+    private long[] tempForward = new long[0];
+    private long[] tempBackward = new long[0];
+    private long[] tempFloor = new long[0];
+    private boolean[] tempClear = new boolean[0];
 
-    private Scope[] scopes = new Scope[0];
-    private String[] scopeNames = new String[8];
-    private int[] scopeIds = new int[8];
-    private int[] scopeNodes = new int[8];
-    private AllocationRecorder[] scopeRecorders = new AllocationRecorder[8];
-    private int scopeDepth;
-
-    private AllocationRecorder recorder;
-    private long stamp = -1;
-    private final EventClock.Stamper stamper;
-    private final String[] internedNames = new String[32];
-    private final int[] internedIds = new int[32];
-    private Thread lastThread;
-    private int lastThreadId;
+    // labelled scopes: the name by depth (the observer keeps what the session and recorder need)
+    private final RegionStack<Scope> scopes = new RegionStack<>(Scope::new, this::growScopes);
+    private String[] scopeNames = new String[0];
+    private boolean[] scopeObserved = new boolean[0]; // told to the observer when opened, so its exit is too
 
     // ------------------------------------------------------------------ construction
 
     /** Claims {@code portion} (0, 1] of the free memory of the process-wide default device ({@code auto}). */
     public ManualMemory(double portion) {
-        this(builder().portion(portion));
+        this(builder().portion(portion).resolve());
     }
 
     /** Claims {@code portion} (0, 1] of {@code device}'s currently free memory. */
     public ManualMemory(double portion, MemoryDevice device) {
-        this(builder().portion(portion).device(device));
+        this(builder().portion(portion).device(device).resolve());
     }
 
     /** A builder: give a device and a portion or an exact size; the rest have defaults. */
-    public static Builder builder() {
-        return new Builder();
+    public static ArenaBuilder builder() {
+        return new ArenaBuilder();
     }
 
-    private ManualMemory(Builder b) {
-        if (b.numBytes == null && b.portion == null) {
-            throw new IllegalArgumentException("arena: give a portion of free memory in (0, 1] or numBytes");
-        }
-        if (b.numBytes == null && !(b.portion > 0 && b.portion <= 1)) {
-            throw new IllegalArgumentException("arena: portion of free memory must be in (0, 1], got " + b.portion);
-        }
-        if (b.numBytes != null && b.numBytes <= 0) {
-            throw new IllegalArgumentException("arena: numBytes must be positive, got " + b.numBytes);
-        }
-        this.device = b.device != null ? b.device : DefaultDevice.get();
-        this.session = b.session != null ? b.session : Session.current();
-        this.stamper = session.clock().stamper();
-        this.name = b.name != null ? b.name : "arena-" + COUNTER.incrementAndGet();
-        this.managed = b.managed;
-        long size;
-        if (!managed) {
-            size = 1;
-        } else {
-            long free = device.freeBytes();
-            if (b.numBytes != null) {
-                if (b.numBytes > free) {
-                    throw new IllegalArgumentException("arena '" + name + "': numBytes " + b.numBytes + " (" + Bytes.format(b.numBytes)
-                            + ") is more than the " + Bytes.format(free) + " free on " + device.info().id());
-                }
-                size = b.numBytes;
-            } else {
-                size = (long) (free * b.portion);
-                if (size < 1) {
-                    throw new IllegalArgumentException("arena '" + name + "': " + b.portion + " of the " + free
-                            + " bytes free on " + device.info().id() + " is less than one byte");
-                }
-            }
-        }
-        if (managed && !b.poisonSet) {
-            parsePoison(ENV_POISON_TEXT, POISON_ENV); // a bad setting fails here, before any memory is claimed
-        }
-        this.buffer = device.allocate(size);
-        this.capacity = size;
+    ManualMemory(ArenaBuilder.Settings s) {
+        this.device = s.device();
+        this.session = s.session();
+        this.name = s.name();
+        this.managed = s.managed();
+        this.poison = s.poison();
+        this.buffer = device.allocate(s.size());
+        this.capacity = s.size();
         this.forward = 0;
-        this.backward = size;
-        int chosenPoison = !managed ? NO_POISON : b.poisonSet ? b.poison : parsePoison(ENV_POISON_TEXT, POISON_ENV);
-        this.poison = chosenPoison;
+        this.backward = capacity;
+        this.observer = new ArenaObserver(session, managed, capacity);
         if (managed) {
             Map<String, String> attrs = new LinkedHashMap<>();
-            if (poison != NO_POISON) {
+            if (poison != Poison.NONE) {
                 attrs.put("poison", String.format("0x%02X", poison));
             }
             this.memoryId = session.registerMemory(name, MemoryKind.ARENA, device.info().id(), capacity, attrs);
             session.addDevice(device.info());
-            if (session.isRecording()) {
-                publish(EventKind.MEMORY_CREATED, 0, buffer.address(), capacity, 0, session.intern(name), -1);
-            }
+            observer.memoryId(memoryId);
+            observer.created(buffer.address(), name);
         } else {
             this.memoryId = -1;
         }
-    }
-
-    /** Settings for a new arena. Not thread-safe. */
-    public static final class Builder {
-        private MemoryDevice device;
-        private Double portion;
-        private Long numBytes;
-        private boolean managed = true;
-        private boolean poisonSet;
-        private int poison = NO_POISON;
-        private Session session;
-        private String name;
-
-        private Builder() {}
-
-        /** The device to claim memory on; default: the process-wide {@code auto} device (CUDA, else host). */
-        public Builder device(MemoryDevice d) {
-            this.device = Objects.requireNonNull(d, "device");
-            return this;
-        }
-
-        /** Claim this fraction (0, 1] of the device's currently free memory. Ignored when numBytes is given. */
-        public Builder portion(double p) {
-            this.portion = p;
-            return this;
-        }
-
-        /** Claim exactly this many bytes (at least 1, at most the device's free memory). */
-        public Builder numBytes(long n) {
-            this.numBytes = n;
-            return this;
-        }
-
-        /** False: hold one byte, never poison, never record (default true). */
-        public Builder managed(boolean m) {
-            this.managed = m;
-            return this;
-        }
-
-        /** Poison every new allocation with {@code value} (0..255), overriding {@value ManualMemory#POISON_ENV}. */
-        public Builder poison(int value) {
-            if (value < 0 || value > 255) {
-                throw new IllegalArgumentException("poison byte must be 0..255, got " + value);
-            }
-            this.poison = value;
-            this.poisonSet = true;
-            return this;
-        }
-
-        /** Never poison, whatever {@value ManualMemory#POISON_ENV} says. */
-        public Builder noPoison() {
-            this.poison = NO_POISON;
-            this.poisonSet = true;
-            return this;
-        }
-
-        /** The session events go to; default {@link Session#current()} (the open {@code ArenaScope.record(...)}, else {@link Session#global()}). */
-        public Builder session(Session s) {
-            this.session = Objects.requireNonNull(s, "session");
-            return this;
-        }
-
-        /** The arena's name in traces and messages; default {@code arena-N}. */
-        public Builder name(String n) {
-            this.name = Objects.requireNonNull(n, "name");
-            return this;
-        }
-
-        /**
-         * Claims the memory.
-         *
-         * @throws IllegalArgumentException on a bad portion or size
-         * @throws dev.arenascope.core.device.DeviceOutOfMemoryException when the device refuses the block
-         */
-        public ManualMemory build() {
-            return new ManualMemory(this);
-        }
-    }
-
-    /** The process-wide default device, opened once on first use ({@code auto}: CUDA if it answers, else host). */
-    private static final class DefaultDevice {
-        private static final MemoryDevice DEVICE = Devices.open("auto").device();
-
-        static MemoryDevice get() {
-            return DEVICE;
-        }
-    }
-
-    /**
-     * Parses a poison setting: {@code 0xNN}, a decimal 0..255, or {@code off}/{@code none}/{@code false}/empty
-     * for none. Returns -1 for none.
-     *
-     * @throws IllegalArgumentException naming {@code source} when the text is none of these
-     */
-    static int parsePoison(String text, String source) {
-        if (text == null) {
-            return NO_POISON;
-        }
-        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
-        if (t.isEmpty() || t.equals("off") || t.equals("none") || t.equals("false") || t.equals("no")) {
-            return NO_POISON;
-        }
-        try {
-            int v = t.startsWith("0x") ? Integer.parseInt(t.substring(2), 16) : Integer.parseInt(t);
-            if (v >= 0 && v <= 255) {
-                return v;
-            }
-        } catch (NumberFormatException ignored) {
-            // reported below
-        }
-        throw new IllegalArgumentException(source + "='" + text + "' is not a poison byte (0..255, 0xNN, or off)");
     }
 
     // ------------------------------------------------------------------ allocation
@@ -398,31 +242,15 @@ public final class ManualMemory implements AutoCloseable {
             peakBackward = capacity - b;
         }
         long[] kept;
-        boolean publishing = managed && session.isRecording();
-        if (publishing || recorder != null) {
+        boolean publishing = observer.publishing();
+        if (publishing || observer.recorder() != null) {
             int e = descriptors.find(dtype, shape);
             kept = descriptors.shape(e);
-            observeAllocation(e, kept, dtype, start, bytes, consumed, back, publishing);
+            observer.allocated(descriptors, e, kept, dtype, start, bytes, consumed, back, f, b, scopes.depth(), publishing);
         } else {
             kept = shape.clone();
         }
         return new Tensor(buffer, start, kept, dtype, numel);
-    }
-
-    private void observeAllocation(int descriptor, long[] shape, DType dtype, long start, long bytes, long consumed,
-                                   boolean back, boolean publishing) {
-        long t = stamper.stamp(); // one stamp for both the event and the recorder's row
-        int thread = thread();
-        if (publishing) {
-            int ref = descriptors.stringId(descriptor, session);
-            int scope = scopeDepth > 0 ? scopeIds[scopeDepth - 1] : -1;
-            session.publishAt(t, thread, EventKind.ALLOC, back ? Event.FLAG_BACKWARD : 0, memoryId, start, consumed, bytes,
-                    forward + capacity - backward, capacity - backward, ref, scope, session.captureSite(consumed), -1);
-        }
-        AllocationRecorder r = recorder;
-        if (r != null) {
-            r.onAllocation(t, lastThread.threadId(), start, bytes, consumed, descriptor, dtype, shape, back, forward, backward);
-        }
     }
 
     private IllegalArgumentException overflow(long[] shape, DType dtype) {
@@ -437,13 +265,7 @@ public final class ManualMemory implements AutoCloseable {
                 + " (" + bytes + " bytes" + (needed != bytes ? ", " + needed + " with alignment" : "") + ") "
                 + dir.name().toLowerCase(java.util.Locale.ROOT) + "; " + remaining + " bytes (" + Bytes.format(remaining)
                 + ") remaining of " + Bytes.format(capacity) + "; open scopes: " + (path.isEmpty() ? "(none)" : path);
-        if (managed && session.isRecording()) {
-            publish(EventKind.OUT_OF_MEMORY, dir == Direction.BACKWARD ? Event.FLAG_BACKWARD : 0, 0, needed, remaining,
-                    session.intern(msg), scopeDepth > 0 ? scopeIds[scopeDepth - 1] : -1);
-        }
-        if (recorder != null) {
-            recorder.onFailure(msg);
-        }
+        observer.failed(msg, dir == Direction.BACKWARD, needed, remaining, forward, backward, scopes.depth());
         return new InsufficientMemoryException(msg, name, needed, remaining, path);
     }
 
@@ -523,14 +345,7 @@ public final class ManualMemory implements AutoCloseable {
         long released = forward + capacity - backward;
         forward = 0;
         backward = capacity;
-        if (observing()) {
-            if (session.isRecording()) {
-                publish(EventKind.RESET, 0, 0, released, 0, -1, -1);
-            }
-            if (recorder != null) {
-                recorder.onPointers(0, capacity);
-            }
-        }
+        observer.reset(released);
     }
 
     private void moveForward(long p) {
@@ -558,14 +373,7 @@ public final class ManualMemory implements AutoCloseable {
         }
         peakForward = Math.max(peakForward, forward);
         peakBackward = Math.max(peakBackward, capacity - backward);
-        if (observing()) {
-            if (session.isRecording()) {
-                publish(EventKind.POINTER_RESTORE, flags, p, released, 0, -1, -1);
-            }
-            if (recorder != null) {
-                recorder.onPointers(forward, backward);
-            }
-        }
+        observer.moved(flags, p, released, forward, backward);
     }
 
     // ------------------------------------------------------------------ temp scopes
@@ -595,25 +403,15 @@ public final class ManualMemory implements AutoCloseable {
             throw new IllegalArgumentException("arena '" + name + "': persistent floor " + persistentFloor
                     + " outside [0, " + capacity + "]");
         }
-        int d = tempDepth;
-        if (d == temps.length) {
-            growTemps();
-        }
+        int d = temps.push();
         tempForward[d] = forward;
         tempBackward[d] = backward;
         tempClear[d] = clearPersistent;
         tempFloor[d] = persistentFloor;
-        tempDepth = d + 1;
-        return temps[d];
+        return temps.handle(d);
     }
 
-    private void growTemps() {
-        int n = Math.max(8, temps.length * 2);
-        Temp[] t = Arrays.copyOf(temps, n);
-        for (int i = temps.length; i < n; i++) {
-            t[i] = new Temp(i);
-        }
-        temps = t;
+    private void growTemps(int n) {
         tempForward = Arrays.copyOf(tempForward, n);
         tempBackward = Arrays.copyOf(tempBackward, n);
         tempFloor = Arrays.copyOf(tempFloor, n);
@@ -640,11 +438,10 @@ public final class ManualMemory implements AutoCloseable {
          */
         @Override
         public void close() {
-            if (tempDepth != depth + 1) {
+            if (!temps.close(depth)) {
                 throw new IllegalStateException("arena '" + name + "': temp scope " + depth + " closed out of order ("
-                        + tempDepth + " open)");
+                        + temps.depth() + " open)");
             }
-            tempDepth = depth;
             if (closed) {
                 return;
             }
@@ -669,66 +466,41 @@ public final class ManualMemory implements AutoCloseable {
      * stay in production code. The open scope path appears in {@link InsufficientMemoryException}s.
      */
     public Scope scope(String scopeName) {
-        int d = pushScope(scopeName);
-        if (observing()) {
-            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
-            try {
-                enterObserved(d);
-            } finally {
-                stamp = -1;
-            }
-        }
-        return scopes[d];
+        return openScope(scopeName, null, 0, null, 0, null);
     }
 
     /** {@link #scope(String)} with one shape parameter (e.g. {@code "frames", 4}). */
     public Scope scope(String scopeName, String key, long value) {
         checkKey(key);
-        int d = pushScope(scopeName);
-        if (observing()) {
-            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
-            try {
-                enterObserved(d);
-                param(d, key, value);
-            } finally {
-                stamp = -1;
-            }
-        }
-        return scopes[d];
+        return openScope(scopeName, key, value, null, 0, null);
     }
 
     /** {@link #scope(String)} with two shape parameters. */
     public Scope scope(String scopeName, String key1, long value1, String key2, long value2) {
         checkKey(key1);
         checkKey(key2);
-        int d = pushScope(scopeName);
-        if (observing()) {
-            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
-            try {
-                enterObserved(d);
-                param(d, key1, value1);
-                param(d, key2, value2);
-            } finally {
-                stamp = -1;
-            }
-        }
-        return scopes[d];
+        return openScope(scopeName, key1, value1, key2, value2, null);
     }
 
     /** {@link #scope(String)} with any number of shape parameters (integral values). */
     public Scope scope(String scopeName, Map<String, ? extends Number> params) {
         checkParams(params);
-        int d = pushScope(scopeName);
-        if (observing()) {
-            stamp = session.now(); // scope bounds read the clock in full: one read for the entry and its params
-            try {
-                enterObserved(d);
-                params.forEach((k, v) -> param(d, k, v.longValue()));
-            } finally {
-                stamp = -1;
-            }
+        return openScope(scopeName, null, 0, null, 0, params);
+    }
+
+    private Scope openScope(String scopeName, String k1, long v1, String k2, long v2, Map<String, ? extends Number> params) {
+        checkOpen();
+        if (scopeName == null) {
+            throw new IllegalArgumentException("arena '" + name + "': scope name is null");
         }
-        return scopes[d];
+        int d = scopes.push();
+        scopeNames[d] = scopeName;
+        boolean observed = observer.observing();
+        scopeObserved[d] = observed;
+        if (observed) {
+            observer.scopeEntered(d, scopeName, forward, backward, k1, v1, k2, v2, params);
+        }
+        return scopes.handle(d);
     }
 
     /**
@@ -737,70 +509,33 @@ public final class ManualMemory implements AutoCloseable {
      */
     public void noteScopeParams(String key, long value) {
         checkKey(key);
-        if (scopeDepth > 0 && observing()) {
-            param(scopeDepth - 1, key, value);
+        if (scopes.depth() > 0 && observer.observing()) {
+            observer.param(scopes.depth() - 1, key, value, forward, backward);
         }
     }
 
     /** {@link #noteScopeParams(String, long)} for several parameters. */
     public void noteScopeParams(Map<String, ? extends Number> params) {
         checkParams(params);
-        if (scopeDepth > 0 && observing()) {
-            int d = scopeDepth - 1;
-            params.forEach((k, v) -> param(d, k, v.longValue()));
+        if (scopes.depth() > 0 && observer.observing()) {
+            int d = scopes.depth() - 1;
+            params.forEach((k, v) -> observer.param(d, k, v.longValue(), forward, backward));
         }
     }
 
     /** The open scopes' names, outermost first, joined by {@code /}; empty when none is open. */
     public String scopePath() {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < scopeDepth; i++) {
+        for (int i = 0; i < scopes.depth(); i++) {
             sb.append(i == 0 ? "" : "/").append(scopeNames[i]);
         }
         return sb.toString();
     }
 
-    private int pushScope(String scopeName) {
-        checkOpen();
-        if (scopeName == null) {
-            throw new IllegalArgumentException("arena '" + name + "': scope name is null");
-        }
-        int d = scopeDepth;
-        if (d == scopes.length) {
-            growScopes();
-        }
-        scopeNames[d] = scopeName;
-        scopeIds[d] = -1;
-        scopeNodes[d] = -1;
-        scopeRecorders[d] = null;
-        scopeDepth = d + 1;
-        return d;
-    }
-
-    private void growScopes() {
-        int n = Math.max(8, scopes.length * 2);
-        Scope[] s = Arrays.copyOf(scopes, n);
-        for (int i = scopes.length; i < n; i++) {
-            s[i] = new Scope(i);
-        }
-        scopes = s;
+    private void growScopes(int n) {
         scopeNames = Arrays.copyOf(scopeNames, n);
-        scopeIds = Arrays.copyOf(scopeIds, n);
-        scopeNodes = Arrays.copyOf(scopeNodes, n);
-        scopeRecorders = Arrays.copyOf(scopeRecorders, n);
-    }
-
-    private void enterObserved(int d) {
-        if (session.isRecording()) {
-            int id = session.nextScopeId();
-            scopeIds[d] = id;
-            int parent = d > 0 ? scopeIds[d - 1] : -1;
-            publish(EventKind.SCOPE_ENTER, 0, forward, backward, parent, internName(scopeNames[d]), id);
-        }
-        if (recorder != null) {
-            scopeNodes[d] = recorder.onScopeEnter(scopeNames[d], forward, backward);
-            scopeRecorders[d] = recorder;
-        }
+        scopeObserved = Arrays.copyOf(scopeObserved, n);
+        observer.scopeCapacity(n);
     }
 
     private void checkKey(String key) {
@@ -819,17 +554,6 @@ public final class ManualMemory implements AutoCloseable {
                 throw new IllegalArgumentException("arena '" + name + "': scope parameter '" + k + "' has no value");
             }
         });
-    }
-
-    private void param(int d, String key, long value) {
-        if (scopeIds[d] >= 0 && session.isRecording()) {
-            publish(EventKind.SCOPE_PARAM, 0, value, 0, 0, internName(key), scopeIds[d]);
-        }
-        if (scopeRecorders[d] != null && scopeRecorders[d] == recorder) {
-            recorder.onScopeParam(scopeNodes[d], key, value);
-        } else if (recorder != null) {
-            recorder.onScopeParam(recorder.currentScope(), key, value);
-        }
     }
 
     /** A {@link #scope(String)} region. Close it at the region's end. */
@@ -852,25 +576,14 @@ public final class ManualMemory implements AutoCloseable {
          */
         @Override
         public void close() {
-            if (scopeDepth != depth + 1) {
+            int open = scopes.depth();
+            if (!scopes.close(depth)) {
                 throw new IllegalStateException("arena '" + name + "': scope '" + scopeNames[depth]
-                        + "' closed while '" + scopeNames[scopeDepth - 1] + "' is open inside it");
+                        + "' closed while '" + scopeNames[open - 1] + "' is open inside it");
             }
-            int id = scopeIds[depth];
-            if (id >= 0 && !closed && session.isRecording()) {
-                stamp = session.now(); // scope bounds read the clock in full, so scope durations are exact
-                try {
-                    publish(EventKind.SCOPE_EXIT, 0, forward, backward, 0, internName(scopeNames[depth]), id);
-                } finally {
-                    stamp = -1;
-                }
+            if (scopeObserved[depth]) {
+                observer.scopeExited(depth, scopeNames[depth], forward, backward, closed);
             }
-            AllocationRecorder r = scopeRecorders[depth];
-            if (r != null && r == recorder) {
-                r.onScopeExit(scopeNodes[depth], forward, backward);
-            }
-            scopeRecorders[depth] = null;
-            scopeDepth = depth;
         }
     }
 
@@ -883,21 +596,21 @@ public final class ManualMemory implements AutoCloseable {
      */
     public AllocationRecorder recording() {
         checkOpen();
-        if (recorder != null) {
+        if (observer.recorder() != null) {
             throw new IllegalStateException("arena '" + name + "' is already recording: recording() blocks do not nest;"
                     + " close the active AllocationRecorder first");
         }
         AllocationRecorder[] self = new AllocationRecorder[1];
         AllocationRecorder r = new AllocationRecorder(name, capacity, forward, backward, () -> {
             self[0].finish(forward, backward);
-            if (recorder == self[0]) {
-                recorder = null;
+            if (observer.recorder() == self[0]) {
+                observer.recorder(null);
                 EventClock.releaseTicker();
             }
         });
         self[0] = r;
         if (managed) {
-            recorder = r;
+            observer.recorder(r);
             EventClock.holdTicker(); // cheap stamps for the recorder's rows while it records
         }
         return r;
@@ -905,11 +618,7 @@ public final class ManualMemory implements AutoCloseable {
 
     /** Whether a {@link #recording()} is active. */
     public boolean isRecording() {
-        return recorder != null;
-    }
-
-    private boolean observing() {
-        return managed && (recorder != null || session.isRecording());
+        return observer.recorder() != null;
     }
 
     // ------------------------------------------------------------------ gauges
@@ -1010,11 +719,8 @@ public final class ManualMemory implements AutoCloseable {
     public ManualMemory clone() {
         checkOpen();
         ManualMemory c = sibling(device, name + "-clone");
-        if (managed && forward > 0) {
-            device.copy(buffer, 0, c.buffer, 0, forward);
-        }
-        if (managed && backward < capacity) {
-            device.copy(buffer, backward, c.buffer, backward, capacity - backward);
+        if (managed) {
+            ArenaCopy.onDevice(device, buffer, c.buffer, forward, backward, capacity);
         }
         c.setPointers(forward, backward);
         return c;
@@ -1031,34 +737,20 @@ public final class ManualMemory implements AutoCloseable {
         Objects.requireNonNull(target, "target device");
         ManualMemory c = sibling(target, name + "@" + target.info().id());
         if (managed) {
-            copyThroughHost(0, forward, c);
-            copyThroughHost(backward, capacity - backward, c);
+            ArenaCopy.throughHost(device, buffer, target, c.buffer, forward, backward, capacity);
         }
         c.setPointers(forward, backward);
         return c;
     }
 
     private ManualMemory sibling(MemoryDevice target, String siblingName) {
-        Builder b = builder().device(target).session(session).name(siblingName).managed(managed).numBytes(capacity);
+        ArenaBuilder b = builder().device(target).session(session).name(siblingName).managed(managed).numBytes(capacity);
         if (poison >= 0) {
             b.poison(poison);
         } else {
             b.noPoison();
         }
         return b.build();
-    }
-
-    private void copyThroughHost(long from, long length, ManualMemory to) {
-        if (length == 0 || device.info().kind() == DeviceKind.VIRTUAL || to.device.info().kind() == DeviceKind.VIRTUAL) {
-            return;
-        }
-        byte[] chunk = new byte[(int) Math.min(COPY_CHUNK, Math.max(1, length))];
-        for (long done = 0; done < length; ) {
-            int n = (int) Math.min(chunk.length, length - done);
-            device.copyToHost(buffer, from + done, chunk, 0, n);
-            to.device.copyFromHost(chunk, 0, to.buffer, from + done, n);
-            done += n;
-        }
     }
 
     /** Whether {@link #close()} has run. */
@@ -1075,14 +767,12 @@ public final class ManualMemory implements AutoCloseable {
         if (closed) {
             return;
         }
-        if (recorder != null) {
-            recorder.close();
+        if (observer.recorder() != null) {
+            observer.recorder().close();
         }
         closed = true;
         buffer.close();
-        if (managed && session.isRecording()) {
-            publish(EventKind.MEMORY_CLOSED, 0, buffer.address(), capacity, 0, -1, -1);
-        }
+        observer.closed(buffer.address(), forward, backward);
     }
 
     private void checkOpen() {
@@ -1093,32 +783,6 @@ public final class ManualMemory implements AutoCloseable {
 
     private IllegalStateException closedError() {
         return new IllegalStateException("arena '" + name + "' is closed");
-    }
-
-    private int thread() {
-        Thread t = Thread.currentThread();
-        if (t != lastThread) {
-            lastThreadId = session.threadId();
-            lastThread = t;
-        }
-        return lastThreadId;
-    }
-
-    /** The session's id for a scope or parameter name, through a small cache keyed by identity (names are mostly literals). */
-    private int internName(String value) {
-        int slot = System.identityHashCode(value) & (internedNames.length - 1);
-        if (internedNames[slot] == value) {
-            return internedIds[slot];
-        }
-        int id = session.intern(value);
-        internedNames[slot] = value;
-        internedIds[slot] = id;
-        return id;
-    }
-
-    private void publish(EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {
-        session.publishAt(stamp >= 0 ? stamp : stamper.stamp(), thread(), kind, flags, memoryId, a, b, c,
-                forward + capacity - backward, capacity - backward, ref, ref2);
     }
 
     @Override

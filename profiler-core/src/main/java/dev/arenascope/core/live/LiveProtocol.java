@@ -9,9 +9,10 @@ import java.security.MessageDigest;
 
 import dev.arenascope.core.trace.ByteReader;
 import dev.arenascope.core.trace.ByteWriter;
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.codec.MetaCodec;
 
 /**
  * The live wire: how a profiled process streams its session to a running ArenaScope over TCP. All
@@ -21,7 +22,7 @@ import dev.arenascope.core.trace.TraceFormatException;
  * <pre>
  * sender → receiver, once:   HELLO  u32 magic "ASLV" | u32 n (≤ {@value #MAX_HELLO_BYTES}) | n bytes:
  *                                   varint version | string token | i64 sender id | varint connection ordinal
- *                                   | i64 process id | session (ChunkCodec.encodeSession)
+ *                                   | i64 process id | session (MetaCodec.encodeSession)
  * receiver → sender, once:   ACK    u32 magic "ASLA" | u32 n (≤ {@value #MAX_HELLO_BYTES}) | n bytes:
  *                                   varint status ({@link #ACCEPTED}, {@link #BAD_TOKEN}, {@link #BAD_VERSION},
  *                                   {@link #BAD_HELLO}, {@link #REFUSED}) | string message
@@ -70,7 +71,7 @@ public final class LiveProtocol {
         body.i64(h.senderId());
         body.varint(h.connection());
         body.i64(h.processId());
-        ChunkCodec.encodeSession(h.session(), body);
+        MetaCodec.encodeSession(h.session(), body);
         return envelope(HELLO_MAGIC, body);
     }
 
@@ -85,7 +86,7 @@ public final class LiveProtocol {
         long id = r.i64();
         int conn = r.count(Integer.MAX_VALUE, "connection ordinal");
         long pid = r.i64();
-        SessionInfo s = ChunkCodec.decodeSession(r);
+        SessionInfo s = MetaCodec.decodeSession(r);
         return new Hello(version, token == null ? "" : token, id, conn, pid, s);
     }
 

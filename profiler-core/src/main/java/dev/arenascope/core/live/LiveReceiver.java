@@ -19,10 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.codec.ChunkCodec;
 
 /**
  * Listens for profiled processes ({@link LiveSender}) and delivers each connection's stream to its own

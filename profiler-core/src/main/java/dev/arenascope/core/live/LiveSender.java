@@ -15,13 +15,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SinkOwner;
+import dev.arenascope.core.trace.codec.ChunkCodec;
 
 /**
  * Streams a session to a running ArenaScope ({@link LiveReceiver}) over TCP: attach it to a

@@ -10,6 +10,7 @@ import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.DeviceBuffer;
 import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.device.DeviceOutOfMemoryException;
+import dev.arenascope.core.device.Durations;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
@@ -724,9 +725,7 @@ public final class MemoryPool implements AutoCloseable {
     }
 
     private static String nanos(double ns) {
-        return ns >= 1e6 ? String.format(Locale.ROOT, "%.2f ms", ns / 1e6)
-                : ns >= 1e3 ? String.format(Locale.ROOT, "%.2f us", ns / 1e3)
-                : String.format(Locale.ROOT, "%.0f ns", ns);
+        return Durations.format(ns);
     }
 
     /**

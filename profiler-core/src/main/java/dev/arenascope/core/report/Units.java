@@ -8,6 +8,7 @@ import java.util.Locale;
 import dev.arenascope.core.analysis.Figure;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.device.Durations;
 
 /** How reports print figures: bytes in binary units, times, percentages, changes. Stateless. */
 final class Units {
@@ -43,25 +44,9 @@ final class Units {
         return String.format(Locale.ROOT, Math.abs(p) >= 10 || p == 0 ? "%.1f%%" : "%.2f%%", p);
     }
 
-    /** A duration in ns as {@code 850 ns}, {@code 12.3 µs}, {@code 4.56 ms}, {@code 1.234 s}, {@code 2 min 3 s}. */
+    /** A duration in ns as {@code 850 ns}, {@code 12.3 µs}, {@code 4.56 ms}, {@code 1.234 s}, {@code 2 min 3 s} ({@link Durations}). */
     static String duration(long ns) {
-        if (ns < 0) {
-            return "-" + duration(-ns);
-        }
-        if (ns < 1_000) {
-            return ns + " ns";
-        }
-        if (ns < 1_000_000) {
-            return String.format(Locale.ROOT, "%.1f µs", ns / 1e3);
-        }
-        if (ns < 1_000_000_000) {
-            return String.format(Locale.ROOT, "%.2f ms", ns / 1e6);
-        }
-        if (ns < 120_000_000_000L) {
-            return String.format(Locale.ROOT, "%.3f s", ns / 1e9);
-        }
-        long s = ns / 1_000_000_000L;
-        return s / 60 + " min " + s % 60 + " s";
+        return Durations.format(ns);
     }
 
     /** Exact bytes with thousands separators: {@code 13,927,831,556 B}. */

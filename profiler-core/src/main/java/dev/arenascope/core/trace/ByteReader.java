@@ -128,11 +128,20 @@ public final class ByteReader {
         return (int) v;
     }
 
+    /** A string written by {@link ByteWriter#string}: varint length + 1 (0 for null), then UTF-8 bytes. */
     public String string() throws TraceFormatException {
+        return string(Integer.MAX_VALUE - 1);
+    }
+
+    /** As {@link #string()}, refusing a string longer than {@code maxBytes} UTF-8 bytes at its offset. */
+    public String string(int maxBytes) throws TraceFormatException {
         long at = sourceOffset();
         int n = count(Integer.MAX_VALUE, "string length");
         if (n == 0) {
             return null;
+        }
+        if (n - 1 > maxBytes) {
+            throw new TraceFormatException(source, at, "string of " + (n - 1) + " bytes (at most " + maxBytes + ")");
         }
         if (n - 1 > remaining()) {
             throw new TraceFormatException(source, at, "string length " + (n - 1) + " exceeds the " + remaining() + " bytes left");

@@ -7,7 +7,7 @@ import java.util.Arrays;
  * session's drain, by readers and by the store's loaders. Not thread-safe.
  */
 public final class EventBatch {
-    // package-private: ChunkCodec encodes and decodes the columns in place
+    // package-private; the chunk codec (trace.codec) reaches them through columns() / reserveColumns()
     int size;
     long[] time;
     int[] kindFlagsMemory; // kind code (8 bits) | flags (8 bits) << 8 | memory (16 bits, +1) << 16
@@ -259,6 +259,47 @@ public final class EventBatch {
             Arrays.fill(site, size, size + more, -1);
             Arrays.fill(category, size, size + more, -1);
         }
+    }
+
+    /**
+     * The batch's backing arrays, for a codec that reads or fills the columns in place (the chunk
+     * codec's hot loops). Valid until the batch next grows; index {@code i} is event {@code i}.
+     * {@code packed} holds {@link #pack} words.
+     */
+    public record Columns(long[] time, int[] packed, int[] thread, long[] a, long[] b, long[] c,
+                          long[] used, long[] aux, int[] ref, int[] ref2) {}
+
+    /** The backing arrays as they are now (see {@link Columns}); one small object a call. */
+    public Columns columns() {
+        return new Columns(time, kindFlagsMemory, thread, a, b, c, used, aux, ref, ref2);
+    }
+
+    /**
+     * Makes room for {@code more} events beyond the current size and returns the backing arrays; a
+     * codec writes events {@code [size(), size() + more)} into them, then calls {@link #extendTo}.
+     */
+    public Columns reserveColumns(int more) {
+        if (more < 0) {
+            throw new IllegalArgumentException("reserve " + more + " events");
+        }
+        reserve(more);
+        return columns();
+    }
+
+    /**
+     * Sets the size after a codec wrote events directly into the arrays of {@link #reserveColumns}:
+     * {@code newSize} must lie between the current size and the capacity.
+     */
+    public void extendTo(int newSize) {
+        if (newSize < size || newSize > time.length) {
+            throw new IndexOutOfBoundsException("extend " + size + " events to " + newSize + " (capacity " + time.length + ")");
+        }
+        if (site != null) {
+            // the codec wrote no site columns: the new events carry none
+            Arrays.fill(site, size, newSize, -1);
+            Arrays.fill(category, size, newSize, -1);
+        }
+        size = newSize;
     }
 
     private void grow() {

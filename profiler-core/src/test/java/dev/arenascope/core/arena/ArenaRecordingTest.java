@@ -14,10 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.arenascope.testsupport.TestDevices;
 import dev.arenascope.core.device.MemoryDevice;
-import dev.arenascope.core.record.AllocationRecorder;
 import dev.arenascope.testsupport.CollectingSink;
-import dev.arenascope.core.record.RecordedAllocation;
-import dev.arenascope.core.record.RecordedScope;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;

@@ -13,8 +13,6 @@ import dev.arenascope.core.device.CudaDevice;
 import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.device.Devices;
 import dev.arenascope.core.device.MemoryDevice;
-import dev.arenascope.core.record.AllocationRecorder;
-import dev.arenascope.core.record.RecordedScope;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -114,7 +112,7 @@ public final class GpuCheck {
             }
         });
         long freeBefore = device.freeBytes();
-        ManualMemory.Builder b = ManualMemory.builder().device(device).session(session).name("gpu-check").poison(0xFF);
+        ArenaBuilder b = ManualMemory.builder().device(device).session(session).name("gpu-check").poison(0xFF);
         double portion = -1;
         if (size.matches("0?\\.\\d+|1(\\.0*)?")) {
             portion = Double.parseDouble(size);

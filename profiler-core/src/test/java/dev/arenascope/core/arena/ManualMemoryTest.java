@@ -403,15 +403,15 @@ class ManualMemoryTest {
 
     @Test
     void poisonSettingsParseAsTheEnvironmentVariableAllows() {
-        assertEquals(0xFF, ManualMemory.parsePoison("0xFF", "ARENASCOPE_POISON"));
-        assertEquals(0xAB, ManualMemory.parsePoison(" 0xab ", "ARENASCOPE_POISON"));
-        assertEquals(7, ManualMemory.parsePoison("7", "ARENASCOPE_POISON"));
-        assertEquals(0, ManualMemory.parsePoison("0", "ARENASCOPE_POISON"));
+        assertEquals(0xFF, Poison.parse("0xFF", "ARENASCOPE_POISON"));
+        assertEquals(0xAB, Poison.parse(" 0xab ", "ARENASCOPE_POISON"));
+        assertEquals(7, Poison.parse("7", "ARENASCOPE_POISON"));
+        assertEquals(0, Poison.parse("0", "ARENASCOPE_POISON"));
         for (String off : new String[] {null, "", "off", "none", "false", "NO"}) {
-            assertEquals(-1, ManualMemory.parsePoison(off, "ARENASCOPE_POISON"));
+            assertEquals(-1, Poison.parse(off, "ARENASCOPE_POISON"));
         }
         for (String bad : new String[] {"0x100", "-1", "ff", "yes", "256"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ManualMemory.parsePoison(bad, "ARENASCOPE_POISON"));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Poison.parse(bad, "ARENASCOPE_POISON"));
             assertTrue(e.getMessage().startsWith("ARENASCOPE_POISON='" + bad + "'"), e.getMessage());
         }
     }

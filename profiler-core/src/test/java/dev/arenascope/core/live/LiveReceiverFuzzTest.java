@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.arenascope.core.record.Session;
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
@@ -26,6 +25,7 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.codec.ChunkCodec;
 
 /**
  * Bounded fuzzing of the live receiver: mutated hellos and chunk streams (flipped bytes, truncations,

@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.arenascope.core.record.Session;
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
@@ -31,6 +30,7 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.codec.ChunkCodec;
 
 /** Live streaming between real processes, and the failure modes a receiver must survive. */
 @Timeout(60)

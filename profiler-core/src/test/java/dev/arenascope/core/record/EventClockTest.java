@@ -10,6 +10,7 @@ import java.util.concurrent.CyclicBarrier;
 
 import org.junit.jupiter.api.Test;
 
+import dev.arenascope.core.arena.AllocationRecorder;
 import dev.arenascope.core.arena.DType;
 import dev.arenascope.core.arena.ManualMemory;
 import dev.arenascope.core.device.HostDevice;

@@ -1,6 +1,7 @@
 package dev.arenascope.app.ui.model;
 
-import java.util.Locale;
+
+import dev.arenascope.core.device.Durations;
 
 /**
  * A half-open span of session time {@code [fromNs, toNs)} in nanoseconds since the session start.
@@ -45,18 +46,9 @@ public record TimeRange(long fromNs, long toNs) {
         return new TimeRange(from, from + d);
     }
 
-    /** Formats a duration: {@code 1.25 ms}, {@code 3.0 s}. */
+    /** Formats a duration: {@code 1.25 ms}, {@code 3.000 s} (the core's one formatter, {@link Durations}). */
     public static String formatDuration(long ns) {
-        double v = Math.abs(ns);
-        String sign = ns < 0 ? "-" : "";
-        if (v < 1_000) {
-            return sign + (long) v + " ns";
-        } else if (v < 1_000_000) {
-            return sign + String.format(Locale.ROOT, "%.2f µs", v / 1e3);
-        } else if (v < 1_000_000_000) {
-            return sign + String.format(Locale.ROOT, "%.2f ms", v / 1e6);
-        }
-        return sign + String.format(Locale.ROOT, "%.3f s", v / 1e9);
+        return Durations.format(ns);
     }
 
     /** Formats an instant since the session start, e.g. {@code 12.345 ms}. */

@@ -19,7 +19,6 @@ import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 
 import dev.arenascope.core.trace.ByteReader;
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
@@ -27,6 +26,12 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.codec.DecodeBudget;
+import dev.arenascope.core.trace.codec.DuplicateFrames;
+import dev.arenascope.core.trace.codec.EventLayout;
+import dev.arenascope.core.trace.codec.FrameHeader;
+import dev.arenascope.core.trace.codec.MetaCodec;
 import dev.arenascope.core.trace.store.EventStore;
 
 /**
@@ -40,7 +45,11 @@ import dev.arenascope.core.trace.store.EventStore;
  * to the next chunk the footer index names, or scans for the next frame whose checksum holds, and
  * records the problem in {@link #result()}. A file without footer (a recording that was killed) reads
  * up to its last whole chunk. Lengths are checked against the bytes left in the file before anything
- * is allocated. Not thread-safe.
+ * is allocated. What chunks claim to decompress to is bounded by a {@link DecodeBudget}: a chunk past
+ * the per-chunk bound is skipped as damaged, and reading stops (keeping what came before) at the
+ * first chunk that would take the whole file past its bound, so a small file never costs more than a
+ * constant plus a multiple of its size. A chunk that repeats an earlier one byte for byte
+ * ({@link DuplicateFrames}) is skipped and recorded, so no event counts twice. Not thread-safe.
  */
 public final class AstraceReader implements AutoCloseable {
     private static final int MAX_PROBLEMS = 8;
@@ -74,6 +83,10 @@ public final class AstraceReader implements AutoCloseable {
     private int problemCount;
     // pull state
     private ChunkCodec.Chunk current;
+    // what the chunks found so far claim (bounded against what the file holds), and which frames were seen
+    private final DecodeBudget budget = new DecodeBudget();
+    private final DuplicateFrames seenFrames = new DuplicateFrames();
+    private long chargedTo = -1;
     private int currentIndex;
     private final Map<Integer, MemoryInfo> memories = new HashMap<>();
     private final Map<Integer, String> strings = new HashMap<>();
@@ -113,11 +126,11 @@ public final class AstraceReader implements AutoCloseable {
             throw new TraceFormatException(source, AstraceFormat.HEADER_FIXED, "header checksum mismatch");
         }
         ByteReader br = new ByteReader(body, 0, body.length, source, AstraceFormat.HEADER_FIXED);
-        session = ChunkCodec.decodeSession(br);
+        session = MetaCodec.decodeSession(br);
         int n = br.count(br.remaining(), "header metadata count");
         List<MetaRecord> meta = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            meta.add(ChunkCodec.decodeMeta(br));
+            meta.add(MetaCodec.decodeMeta(br, EventLayout.of(version)));
         }
         if (br.remaining() != 0) {
             throw br.error("header has " + br.remaining() + " trailing bytes");
@@ -272,6 +285,14 @@ public final class AstraceReader implements AutoCloseable {
         }
     }
 
+    /** A problem that ends the read: always kept in the list (in the last place when it is full). */
+    private void lastProblem(long offset, String what) {
+        if (problems.size() == MAX_PROBLEMS) {
+            problems.removeLast();
+        }
+        problem(offset, what);
+    }
+
     private byte[] readAt(long offset, int n) throws IOException {
         byte[] b = new byte[n];
         ByteBuffer bb = ByteBuffer.wrap(b);
@@ -287,7 +308,7 @@ public final class AstraceReader implements AutoCloseable {
     // ---------------------------------------------------------------- locating frames
 
     /** A frame found in the file, checked for fitting; not yet checksummed. */
-    private record Located(long offset, byte[] header, ChunkCodec.FrameHeader fh, byte[] payload) {}
+    private record Located(long offset, byte[] header, FrameHeader fh, byte[] payload) {}
 
     /** The next frame from {@link #pos}, advancing past it; null at the end. Records and skips damage. */
     private Located locate() throws IOException {
@@ -315,9 +336,9 @@ public final class AstraceReader implements AutoCloseable {
                 return null;
             }
             byte[] h = readAt(pos, ChunkCodec.FRAME_HEADER_BYTES);
-            ChunkCodec.FrameHeader fh;
+            FrameHeader fh;
             try {
-                fh = ChunkCodec.parseHeader(h, 0, source, pos);
+                fh = FrameHeader.parse(h, 0, source, pos);
             } catch (TraceFormatException e) {
                 problem(pos, stripSource(e));
                 resync(pos + 1);
@@ -328,6 +349,29 @@ public final class AstraceReader implements AutoCloseable {
                 problem(pos, "chunk claims " + fh.payloadBytes() + " bytes, " + avail + " left in the file");
                 resync(pos + 1);
                 continue;
+            }
+            try {
+                DecodeBudget.checkChunk(fh, source, pos);
+            } catch (TraceFormatException e) {
+                problem(pos, stripSource(e));
+                resync(pos + 1);
+                continue;
+            }
+            if (pos > chargedTo) { // a frame found again after a resync is neither charged nor a duplicate twice
+                long first = seenFrames.firstSeenAt(fh, pos);
+                if (first >= 0) {
+                    problem(pos, "chunk repeats the chunk at byte " + first + " (same header and checksum); skipped, so no event counts twice");
+                    pos += ChunkCodec.FRAME_HEADER_BYTES + fh.payloadBytes();
+                    continue;
+                }
+                try {
+                    budget.charge(fh, source, pos);
+                } catch (TraceFormatException e) {
+                    lastProblem(pos, stripSource(e) + "; stopped reading here");
+                    finish(false);
+                    return null;
+                }
+                chargedTo = pos;
             }
             byte[] payload = readAt(pos + ChunkCodec.FRAME_HEADER_BYTES, fh.payloadBytes());
             Located l = new Located(pos, h, fh, payload);
@@ -388,7 +432,7 @@ public final class AstraceReader implements AutoCloseable {
         }
         byte[] h = readAt(o, ChunkCodec.FRAME_HEADER_BYTES);
         try {
-            ChunkCodec.FrameHeader fh = ChunkCodec.parseHeader(h, 0, source, o);
+            FrameHeader fh = FrameHeader.parse(h, 0, source, o);
             if (fh.payloadBytes() > end - o - ChunkCodec.FRAME_HEADER_BYTES) {
                 return false;
             }

@@ -19,13 +19,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 
 import dev.arenascope.core.trace.ByteWriter;
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SinkOwner;
+import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.codec.MetaCodec;
 
 /**
  * Records a session into an {@code .astrace} file: attach it with {@code session.addSink(new
@@ -321,10 +322,10 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             return;
         }
         ByteWriter body = new ByteWriter(4096);
-        ChunkCodec.encodeSession(session, body);
+        MetaCodec.encodeSession(session, body);
         body.varint(meta.size());
         for (MetaRecord m : meta) {
-            ChunkCodec.encodeMeta(m, body);
+            MetaCodec.encodeMeta(m, body);
         }
         meta.clear();
         ByteWriter h = new ByteWriter(AstraceFormat.HEADER_FIXED + body.size());

@@ -6,9 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
-import dev.arenascope.core.trace.ChunkCodec;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -22,6 +20,7 @@ import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.codec.ChunkCodec;
 
 /**
  * The columnar in-memory store of one session: what the window draws from and reports read. It is an
@@ -67,7 +66,7 @@ public final class EventStore implements TraceView, EventSink {
     public static final int BLOCK_EVENTS = 16384;
     private static final int CACHE_SLOTS = 8;
 
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final StoreLock lock = new StoreLock();
     private final ChunkCodec writeCodec = new ChunkCodec();
     private final ChunkCodec readCodec = new ChunkCodec();
     private final String name;
@@ -116,41 +115,29 @@ public final class EventStore implements TraceView, EventSink {
 
     @Override
     public void onSession(SessionInfo info) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             session = info;
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
     @Override
     public void onMemory(MemoryInfo memory) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             memories.put(memory.id(), memory);
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
     @Override
     public void onString(int id, String value) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             strings.put(id, value);
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
     @Override
     public void onThread(int id, String threadName) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             threads.put(id, threadName);
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
@@ -160,32 +147,23 @@ public final class EventStore implements TraceView, EventSink {
      */
     @Override
     public void onFrame(StackFrame frame) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             sites.add(frame);
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
     /** @throws IllegalArgumentException as {@link SiteTable#add(StackNode)} */
     @Override
     public void onStack(StackNode node) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             sites.add(node);
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
     @Override
     public void onLoss(long n) {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             lost = dev.arenascope.core.trace.Saturating.add(lost, n);
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
@@ -195,8 +173,7 @@ public final class EventStore implements TraceView, EventSink {
             return;
         }
         EventBatch b = batch;
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             int n = b.size();
             for (int i = 0; i < n; ) {
                 int j = Math.min(n, i + BLOCK_EVENTS - tail.size());
@@ -213,8 +190,6 @@ public final class EventStore implements TraceView, EventSink {
                 i = j;
             }
             flushIndexes();
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
@@ -227,8 +202,7 @@ public final class EventStore implements TraceView, EventSink {
         if (b.isEmpty()) {
             return;
         }
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             if (!tail.isEmpty()) {
                 seal();
             }
@@ -240,8 +214,6 @@ public final class EventStore implements TraceView, EventSink {
             blocks.add(new Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes(), chunk.version()));
             tailFirstIndex = count;
             flushIndexes();
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
@@ -385,11 +357,8 @@ public final class EventStore implements TraceView, EventSink {
 
     /** Whether any event of the store carries a site or a category. */
     public boolean hasSites() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return sitedIndex.size() > 0;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
@@ -467,13 +436,10 @@ public final class EventStore implements TraceView, EventSink {
 
     /** Seals the open block (fewer bytes held); further events start a new one. */
     public void compact() {
-        lock.writeLock().lock();
-        try {
+        try (var held = lock.write()) {
             if (!tail.isEmpty()) {
                 seal();
             }
-        } finally {
-            lock.writeLock().unlock();
         }
     }
 
@@ -486,118 +452,84 @@ public final class EventStore implements TraceView, EventSink {
 
     @Override
     public SessionInfo session() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return session;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public List<MemoryInfo> memories() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return List.copyOf(memories.values());
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     /** The memory with this id, or null. */
     public MemoryInfo memory(int id) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return memories.get(id);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public String string(int id) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return strings.get(id);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     /** Every string-table entry, by id. */
     public Map<Integer, String> strings() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return new TreeMap<>(strings);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public String threadName(int id) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return threads.get(id);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     /** Every recording thread, by id. */
     public Map<Integer, String> threads() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return new TreeMap<>(threads);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long eventCount() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return count;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long startNs() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return count == 0 ? 0 : firstTime;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long endNs() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return count == 0 ? 0 : lastEff;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long lostEvents() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             return lost;
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public Event event(long index) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             if (index < 0 || index >= count) {
                 throw new IndexOutOfBoundsException("event " + index + " of " + count);
             }
@@ -607,8 +539,6 @@ public final class EventStore implements TraceView, EventSink {
             int bi = blockOf(index);
             Event e = decoded(bi).get((int) (index - blocks.get(bi).firstIndex));
             return sitedIndex.size() == 0 ? e : withSite(e, index);
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
@@ -617,8 +547,7 @@ public final class EventStore implements TraceView, EventSink {
      * one for long runs: each block is decoded once).
      */
     public void copyEvents(long from, long to, EventBatch out) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             if (from < 0 || to > count || from > to) {
                 throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + count);
             }
@@ -642,8 +571,6 @@ public final class EventStore implements TraceView, EventSink {
             if (sitedIndex.size() > 0) {
                 putSites(out, outFrom, from);
             }
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
@@ -685,8 +612,7 @@ public final class EventStore implements TraceView, EventSink {
 
     @Override
     public long firstIndexAtOrAfter(long timeNs) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             if (count == 0 || timeNs > lastEff) {
                 return count;
             }
@@ -721,8 +647,6 @@ public final class EventStore implements TraceView, EventSink {
                 }
             }
             return base + d.size();
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
@@ -743,14 +667,11 @@ public final class EventStore implements TraceView, EventSink {
         long[] xMax = new long[buckets];
         long[] xLast = new long[buckets];
         long[] cnt = new long[buckets];
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
             if (g != null) {
-                g.new Query().fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
+                new GaugeQuery(g).fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
             }
-        } finally {
-            lock.readLock().unlock();
         }
         return new GaugeSeries(fromNs, w, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
     }
@@ -758,48 +679,36 @@ public final class EventStore implements TraceView, EventSink {
     @Override
     public List<ScopeInterval> scopes(int memory, long fromNs, long toNs, long minDurationNs) {
         List<ScopeInterval> out = new ArrayList<>();
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             ScopeIndex s = memory >= 0 && memory < scopes.length ? scopes[memory] : null;
             if (s != null) {
                 s.query(memory, fromNs, toNs, minDurationNs, out);
             }
-        } finally {
-            lock.readLock().unlock();
         }
         return out;
     }
 
     /** Events of {@code memory} so far. */
     public long eventCount(int memory) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
             return g == null ? 0 : g.events();
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long peakUsed(int memory) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
             return g == null ? 0 : g.peakUsed();
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     @Override
     public long peakAux(int memory) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
             return g == null ? 0 : g.peakAux();
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
@@ -809,8 +718,7 @@ public final class EventStore implements TraceView, EventSink {
      * not counted.
      */
     public long memoryBytes() {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             long n = (long) Math.max(1024, Integer.highestOneBit(Math.max(1, tail.size()) * 2 - 1)) * 68; // the open block's columns
             for (Block b : blocks) {
                 n += 64 + b.packed.length;
@@ -826,15 +734,12 @@ public final class EventStore implements TraceView, EventSink {
                 }
             }
             return n + sitedIndex.bytes() + sitedValue.bytes();
-        } finally {
-            lock.readLock().unlock();
         }
     }
 
     /** Replays everything held (session, metadata, events in blocks, losses) to {@code sink}, then closes it. */
     public void replayTo(EventSink sink) {
-        lock.readLock().lock();
-        try {
+        try (var held = lock.read()) {
             sink.onSession(session);
             memories.values().forEach(sink::onMemory);
             new TreeMap<>(strings).forEach(sink::onString);
@@ -856,8 +761,6 @@ public final class EventStore implements TraceView, EventSink {
             if (lost > 0) {
                 sink.onLoss(lost);
             }
-        } finally {
-            lock.readLock().unlock();
         }
         sink.onClose();
     }

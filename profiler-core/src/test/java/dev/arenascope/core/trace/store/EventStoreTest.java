@@ -119,6 +119,26 @@ class EventStoreTest {
     }
 
     @Test
+    void takingTheLockAllocatesNothing() {
+        EventStore s = store(7, 20_000);
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long id = Thread.currentThread().threadId();
+        long sum = 0;
+        for (int round = 0; round < 3; round++) { // the last round runs compiled
+            long before = threads.getThreadAllocatedBytes(id);
+            for (int i = 0; i < 100_000; i++) {
+                sum += s.eventCount() + s.endNs() + s.peakUsed(0) + s.lostEvents();
+            }
+            long allocated = threads.getThreadAllocatedBytes(id) - before;
+            if (round == 2) {
+                // 400,000 guarded reads: a guard or lambda allocated per call would take megabytes
+                assertTrue(allocated < 64 * 1024, allocated + " bytes allocated by 400,000 locked reads");
+            }
+        }
+        assertTrue(sum != 0);
+    }
+
+    @Test
     void gaugesMatchABruteForceScanAtEveryZoom() {
         EventBatch all = collect(11, 60_000);
         EventStore s = store(11, 60_000);

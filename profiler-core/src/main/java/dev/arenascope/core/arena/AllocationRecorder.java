@@ -1,4 +1,4 @@
-package dev.arenascope.core.record;
+package dev.arenascope.core.arena;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -6,10 +6,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import dev.arenascope.core.arena.DType;
-import dev.arenascope.core.arena.Direction;
-import dev.arenascope.core.arena.Pointers;
 
 /**
  * Everything one arena did during a {@code recording()} block: the tree of scopes (name, params,
@@ -26,8 +22,8 @@ import dev.arenascope.core.arena.Pointers;
  * }
  * }</pre>
  *
- * <p>Obtain one from {@code ManualMemory.recording()}; the {@code on*} methods are the allocator's side
- * and are called by the arena only. Recording allocates nothing per allocation beyond amortized column
+ * <p>Obtain one from {@code ManualMemory.recording()}; the {@code on*} methods are the allocator's side,
+ * package-private, called by the arena only. Recording allocates nothing per allocation beyond amortized column
  * growth. Not thread-safe: like its arena, use it from one thread at a time; read it after
  * {@link #close()} or from that thread.
  */
@@ -77,7 +73,7 @@ public final class AllocationRecorder implements AutoCloseable {
      * {@code (forward, backward)}. {@code onClose} runs once when the recording ends (the arena uses
      * it to detach). Allocators call this; users call {@code ManualMemory.recording()}.
      */
-    public AllocationRecorder(String memoryName, long capacity, long forward, long backward, Runnable onClose) {
+    AllocationRecorder(String memoryName, long capacity, long forward, long backward, Runnable onClose) {
         this.memoryName = memoryName;
         this.capacity = capacity;
         this.onClose = onClose;
@@ -107,14 +103,14 @@ public final class AllocationRecorder implements AutoCloseable {
     // ------------------------------------------------------------------ allocator side
 
     /** A scope opened inside the current one; returns its id. Allocator side. */
-    public int onScopeEnter(String scopeName, long forward, long backward) {
+    int onScopeEnter(String scopeName, long forward, long backward) {
         int id = addNode(scopeName, current, forward, backward);
         current = id;
         return id;
     }
 
     /** Scope {@code id} closed (scopes close innermost first). Allocator side. */
-    public void onScopeExit(int id, long forward, long backward) {
+    void onScopeExit(int id, long forward, long backward) {
         if (id <= ROOT || id >= nodes || exited[id]) {
             return;
         }
@@ -128,12 +124,12 @@ public final class AllocationRecorder implements AutoCloseable {
     }
 
     /** The innermost open recorded scope's id (0, the root, when none). */
-    public int currentScope() {
+    int currentScope() {
         return current;
     }
 
     /** Adds a parameter to scope {@code id} (a later value for the same key replaces it). Allocator side. */
-    public void onScopeParam(int id, String key, long value) {
+    void onScopeParam(int id, String key, long value) {
         if (id < 0 || id >= nodes) {
             return;
         }
@@ -154,7 +150,7 @@ public final class AllocationRecorder implements AutoCloseable {
      *
      * @throws IllegalArgumentException when {@code descriptor} is negative
      */
-    public void onAllocation(long timeNs, long threadId, long offset, long bytes, long padded, int descriptor, DType dtype,
+    void onAllocation(long timeNs, long threadId, long offset, long bytes, long padded, int descriptor, DType dtype,
                              long[] shape, boolean backward, long forwardPointer, long backwardPointer) {
         if (descriptor >= descriptorShape.length || descriptorShape[descriptor] == null) {
             addDescriptor(descriptor, dtype, shape);
@@ -190,7 +186,7 @@ public final class AllocationRecorder implements AutoCloseable {
     }
 
     /** The pointers moved to {@code (forward, backward)} (for peaks). Allocator side. */
-    public void onPointers(long forwardPointer, long backwardPointer) {
+    void onPointers(long forwardPointer, long backwardPointer) {
         int s = current;
         if (forwardPointer > peakForward[s]) {
             peakForward[s] = forwardPointer;
@@ -202,7 +198,7 @@ public final class AllocationRecorder implements AutoCloseable {
     }
 
     /** A request failed with {@code message}. Allocator side. */
-    public void onFailure(String message) {
+    void onFailure(String message) {
         failures.add(message);
     }
 
@@ -303,7 +299,7 @@ public final class AllocationRecorder implements AutoCloseable {
     }
 
     /** Ends the recording with the arena's final pointers as the root's exit. Allocator side. */
-    public void finish(long forward, long backward) {
+    void finish(long forward, long backward) {
         if (!exited[ROOT]) {
             exitForward[ROOT] = forward;
             exitBackward[ROOT] = backward;

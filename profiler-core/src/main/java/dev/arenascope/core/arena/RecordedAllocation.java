@@ -1,7 +1,4 @@
-package dev.arenascope.core.record;
-
-import dev.arenascope.core.arena.DType;
-import dev.arenascope.core.arena.Direction;
+package dev.arenascope.core.arena;
 
 /**
  * One allocation an {@link AllocationRecorder} saw.

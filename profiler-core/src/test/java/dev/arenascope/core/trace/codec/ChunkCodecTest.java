@@ -1,4 +1,4 @@
-package dev.arenascope.core.trace;
+package dev.arenascope.core.trace.codec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -13,6 +13,15 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
+
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.SyntheticTrace;
+import dev.arenascope.core.trace.TraceFormatException;
 
 class ChunkCodecTest {
 
@@ -72,7 +81,7 @@ class ChunkCodecTest {
                                 (int) v, (int) -v));
                     }
                     byte[] f = c.encodeFrame(List.of(), b, 0, b.size());
-                    ChunkCodec.FrameHeader fh = ChunkCodec.parseHeader(f, 0, "t", 0);
+                    FrameHeader fh = FrameHeader.parse(f, 0, "t", 0);
                     ChunkCodec.Chunk back = c.decodeFrame(f, 0, fh, f, ChunkCodec.FRAME_HEADER_BYTES, "t", 0, reused);
                     assertEquals(n, back.events().size());
                     for (int i = 0; i < n; i++) {

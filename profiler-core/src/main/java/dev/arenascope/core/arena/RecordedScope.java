@@ -1,9 +1,7 @@
-package dev.arenascope.core.record;
+package dev.arenascope.core.arena;
 
 import java.util.List;
 import java.util.Map;
-
-import dev.arenascope.core.arena.Pointers;
 
 /**
  * One scope of an {@link AllocationRecorder}'s tree, as a snapshot.
