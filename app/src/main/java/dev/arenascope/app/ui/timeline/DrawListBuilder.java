@@ -91,7 +91,11 @@ public final class DrawListBuilder {
         long[] usedMin = new long[w];
         long[] usedMax = new long[w];
         long[] auxMax = new long[w];
+        long[] auxMin = new long[w];
+        long[] forwardLast = new long[w];
+        long[] forwardMax = new long[w];
         long[] count = new long[w];
+        MemoryKind kind = m.kind();
         for (int x = 0; x < w; x++) {
             int i = b == w ? x : (int) ((long) x * b / w);
             if (i >= b) {
@@ -101,11 +105,15 @@ public final class DrawListBuilder {
             usedMin[x] = g.usedMin()[i];
             usedMax[x] = g.usedMax()[i];
             auxMax[x] = g.auxMax()[i];
+            auxMin[x] = g.auxMin()[i];
+            forwardLast[x] = kind.forward(g.usedLast()[i], g.auxLast()[i]);
+            forwardMax[x] = Math.max(forwardLast[x], kind.forward(g.usedMax()[i], g.auxMin()[i]));
             count[x] = g.count()[i];
         }
         long peakUsed = t.peakUsed(m.id());
         long peakAux = t.peakAux(m.id());
-        long scale = scale(m, peakUsed, peakAux);
+        long peakForward = f.digest().peakForward(m.id());
+        long scale = scale(m, peakUsed, peakAux, peakForward);
 
         List<DrawList.Band> bands = new ArrayList<>();
         if (bandRows > 0) {
@@ -133,8 +141,8 @@ public final class DrawListBuilder {
                 }
             }
         }
-        return new DrawList.Lane(m, top, gauge, gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux,
-                usedMin, usedMax, auxMax, count, bands, bandRows, marks, highlights, baseline);
+        return new DrawList.Lane(m, top, gauge, gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux, peakForward,
+                usedMin, usedMax, auxMax, auxMin, forwardLast, forwardMax, count, bands, bandRows, marks, highlights, baseline);
     }
 
     /**
@@ -177,9 +185,15 @@ public final class DrawListBuilder {
         }
     }
 
-    /** Bytes at the lane's top: the capacity when the memory comes near it, else the high-water with headroom. */
-    static long scale(MemoryInfo m, long peakUsed, long peakAux) {
-        long level = m.kind() == MemoryKind.ARENA ? peakUsed + peakAux : Math.max(peakUsed, peakAux);
+    /**
+     * Bytes at the lane's top: the capacity when the memory comes near it, else the high-water with
+     * headroom. An arena is drawn from both ends, whose high-waters need not fall together: it needs
+     * room for the forward high-water plus the backward one ({@code peakForward} -1 when not known yet:
+     * then the used high-water, which counts both ends, plus the backward one bounds it).
+     */
+    static long scale(MemoryInfo m, long peakUsed, long peakAux, long peakForward) {
+        long level = m.kind().twoPointer() ? (peakForward >= 0 ? Math.max(peakUsed, peakForward + peakAux) : peakUsed + peakAux)
+                : Math.max(peakUsed, peakAux);
         long cap = m.capacity();
         if (cap > 0 && level >= cap / 8) {
             return cap;

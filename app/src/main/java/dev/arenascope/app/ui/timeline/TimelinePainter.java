@@ -98,8 +98,15 @@ public final class TimelinePainter {
         if (twoPointer) {
             areaDown(g, lane, lane.auxMax(), xs, ys, w, top, p.backwardEnvelope());
         }
-        areaUp(g, lane, lane.usedMax(), xs, ys, w, bottom, p.forwardEnvelope());
-        areaUp(g, lane, lane.usedMin(), xs, ys, w, bottom, p.forward());
+        if (twoPointer) {
+            // an arena's used gauge counts both ends: the forward end alone rises from the bottom, the
+            // backward end hangs from the top, and the free room between them is what is left
+            areaUp(g, lane, masked(lane.forwardMax(), lane.usedMin()), xs, ys, w, bottom, p.forwardEnvelope());
+            areaUp(g, lane, masked(lane.forwardLast(), lane.usedMin()), xs, ys, w, bottom, p.forward());
+        } else {
+            areaUp(g, lane, lane.usedMax(), xs, ys, w, bottom, p.forwardEnvelope());
+            areaUp(g, lane, lane.usedMin(), xs, ys, w, bottom, p.forward());
+        }
         if (twoPointer) {
             // the backward end's least value is not kept per column; its envelope is drawn solid at the edge
             g.setStroke(p.backward());
@@ -143,7 +150,7 @@ public final class TimelinePainter {
         }
         g.setStroke(p.highWater());
         g.setLineDashes(2, 3);
-        double hw = Math.floor(lane.yUp(lane.peakUsed())) + 0.5;
+        double hw = Math.floor(lane.yUp(twoPointer && lane.peakForward() >= 0 ? lane.peakForward() : lane.peakUsed())) + 0.5;
         g.strokeLine(0, hw, w, hw);
         if (twoPointer && lane.peakAux() > 0) {
             double hb = Math.floor(lane.yDown(lane.peakAux())) + 0.5;
@@ -203,11 +210,7 @@ public final class TimelinePainter {
             }
         }
 
-        String label = lane.memory().name() + "  ·  " + kindName(kind)
-                + (cap > 0 ? "  ·  capacity " + Bytes.format(cap) : "")
-                + "  ·  peak " + Bytes.format(lane.peakUsed())
-                + (twoPointer && lane.peakAux() > 0 ? " fwd, " + Bytes.format(lane.peakAux()) + " bwd" : "")
-                + (reserved && lane.peakAux() > 0 ? ", reserved " + Bytes.format(lane.peakAux()) : "");
+        String label = laneLabel(lane);
         g.setFont(LABEL);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
@@ -220,6 +223,42 @@ public final class TimelinePainter {
         g.setStroke(p.grid());
         g.setLineWidth(1);
         g.strokeLine(0, Math.floor(top + lane.height()) + 0.5, w, Math.floor(top + lane.height()) + 0.5);
+    }
+
+    /**
+     * The lane's label: name, kind, capacity and high-waters. For an arena: the high-water of bytes in
+     * use (both ends together), then each end's own high-water (they need not fall together), the same
+     * figures the report gives.
+     */
+    static String laneLabel(DrawList.Lane lane) {
+        MemoryKind kind = lane.memory().kind();
+        long cap = lane.memory().capacity();
+        StringBuilder sb = new StringBuilder(lane.memory().name()).append("  ·  ").append(kindName(kind));
+        if (cap > 0) {
+            sb.append("  ·  capacity ").append(Bytes.format(cap));
+        }
+        sb.append("  ·  peak ").append(Bytes.format(lane.peakUsed()));
+        if (kind.twoPointer()) {
+            sb.append(" used");
+            if (lane.peakForward() >= 0 && lane.peakAux() > 0) {
+                sb.append(" (forward ").append(Bytes.format(lane.peakForward())).append(", backward ")
+                        .append(Bytes.format(lane.peakAux())).append(')');
+            }
+        } else if ((kind == MemoryKind.POOL || kind == MemoryKind.SEGMENTED) && lane.peakAux() > 0) {
+            sb.append(", reserved ").append(Bytes.format(lane.peakAux()));
+        }
+        return sb.toString();
+    }
+
+    /** {@code v} with -1 wherever {@code mask} is -1 (columns before the memory's first event). */
+    private static long[] masked(long[] v, long[] mask) {
+        long[] out = v.clone();
+        for (int i = 0; i < out.length; i++) {
+            if (mask[i] < 0) {
+                out[i] = -1;
+            }
+        }
+        return out;
     }
 
     public static String kindName(MemoryKind k) {

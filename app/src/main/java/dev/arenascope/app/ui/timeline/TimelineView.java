@@ -288,19 +288,28 @@ public final class TimelineView extends StackPane {
         long lo = lane.usedMin()[col];
         long hi = lane.usedMax()[col];
         MemoryKind k = lane.memory().kind();
-        String fwd = k.twoPointer() ? "forward " : "in use ";
-        sb.append(fwd).append(range(lo, hi)).append('\n');
         if (k.twoPointer()) {
-            sb.append("backward ").append(exact(lane.auxMax()[col])).append('\n');
-        } else if (k == MemoryKind.POOL || k == MemoryKind.SEGMENTED) {
-            sb.append("reserved ").append(exact(lane.auxMax()[col])).append('\n');
+            // one definition (MemoryKind.forward/backward): used = forward + backward
+            sb.append("used (forward + backward) ").append(range(lo, hi)).append('\n');
+            boolean steady = lo == hi && lane.auxMin()[col] == lane.auxMax()[col];
+            sb.append("forward ").append(exact(lane.forwardLast()[col]))
+                    .append(steady ? "" : " at the column's end, at most " + Bytes.format(lane.forwardMax()[col])).append('\n');
+            sb.append("backward ").append(range(k.backward(lane.auxMin()[col]), k.backward(lane.auxMax()[col]))).append('\n');
+        } else {
+            sb.append("in use ").append(range(lo, hi)).append('\n');
+            if (k == MemoryKind.POOL || k == MemoryKind.SEGMENTED) {
+                sb.append("reserved ").append(exact(lane.auxMax()[col])).append('\n');
+            }
         }
         long cap = lane.memory().capacity();
         if (cap > 0) {
-            long total = hi + (k.twoPointer() ? lane.auxMax()[col] : 0);
-            sb.append("capacity ").append(exact(cap)).append(String.format(java.util.Locale.ROOT, " (%.1f%% used)", 100.0 * total / cap)).append('\n');
+            sb.append("capacity ").append(exact(cap)).append(String.format(java.util.Locale.ROOT, " (%.1f%% used)", 100.0 * hi / cap)).append('\n');
         }
-        sb.append("high-water ").append(exact(lane.peakUsed())).append('\n');
+        sb.append("high-water ").append(exact(lane.peakUsed()));
+        if (k.twoPointer() && lane.peakForward() >= 0) {
+            sb.append(" used; forward ").append(Bytes.format(lane.peakForward())).append(", backward ").append(Bytes.format(lane.peakAux()));
+        }
+        sb.append('\n');
         sb.append(lane.count()[col]).append(lane.count()[col] == 1 ? " event" : " events").append(" in this column");
         for (DrawList.MarkerMark m : lane.markers()) {
             if (Math.abs(m.x() - x) <= DrawListBuilder.FOLD_PX) {
