@@ -18,6 +18,8 @@ import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.ReadReport;
 
 /**
  * The window's file actions: open (chooser, drop, recent files), save, export and compare. Every read
@@ -33,11 +35,15 @@ final class FileActions {
     private final LiveControls live;
     private final WindowDialogs dialogs;
     private final Consumer<List<SlotArena>> showPlan;
+    private final Consumer<ReadReport> damage;
     final Menu recentMenu = new Menu("Open Recent");
 
-    /** @param showPlan shows a plan's arenas (in the slot map) */
+    /**
+     * @param showPlan shows a plan's arenas (in the slot map)
+     * @param damage   shows what reading the file now shown found (the damage banner)
+     */
     FileActions(Stage stage, SessionModel model, TaskRunner tasks, StatusLine status, WindowPrefs prefs, LiveControls live,
-                WindowDialogs dialogs, Consumer<List<SlotArena>> showPlan) {
+                WindowDialogs dialogs, Consumer<List<SlotArena>> showPlan, Consumer<ReadReport> damage) {
         this.stage = stage;
         this.model = model;
         this.tasks = tasks;
@@ -46,6 +52,7 @@ final class FileActions {
         this.live = live;
         this.dialogs = dialogs;
         this.showPlan = showPlan;
+        this.damage = damage;
         recentMenu.setId("menu-recent");
         rebuildRecent();
     }
@@ -63,12 +70,15 @@ final class FileActions {
         }
     }
 
-    /** Loads {@code file} in the background (progress in the status bar, cancellable) and shows it. */
+    /**
+     * Loads {@code file} in the background (progress in the status bar, cancellable) and shows it. A
+     * damaged file shows what was recovered and lost in the banner; a file that yields no events does
+     * not replace a session with events without the user's consent.
+     */
     TaskRunner.Handle open(Path file) {
         if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json")) {
             return openPlan(file);
         }
-        live.stopQuietly();
         status.message("Opening " + file.getFileName() + " …");
         status.progress(-1);
         status.fileTask(tasks.submit(BackgroundTask.of("Opening " + file.getFileName(), p -> TraceFiles.open(file, p))
@@ -76,14 +86,20 @@ final class FileActions {
                     status.progress(fraction);
                     status.message(title + (msg.isEmpty() ? "" : " — " + msg));
                 })
-                .onSuccess(t -> {
+                .onSuccess(loaded -> {
                     status.fileTask(null);
-                    live.detach();
-                    model.show(t, file.getFileName().toString(), TraceFiles.deviceOf(t));
-                    prefs.addRecent(file);
-                    rebuildRecent();
-                    status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d memories", file.getFileName(),
-                            t.eventCount(), t.memories().size()));
+                    ReadReport report = loaded.report();
+                    TraceView shown = model.trace();
+                    if (loaded.store().eventCount() == 0 && shown != null && shown.eventCount() > 0) {
+                        String why = report.damaged() ? report.summary() : "the file holds no events";
+                        dialogs.confirm("Open " + file.getFileName(), file.getFileName() + " yields no events",
+                                why + ".\n\nReplace the open session (" + String.format(Locale.ROOT, "%,d events", shown.eventCount())
+                                        + ") with an empty one?",
+                                () -> show(file, loaded),
+                                () -> status.message("Kept the open session; " + file.getFileName() + ": " + why));
+                        return;
+                    }
+                    show(file, loaded);
                 })
                 .onFailure(e -> {
                     status.fileTask(null);
@@ -95,6 +111,20 @@ final class FileActions {
                     status.message("Opening " + file.getFileName() + " cancelled");
                 })));
         return status.fileTask();
+    }
+
+    private void show(Path file, LoadedTrace loaded) {
+        TraceView t = loaded.store();
+        ReadReport report = loaded.report();
+        live.stopQuietly();
+        live.detach();
+        model.show(t, file.getFileName().toString(), TraceFiles.deviceOf(t));
+        damage.accept(report);
+        prefs.addRecent(file);
+        rebuildRecent();
+        int memories = t.memories().size();
+        status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d %s%s", file.getFileName(), t.eventCount(), memories,
+                memories == 1 ? "memory" : "memories", report.damaged() ? " — damaged, see the notice above" : ""));
     }
 
     /** Opens a memory plan (.json, as {@code arenascope plan} writes it) in the slot map. */
@@ -192,8 +222,13 @@ final class FileActions {
 
     /** Loads {@code file} as the baseline drawn beneath the current session. */
     void compareWith(Path file) {
-        tasks.submit(BackgroundTask.<TraceView>of("Loading baseline " + file.getFileName(), p -> TraceFiles.open(file, p))
-                .onSuccess(t -> model.setBaseline(t, file.getFileName().toString()))
+        tasks.submit(BackgroundTask.of("Loading baseline " + file.getFileName(), p -> TraceFiles.open(file, p))
+                .onSuccess(loaded -> {
+                    model.setBaseline(loaded.store(), file.getFileName().toString());
+                    if (loaded.report().damaged()) {
+                        status.message("Baseline " + file.getFileName() + " is damaged: " + loaded.report().summary());
+                    }
+                })
                 .onFailure(e -> dialogs.error("Compare with " + file.getFileName(), TraceFiles.describe(e))));
     }
 

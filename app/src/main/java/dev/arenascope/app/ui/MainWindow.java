@@ -54,6 +54,7 @@ public final class MainWindow {
     private final BorderPane root = new BorderPane();
     private final Scene scene = new Scene(root);
     private final StatusLine status = new StatusLine(model, tasks);
+    private final DamageBanner damage = new DamageBanner();
     private final WindowDialogs dialogs;
     private final LiveControls live;
     private final FileActions files;
@@ -69,7 +70,7 @@ public final class MainWindow {
         files = new FileActions(stage, model, tasks, status, prefs, live, dialogs, arenas -> {
             slots.showPlan(arenas);
             tabs.getSelectionModel().select(2);
-        });
+        }, damage::show);
         menus = new WindowMenus(files, live, view, dialogs, this::listen, stage::close, () -> model.setBaseline(null, null),
                 this::applyTheme, prefs.dark());
         createView();
@@ -87,7 +88,8 @@ public final class MainWindow {
         split.setOrientation(Orientation.VERTICAL);
         split.getItems().addAll(timeline, tabs);
         split.setDividerPositions(prefs.divider());
-        root.setCenter(split);
+        VBox.setVgrow(split, javafx.scene.layout.Priority.ALWAYS);
+        root.setCenter(new VBox(damage, split));
         root.setBottom(status.bar());
         scene.getStylesheets().add(css(Styles.BASE_CSS));
         applyTheme(prefs.dark());
@@ -112,6 +114,7 @@ public final class MainWindow {
     private void initListeners() {
         model.titleProperty().addListener((o, a, b) -> stage.setTitle(b.isEmpty() ? "ArenaScope" : b + " — ArenaScope"));
         slots.replannerProperty().set(PlanSlots::replan);
+        model.traceProperty().addListener((o, a, b) -> damage.show(null)); // a file's damage notice goes with it
         scene.setOnDragOver(e -> {
             if (e.getDragboard().hasFiles()) {
                 e.acceptTransferModes(TransferMode.COPY);
@@ -234,6 +237,11 @@ public final class MainWindow {
 
     public TabPane tabs() {
         return tabs;
+    }
+
+    /** The notice above the timeline saying what a damaged file lost (hidden for sound files). */
+    DamageBanner damageBanner() {
+        return damage;
     }
 
     public StatusBar statusBar() {

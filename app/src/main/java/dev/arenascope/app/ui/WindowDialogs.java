@@ -2,6 +2,7 @@ package dev.arenascope.app.ui;
 
 import javafx.scene.Scene;
 import javafx.scene.control.Alert;
+import javafx.scene.control.ButtonBar;
 import javafx.scene.control.ButtonType;
 import javafx.stage.Stage;
 
@@ -29,6 +30,23 @@ final class WindowDialogs {
         a.setTitle(title);
         a.setHeaderText(title);
         a.getDialogPane().getStylesheets().addAll(scene.getStylesheets());
+        a.show();
+    }
+
+    /**
+     * Asks a yes/no question without blocking the FX thread: {@code yes} or {@code no} runs once the
+     * user answers (closing the box counts as no).
+     */
+    void confirm(String title, String header, String message, Runnable yes, Runnable no) {
+        ButtonType replace = new ButtonType("Replace", ButtonBar.ButtonData.YES);
+        ButtonType keep = new ButtonType("Keep the open session", ButtonBar.ButtonData.NO);
+        Alert a = new Alert(Alert.AlertType.CONFIRMATION, message, replace, keep);
+        a.initOwner(owner);
+        a.setTitle(title);
+        a.setHeaderText(header);
+        a.getDialogPane().setId("confirm-dialog");
+        a.getDialogPane().getStylesheets().addAll(scene.getStylesheets());
+        a.setOnHidden(e -> (a.getResult() == replace ? yes : no).run());
         a.show();
     }
 
