@@ -77,17 +77,19 @@ class DamagedFileTest extends WindowTestBase {
     void aFileWithNoEventsDoesNotReplaceTheSessionWithoutAsking() throws Exception {
         Path good = Recordings.record("render", Map.of("frames", "12", "max-batch", "4"), dir.resolve("render.astrace"));
         // cut just past the header: the session and memories are readable, no chunk is whole
-        Path empty = null;
-        LoadedTrace direct = null;
-        for (long len = 64; len < Files.size(good) && direct == null; len += 32) {
+        Path cutAt = null;
+        LoadedTrace read = null;
+        for (long len = 64; len < Files.size(good) && read == null; len += 32) {
             Path f = truncated(good, "empty.astrace", len);
             try {
-                direct = TraceFormats.load(f);
-                empty = f;
+                read = TraceFormats.load(f);
+                cutAt = f;
             } catch (dev.arenascope.core.trace.TraceFormatException headerCut) {
                 // still inside the header
             }
         }
+        Path empty = cutAt;
+        LoadedTrace direct = read;
         assertTrue(direct.report().damaged() && direct.store().eventCount() == 0, "precondition: nothing recoverable");
         openAndWait(good);
         long shown = fx(() -> window.model().eventCountProperty().get());
