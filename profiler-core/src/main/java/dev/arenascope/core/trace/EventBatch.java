@@ -19,6 +19,10 @@ public final class EventBatch {
     long[] aux;
     int[] ref;
     int[] ref2;
+    // allocation sites and categories, null until an event carries one (most streams never do);
+    // when present they cover the same indexes as the other columns
+    int[] site;
+    int[] category;
 
     public EventBatch() {
         this(1024);
@@ -65,6 +69,8 @@ public final class EventBatch {
     /** Empties the batch, keeping its capacity. */
     public void clear() {
         size = 0;
+        site = null;
+        category = null;
     }
 
     public long time(int i) {
@@ -123,14 +129,67 @@ public final class EventBatch {
         return ref2[i];
     }
 
+    /** The allocation site of event {@code i} (a {@link StackNode} id), -1 for none. */
+    public int site(int i) {
+        return site == null ? -1 : site[i];
+    }
+
+    /** The category of event {@code i} (a string id), -1 for none. */
+    public int category(int i) {
+        return category == null ? -1 : category[i];
+    }
+
+    /** Whether any event of this batch may carry a site or category (false: none does). */
+    public boolean hasSites() {
+        return site != null;
+    }
+
+    /** Sets the site and category of event {@code i} (-1 for none). */
+    public void setSite(int i, int vSite, int vCategory) {
+        if (i < 0 || i >= size) {
+            throw new IndexOutOfBoundsException("event " + i + " of " + size);
+        }
+        if (vSite < -1 || vCategory < -1) {
+            throw new IllegalArgumentException("site or category below -1: " + vSite + ", " + vCategory);
+        }
+        if (site == null) {
+            if (vSite == -1 && vCategory == -1) {
+                return;
+            }
+            siteColumns();
+        }
+        site[i] = vSite;
+        category[i] = vCategory;
+    }
+
+    private void siteColumns() {
+        site = new int[time.length];
+        category = new int[time.length];
+        Arrays.fill(site, -1);
+        Arrays.fill(category, -1);
+    }
+
     /** Event {@code i} as a record. */
     public Event get(int i) {
-        return new Event(time[i], kind(i), flags(i), memory(i), thread[i], a[i], b[i], c[i], used[i], aux[i], ref[i], ref2[i]);
+        return new Event(time[i], kind(i), flags(i), memory(i), thread[i], a[i], b[i], c[i], used[i], aux[i], ref[i], ref2[i],
+                site(i), category(i));
     }
 
     /** Appends one event. */
     public void add(Event e) {
-        add(e.timeNs(), pack(e.kind().code(), e.flags(), e.memory()), e.thread(), e.a(), e.b(), e.c(), e.used(), e.aux(), e.ref(), e.ref2());
+        add(e.timeNs(), pack(e.kind().code(), e.flags(), e.memory()), e.thread(), e.a(), e.b(), e.c(), e.used(), e.aux(), e.ref(), e.ref2(),
+                e.site(), e.category());
+    }
+
+    /**
+     * Appends one event with an allocation site and category (see {@link Event#site()}, {@link Event#category()}).
+     */
+    public void add(long timeNs, int packed, int threadId, long va, long vb, long vc, long vUsed, long vAux, int vRef, int vRef2,
+                    int vSite, int vCategory) {
+        add(timeNs, packed, threadId, va, vb, vc, vUsed, vAux, vRef, vRef2);
+        if (vSite != -1 || vCategory != -1 || site != null) {
+            setSite(size - 1, vSite, vCategory);
+        }
     }
 
     /** Appends one event given its packed kind/flags/memory word (see {@link #pack}). */
@@ -149,12 +208,16 @@ public final class EventBatch {
         aux[i] = vAux;
         ref[i] = vRef;
         ref2[i] = vRef2;
+        if (site != null) {
+            site[i] = -1;
+            category[i] = -1;
+        }
     }
 
     /** Appends event {@code i} of {@code other}. */
     public void addFrom(EventBatch other, int i) {
         add(other.time[i], other.kindFlagsMemory[i], other.thread[i], other.a[i], other.b[i], other.c[i],
-                other.used[i], other.aux[i], other.ref[i], other.ref2[i]);
+                other.used[i], other.aux[i], other.ref[i], other.ref2[i], other.site(i), other.category(i));
     }
 
     /** Appends events {@code [from, to)} of {@code other}, column by column. */
@@ -174,13 +237,27 @@ public final class EventBatch {
         System.arraycopy(other.aux, from, aux, size, n);
         System.arraycopy(other.ref, from, ref, size, n);
         System.arraycopy(other.ref2, from, ref2, size, n);
+        if (other.site != null) {
+            if (site == null) {
+                siteColumns();
+            }
+            System.arraycopy(other.site, from, site, size, n);
+            System.arraycopy(other.category, from, category, size, n);
+        }
         size += n;
     }
 
-    /** Makes room for {@code more} events beyond the current size. */
+    /**
+     * Makes room for {@code more} events beyond the current size. Whoever writes the columns directly
+     * after this (the chunk codec) writes no sites: those slots are reset to none here.
+     */
     void reserve(int more) {
         while (time.length - size < more) {
             grow();
+        }
+        if (site != null) {
+            Arrays.fill(site, size, size + more, -1);
+            Arrays.fill(category, size, size + more, -1);
         }
     }
 
@@ -196,5 +273,12 @@ public final class EventBatch {
         aux = Arrays.copyOf(aux, cap);
         ref = Arrays.copyOf(ref, cap);
         ref2 = Arrays.copyOf(ref2, cap);
+        if (site != null) {
+            int old = site.length;
+            site = Arrays.copyOf(site, cap);
+            category = Arrays.copyOf(category, cap);
+            Arrays.fill(site, old, cap, -1);
+            Arrays.fill(category, old, cap, -1);
+        }
     }
 }

@@ -5,7 +5,9 @@ package dev.arenascope.core.trace;
  *
  * <p>Calls come from one thread at a time (the session's drain thread, or a reader), in this order:
  * {@link #onSession} once; then, interleaved, metadata and batches, where every memory, string and
- * thread is announced before the first event that refers to it; then {@link #onClose} once.
+ * thread is announced before the first event that refers to it (and every stack frame before the
+ * first stack node naming it, every stack node after its parent and before the first event carrying
+ * it as a site); then {@link #onClose} once.
  */
 public interface EventSink {
 
@@ -20,6 +22,15 @@ public interface EventSink {
 
     /** A recording thread's id and name. */
     default void onThread(int id, String name) {}
+
+    /**
+     * An interned frame of the session's allocation-site table (see {@link SiteTable}). Ids arrive in
+     * order from 0.
+     */
+    default void onFrame(StackFrame frame) {}
+
+    /** A node of the session's stack tree (see {@link SiteTable}). Ids arrive in order from 0. */
+    default void onStack(StackNode node) {}
 
     /** A batch of events in time order per thread. The batch is only valid during the call. */
     void onEvents(EventBatch batch);

@@ -37,6 +37,16 @@ public class ForwardingSink implements EventSink {
     }
 
     @Override
+    public void onFrame(StackFrame frame) {
+        to.onFrame(frame);
+    }
+
+    @Override
+    public void onStack(StackNode node) {
+        to.onStack(node);
+    }
+
+    @Override
     public void onEvents(EventBatch batch) {
         to.onEvents(batch);
     }

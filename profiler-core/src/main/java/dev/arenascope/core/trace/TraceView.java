@@ -25,6 +25,38 @@ public interface TraceView {
     /** The name of a recording thread, or null. */
     String threadName(int id);
 
+    /** The frame of the allocation-site table with this id, or null (also when the trace has no sites). */
+    default StackFrame frame(int id) {
+        return null;
+    }
+
+    /** The stack node with this id, or null. */
+    default StackNode stackNode(int id) {
+        return null;
+    }
+
+    /** Stack nodes in the allocation-site table (0 when the trace has no sites). */
+    default int stackNodeCount() {
+        return 0;
+    }
+
+    /** Frames in the allocation-site table. */
+    default int frameCount() {
+        return 0;
+    }
+
+    /** The frames of {@code site} (a stack node id), innermost first; empty for -1 or an unknown site. */
+    default List<StackFrame> stack(int site) {
+        List<StackFrame> out = new java.util.ArrayList<>();
+        for (StackNode n = stackNode(site); n != null; n = stackNode(n.parent())) {
+            StackFrame f = frame(n.frame());
+            if (f != null) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
     long eventCount();
 
     /** Time of the first event (ns since the session start), 0 when empty. */

@@ -17,6 +17,9 @@ import dev.arenascope.core.trace.GaugeSeries;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.ScopeInterval;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.TraceView;
 
@@ -34,6 +37,13 @@ import dev.arenascope.core.trace.TraceView;
  * {@link ScopeIndex} (scope executions with a pyramid of latest ends and longest durations). Peaks
  * are kept as events arrive. Realistic streams take 10 to 16 bytes an event all told
  * ({@link #memoryBytes()}); growth allocates new pages and never copies the events.
+ *
+ * <h2>Allocation sites</h2>
+ * The frames and stack nodes announced to the store form its {@link SiteTable} ({@link #sites()}).
+ * The site and category of each event that carries one are kept beside the blocks in two paged columns
+ * (event index, then site and category packed in one long), in index order, so a stream without sites
+ * costs nothing and one with sites 16 bytes per allocation; {@link #event}, {@link #copyEvents} and
+ * {@link #replayTo} put them back on the events.
  *
  * <h2>Order and time</h2>
  * Events are indexed in arrival order, which is time order but for a few nanoseconds: threads stamp
@@ -67,6 +77,9 @@ public final class EventStore implements TraceView, EventSink {
     private final Map<Integer, String> strings = new HashMap<>();
     private final Map<Integer, String> threads = new HashMap<>();
     private long lost;
+    private final SiteTable sites = new SiteTable();
+    private final LongColumn sitedIndex = new LongColumn();  // event indexes that carry a site or category, ascending
+    private final LongColumn sitedValue = new LongColumn();  // site << 32 | category (both as unsigned 32 bits)
 
     private final List<Block> blocks = new ArrayList<>();
     private EventBatch tail = new EventBatch(1024); // grows to BLOCK_EVENTS, then is reused
@@ -141,6 +154,31 @@ public final class EventStore implements TraceView, EventSink {
         }
     }
 
+    /**
+     * @throws IllegalArgumentException when the frame's id is out of order or repeats another frame's
+     *                                  id with different contents (see {@link SiteTable#add(StackFrame)})
+     */
+    @Override
+    public void onFrame(StackFrame frame) {
+        lock.writeLock().lock();
+        try {
+            sites.add(frame);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** @throws IllegalArgumentException as {@link SiteTable#add(StackNode)} */
+    @Override
+    public void onStack(StackNode node) {
+        lock.writeLock().lock();
+        try {
+            sites.add(node);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
     @Override
     public void onLoss(long n) {
         lock.writeLock().lock();
@@ -166,6 +204,7 @@ public final class EventStore implements TraceView, EventSink {
                     tailFirstEff = Math.max(b.time(i), lastEff);
                 }
                 indexRange(b, i, j);
+                keepSites(b, i, j, count);
                 tail.addRange(b, i, j);
                 count += j - i;
                 if (tail.size() == BLOCK_EVENTS) {
@@ -196,6 +235,7 @@ public final class EventStore implements TraceView, EventSink {
             long first = count;
             long firstEffective = Math.max(b.time(0), lastEff);
             indexRange(b, 0, b.size());
+            keepSites(b, 0, b.size(), count);
             count += b.size();
             blocks.add(new Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes(), chunk.version()));
             tailFirstIndex = count;
@@ -286,6 +326,104 @@ public final class EventStore implements TraceView, EventSink {
             }
             start = end;
         }
+    }
+
+    /** Keeps the sites of events {@code [from, to)} of {@code b}, the first being store event {@code firstIndex}. */
+    private void keepSites(EventBatch b, int from, int to, long firstIndex) {
+        if (!b.hasSites()) {
+            return;
+        }
+        for (int i = from; i < to; i++) {
+            int site = b.site(i);
+            int cat = b.category(i);
+            if (site != -1 || cat != -1) {
+                sitedIndex.add(firstIndex + (i - from));
+                sitedValue.add((long) site << 32 | (cat & 0xFFFF_FFFFL));
+            }
+        }
+    }
+
+    /** The first position in the site columns whose event index is at least {@code index}. */
+    private long sitedAtOrAfter(long index) {
+        long lo = 0;
+        long hi = sitedIndex.size();
+        while (lo < hi) {
+            long mid = (lo + hi) >>> 1;
+            if (sitedIndex.get(mid) < index) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    private Event withSite(Event e, long index) {
+        long p = sitedAtOrAfter(index);
+        if (p < sitedIndex.size() && sitedIndex.get(p) == index) {
+            long v = sitedValue.get(p);
+            return e.withSite((int) (v >> 32), (int) v);
+        }
+        return e;
+    }
+
+    /**
+     * Sets the sites of events {@code [outFrom, out.size())} of {@code out}, which hold store events from
+     * {@code firstIndex} on.
+     */
+    private void putSites(EventBatch out, int outFrom, long firstIndex) {
+        long end = firstIndex + (out.size() - outFrom);
+        for (long p = sitedAtOrAfter(firstIndex); p < sitedIndex.size(); p++) {
+            long idx = sitedIndex.get(p);
+            if (idx >= end) {
+                break;
+            }
+            long v = sitedValue.get(p);
+            out.setSite(outFrom + (int) (idx - firstIndex), (int) (v >> 32), (int) v);
+        }
+    }
+
+    /** Whether any event of the store carries a site or a category. */
+    public boolean hasSites() {
+        lock.readLock().lock();
+        try {
+            return sitedIndex.size() > 0;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The store's allocation-site table. It is the store's own and grows as frames and nodes are
+     * announced; read it (it is thread-safe), never add to it.
+     */
+    public SiteTable sites() {
+        return sites;
+    }
+
+    @Override
+    public StackFrame frame(int id) {
+        return sites.frame(id);
+    }
+
+    @Override
+    public StackNode stackNode(int id) {
+        return sites.node(id);
+    }
+
+    @Override
+    public int stackNodeCount() {
+        return sites.nodeCount();
+    }
+
+    @Override
+    public int frameCount() {
+        return sites.frameCount();
+    }
+
+    @Override
+    public List<StackFrame> stack(int site) {
+        return sites.frames(site);
     }
 
     private GaugeIndex gauge(int slot) {
@@ -467,7 +605,8 @@ public final class EventStore implements TraceView, EventSink {
                 return tail.get((int) (index - tailFirstIndex));
             }
             int bi = blockOf(index);
-            return decoded(bi).get((int) (index - blocks.get(bi).firstIndex));
+            Event e = decoded(bi).get((int) (index - blocks.get(bi).firstIndex));
+            return sitedIndex.size() == 0 ? e : withSite(e, index);
         } finally {
             lock.readLock().unlock();
         }
@@ -483,6 +622,7 @@ public final class EventStore implements TraceView, EventSink {
             if (from < 0 || to > count || from > to) {
                 throw new IndexOutOfBoundsException("events [" + from + ", " + to + ") of " + count);
             }
+            int outFrom = out.size();
             long i = from;
             while (i < to) {
                 if (i >= tailFirstIndex) {
@@ -498,6 +638,9 @@ public final class EventStore implements TraceView, EventSink {
                 for (; i < end; i++) {
                     out.addFrom(d, (int) (i - blk.firstIndex));
                 }
+            }
+            if (sitedIndex.size() > 0) {
+                putSites(out, outFrom, from);
             }
         } finally {
             lock.readLock().unlock();
@@ -682,7 +825,7 @@ public final class EventStore implements TraceView, EventSink {
                     n += s.bytes();
                 }
             }
-            return n;
+            return n + sitedIndex.bytes() + sitedValue.bytes();
         } finally {
             lock.readLock().unlock();
         }
@@ -696,8 +839,16 @@ public final class EventStore implements TraceView, EventSink {
             memories.values().forEach(sink::onMemory);
             new TreeMap<>(strings).forEach(sink::onString);
             new TreeMap<>(threads).forEach(sink::onThread);
+            sites.announceAll(sink);
             for (int bi = 0; bi < blocks.size(); bi++) {
-                sink.onEvents(decoded(bi));
+                EventBatch d = decoded(bi);
+                if (sitedIndex.size() > 0) {
+                    EventBatch withSites = new EventBatch(d.size());
+                    withSites.addRange(d, 0, d.size());
+                    putSites(withSites, 0, blocks.get(bi).firstIndex);
+                    d = withSites;
+                }
+                sink.onEvents(d);
             }
             if (!tail.isEmpty()) {
                 sink.onEvents(tail);
