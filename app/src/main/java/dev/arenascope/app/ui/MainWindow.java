@@ -61,6 +61,7 @@ public final class MainWindow {
     private final ViewActions view = new ViewActions(model, tabs);
     private final WindowMenus menus;
     private ListenView listenView;
+    private final javafx.scene.control.Button listeningBadge = new javafx.scene.control.Button();
 
     public MainWindow(Stage stage, WindowPrefs prefs) {
         this.stage = stage;
@@ -80,7 +81,13 @@ public final class MainWindow {
     private void createView() {
         root.getStyleClass().add(Styles.ROOT);
         root.setId("main-window");
-        root.setTop(new VBox(menus.bar(), WindowToolbar.create(model, files, live, view, this::listen)));
+        listeningBadge.setId("listening-badge");
+        listeningBadge.getStyleClass().add(Styles.LIVE_BADGE);
+        listeningBadge.setVisible(false);
+        listeningBadge.setManaged(false);
+        listeningBadge.setOnAction(e -> listen());
+        listeningBadge.setTooltip(new javafx.scene.control.Tooltip("Listening for profiled processes; click to open the Listen window"));
+        root.setTop(new VBox(menus.bar(), WindowToolbar.create(model, files, live, view, this::listen, listeningBadge)));
         tabs.setId("view-tabs");
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         tabs.getTabs().addAll(tab("Events", "tab-events", events), tab("Scope tree", "tab-scopes", scopes),
@@ -157,8 +164,19 @@ public final class MainWindow {
     public ListenView listenView() {
         if (listenView == null) {
             listenView = new ListenView(model, tasks);
+            listenView.listeningProperty().addListener((o, a, b) -> {
+                boolean on = !b.isEmpty();
+                listeningBadge.setText(on ? "● LISTENING " + b : "");
+                listeningBadge.setVisible(on);
+                listeningBadge.setManaged(on);
+            });
         }
         return listenView;
+    }
+
+    /** The toolbar badge shown while listening for processes. */
+    javafx.scene.control.Button listeningBadge() {
+        return listeningBadge;
     }
 
     /** Loads {@code file} in the background (progress in the status bar, cancellable) and shows it. */

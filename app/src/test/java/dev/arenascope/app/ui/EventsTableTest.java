@@ -44,7 +44,7 @@ class EventsTableTest extends WindowTestBase {
     }
 
     private void waitListed(String what, java.util.function.BooleanSupplier c) {
-        waitFor(20, what, c);
+        waitFor(40, what, c);
     }
 
     @Test

@@ -85,6 +85,8 @@ class LiveSessionTest extends WindowTestBase {
         long end = fx(() -> window.model().eventCountProperty().get());
         assertTrue(end > paused);
         assertTrue(fx(() -> !window.stage().getScene().lookup("#live-badge").isVisible()), "the LIVE badge goes");
+        assertEquals(0.0, fx(() -> window.model().eventsPerSecondProperty().get()), "events/s is 0 once the run ended");
+        assertEquals("0 events/s", status("events/s"));
         waitFor(10, "the pool histograms fill", () -> !window.pools().table().getItems().isEmpty());
     }
 }

@@ -68,6 +68,8 @@ public final class EventsView extends BorderPane {
     private EventIndexList rows = null;
     private boolean syncing;
     private long reloadSerial;
+    private ToLongFunction<EventRow> sortedKey;
+    private boolean sortedDescending;
 
     public EventsView(SessionModel model) {
         this.model = model;
@@ -259,6 +261,9 @@ public final class EventsView extends BorderPane {
             return;
         }
         boolean descending = c.getSortType() == TableColumn.SortType.DESCENDING;
+        if (base.sorted() && key == sortedKey && descending == sortedDescending) {
+            return; // already in this order (the table asks again whenever its items are replaced)
+        }
         long serial = ++reloadSerial;
         running = model.tasks().submit(BackgroundTask.of("Sorting events", p -> base.sortedBy(key, descending, p::checkCancelled))
                 .onSuccess(list -> {
@@ -266,6 +271,8 @@ public final class EventsView extends BorderPane {
                         return;
                     }
                     rows = list;
+                    sortedKey = key;
+                    sortedDescending = descending;
                     syncing = true;
                     table.setItems(FXCollections.observableList(list));
                     syncing = false;

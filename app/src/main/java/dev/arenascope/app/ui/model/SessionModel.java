@@ -152,6 +152,21 @@ public final class SessionModel {
         }).onFailure(e -> digesting.set(false)).onCancelled(() -> digesting.set(false)));
     }
 
+    /**
+     * A live session ended (finished, stopped, failed, or its connection closed): picks up its last
+     * events and shows a rate of 0, which would otherwise stay frozen at its last value.
+     */
+    public void liveEnded() {
+        if (trace.get() != null && trace.get().eventCount() != eventCount.get()) {
+            updateBounds(false);
+            revision.set(revision.get() + 1);
+            requestDigest();
+        }
+        rateCount = trace.get() == null ? 0 : trace.get().eventCount();
+        rateNanos = System.nanoTime();
+        eventsPerSecond.set(0);
+    }
+
     /** Names the device (and retitles) once a live session's device is open. */
     public void setDevice(String deviceName, String sessionTitle) {
         device.set(deviceName == null ? "" : deviceName);

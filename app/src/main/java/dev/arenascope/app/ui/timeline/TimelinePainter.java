@@ -175,17 +175,13 @@ public final class TimelinePainter {
                     g.strokeLine(a, y + DrawListBuilder.BAND_ROW - 2, e, y + 1);
                 }
             }
-            if (bw > 30) {
+            String text = bandLabel(b.name(), b.folded(), bw - 6, SMALL_CHAR_PX);
+            if (!text.isEmpty()) {
                 g.setFill(dark ? Color.WHITE : Color.web("#1f2933"));
                 g.setFont(SMALL);
                 g.setTextAlign(TextAlignment.LEFT);
                 g.setTextBaseline(VPos.CENTER);
-                g.save();
-                g.beginPath();
-                g.rect(x0, y, bw, DrawListBuilder.BAND_ROW);
-                g.clip();
-                g.fillText(b.folded() > 1 ? b.name() + " ×" + b.folded() : b.name(), x0 + 3, y + DrawListBuilder.BAND_ROW / 2.0);
-                g.restore();
+                g.fillText(text, x0 + 3, y + DrawListBuilder.BAND_ROW / 2.0);
             }
         }
 
@@ -259,6 +255,30 @@ public final class TimelinePainter {
             }
         }
         return out;
+    }
+
+    /** Width of one character of {@link #SMALL} text, px (an upper bound for the label font's digits and letters). */
+    static final double SMALL_CHAR_PX = 6.0;
+
+    /**
+     * A scope band's label that fits {@code widthPx}: the name with its fold count ("batch ×3"), else the
+     * name shortened with an ellipsis but the count kept whole ("bat… ×3"), else the count alone, else
+     * nothing; never a count cut in the middle.
+     */
+    static String bandLabel(String name, int folded, double widthPx, double charPx) {
+        int room = (int) Math.floor(widthPx / charPx);
+        String count = folded > 1 ? " ×" + folded : "";
+        if (name.length() + count.length() <= room) {
+            return name + count;
+        }
+        int keep = room - count.length() - 1;
+        if (keep >= 2) {
+            return name.substring(0, keep) + "…" + count;
+        }
+        if (folded > 1 && count.length() - 1 <= room) {
+            return count.substring(1);
+        }
+        return "";
     }
 
     public static String kindName(MemoryKind k) {

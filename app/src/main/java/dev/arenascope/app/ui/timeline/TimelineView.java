@@ -90,6 +90,11 @@ public final class TimelineView extends StackPane {
         model.digestProperty().addListener((o, a, b) -> requestFrame());
         model.selectedScopeProperty().addListener((o, a, b) -> requestFrame());
         model.baselineProperty().addListener((o, a, b) -> requestFrame());
+        model.traceProperty().addListener((o, a, b) -> {
+            // the previous session's hover card must not stay over the new one
+            hoverCard.setVisible(false);
+            hoverText.set("");
+        });
         model.selectionProperty().addListener((o, a, b) -> repaint());
         model.cursorProperty().addListener((o, a, b) -> repaint());
         dark.addListener((o, a, b) -> repaint());
@@ -99,9 +104,8 @@ public final class TimelineView extends StackPane {
                 return;
             }
             if (e.isControlDown() || !e.isShiftDown()) {
-                // one notch (deltaY ±40 on desktops, ±1 on some platforms) zooms by 20 %
-                double notches = Math.signum(e.getDeltaY()) * Math.max(1, Math.abs(e.getDeltaY()) / 40.0);
-                double factor = Math.pow(0.8, notches);
+                // one notch (deltaY ±40 on desktops, ±1 on some platforms) zooms by WHEEL_ZOOM
+                double factor = wheelFactor(e.getDeltaY());
                 model.followLiveProperty().set(false);
                 model.zoom(factor, drawList.get().timeAt(e.getX()));
                 e.consume();
@@ -249,6 +253,15 @@ public final class TimelineView extends StackPane {
             py = local.getY() - hoverCard.getHeight() - 8;
         }
         hoverCard.relocate(Math.max(0, px), Math.max(0, py));
+    }
+
+    /** How much one wheel notch zooms in (the visible time shrinks by this factor). */
+    public static final double WHEEL_ZOOM = 1.5;
+
+    /** The factor the visible time is scaled by for a wheel turn of {@code deltaY} (40 a notch; at least one notch). */
+    static double wheelFactor(double deltaY) {
+        double notches = Math.signum(deltaY) * Math.max(1, Math.abs(deltaY) / 40.0);
+        return Math.pow(1 / WHEEL_ZOOM, notches);
     }
 
     /** What the tooltip says at canvas position {@code (x, y)}: exact figures with units. */
