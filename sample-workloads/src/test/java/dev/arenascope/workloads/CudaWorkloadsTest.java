@@ -9,6 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.arenascope.core.device.CudaDevice;
+import dev.arenascope.testsupport.CollectingSink;
 
 /** Each workload on a real GPU; skipped, with the driver's reason, where CUDA does not answer. */
 class CudaWorkloadsTest {

@@ -24,6 +24,7 @@ import dev.arenascope.workloads.inference.NetworkGraph;
 import dev.arenascope.workloads.inference.NetworkPlans;
 import dev.arenascope.workloads.inference.ResNet50;
 import dev.arenascope.workloads.inference.TransformerEncoder;
+import dev.arenascope.testsupport.CollectingSink;
 
 class InferenceWorkloadTest {
     static final Map<String, String> SMALL = Map.of("batch", "1", "resolution", "64", "sequence", "32", "layers", "2",
@@ -76,7 +77,7 @@ class InferenceWorkloadTest {
         WorkloadResult[] r = new WorkloadResult[1];
         CollectingSink sink = ParticlesWorkloadTest.record(w, device, SMALL, r);
         sink.assertSound();
-        Set<MemoryKind> kinds = sink.memories.values().stream().map(MemoryInfo::kind).collect(Collectors.toSet());
+        Set<MemoryKind> kinds = sink.memories.stream().map(MemoryInfo::kind).collect(Collectors.toSet());
         assertEquals(Set.of(MemoryKind.PLAN_SCRATCH, MemoryKind.PLAN_PERSISTENT, MemoryKind.PLAN_CONSTANT), kinds);
         assertEquals(2, sink.of(EventKind.PLAN_LOADED).size(), "one plan per model");
         NetworkGraph resnet = ResNet50.build(1, 64);
@@ -87,15 +88,15 @@ class InferenceWorkloadTest {
         long weightBytes = hydrations.stream().mapToLong(Event::b).sum();
         assertTrue(weightBytes >= resnet.bytes(NetworkGraph.Role.WEIGHT) + bert.bytes(NetworkGraph.Role.WEIGHT));
         assertEquals(2L * (resnet.steps().size() + bert.steps().size()),
-                sink.of(EventKind.PLAN_STEP).stream().filter(e -> sink.memories.get(e.memory()).kind() == MemoryKind.PLAN_SCRATCH).count(),
+                sink.of(EventKind.PLAN_STEP).stream().filter(e -> sink.memory(e.memory()).kind() == MemoryKind.PLAN_SCRATCH).count(),
                 "every step of both runs");
         long activations = resnet.tensors().stream().filter(t -> t.role() == NetworkGraph.Role.ACTIVATION).count()
                 + bert.tensors().stream().filter(t -> t.role() == NetworkGraph.Role.ACTIVATION).count();
         assertEquals(2 * activations, sink.of(EventKind.TENSOR_LIVE).stream()
-                .filter(e -> sink.memories.get(e.memory()).kind() == MemoryKind.PLAN_SCRATCH).count());
+                .filter(e -> sink.memory(e.memory()).kind() == MemoryKind.PLAN_SCRATCH).count());
         // scratch never holds more than its planned size
         for (Event e : sink.events) {
-            MemoryInfo m = sink.memories.get(e.memory());
+            MemoryInfo m = sink.memory(e.memory());
             if (m != null && m.kind() == MemoryKind.PLAN_SCRATCH) {
                 assertTrue(e.used() <= m.capacity(), "scratch over its plan at " + e);
             }

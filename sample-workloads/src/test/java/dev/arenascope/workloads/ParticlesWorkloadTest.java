@@ -17,6 +17,7 @@ import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.testsupport.CollectingSink;
 
 class ParticlesWorkloadTest {
 
@@ -36,7 +37,7 @@ class ParticlesWorkloadTest {
         WorkloadResult[] r = new WorkloadResult[1];
         CollectingSink sink = record(w, device, Map.of("steps", "160", "rate", "60", "period", "80", "free-held-every", "100"), r);
         sink.assertSound();
-        assertEquals(1, sink.memories.values().stream().filter(m -> m.kind() == MemoryKind.POOL).count());
+        assertEquals(1, sink.memories.stream().filter(m -> m.kind() == MemoryKind.POOL).count());
         List<Event> requests = sink.of(EventKind.POOL_REQUEST);
         long hits = requests.stream().filter(e -> e.has(Event.FLAG_HIT)).count();
         long misses = requests.size() - hits;

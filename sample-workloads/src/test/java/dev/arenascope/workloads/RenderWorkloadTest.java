@@ -21,6 +21,7 @@ import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.workloads.render.RenderWorkload;
+import dev.arenascope.testsupport.CollectingSink;
 
 class RenderWorkloadTest {
     static final Map<String, String> SMALL = Map.of("frames", "60", "width", "128", "height", "72", "triangles", "1500",
@@ -33,7 +34,7 @@ class RenderWorkloadTest {
         WorkloadResult[] r = new WorkloadResult[1];
         CollectingSink sink = ParticlesWorkloadTest.record(w, device, SMALL, r);
         sink.assertSound();
-        assertEquals(1, sink.memories.values().stream().filter(m -> m.kind() == MemoryKind.ARENA).count());
+        assertEquals(1, sink.memories.stream().filter(m -> m.kind() == MemoryKind.ARENA).count());
         // every region in its own scope, with the params its size is driven by
         Map<String, Set<String>> params = new java.util.HashMap<>();
         Map<Integer, String> scopeNames = new java.util.HashMap<>();
@@ -86,7 +87,7 @@ class RenderWorkloadTest {
         Workload w = Workloads.find("render");
         WorkloadResult[] r = new WorkloadResult[1];
         CollectingSink sink = ParticlesWorkloadTest.record(w, "virtual", SMALL, r);
-        List<ScopeSample> samples = ScopeSampler.of(List.copyOf(sink.memories.values()), sink.events, sink::string);
+        List<ScopeSample> samples = ScopeSampler.of(List.copyOf(sink.memories), sink.events, sink::string);
         List<ScopeSample> batches = samples.stream().filter(s -> s.name().equals("batch")).toList();
         assertTrue(batches.size() >= 8, "batches: " + batches.size());
         // fit on the first half of the batches (by time), predict the second half

@@ -24,8 +24,8 @@ import dev.arenascope.core.plan.SearchPlanner;
  * CPU seconds of the planning thread: the fair figure on a loaded machine) and {@code plan.P.search_fits}
  * (1 when every round fitted). Also {@code plan.solved} (problems fitted in every round).
  *
- * <p>The problems are {@code shared/benchmarks/minimalloc/*.csv} in a directory above the working
- * directory, or the directory named by {@code ARENASCOPE_MINIMALLOC}. The search time limit is 60 s
+ * <p>The problems are the repository's {@code fixtures/minimalloc/*.csv}, packaged in the app
+ * ({@link BenchFixtures}), or the {@code *.csv} of the directory named by {@code ARENASCOPE_MINIMALLOC}. The search time limit is 60 s
  * ({@code ARENASCOPE_PLAN_LIMIT_S} overrides); {@code --quick}: two problems, one round, 10 s.
  */
 final class PlanBench implements BenchSuite {
@@ -38,16 +38,7 @@ final class PlanBench implements BenchSuite {
 
     @Override
     public Map<String, Double> run(boolean quick) throws Exception {
-        Path dir = locate();
-        if (dir == null) {
-            System.err.println("bench: plan: shared/benchmarks/minimalloc not found above " + Path.of("").toAbsolutePath()
-                    + " (set ARENASCOPE_MINIMALLOC); plan figures skipped");
-            return Map.of();
-        }
-        List<Path> files = new ArrayList<>();
-        try (Stream<Path> s = Files.list(dir)) {
-            s.filter(p -> p.getFileName().toString().endsWith(".csv")).sorted().forEach(files::add);
-        }
+        List<Path> files = BenchFixtures.miniMalloc(System.getenv("ARENASCOPE_MINIMALLOC"));
         if (quick) {
             files = files.subList(0, Math.min(2, files.size()));
         }
@@ -87,20 +78,5 @@ final class PlanBench implements BenchSuite {
         }
         f.put("plan.solved", (double) solved);
         return f;
-    }
-
-    static Path locate() {
-        String env = System.getenv("ARENASCOPE_MINIMALLOC");
-        if (env != null && !env.isBlank()) {
-            Path p = Path.of(env);
-            return Files.isDirectory(p) ? p : null;
-        }
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            Path d = p.resolve("shared/benchmarks/minimalloc");
-            if (Files.isDirectory(d)) {
-                return d;
-            }
-        }
-        return null;
     }
 }

@@ -12,8 +12,8 @@ import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 /**
  * {@code torch.import_ms}: milliseconds to import the magma27 PyTorch snapshot (495 KB, 5,163 trace
  * entries) from its file into an event stream, in this process after a warm-up; median of rounds.
- * The fixture is {@code shared/fixtures/torch/cs336-a2-magma27.pickle} in a directory above the
- * working directory, or the file named by {@code ARENASCOPE_TORCH_FIXTURE}.
+ * The fixture is the repository's {@code fixtures/torch/cs336-a2-magma27.pickle}, packaged in the app
+ * ({@link BenchFixtures}), or the file named by {@code ARENASCOPE_TORCH_FIXTURE}.
  */
 final class TorchBench implements BenchSuite {
     static final String FIXTURE = "cs336-a2-magma27.pickle";
@@ -25,12 +25,7 @@ final class TorchBench implements BenchSuite {
 
     @Override
     public Map<String, Double> run(boolean quick) throws Exception {
-        Path file = locate();
-        if (file == null) {
-            System.err.println("bench: torch: fixture " + FIXTURE + " not found (looked for shared/fixtures/torch above "
-                    + Path.of("").toAbsolutePath() + "; set ARENASCOPE_TORCH_FIXTURE); torch figures skipped");
-            return Map.of();
-        }
+        Path file = BenchFixtures.torch(System.getenv("ARENASCOPE_TORCH_FIXTURE"), FIXTURE);
         PeakSink sink = new PeakSink();
         double ms = Medians.medianOf(quick ? 1 : 10, quick ? 3 : 15, () -> {
             long t0 = System.nanoTime();
@@ -40,21 +35,6 @@ final class TorchBench implements BenchSuite {
         Map<String, Double> f = new LinkedHashMap<>();
         f.put("torch.import_ms", ms);
         return f;
-    }
-
-    static Path locate() {
-        String env = System.getenv("ARENASCOPE_TORCH_FIXTURE");
-        if (env != null && !env.isBlank()) {
-            Path p = Path.of(env);
-            return Files.isRegularFile(p) ? p : null;
-        }
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            Path f = p.resolve("shared/fixtures/torch").resolve(FIXTURE);
-            if (Files.isRegularFile(f)) {
-                return f;
-            }
-        }
-        return null;
     }
 
     /** Consumes the stream the way a store would at least look at it: the peak of {@code used}. */

@@ -13,6 +13,7 @@ import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceFormatException;
@@ -25,7 +26,8 @@ import dev.arenascope.core.trace.store.EventStore;
  * {@code events}, {@code duration_ns}, {@code lost_events} and {@code memories}, each with {@code id},
  * {@code name}, {@code kind}, {@code device}, {@code capacity}, {@code events}, {@code peak_bytes} (the
  * most bytes in use at once) and, for memories that reserve device memory (pools, imported caching
- * allocators), {@code reserved_peak_bytes}.
+ * allocators), {@code reserved_peak_bytes}; pools add {@code requests}, {@code hits} and {@code misses}
+ * (requests served from a held block and with a new device block), summed over their bins.
  */
 public final class StatsCommand implements Command {
 
@@ -48,7 +50,8 @@ public final class StatsCommand implements Command {
                   events, duration_ns, lost_events,
                   memories: [{id, name, kind, device, capacity, events, peak_bytes, reserved_peak_bytes}]
                 peak_bytes is the most bytes in use at once; reserved_peak_bytes (pools and imported
-                caching allocators only) the most bytes reserved from the device at once.
+                caching allocators only) the most bytes reserved from the device at once; pools
+                also give requests, hits (served from a held block) and misses (a new block).
                 A damaged TRACE is summarised as far as it is sound, with one line on stderr naming the
                 first problem, and exit code 2.
                 """.formatted(TraceFormats.inputExtensions());
@@ -84,6 +87,13 @@ public final class StatsCommand implements Command {
         g.writeNumberField("events", store.eventCount());
         g.writeNumberField("duration_ns", store.eventCount() == 0 ? 0 : store.endNs() - store.startNs());
         g.writeNumberField("lost_events", store.lostEvents());
+        java.util.Map<Integer, long[]> requests = new java.util.HashMap<>();
+        for (PoolBinAnalysis b : PoolBinAnalysis.of(store)) {
+            long[] r = requests.computeIfAbsent(b.memory(), k -> new long[3]);
+            r[0] += b.requests();
+            r[1] += b.hits();
+            r[2] += b.misses();
+        }
         g.writeArrayFieldStart("memories");
         for (MemoryInfo m : store.memories()) {
             g.writeStartObject();
@@ -96,6 +106,12 @@ public final class StatsCommand implements Command {
             g.writeNumberField("peak_bytes", store.peakUsed(m.id()));
             if (m.kind() == MemoryKind.POOL || m.kind() == MemoryKind.SEGMENTED) {
                 g.writeNumberField("reserved_peak_bytes", store.peakAux(m.id()));
+            }
+            if (m.kind() == MemoryKind.POOL) {
+                long[] r = requests.getOrDefault(m.id(), new long[3]);
+                g.writeNumberField("requests", r[0]);
+                g.writeNumberField("hits", r[1]);
+                g.writeNumberField("misses", r[2]);
             }
             g.writeEndObject();
         }

@@ -23,6 +23,7 @@ import dev.arenascope.core.plan.TensorAllocation;
 import dev.arenascope.core.plan.TensorBinding;
 import dev.arenascope.core.plan.TensorLifetime;
 import dev.arenascope.core.plan.TensorRole;
+import dev.arenascope.testsupport.Fixtures;
 
 class PlanCommandTest {
     @TempDir
@@ -130,26 +131,9 @@ class PlanCommandTest {
         assertTrue(bad.err().contains("alignment"), bad.err());
     }
 
-    /** {@code shared/benchmarks/minimalloc} in a directory above this one; the test is skipped without it. */
-    static Path miniMalloc() {
-        for (Path a = Path.of("").toAbsolutePath(); a != null; a = a.getParent()) {
-            Path c = a.resolve("shared/benchmarks/minimalloc");
-            if (Files.isDirectory(c)) {
-                return c;
-            }
-        }
-        org.junit.jupiter.api.Assumptions.abort("shared/benchmarks/minimalloc not found: skipped");
-        return null;
-    }
-
     @Test
     void everyMiniMallocProblemGetsAValidGreedyPlanThroughTheCli() throws Exception {
-        Path d = miniMalloc();
-        List<Path> files = new ArrayList<>();
-        try (var s = Files.list(d)) {
-            s.filter(p -> p.toString().endsWith(".csv")).sorted().forEach(files::add);
-        }
-        Path f = files.get(0);
+        Path f = Fixtures.miniMalloc().get(0);
         CliRun r = run("plan", "--input", f.toString(), "--capacity", "1048576", "--strategy", "greedy");
         assertEquals(3, r.code(), r.out());
         assertTrue(r.out().contains("lower bound 1,048,576 B") && r.out().contains("height 1,374,208 B"), r.out());
@@ -157,7 +141,7 @@ class PlanCommandTest {
 
     @Test
     void theSearchPacksTheHardestMiniMallocProblemThroughTheCli() throws Exception {
-        Path d = miniMalloc().resolve("E.1048576.csv");
+        Path d = Fixtures.file("minimalloc/E.1048576.csv");
         Path outFile = dir.resolve("E.packed.csv");
         CliRun r = run("plan", "--input", d.toString(), "--capacity", "1048576", "--strategy", "search",
                 "--time-limit", "60", "--output", outFile.toString());

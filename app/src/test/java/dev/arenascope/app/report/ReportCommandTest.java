@@ -17,12 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.app.cli.Cli;
+import dev.arenascope.testsupport.Fixtures;
 
 /** {@code arenascope report} on the real PyTorch fixtures: figures, formats, the regression gate and bad input. */
 class ReportCommandTest {
-    static final Path FIXTURES = locateFixtures();
-    static final Path MAGMA = FIXTURES.resolve("cs336-a2-magma27.pickle");
-    static final Path BCRAFTON = FIXTURES.resolve("cs336-a2-bcrafton.pickle");
+    static final Path MAGMA = Fixtures.torch("cs336-a2-magma27.pickle");
+    static final Path BCRAFTON = Fixtures.torch("cs336-a2-bcrafton.pickle");
     /** Peak live bytes on device 0, as the fixtures' README states them. */
     static final long MAGMA_PEAK = 13_927_831_556L;
     static final long BCRAFTON_PEAK = 3_853_700_352L;
@@ -31,21 +31,6 @@ class ReportCommandTest {
     Path dir;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-    /** {@code shared/fixtures/torch} beside the repository root, found by walking up from the working directory. */
-    static Path locateFixtures() {
-        String prop = System.getProperty("arenascope.shared");
-        if (prop != null && Files.isDirectory(Path.of(prop, "fixtures/torch"))) {
-            return Path.of(prop, "fixtures/torch");
-        }
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            Path f = p.resolve("shared/fixtures/torch");
-            if (Files.isDirectory(f)) {
-                return f;
-            }
-        }
-        return Path.of("../shared/fixtures/torch").toAbsolutePath().normalize();
-    }
 
     private int run(String... args) {
         out.reset();
@@ -63,7 +48,6 @@ class ReportCommandTest {
 
     @Test
     void fixturesReportTheirStatedPeaks() throws Exception {
-        assertTrue(Files.exists(MAGMA), "fixture missing: " + MAGMA + " (shared/ must sit beside the repository)");
         for (Object[] f : new Object[][] {{MAGMA, MAGMA_PEAK}, {BCRAFTON, BCRAFTON_PEAK}}) {
             Path trace = (Path) f[0];
             long peak = (Long) f[1];

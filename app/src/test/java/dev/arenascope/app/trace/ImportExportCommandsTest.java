@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.file.AstraceWriter;
+import dev.arenascope.testsupport.Fixtures;
 
 /** {@code convert} with a PyTorch snapshot as input and Perfetto JSON as output, as a user runs them. */
 class ImportExportCommandsTest {
@@ -25,13 +26,7 @@ class ImportExportCommandsTest {
     Path dir;
 
     static Path torchFixture(String name) {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            Path f = p.resolve("shared/fixtures/torch").resolve(name);
-            if (Files.isRegularFile(f)) {
-                return f;
-            }
-        }
-        throw new AssertionError("fixture " + name + " not found in shared/fixtures/torch above " + Path.of("").toAbsolutePath());
+        return Fixtures.torch(name);
     }
 
     @Test

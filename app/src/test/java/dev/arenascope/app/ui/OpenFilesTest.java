@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.app.ui.timeline.DrawList;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.testsupport.Fixtures;
 
 /** Opening each kind of file the window reads, and what it then shows. */
 class OpenFilesTest extends WindowTestBase {

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.live.NewSessionDialog;
 import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.testsupport.Fixtures;
 
 /**
  * Renders every view into PNG files for the docs: runs only with

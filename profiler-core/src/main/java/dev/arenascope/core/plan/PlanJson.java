@@ -18,7 +18,10 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
  * Reads and writes {@link MemoryPlan}s as JSON: one object with the record's component names as keys
  * ({@code name, alignment, memoryBanks, tensorAllocs, arenaUsages, persistentArenas, constantArenas,
  * tensorLifetimes}). Unknown keys, missing required values and out-of-range numbers are rejected with a
- * {@link PlanInputException} naming the file, line and column. Thread-safe.
+ * {@link PlanInputException} naming the file, line and column. A compiler's pydantic dump (snake_case
+ * keys such as {@code tensor_allocs}, lowercase roles: heliaAOT's {@code model_dump()}, what the Python
+ * client's {@code export_plan} writes) is read too ({@link PydanticPlanDump}); its errors name the
+ * file and the field. Thread-safe.
  */
 public final class PlanJson {
     private static final ObjectMapper MAPPER = JsonMapper.builder()
@@ -58,6 +61,9 @@ public final class PlanJson {
      */
     public static MemoryPlan fromJson(String json, String source) {
         try {
+            if (looksLikeDump(json)) {
+                return fromDump(MAPPER.readTree(json), source);
+            }
             return check(MAPPER.readValue(json, MemoryPlan.class), source);
         } catch (JsonProcessingException e) {
             throw asInput(e, source);
@@ -66,11 +72,60 @@ public final class PlanJson {
 
     /** Reads a plan from a file. */
     public static MemoryPlan read(Path file) throws IOException {
+        if (looksLikeDump(file)) {
+            try (InputStream in = Files.newInputStream(file)) {
+                return fromDump(MAPPER.readTree(in), file.toString());
+            } catch (JsonProcessingException e) {
+                throw asInput(e, file.toString());
+            }
+        }
         try (InputStream in = Files.newInputStream(file)) {
             return check(MAPPER.readValue(in, MemoryPlan.class), file.toString());
         } catch (JsonProcessingException e) {
             throw asInput(e, file.toString());
         }
+    }
+
+    /** Whether the top-level object has a snake_case key (a pass over its keys, values skipped). */
+    private static boolean looksLikeDump(JsonParser p) throws IOException {
+        try (p) {
+            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                return false;
+            }
+            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                if (name.contains("_") && PydanticPlanDump.isDump(MAPPER.createObjectNode().put(name, 0))) {
+                    return true;
+                }
+                p.nextToken();
+                p.skipChildren();
+            }
+            return false;
+        } catch (JsonProcessingException e) {
+            return false; // the strict read below names the problem
+        }
+    }
+
+    private static boolean looksLikeDump(String json) {
+        try {
+            return looksLikeDump(MAPPER.getFactory().createParser(json));
+        } catch (IOException e) {
+            return false; // cannot happen on a string; the strict read below names any problem
+        }
+    }
+
+    private static boolean looksLikeDump(Path file) throws IOException {
+        return looksLikeDump(MAPPER.getFactory().createParser(Files.newInputStream(file)));
+    }
+
+    private static MemoryPlan fromDump(com.fasterxml.jackson.databind.JsonNode root, String source) throws JsonProcessingException {
+        com.fasterxml.jackson.databind.JsonNode plan;
+        try {
+            plan = PydanticPlanDump.convert(root);
+        } catch (IllegalArgumentException e) {
+            throw new PlanInputException(source, 0, e.getMessage());
+        }
+        return check(MAPPER.treeToValue(plan, MemoryPlan.class), source);
     }
 
     private static MemoryPlan check(MemoryPlan plan, String source) {

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.arenascope.core.device.TestDevices;
+import dev.arenascope.testsupport.TestDevices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.AllocationRecorder;
-import dev.arenascope.core.record.CollectingSink;
+import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.record.RecordedAllocation;
 import dev.arenascope.core.record.RecordedScope;
 import dev.arenascope.core.record.Session;
@@ -44,7 +44,7 @@ class ArenaRecordingTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void recorderKeepsTheScopeTreeParamsPeaksAndEveryAllocation(String dev) {
         try (ManualMemory a = arena(dev)) {
             a.getTensor(DType.INT8, 100); // before recording: not recorded
@@ -115,7 +115,7 @@ class ArenaRecordingTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void everyOperationIsPublishedWithGaugesAfterIt(String dev) {
         CollectingSink sink = new CollectingSink();
         try (ManualMemory a0 = arena(dev)) {

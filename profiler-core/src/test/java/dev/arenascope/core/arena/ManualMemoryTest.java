@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.arenascope.core.device.TestDevices;
+import dev.arenascope.testsupport.TestDevices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.device.VirtualDevice;
 import dev.arenascope.core.record.Session;
+import dev.arenascope.testsupport.CollectingSink;
 
 class ManualMemoryTest {
     private MemoryDevice device;
@@ -53,7 +54,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void forwardAllocationsAreAlignedToItemSizeFromArenaStart(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             Tensor flag = a.getTensor(DType.BOOL, 3);
@@ -76,7 +77,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void persistentAllocationsGrowDownFromTheEndAligned(String dev) {
         try (ManualMemory a = arena(dev, 1000)) {
             Tensor b = a.getPersistentTensor(DType.BOOL, 3);
@@ -91,7 +92,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void crossingPointersThrowNamingArenaBytesAndScopesAndMoveNothing(String dev) {
         try (ManualMemory a = arena(dev, 1024)) {
             a.getTensor(DType.FLOAT32, 100);
@@ -120,7 +121,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void badShapesAndDtypesAreRefusedWithTheArenaUnchanged(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             a.getTensor(DType.INT8, 5);
@@ -183,7 +184,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void everyOperationOnAClosedArenaFailsClearly(String dev) {
         ManualMemory a = arena(dev, 4096);
         Tensor t = a.getTensor(DType.FLOAT32, 4);
@@ -201,7 +202,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void pointerSetsOutOfRangeOrCrossingAreRefused(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             a.getTensor(DType.FLOAT32, 10);
@@ -221,7 +222,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void tempRestoresTheForwardPointerAndOptionallyClearsPersistent(String dev) {
         try (ManualMemory a = arena(dev, 1 << 16)) {
             a.getTensor(DType.FLOAT32, 10);
@@ -254,7 +255,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void tempAndScopeClosedOutOfOrderAreErrors(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             var outer = a.temp();
@@ -285,7 +286,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void tempNeverMovesAPointerForwardAfterAReset(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             a.getTensor(DType.FLOAT32, 100);
@@ -298,7 +299,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void saveAndResetPointerFormAStack(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             assertUnchanged(a, a::resetPointer, IllegalStateException.class);
@@ -327,7 +328,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#all")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#all")
     void resetReleasesEverythingAndHighWaterMarkRemembers(String dev) {
         try (ManualMemory a = arena(dev, 4096)) {
             a.getTensor(DType.FLOAT64, 100);
@@ -349,7 +350,7 @@ class ManualMemoryTest {
     void unmanagedArenaHoldsOneByteAndNeitherPoisonsNorRecords() {
         VirtualDevice v = new VirtualDevice(1 << 20);
         Session s = new Session("unmanaged");
-        var sink = new dev.arenascope.core.record.CollectingSink();
+        var sink = new dev.arenascope.testsupport.CollectingSink();
         s.addSink(sink);
         try (ManualMemory a = ManualMemory.builder().device(v).session(s).managed(false).portion(0.5).poison(0xFF).build()) {
             assertFalse(a.isManaged());
@@ -370,7 +371,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#withBytes")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#withBytes")
     void poisonFillsEveryNewAllocation(String dev) {
         device = TestDevices.open(dev);
         try (ManualMemory a = ManualMemory.builder().device(device).numBytes(1 << 16).poison(0xFF).build()) {
@@ -416,7 +417,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#withBytes")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#withBytes")
     void cloneCopiesBytesAndPointersAndCastMovesThemToAnotherDevice(String dev) {
         try (ManualMemory a = arena(dev, 1 << 12)) {
             Tensor f = a.getTensor(DType.INT32, 4);
@@ -447,7 +448,7 @@ class ManualMemoryTest {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.arenascope.core.device.TestDevices#withBytes")
+    @MethodSource("dev.arenascope.testsupport.TestDevices#withBytes")
     void tensorsReadAndWriteEveryDtype(String dev) {
         try (ManualMemory a = arena(dev, 1 << 12)) {
             if (dev.equals("host")) {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.ChunkCodec;
-import dev.arenascope.core.trace.CollectingSink;
+import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;

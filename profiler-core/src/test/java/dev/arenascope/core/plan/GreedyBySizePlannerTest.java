@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+import dev.arenascope.testsupport.Fixtures;
 
 class GreedyBySizePlannerTest {
 
@@ -20,12 +21,12 @@ class GreedyBySizePlannerTest {
                 Map.entry("C", 1_417_216L), Map.entry("D", 1_339_392L), Map.entry("E", 1_513_472L),
                 Map.entry("F", 1_433_600L), Map.entry("G", 1_459_200L), Map.entry("H", 1_355_776L),
                 Map.entry("I", 1_478_656L), Map.entry("J", 1_350_656L), Map.entry("K", 1_391_616L));
-        for (Path f : MiniMallocProblems.files()) {
+        for (Path f : Fixtures.miniMalloc()) {
             PlanProblem p = ProblemCsv.read(f, 1);
-            Packing pk = new GreedyBySizePlanner().plan(p, MiniMallocProblems.CAPACITY, 0);
+            Packing pk = new GreedyBySizePlanner().plan(p, Fixtures.MINIMALLOC_CAPACITY, 0);
             OverlapCheck.assertValid(pk);
-            assertEquals(expected.get(MiniMallocProblems.name(f)), pk.height(), "greedy height of " + f.getFileName());
-            assertTrue(pk.lowerBound() <= MiniMallocProblems.CAPACITY);
+            assertEquals(expected.get(Fixtures.problemName(f)), pk.height(), "greedy height of " + f.getFileName());
+            assertTrue(pk.lowerBound() <= Fixtures.MINIMALLOC_CAPACITY);
             assertTrue(!pk.fits(), "greedy should not reach the capacity on a challenging problem");
         }
     }

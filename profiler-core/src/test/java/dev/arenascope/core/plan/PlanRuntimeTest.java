@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.arenascope.core.device.DeviceKind;
-import dev.arenascope.core.device.TestDevices;
+import dev.arenascope.testsupport.TestDevices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
@@ -24,38 +24,13 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.testsupport.Fixtures;
+import dev.arenascope.testsupport.CollectingSink;
 
 class PlanRuntimeTest {
 
     static MemoryDevice open(String kind) {
         return TestDevices.open(kind);
-    }
-
-    static final class Capture implements EventSink {
-        final List<Event> events = new CopyOnWriteArrayList<>();
-        final Map<Integer, MemoryInfo> memories = new HashMap<>();
-        final Map<Integer, String> strings = new HashMap<>();
-
-        @Override
-        public synchronized void onMemory(MemoryInfo memory) {
-            memories.put(memory.id(), memory);
-        }
-
-        @Override
-        public synchronized void onString(int id, String value) {
-            strings.put(id, value);
-        }
-
-        @Override
-        public void onEvents(EventBatch batch) {
-            for (int i = 0; i < batch.size(); i++) {
-                events.add(batch.get(i));
-            }
-        }
-
-        List<Event> of(EventKind k) {
-            return events.stream().filter(e -> e.kind() == k).toList();
-        }
     }
 
     @ParameterizedTest
@@ -69,7 +44,7 @@ class PlanRuntimeTest {
         }
         coldBlob[5] = 42;
         try (MemoryDevice device = open(kind); Session session = new Session("t")) {
-            Capture cap = new Capture();
+            CollectingSink cap = new CollectingSink();
             session.addSink(cap);
             List<String> seen = new ArrayList<>();
             try (PlanRuntime rt = PlanRuntime.load(plan, device, session, Map.of("flash", coldBlob, "sram", stagedBlob))) {
@@ -112,7 +87,7 @@ class PlanRuntimeTest {
             List<Event> created = cap.of(EventKind.MEMORY_CREATED);
             assertEquals(4, created.size());
             assertEquals(List.of(MemoryKind.PLAN_SCRATCH, MemoryKind.PLAN_PERSISTENT, MemoryKind.PLAN_CONSTANT, MemoryKind.PLAN_CONSTANT),
-                    created.stream().map(e -> cap.memories.get(e.memory()).kind()).toList());
+                    created.stream().map(e -> cap.memory(e.memory()).kind()).toList());
             assertEquals(List.of(768L, 128L, 64L, 256L), created.stream().map(Event::b).toList());
             assertEquals(1, cap.of(EventKind.PLAN_LOADED).size());
             assertEquals(6, cap.of(EventKind.PLAN_LOADED).get(0).a());
@@ -153,7 +128,7 @@ class PlanRuntimeTest {
     @ParameterizedTest
     @ValueSource(strings = {"host", "virtual"})
     void runsAPlannedMiniMallocProblem(String kind) throws Exception {
-        PlanProblem p = ProblemCsv.read(MiniMallocProblems.files().get(0), 1);
+        PlanProblem p = ProblemCsv.read(Fixtures.miniMalloc().get(0), 1);
         Packing pk = new GreedyBySizePlanner().plan(p, Long.MAX_VALUE, 0);
         MemoryPlan plan = PlanLayouts.scratchPlan("A", "hbm", pk);
         assertEquals(List.of(), plan.validate());

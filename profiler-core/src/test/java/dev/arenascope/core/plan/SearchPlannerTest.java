@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+import dev.arenascope.testsupport.Fixtures;
 
 class SearchPlannerTest {
 
@@ -65,14 +66,14 @@ class SearchPlannerTest {
     @Test
     void miniMallocProblemsPackWithinCapacity() throws Exception {
         // each packs in about a second on a quiet 2-core machine; the limit leaves room for a busy CI
-        for (java.nio.file.Path f : MiniMallocProblems.files()) {
-            String name = MiniMallocProblems.name(f);
+        for (java.nio.file.Path f : Fixtures.miniMalloc()) {
+            String name = Fixtures.problemName(f);
             PlanProblem p = ProblemCsv.read(f, 1);
-            Packing greedy = new GreedyBySizePlanner().plan(p, MiniMallocProblems.CAPACITY, 0);
-            Packing pk = new SearchPlanner().plan(p, MiniMallocProblems.CAPACITY, 60_000_000_000L);
+            Packing greedy = new GreedyBySizePlanner().plan(p, Fixtures.MINIMALLOC_CAPACITY, 0);
+            Packing pk = new SearchPlanner().plan(p, Fixtures.MINIMALLOC_CAPACITY, 60_000_000_000L);
             OverlapCheck.assertValid(pk);
             assertEquals(greedy.lowerBound(), pk.lowerBound());
-            assertTrue(pk.fits(), name + " should pack within " + MiniMallocProblems.CAPACITY + ", got " + pk.height());
+            assertTrue(pk.fits(), name + " should pack within " + Fixtures.MINIMALLOC_CAPACITY + ", got " + pk.height());
             assertFalse(pk.timedOut(), name);
         }
     }

@@ -20,36 +20,13 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.testsupport.CollectingSink;
 
 class MemoryPoolEventsTest {
 
-    /** Keeps everything a session delivers. */
-    static final class Collect implements EventSink {
-        final List<Event> events = new ArrayList<>();
-        final List<MemoryInfo> memories = new ArrayList<>();
-        final Map<Integer, String> strings = new HashMap<>();
-
-        @Override
-        public void onMemory(MemoryInfo memory) {
-            memories.add(memory);
-        }
-
-        @Override
-        public void onString(int id, String value) {
-            strings.put(id, value);
-        }
-
-        @Override
-        public void onEvents(EventBatch batch) {
-            for (int i = 0; i < batch.size(); i++) {
-                events.add(batch.get(i));
-            }
-        }
-    }
-
     @Test
     void everyPoolOperationIsPublishedWithGaugesAfterIt() {
-        Collect sink = new Collect();
+        CollectingSink sink = new CollectingSink();
         try (Session session = new Session("events"); VirtualDevice device = new VirtualDevice(64 * 1024)) {
             session.addSink(sink);
             MemoryPool pool = new MemoryPool("particles", device, 40_000, 2, session);
@@ -130,7 +107,7 @@ class MemoryPoolEventsTest {
         try (Session session = new Session("quiet"); VirtualDevice device = new VirtualDevice(1 << 20)) {
             MemoryPool pool = new MemoryPool("p", device, MemoryPool.NO_LIMIT, 4, session);
             pool.allocate(10).close();
-            Collect sink = new Collect();
+            CollectingSink sink = new CollectingSink();
             session.addSink(sink);
             session.flush();
             assertTrue(sink.events.isEmpty());

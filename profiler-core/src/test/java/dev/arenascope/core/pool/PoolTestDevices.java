@@ -6,7 +6,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
 
 import dev.arenascope.core.device.MemoryDevice;
-import dev.arenascope.core.device.TestDevices;
+import dev.arenascope.testsupport.TestDevices;
 
 /** The devices pool tests run on: host, virtual and CUDA (skipped with the probe's reason where no GPU answers). */
 final class PoolTestDevices {

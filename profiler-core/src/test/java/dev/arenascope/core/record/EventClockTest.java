@@ -15,6 +15,7 @@ import dev.arenascope.core.arena.ManualMemory;
 import dev.arenascope.core.device.HostDevice;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.testsupport.CollectingSink;
 
 /**
  * What {@link EventClock} promises: stamps never run ahead of the event, never decrease along a

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.testsupport.CollectingSink;
 
 /**
  * The ring's contract under concurrency. Acceptable outcomes, for N producers each publishing M events
@@ -176,7 +177,7 @@ class ManyToOneEventRingTest {
         try (Session s = new Session("loss", 64)) {
             CountDownLatch release = new CountDownLatch(1);
             CountDownLatch blocked = new CountDownLatch(1);
-            CollectingSink sink = new CollectingSink() {
+            CollectingSink sink = new CollectingSink(false) {   // raw MARKER events: their ref is no string id
                 @Override
                 public synchronized void onEvents(EventBatch batch) {
                     blocked.countDown();
@@ -212,7 +213,7 @@ class ManyToOneEventRingTest {
     @Timeout(30)
     void sessionDeliversEveryEventOfManyThreads() throws Exception {
         try (Session s = new Session("many")) {
-            CollectingSink sink = new CollectingSink();
+            CollectingSink sink = new CollectingSink(false);
             s.addSink(sink);
             int n = 4;
             int m = 10_000;

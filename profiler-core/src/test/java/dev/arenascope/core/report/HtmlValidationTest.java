@@ -69,7 +69,7 @@ class HtmlValidationTest {
 
     @Test
     void realAndSyntheticTracesGiveValidHtml() throws Exception {
-        java.nio.file.Path fixtures = dev.arenascope.core.trace.Fixtures.torch();
+        java.nio.file.Path fixtures = dev.arenascope.testsupport.Fixtures.torchDir();
         var magma = new dev.arenascope.core.trace.store.EventStore("magma");
         dev.arenascope.core.trace.torch.TorchSnapshotToTrace.convert(fixtures.resolve("cs336-a2-magma27.pickle"), magma);
         var bcrafton = new dev.arenascope.core.trace.store.EventStore("bcrafton");

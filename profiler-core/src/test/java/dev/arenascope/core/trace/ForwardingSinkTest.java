@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import dev.arenascope.testsupport.CollectingSink;
 
 class ForwardingSinkTest {
     @Test

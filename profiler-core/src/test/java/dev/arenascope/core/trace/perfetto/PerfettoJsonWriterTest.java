@@ -185,7 +185,7 @@ class PerfettoJsonWriterTest {
 
     @Test
     void aRealPyTorchImportExportsByTheFormat() throws Exception {
-        Path in = dev.arenascope.core.trace.Fixtures.torch().resolve("cs336-a2-magma27.pickle");
+        Path in = dev.arenascope.testsupport.Fixtures.torchDir().resolve("cs336-a2-magma27.pickle");
         assertTrue(Files.exists(in), "fixture missing: " + in);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TorchSnapshotToTrace.convert(in, new PerfettoJsonWriter(bytes));
@@ -201,7 +201,7 @@ class PerfettoJsonWriterTest {
 
     @Test
     void aStoreExportsTheSameAsTheStreamItHeld() throws Exception {
-        Path in = dev.arenascope.core.trace.Fixtures.torch().resolve("cs336-a2-bcrafton.pickle");
+        Path in = dev.arenascope.testsupport.Fixtures.torchDir().resolve("cs336-a2-bcrafton.pickle");
         ByteArrayOutputStream direct = new ByteArrayOutputStream();
         TorchSnapshotToTrace.convert(in, new PerfettoJsonWriter(direct));
         dev.arenascope.core.trace.store.EventStore store = new dev.arenascope.core.trace.store.EventStore();

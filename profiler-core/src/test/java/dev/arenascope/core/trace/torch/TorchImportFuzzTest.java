@@ -15,8 +15,8 @@ import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 
-import dev.arenascope.core.trace.CollectingSink;
-import dev.arenascope.core.trace.Fixtures;
+import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.testsupport.Fixtures;
 
 /**
  * Bounded fuzzing of the pickle reader and the snapshot importer: flipped bytes, truncations, spliced
@@ -36,8 +36,7 @@ class TorchImportFuzzTest {
                 "core-p0.pickle", "core-p2.pickle", "full-p5.pickle")) {
             seeds.add(PickleReaderTest.resource(name));
         }
-        Path magma = Fixtures.torch().resolve("cs336-a2-magma27.pickle");
-        byte[] big = Files.exists(magma) ? Files.readAllBytes(magma) : null;
+        byte[] big = Files.readAllBytes(Fixtures.torch("cs336-a2-magma27.pickle"));
         SplittableRandom rnd = new SplittableRandom(20261129);
         int[] counts = new int[3];
         assertTimeoutPreemptively(Duration.ofMillis(BUDGET_MS * 10), () -> {

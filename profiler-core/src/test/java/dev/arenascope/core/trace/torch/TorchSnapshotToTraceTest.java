@@ -13,17 +13,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import dev.arenascope.core.trace.CollectingSink;
+import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
-import dev.arenascope.core.trace.Fixtures;
+import dev.arenascope.testsupport.Fixtures;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.store.EventStore;
 
 /** PyTorch snapshot import: the real fixtures' stated peaks, and every mapping on a small snapshot. */
 class TorchSnapshotToTraceTest {
-    static final Path FIXTURES = Fixtures.torch();
+    static final Path FIXTURES = Fixtures.torchDir();
 
     /**
      * The small snapshot {@code small-snapshot-pN.pickle}, written by CPython's {@code pickle.dumps(small, protocol=N)} for N = 2, 4, 5:
@@ -42,7 +42,7 @@ class TorchSnapshotToTraceTest {
     @CsvSource({"cs336-a2-magma27.pickle,13927831556,14180941824,5163", "cs336-a2-bcrafton.pickle,3853700352,4238344192,6486"})
     void realSnapshotsImportWithTheirStatedPeaks(String file, long peakLive, long reserved, long entries) throws Exception {
         Path in = FIXTURES.resolve(file);
-        assertTrue(Files.exists(in), "fixture missing: " + in + " (shared/ must sit beside the repository)");
+        assertTrue(Files.exists(in), "fixture missing: " + in + "");
         CollectingSink sink = new CollectingSink();
         TorchSnapshotToTrace.Result r = TorchSnapshotToTrace.convert(in, sink);
         MemoryInfo m = sink.memory("cuda:0");

@@ -1,13 +1,21 @@
-package dev.arenascope.core.device;
+package dev.arenascope.testsupport;
 
 import java.util.Optional;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
 
+import dev.arenascope.core.device.CudaDevice;
+import dev.arenascope.core.device.HostDevice;
+import dev.arenascope.core.device.MemoryDevice;
+import dev.arenascope.core.device.VirtualDevice;
+
 /**
  * The devices the core's tests run on: host, virtual (1 GiB) and CUDA (skipped, with the probe's reason,
- * where none answers). One place for arena, pool and plan tests alike.
+ * where none answers). One place for arena, pool and plan tests alike, in every module.
+ *
+ * <p>A CUDA test is skipped only where {@link CudaDevice#probe} gives the driver's reason; on a machine
+ * with a working driver it runs.
  */
 public final class TestDevices {
     private TestDevices() {}

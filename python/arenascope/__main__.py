@@ -1,0 +1,96 @@
+"""``python -m arenascope`` (and ``arenascope-py``): ``run`` a script under a session, ``bench``."""
+
+import argparse
+import os
+import runpy
+import sys
+
+USAGE = """usage: python -m arenascope run [--out FILE.jsonl | --live HOST:PORT] [--stacks N] [--adapters LIST]
+                                  [--name NAME] script.py [args...]
+       python -m arenascope bench [--events N] [--json FILE]
+
+run      runs script.py with its argv, recording the pools and arenas of the libraries it imports
+         (adapters: pyopencl, pycuda, hysop, algan, torch; --adapters all (default), none, or a comma
+         list) to FILE.jsonl (default: <script>.jsonl) or live to `arenascope listen` on HOST:PORT.
+         --stacks N captures N Python frames per allocation (default 0: off). The script's exit code is
+         kept; when events were lost or not delivered, one line says so and the exit code is 3 (if the
+         script itself exited 0).
+bench    the client's cost per recorded event (pyopencl pool hit loop, arena adapter).
+"""
+
+#: Exit code when the script succeeded but events were lost or not delivered.
+EXIT_LOST = 3
+
+
+def _run(argv):
+    p = argparse.ArgumentParser(prog="python -m arenascope run", add_help=True)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--out")
+    g.add_argument("--live")
+    p.add_argument("--stacks", type=int, default=0)
+    p.add_argument("--adapters", default="all")
+    p.add_argument("--name")
+    p.add_argument("--token")
+    p.add_argument("script")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    a = p.parse_args(argv)
+    from . import adapters as _adapters, _session
+    from ._session import Session
+    from ._writer import LiveError
+    if a.stacks < 0:
+        p.error("--stacks must be 0 (off) or a number of frames, got %d" % a.stacks)
+    try:
+        names = _adapters.parse(a.adapters)
+    except ValueError as e:
+        p.error(str(e))
+    if not os.path.isfile(a.script):
+        print("arenascope run: no such script: %s" % a.script, file=sys.stderr)
+        return 2
+    out = a.out
+    if out is None and a.live is None:
+        out = os.path.splitext(os.path.basename(a.script))[0] + ".jsonl"
+    try:
+        s = Session(out=out, live=a.live, name=a.name or os.path.basename(a.script), stacks=a.stacks, token=a.token)
+    except (LiveError, ValueError, OSError) as e:
+        print("arenascope run: %s" % e, file=sys.stderr)
+        return 2
+    _session.start(s)
+    _adapters.install(names)
+    sys.argv = [a.script] + a.args
+    sys.path.insert(0, os.path.dirname(os.path.abspath(a.script)))
+    code = 0
+    try:
+        runpy.run_path(a.script, run_name="__main__")
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        if e.code is not None and not isinstance(e.code, int):
+            print(e.code, file=sys.stderr)
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+        code = 1
+    finally:
+        _session.stop(s)
+    print(s.summary(), file=sys.stderr)
+    if code == 0 and not s.ok():
+        return EXIT_LOST
+    return code
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0 if argv else 2
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "run":
+        return _run(rest)
+    if cmd == "bench":
+        from . import bench
+        return bench.main(rest)
+    print("arenascope: unknown command %r\n%s" % (cmd, USAGE), file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

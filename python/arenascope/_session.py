@@ -1,0 +1,287 @@
+"""A recording session: one output (file or live connection), its string, thread and memory tables,
+and the scopes opened with :func:`arenascope.scope`.
+
+Thread-safety: any thread may record. The hot path (:meth:`Session.emit`) takes no lock: it reads the
+clock, looks the thread up and appends one tuple to the writer's queue (``deque.append`` is atomic).
+New strings, threads and memories take ``_lock`` so their ids are unique and their lines precede
+every event that uses them.
+"""
+
+import os
+import socket
+import sys
+import threading
+import time
+
+from . import _events as K
+from . import _stacks
+from ._writer import FileSink, LiveSink, Writer, json_line
+
+_current = None
+_current_lock = threading.Lock()
+
+
+def current():
+    """The session recording now, or None."""
+    return _current
+
+
+class Tracked:
+    """What a session needs from a tracked memory: its id, gauges and scope stack.
+
+    ``used`` is the bytes in use, ``aux`` the second gauge (an arena's backward bytes, a pool's
+    reserved bytes); :meth:`scope_pointers` the ``a``/``b`` of its scope events.
+    """
+
+    def __init__(self, session, mem, kind):
+        self.session = session
+        self.mem = mem
+        self.kind = kind
+        self.used = 0
+        self.aux = 0
+        self.scopes = []        # open scope ids, innermost last
+        self.scope_names = []   # their names
+
+    def scope_pointers(self):
+        return self.used, self.aux
+
+    def innermost_scope(self):
+        return self.scopes[-1] if self.scopes else -1
+
+
+class Session:
+    """Records to ``out`` (a JSONL path) or ``live`` (``HOST:PORT``); exactly one of them.
+
+    :param stacks: Python frames captured per allocation (0: none)
+    :param capacity: events the queue holds before further ones are dropped (and counted as lost)
+    """
+
+    def __init__(self, out=None, live=None, name=None, stacks=0, capacity=1 << 18, token=None):
+        if (out is None) == (live is None):
+            raise ValueError("a session records to exactly one of out=FILE.jsonl or live=HOST:PORT")
+        if stacks < 0:
+            raise ValueError("stacks must be 0 (off) or a positive number of frames, got %r" % stacks)
+        self.name = name or os.path.basename(sys.argv[0] or "python") or "python"
+        self.stacks = int(stacks)
+        self.t0 = time.perf_counter_ns()
+        sink = FileSink(out) if out is not None else LiveSink(live, self.name, token)
+        self.writer = Writer(sink, capacity)
+        self._queue = self.writer.queue
+        self._cap = capacity
+        self._lock = threading.RLock()
+        self._strings = {}
+        self._stacks = {}
+        self._threads = {}
+        self._memories = {}
+        self._next_memory = 0
+        self._next_scope = 0
+        self._global_scopes = []   # (name, {mem: scope id}) of the open arenascope.scope()s
+        self.closed = False
+        self.writer.queue.append(json_line({
+            "type": "session", "name": self.name, "host": socket.gethostname(), "start_epoch_ns": time.time_ns(),
+            "devices": [], "attributes": {"client": "arenascope-python", "python": sys.version.split()[0],
+                                          "pid": str(os.getpid()), "argv": " ".join(sys.argv)}}))
+
+    # ------------------------------------------------------------------ tables
+
+    def intern(self, text):
+        """The id of ``text`` in the session's string table (declared on first use)."""
+        sid = self._strings.get(text)
+        if sid is None:
+            with self._lock:
+                sid = self._strings.get(text)
+                if sid is None:
+                    sid = len(self._strings)
+                    self._queue.append(json_line({"type": "string", "id": sid, "value": text}))
+                    self._strings[text] = sid
+        return sid
+
+    def thread(self):
+        """The calling thread's id (declared with its name on first use)."""
+        ident = threading.get_ident()
+        tid = self._threads.get(ident)
+        if tid is None:
+            with self._lock:
+                tid = self._threads.get(ident)
+                if tid is None:
+                    tid = len(self._threads)
+                    self._queue.append(json_line({"type": "thread", "id": tid, "name": threading.current_thread().name}))
+                    self._threads[ident] = tid
+        return tid
+
+    def register(self, tracked_factory, name, kind, device, capacity, attributes=None):
+        """Declares a memory and publishes MEMORY_CREATED; returns ``tracked_factory(session, id)``."""
+        with self._lock:
+            mem = self._next_memory
+            if mem > 0xFFFF:
+                raise ValueError("a session holds at most 65536 memories")
+            self._next_memory += 1
+            self._queue.append(json_line({"type": "memory", "id": mem, "name": name, "kind": kind, "device": device,
+                                          "capacity": int(capacity),
+                                          "attributes": {str(k): str(v) for k, v in (attributes or {}).items()}}))
+            tracked = tracked_factory(self, mem)
+            self._memories[mem] = tracked
+        self.emit(K.MEMORY_CREATED, mem, 0, 0, capacity, 0, 0, 0, self.intern(name), -1)
+        # scopes already open session-wide cover memories created inside them
+        for scope_name, ids in self._global_scopes:
+            ids[mem] = self.enter_scope(tracked, scope_name)
+        return tracked
+
+    def next_scope_id(self):
+        with self._lock:
+            sid = self._next_scope
+            self._next_scope += 1
+            return sid
+
+    # ------------------------------------------------------------------ events
+
+    def now(self):
+        return time.perf_counter_ns() - self.t0
+
+    def emit(self, kind, mem, flags, a, b, c, used, aux, ref, ref2, t=None):
+        """Queues one event (dropped and counted when the queue is full)."""
+        q = self._queue
+        if len(q) < self._cap:
+            tid = self._threads.get(threading.get_ident())
+            if tid is None:
+                tid = self.thread()
+            q.append((time.perf_counter_ns() - self.t0 if t is None else t, kind, mem, tid, flags, a, b, c, used, aux,
+                      ref, ref2))
+        else:
+            self.writer.drop()
+
+    def emit_site(self, kind, mem, flags, a, b, c, used, aux, ref, ref2, t=None):
+        """:meth:`emit` for an allocation: with the caller's stack when stacks are on."""
+        if not self.stacks:
+            return self.emit(kind, mem, flags, a, b, c, used, aux, ref, ref2, t)
+        q = self._queue
+        if len(q) < self._cap:
+            if t is None:
+                t = time.perf_counter_ns() - self.t0
+            site = _stacks.capture(self, self.stacks, 3)
+            tid = self._threads.get(threading.get_ident())
+            if tid is None:
+                tid = self.thread()
+            q.append((t, kind, mem, tid, flags, a, b, c, used, aux, ref, ref2, site))
+        else:
+            self.writer.drop()
+
+    def marker(self, text):
+        self.emit(K.MARKER, -1, 0, 0, 0, 0, 0, 0, self.intern(str(text)), -1)
+
+    # ------------------------------------------------------------------ scopes
+
+    def enter_scope(self, tracked, name, params=None):
+        sid = self.next_scope_id()
+        a, b = tracked.scope_pointers()
+        self.emit(K.SCOPE_ENTER, tracked.mem, 0, a, b, tracked.innermost_scope(), tracked.used, tracked.aux,
+                  self.intern(name), sid)
+        tracked.scopes.append(sid)
+        tracked.scope_names.append(name)
+        if params:
+            self.scope_params(tracked, params)
+        return sid
+
+    def scope_params(self, tracked, params):
+        if not tracked.scopes:
+            return
+        sid = tracked.scopes[-1]
+        for k, v in params.items():
+            self.emit(K.SCOPE_PARAM, tracked.mem, 0, _int_param(k, v), 0, 0, tracked.used, tracked.aux,
+                      self.intern(str(k)), sid)
+
+    def exit_scope(self, tracked, name, sid):
+        if sid in tracked.scopes:
+            # scopes close innermost first; one left open inside is closed with it
+            while tracked.scopes:
+                inner = tracked.scopes.pop()
+                inner_name = tracked.scope_names.pop()
+                a, b = tracked.scope_pointers()
+                self.emit(K.SCOPE_EXIT, tracked.mem, 0, a, b, 0, tracked.used, tracked.aux, self.intern(inner_name), inner)
+                if inner == sid:
+                    break
+
+    def global_enter(self, name, params):
+        ids = {}
+        for mem, tracked in list(self._memories.items()):
+            ids[mem] = self.enter_scope(tracked, name, params)
+        entry = (name, ids)
+        self._global_scopes.append(entry)
+        return entry
+
+    def global_params(self, params):
+        if self._global_scopes:
+            for mem in self._global_scopes[-1][1]:
+                self.scope_params(self._memories[mem], params)
+
+    def global_exit(self, entry):
+        name, ids = entry
+        for mem, sid in ids.items():
+            self.exit_scope(self._memories[mem], name, sid)
+        if entry in self._global_scopes:
+            self._global_scopes.remove(entry)
+
+    # ------------------------------------------------------------------ end
+
+    @property
+    def lost(self):
+        return self.writer.dropped
+
+    def close(self):
+        """Closes every open scope, flushes the queue and closes the output; idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        for entry in reversed(list(self._global_scopes)):
+            self.global_exit(entry)
+        self.writer.close()
+
+    def summary(self):
+        """One line: events written, lost, where (and, live, what the receiver confirmed)."""
+        w = self.writer
+        sink = w.sink
+        line = "arenascope: %d events, %d lost -> %s" % (w.events_written, w.dropped, sink.describe())
+        if isinstance(sink, LiveSink):
+            if sink.broken:
+                line += " (connection broke: %s; %d events not delivered)" % (sink.broken, sink.unsent_events)
+            elif sink.delivered_events is not None:
+                line += " (receiver confirmed %d)" % sink.delivered_events
+        if w.error:
+            line += " (" + w.error + ")"
+        return line
+
+    def ok(self):
+        """Whether everything recorded reached the output."""
+        w = self.writer
+        sink = w.sink
+        if w.error or w.dropped:
+            return False
+        if isinstance(sink, LiveSink):
+            return not sink.broken and sink.delivered_events == w.events_written
+        return True
+
+
+def _int_param(key, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__index__"):
+        raise TypeError("scope parameter %r must be a number, got %r" % (key, value))
+    v = int(value)
+    if not -2**63 <= v < 2**63:
+        raise ValueError("scope parameter %r is out of the 64-bit range: %r" % (key, value))
+    return v
+
+
+def start(session):
+    """Makes ``session`` the current one (one at a time)."""
+    global _current
+    with _current_lock:
+        if _current is not None and not _current.closed:
+            raise RuntimeError("an arenascope session is already recording (to %s)" % _current.writer.sink.describe())
+        _current = session
+
+
+def stop(session):
+    global _current
+    with _current_lock:
+        if _current is session:
+            _current = None
+    session.close()

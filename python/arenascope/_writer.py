@@ -1,0 +1,199 @@
+"""The background writer: a bounded queue the recording threads append to, one daemon thread that
+turns it into JSON Lines and hands them to a sink (a file or a TCP connection).
+
+Recording threads only append a tuple (events) or a ready line (metadata) to a ``deque``; when the
+queue holds ``capacity`` events, further events are dropped and counted, and the writer writes a
+``loss`` line for them after what it drained, so nothing is lost silently. Metadata lines (memories,
+strings, threads) are never dropped: later events depend on them. The sink receives whole lines only,
+one ``write`` per drain, so a process killed at any moment leaves a file that reads to its last whole
+line.
+"""
+
+import collections
+import json
+import os
+import socket
+import sys
+import threading
+import time
+
+# One template for every event: the reader accepts a key holding its default value, and one
+# %-format of a tuple is the cheapest way to a line in CPython.
+EVENT_LINE = ('{"t":%d,"kind":"%s","mem":%d,"thread":%d,"flags":%d,"a":%d,"b":%d,"c":%d,'
+              '"used":%d,"aux":%d,"ref":%d,"ref2":%d}\n')
+# The same with the allocation's call stack: until the trace format has frame and stack tables, the
+# stack is a string line (one frame a line, innermost first) named by the key "stack_text", which
+# today's readers skip (see _stacks.py).
+EVENT_LINE_STACK = EVENT_LINE[:-2] + ',"stack_text":%d}\n'
+
+#: The live text protocol's version (the hello line's ``version``).
+LIVE_VERSION = 1
+
+
+def json_line(obj):
+    """A metadata object as one JSON line (ASCII only, so a lone surrogate cannot break the file)."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=True) + "\n"
+
+
+class FileSink:
+    """Writes lines to a file, opened for writing (replaced) at construction."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self.delivered_events = None  # a file takes everything it is given
+
+    def write(self, data, events):
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+
+    def close(self, sent_events, lost):
+        os.close(self._fd)
+
+    def describe(self):
+        return self.path
+
+
+class LiveError(Exception):
+    """A live receiver could not be reached or refused the connection."""
+
+
+class LiveSink:
+    """Streams lines to ``arenascope listen`` (or the window) over TCP.
+
+    The connection opens with a hello line (``{"arenascope_live":"jsonl","version":1,"pid":...,
+    "name":...,"token":...}``); the receiver answers with one line (``{"status":0,"message":"ok"}`` or
+    a refusal, raised as :class:`LiveError`). Then JSONL lines; at the end a goodbye line, after which
+    the receiver answers how many events it delivered, which :meth:`close` compares with what was sent.
+    """
+
+    def __init__(self, address, name, token=None, timeout=5.0):
+        host, sep, port = address.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError("--live expects HOST:PORT (e.g. 127.0.0.1:7766), got %r" % address)
+        self.address = address
+        try:
+            self._sock = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
+        except OSError as e:
+            raise LiveError("cannot connect to %s: %s" % (address, e.strerror or e)) from None
+        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        hello = {"arenascope_live": "jsonl", "version": LIVE_VERSION, "pid": os.getpid(), "name": name,
+                 "token": token or os.environ.get("ARENASCOPE_TOKEN", "")}
+        self._in = self._sock.makefile("rb")
+        try:
+            self._sock.sendall(json_line(hello).encode("ascii"))
+            answer = self._in.readline(1 << 16)
+        except OSError as e:
+            self._sock.close()
+            raise LiveError("%s: the hello was not answered (%s)" % (address, e)) from None
+        try:
+            ack = json.loads(answer.decode("utf-8"))
+        except ValueError:
+            self._sock.close()
+            raise LiveError("%s is not an ArenaScope receiver (answer %r)" % (address, answer[:80])) from None
+        if ack.get("status") != 0:
+            self._sock.close()
+            raise LiveError("%s refused the connection: %s" % (address, ack.get("message", "")))
+        self._sock.settimeout(None)
+        self.broken = None
+        self.unsent_events = 0
+        self.delivered_events = None
+
+    def write(self, data, events):
+        if self.broken is not None:
+            self.unsent_events += events
+            return
+        try:
+            self._sock.sendall(data)
+        except OSError as e:
+            self.broken = str(e)
+            self.unsent_events += events
+
+    def close(self, sent_events, lost):
+        try:
+            if self.broken is None:
+                self._sock.sendall(json_line({"type": "goodbye", "events": sent_events - self.unsent_events,
+                                              "lost": lost}).encode("ascii"))
+                self._sock.shutdown(socket.SHUT_WR)
+                self._sock.settimeout(10.0)
+                answer = self._in.readline(1 << 16)
+                if answer:
+                    self.delivered_events = json.loads(answer.decode("utf-8")).get("events")
+        except (OSError, ValueError) as e:
+            self.broken = self.broken or str(e)
+        finally:
+            self._sock.close()
+
+    def describe(self):
+        return self.address
+
+
+class Writer:
+    """Owns the queue and the writer thread; :meth:`close` drains everything and closes the sink."""
+
+    def __init__(self, sink, capacity=1 << 18, interval=0.005):
+        self.sink = sink
+        self.capacity = capacity
+        self.queue = collections.deque()
+        self.dropped = 0          # events dropped by recording threads (guarded by _drop_lock)
+        self._reported = 0        # of those, written as loss lines
+        self._drop_lock = threading.Lock()
+        self.events_written = 0
+        self.error = None
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="arenascope-writer", daemon=True)
+        self._thread.start()
+
+    def drop(self):
+        """Counts one event that did not fit (called by a recording thread)."""
+        with self._drop_lock:
+            self.dropped += 1
+
+    def _run(self):
+        while not self._stop.wait(self._interval):
+            self.drain()
+        self.drain()
+
+    def drain(self):
+        """Writes what is queued (from the writer thread; from the caller once the thread ended)."""
+        q = self.queue
+        n = len(q)
+        dropped = self.dropped
+        if n == 0 and dropped == self._reported:
+            return
+        pop = q.popleft
+        fmt = EVENT_LINE
+        fmt_stack = EVENT_LINE_STACK
+        parts = []
+        events = 0
+        for _ in range(n):
+            item = pop()
+            if item.__class__ is str:
+                parts.append(item)
+            elif len(item) == 12:
+                parts.append(fmt % item)
+                events += 1
+            else:
+                parts.append(fmt_stack % item)
+                events += 1
+        if dropped != self._reported:
+            parts.append(json_line({"type": "loss", "count": dropped - self._reported}))
+            self._reported = dropped
+        if self.error is not None:
+            return
+        try:
+            self.sink.write("".join(parts).encode("ascii"), events)
+            self.events_written += events
+        except OSError as e:
+            self.error = "cannot write %s: %s" % (self.sink.describe(), e)
+            print("arenascope: " + self.error + " (recording stopped; what was written is readable)", file=sys.stderr)
+
+    def close(self):
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join()
+        self.drain()
+        self.sink.close(self.events_written, self.dropped)

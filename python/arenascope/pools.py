@@ -1,0 +1,373 @@
+"""Binned memory pools: pyopencl's and pycuda's ``MemoryPool`` (C++ types) and hysop-style pools
+(pure Python, duck-typed).
+
+Every pool is mirrored by :class:`_PoolState`: the blocks it handed out and the blocks it holds, per
+bin, as ArenaScope's Java pool keeps them. Events (memory kind POOL): ``RESERVE`` then
+``POOL_REQUEST`` for a request the pool served with a new device block (a miss), ``POOL_REQUEST`` with
+``FLAG_HIT`` for one served from a held block (hit and miss are read from the pool's ``held_blocks``
+before and after the request), ``POOL_HOLD`` when a buffer comes back and is held, ``POOL_RELEASE`` with
+``UNRESERVE`` for each block given back to the device (``free_held``, ``stop_holding``, a buffer
+returned while not holding). Gauges: ``used`` = bin sizes of the blocks handed out, ``aux`` = bin sizes
+of the blocks handed out and held (pyopencl's ``managed_bytes``).
+
+A buffer is back when it is released explicitly (``release()`` / ``free()``) or collected
+(C++ buffers: noticed at the pool's next operation, from a weak reference; hysop-style buffers hand
+themselves back through the pool's ``free``), whichever comes first; either produces its event once.
+"""
+
+import threading
+import time
+import weakref
+
+from . import _events as K
+from ._session import Tracked, current
+
+
+def _address(buf):
+    for attr in ("int_ptr", "ptr", "address", "gpudata"):
+        v = getattr(buf, attr, None)
+        if isinstance(v, int):
+            return v
+    try:
+        return int(buf)
+    except (TypeError, ValueError):
+        return id(buf)
+
+
+class _Block:
+    __slots__ = ("address", "bin", "size", "returned", "ref")
+
+    def __init__(self, address, bin_nr, size):
+        self.address = address
+        self.bin = bin_nr
+        self.size = size
+        self.returned = False
+        self.ref = None
+
+
+class _PoolState(Tracked):
+    """The mirror of one pool and its events. Thread-safe (one lock around each change)."""
+
+    def __init__(self, session, mem):
+        # no reference to the pool: a C++ pool reachable from a buffer's return callback crashes
+        # CPython's cyclic collector inside pybind11 (the pool is passed to the methods that need it)
+        Tracked.__init__(self, session, mem, K.POOL)
+        self.held = {}          # bin -> [address, ...] (last in, first out)
+        self.held_count = 0
+        self.active = {}        # address -> _Block
+        self.holding = True
+        self.lock = threading.Lock()
+        self.bin_sizes = {}     # bin -> alloc_size(bin)
+
+    def bin_of(self, pool, nbytes):
+        b = pool.bin_number(nbytes)
+        size = self.bin_sizes.get(b)
+        if size is None:
+            size = int(pool.alloc_size(b))
+            self.bin_sizes[b] = size
+        return b, size
+
+    def request(self, buf, nbytes, bin_nr, size, hit, t0):
+        """Publishes one served request; returns the block."""
+        s = self.session
+        addr = _address(buf)
+        with self.lock:
+            if hit:
+                lst = self.held.get(bin_nr)
+                if lst and addr in lst:
+                    lst.remove(addr)
+                elif lst:
+                    lst.pop()
+                self.held_count -= 1
+            block = _Block(addr, bin_nr, size)
+            self.active[addr] = block
+            self.used += size
+            t1 = time.perf_counter_ns()
+            t = t1 - s.t0
+            dur = min(t1 - t0, K.INT_MAX)
+            if hit:
+                s.emit_site(K.POOL_REQUEST, self.mem, K.FLAG_HIT, addr, size, nbytes, self.used, self.aux, bin_nr, dur, t)
+            else:
+                self.aux += size
+                s.emit(K.RESERVE, self.mem, 0, addr, size, 0, self.used - size, self.aux, -1, -1, t)
+                s.emit_site(K.POOL_REQUEST, self.mem, 0, addr, size, nbytes, self.used, self.aux, bin_nr, dur, t)
+        return block
+
+    def give_back(self, block, held=None):
+        """A buffer came back: held, or (not holding) released to the device."""
+        with self.lock:
+            if block.returned:
+                return
+            block.returned = True
+            self.active.pop(block.address, None)
+            self.used -= block.size
+            s = self.session
+            if held is None:
+                held = self.holding
+            if held:
+                self.held.setdefault(block.bin, []).append(block.address)
+                self.held_count += 1
+                s.emit(K.POOL_HOLD, self.mem, 0, block.address, block.size, 0, self.used, self.aux, block.bin, -1)
+            else:
+                self._release(block.address, block.bin, block.size)
+
+    def _release(self, addr, bin_nr, size):
+        s = self.session
+        self.aux -= size
+        s.emit(K.POOL_RELEASE, self.mem, 0, addr, size, 0, self.used, self.aux, bin_nr, -1)
+        s.emit(K.UNRESERVE, self.mem, 0, addr, size, 0, self.used, self.aux, -1, -1)
+
+    def release_held(self, pool):
+        """Every held block went back to the device (largest bin first, as the Java pool evicts)."""
+        with self.lock:
+            for bin_nr in sorted(self.held, reverse=True):
+                size = self.bin_sizes.get(bin_nr)
+                if size is None:
+                    size = int(pool.alloc_size(bin_nr))
+                for addr in reversed(self.held[bin_nr]):
+                    self._release(addr, bin_nr, size)
+            self.held.clear()
+            self.held_count = 0
+
+    def collect(self, pool):
+        """Publishes the return of buffers the garbage collector took since the last look.
+
+        No callback runs when a C++ buffer dies (a Python callback inside pybind11's deallocation
+        crashes CPython's cyclic collector), so a pool operation first compares the pool's
+        ``active_blocks`` with the mirror and, when fewer, finds the dead weak references."""
+        active = getattr(pool, "active_blocks", None)
+        if active is None or active >= len(self.active):
+            return
+        for block in [b for b in self.active.values() if b.ref is not None and b.ref() is None]:
+            self.give_back(block)
+
+    def reconcile(self, pool, pool_held):
+        """The pool freed its held blocks by itself (an allocation that failed and was retried)."""
+        if pool_held < self.held_count and pool_held == 0:
+            self.release_held(pool)
+
+
+# ---------------------------------------------------------------------- pyopencl / pycuda (C++ types)
+
+def _traced_request(state, orig, pool, nbytes, args, kwargs):
+    state.collect(pool)
+    t0 = time.perf_counter_ns()
+    held0 = pool.held_blocks
+    buf = orig(pool, nbytes, *args, **kwargs)
+    held1 = pool.held_blocks
+    bin_nr, size = state.bin_of(pool, nbytes)
+    hit = held1 == held0 - 1
+    if not hit and held1 < held0:
+        state.reconcile(pool, held1)
+    block = state.request(buf, nbytes, bin_nr, size, hit, t0)
+    _watch(state, buf, block)
+    return buf
+
+
+def _watch(state, buf, block):
+    """Remembers the buffer weakly, so a buffer the collector took is noticed (:meth:`_PoolState.collect`)."""
+    try:
+        block.ref = weakref.ref(buf)
+    except TypeError:
+        block.ref = None  # no weak references: only an explicit release is seen
+
+
+def make_traced_pool_class(orig, label, device_of=None, release_types=(), release_name="release"):
+    """A subclass of the C++ pool class ``orig`` that publishes its requests, and patches the
+    ``release_name`` method of each type in ``release_types`` (the pooled buffers) to publish
+    explicit releases."""
+
+    class TracedPool(orig):
+        def __init__(self, *args, **kwargs):
+            orig.__init__(self, *args, **kwargs)
+            s = current()
+            self._arenascope_state = None
+            if s is not None:
+                device = device_of(args) if device_of else ""
+                attrs = {"client": "python", "type": orig.__module__ + "." + orig.__name__}
+                self._arenascope_state = s.register(_PoolState,
+                                                    "%s #%d" % (label, _next_pool_number()), K.POOL, device, 0, attrs)
+                _states[:] = [st for st in _states if not st.session.closed] + [self._arenascope_state]
+
+        def allocate(self, nbytes, *args, **kwargs):
+            st = self._arenascope_state
+            if st is None or st.session.closed:
+                return orig.allocate(self, nbytes, *args, **kwargs)
+            return _traced_request(st, orig.allocate, self, nbytes, args, kwargs)
+
+        def __call__(self, nbytes, *args, **kwargs):
+            st = self._arenascope_state
+            if st is None or st.session.closed:
+                return orig.__call__(self, nbytes, *args, **kwargs)
+            return _traced_request(st, orig.__call__, self, nbytes, args, kwargs)
+
+        def free_held(self):
+            st = self._arenascope_state
+            if st is not None and not st.session.closed:
+                st.collect(self)
+            orig.free_held(self)
+            st = self._arenascope_state
+            if st is not None and not st.session.closed:
+                st.release_held(self)
+
+        def stop_holding(self):
+            st = self._arenascope_state
+            if st is not None and not st.session.closed:
+                st.collect(self)
+            orig.stop_holding(self)
+            st = self._arenascope_state
+            if st is not None and not st.session.closed:
+                st.holding = False
+                st.release_held(self)
+
+    TracedPool.__arenascope_original__ = orig
+    TracedPool.__name__ = orig.__name__
+    TracedPool.__qualname__ = orig.__qualname__
+    TracedPool.__module__ = orig.__module__
+    for typ in release_types:
+        _patch_release(typ, release_name)
+    return TracedPool
+
+
+def _patch_release(typ, name):
+    orig = getattr(typ, name)
+    if getattr(orig, "_arenascope", False):
+        return
+
+    def release(self, *args, **kwargs):
+        found = _released(self)   # before: a released buffer has no address any more
+        r = orig(self, *args, **kwargs)
+        if found is not None:
+            found[0].give_back(found[1])
+        return r
+    release._arenascope = True
+    release.__doc__ = orig.__doc__
+    setattr(typ, name, release)
+
+
+_states = []   # the states of the C++ pools recording now (few)
+
+
+def _released(buf):
+    """(state, block) of an explicitly released C++ buffer, found by its address."""
+    addr = _address(buf)
+    for st in _states:
+        if not st.session.closed:
+            block = st.active.get(addr)
+            if block is not None and block.ref is not None and block.ref() is buf:
+                return st, block
+    return None
+
+
+_pool_numbers = [0]
+_pool_lock = threading.Lock()
+
+
+def _next_pool_number():
+    with _pool_lock:
+        _pool_numbers[0] += 1
+        return _pool_numbers[0]
+
+
+# ---------------------------------------------------------------------- hysop-style pools (duck typing)
+
+_HYSOP = ("allocate", "free", "free_held", "stop_holding", "bin_number", "alloc_size", "held_blocks")
+
+
+def track_pool(pool, name=None, session=None, device=""):
+    """Instruments a pool object with hysop's interface (``allocate/__call__(nbytes, alignment)``,
+    ``free(buf, size)``, ``free_held``, ``stop_holding``, ``bin_number``, ``alloc_size``,
+    ``held_blocks``) by wrapping those methods on the instance; returns the pool. A C++ pool
+    (pyopencl, pycuda) cannot be wrapped this way: construct it while a session runs with the
+    adapter on (``arenascope run`` does that) instead."""
+    s = session or current()
+    if s is None:
+        raise RuntimeError("track_pool needs a recording session (arenascope.session(...) or arenascope run)")
+    missing = [m for m in _HYSOP if not hasattr(pool, m)]
+    if missing:
+        raise TypeError("track_pool: %s has no %s" % (type(pool).__name__, ", ".join(missing)))
+    if getattr(pool, "_arenascope_state", None) is not None:
+        return pool
+    label = name or getattr(pool, "name", None) or "%s #%d" % (type(pool).__name__, _next_pool_number())
+    attrs = {"client": "python", "type": type(pool).__module__ + "." + type(pool).__qualname__}
+    if hasattr(pool, "mantissa_bits"):
+        attrs["mantissaBits"] = pool.mantissa_bits
+    try:
+        pool._arenascope_state = None
+    except AttributeError:
+        raise TypeError("track_pool: cannot wrap the methods of %s (a compiled type); create it inside a session "
+                        "with its adapter on instead" % type(pool).__name__) from None
+    state = s.register(_PoolState, str(label), K.POOL, device, 0, attrs)
+    pool._arenascope_state = state
+    allocate = pool.allocate
+    call = getattr(type(pool), "__call__", None)
+
+    def traced_allocate(nbytes, *args, **kwargs):
+        t0 = time.perf_counter_ns()
+        held0 = pool.held_blocks
+        buf = allocate(nbytes, *args, **kwargs)
+        held1 = pool.held_blocks
+        bin_nr, size = state.bin_of(pool, nbytes)
+        hit = held1 == held0 - 1
+        if not hit and held1 < held0:
+            state.reconcile(pool, held1)
+        block = state.request(buf, nbytes, bin_nr, size, hit, t0)
+        _watch(state, buf, block)
+        return buf
+
+    pool.allocate = traced_allocate
+    if call is not None and hasattr(pool, "allocate_aligned"):
+        pool.allocate_aligned = lambda size, alignment: traced_allocate(size, alignment)
+    free = pool.free
+
+    def traced_free(buf, size, *args, **kwargs):
+        held0 = pool.held_blocks
+        r = free(buf, size, *args, **kwargs)
+        block = state.active.get(_address(buf))
+        if block is None:
+            # the pool was handed its raw buffer, not the pooled one: the newest block of that bin
+            bin_nr = pool.bin_number(size)
+            for b in reversed(list(state.active.values())):
+                if b.bin == bin_nr:
+                    block = b
+                    break
+        if block is not None:
+            state.give_back(block, held=pool.held_blocks > held0)
+        return r
+
+    pool.free = traced_free
+    free_held = pool.free_held
+
+    def traced_free_held():
+        r = free_held()
+        state.release_held(pool)
+        return r
+    pool.free_held = traced_free_held
+    stop_holding = pool.stop_holding
+
+    def traced_stop_holding():
+        r = stop_holding()
+        state.holding = False
+        state.release_held(pool)
+        return r
+    pool.stop_holding = traced_stop_holding
+    return TrackedCall(pool) if call is not None else pool
+
+
+class TrackedCall:
+    """``pool(nbytes)`` goes through the class's ``__call__``, which an instance attribute cannot
+    replace: this thin proxy routes calls to the traced ``allocate`` and everything else to the pool."""
+
+    __slots__ = ("_pool",)
+
+    def __init__(self, pool):
+        object.__setattr__(self, "_pool", pool)
+
+    def __call__(self, nbytes, *args, **kwargs):
+        return self._pool.allocate(nbytes, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._pool, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._pool, name, value)

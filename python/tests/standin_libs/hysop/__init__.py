@@ -1,0 +1,1 @@
+"""Stand-in package for the tests (see tests/standins.py)."""

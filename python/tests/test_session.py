@@ -1,0 +1,127 @@
+"""The JSONL the client writes: read by the Java reader without a problem, losses counted, a killed
+process's file readable to its last whole line."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import arenascope
+from conftest import env, jsonl_lines, run_client, stats
+from standins import ManualMemory, MemoryPool, float32, uint8
+
+
+def test_session_api_writes_what_the_java_reader_reads(tmp):
+    out = tmp / "api.jsonl"
+    with arenascope.session(out=str(out), name="api", adapters="none") as s:
+        arena = arenascope.track_arena(ManualMemory(num_bytes=1 << 16), name="frame")
+        pool = arenascope.track_pool(MemoryPool("pool"))
+        with arenascope.scope("step", batch=2):
+            with arena.temp():
+                arena.get_tensor((16, 4), float32)
+                arena.get_tensor(3, uint8)
+                arena.get_tensor((8,), float32, persist=True)
+            b = pool.allocate(1000)
+            b.release()
+            arenascope.note_scope_params(tiles=7)
+        arenascope.marker("done")
+    st = stats(out)
+    assert st["lost_events"] == 0
+    names = {m["name"]: m for m in st["memories"]}
+    assert names["frame"]["kind"] == "ARENA" and names["frame"]["capacity"] == 1 << 16
+    # 256 + 3 bytes forward, 32 backward at the peak
+    assert names["frame"]["peak_bytes"] == 256 + 3 + 32
+    assert names["pool"]["requests"] == 1 and names["pool"]["misses"] == 1
+    lines = jsonl_lines(out)
+    kinds = [l["kind"] for l in lines if "kind" in l and "type" not in l]
+    assert kinds.count("SCOPE_ENTER") == 2 and kinds.count("SCOPE_EXIT") == 2   # one per memory
+    assert kinds.count("SCOPE_PARAM") == 4                                     # batch and tiles, per memory
+    assert "MARKER" in kinds and "POINTER_RESTORE" in kinds
+    assert st["events"] == len(kinds) == s.writer.events_written
+
+
+def test_a_full_queue_drops_and_says_so(tmp):
+    out = tmp / "loss.jsonl"
+    with arenascope.session(out=str(out), adapters="none", capacity=50) as s:
+        s.writer._interval = 3600  # the writer does not drain until the end
+        arena = arenascope.track_arena(ManualMemory(num_bytes=1 << 20), name="a")
+        for _ in range(200):
+            with arena.temp():
+                arena.get_tensor(4, float32)
+    st = stats(out)
+    assert s.lost > 0
+    assert st["lost_events"] == s.lost
+    assert st["events"] + s.lost == 1 + 400  # created, 200 allocations and restores: nothing hidden
+    assert "lost" in s.summary() and not s.ok()
+
+
+def test_sigkill_leaves_a_readable_file(tmp):
+    prog = tmp / "busy.py"
+    prog.write_text(textwrap.dedent("""
+        import sys, time
+        import arenascope
+        from standins import ManualMemory, float32
+        arena = arenascope.track_arena(ManualMemory(num_bytes=1 << 20), name="busy")
+        print("ready", flush=True)
+        while True:
+            with arena.temp():
+                arena.get_tensor((64,), float32)
+    """))
+    out = tmp / "killed.jsonl"
+    p = subprocess.Popen([sys.executable, "-m", "arenascope", "run", "--out", str(out), str(prog)], cwd=tmp, env=env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout.readline().strip() == b"ready"
+    deadline = time.time() + 20
+    while (not out.exists() or out.stat().st_size < 200_000) and time.time() < deadline:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    size = out.stat().st_size
+    assert size >= 200_000
+    st = stats(out)   # exit 0: a torn last line is not a problem
+    assert st["events"] > 1000
+    whole = out.read_bytes().count(b"\n")
+    assert st["events"] <= whole
+
+
+def test_run_keeps_the_scripts_exit_code_and_argv(tmp):
+    prog = tmp / "exits.py"
+    prog.write_text("import sys\nprint(sys.argv[1:])\nsys.exit(int(sys.argv[1]))\n")
+    p = run_client(["run", "--out", str(tmp / "e.jsonl"), str(prog), "7", "x"], tmp, check=False)
+    assert p.returncode == 7 and "['7', 'x']" in p.stdout
+    assert "0 lost" in p.stderr
+
+
+def test_bad_arguments_are_one_line_and_exit_2(tmp):
+    p = run_client(["run", "--out", str(tmp / "x.jsonl"), str(tmp / "missing.py")], tmp, check=False)
+    assert p.returncode == 2 and p.stderr.strip() == "arenascope run: no such script: %s" % (tmp / "missing.py")
+    p = run_client(["run", "--adapters", "nope", "x.py"], tmp, check=False)
+    assert p.returncode == 2 and "unknown adapter 'nope'" in p.stderr
+
+
+def test_stacks_name_the_allocating_line(tmp):
+    out = tmp / "stacks.jsonl"
+    with arenascope.session(out=str(out), adapters="none", stacks=4):
+        arena = arenascope.track_arena(ManualMemory(num_bytes=4096), name="a")
+        arena.get_tensor(4, float32)  # the allocating line
+    lines = jsonl_lines(out)
+    strings = {l["id"]: l["value"] for l in lines if l.get("type") == "string"}
+    alloc = [l for l in lines if l.get("kind") == "ALLOC"][0]
+    text = strings[alloc["stack_text"]]
+    first = text.splitlines()[0]
+    assert first.startswith("test_stacks_name_the_allocating_line at ") and first.endswith("test_session.py:%d" % (
+        test_stacks_name_the_allocating_line.__code__.co_firstlineno + 4))
+    assert stats(out)["events"] == 2
+
+
+def test_scope_is_a_decorator_and_a_no_op_without_a_session():
+    @arenascope.scope("work", n=3)
+    def work(x):
+        return x + 1
+    assert work(1) == 2
+    arenascope.marker("nobody listens")
+    arenascope.note_scope_params(n=1)
