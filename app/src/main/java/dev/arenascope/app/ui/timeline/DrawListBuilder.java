@@ -29,6 +29,8 @@ public final class DrawListBuilder {
     public static final int MIN_GAUGE = 64;
     public static final int MAX_GAUGE = 400;
     private static final int LANE_GAP = 6;
+    /** Height of a lane's header strip, where its label goes so that it never covers the data. */
+    public static final int LANE_HEADER = 17;
 
     /**
      * What to draw.
@@ -65,14 +67,14 @@ public final class DrawListBuilder {
             totalRows += rows[i];
         }
         int n = Math.max(1, memories.size());
-        double free = f.height() - AXIS_HEIGHT - totalRows * BAND_ROW - n * LANE_GAP;
+        double free = f.height() - AXIS_HEIGHT - totalRows * BAND_ROW - n * (LANE_GAP + LANE_HEADER);
         double gauge = Math.max(MIN_GAUGE, Math.min(MAX_GAUGE, free / n));
         // lanes are independent: build them in parallel (Tracy builds its draw lists the same way)
         double[] tops = new double[memories.size()];
         double y = AXIS_HEIGHT;
         for (int i = 0; i < memories.size(); i++) {
             tops[i] = y;
-            y += gauge + rows[i] * BAND_ROW + LANE_GAP;
+            y += LANE_HEADER + gauge + rows[i] * BAND_ROW + LANE_GAP;
         }
         DrawList.Lane[] built = new DrawList.Lane[memories.size()];
         java.util.stream.IntStream range = java.util.stream.IntStream.range(0, memories.size());
@@ -141,7 +143,7 @@ public final class DrawListBuilder {
                 }
             }
         }
-        return new DrawList.Lane(m, top, gauge, gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux, peakForward,
+        return new DrawList.Lane(m, top, gauge, LANE_HEADER + gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux, peakForward,
                 usedMin, usedMax, auxMax, auxMin, forwardLast, forwardMax, count, bands, bandRows, marks, highlights, baseline);
     }
 
@@ -186,19 +188,58 @@ public final class DrawListBuilder {
     }
 
     /**
-     * Bytes at the lane's top: the capacity when the memory comes near it, else the high-water with
-     * headroom. An arena is drawn from both ends, whose high-waters need not fall together: it needs
+     * Bytes at the lane's top: the capacity when the memory comes near it, else the in-use high-water
+     * with headroom. An arena is drawn from both ends, whose high-waters need not fall together: it needs
      * room for the forward high-water plus the backward one ({@code peakForward} -1 when not known yet:
      * then the used high-water, which counts both ends, plus the backward one bounds it).
      */
     static long scale(MemoryInfo m, long peakUsed, long peakAux, long peakForward) {
+        // pools and caching allocators are scaled to what is in use (reserved is drawn as a line), so
+        // in-use is not a thin strip under a reserve many times its size
         long level = m.kind().twoPointer() ? (peakForward >= 0 ? Math.max(peakUsed, peakForward + peakAux) : peakUsed + peakAux)
-                : Math.max(peakUsed, peakAux);
+                : peakUsed > 0 ? peakUsed : peakAux;
         long cap = m.capacity();
         if (cap > 0 && level >= cap / 8) {
             return cap;
         }
         return Math.max(1, level + level / 8);
+    }
+
+    /**
+     * The byte axis of a lane scaled to {@code scaleBytes}: tick values 0, step, 2·step, … up to the
+     * scale, the step a power of two (in B, KiB, MiB, GiB, …) giving at most {@code maxTicks} ticks
+     * above 0.
+     */
+    public static long[] byteTicks(long scaleBytes, int maxTicks) {
+        if (scaleBytes <= 0 || maxTicks <= 0) {
+            return new long[] {0};
+        }
+        long step = 1;
+        while (step < Long.MAX_VALUE / 2 && scaleBytes / step > maxTicks) {
+            step <<= 1;
+        }
+        int n = (int) (scaleBytes / step);
+        long[] out = new long[n + 1];
+        for (int i = 0; i <= n; i++) {
+            out[i] = i * step;
+        }
+        return out;
+    }
+
+    /** A tick's label in the largest binary unit that divides it whole: "512 MiB", "3 GiB", "1536 KiB". */
+    public static String tickLabel(long bytes) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        int u = 0;
+        long v = bytes;
+        while (u < units.length - 1 && v >= 1024 && v % 1024 == 0) {
+            v /= 1024;
+            u++;
+        }
+        if (v >= 10_000 && u < units.length - 1) {
+            // not a whole number of the next unit: say it with decimals rather than five digits
+            return dev.arenascope.core.device.Bytes.format(bytes);
+        }
+        return v + " " + units[u];
     }
 
     private static List<DrawList.MarkerMark> markers(List<Marker> all, int memory, TimeRange r, int w) {

@@ -82,19 +82,19 @@ public final class TimelinePainter {
 
     private static void lane(GraphicsContext g, DrawList d, DrawList.Lane lane, Palette p, boolean dark) {
         int w = d.width();
-        double top = lane.top();
-        double bottom = top + lane.gaugeHeight();
+        double laneTop = lane.top();
+        double top = lane.gaugeTop();
+        double bottom = lane.bandsTop();
         g.setFill(p.laneBackground());
-        g.fillRect(0, top, w, lane.height());
+        g.fillRect(0, laneTop, w, lane.height());
+        byteGrid(g, lane, p, w);
         MemoryKind kind = lane.memory().kind();
         boolean twoPointer = kind.twoPointer();
         boolean reserved = kind == MemoryKind.POOL || kind == MemoryKind.SEGMENTED;
 
         double[] xs = new double[2 * w + 2];
         double[] ys = new double[2 * w + 2];
-        if (reserved) {
-            areaUp(g, lane, lane.auxMax(), xs, ys, w, bottom, p.reserved());
-        }
+
         if (twoPointer) {
             areaDown(g, lane, lane.auxMax(), xs, ys, w, top, p.backwardEnvelope());
         }
@@ -114,6 +114,12 @@ public final class TimelinePainter {
             strokeDown(g, lane, lane.auxMax(), w);
         }
 
+        if (reserved) {
+            // reserved as a line over the in-use area (the lane is scaled to in-use: it may run off the top)
+            g.setStroke(p.reserved().deriveColor(0, 1, dark ? 1.4 : 0.6, 1 / Math.max(0.05, p.reserved().getOpacity())));
+            g.setLineWidth(1.5);
+            strokeUp(g, lane, lane.auxMax(), w);
+        }
         if (lane.baselineUsed() != null) {
             g.setStroke(p.baseline());
             g.setLineWidth(1);
@@ -135,7 +141,7 @@ public final class TimelinePainter {
         if (hl.length > 0) {
             g.setFill(p.highlight());
             for (int i = 0; i < hl.length; i += 2) {
-                g.fillRect(hl[i], top, hl[i + 1] - hl[i], lane.height());
+                g.fillRect(hl[i], top, hl[i + 1] - hl[i], lane.height() - (top - laneTop));
             }
         }
 
@@ -206,19 +212,18 @@ public final class TimelinePainter {
             }
         }
 
+        // the label sits in the lane's header strip, above the data it describes
         String label = laneLabel(lane);
         g.setFont(LABEL);
         g.setTextAlign(TextAlignment.LEFT);
-        g.setTextBaseline(VPos.TOP);
-        double tw = Math.min(w - 8, label.length() * 6.1 + 10);
-        double ly = top + 3;
+        g.setTextBaseline(VPos.CENTER);
         g.setFill(p.labelBackground());
-        g.fillRoundRect(4, ly, tw, 15, 6, 6);
+        g.fillRect(0, laneTop, w, DrawListBuilder.LANE_HEADER - 1);
         g.setFill(p.text());
-        g.fillText(label, 9, ly + 1.5);
+        g.fillText(label, 6, laneTop + DrawListBuilder.LANE_HEADER / 2.0);
         g.setStroke(p.grid());
         g.setLineWidth(1);
-        g.strokeLine(0, Math.floor(top + lane.height()) + 0.5, w, Math.floor(top + lane.height()) + 0.5);
+        g.strokeLine(0, Math.floor(laneTop + lane.height()) + 0.5, w, Math.floor(laneTop + lane.height()) + 0.5);
     }
 
     /**
@@ -338,6 +343,46 @@ public final class TimelinePainter {
         ys[n++] = top;
         g.setFill(c);
         g.fillPolygon(xs, ys, n);
+    }
+
+    /**
+     * The lane's byte axis: faint horizontal lines at power-of-two steps (B, KiB, MiB, GiB) with their
+     * labels at the right edge; for an arena drawn from both ends, measured up from the bottom.
+     */
+    private static void byteGrid(GraphicsContext g, DrawList.Lane lane, Palette p, int w) {
+        int maxTicks = Math.max(1, (int) (lane.gaugeHeight() / 28));
+        long[] ticks = DrawListBuilder.byteTicks(lane.scaleBytes(), maxTicks);
+        g.setFont(SMALL);
+        g.setTextAlign(TextAlignment.RIGHT);
+        g.setTextBaseline(VPos.BOTTOM);
+        g.setLineWidth(1);
+        for (long t : ticks) {
+            double y = Math.floor(lane.yUp(t)) + 0.5;
+            g.setStroke(p.grid());
+            g.strokeLine(0, y, w, y);
+            if (t > 0 && y - lane.gaugeTop() >= 10) {
+                g.setFill(p.mutedText());
+                g.fillText(DrawListBuilder.tickLabel(t), w - 4, y - 1);
+            }
+        }
+    }
+
+    private static void strokeUp(GraphicsContext g, DrawList.Lane lane, long[] v, int w) {
+        g.beginPath();
+        boolean open = false;
+        for (int x = 0; x < w; x++) {
+            if (v[x] < 0 || lane.usedMin()[x] < 0) {
+                open = false;
+                continue;
+            }
+            double y = lane.yUp(v[x]);
+            if (!open) {
+                g.moveTo(x, y);
+                open = true;
+            }
+            g.lineTo(x + 1, y);
+        }
+        g.stroke();
     }
 
     private static void strokeDown(GraphicsContext g, DrawList.Lane lane, long[] v, int w) {

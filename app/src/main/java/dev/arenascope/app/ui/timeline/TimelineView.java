@@ -146,7 +146,7 @@ public final class TimelineView extends StackPane {
             long t = d.timeAt(e.getX());
             model.cursorProperty().set(t);
             DrawList.Lane lane = d.laneAt(e.getY());
-            if (lane != null && e.getY() >= lane.top() + lane.gaugeHeight()) {
+            if (lane != null && e.getY() >= lane.bandsTop()) {
                 selectBandAt(lane, e.getX(), e.getY());
             }
         });
@@ -158,7 +158,7 @@ public final class TimelineView extends StackPane {
     }
 
     private void selectBandAt(DrawList.Lane lane, double x, double y) {
-        int depth = (int) ((y - lane.top() - lane.gaugeHeight()) / DrawListBuilder.BAND_ROW);
+        int depth = (int) ((y - lane.bandsTop()) / DrawListBuilder.BAND_ROW);
         for (DrawList.Band b : lane.bands()) {
             if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
                 for (ScopeStats s : model.digestProperty().get().scopes()) {
@@ -281,7 +281,7 @@ public final class TimelineView extends StackPane {
         }
         sb.append('\n');
         if (y >= lane.top() + lane.gaugeHeight()) {
-            int depth = (int) ((y - lane.top() - lane.gaugeHeight()) / DrawListBuilder.BAND_ROW);
+            int depth = (int) ((y - lane.bandsTop()) / DrawListBuilder.BAND_ROW);
             for (DrawList.Band b : lane.bands()) {
                 if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
                     sb.append("scope ").append(b.name()).append('\n');
