@@ -2,17 +2,19 @@ package dev.arenascope.core.trace.torch;
 
 import java.io.IOException;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.LongConsumer;
 
 /**
  * A safe reader of Python pickles (protocols 0 to 5) that holds only data: dicts, lists, tuples, sets,
@@ -21,47 +23,90 @@ import java.util.Set;
  * PERSID, BINPERSID, and the out-of-band buffer opcodes) is refused with a
  * {@link PickleFormatException} naming the opcode and its byte offset.
  *
- * <p>Python values become: dict → {@link HashMap}, list → {@link ArrayList}, tuple → an unmodifiable
- * {@link List}, set / frozenset → {@link Set}, int → {@link Long} (or {@link BigInteger} past 64 bits),
- * float → {@link Double}, str → {@link String}, bytes / bytearray → {@code byte[]}, bool →
- * {@link Boolean}, None → {@code null}. Dict keys and set members must be hashable in Python's sense
- * (atoms and tuples of atoms); others are refused.
+ * <p>Python values become: dict → a {@link Map} in insertion order whose keys are indexed by a total
+ * order, not by hash codes (an input cannot make lookups quadratic), list → a mutable {@link List},
+ * tuple → an unmodifiable {@link List}, set / frozenset → a sorted {@link Set}, int → {@link Long} (or
+ * {@link BigInteger} past 64 bits), float → {@link Double}, str → {@link String}, bytes / bytearray →
+ * {@code byte[]}, bool → {@link Boolean}, None → {@code null}. Dict keys and set members must be
+ * hashable in Python's sense (atoms and tuples of atoms); others are refused.
+ *
+ * <p>Streaming: a file is read through a window of a few MiB, never whole; a {@link Placement} given
+ * by a consumer in this package sees every value as it is placed into a list or dict and may put
+ * something compact in its place (and in the memo), so a consumer holds only what it keeps.
  *
  * <p>Bad input never allocates beyond the input's size: every length is checked against the bytes that
- * remain before anything is allocated, memo indices are bounded by the input size, and the reader is a
- * single loop over the opcodes (no recursion on the input's nesting), so it always ends. Text numbers
- * are limited to {@value #MAX_TEXT_NUMBER} characters. Not thread-safe; one instance reads one input.
+ * remain before anything is allocated, memo indices are bounded by the input size, integers are at most
+ * {@value #MAX_INT_BYTES} bytes (or {@value #MAX_TEXT_NUMBER} digits), and the reader is a single loop
+ * over the opcodes (no recursion on the input's nesting), so it always ends. Not thread-safe; one
+ * instance reads one input.
  */
 public final class PickleReader {
     /** The longest decimal text (INT, LONG, FLOAT, GET, PUT opcodes) accepted, in characters. */
     public static final int MAX_TEXT_NUMBER = 4300;
+    /** The longest binary integer (LONG1, LONG4) accepted, in bytes (a little under 4300 digits). */
+    public static final int MAX_INT_BYTES = 1784;
     private static final int MAX_KEY_DEPTH = 64;
+    private static final int WINDOW = 4 << 20;
 
-    private final byte[] data;
+    /** Sees each value as it is placed into a container; returns what to store instead (or the value). */
+    interface Placement {
+        /**
+         * @param value     the value being placed
+         * @param container the list or dict receiving it
+         * @param key       the dict key, or null for a list
+         * @param offset    the byte offset of the opcode placing it
+         */
+        Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException;
+
+        /** The instance to use for a decoded short string (lets a consumer compare its keys by identity). */
+        default String canonical(String s) {
+            return s;
+        }
+    }
+
     private final String source;
+    private final FileChannel channel;
+    private final long total;
+    private byte[] buf;
     private int pos;
-    private int opStart;
+    private int lim;
+    private long base; // input offset of buf[0]
+    private long opStart;
+    private final Placement placement;
+    private final LongConsumer progress;
+    private long nextProgress;
 
     private Object[] stack = new Object[64];
     private int sp;
     private int[] marks = new int[16];
     private int mp;
+    private static final Object NONE = new Object(); // None in the memo (null there means never stored)
     private Object[] memo = new Object[256];
-    private boolean[] memoSet = new boolean[256];
     private int memoCount;
 
-    private PickleReader(byte[] data, String source) {
-        this.data = data;
+    private PickleReader(byte[] data, FileChannel channel, long total, String source, Placement placement, LongConsumer progress) {
+        this.buf = data;
+        this.lim = data.length;
+        this.channel = channel;
+        this.total = total;
         this.source = source;
+        this.placement = placement;
+        this.progress = progress;
+        this.nextProgress = 1 << 24;
     }
 
-    /** Reads the pickle in {@code file}. Files past 2 GiB are refused. */
+    /** Reads the pickle in {@code file}, streaming it through a window of a few MiB. */
     public static Object read(Path file) throws IOException {
-        long size = Files.size(file);
-        if (size > Integer.MAX_VALUE - 64) {
-            throw new PickleFormatException(file.toString(), 0, "file of " + size + " bytes is larger than the 2 GiB this reader takes");
+        return read(file, null, null);
+    }
+
+    static Object read(Path file, Placement placement, LongConsumer progress) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            PickleReader r = new PickleReader(new byte[(int) Math.min(WINDOW, Math.max(64, size))], ch, size, file.toString(), placement, progress);
+            r.lim = 0;
+            return r.run();
         }
-        return read(Files.readAllBytes(file), file.toString());
     }
 
     /**
@@ -71,20 +116,34 @@ public final class PickleReader {
      * @throws PickleFormatException on malformed, truncated or unsafe input
      */
     public static Object read(byte[] data, String source) throws PickleFormatException {
-        return new PickleReader(data, source).run();
+        return read(data, source, null);
+    }
+
+    static Object read(byte[] data, String source, Placement placement) throws PickleFormatException {
+        try {
+            return new PickleReader(data, null, data.length, source, placement, null).run();
+        } catch (PickleFormatException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new PickleFormatException(source, 0, e.getMessage()); // not reached: no channel
+        }
     }
 
     private PickleFormatException error(String problem) {
         return new PickleFormatException(source, opStart, problem);
     }
 
-    private Object run() throws PickleFormatException {
+    private long left() {
+        return total - (base + pos);
+    }
+
+    private Object run() throws IOException {
         while (true) {
-            opStart = pos;
-            if (pos >= data.length) {
-                throw error("truncated: the pickle ends without a STOP opcode");
+            if (pos >= lim) {
+                fill(1, true);
             }
-            int op = data[pos++] & 0xff;
+            opStart = base + pos;
+            int op = buf[pos++] & 0xff;
             switch (op) {
                 case 0x80 -> { // PROTO
                     int proto = u8();
@@ -94,8 +153,8 @@ public final class PickleReader {
                 }
                 case 0x95 -> { // FRAME: an 8-byte length; the frame's opcodes follow inline
                     long len = u64();
-                    if (len > data.length - pos) {
-                        throw error("FRAME of " + Long.toUnsignedString(len) + " bytes exceeds the " + (data.length - pos) + " bytes left");
+                    if (len < 0 || len > left()) {
+                        throw error("FRAME of " + Long.toUnsignedString(len) + " bytes exceeds the " + left() + " bytes left");
                     }
                 }
                 case '.' -> { // STOP
@@ -112,7 +171,7 @@ public final class PickleReader {
                         pop();
                     }
                 }
-                case '1' -> sp = popMark();
+                case '1' -> clear(popMark());
                 case '2' -> push(peek());
                 case 'N' -> push(null);
                 case 0x88 -> push(Boolean.TRUE);
@@ -160,22 +219,26 @@ public final class PickleReader {
                 case 'C' -> push(bytes(length(u8(), "SHORT_BINBYTES")));
                 case 0x8e -> push(bytes(length(u64(), "BINBYTES8")));
                 case 0x96 -> push(bytes(length(u64(), "BYTEARRAY8")));
-                case ']' -> push(new ArrayList<>());
+                case ']' -> push(new PyList());
                 case 'l' -> {
                     int m = popMark();
-                    List<Object> l = new ArrayList<>(Arrays.asList(stack).subList(m, sp));
+                    PyList l = new PyList();
+                    for (int i = m; i < sp; i++) {
+                        l.add(place(stack[i], l, null));
+                    }
                     clear(m);
                     push(l);
                 }
                 case 'a' -> {
                     Object v = pop();
-                    list(peek(), "APPEND").add(v);
+                    PyList l = list(peek(), "APPEND");
+                    l.add(place(v, l, null));
                 }
                 case 'e' -> {
                     int m = popMark();
-                    List<Object> l = list(at(m - 1, "APPENDS"), "APPENDS");
+                    PyList l = list(at(m - 1, "APPENDS"), "APPENDS");
                     for (int i = m; i < sp; i++) {
-                        l.add(stack[i]);
+                        l.add(place(stack[i], l, null));
                     }
                     clear(m);
                 }
@@ -189,29 +252,30 @@ public final class PickleReader {
                 case 0x85 -> tupleOfTop(1);
                 case 0x86 -> tupleOfTop(2);
                 case 0x87 -> tupleOfTop(3);
-                case '}' -> push(new HashMap<>());
+                case '}' -> push(new PyDict());
                 case 'd' -> {
                     int m = popMark();
-                    Map<Object, Object> d = new HashMap<>();
+                    PyDict d = new PyDict();
                     putPairs(d, m);
                     clear(m);
                     push(d);
                 }
                 case 's' -> {
-                    if (sp < 3) {
+                    if (sp - floor() < 3) {
                         throw error("SETITEM needs a dict, a key and a value on the stack");
                     }
-                    Map<Object, Object> d = dict(stack[sp - 3], "SETITEM");
-                    d.put(key(stack[sp - 2]), stack[sp - 1]);
+                    PyDict d = dict(stack[sp - 3], "SETITEM");
+                    Object k = key(stack[sp - 2]);
+                    d.put(k, place(stack[sp - 1], d, k));
                     clear(sp - 2);
                 }
                 case 'u' -> {
                     int m = popMark();
-                    Map<Object, Object> d = dict(at(m - 1, "SETITEMS"), "SETITEMS");
+                    PyDict d = dict(at(m - 1, "SETITEMS"), "SETITEMS");
                     putPairs(d, m);
                     clear(m);
                 }
-                case 0x8f -> push(new HashSet<>());
+                case 0x8f -> push(new TreeSet<>(PyOrder.INSTANCE));
                 case 0x90 -> { // ADDITEMS
                     int m = popMark();
                     Set<Object> set = set(at(m - 1, "ADDITEMS"));
@@ -222,7 +286,7 @@ public final class PickleReader {
                 }
                 case 0x91 -> { // FROZENSET
                     int m = popMark();
-                    Set<Object> set = new HashSet<>();
+                    Set<Object> set = new TreeSet<>(PyOrder.INSTANCE);
                     for (int i = m; i < sp; i++) {
                         set.add(key(stack[i]));
                     }
@@ -260,7 +324,39 @@ public final class PickleReader {
         return error(String.format("opcode %s (0x%02x) %s; refused (only plain data pickles are read)", name, op, why));
     }
 
+    /** Lets the consumer replace a value as it goes into a container, and in the memo slot it came from. */
+    private Object place(Object v, Object container, Object key) throws PickleFormatException {
+        if (placement == null) {
+            return v;
+        }
+        if (v instanceof PyDict d && d.replacement != null) {
+            return d.replacement;
+        }
+        if (v instanceof PyList l && l.replacement != null) {
+            return l.replacement;
+        }
+        Object r = placement.placed(v, container, key, opStart);
+        if (r != v) {
+            int slot = -1;
+            if (v instanceof PyDict d) {
+                slot = d.memo;
+                d.replacement = r;
+            } else if (v instanceof PyList l) {
+                slot = l.memo;
+                l.replacement = r;
+            }
+            if (slot >= 0 && memo[slot] == v) {
+                memo[slot] = r;
+            }
+        }
+        return r;
+    }
+
     // ---- stack ----
+
+    private int floor() {
+        return mp > 0 ? marks[mp - 1] : 0;
+    }
 
     private void push(Object v) {
         if (sp == stack.length) {
@@ -312,8 +408,7 @@ public final class PickleReader {
     }
 
     private void tupleOfTop(int n) throws PickleFormatException {
-        int floor = mp > 0 ? marks[mp - 1] : 0;
-        if (sp - floor < n) {
+        if (sp - floor() < n) {
             throw error("TUPLE" + n + " needs " + n + " values on the stack");
         }
         Object t = tuple(sp - n, sp);
@@ -321,42 +416,37 @@ public final class PickleReader {
         push(t);
     }
 
-    private static List<Object> tuple(Object[] items) {
-        return Collections.unmodifiableList(Arrays.asList(items));
-    }
-
     private Object tuple(int from, int to) {
-        return tuple(Arrays.copyOfRange(stack, from, to));
+        return Collections.unmodifiableList(Arrays.asList(Arrays.copyOfRange(stack, from, to)));
     }
 
-    private void putPairs(Map<Object, Object> d, int m) throws PickleFormatException {
+    private void putPairs(PyDict d, int m) throws PickleFormatException {
         if (((sp - m) & 1) != 0) {
             throw error("odd number of items for a dict (" + (sp - m) + ")");
         }
         for (int i = m; i < sp; i += 2) {
-            d.put(key(stack[i]), stack[i + 1]);
+            Object k = key(stack[i]);
+            d.put(k, place(stack[i + 1], d, k));
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private List<Object> list(Object o, String what) throws PickleFormatException {
-        if (o instanceof ArrayList<?> l) {
-            return (List<Object>) l;
+    private PyList list(Object o, String what) throws PickleFormatException {
+        if (o instanceof PyList l) {
+            return l;
         }
         throw error(what + " on a " + typeName(o) + ", not a list");
     }
 
-    @SuppressWarnings("unchecked")
-    private Map<Object, Object> dict(Object o, String what) throws PickleFormatException {
-        if (o instanceof HashMap<?, ?> d) {
-            return (Map<Object, Object>) d;
+    private PyDict dict(Object o, String what) throws PickleFormatException {
+        if (o instanceof PyDict d) {
+            return d;
         }
         throw error(what + " on a " + typeName(o) + ", not a dict");
     }
 
     @SuppressWarnings("unchecked")
     private Set<Object> set(Object o) throws PickleFormatException {
-        if (o instanceof HashSet<?> s) {
+        if (o instanceof TreeSet<?> s) {
             return (Set<Object>) s;
         }
         throw error("ADDITEMS on a " + typeName(o) + ", not a set");
@@ -364,6 +454,9 @@ public final class PickleReader {
 
     /** A dict key or set member: it must be hashable (atoms, or tuples of hashable values). */
     private Object key(Object k) throws PickleFormatException {
+        if (k instanceof String) {
+            return k;
+        }
         if (!hashable(k, 0)) {
             throw error("unhashable dict key or set member of type " + typeName(k));
         }
@@ -375,7 +468,7 @@ public final class PickleReader {
                 || k instanceof BigInteger) {
             return true;
         }
-        if (depth < MAX_KEY_DEPTH && k instanceof List<?> l && !(k instanceof ArrayList<?>)) {
+        if (depth < MAX_KEY_DEPTH && k instanceof List<?> l && !(k instanceof PyList)) {
             for (Object o : l) {
                 if (!hashable(o, depth + 1)) {
                     return false;
@@ -389,7 +482,7 @@ public final class PickleReader {
     static String typeName(Object o) {
         return switch (o) {
             case null -> "None";
-            case ArrayList<?> l -> "list";
+            case PyList l -> "list";
             case List<?> l -> "tuple";
             case Map<?, ?> m -> "dict";
             case Set<?> s -> "set";
@@ -406,52 +499,102 @@ public final class PickleReader {
     // ---- memo ----
 
     private void memoPut(long index, Object v) throws PickleFormatException {
-        if (index < 0 || index >= data.length) {
-            throw error("memo index " + index + " is out of range for a pickle of " + data.length + " bytes");
+        if (index < 0 || index >= total) {
+            throw error("memo index " + index + " is out of range for a pickle of " + total + " bytes");
         }
         int i = (int) index;
         if (i >= memo.length) {
-            int cap = (int) Math.min(data.length, Math.max((long) memo.length * 2, i + 1L));
+            int cap = (int) Math.min(total, Math.max((long) memo.length * 2, i + 1L));
             memo = Arrays.copyOf(memo, cap);
-            memoSet = Arrays.copyOf(memoSet, cap);
         }
-        if (!memoSet[i]) {
-            memoSet[i] = true;
+        if (memo[i] == null) {
             memoCount++;
         }
-        memo[i] = v;
+        memo[i] = v == null ? NONE : v;
+        if (v instanceof PyDict d && d.memo < 0) {
+            d.memo = i;
+        } else if (v instanceof PyList l && l.memo < 0) {
+            l.memo = i;
+        }
     }
 
     private Object memoGet(long index) throws PickleFormatException {
-        if (index < 0 || index >= memo.length || !memoSet[(int) index]) {
+        if (index < 0 || index >= memo.length || memo[(int) index] == null) {
             throw error("memo index " + index + " was never stored");
         }
-        return memo[(int) index];
+        Object v = memo[(int) index];
+        return v == NONE ? null : v;
     }
 
     // ---- bytes ----
 
+    /**
+     * Makes {@code n} bytes available at {@code pos}, reading on from the channel; a request past the
+     * end of the input is refused as truncated (or, with {@code op}, as a pickle without STOP).
+     */
+    private void fill(long n, boolean op) throws PickleFormatException {
+        if (n > left()) {
+            if (op) {
+                opStart = base + pos;
+                throw error("truncated: the pickle ends without a STOP opcode");
+            }
+            throw error("truncated: needs " + n + " bytes, " + left() + " left");
+        }
+        if (lim - pos >= n) {
+            return;
+        }
+        int keep = lim - pos;
+        if (n > buf.length) {
+            byte[] nb = new byte[(int) Math.max(n, Math.min((long) buf.length * 2, left()))];
+            System.arraycopy(buf, pos, nb, 0, keep);
+            buf = nb;
+        } else {
+            System.arraycopy(buf, pos, buf, 0, keep);
+        }
+        base += pos;
+        pos = 0;
+        lim = keep;
+        try {
+            ByteBuffer bb = ByteBuffer.wrap(buf, lim, buf.length - lim);
+            while (lim < n) {
+                int r = channel.read(bb);
+                if (r < 0) {
+                    throw error("truncated: the file ended while being read");
+                }
+                lim += r;
+            }
+        } catch (IOException e) {
+            throw new PickleFormatException(source, base + lim, "read failed: " + e.getMessage());
+        }
+        if (progress != null && base + lim >= nextProgress) {
+            nextProgress = base + lim + (1 << 24);
+            progress.accept(base + lim);
+        }
+    }
+
     private void need(long n) throws PickleFormatException {
-        if (n > data.length - pos) {
-            throw error("truncated: needs " + n + " bytes, " + (data.length - pos) + " left");
+        if (n > lim - pos) {
+            fill(n, false);
         }
     }
 
     private int u8() throws PickleFormatException {
-        need(1);
-        return data[pos++] & 0xff;
+        if (pos >= lim) {
+            fill(1, false);
+        }
+        return buf[pos++] & 0xff;
     }
 
     private int u16() throws PickleFormatException {
         need(2);
-        int v = (data[pos] & 0xff) | (data[pos + 1] & 0xff) << 8;
+        int v = (buf[pos] & 0xff) | (buf[pos + 1] & 0xff) << 8;
         pos += 2;
         return v;
     }
 
     private int s32() throws PickleFormatException {
         need(4);
-        int v = (data[pos] & 0xff) | (data[pos + 1] & 0xff) << 8 | (data[pos + 2] & 0xff) << 16 | (data[pos + 3] & 0xff) << 24;
+        int v = (buf[pos] & 0xff) | (buf[pos + 1] & 0xff) << 8 | (buf[pos + 2] & 0xff) << 16 | (buf[pos + 3] & 0xff) << 24;
         pos += 4;
         return v;
     }
@@ -464,7 +607,7 @@ public final class PickleReader {
         need(8);
         long v = 0;
         for (int i = 7; i >= 0; i--) {
-            v = v << 8 | (data[pos + i] & 0xff);
+            v = v << 8 | (buf[pos + i] & 0xff);
         }
         pos += 8;
         return v;
@@ -474,54 +617,73 @@ public final class PickleReader {
         need(8);
         long v = 0;
         for (int i = 0; i < 8; i++) {
-            v = v << 8 | (data[pos + i] & 0xff);
+            v = v << 8 | (buf[pos + i] & 0xff);
         }
         pos += 8;
         return v;
     }
 
-    /** Checks a length read from the input against the bytes left (unsigned). */
+    /** Checks a length read from the input against the bytes left (unsigned), then makes them available. */
     private int length(long n, String what) throws PickleFormatException {
-        if (n < 0 || n > data.length - pos) {
-            throw error(what + " length " + Long.toUnsignedString(n) + " exceeds the " + (data.length - pos) + " bytes left");
+        if (n < 0 || n > left()) {
+            throw error(what + " length " + Long.toUnsignedString(n) + " exceeds the " + left() + " bytes left");
         }
+        if (n > Integer.MAX_VALUE - 64) {
+            throw error(what + " length " + n + " is larger than the 2 GiB one value may take");
+        }
+        need(n);
         return (int) n;
     }
 
     private String utf8(int n) {
-        String s = new String(data, pos, n, StandardCharsets.UTF_8);
+        String s = ascii(n) ? new String(buf, pos, n, StandardCharsets.ISO_8859_1) : new String(buf, pos, n, StandardCharsets.UTF_8);
         pos += n;
-        return s;
+        return placement != null && n <= 16 ? placement.canonical(s) : s;
+    }
+
+    private boolean ascii(int n) {
+        for (int i = pos, end = pos + n; i < end; i++) {
+            if (buf[i] < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private String latin1(int n) {
-        String s = new String(data, pos, n, StandardCharsets.ISO_8859_1);
+        String s = new String(buf, pos, n, StandardCharsets.ISO_8859_1);
         pos += n;
         return s;
     }
 
     private byte[] bytes(int n) {
-        byte[] b = Arrays.copyOfRange(data, pos, pos + n);
+        byte[] b = Arrays.copyOfRange(buf, pos, pos + n);
         pos += n;
         return b;
     }
 
     private Object longBytes(int n) throws PickleFormatException {
+        if (n > left()) {
+            need(n); // refused as truncated
+        }
+        if (n > MAX_INT_BYTES) {
+            throw error("integer of " + n + " bytes is longer than the " + MAX_INT_BYTES + " this reader takes");
+        }
         need(n);
         if (n == 0) {
             return 0L;
         }
         if (n <= 8) {
-            long v = data[pos + n - 1]; // sign-extended top byte
+            long v = buf[pos + n - 1]; // sign-extended top byte
             for (int i = n - 2; i >= 0; i--) {
-                v = v << 8 | (data[pos + i] & 0xff);
+                v = v << 8 | (buf[pos + i] & 0xff);
             }
             pos += n;
             return v;
         }
         byte[] be = new byte[n];
         for (int i = 0; i < n; i++) {
-            be[i] = data[pos + n - 1 - i];
+            be[i] = buf[pos + n - 1 - i];
         }
         pos += n;
         BigInteger b = new BigInteger(be);
@@ -531,13 +693,22 @@ public final class PickleReader {
     /** The text up to the next newline (protocol 0 opcodes), without the newline. */
     private String line() throws PickleFormatException {
         int end = pos;
-        while (end < data.length && data[end] != '\n') {
-            end++;
+        while (true) {
+            while (end < lim && buf[end] != '\n') {
+                end++;
+            }
+            if (end < lim) {
+                break;
+            }
+            long have = lim - pos;
+            if (have >= left()) {
+                throw error("truncated: a text argument has no terminating newline");
+            }
+            int off = end - pos;
+            fill(Math.min(left(), Math.max(have + 1, have * 2)), false);
+            end = pos + off;
         }
-        if (end == data.length) {
-            throw error("truncated: a text argument has no terminating newline");
-        }
-        String s = new String(data, pos, end - pos, StandardCharsets.ISO_8859_1);
+        String s = new String(buf, pos, end - pos, StandardCharsets.ISO_8859_1);
         pos = end + 1;
         return s;
     }

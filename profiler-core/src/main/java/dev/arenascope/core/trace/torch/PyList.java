@@ -1,0 +1,28 @@
+package dev.arenascope.core.trace.torch;
+
+import java.util.ArrayList;
+
+/**
+ * A Python list read from a pickle. It remembers the memo slot it was first stored in, so that a
+ * streaming consumer that turns it into something compact can replace it there too (the memo would
+ * otherwise keep every list alive until the end of the pickle). Not thread-safe.
+ */
+final class PyList extends ArrayList<Object> {
+    int memo = -1;
+    /** What a streaming consumer put in this value's place, or null (later placements get the same). */
+    Object replacement;
+
+    PyList() {
+        super(4);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o == this || super.equals(o);
+    }
+
+    @Override
+    public int hashCode() {
+        return System.identityHashCode(this); // lists are not hashable in Python; and they may hold themselves
+    }
+}

@@ -1,0 +1,35 @@
+package dev.arenascope.core.trace.torch;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A PyTorch memory snapshot as {@link SnapshotReader} read it: compact, no pickle objects left.
+ *
+ * @param entries     every trace entry, in columns
+ * @param stacks      the interned frames and stacks the entries, blocks and segments refer to
+ * @param strings     the interned {@code user_metadata}, {@code compile_context} and {@code category} texts
+ * @param traces      per device index, the rows of its {@code device_traces} list in order
+ * @param segments    per device, the segments of the final state
+ * @param liveBlocks  per device, the blocks live in the final state
+ * @param settings    {@code allocator_settings} flattened to {@code allocator_settings.KEY} = text
+ * @param annotations {@code external_annotations}, in the order listed
+ * @param skipped     trace entries with an action ArenaScope does not map
+ * @param inputBytes  the pickle's size
+ */
+record Snapshot(TraceEntries entries, StackTable stacks, List<String> strings, Map<Integer, int[]> traces,
+                Map<Integer, List<Segment>> segments, Map<Integer, List<Block>> liveBlocks, Map<String, String> settings,
+                List<Annotation> annotations, long skipped, long inputBytes) {
+
+    /** A segment of the final state; {@code pool} is its private pool ({@code segment_pool_id}) or null for the default pools. */
+    record Segment(long addr, long size, long stream, String pool) {}
+
+    /** A block live in the final state; {@code stack} is a {@link StackTable} id (0 = no frames). */
+    record Block(long addr, long size, long stream, int stack) {}
+
+    /**
+     * One of {@code external_annotations}: a named range edge (e.g. {@code ProfilerStep#3}, stage
+     * {@code START}) at {@code timeUs} on {@code device} (-1 when it names none).
+     */
+    record Annotation(int device, String name, String stage, long timeUs) {}
+}

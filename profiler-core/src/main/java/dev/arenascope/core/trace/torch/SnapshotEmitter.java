@@ -1,0 +1,541 @@
+package dev.arenascope.core.trace.torch;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import dev.arenascope.core.device.DeviceInfo;
+import dev.arenascope.core.device.DeviceKind;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.SessionInfo;
+
+/**
+ * Turns a {@link Snapshot} into an ArenaScope event stream; see {@link TorchSnapshotToTrace} for the
+ * mapping. Blocks live before the trace began come from a backwards replay of each device's rows over
+ * the final state (kept as one map of addresses); then the devices' rows are merged by time through a
+ * heap (O(entries · log devices)) and turned into events one by one, in batches of
+ * {@value #BATCH}. Runs on the caller's thread; the sink is called from it only.
+ */
+final class SnapshotEmitter {
+    private static final int BATCH = 1 << 14;
+    /** The longest text one stack becomes, in characters; longer stacks end with a count of the frames left out. */
+    static final int MAX_STACK_TEXT = 1 << 16;
+
+    private final Snapshot snap;
+    private final String source;
+    private final EventSink out;
+    private final EventBatch batch = new EventBatch(BATCH);
+    private final Map<String, Integer> strings = new HashMap<>();
+    private final Map<Long, Integer> threads = new HashMap<>();
+    private int[] stackString;
+    private int[] metaString;
+    private long[] used = new long[4];
+    private long[] aux = new long[4];
+    private long events;
+    private long latest;
+    private int scopes;
+
+    SnapshotEmitter(Snapshot snap, String source, EventSink out) {
+        this.snap = snap;
+        this.source = source;
+        this.out = out;
+    }
+
+    /** Checks what the stream will cost, then sends it; nothing reaches the sink when the check refuses. */
+    TorchSnapshotToTrace.Result run() throws SnapshotFormatException {
+        checkTextBudget();
+        TreeSet<Integer> devices = new TreeSet<>();
+        devices.addAll(snap.traces().keySet());
+        devices.addAll(snap.segments().keySet());
+        devices.addAll(snap.liveBlocks().keySet());
+        TraceEntries e = snap.entries();
+        long t0 = Long.MAX_VALUE;
+        int timedDevices = 0;
+        Map<Integer, Boolean> timedOf = new HashMap<>();
+        for (var t : snap.traces().entrySet()) {
+            boolean timed = true;
+            long min = Long.MAX_VALUE;
+            for (int r : t.getValue()) {
+                if (e.time[r] == TraceEntries.NO_TIME) {
+                    timed = false;
+                    break;
+                }
+                min = Math.min(min, e.time[r]);
+            }
+            timedOf.put(t.getKey(), timed);
+            if (timed) {
+                timedDevices++;
+                t0 = Math.min(t0, min);
+            }
+        }
+        boolean timed = timedDevices > 0;
+        if (!timed) {
+            t0 = 0;
+        }
+        long entries = 0;
+        for (int[] rows : snap.traces().values()) {
+            entries += rows.length;
+        }
+
+        Map<String, String> attrs = new LinkedHashMap<>();
+        attrs.put("source", "pytorch-snapshot");
+        attrs.put("file", source);
+        boolean allTimed = timedDevices == snap.traces().size();
+        attrs.put("time", allTimed && timed ? "time_us"
+                : timed ? "time_us where every entry has it, else entry order (1 us per entry)" : "entry order (1 us per entry)");
+        attrs.put("time_axis", allTimed && timed ? "time" : timed ? "mixed" : "entry_order");
+        if (snap.skipped() > 0) {
+            attrs.put("skipped_entries", Long.toString(snap.skipped()));
+        }
+        attrs.putAll(snap.settings());
+        attrs.put("frames", Integer.toString(snap.stacks().frameCount()));
+        attrs.put("stacks", Integer.toString(snap.stacks().stackCount() - 1));
+        if (!snap.annotations().isEmpty()) {
+            attrs.put("external_annotations", Integer.toString(snap.annotations().size()));
+        }
+        List<DeviceInfo> infos = new ArrayList<>();
+        for (int d : devices) {
+            infos.add(new DeviceInfo(DeviceKind.CUDA, d, "cuda:" + d + " (PyTorch snapshot)", 0, 0));
+        }
+        String name = Path.of(source).getFileName() == null ? source : Path.of(source).getFileName().toString();
+        out.onSession(new SessionInfo(name, "unknown", timed ? usToNs(t0) : 0, infos, attrs));
+
+        stackString = new int[snap.stacks().stackCount()];
+        Arrays.fill(stackString, -2);
+        metaString = new int[snap.strings().size()];
+        Arrays.fill(metaString, -2);
+        int id = 0;
+        List<DeviceState> states = new ArrayList<>();
+        for (int d : devices) {
+            boolean devTimed = timedOf.getOrDefault(d, false);
+            Map<String, String> mattrs = new LinkedHashMap<>(snap.settings());
+            mattrs.put("source", "pytorch-snapshot");
+            mattrs.put("time_axis", devTimed ? "time" : "entry_order");
+            out.onMemory(new MemoryInfo(id, "cuda:" + d, MemoryKind.SEGMENTED, "cuda:" + d, 0, mattrs));
+            DeviceState st = new DeviceState(d, id++, snap.traces().get(d), devTimed, t0);
+            // private pools (CUDA graphs): one memory each, beside the device's default pools
+            for (Snapshot.Segment s : snap.segments().getOrDefault(d, List.of())) {
+                st.segmentAt.put(s.addr(), s);
+                if (s.pool() != null && !st.poolMemory.containsKey(s.pool())) {
+                    Map<String, String> pattrs = new LinkedHashMap<>(mattrs);
+                    pattrs.put("segment_pool_id", s.pool());
+                    out.onMemory(new MemoryInfo(id, "cuda:" + d + " pool " + s.pool(), MemoryKind.SEGMENTED, "cuda:" + d, 0, pattrs));
+                    st.poolMemory.put(s.pool(), id++);
+                }
+            }
+            states.add(st);
+        }
+        used = new long[Math.max(1, id)];
+        aux = new long[Math.max(1, id)];
+        List<List<Snapshot.Annotation>> notesOf = annotations(devices, timed);
+
+        long initialBlocks = 0;
+        PriorityQueue<DeviceState> heap = new PriorityQueue<>((a, b) -> a.nextTime() != b.nextTime()
+                ? Long.compare(a.nextTime(), b.nextTime()) : Integer.compare(a.device, b.device));
+        int k = 0;
+        for (DeviceState st : states) {
+            st.notes = notesOf.get(k++);
+            initialBlocks += st.emitInitial(snap.segments().getOrDefault(st.device, List.of()), snap.liveBlocks().getOrDefault(st.device, List.of()));
+            if (st.hasNext()) {
+                heap.add(st);
+            }
+        }
+        while (!heap.isEmpty()) {
+            DeviceState st = heap.poll();
+            st.emitNext();
+            if (st.hasNext()) {
+                heap.add(st);
+            }
+        }
+        for (DeviceState st : states) {
+            st.finish();
+        }
+        flush();
+        out.onClose();
+        return new TorchSnapshotToTrace.Result(devices.size(), entries, events, initialBlocks, snap.skipped());
+    }
+
+    /** Annotations per device (those naming no device go to the first); untimed traces cannot place them. */
+    private List<List<Snapshot.Annotation>> annotations(TreeSet<Integer> devices, boolean timed) {
+        List<List<Snapshot.Annotation>> per = new ArrayList<>();
+        List<Integer> order = new ArrayList<>(devices);
+        for (int i = 0; i < order.size(); i++) {
+            per.add(new ArrayList<>());
+        }
+        if (!timed || order.isEmpty()) {
+            return per;
+        }
+        for (Snapshot.Annotation a : snap.annotations()) {
+            int i = a.device() < 0 ? 0 : order.indexOf(a.device());
+            per.get(i < 0 ? 0 : i).add(a);
+        }
+        for (List<Snapshot.Annotation> l : per) {
+            l.sort((x, y) -> Long.compare(x.timeUs(), y.timeUs()));
+        }
+        return per;
+    }
+
+    /** Refuses a snapshot whose stacks would become more text than its size can honestly account for. */
+    private void checkTextBudget() throws SnapshotFormatException {
+        StackTable st = snap.stacks();
+        long budget = 16 * snap.inputBytes() + (64L << 20);
+        long total = 0;
+        for (int s = 1; s < st.stackCount(); s++) {
+            long len = 0;
+            for (int f : st.frames(s)) {
+                len += st.name(f).length() + st.file(f).length() + 24;
+                if (len > MAX_STACK_TEXT) {
+                    break;
+                }
+            }
+            total += Math.min(len, MAX_STACK_TEXT + 64);
+            if (total > budget) {
+                throw new SnapshotFormatException(source, "", "its " + st.stackCount() + " distinct stacks would become more than "
+                        + budget + " characters of text, beyond what a snapshot of " + snap.inputBytes() + " bytes holds; refused");
+            }
+        }
+    }
+
+    /** Microseconds to nanoseconds, saturating instead of overflowing (forged times stay finite). */
+    static long usToNs(long us) {
+        long limit = Long.MAX_VALUE / 1000;
+        return us < 0 ? 0 : us > limit ? limit * 1000 : us * 1000;
+    }
+
+    private int string(String s) {
+        Integer id = strings.get(s);
+        if (id == null) {
+            id = strings.size();
+            strings.put(s, id);
+            out.onString(id, s);
+        }
+        return id;
+    }
+
+    /** A stack with the entry's labels, as one key of the text cache (ordered: an input cannot make keys collide). */
+    private record Labelled(int stack, int context, int category) implements Comparable<Labelled> {
+        @Override
+        public int compareTo(Labelled o) {
+            int c = Integer.compare(stack, o.stack);
+            if (c == 0) {
+                c = Integer.compare(context, o.context);
+            }
+            return c != 0 ? c : Integer.compare(category, o.category);
+        }
+    }
+
+    private final Map<Labelled, Integer> labelled = new HashMap<>();
+
+    /**
+     * The string id of a stack's text (one frame a line, {@code name at file:line}, led by the entry's
+     * category and compile context when it has them), or -1 for none. Each distinct text is built once.
+     */
+    private int stackText(int stack, int context, int category) {
+        if (context < 0 && category < 0) {
+            if (stack == 0) {
+                return -1;
+            }
+            if (stackString[stack] == -2) {
+                stackString[stack] = string(text(stack, context, category));
+            }
+            return stackString[stack];
+        }
+        Labelled key = new Labelled(stack, context, category);
+        Integer id = labelled.get(key);
+        if (id == null) {
+            id = string(text(stack, context, category));
+            labelled.put(key, id);
+        }
+        return id;
+    }
+
+    private String text(int stack, int context, int category) {
+        StringBuilder sb = new StringBuilder();
+        if (category >= 0) {
+            sb.append("[category ").append(snap.strings().get(category)).append(']');
+        }
+        if (context >= 0) {
+            if (!sb.isEmpty()) {
+                sb.append('\n');
+            }
+            sb.append("[compile_context ").append(snap.strings().get(context)).append(']');
+        }
+        StackTable st = snap.stacks();
+        int[] frames = st.frames(stack);
+        for (int i = 0; i < frames.length; i++) {
+            if (!sb.isEmpty()) {
+                sb.append('\n');
+            }
+            if (sb.length() > MAX_STACK_TEXT) {
+                sb.append("... ").append(frames.length - i).append(" more frames");
+                break;
+            }
+            sb.append(st.text(frames[i]));
+        }
+        return sb.toString();
+    }
+
+    private int metaName(int meta) {
+        if (metaString[meta] == -2) {
+            metaString[meta] = string(snap.strings().get(meta));
+        }
+        return metaString[meta];
+    }
+
+    private int thread(long stream) {
+        Integer id = threads.get(stream);
+        if (id == null) {
+            id = threads.size() + 1;
+            threads.put(stream, id);
+            out.onThread(id, stream == 0 ? "default stream" : "stream " + stream);
+        }
+        return id;
+    }
+
+    private void emit(long time, EventKind kind, int memory, int thread, long a, long b, long c, int ref, int ref2) {
+        batch.add(time, EventBatch.pack(kind.code(), 0, memory), thread, a, b, c, used[memory], aux[memory], ref, ref2);
+        events++;
+        latest = Math.max(latest, time);
+        if (batch.size() == BATCH) {
+            flush();
+        }
+    }
+
+    private void flush() {
+        if (!batch.isEmpty()) {
+            out.onEvents(batch);
+            batch.clear();
+        }
+    }
+
+    private record Live(long size, long stream, int stack) {}
+
+    /** One device's replay: its live blocks and segments and its position in the trace. */
+    private final class DeviceState {
+        final int device;
+        final int memory;
+        final int[] rows;
+        final boolean timed;
+        final long t0;
+        final TreeMap<Long, Snapshot.Segment> segmentAt = new TreeMap<>();
+        final Map<String, Integer> poolMemory = new HashMap<>();
+        final HashMap<Long, Long> live = new HashMap<>();
+        final HashMap<Long, Long> reserved = new HashMap<>();
+        final HashMap<Long, Integer> liveMemory = new HashMap<>();
+        List<Snapshot.Annotation> notes = List.of();
+        int nextNote;
+        long lastTime;
+        int next;
+        int meta = -1;
+        int scope = -1;
+
+        DeviceState(int device, int memory, int[] rows, boolean timed, long t0) {
+            this.device = device;
+            this.memory = memory;
+            this.rows = rows;
+            this.timed = timed;
+            this.t0 = t0;
+        }
+
+        /** The memory an address belongs to: its segment's private pool, else the device's default pools. */
+        int memoryOf(long addr) {
+            if (poolMemory.isEmpty()) {
+                return memory;
+            }
+            var s = segmentAt.floorEntry(addr);
+            if (s != null && s.getValue().pool() != null && addr - s.getKey() < s.getValue().size()) {
+                return poolMemory.get(s.getValue().pool());
+            }
+            return memory;
+        }
+
+        long emitInitial(List<Snapshot.Segment> segments, List<Snapshot.Block> blocks) {
+            TraceEntries e = snap.entries();
+            HashMap<Long, Snapshot.Segment> segs = new HashMap<>();
+            for (Snapshot.Segment s : segments) {
+                segs.put(s.addr(), s);
+            }
+            HashMap<Long, Live> alive = new HashMap<>();
+            for (Snapshot.Block b : blocks) {
+                alive.put(b.addr(), new Live(b.size(), b.stream(), b.stack()));
+            }
+            if (rows != null) {
+                for (int i = rows.length - 1; i >= 0; i--) {
+                    int r = rows[i];
+                    long addr = e.addr[r];
+                    switch (e.action[r]) {
+                        case TraceEntries.ALLOC -> alive.remove(addr);
+                        case TraceEntries.FREE_COMPLETED -> alive.put(addr, new Live(e.size[r], e.stream[r], e.stack[r]));
+                        case TraceEntries.SEGMENT_ALLOC -> segs.remove(addr);
+                        case TraceEntries.SEGMENT_FREE -> segs.put(addr, new Snapshot.Segment(addr, e.size[r], e.stream[r], null));
+                        case TraceEntries.SEGMENT_MAP -> {
+                            Snapshot.Segment s = segs.get(addr);
+                            if (s != null) {
+                                long left = s.size() - e.size[r];
+                                if (left > 0) {
+                                    segs.put(addr, new Snapshot.Segment(addr, left, s.stream(), s.pool()));
+                                } else {
+                                    segs.remove(addr);
+                                }
+                            }
+                        }
+                        case TraceEntries.SEGMENT_UNMAP -> {
+                            Snapshot.Segment s = segs.get(addr);
+                            segs.put(addr, new Snapshot.Segment(addr, (s == null ? 0 : s.size()) + e.size[r], e.stream[r], s == null ? null : s.pool()));
+                        }
+                        default -> { }
+                    }
+                }
+            }
+            long start = rows == null ? 0 : time(0);
+            lastTime = start;
+            TreeMap<Long, Snapshot.Segment> sortedSegs = new TreeMap<>(segs);
+            for (Snapshot.Segment s : sortedSegs.values()) {
+                int m = memoryOf(s.addr());
+                reserved.merge(s.addr(), s.size(), Long::sum);
+                aux[m] += s.size();
+                emit(start, EventKind.RESERVE, m, thread(s.stream()), s.addr(), s.size(), 0, -1, -1);
+            }
+            TreeMap<Long, Live> sorted = new TreeMap<>(alive);
+            for (var b : sorted.entrySet()) {
+                long addr = b.getKey();
+                Live l = b.getValue();
+                int m = memoryOf(addr);
+                live.put(addr, l.size());
+                if (m != memory) {
+                    liveMemory.put(addr, m);
+                }
+                used[m] += l.size();
+                emit(start, EventKind.ALLOC, m, thread(l.stream()), addr, l.size(), l.size(), stackText(l.stack(), -1, -1), -1);
+            }
+            return sorted.size();
+        }
+
+        private long time(int i) {
+            TraceEntries e = snap.entries();
+            long t = timed ? usToNs(e.time[rows[i]] - t0) : i * 1000L;
+            return Math.max(t, lastTime);
+        }
+
+        boolean hasNext() {
+            return rows != null && next < rows.length;
+        }
+
+        long nextTime() {
+            return time(next);
+        }
+
+        private void notesUpTo(long timeNs, boolean all) {
+            while (nextNote < notes.size()) {
+                Snapshot.Annotation a = notes.get(nextNote);
+                long t = Math.max(lastTime, usToNs(a.timeUs() - t0));
+                if (!all && t > timeNs) {
+                    return;
+                }
+                nextNote++;
+                lastTime = t;
+                String text = a.stage().isEmpty() ? a.name() : a.name() + " " + a.stage();
+                emit(t, EventKind.MARKER, memory, thread(0), 0, 0, 0, string(text), -1);
+            }
+        }
+
+        private void scopeTo(int newMeta, long t, int th) {
+            if (newMeta == meta) {
+                return;
+            }
+            if (scope >= 0) {
+                emit(t, EventKind.SCOPE_EXIT, memory, th, 0, 0, 0, metaName(meta), scope);
+                scope = -1;
+            }
+            meta = newMeta;
+            if (newMeta >= 0) {
+                scope = scopes++;
+                emit(t, EventKind.SCOPE_ENTER, memory, th, 0, 0, -1, metaName(newMeta), scope);
+            }
+        }
+
+        void emitNext() {
+            TraceEntries e = snap.entries();
+            int i = next++;
+            int r = rows[i];
+            long t = time(i);
+            if (timed) {
+                notesUpTo(t, false);
+            }
+            lastTime = t;
+            long addr = e.addr[r];
+            long size = e.size[r];
+            int th = thread(e.stream[r]);
+            scopeTo(e.meta[r], t, th);
+            switch (e.action[r]) {
+                case TraceEntries.ALLOC -> {
+                    int m = memoryOf(addr);
+                    Long old = live.put(addr, size);
+                    if (old != null) {
+                        Integer om = liveMemory.remove(addr);
+                        used[om == null ? memory : om] -= old; // a block at the same address was never freed: it is replaced
+                    }
+                    if (m != memory) {
+                        liveMemory.put(addr, m);
+                    }
+                    used[m] += size;
+                    emit(t, EventKind.ALLOC, m, th, addr, size, size, stackText(e.stack[r], e.context[r], e.category[r]), scope);
+                }
+                case TraceEntries.FREE_COMPLETED -> {
+                    Long old = live.remove(addr);
+                    Integer om = liveMemory.remove(addr);
+                    int m = om != null ? om : old != null ? memory : memoryOf(addr);
+                    if (old != null) {
+                        used[m] -= old;
+                    }
+                    emit(t, EventKind.FREE, m, th, addr, size, 0, -1, -1);
+                }
+                case TraceEntries.SEGMENT_ALLOC, TraceEntries.SEGMENT_MAP -> {
+                    int m = memoryOf(addr);
+                    reserved.merge(addr, size, Long::sum);
+                    aux[m] += size;
+                    emit(t, EventKind.RESERVE, m, th, addr, size, 0, -1, -1);
+                }
+                case TraceEntries.SEGMENT_FREE, TraceEntries.SEGMENT_UNMAP -> {
+                    int m = memoryOf(addr);
+                    Long had = reserved.get(addr);
+                    long released = had == null ? 0 : Math.min(had, size);
+                    if (had != null) {
+                        if (had - released > 0) {
+                            reserved.put(addr, had - released);
+                        } else {
+                            reserved.remove(addr);
+                        }
+                    }
+                    aux[m] -= released;
+                    emit(t, EventKind.UNRESERVE, m, th, addr, size, 0, -1, -1);
+                }
+                case TraceEntries.OOM -> emit(t, EventKind.OUT_OF_MEMORY, memory, th, addr, size, e.extra[r],
+                        string("CUDA out of memory: " + size + " bytes requested, " + e.extra[r] + " bytes free on the device"), scope);
+                case TraceEntries.SNAPSHOT -> emit(t, EventKind.MARKER, memory, th, 0, 0, 0, string("snapshot"), -1);
+                default -> { } // free_requested: the block stays live until free_completed
+            }
+        }
+
+        /** Closes the open scope and places the annotations after the last entry. */
+        void finish() {
+            lastTime = Math.max(lastTime, latest); // after every device's last event: threads are shared
+            notesUpTo(Long.MAX_VALUE, true);
+            if (scope >= 0) {
+                emit(lastTime, EventKind.SCOPE_EXIT, memory, thread(0), 0, 0, 0, metaName(meta), scope);
+                scope = -1;
+            }
+        }
+    }
+}

@@ -1,0 +1,391 @@
+package dev.arenascope.core.trace.torch;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.LongConsumer;
+
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.torch.StackTable.FrameRef;
+import dev.arenascope.core.trace.torch.StackTable.StackRef;
+import dev.arenascope.core.trace.torch.TraceEntries.EntryRef;
+
+/**
+ * Reads a PyTorch memory snapshot pickle into a compact {@link Snapshot} in one pass over its opcodes.
+ *
+ * <p>While the pickle is read, each value is looked at as it is placed into its container: a dict
+ * with a string {@code action} placed into a list (a trace entry) becomes one row of
+ * {@link TraceEntries}; a dict with a {@code filename} placed into a list (a stack frame) becomes an
+ * interned frame; a list placed under the key {@code frames} becomes an interned stack. Each is
+ * replaced in its container and in the pickle's memo by a small reference, so the object graph of
+ * the entries never exists: what stays is about 60 bytes per entry plus the distinct frames and stacks.
+ * Segments, blocks, settings and annotations stay ordinary values until the walk that follows.
+ *
+ * <p>The walk then checks the structure and assigns rows to devices. Work is bounded by the honest
+ * size of the input: every element visited (trace entries, segments, blocks, annotations, settings)
+ * counts against a budget of the input's byte count, so a list repeated through memo references counts
+ * each time it is repeated, and a pickle claiming more than it can hold is refused with a
+ * {@link SnapshotFormatException} instead of being expanded. Not thread-safe; one instance reads one
+ * input.
+ */
+final class SnapshotReader implements PickleReader.Placement {
+    private static final long BUDGET_SLACK = 1 << 16;
+
+    private final String source;
+    private final long inputBytes;
+    private final TraceEntries entries = new TraceEntries();
+    private final StackTable stacks = new StackTable();
+    private final List<String> strings = new ArrayList<>();
+    private final Map<String, Integer> stringIds = new HashMap<>();
+    private long budget;
+
+    private SnapshotReader(String source, long inputBytes) {
+        this.source = source;
+        this.inputBytes = inputBytes;
+        this.budget = inputBytes + BUDGET_SLACK;
+    }
+
+    /** Reads the snapshot in {@code file}, streaming it; {@code progress} (may be null) gets bytes read so far. */
+    static Snapshot read(Path file, LongConsumer progress) throws IOException {
+        SnapshotReader r = new SnapshotReader(file.toString(), Files.size(file));
+        return r.walk(PickleReader.read(file, r, progress));
+    }
+
+    /** Reads a snapshot held in memory; {@code source} names it in errors. */
+    static Snapshot read(byte[] pickle, String source) throws IOException {
+        SnapshotReader r = new SnapshotReader(source, pickle.length);
+        return r.walk(PickleReader.read(pickle, source, r));
+    }
+
+    // ---------------------------------------------------------------- while reading
+
+    private static final Map<String, String> KEYS = new HashMap<>();
+
+    static {
+        for (String k : new String[] {"action", "addr", "size", "stream", "time_us", "device_free", "frames", "user_metadata",
+                "compile_context", "category", "name", "filename", "line", "N/A"}) {
+            KEYS.put(k, k);
+        }
+    }
+
+    @Override
+    public String canonical(String s) {
+        String k = KEYS.get(s);
+        return k == null ? s : k;
+    }
+
+    @Override
+    public Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException {
+        if (value instanceof PyDict d) {
+            if (key == null) {
+                if (d.get("action") instanceof String) {
+                    EntryRef ref = new EntryRef(entry(d));
+                    d.clear();
+                    return ref;
+                }
+                if (d.size() <= 8 && d.containsKey("filename")) {
+                    FrameRef f = stacks.frame(d.get("name"), d.get("filename"), d.get("line"), source, offset);
+                    d.clear();
+                    return f;
+                }
+            }
+        } else if (value instanceof PyList l && container instanceof PyDict && "frames".equals(key)) {
+            for (Object o : l) {
+                if (!(o instanceof FrameRef)) {
+                    return value; // not a list of frames; the walk ignores it
+                }
+            }
+            StackRef s = stacks.stack(l, source, offset);
+            l.clear();
+            l.trimToSize();
+            return s;
+        }
+        return value;
+    }
+
+    private int string(Object o) {
+        if (!(o instanceof String s) || s.isEmpty()) {
+            return -1;
+        }
+        Integer id = stringIds.get(s);
+        if (id == null) {
+            id = strings.size();
+            strings.add(s);
+            stringIds.put(s, id);
+        }
+        return id;
+    }
+
+    /** A row for a trace entry dict; a problem is kept with the row and reported if it is in {@code device_traces}. */
+    private int entry(PyDict d) {
+        byte act = TraceEntries.UNKNOWN;
+        Object addr = null, size = null, stream = null, time = null, free = null, frames = null, meta = null, ctx = null, cat = null;
+        Object action = null;
+        for (int i = 0, n = d.size(); i < n; i++) {
+            if (!(d.keyAt(i) instanceof String k)) {
+                continue;
+            }
+            Object v = d.valueAt(i);
+            switch (k) {
+                case "action" -> action = v;
+                case "addr" -> addr = v;
+                case "size" -> size = v;
+                case "stream" -> stream = v;
+                case "time_us" -> time = v;
+                case "device_free" -> free = v;
+                case "frames" -> frames = v;
+                case "user_metadata" -> meta = v;
+                case "compile_context" -> ctx = v;
+                case "category" -> cat = v;
+                default -> { }
+            }
+        }
+        String bad = null;
+        long a = 0, s = 0, st = 0, t = TraceEntries.NO_TIME, ex = 0;
+        if (!(action instanceof String as)) {
+            bad = "entry has no string 'action'";
+        } else {
+            act = TraceEntries.action(as);
+        }
+        try {
+            if (act != TraceEntries.UNKNOWN) {
+                boolean loose = act == TraceEntries.OOM || act == TraceEntries.SNAPSHOT;
+                a = loose ? opt(addr, "addr") : integer(addr, "addr", Long.MIN_VALUE);
+                s = act == TraceEntries.SNAPSHOT ? Math.max(0, opt(size, "size")) : integer(size, "size", 0);
+                st = opt(stream, "stream");
+                if (time instanceof Long l) {
+                    t = l == TraceEntries.NO_TIME ? l + 1 : l;
+                } else if (time != null) {
+                    throw new Bad("'time_us' is a " + PickleReader.typeName(time) + ", not an integer");
+                }
+                ex = act == TraceEntries.OOM ? Math.max(0, opt(free, "device_free")) : 0;
+            }
+        } catch (Bad b) {
+            bad = b.getMessage();
+        }
+        int stack = frames instanceof StackRef r ? r.id() : 0;
+        int context = "N/A".equals(ctx) ? -1 : string(ctx); // PyTorch's "none"
+        return entries.add(act, a, s, t, st, ex, stack, string(meta), context, string(cat), bad);
+    }
+
+    /** A problem with one value of the snapshot; cheap (no stack trace). */
+    private static final class Bad extends Exception {
+        Bad(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private static long integer(Object v, String key, long min) throws Bad {
+        if (v instanceof Long l && l >= min) {
+            return l;
+        }
+        if (v instanceof BigInteger b && b.signum() > 0 && b.bitLength() <= 64 && min == Long.MIN_VALUE) {
+            return b.longValue(); // an address past 2^63, kept as its unsigned bits
+        }
+        if (v == null || !(v instanceof Long || v instanceof BigInteger)) {
+            throw new Bad("has no integer '" + key + "'" + (v == null ? "" : " (found a " + PickleReader.typeName(v) + ")"));
+        }
+        throw new Bad("'" + key + "' is out of range: " + (v instanceof Long l ? l.toString() : "an integer of " + ((BigInteger) v).bitLength() + " bits"));
+    }
+
+    private static long opt(Object v, String key) throws Bad {
+        return v == null ? 0 : integer(v, key, Long.MIN_VALUE);
+    }
+
+    // ---------------------------------------------------------------- the walk
+
+    private void spend(long n, String where) throws SnapshotFormatException {
+        budget -= n;
+        if (budget < 0) {
+            throw new SnapshotFormatException(source, where, "the snapshot repeats its contents through memo references beyond what its "
+                    + inputBytes + " bytes can honestly hold; refused");
+        }
+    }
+
+    private Snapshot walk(Object root) throws SnapshotFormatException {
+        Object segs;
+        Object traces = null;
+        Object annotations = null;
+        Map<String, String> settings = new LinkedHashMap<>();
+        if (root instanceof PyDict m) {
+            if (!m.containsKey("segments")) {
+                throw new SnapshotFormatException(source, "", "not a PyTorch memory snapshot: the top-level dict has no 'segments'");
+            }
+            segs = m.get("segments");
+            traces = m.get("device_traces");
+            annotations = m.get("external_annotations");
+            if (m.get("allocator_settings") instanceof PyDict s) {
+                spend(s.size(), "allocator_settings");
+                for (int i = 0; i < s.size(); i++) {
+                    Object v = s.valueAt(i);
+                    if (s.keyAt(i) instanceof String key && (v instanceof String || v instanceof Long || v instanceof Boolean || v instanceof Double)) {
+                        settings.put("allocator_settings." + key, clip(String.valueOf(v)));
+                    }
+                }
+            }
+        } else if (root instanceof PyList) {
+            segs = root; // the oldest snapshots are a bare list of segments
+        } else {
+            throw new SnapshotFormatException(source, "", "not a PyTorch memory snapshot: the pickle holds a "
+                    + PickleReader.typeName(root) + ", not a dict");
+        }
+        Map<Integer, List<Snapshot.Segment>> segments = new TreeMap<>();
+        Map<Integer, List<Snapshot.Block>> blocks = new TreeMap<>();
+        List<?> segList = list(segs, "segments");
+        spend(segList.size(), "segments");
+        for (int i = 0; i < segList.size(); i++) {
+            String where = "segments[" + i + "]";
+            PyDict s = map(segList.get(i), where);
+            spend(s.size(), where);
+            int device = (int) integer(s, "device", where, 0, Integer.MAX_VALUE);
+            long addr = integer(s, "address", where, Long.MIN_VALUE, Long.MAX_VALUE);
+            long total = integer(s, "total_size", where, 0, Long.MAX_VALUE);
+            long stream = optInteger(s, "stream", where);
+            String pool = pool(s.get("segment_pool_id"));
+            segments.computeIfAbsent(device, d -> new ArrayList<>()).add(new Snapshot.Segment(addr, total, stream, pool));
+            Object bl = s.get("blocks");
+            if (bl == null) {
+                continue;
+            }
+            List<?> bList = list(bl, where + ".blocks");
+            spend(bList.size(), where + ".blocks");
+            for (int j = 0; j < bList.size(); j++) {
+                String bw = where + ".blocks[" + j + "]";
+                PyDict b = map(bList.get(j), bw);
+                Object state = b.get("state");
+                if ("active_allocated".equals(state) || "active_pending_free".equals(state)) {
+                    long baddr = integer(b, "address", bw, Long.MIN_VALUE, Long.MAX_VALUE);
+                    long bsize = integer(b, "size", bw, 0, Long.MAX_VALUE);
+                    int stack = b.get("frames") instanceof StackRef r ? r.id() : historyStack(b.get("history"), bw);
+                    blocks.computeIfAbsent(device, d -> new ArrayList<>()).add(new Snapshot.Block(baddr, bsize, stream, stack));
+                }
+            }
+        }
+        Map<Integer, int[]> rows = new TreeMap<>();
+        long skipped = 0;
+        if (traces != null) {
+            List<?> perDevice = list(traces, "device_traces");
+            spend(perDevice.size(), "device_traces");
+            if (perDevice.size() > EventBatch.MAX_MEMORY_ID) {
+                throw new SnapshotFormatException(source, "device_traces", perDevice.size() + " devices; at most " + EventBatch.MAX_MEMORY_ID + " are supported");
+            }
+            for (int d = 0; d < perDevice.size(); d++) {
+                List<?> list = list(perDevice.get(d), "device_traces[" + d + "]");
+                spend(list.size(), "device_traces[" + d + "]");
+                int[] mine = new int[list.size()];
+                int k = 0;
+                for (int i = 0; i < list.size(); i++) {
+                    Object e = list.get(i);
+                    int row;
+                    if (e instanceof EntryRef r) {
+                        row = r.row();
+                    } else if (e instanceof PyDict pd) {
+                        row = entry(pd); // an entry not placed into a list (e.g. held by a tuple)
+                    } else {
+                        throw new SnapshotFormatException(source, "device_traces[" + d + "][" + i + "]", "expected a dict, found a " + PickleReader.typeName(e));
+                    }
+                    if (entries.problem[row] != null) {
+                        throw new SnapshotFormatException(source, "device_traces[" + d + "][" + i + "]", entries.problem[row]);
+                    }
+                    if (entries.action[row] == TraceEntries.UNKNOWN) {
+                        skipped++;
+                        continue;
+                    }
+                    mine[k++] = row;
+                }
+                if (k > 0) {
+                    rows.put(d, k == mine.length ? mine : java.util.Arrays.copyOf(mine, k));
+                }
+            }
+        }
+        List<Snapshot.Annotation> notes = new ArrayList<>();
+        if (annotations instanceof PyList al) {
+            spend(al.size(), "external_annotations");
+            for (int i = 0; i < al.size(); i++) {
+                if (al.get(i) instanceof PyDict a) {
+                    spend(a.size(), "external_annotations[" + i + "]");
+                    Object name = a.get("name");
+                    Object time = a.get("time_us");
+                    Object dev = a.get("device");
+                    Object stage = a.get("stage");
+                    if (name instanceof String n && time instanceof Long t) {
+                        notes.add(new Snapshot.Annotation(dev instanceof Long l && l >= 0 && l <= Integer.MAX_VALUE ? (int) (long) l : -1,
+                                clip(n), stage instanceof String st ? clip(st) : "", t));
+                    }
+                }
+            }
+        }
+        TreeSet<Integer> devices = new TreeSet<>(rows.keySet());
+        devices.addAll(segments.keySet());
+        if (devices.size() > EventBatch.MAX_MEMORY_ID) {
+            throw new SnapshotFormatException(source, "", devices.size() + " devices; at most " + EventBatch.MAX_MEMORY_ID + " are supported");
+        }
+        return new Snapshot(entries, stacks, strings, rows, segments, blocks, settings, notes, skipped, inputBytes);
+    }
+
+    /** Older snapshots keep a block's allocation stack in its {@code history}: the last record is the current one. */
+    private int historyStack(Object history, String where) throws SnapshotFormatException {
+        if (history instanceof PyList h && !h.isEmpty()) {
+            spend(h.size(), where + ".history");
+            if (h.getLast() instanceof PyDict last && last.get("frames") instanceof StackRef r) {
+                return r.id();
+            }
+        }
+        return 0;
+    }
+
+    private static String pool(Object id) {
+        if (id instanceof List<?> t && !(id instanceof PyList) && t.size() == 2 && t.get(0) instanceof Long a && t.get(1) instanceof Long b) {
+            return a == 0 && b == 0 ? null : a + "." + b;
+        }
+        return null;
+    }
+
+    private static String clip(String s) {
+        return s.length() > 256 ? s.substring(0, 256) + "..." : s;
+    }
+
+    private List<?> list(Object o, String where) throws SnapshotFormatException {
+        if (o instanceof List<?> l) {
+            return l;
+        }
+        throw new SnapshotFormatException(source, where, "expected a list, found a " + PickleReader.typeName(o));
+    }
+
+    private PyDict map(Object o, String where) throws SnapshotFormatException {
+        if (o instanceof PyDict m) {
+            return m;
+        }
+        throw new SnapshotFormatException(source, where, "expected a dict, found a " + PickleReader.typeName(o));
+    }
+
+    private long integer(PyDict m, String key, String where, long min, long max) throws SnapshotFormatException {
+        Object v = m.get(key);
+        if (v instanceof Long l && l >= min && l <= max) {
+            return l;
+        }
+        try {
+            if (v instanceof Long l && l < min && min == 0) {
+                throw new Bad("'" + key + "' is out of range: " + l);
+            }
+            if (max == Integer.MAX_VALUE && v instanceof Long l) {
+                throw new Bad("'" + key + "' is out of range: " + l);
+            }
+            return integer(v, key, min);
+        } catch (Bad b) {
+            throw new SnapshotFormatException(source, where, b.getMessage());
+        }
+    }
+
+    private long optInteger(PyDict m, String key, String where) throws SnapshotFormatException {
+        return m.get(key) == null ? 0 : integer(m, key, where, Long.MIN_VALUE, Long.MAX_VALUE);
+    }
+}

@@ -1,0 +1,201 @@
+package dev.arenascope.core.trace.torch;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The stack frames of a snapshot, interned as they are met: each distinct frame (function, file,
+ * line) and each distinct stack (a sequence of frames) gets a small id. The pickle's memo already
+ * shares identical frame dicts; the reader replaces each shared dict by its id the first time it is
+ * placed, so a frame is looked at once however often stacks repeat it.
+ *
+ * <p>Frames whose function is a C++ internal of PyTorch's capture ({@code torch::unwind},
+ * {@code CapturedTraceback}, {@code c10::}, {@code at::}) are marked {@link #internal}.
+ *
+ * <p>Keys are ordered values ({@link Comparable}), so a {@link HashMap} keeps lookups O(log n) even
+ * when an input makes hash codes collide. Bad input: a frame name or file name past
+ * {@value #MAX_FRAME_TEXT} characters, or a line that is not a 64-bit integer, is refused. Not
+ * thread-safe.
+ */
+final class StackTable {
+    /** The longest function or file name a frame may carry, in characters. */
+    static final int MAX_FRAME_TEXT = 4096;
+
+    /** A frame's id, standing in for its dict in lists and in the memo. */
+    record FrameRef(int id) {}
+
+    /** A stack's id, standing in for its frames list in dicts and in the memo. */
+    record StackRef(int id) {}
+
+    private record FrameKey(String name, String file, long line) implements Comparable<FrameKey> {
+        @Override
+        public int compareTo(FrameKey o) {
+            int c = name.compareTo(o.name);
+            if (c == 0) {
+                c = file.compareTo(o.file);
+            }
+            return c != 0 ? c : Long.compare(line, o.line);
+        }
+    }
+
+    private record StackKey(int[] frames) implements Comparable<StackKey> {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof StackKey k && Arrays.equals(frames, k.frames);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(frames);
+        }
+
+        @Override
+        public int compareTo(StackKey o) {
+            return Arrays.compare(frames, o.frames);
+        }
+    }
+
+    private final Map<FrameKey, Integer> frameIds = new HashMap<>();
+    private final Map<StackKey, Integer> stackIds = new HashMap<>();
+    private String[] names = new String[64];
+    private String[] files = new String[64];
+    private long[] lines = new long[64];
+    private boolean[] internal = new boolean[64];
+    private int frames;
+    private int[][] stacks = new int[64][];
+    private FrameRef[] frameRefs = new FrameRef[64];
+    private StackRef[] stackRefs = new StackRef[64];
+    private int stackCount;
+    private static final int[] EMPTY = new int[0];
+
+    StackTable() {
+        stackIds.put(new StackKey(EMPTY), 0);
+        stacks[0] = EMPTY;
+        stackRefs[0] = new StackRef(0);
+        stackCount = 1;
+    }
+
+    /** The frame held by a frame dict ({@code name}, {@code filename}, {@code line}). */
+    FrameRef frame(Object name, Object file, Object line, String source, long offset) throws PickleFormatException {
+        String n = text(name, "name", source, offset);
+        String f = text(file, "filename", source, offset);
+        long l;
+        if (line == null) {
+            l = -1;
+        } else if (line instanceof Long v) {
+            l = v;
+        } else {
+            throw new PickleFormatException(source, offset, "a stack frame's 'line' is a "
+                    + (line instanceof java.math.BigInteger b ? "integer of " + b.bitLength() + " bits" : PickleReader.typeName(line))
+                    + ", not a 64-bit integer");
+        }
+        FrameKey k = new FrameKey(n, f, l);
+        Integer id = frameIds.get(k);
+        if (id == null) {
+            id = frames;
+            if (frames == names.length) {
+                int cap = frames * 2;
+                names = Arrays.copyOf(names, cap);
+                files = Arrays.copyOf(files, cap);
+                lines = Arrays.copyOf(lines, cap);
+                internal = Arrays.copyOf(internal, cap);
+                frameRefs = Arrays.copyOf(frameRefs, cap);
+            }
+            frameRefs[frames] = new FrameRef(frames);
+            names[frames] = n;
+            files[frames] = f;
+            lines[frames] = l;
+            internal[frames] = isInternal(n);
+            frames++;
+            frameIds.put(k, id);
+        }
+        return frameRefs[id]; // one instance per frame: the memo slots holding it cost a reference each
+    }
+
+    private static String text(Object o, String what, String source, long offset) throws PickleFormatException {
+        if (o == null) {
+            return "";
+        }
+        if (o instanceof String s) {
+            if (s.length() > MAX_FRAME_TEXT) {
+                throw new PickleFormatException(source, offset, "a stack frame's '" + what + "' of " + s.length()
+                        + " characters is longer than the " + MAX_FRAME_TEXT + " a frame may have");
+            }
+            return s;
+        }
+        throw new PickleFormatException(source, offset, "a stack frame's '" + what + "' is a " + PickleReader.typeName(o) + ", not a str");
+    }
+
+    /** Whether a function name is PyTorch's C++ capture machinery rather than the program's code. */
+    static boolean isInternal(String name) {
+        return name.contains("torch::unwind") || name.contains("CapturedTraceback") || name.startsWith("c10::")
+                || name.startsWith("at::") || name.contains(" c10::") || name.contains(" at::");
+    }
+
+    /** The stack of a list of frame refs (other elements are refused by the caller). */
+    StackRef stack(int[] frameIds) {
+        StackKey k = new StackKey(frameIds);
+        Integer id = stackIds.get(k);
+        if (id == null) {
+            id = stackCount;
+            if (stackCount == stacks.length) {
+                stacks = Arrays.copyOf(stacks, stackCount * 2);
+                stackRefs = Arrays.copyOf(stackRefs, stackCount * 2);
+            }
+            stackRefs[stackCount] = new StackRef(stackCount);
+            stacks[stackCount++] = frameIds;
+            stackIds.put(k, id);
+        }
+        return stackRefs[id];
+    }
+
+    /** The stack of a frames list whose elements are {@link FrameRef}s. */
+    StackRef stack(List<?> list, String source, long offset) throws PickleFormatException {
+        int[] ids = new int[list.size()];
+        for (int i = 0; i < ids.length; i++) {
+            if (list.get(i) instanceof FrameRef f) {
+                ids[i] = f.id();
+            } else {
+                throw new PickleFormatException(source, offset, "a stack's frame " + i + " is a " + PickleReader.typeName(list.get(i))
+                        + ", not a dict of name, filename and line");
+            }
+        }
+        return stack(ids);
+    }
+
+    int frameCount() {
+        return frames;
+    }
+
+    int stackCount() {
+        return stackCount;
+    }
+
+    /** The frames of stack {@code id}, outermost last as PyTorch lists them (0 is the empty stack). */
+    int[] frames(int id) {
+        return stacks[id];
+    }
+
+    String name(int frame) {
+        return names[frame];
+    }
+
+    String file(int frame) {
+        return files[frame];
+    }
+
+    long line(int frame) {
+        return lines[frame];
+    }
+
+    boolean internal(int frame) {
+        return internal[frame];
+    }
+
+    /** A frame as one line of text: {@code name at file:line}. */
+    String text(int frame) {
+        return names[frame] + " at " + files[frame] + ":" + (lines[frame] < 0 ? "?" : Long.toString(lines[frame]));
+    }
+}
