@@ -11,12 +11,14 @@ import javafx.scene.control.MenuItem;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 
+import dev.arenascope.app.ui.io.FileKind;
 import dev.arenascope.app.ui.io.TraceFiles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.slots.PlanSlots;
 import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
@@ -62,7 +64,7 @@ final class FileActions {
         fc.setTitle("Open a trace");
         fc.getExtensionFilters().addAll(
                 new FileChooser.ExtensionFilter("Traces (*.astrace, *.jsonl, *.pickle)", "*.astrace", "*.jsonl", "*.pickle"),
-                new FileChooser.ExtensionFilter("Memory plans (*.json)", "*.json"),
+                new FileChooser.ExtensionFilter("Memory plans and problems (*.plan.json, *.json, *.csv)", "*.plan.json", "*.json", "*.csv"),
                 new FileChooser.ExtensionFilter("All files", "*"));
         File f = fc.showOpenDialog(stage);
         if (f != null) {
@@ -71,35 +73,25 @@ final class FileActions {
     }
 
     /**
-     * Loads {@code file} in the background (progress in the status bar, cancellable) and shows it. A
-     * damaged file shows what was recovered and lost in the banner; a file that yields no events does
+     * Loads {@code file} in the background (progress in the status bar, cancellable) and shows it: a
+     * trace in the timeline, a plan or allocation problem in the slot map, decided by the file's content
+     * ({@link FileKind}), not only its name. A damaged file shows what was recovered and lost in the banner; a file that yields no events does
      * not replace a session with events without the user's consent.
      */
     TaskRunner.Handle open(Path file) {
-        if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json")) {
-            return openPlan(file);
-        }
         status.message("Opening " + file.getFileName() + " …");
         status.progress(-1);
-        status.fileTask(tasks.submit(BackgroundTask.of("Opening " + file.getFileName(), p -> TraceFiles.open(file, p))
+        status.fileTask(tasks.submit(BackgroundTask.of("Opening " + file.getFileName(), p -> read(file, p))
                 .onProgress((fraction, msg, title) -> {
                     status.progress(fraction);
                     status.message(title + (msg.isEmpty() ? "" : " — " + msg));
                 })
-                .onSuccess(loaded -> {
+                .onSuccess(opened -> {
                     status.fileTask(null);
-                    ReadReport report = loaded.report();
-                    TraceView shown = model.trace();
-                    if (loaded.store().eventCount() == 0 && shown != null && shown.eventCount() > 0) {
-                        String why = report.damaged() ? report.summary() : "the file holds no events";
-                        dialogs.confirm("Open " + file.getFileName(), file.getFileName() + " yields no events",
-                                why + ".\n\nReplace the open session (" + String.format(Locale.ROOT, "%,d events", shown.eventCount())
-                                        + ") with an empty one?",
-                                () -> show(file, loaded),
-                                () -> status.message("Kept the open session; " + file.getFileName() + ": " + why));
-                        return;
+                    switch (opened) {
+                        case Opened.Plan plan -> showPlan(file, plan.arenas());
+                        case Opened.Trace trace -> showTrace(file, trace.loaded());
                     }
-                    show(file, loaded);
                 })
                 .onFailure(e -> {
                     status.fileTask(null);
@@ -111,6 +103,58 @@ final class FileActions {
                     status.message("Opening " + file.getFileName() + " cancelled");
                 })));
         return status.fileTask();
+    }
+
+    /** What opening a file gave: a trace, or plan arenas for the slot map. */
+    private sealed interface Opened {
+        record Trace(LoadedTrace loaded) implements Opened {}
+
+        record Plan(List<SlotArena> arenas) implements Opened {}
+    }
+
+    /** Decides by content what {@code file} is and reads it (worker thread). */
+    private static Opened read(Path file, BackgroundTask.Progress p) throws Exception {
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            return new Opened.Trace(TraceFiles.open(file, p)); // names the missing file or directory
+        }
+        return switch (FileKind.of(file)) {
+            case PLAN_JSON -> new Opened.Plan(PlanSlots.read(file));
+            case PROBLEM_CSV -> {
+                p.update(-1, -1, "packing");
+                yield new Opened.Plan(List.of(PlanSlots.readProblem(file)));
+            }
+            default -> new Opened.Trace(TraceFiles.open(file, p));
+        };
+    }
+
+    private void showTrace(Path file, LoadedTrace loaded) {
+        ReadReport report = loaded.report();
+        TraceView shown = model.trace();
+        if (loaded.store().eventCount() == 0 && shown != null && shown.eventCount() > 0) {
+            String why = report.damaged() ? report.summary() : "the file holds no events";
+            dialogs.confirm("Open " + file.getFileName(), file.getFileName() + " yields no events",
+                    why + ".\n\nReplace the open session (" + String.format(Locale.ROOT, "%,d events", shown.eventCount())
+                            + ") with an empty one?",
+                    () -> show(file, loaded),
+                    () -> status.message("Kept the open session; " + file.getFileName() + ": " + why));
+            return;
+        }
+        show(file, loaded);
+    }
+
+    private void showPlan(Path file, List<SlotArena> arenas) {
+        showPlan.accept(arenas);
+        prefs.addRecent(file);
+        rebuildRecent();
+        if (arenas.size() == 1 && arenas.getFirst().strategy().startsWith("packed on open")) {
+            SlotArena a = arenas.getFirst();
+            status.message(String.format(Locale.ROOT, "Opened problem %s: %,d buffers %s to %s (lower bound %s, %+.1f%%)",
+                    file.getFileName(), a.slots().size(), a.strategy(), Bytes.format(a.height()), Bytes.format(a.lowerBound()),
+                    a.lowerBound() > 0 ? 100.0 * (a.height() - a.lowerBound()) / a.lowerBound() : 0.0));
+        } else {
+            status.message(String.format(Locale.ROOT, "Opened plan %s: %d arena%s, %,d tensors", file.getFileName(), arenas.size(),
+                    arenas.size() == 1 ? "" : "s", arenas.stream().mapToInt(a -> a.slots().size()).sum()));
+        }
     }
 
     private void show(Path file, LoadedTrace loaded) {
@@ -127,24 +171,9 @@ final class FileActions {
                 memories == 1 ? "memory" : "memories", report.damaged() ? " — damaged, see the notice above" : ""));
     }
 
-    /** Opens a memory plan (.json, as {@code arenascope plan} writes it) in the slot map. */
+    /** Opens a memory plan or allocation problem in the slot map (the same as {@link #open}, which decides by content). */
     TaskRunner.Handle openPlan(Path file) {
-        status.message("Opening plan " + file.getFileName() + " …");
-        status.fileTask(tasks.submit(BackgroundTask.of("Opening plan " + file.getFileName(), p -> PlanSlots.read(file))
-                .onSuccess(arenas -> {
-                    status.fileTask(null);
-                    showPlan.accept(arenas);
-                    prefs.addRecent(file);
-                    rebuildRecent();
-                    status.message(String.format(Locale.ROOT, "Opened plan %s: %d arenas, %d tensors", file.getFileName(), arenas.size(),
-                            arenas.stream().mapToInt(a -> a.slots().size()).sum()));
-                })
-                .onFailure(e -> {
-                    status.fileTask(null);
-                    status.message("Could not open " + file.getFileName());
-                    dialogs.error("Open " + file.getFileName(), TraceFiles.describe(e));
-                })));
-        return status.fileTask();
+        return open(file);
     }
 
     private void rebuildRecent() {

@@ -21,7 +21,7 @@ final class WindowToolbar {
     static ToolBar create(SessionModel model, FileActions files, LiveControls live, ViewActions view, Runnable listen,
                           javafx.scene.Node listening) {
         Button newLive = button("New Live", "tb-new-live", "New live session (Ctrl+N)", live::newSession);
-        Button open = button("Open", "tb-open", "Open a trace: .astrace, .jsonl, PyTorch .pickle (Ctrl+O)", files::openDialog);
+        Button open = button("Open", "tb-open", "Open a trace (.astrace, .jsonl, PyTorch .pickle) or a plan (.plan.json, allocation problem .csv) (Ctrl+O)", files::openDialog);
         Button save = button("Save", "tb-save", "Save the session as .astrace or .jsonl (Ctrl+S)", files::save);
         Button export = button("Export", "tb-export", "Export as Perfetto JSON", () -> files.export(TraceFiles.ExportFormat.PERFETTO));
         Button listenButton = button("Listen", "tb-listen", "Accept profiled processes streaming over the live protocol (Ctrl+L)", listen);

@@ -67,13 +67,13 @@ public final class TraceFiles {
         if (!Files.isRegularFile(file)) {
             throw new NoSuchFileException(file.toString(), null, Files.isDirectory(file) ? "a directory, not a trace file" : "no such file");
         }
-        if (TraceFormats.input(file) == null) {
-            throw new IOException(file + ": unknown trace type '" + TraceFormats.extension(file) + "' (reads "
-                    + TraceFormats.inputExtensions() + ")");
+        FileKind kind = FileKind.of(file);
+        if (kind != FileKind.ASTRACE && kind != FileKind.JSONL && kind != FileKind.PICKLE) {
+            throw new IOException(FileKind.refusal(file, kind));
         }
         progress.update(-1, -1, "reading");
         long[] events = {0};
-        LoadedTrace loaded = TraceFormats.load(file, n -> {
+        LoadedTrace loaded = TraceFormats.load(file, kind.extension(), n -> {
             progress.checkCancelled();
             events[0] += n;
             progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", events[0]));

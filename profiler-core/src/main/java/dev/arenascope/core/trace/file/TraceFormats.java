@@ -101,12 +101,27 @@ public final class TraceFormats {
      * @throws IllegalArgumentException when the extension is not readable
      */
     public static LoadedTrace load(Path file, LongConsumer eventsRead) throws IOException {
-        if (extension(file).equals(AstraceFormat.EXTENSION)) {
+        return load(file, extension(file), eventsRead);
+    }
+
+    /**
+     * Loads a file with the reader of {@code extension} whatever the file is called (a caller that
+     * recognised the content, say a trace saved without its extension).
+     *
+     * @param extension e.g. {@code .astrace}
+     * @throws IllegalArgumentException when no reader has that extension
+     */
+    public static LoadedTrace load(Path file, String extension, LongConsumer eventsRead) throws IOException {
+        String ext = extension.toLowerCase(Locale.ROOT);
+        if (ext.equals(AstraceFormat.EXTENSION)) {
             return AstraceReader.load(file, eventsRead);
         }
-        Input in = input(file);
+        Input in;
+        synchronized (TraceFormats.class) {
+            in = INPUTS.get(ext);
+        }
         if (in == null) {
-            throw new IllegalArgumentException(file + ": unknown trace format '" + extension(file) + "' (reads " + inputExtensions() + ")");
+            throw new IllegalArgumentException(file + ": unknown trace format '" + ext + "' (reads " + inputExtensions() + ")");
         }
         dev.arenascope.core.trace.store.EventStore store = new dev.arenascope.core.trace.store.EventStore(String.valueOf(file.getFileName()));
         EventSink sink = eventsRead == null ? store : new ForwardingSink(store) {
