@@ -13,6 +13,7 @@ import javafx.stage.Stage;
 
 import dev.arenascope.app.ui.io.FileKind;
 import dev.arenascope.app.ui.io.TraceFiles;
+import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.slots.PlanSlots;
 import dev.arenascope.app.ui.slots.SlotArena;
@@ -254,11 +255,59 @@ final class FileActions {
         tasks.submit(BackgroundTask.of("Loading baseline " + file.getFileName(), p -> TraceFiles.open(file, p))
                 .onSuccess(loaded -> {
                     model.setBaseline(loaded.store(), file.getFileName().toString());
-                    if (loaded.report().damaged()) {
-                        status.message("Baseline " + file.getFileName() + " is damaged: " + loaded.report().summary());
-                    }
+                    String pairs = model.baselinePairingProperty().get().describe(model.trace() == null ? List.of()
+                            : model.trace().memories(), loaded.store().memories());
+                    status.message("Baseline " + file.getFileName() + ": " + pairs
+                            + (loaded.report().damaged() ? "; damaged: " + loaded.report().summary() : ""));
                 })
                 .onFailure(e -> dialogs.error("Compare with " + file.getFileName(), TraceFiles.describe(e))));
+    }
+
+    /** Lets the user choose which baseline memory each memory is compared with (File ▸ Pair Baseline Memories…). */
+    void pairBaseline() {
+        TraceView shown = model.trace();
+        TraceView base = model.baselineProperty().get();
+        if (shown == null || base == null) {
+            status.message("Compare with a baseline first (File ▸ Compare with…)");
+            return;
+        }
+        javafx.scene.control.Dialog<BaselinePairing> d = new javafx.scene.control.Dialog<>();
+        d.initOwner(stage);
+        d.setTitle("Pair baseline memories");
+        d.setHeaderText("Compare each memory with");
+        javafx.scene.layout.GridPane g = new javafx.scene.layout.GridPane();
+        g.setHgap(10);
+        g.setVgap(6);
+        List<javafx.scene.control.ComboBox<String>> boxes = new java.util.ArrayList<>();
+        BaselinePairing now = model.baselinePairingProperty().get();
+        for (var m : shown.memories()) {
+            javafx.scene.control.ComboBox<String> c = new javafx.scene.control.ComboBox<>();
+            c.getItems().add("(none)");
+            base.memories().forEach(b -> c.getItems().add(b.name()));
+            int b = now.baselineOf(m.id());
+            c.getSelectionModel().select(b < 0 ? 0 : b + 1);
+            g.addRow(g.getRowCount(), new javafx.scene.control.Label(m.name()), c);
+            boxes.add(c);
+        }
+        d.getDialogPane().setContent(g);
+        d.getDialogPane().getButtonTypes().addAll(javafx.scene.control.ButtonType.OK, javafx.scene.control.ButtonType.CANCEL);
+        d.setResultConverter(bt -> {
+            if (bt != javafx.scene.control.ButtonType.OK) {
+                return null;
+            }
+            java.util.Map<Integer, Integer> pairs = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < boxes.size(); i++) {
+                int sel = boxes.get(i).getSelectionModel().getSelectedIndex();
+                if (sel > 0) {
+                    pairs.put(shown.memories().get(i).id(), base.memories().get(sel - 1).id());
+                }
+            }
+            return new BaselinePairing(pairs);
+        });
+        d.showAndWait().ifPresent(p -> {
+            model.baselinePairingProperty().set(p);
+            status.message("Baseline: " + p.describe(shown.memories(), base.memories()));
+        });
     }
 
     static String safeName(String s) {

@@ -121,6 +121,7 @@ public final class MainWindow {
     private void initListeners() {
         model.titleProperty().addListener((o, a, b) -> stage.setTitle(b.isEmpty() ? "ArenaScope" : b + " — ArenaScope"));
         slots.replannerProperty().set(PlanSlots::replan);
+        menus.stretchItem.selectedProperty().bindBidirectional(model.stretchBaselineProperty());
         model.traceProperty().addListener((o, a, b) -> damage.show(null)); // a file's damage notice goes with it
         scene.setOnDragOver(e -> {
             if (e.getDragboard().hasFiles()) {

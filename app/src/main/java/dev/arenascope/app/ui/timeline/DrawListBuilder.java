@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.Marker;
 import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.TimeRange;
@@ -41,10 +42,33 @@ public final class DrawListBuilder {
      * @param height     viewport height px; lanes share it, but never below {@link #MIN_GAUGE} each
      * @param digest     markers and scope executions (may be {@link TraceDigest.Snapshot#EMPTY})
      * @param highlight  the selected scope, or null
-     * @param baseline   a trace to compare with (memories matched by name), or null
+     * @param baseline   a trace to compare with, or null
+     * @param pairing    which baseline memory each memory is compared with
+     * @param stretch    false: the baseline is aligned at its start with the trace's start (the report's
+     *                   rule too); true: it is also stretched to the trace's length
      */
     public record Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
-                        ScopeStats highlight, TraceView baseline) {}
+                        ScopeStats highlight, TraceView baseline, BaselinePairing pairing, boolean stretch) {
+
+        /** A frame comparing memories paired by {@link BaselinePairing#match}, aligned at start. */
+        public Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
+                     ScopeStats highlight, TraceView baseline) {
+            this(trace, range, width, height, digest, highlight, baseline,
+                    baseline == null ? BaselinePairing.NONE : BaselinePairing.match(trace.memories(), baseline.memories()), false);
+        }
+    }
+
+    /** The baseline's time for the trace's {@code ns}: aligned at both starts, optionally stretched to the trace's length. */
+    static long baselineTime(TraceView trace, TraceView baseline, boolean stretch, long ns) {
+        long t0 = trace.eventCount() > 0 ? trace.startNs() : 0;
+        long b0 = baseline.eventCount() > 0 ? baseline.startNs() : 0;
+        if (!stretch) {
+            return b0 + (ns - t0);
+        }
+        double span = Math.max(1, trace.endNs() - t0);
+        double bspan = Math.max(1, baseline.endNs() - b0);
+        return b0 + Math.round((ns - t0) * (bspan / span));
+    }
 
     private DrawListBuilder() {}
 
@@ -129,19 +153,17 @@ public final class DrawListBuilder {
         List<DrawList.MarkerMark> marks = markers(f.digest().markers(), m.id(), r, w);
         double[] highlights = highlights(f.highlight(), m.id(), r, w);
         long[] baseline = null;
-        if (f.baseline() != null) {
-            for (MemoryInfo bm : f.baseline().memories()) {
-                if (bm.name().equals(m.name())) {
-                    GaugeSeries bg = f.baseline().gauges(bm.id(), r.fromNs(), r.toNs(), w);
-                    baseline = new long[w];
-                    for (int x = 0; x < w; x++) {
-                        int i = Math.min(bg.buckets() - 1, (int) ((long) x * bg.buckets() / w));
-                        baseline[x] = i < 0 ? 0 : bg.usedMax()[i];
-                    }
-                    scale = Math.max(scale, f.baseline().peakUsed(bm.id()));
-                    break;
-                }
+        int bm = f.baseline() == null ? -1 : f.pairing().baselineOf(m.id());
+        if (bm >= 0 && bm < f.baseline().memories().size()) {
+            long b0 = baselineTime(t, f.baseline(), f.stretch(), r.fromNs());
+            long b1 = Math.max(b0 + 1, baselineTime(t, f.baseline(), f.stretch(), r.toNs()));
+            GaugeSeries bg = f.baseline().gauges(bm, b0, b1, w);
+            baseline = new long[w];
+            for (int x = 0; x < w; x++) {
+                int i = Math.min(bg.buckets() - 1, (int) ((long) x * bg.buckets() / w));
+                baseline[x] = i < 0 ? 0 : bg.usedMax()[i];
             }
+            scale = Math.max(scale, f.baseline().peakUsed(bm));
         }
         return new DrawList.Lane(m, top, gauge, LANE_HEADER + gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux, peakForward,
                 usedMin, usedMax, auxMax, auxMin, forwardLast, forwardMax, count, bands, bandRows, marks, highlights, baseline);

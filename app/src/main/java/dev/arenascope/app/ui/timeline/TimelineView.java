@@ -90,6 +90,8 @@ public final class TimelineView extends StackPane {
         model.digestProperty().addListener((o, a, b) -> requestFrame());
         model.selectedScopeProperty().addListener((o, a, b) -> requestFrame());
         model.baselineProperty().addListener((o, a, b) -> requestFrame());
+        model.baselinePairingProperty().addListener((o, a, b) -> requestFrame());
+        model.stretchBaselineProperty().addListener((o, a, b) -> requestFrame());
         model.traceProperty().addListener((o, a, b) -> {
             // the previous session's hover card must not stay over the new one
             hoverCard.setVisible(false);
@@ -191,7 +193,8 @@ public final class TimelineView extends StackPane {
         int width = (int) Math.max(100, vw > 0 ? vw : getWidth() > 0 ? getWidth() : 800);
         int height = (int) Math.max(100, vh > 0 ? vh : getHeight() > 0 ? getHeight() : 400);
         DrawListBuilder.Frame frame = new DrawListBuilder.Frame(t, model.viewRangeProperty().get(), width, height,
-                model.digestProperty().get(), model.selectedScopeProperty().get(), model.baselineProperty().get());
+                model.digestProperty().get(), model.selectedScopeProperty().get(), model.baselineProperty().get(),
+                model.baselinePairingProperty().get(), model.stretchBaselineProperty().get());
         building = true;
         pending = false;
         frames.submit(BackgroundTask.of("timeline frame", p -> {
