@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Renders every view of the window into docs/screenshots/*.png (headless: Monocle + the software
 # renderer, no display needed). Records the render, inference and particles workloads on the virtual
-# device, opens a PyTorch fixture from ../shared, and snapshots each view with its session.
+# device, opens a PyTorch fixture from fixtures/torch, and snapshots each view with its session.
+# The program is app/src/test/java/dev/arenascope/app/ui/Screenshots.java: a tool on the test class
+# path, not part of the test suite (mvn verify does not run it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
-mvn -B -q -Dstyle.color=never -pl app -am test -Dtest=ScreenshotsTest -Dsurefire.failIfNoSpecifiedTests=false \
+mvn -B -q -Dstyle.color=never -pl app -am test -Dtest=Screenshots -Dsurefire.failIfNoSpecifiedTests=false \
     -Darenascope.screenshots="$root/docs/screenshots"
 ls -1 "$root"/docs/screenshots/*.png

@@ -5,58 +5,24 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.arenascope.app.bench.BenchCommand;
-import dev.arenascope.app.live.ListenCommand;
-import dev.arenascope.app.record.CalibrateCommand;
-import dev.arenascope.app.record.RecordCommand;
-import dev.arenascope.app.trace.ConvertCommand;
-import dev.arenascope.app.trace.StatsCommand;
-import dev.arenascope.app.pool.PoolBinsCommand;
-import dev.arenascope.app.plan.PlanCommand;
-import dev.arenascope.app.report.ReportCommand;
+import dev.arenascope.app.info.AppInfo;
+import dev.arenascope.app.info.ExitCodes;
 
 /**
- * The command-line front of {@code arenascope}: global options, sub-command dispatch, exit codes and
- * the one-line error policy (no stack trace unless {@code --debug}).
- *
- * <p>Exit codes: 0 success, 1 an internal error, 2 bad usage or bad input; sub-commands add their own
- * (plan: 3 no packing within capacity in time; report: 4 a regression past the gate).
+ * The command-line front of {@code arenascope}: global options, sub-command dispatch and the one-line
+ * error policy (no stack trace unless {@code --debug}). The exit codes are {@link ExitCodes}, the
+ * version {@link AppInfo}.
  */
 public final class Cli {
-    /** Every sub-command, in the order {@code --help} lists them. */
-    static final List<Command> COMMANDS = List.of(
-            new OpenCommand(),
-            new BenchCommand(),
-            new PoolBinsCommand(),
-            new PlanCommand(),
-            new ReportCommand(),
-            new ConvertCommand(),
-            new StatsCommand(),
-            new ListenCommand(),
-            new RecordCommand(),
-            new CalibrateCommand());
+    private final List<Command> commands;
 
-    public static final int EXIT_OK = 0;
-    public static final int EXIT_ERROR = 1;
-    public static final int EXIT_USAGE = 2;
-
-    private Cli() {}
-
-    /** The version of this build, e.g. {@code 0.1.0}. */
-    public static String version() {
-        String v = Cli.class.getPackage().getImplementationVersion();
-        if (v == null) {
-            try (var in = Cli.class.getResourceAsStream("/arenascope-version.properties")) {
-                if (in != null) {
-                    var p = new java.util.Properties();
-                    p.load(in);
-                    v = p.getProperty("version");
-                }
-            } catch (java.io.IOException ignored) {
-                // fall through
-            }
-        }
-        return v == null ? "dev" : v;
+    /**
+     * A command line over these sub-commands, in the order {@code --help} lists them (the list is built
+     * where the application is assembled, {@code dev.arenascope.app.Main}, so this dispatcher knows no
+     * command and no command knows it).
+     */
+    public Cli(List<Command> commands) {
+        this.commands = List.copyOf(commands);
     }
 
     /** Whether the arguments ask for a sub-command (otherwise the window opens). */
@@ -65,7 +31,7 @@ public final class Cli {
     }
 
     /** Runs the command line and returns the exit code. */
-    public static int run(String[] argv, PrintStream out, PrintStream err) {
+    public int run(String[] argv, PrintStream out, PrintStream err) {
         List<String> args = new ArrayList<>(Arrays.asList(argv));
         boolean debug = args.remove("--debug");
         if (args.isEmpty() || args.get(0).equals("--help") || args.get(0).equals("-h") || args.get(0).equals("help")) {
@@ -73,22 +39,22 @@ public final class Cli {
                 return help(args.get(1), out, err);
             }
             out.print(mainHelp());
-            return EXIT_OK;
+            return ExitCodes.OK;
         }
         if (args.get(0).equals("--version") || args.get(0).equals("-V")) {
-            out.println("arenascope " + version() + " (Java " + Runtime.version() + ")");
-            return EXIT_OK;
+            out.println("arenascope " + AppInfo.version() + " (Java " + Runtime.version() + ")");
+            return ExitCodes.OK;
         }
         String name = args.get(0);
         Command command = find(name);
         if (command == null) {
             err.println("arenascope: unknown command '" + name + "' (commands: " + names() + "; see arenascope --help)");
-            return EXIT_USAGE;
+            return ExitCodes.USAGE;
         }
         List<String> rest = args.subList(1, args.size());
         if (rest.contains("--help") || rest.contains("-h")) {
             out.print(command.usage());
-            return EXIT_OK;
+            return ExitCodes.OK;
         }
         try {
             return command.run(new ArrayList<>(rest), out, err);
@@ -97,21 +63,21 @@ public final class Cli {
             if (debug) {
                 e.printStackTrace(err);
             }
-            return EXIT_USAGE;
+            return ExitCodes.USAGE;
         } catch (java.nio.file.FileSystemException e) {
             // a file named on the command line that cannot be opened or written: bad input, not a bug
             err.println("arenascope " + name + ": " + fileProblem(e));
             if (debug) {
                 e.printStackTrace(err);
             }
-            return EXIT_USAGE;
+            return ExitCodes.USAGE;
         } catch (Exception | OutOfMemoryError | StackOverflowError e) {
             err.println("arenascope " + name + ": error: " + (e.getMessage() == null ? e.toString() : e.getMessage())
                     + (debug ? "" : " (run with --debug for details)"));
             if (debug) {
                 e.printStackTrace(err);
             }
-            return EXIT_ERROR;
+            return ExitCodes.ERROR;
         }
     }
 
@@ -133,33 +99,33 @@ public final class Cli {
         return message != null && message.startsWith(name + ": ") ? message.substring(name.length() + 2) : message;
     }
 
-    private static int help(String name, PrintStream out, PrintStream err) {
+    private int help(String name, PrintStream out, PrintStream err) {
         Command c = find(name);
         if (c == null) {
             err.println("arenascope: unknown command '" + name + "' (commands: " + names() + ")");
-            return EXIT_USAGE;
+            return ExitCodes.USAGE;
         }
         out.print(c.usage());
-        return EXIT_OK;
+        return ExitCodes.OK;
     }
 
-    static Command find(String name) {
-        return COMMANDS.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
+    Command find(String name) {
+        return commands.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
     }
 
-    private static String names() {
-        return String.join(", ", COMMANDS.stream().map(Command::name).toList());
+    private String names() {
+        return String.join(", ", commands.stream().map(Command::name).toList());
     }
 
     /** The text of {@code arenascope --help}. */
-    public static String mainHelp() {
+    public String mainHelp() {
         StringBuilder sb = new StringBuilder();
-        sb.append("arenascope ").append(version()).append(" - a visual memory profiler for bump arenas, binned pools and memory plans\n\n");
+        sb.append("arenascope ").append(AppInfo.version()).append(" - a visual memory profiler for bump arenas, binned pools and memory plans\n\n");
         sb.append("Usage:\n");
         sb.append("  arenascope                      open the window on a live demo session\n");
         sb.append("  arenascope COMMAND [OPTIONS]    run a command headless\n\n");
         sb.append("Commands:\n");
-        for (Command c : COMMANDS) {
+        for (Command c : commands) {
             sb.append(String.format("  %-12s %s%n", c.name(), c.summary()));
         }
         sb.append("\nOptions:\n");

@@ -2,7 +2,7 @@ package dev.arenascope.app.cli;
 
 import java.io.PrintStream;
 
-/** One sub-command of {@code arenascope}. Implementations are listed in {@link Cli#COMMANDS}. */
+/** One sub-command of {@code arenascope}. Implementations are listed where the application is assembled ({@code dev.arenascope.app.Main#commands}). */
 public interface Command {
 
     /** The name typed on the command line, e.g. {@code record}. */

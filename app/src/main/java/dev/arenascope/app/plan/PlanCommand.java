@@ -33,7 +33,7 @@ import dev.arenascope.core.plan.ProblemCsv;
  */
 public final class PlanCommand implements Command {
     /** Exit code when no plan within the capacity was found in time. */
-    public static final int EXIT_NO_FIT = 3;
+    public static final int EXIT_NO_FIT = dev.arenascope.app.info.ExitCodes.NO_FIT;
 
     @Override
     public String name() {

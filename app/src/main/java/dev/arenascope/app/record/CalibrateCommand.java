@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
 import dev.arenascope.app.cli.Args;
-import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
@@ -26,6 +25,7 @@ import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
 import dev.arenascope.core.trace.file.TraceFormats;
+import dev.arenascope.app.info.ExitCodes;
 
 /**
  * {@code arenascope calibrate TRACE [--json]}: fits every arena scope's memory model
@@ -98,9 +98,9 @@ public final class CalibrateCommand implements Command {
         if (damage.damaged()) {
             // fitted from what was recovered, as stats and convert do; the exit code says the file was not whole
             err.println("arenascope calibrate: " + damage.summary());
-            return Cli.EXIT_USAGE;
+            return ExitCodes.USAGE;
         }
-        return Cli.EXIT_OK;
+        return ExitCodes.OK;
     }
 
     static String table(Path file, int samples, MemoryModel model) {

@@ -11,7 +11,6 @@ import java.util.Locale;
 import java.util.Set;
 
 import dev.arenascope.app.cli.Args;
-import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
@@ -28,6 +27,8 @@ import dev.arenascope.workloads.WorkloadOption;
 import dev.arenascope.workloads.WorkloadOptions;
 import dev.arenascope.workloads.WorkloadResult;
 import dev.arenascope.workloads.Workloads;
+import dev.arenascope.app.info.AppInfo;
+import dev.arenascope.app.info.ExitCodes;
 
 /**
  * {@code arenascope record WORKLOAD}: runs a sample workload on a device and records its events to an
@@ -126,7 +127,7 @@ public final class RecordCommand implements Command {
         }
         boolean terminal = stderrIsTerminal();
         try (MemoryDevice device = selection.device(); Session session = new Session(workload.name())) {
-            session.putAttribute("tool", "arenascope " + Cli.version());
+            session.putAttribute("tool", AppInfo.tool());
             session.putAttribute("workload", workload.name());
             session.putAttribute("command", "arenascope record " + String.join(" ", argv));
             session.putAttribute("device.reason", selection.reason());
@@ -204,7 +205,7 @@ public final class RecordCommand implements Command {
         out.println(workload.name() + " on " + device.info().id() + ": " + meter.events() + " events" + lostText
                 + ", peak " + (peak == null ? "0 B" : Bytes.format(peak.getValue()) + " (" + peak.getKey().name() + ")")
                 + "; " + result.summary() + where + liveText);
-        return Cli.EXIT_OK;
+        return ExitCodes.OK;
     }
 
     /**

@@ -13,7 +13,6 @@ import java.util.Locale;
 import java.util.Set;
 
 import dev.arenascope.app.cli.Args;
-import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
@@ -23,6 +22,8 @@ import dev.arenascope.core.report.Report;
 import dev.arenascope.core.report.ReportFormat;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
+import dev.arenascope.app.info.AppInfo;
+import dev.arenascope.app.info.ExitCodes;
 
 /**
  * {@code arenascope report}: one trace's memory report as HTML, Markdown or JSON, optionally against
@@ -33,7 +34,7 @@ import dev.arenascope.core.trace.file.ReadReport;
  */
 public final class ReportCommand implements Command {
     /** Exit code when a peak grew past the gate. */
-    public static final int EXIT_REGRESSION = 4;
+    public static final int EXIT_REGRESSION = ExitCodes.REGRESSION;
 
     @Override
     public String name() {
@@ -108,10 +109,10 @@ public final class ReportCommand implements Command {
         if (baselineArg != null) {
             Path baseline = Path.of(baselineArg);
             TraceAnalysis before = analyse(baseline, searchMs, damaged);
-            report = Report.compare(current, before, gate, "arenascope " + Cli.version(), trace.getFileName().toString(),
+            report = Report.compare(current, before, gate, AppInfo.tool(), trace.getFileName().toString(),
                     baseline.getFileName().toString());
         } else {
-            report = Report.of(current, "arenascope " + Cli.version(), trace.getFileName().toString());
+            report = Report.of(current, AppInfo.tool(), trace.getFileName().toString());
         }
         if (outArg == null) {
             Writer w = new OutputStreamWriter(out, StandardCharsets.UTF_8);
@@ -145,9 +146,9 @@ public final class ReportCommand implements Command {
             err.println("arenascope report: " + d.summary() + "; the report covers what was recovered");
         }
         if (!damaged.isEmpty()) {
-            return Cli.EXIT_USAGE;
+            return ExitCodes.USAGE;
         }
-        return failed.isEmpty() ? Cli.EXIT_OK : EXIT_REGRESSION;
+        return failed.isEmpty() ? ExitCodes.OK : EXIT_REGRESSION;
     }
 
     private static String bytes(double v) {

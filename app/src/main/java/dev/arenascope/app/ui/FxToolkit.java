@@ -23,7 +23,7 @@ public final class FxToolkit {
         if (started) {
             return;
         }
-        if (!dev.arenascope.app.Main.hasDisplay() || Boolean.getBoolean("arenascope.headless")) {
+        if (!Display.available() || Boolean.getBoolean("arenascope.headless")) {
             System.setProperty("glass.platform", "Monocle");
             System.setProperty("monocle.platform", "Headless");
             System.setProperty("prism.order", "sw");

@@ -8,7 +8,7 @@ import javafx.stage.Stage;
 
 import org.controlsfx.control.StatusBar;
 
-import dev.arenascope.app.cli.Cli;
+import dev.arenascope.app.info.AppInfo;
 
 /**
  * The window's small dialogs: one-line errors, the keyboard help and the About box, each owned by the
@@ -113,7 +113,7 @@ final class WindowDialogs {
         Alert a = new Alert(Alert.AlertType.INFORMATION, "", ButtonType.OK);
         a.initOwner(owner);
         a.setTitle("About ArenaScope");
-        a.setHeaderText("ArenaScope " + Cli.version());
+        a.setHeaderText("ArenaScope " + AppInfo.version());
         a.setContentText(aboutText());
         a.getDialogPane().setId("about-box");
         a.getDialogPane().getStylesheets().addAll(scene.getStylesheets());
@@ -123,7 +123,7 @@ final class WindowDialogs {
     /** The About box's text: versions of the app and what it runs on. */
     static String aboutText() {
         return "A visual memory profiler for bump arenas, binned pools and static memory plans.\n\n"
-                + "ArenaScope " + Cli.version() + "\n"
+                + "ArenaScope " + AppInfo.version() + "\n"
                 + "Java " + Runtime.version() + " (" + System.getProperty("java.vendor", "?") + ")\n"
                 + "JavaFX " + System.getProperty("javafx.runtime.version", "?") + "\n"
                 + "ControlsFX " + controlsFxVersion() + "\n"

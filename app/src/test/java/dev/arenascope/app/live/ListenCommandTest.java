@@ -18,13 +18,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.arenascope.app.cli.Cli;
 import dev.arenascope.core.live.LiveSender;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
+import dev.arenascope.app.Main;
 
 @Timeout(60)
 class ListenCommandTest {
@@ -42,7 +42,7 @@ class ListenCommandTest {
     void listensStreamsAndWritesOneFilePerProcess() throws Exception {
         Output out = new Output();
         Output err = new Output();
-        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Cli.run(new String[] {"listen", "--port", "0",
+        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Main.cli().run(new String[] {"listen", "--port", "0",
                 "--out", dir.toString(), "--connections", "1", "--seconds", "50"},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
         Pattern listening = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+) \\(no token: loopback only\\)");
@@ -76,7 +76,7 @@ class ListenCommandTest {
     void refusesAnOpenAddressWithoutAToken() {
         Output out = new Output();
         Output err = new Output();
-        int code = Cli.run(new String[] {"listen", "--bind", "0.0.0.0", "--port", "0", "--seconds", "1"},
+        int code = Main.cli().run(new String[] {"listen", "--bind", "0.0.0.0", "--port", "0", "--seconds", "1"},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(2, code);
         assertEquals("arenascope listen: listening on 0.0.0.0 (not loopback) requires a token; give one or bind to 127.0.0.1\n", err.text());

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.arenascope.app.Main;
 
-import dev.arenascope.app.cli.Cli;
 
 class RecordCommandTest {
     @TempDir
@@ -27,7 +27,7 @@ class RecordCommandTest {
     private int run(String... args) {
         out = new ByteArrayOutputStream();
         err = new ByteArrayOutputStream();
-        return Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return Main.cli().run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     private String out() {

@@ -17,8 +17,8 @@ import javax.imageio.ImageIO;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.arenascope.app.Main;
 
-import dev.arenascope.app.cli.Cli;
 
 /**
  * Renders the HTML report in a real browser: headless Chromium (when installed) takes a screenshot,
@@ -47,7 +47,7 @@ class ChromiumRenderTest {
         assumeTrue(chrome != null, "no Chromium on PATH");
         Path html = dir.resolve("report.html");
         var err = new java.io.ByteArrayOutputStream();
-        int rc = Cli.run(new String[] {"report", ReportCommandTest.MAGMA.toString(), "--baseline", ReportCommandTest.BCRAFTON.toString(),
+        int rc = Main.cli().run(new String[] {"report", ReportCommandTest.MAGMA.toString(), "--baseline", ReportCommandTest.BCRAFTON.toString(),
                 "--out", html.toString()}, new java.io.PrintStream(new java.io.ByteArrayOutputStream()), new java.io.PrintStream(err));
         assertEquals(0, rc, err.toString());
         Path png = Path.of("target/report-screenshots/magma27-vs-bcrafton.png").toAbsolutePath();

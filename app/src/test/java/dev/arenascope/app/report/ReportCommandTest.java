@@ -16,8 +16,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.arenascope.app.cli.Cli;
 import dev.arenascope.testsupport.Fixtures;
+import dev.arenascope.app.Main;
 
 /** {@code arenascope report} on the real PyTorch fixtures: figures, formats, the regression gate and bad input. */
 class ReportCommandTest {
@@ -35,7 +35,7 @@ class ReportCommandTest {
     private int run(String... args) {
         out.reset();
         err.reset();
-        return Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return Main.cli().run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     private String out() {

@@ -28,6 +28,7 @@ import dev.arenascope.workloads.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadResult;
 import dev.arenascope.workloads.Workloads;
+import dev.arenascope.app.Main;
 
 /** Reports of the sample workloads' traces, checked against the figures the workloads measure themselves. */
 class WorkloadReportsTest {
@@ -153,13 +154,13 @@ class WorkloadReportsTest {
         var out = new java.io.ByteArrayOutputStream();
         var err = new java.io.ByteArrayOutputStream();
         java.nio.file.Path html = dir.resolve("review.html");
-        int rc = dev.arenascope.app.cli.Cli.run(new String[] {"report", after.toString(), "--baseline", before.toString(),
+        int rc = dev.arenascope.app.Main.cli().run(new String[] {"report", after.toString(), "--baseline", before.toString(),
                 "--fail-on-regression", "1", "--out", html.toString()}, new java.io.PrintStream(out), new java.io.PrintStream(err));
         assertEquals(4, rc, err.toString());
         assertTrue(err.toString().contains("regression: memories"), err.toString());
         assertTrue(java.nio.file.Files.readString(html).contains("Gate failed"));
         err.reset();
-        rc = dev.arenascope.app.cli.Cli.run(new String[] {"report", before.toString(), "--baseline", after.toString(),
+        rc = dev.arenascope.app.Main.cli().run(new String[] {"report", before.toString(), "--baseline", after.toString(),
                 "--fail-on-regression", "1", "--format", "md"}, new java.io.PrintStream(out), new java.io.PrintStream(err));
         assertEquals(0, rc, err.toString());
     }

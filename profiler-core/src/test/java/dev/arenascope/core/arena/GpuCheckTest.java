@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.core.device.CudaDevice;
@@ -36,12 +37,24 @@ class GpuCheckTest {
         assertTrue(out.contains("PASS claimed 0.500 of the free memory"), out);
     }
 
+    /**
+     * Where a CUDA driver answers, the whole check runs on GPU 0 (half its free memory) and must pass;
+     * where none does, the check must say why in one line and exit {@link GpuCheck#SKIPPED}, and this
+     * test is then reported as skipped with the driver's reason (never as a pass that checked nothing).
+     */
     @Test
-    void reportsWhyCudaIsSkippedWhereThereIsNoGpu() {
+    void passesOnCudaOrSaysWhyThereIsNone() {
         var why = CudaDevice.probe(0);
         if (why.isPresent()) {
             String out = run("cuda", "0.5", GpuCheck.SKIPPED);
             assertEquals("gpu-check: SKIPPED: " + why.get() + System.lineSeparator(), out);
+            Assumptions.abort("CUDA skipped: " + why.get());
         }
+        String out = run("cuda", "0.5", 0);
+        assertTrue(out.contains("PASS claimed 0.500 of the free memory"), out);
+        assertTrue(out.contains("PASS poison 0xFF over float32[1048576] read back"), out);
+        assertTrue(out.contains("PASS float32[1048576] written and read back"), out);
+        assertTrue(out.contains("PASS the failed request moved nothing"), out);
+        assertTrue(out.contains(" 0 failed"), out);
     }
 }

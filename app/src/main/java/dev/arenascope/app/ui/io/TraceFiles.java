@@ -9,7 +9,6 @@ import java.util.Locale;
 import java.io.Writer;
 import java.nio.file.StandardCopyOption;
 
-import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.report.HtmlReportWriter;
@@ -24,6 +23,7 @@ import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.perfetto.TraceViewToPerfetto;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.app.info.AppInfo;
 
 /**
  * The window's file operations, all run on worker threads: open a trace through core's load path
@@ -130,8 +130,8 @@ public final class TraceFiles {
                 progress.update(-1, -1, "analysing");
                 TraceAnalysis a = TraceAnalysis.of(trace);
                 String source = trace.session() == null ? "" : trace.session().name();
-                Report r = baseline == null ? Report.of(a, "arenascope " + Cli.version(), source)
-                        : Report.compare(a, TraceAnalysis.of(baseline), null, "arenascope " + Cli.version(), source,
+                Report r = baseline == null ? Report.of(a, AppInfo.tool(), source)
+                        : Report.compare(a, TraceAnalysis.of(baseline), null, AppInfo.tool(), source,
                         baseline.session() == null ? "baseline" : baseline.session().name());
                 Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
                 try (Writer w = Files.newBufferedWriter(tmp)) {

@@ -1,4 +1,4 @@
-package dev.arenascope.app.cli;
+package dev.arenascope.app.ui;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,12 +8,14 @@ import java.io.PrintStream;
 
 import org.junit.jupiter.api.Test;
 
+import dev.arenascope.app.Main;
+
 class OpenCommandTest {
     private String err;
 
     private int run(String... args) {
         ByteArrayOutputStream e = new ByteArrayOutputStream();
-        int code = Cli.run(args, new PrintStream(new ByteArrayOutputStream()), new PrintStream(e));
+        int code = Main.cli().run(args, new PrintStream(new ByteArrayOutputStream()), new PrintStream(e));
         err = e.toString();
         return code;
     }

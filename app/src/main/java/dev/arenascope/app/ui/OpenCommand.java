@@ -1,13 +1,17 @@
-package dev.arenascope.app.cli;
+package dev.arenascope.app.ui;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 
-import dev.arenascope.app.ui.ArenaScopeApp;
+import dev.arenascope.app.cli.Args;
+import dev.arenascope.app.cli.Command;
+import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.app.info.ExitCodes;
 
-/** {@code arenascope open TRACE}: opens the window on a trace file. */
+/** {@code arenascope open TRACE}: opens the window on a trace file (beside the window code: the CLI knows no UI). */
 public final class OpenCommand implements Command {
     @Override
     public String name() {
@@ -38,10 +42,10 @@ public final class OpenCommand implements Command {
             throw new UsageException("open: expected one trace file, got " + a.positionals().size() + " (see arenascope open --help)");
         }
         Path file = FileArgs.readable("open", a.positionals().get(0));
-        if (!dev.arenascope.app.Main.hasDisplay()) {
+        if (!Display.available()) {
             throw new UsageException("open: no display to open the window on (set DISPLAY)");
         }
         ArenaScopeApp.launchWindow(file);
-        return Cli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

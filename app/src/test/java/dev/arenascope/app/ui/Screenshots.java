@@ -9,7 +9,6 @@ import javafx.scene.image.WritableImage;
 
 import javax.imageio.ImageIO;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.live.NewSessionDialog;
@@ -17,14 +16,19 @@ import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.testsupport.Fixtures;
 
 /**
- * Renders every view into PNG files for the docs: runs only with
- * {@code -Darenascope.screenshots=DIR} (see {@code docs/screenshots/make.sh}).
+ * A tool, not a test: renders every view of the window into PNG files for the docs, headless (Monocle
+ * and the software renderer). Its name does not match the test suite's patterns, so {@code mvn verify}
+ * never runs it; {@code docs/screenshots/make.sh} does, with {@code -Dtest=Screenshots
+ * -Darenascope.screenshots=DIR}. It runs on the test class path because it drives the window the way
+ * the window's tests do ({@link WindowTestBase}).
  */
-class ScreenshotsTest extends WindowTestBase {
+class Screenshots extends WindowTestBase {
 
     private static Path out() {
         String d = System.getProperty("arenascope.screenshots");
-        Assumptions.assumeTrue(d != null && !d.isBlank(), "screenshots only on request");
+        if (d == null || d.isBlank()) {
+            throw new IllegalStateException("no output folder: run docs/screenshots/make.sh (or pass -Darenascope.screenshots=DIR)");
+        }
         return Path.of(d);
     }
 
