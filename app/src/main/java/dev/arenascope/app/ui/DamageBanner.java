@@ -45,9 +45,37 @@ final class DamageBanner extends HBox {
     void show(ReadReport r) {
         report = r != null && r.damaged() ? r : null;
         boolean on = report != null;
+        details.setVisible(true);
+        details.setManaged(true);
         setVisible(on);
         setManaged(on);
         text.setText(on ? message(report) : "");
+    }
+
+    /** Shows a plain notice about the file shown (no report behind it), or hides the banner for null. */
+    void notice(String message) {
+        report = null;
+        boolean on = message != null && !message.isEmpty();
+        setVisible(on);
+        setManaged(on);
+        details.setVisible(false);
+        details.setManaged(false);
+        text.setText(on ? "ⓘ " + message : "");
+    }
+
+    /**
+     * The notice for a trace whose time axis is not time (a PyTorch snapshot without timestamps), or
+     * null: its session attribute {@code time_axis} is {@code entry_order} or {@code mixed}.
+     */
+    static String timeAxisNotice(dev.arenascope.core.trace.SessionInfo s) {
+        String axis = s == null ? null : s.attributes().get("time_axis");
+        if ("entry_order".equals(axis)) {
+            return "This snapshot has no timestamps: the time axis is entry order (1 µs per entry), not time.";
+        }
+        if ("mixed".equals(axis)) {
+            return "Some devices of this snapshot have no timestamps: their time axis is entry order (1 µs per entry), not time.";
+        }
+        return null;
     }
 
     /** The banner's line: the file, what was recovered and what was lost. */

@@ -71,7 +71,13 @@ public final class MainWindow {
         files = new FileActions(stage, model, tasks, status, prefs, live, dialogs, arenas -> {
             slots.showPlan(arenas);
             tabs.getSelectionModel().select(2);
-        }, damage::show);
+        }, report -> {
+            damage.show(report);
+            String axis = DamageBanner.timeAxisNotice(model.trace() == null ? null : model.trace().session());
+            if (!report.damaged() && axis != null) {
+                damage.notice(axis);
+            }
+        });
         menus = new WindowMenus(files, live, view, dialogs, this::listen, stage::close, () -> model.setBaseline(null, null),
                 this::applyTheme, prefs.dark());
         createView();

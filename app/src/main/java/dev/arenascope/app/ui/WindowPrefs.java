@@ -51,14 +51,22 @@ public final class WindowPrefs {
         stage.setX(r.getMinX());
         stage.setY(r.getMinY());
         stage.setMaximized(prefs.getBoolean("maximized", false));
-        // a window manager may still impose its own first size: put the restored one back once shown
-        stage.addEventHandler(WindowEvent.WINDOW_SHOWN, e -> {
-            if (!stage.isMaximized() && !saneSize(stage.getWidth(), stage.getHeight())) {
+        // a window manager may still impose its own first size (openbox gives a new window its minimum
+        // size): put the restored bounds back once shown, and once more after the window manager's
+        // configure events have arrived
+        Runnable reapply = () -> {
+            if (!stage.isMaximized() && (Math.abs(stage.getWidth() - r.getWidth()) > 16 || Math.abs(stage.getHeight() - r.getHeight()) > 16)) {
                 stage.setWidth(r.getWidth());
                 stage.setHeight(r.getHeight());
                 stage.setX(r.getMinX());
                 stage.setY(r.getMinY());
             }
+        };
+        stage.addEventHandler(WindowEvent.WINDOW_SHOWN, e -> {
+            reapply.run();
+            javafx.animation.PauseTransition later = new javafx.animation.PauseTransition(javafx.util.Duration.millis(300));
+            later.setOnFinished(f -> reapply.run());
+            later.play();
         });
     }
 

@@ -110,4 +110,14 @@ class DamagedFileTest extends WindowTestBase {
         fxRun(() -> Window.getWindows().stream().filter(w -> w instanceof Stage s && s != stage && s.getOwner() == stage)
                 .toList().forEach(w -> ((Stage) w).close()));
     }
+
+    @Test
+    void aSnapshotWithoutTimestampsSaysItsAxisIsEntryOrder() {
+        var info = new dev.arenascope.core.trace.SessionInfo("s", "h", 0, java.util.List.of(), Map.of("time_axis", "entry_order"));
+        assertTrue(DamageBanner.timeAxisNotice(info).contains("entry order"));
+        assertEquals(null, DamageBanner.timeAxisNotice(new dev.arenascope.core.trace.SessionInfo("s", "h", 0, java.util.List.of(),
+                Map.of("time_axis", "time"))));
+        fxRun(() -> window.damageBanner().notice(DamageBanner.timeAxisNotice(info)));
+        assertTrue(fx(() -> window.damageBanner().isVisible() && window.damageBanner().text().contains("no timestamps")));
+    }
 }
