@@ -76,6 +76,7 @@ class Session:
         self._next_memory = 0
         self._next_scope = 0
         self._global_scopes = []   # (name, {mem: scope id}) of the open arenascope.scope()s
+        self._on_close = []        # adapters' last looks (e.g. pool buffers collected since their last operation)
         self.closed = False
         self.writer.queue.append(json_line({
             "type": "session", "name": self.name, "host": socket.gethostname(), "start_epoch_ns": time.time_ns(),
@@ -126,6 +127,10 @@ class Session:
         for scope_name, ids in self._global_scopes:
             ids[mem] = self.enter_scope(tracked, scope_name)
         return tracked
+
+    def on_close(self, fn):
+        """Runs ``fn()`` when the session closes, before its output is flushed (events still count)."""
+        self._on_close.append(fn)
 
     def next_scope_id(self):
         with self._lock:
@@ -231,6 +236,11 @@ class Session:
         """Closes every open scope, flushes the queue and closes the output; idempotent."""
         if self.closed:
             return
+        for fn in self._on_close:
+            try:
+                fn()
+            except Exception as e:  # a last look never loses the recording
+                print("arenascope: %s" % e, file=sys.stderr)
         self.closed = True
         for entry in reversed(list(self._global_scopes)):
             self.global_exit(entry)

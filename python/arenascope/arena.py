@@ -18,10 +18,12 @@ arena's own errors (out of memory) pass through unchanged, with an ``OUT_OF_MEMO
 """
 
 import functools
+import itertools
 
 from . import _events as K
 from ._session import Tracked, current
 
+_numbers = itertools.count(1)
 _REQUIRED = ("get_tensor", "temp", "current_pointer", "current_reverse_pointer")
 
 
@@ -126,7 +128,7 @@ def track_arena(arena, name=None, session=None):
     if capacity is None:
         capacity = len(arena.memory)
     capacity = int(capacity)
-    label = name or getattr(arena, "name", None) or "%s@%x" % (type(arena).__name__, id(arena))
+    label = name or getattr(arena, "name", None) or "%s #%d" % (type(arena).__name__, next(_numbers))
     device = str(getattr(arena, "device", "") or "host")
     state = s.register(lambda sess, mem: _ArenaState(sess, mem, arena, capacity), label, K.ARENA, device, capacity,
                        {"client": "python", "type": type(arena).__module__ + "." + type(arena).__qualname__})
@@ -134,10 +136,25 @@ def track_arena(arena, name=None, session=None):
     arena._arenascope_state = state
 
     get_tensor = arena.get_tensor
+    shapes = {}   # (shape as given, dtype) -> (descriptor id, bytes requested), computed once
+
+    def describe(shape, dtype, t):
+        dims = _shape(getattr(t, "shape", shape))
+        numel = 1
+        for d in dims:
+            numel *= d
+        return state.descriptor(dtype, dims), numel * _itemsize(dtype, t)
+
+    emit = s.emit
+    emit_site = s.emit_site
+    mem = state.mem
+    cap = capacity
+    scopes = state.scopes
 
     @functools.wraps(get_tensor)
     def traced_get_tensor(shape, dtype, persist=False, *args, **kwargs):
-        f0, b0 = state.pointers()
+        f0 = arena.current_pointer
+        b0 = arena.current_reverse_pointer
         try:
             t = get_tensor(shape, dtype, persist, *args, **kwargs)
         except MemoryError as e:
@@ -145,22 +162,26 @@ def track_arena(arena, name=None, session=None):
             numel = 1
             for d in dims:
                 numel *= d
-            s.emit(K.OUT_OF_MEMORY, state.mem, 0, 0, numel * _itemsize(dtype, None), b0 - f0, state.used, state.aux,
-                   s.intern(str(e) or "out of memory"), state.innermost_scope())
+            emit(K.OUT_OF_MEMORY, mem, 0, 0, numel * _itemsize(dtype, None), b0 - f0, state.used, state.aux,
+                 s.intern(str(e) or "out of memory"), state.innermost_scope())
             raise
-        f, b = state.pointers()
-        dims = _shape(getattr(t, "shape", shape))
-        numel = 1
-        for d in dims:
-            numel *= d
-        nbytes = numel * _itemsize(dtype, t)
-        state.sync(f, b)
+        f = arena.current_pointer
+        b = arena.current_reverse_pointer
+        try:
+            ref, nbytes = shapes[shape, dtype]
+        except (KeyError, TypeError):   # a new shape, or one given as a list
+            ref, nbytes = describe(shape, dtype, t)
+            try:
+                shapes[shape, dtype] = ref, nbytes
+            except TypeError:
+                pass
+        used = state.used = f + cap - b
+        aux = state.aux = cap - b
+        out = emit_site if s.stacks else emit
         if persist:
-            s.emit_site(K.ALLOC, state.mem, K.FLAG_BACKWARD, b, b0 - b, nbytes, state.used, state.aux,
-                        state.descriptor(dtype, dims), state.innermost_scope())
+            out(K.ALLOC, mem, K.FLAG_BACKWARD, b, b0 - b, nbytes, used, aux, ref, scopes[-1] if scopes else -1)
         else:
-            s.emit_site(K.ALLOC, state.mem, 0, f - nbytes, f - f0, nbytes, state.used, state.aux,
-                        state.descriptor(dtype, dims), state.innermost_scope())
+            out(K.ALLOC, mem, 0, f - nbytes, f - f0, nbytes, used, aux, ref, scopes[-1] if scopes else -1)
         return t
 
     arena.get_tensor = traced_get_tensor

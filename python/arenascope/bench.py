@@ -10,9 +10,9 @@ capture):
 * ``arena``: ``with arena.temp(): arena.get_tensor((64,), float32)`` on an algan-style arena (2 events:
   ALLOC, POINTER_RESTORE), the arena being a minimal two-pointer arena defined here.
 
-The cost per event is (profiled time - unprofiled time) / events, where the profiled time runs until
-the writer has written every event (the writer thread shares the interpreter lock, so its work is in
-the figure). Medians of ``--repeats`` runs. ``--json FILE`` writes the figures.
+Times are the process's CPU time (``time.process_time``: every thread, the writer's included, and
+not inflated when other programs share the cores). The cost per event is (profiled - unprofiled) /
+events, where the profiled time runs until the writer has written every event. Medians of ``--repeats`` runs. ``--json FILE`` writes the figures.
 """
 
 import argparse
@@ -108,9 +108,9 @@ def _timed(setup, loop, n, out, stacks):
     if out is None:
         obj = plain()
         _deep(DEPTH if stacks else 1, loop, obj, 200)  # warm
-        t = time.perf_counter()
+        t = time.process_time()
         _deep(DEPTH if stacks else 1, loop, obj, n)
-        return time.perf_counter() - t, 0
+        return time.process_time() - t, 0
     s = Session(out=out, name="bench", stacks=stacks, capacity=1 << 22)
     _session.start(s)
     try:
@@ -123,10 +123,10 @@ def _timed(setup, loop, n, out, stacks):
             time.sleep(0.001)
         time.sleep(0.02)
         written = s.writer.events_written
-        t = time.perf_counter()
+        t = time.process_time()
         _deep(DEPTH if stacks else 1, loop, obj, n)
         _session.stop(s)   # until the writer has written everything
-        elapsed = time.perf_counter() - t
+        elapsed = time.process_time() - t
         return elapsed, s.writer.events_written - written
     finally:
         if not s.closed:

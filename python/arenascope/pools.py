@@ -35,7 +35,7 @@ def _address(buf):
 
 
 class _Block:
-    __slots__ = ("address", "bin", "size", "returned", "ref")
+    __slots__ = ("address", "bin", "size", "returned", "ref", "key")
 
     def __init__(self, address, bin_nr, size):
         self.address = address
@@ -43,6 +43,7 @@ class _Block:
         self.size = size
         self.returned = False
         self.ref = None
+        self.key = None   # id() of the C++ buffer while it is out
 
 
 class _PoolState(Tracked):
@@ -74,10 +75,13 @@ class _PoolState(Tracked):
         with self.lock:
             if hit:
                 lst = self.held.get(bin_nr)
-                if lst and addr in lst:
-                    lst.remove(addr)
-                elif lst:
-                    lst.pop()
+                if lst:
+                    if lst[-1] == addr:     # last in, first out: the usual case
+                        lst.pop()
+                    elif addr in lst:
+                        lst.remove(addr)
+                    else:
+                        lst.pop()
                 self.held_count -= 1
             block = _Block(addr, bin_nr, size)
             self.active[addr] = block
@@ -85,12 +89,13 @@ class _PoolState(Tracked):
             t1 = time.perf_counter_ns()
             t = t1 - s.t0
             dur = min(t1 - t0, K.INT_MAX)
+            out = s.emit_site if s.stacks else s.emit
             if hit:
-                s.emit_site(K.POOL_REQUEST, self.mem, K.FLAG_HIT, addr, size, nbytes, self.used, self.aux, bin_nr, dur, t)
+                out(K.POOL_REQUEST, self.mem, K.FLAG_HIT, addr, size, nbytes, self.used, self.aux, bin_nr, dur, t)
             else:
                 self.aux += size
                 s.emit(K.RESERVE, self.mem, 0, addr, size, 0, self.used - size, self.aux, -1, -1, t)
-                s.emit_site(K.POOL_REQUEST, self.mem, 0, addr, size, nbytes, self.used, self.aux, bin_nr, dur, t)
+                out(K.POOL_REQUEST, self.mem, 0, addr, size, nbytes, self.used, self.aux, bin_nr, dur, t)
         return block
 
     def give_back(self, block, held=None):
@@ -100,6 +105,8 @@ class _PoolState(Tracked):
                 return
             block.returned = True
             self.active.pop(block.address, None)
+            if block.key is not None and _by_id.get(block.key, (None, None))[1] is block:
+                del _by_id[block.key]
             self.used -= block.size
             s = self.session
             if held is None:
@@ -135,9 +142,10 @@ class _PoolState(Tracked):
         No callback runs when a C++ buffer dies (a Python callback inside pybind11's deallocation
         crashes CPython's cyclic collector), so a pool operation first compares the pool's
         ``active_blocks`` with the mirror and, when fewer, finds the dead weak references."""
-        active = getattr(pool, "active_blocks", None)
-        if active is None or active >= len(self.active):
-            return
+        if pool is not None:   # None: a last look, every block checked
+            active = getattr(pool, "active_blocks", None)
+            if active is None or active >= len(self.active):
+                return
         for block in [b for b in self.active.values() if b.ref is not None and b.ref() is None]:
             self.give_back(block)
 
@@ -150,26 +158,31 @@ class _PoolState(Tracked):
 # ---------------------------------------------------------------------- pyopencl / pycuda (C++ types)
 
 def _traced_request(state, orig, pool, nbytes, args, kwargs):
-    state.collect(pool)
+    """One request to a C++ pool. The mirror says whether it is a hit (pyopencl and pycuda serve a
+    request from its bin's held blocks whenever there is one); the pool's counters are read only to
+    notice what the mirror cannot see (buffers collected, held blocks freed by a retried allocation)."""
+    if pool.active_blocks < len(state.active):
+        state.collect(None)
     t0 = time.perf_counter_ns()
-    held0 = pool.held_blocks
     buf = orig(pool, nbytes, *args, **kwargs)
-    held1 = pool.held_blocks
     bin_nr, size = state.bin_of(pool, nbytes)
-    hit = held1 == held0 - 1
-    if not hit and held1 < held0:
-        state.reconcile(pool, held1)
+    hit = bool(state.held.get(bin_nr))
+    if not hit and state.held_count and pool.held_blocks < state.held_count:
+        state.reconcile(pool, pool.held_blocks)
     block = state.request(buf, nbytes, bin_nr, size, hit, t0)
     _watch(state, buf, block)
     return buf
 
 
 def _watch(state, buf, block):
-    """Remembers the buffer weakly, so a buffer the collector took is noticed (:meth:`_PoolState.collect`)."""
+    """Remembers the buffer weakly, so a buffer the collector took is noticed (:meth:`_PoolState.collect`),
+    and by identity, so its explicit release finds its block."""
     try:
         block.ref = weakref.ref(buf)
     except TypeError:
         block.ref = None  # no weak references: only an explicit release is seen
+    block.key = id(buf)
+    _by_id[block.key] = (state, block)
 
 
 def make_traced_pool_class(orig, label, device_of=None, release_types=(), release_name="release"):
@@ -187,7 +200,9 @@ def make_traced_pool_class(orig, label, device_of=None, release_types=(), releas
                 attrs = {"client": "python", "type": orig.__module__ + "." + orig.__name__}
                 self._arenascope_state = s.register(_PoolState,
                                                     "%s #%d" % (label, _next_pool_number()), K.POOL, device, 0, attrs)
-                _states[:] = [st for st in _states if not st.session.closed] + [self._arenascope_state]
+                st = self._arenascope_state
+                _states[:] = [x for x in _states if not x.session.closed] + [st]
+                s.on_close(lambda: st.collect(None))
 
         def allocate(self, nbytes, *args, **kwargs):
             st = self._arenascope_state
@@ -248,15 +263,15 @@ def _patch_release(typ, name):
 _states = []   # the states of the C++ pools recording now (few)
 
 
+_by_id = {}    # id(buffer) -> (state, block) of the C++ buffers handed out (checked against the weak reference)
+
+
 def _released(buf):
-    """(state, block) of an explicitly released C++ buffer, found by its address."""
-    addr = _address(buf)
-    for st in _states:
-        if not st.session.closed:
-            block = st.active.get(addr)
-            if block is not None and block.ref is not None and block.ref() is buf:
-                return st, block
-    return None
+    """(state, block) of an explicitly released C++ buffer, or None."""
+    found = _by_id.pop(id(buf), None)
+    if found is None or found[1].ref is None or found[1].ref() is not buf or found[0].session.closed:
+        return None
+    return found
 
 
 _pool_numbers = [0]

@@ -26,7 +26,10 @@ import dev.arenascope.core.trace.TraceFormatException;
 
 /**
  * Listens for profiled processes ({@link LiveSender}) and delivers each connection's stream to its own
- * sink from a {@link LiveSinkFactory}: several processes at once, one group of tracks each.
+ * sink from a {@link LiveSinkFactory}: several processes at once, one group of tracks each. Clients that
+ * stream JSON Lines (the Python client, {@link JsonlLiveProtocol}) use the same port: a connection
+ * whose first byte is <code>{</code> speaks the text form, with the same token and loopback rules, rates
+ * and loss counts; a text connection that dies mid-line keeps every whole line.
  *
  * <p><b>Security.</b> Binds to the loopback address unless told otherwise; binding any other address
  * (including the wildcard) requires a token, and a configured token is checked on every connection
@@ -168,6 +171,8 @@ public final class LiveReceiver implements AutoCloseable {
         volatile long windowEvents;
         volatile double rate;
         CountingInput counted;
+        /** A text connection's sink, once opened (closed by run() however the stream ends). */
+        EventSink textSink;
 
         Connection(int id, Socket socket) {
             this.id = id;
@@ -203,8 +208,16 @@ public final class LiveReceiver implements AutoCloseable {
                 socket.setTcpNoDelay(true);
                 socket.setKeepAlive(true); // a peer whose machine vanished is noticed eventually
                 socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
-                counted = new CountingInput(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+                BufferedInputStream buffered = new BufferedInputStream(socket.getInputStream(), 1 << 16);
+                counted = new CountingInput(buffered);
                 OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 256);
+                buffered.mark(1);
+                int first = buffered.read();
+                buffered.reset();
+                if (first == '{') {
+                    serveJsonl(out);
+                    return;
+                }
                 LiveProtocol.Hello hello;
                 try {
                     hello = LiveProtocol.readHello(counted, source);
@@ -245,6 +258,9 @@ public final class LiveReceiver implements AutoCloseable {
                 LOG.log(Level.WARNING, source + ": sink failed", e);
                 end(ConnectionStats.State.CUT, "the sink failed: " + e);
             } finally {
+                if (sink == null) {
+                    sink = textSink;
+                }
                 if (sink != null) {
                     try {
                         sink.onClose();
@@ -323,6 +339,139 @@ public final class LiveReceiver implements AutoCloseable {
             }
         }
 
+        /**
+         * A text (JSON Lines) connection: hello, answer, whole lines to the sink until the goodbye or
+         * the end. The sink opened is {@link #textSink} (run() closes it).
+         */
+        private void serveJsonl(OutputStream out) throws IOException {
+            JsonlLiveProtocol.Hello hello;
+            try {
+                hello = JsonlLiveProtocol.readHello(counted, source);
+            } catch (IOException | RuntimeException e) {
+                rejectText(out, LiveProtocol.BAD_HELLO, "bad hello: " + e.getMessage());
+                return;
+            }
+            if (hello.version() != JsonlLiveProtocol.VERSION) {
+                rejectText(out, LiveProtocol.BAD_VERSION, "unsupported JSONL live protocol version " + hello.version()
+                        + " (this receiver speaks " + JsonlLiveProtocol.VERSION + ")");
+                return;
+            }
+            if (options.token() != null && !options.token().isEmpty() && !LiveProtocol.tokenMatches(options.token(), hello.token())) {
+                rejectText(out, LiveProtocol.BAD_TOKEN, "bad token");
+                return;
+            }
+            PeerInfo p = new PeerInfo(id, String.valueOf(socket.getRemoteSocketAddress()), hello.senderId(), hello.connection(),
+                    hello.processId(), hello.session());
+            peer = p;
+            EventSink sink;
+            try {
+                sink = factory.open(p);
+                if (sink == null) {
+                    throw new IllegalStateException("no sink for this connection");
+                }
+            } catch (Exception e) {
+                rejectText(out, LiveProtocol.REFUSED, "refused: " + e.getMessage());
+                return;
+            }
+            textSink = sink;
+            out.write(JsonlLiveProtocol.answer(LiveProtocol.ACCEPTED, "ok"));
+            out.flush();
+            socket.setSoTimeout(0);
+            state = ConnectionStats.State.STREAMING;
+            dev.arenascope.core.trace.file.JsonlStreamReader reader =
+                    new dev.arenascope.core.trace.file.JsonlStreamReader(source, hello.session().name(), sink);
+            try {
+                streamLines(reader, out);
+            } finally {
+                reader.finish();
+                events = reader.events();
+                lost = reader.lost();
+            }
+        }
+
+        private void streamLines(dev.arenascope.core.trace.file.JsonlStreamReader reader, OutputStream out) throws IOException {
+            byte[] buf = new byte[1 << 16];
+            int len = 0;
+            while (true) {
+                if (len == buf.length) {
+                    if (buf.length > JsonlLiveProtocol.MAX_LINE) {
+                        end(ConnectionStats.State.CUT, source + " at byte " + (counted.count - len) + ": a line longer than "
+                                + (JsonlLiveProtocol.MAX_LINE >> 20) + " MiB");
+                        return;
+                    }
+                    buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+                }
+                int n;
+                try {
+                    n = counted.read(buf, len, buf.length - len);
+                } catch (SocketException e) {
+                    end(ConnectionStats.State.DISCONNECTED, "the peer vanished (" + e.getMessage() + ")"
+                            + (len > 0 ? "; a partial line of " + len + " bytes dropped" : ""));
+                    return;
+                }
+                if (n < 0) {
+                    end(len > 0 ? ConnectionStats.State.CUT : ConnectionStats.State.DISCONNECTED,
+                            "the peer disconnected without a goodbye after " + counted.count + " bytes"
+                                    + (len > 0 ? "; a partial line of " + len + " bytes dropped" : ""));
+                    return;
+                }
+                int scan = len;
+                len += n;
+                int last = -1;
+                for (int i = len - 1; i >= scan; i--) {
+                    if (buf[i] == '\n') {
+                        last = i;
+                        break;
+                    }
+                }
+                if (last < 0) {
+                    continue;
+                }
+                int whole = last + 1;
+                int lastLine = 0;
+                for (int i = last - 1; i >= 0; i--) {
+                    if (buf[i] == '\n') {
+                        lastLine = i + 1;
+                        break;
+                    }
+                }
+                boolean goodbye = JsonlLiveProtocol.isGoodbye(buf, lastLine, whole);
+                long before = reader.events();
+                reader.accept(buf, 0, goodbye ? lastLine : whole);
+                events = reader.events();
+                lost = reader.lost();
+                if (events > before) {
+                    countRate((int) Math.min(Integer.MAX_VALUE, events - before));
+                }
+                if (goodbye) {
+                    end(ConnectionStats.State.CLOSED, "goodbye");
+                    try {
+                        out.write(JsonlLiveProtocol.closed(events));
+                        out.flush();
+                    } catch (IOException ignored) {
+                        // the sender is gone; everything it sent arrived
+                    }
+                    return;
+                }
+                System.arraycopy(buf, whole, buf, 0, len - whole);
+                len -= whole;
+            }
+        }
+
+        private void rejectText(OutputStream out, int status, String why) {
+            try {
+                out.write(JsonlLiveProtocol.answer(status, why));
+                out.flush();
+            } catch (IOException ignored) {
+                // the peer is gone already
+            }
+            // the state changes after the answer is sent, so an owner that stops once connections ended
+            // (listen --connections N) does not close the socket under it
+            detail = why;
+            endedMs = System.currentTimeMillis();
+            state = ConnectionStats.State.REJECTED;
+        }
+
         private void countRate(int n) {
             windowEvents += n;
             long now = System.nanoTime();
@@ -335,15 +484,15 @@ public final class LiveReceiver implements AutoCloseable {
         }
 
         private void reject(OutputStream out, int status, String why) {
-            state = ConnectionStats.State.REJECTED;
-            detail = why;
-            endedMs = System.currentTimeMillis();
             try {
                 out.write(LiveProtocol.encodeAck(status, why));
                 out.flush();
             } catch (IOException ignored) {
                 // the peer is gone already
             }
+            detail = why;
+            endedMs = System.currentTimeMillis();
+            state = ConnectionStats.State.REJECTED; // after the answer went out (see rejectText)
         }
 
         /** Records how the connection ended; the state shows it once the sink is closed. */

@@ -69,8 +69,9 @@ public final class JsonlReader {
     /** Declared string ids below this are kept in a bit set, the rest (forged ones) in a hash set. */
     private static final int DENSE_STRING_IDS = 1 << 20;
 
-    private final Path path;
     private final String source;
+    /** The session's name when the input has no session line (the file's name). */
+    private final String defaultName;
     private final EventSink sink;
     private final List<String> problems = new ArrayList<>();
     /** Chunk buffers and event runs handed back for the next chunks (the reader allocates per chunk in flight, not per chunk). */
@@ -87,9 +88,39 @@ public final class JsonlReader {
     private boolean sessionDelivered;
 
     private JsonlReader(Path path, EventSink sink) {
-        this.path = path;
-        this.source = path.toString();
+        this(path.toString(), path.getFileName().toString(), sink);
+    }
+
+    /** A reader fed blocks of whole lines by {@link JsonlStreamReader} (a stream, not a file). */
+    JsonlReader(String source, String defaultName, EventSink sink) {
+        this.source = source;
+        this.defaultName = defaultName;
         this.sink = sink;
+    }
+
+    /** Parses and delivers {@code buf[from, to)}, whole lines, following the lines delivered before. */
+    void deliverLines(byte[] buf, int from, int to) {
+        deliver(new JsonlChunkParser(buf, from, to, runs).parse());
+    }
+
+    /** Delivers the default session when the input had none; returns the read's report (no {@code onClose}). */
+    ReadReport finishStream(long bytes) {
+        if (!sessionDelivered) {
+            deliverDefaultSession();
+        }
+        return new ReadReport(source, events, lines, "lines", bytes, -1, lost, problemCount, problems);
+    }
+
+    long eventsDelivered() {
+        return events;
+    }
+
+    long lostReported() {
+        return lost;
+    }
+
+    List<String> finishStreamProblems() {
+        return List.copyOf(problems);
     }
 
     /** Reads a whole file into {@code sink} (ending with {@code onClose}). */
@@ -416,6 +447,6 @@ public final class JsonlReader {
 
     private void deliverDefaultSession() {
         sessionDelivered = true;
-        sink.onSession(new SessionInfo(path.getFileName().toString(), "", 0, List.of(), Map.of()));
+        sink.onSession(new SessionInfo(defaultName, "", 0, List.of(), Map.of()));
     }
 }
