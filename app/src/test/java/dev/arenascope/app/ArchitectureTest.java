@@ -137,6 +137,25 @@ class ArchitectureTest {
     }
 
     @Test
+    void theWindowUsesTheCommandLineOnlyForItsOpenCommand() {
+        noClasses().that().resideInAPackage("dev.arenascope.app.ui..")
+                .and().doNotHaveFullyQualifiedName("dev.arenascope.app.ui.OpenCommand")
+                .should().dependOnClassesThat().resideInAPackage("dev.arenascope.app.cli..")
+                .because("version and exit codes are app.info; the window does not import the CLI")
+                .check(classes);
+    }
+
+    @Test
+    void theHeadlessCommandsKnowNoWindow() {
+        noClasses().that().resideInAnyPackage("dev.arenascope.app.live..", "dev.arenascope.app.plan..",
+                        "dev.arenascope.app.pool..", "dev.arenascope.app.record..", "dev.arenascope.app.report..",
+                        "dev.arenascope.app.trace..", "dev.arenascope.app.info..", "dev.arenascope.app.cli..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.arenascope.app.ui..", "javafx..")
+                .because("a headless sub-command runs where there is no display and no JavaFX toolkit")
+                .check(classes);
+    }
+
+    @Test
     void onlyMainAssemblesTheApplication() {
         noClasses().that().resideInAPackage("dev.arenascope.app..").and().doNotHaveFullyQualifiedName(Main.class.getName())
                 .should().dependOnClassesThat().haveFullyQualifiedName(Main.class.getName())
