@@ -15,6 +15,12 @@ public final class ExitCodes {
     public static final int NO_FIT = 3;
     /** {@code report --fail-on-regression}: a peak grew past the gate. */
     public static final int REGRESSION = 4;
+    /**
+     * {@code record}: the workload ran but some events did not reach an output (the disk filled, the live
+     * receiver refused the stream or was not there); one line says how many were written or delivered
+     * and how many lost.
+     */
+    public static final int INCOMPLETE = 5;
 
     private ExitCodes() {}
 }

@@ -61,7 +61,13 @@ public final class RecordCommand implements Command {
                   --device NAME     auto (CUDA when a device answers, else host; default), cuda, cuda:N,
                                     host, or virtual (accounting only, no bytes)
                   --out FILE        the .astrace file to write
-                  --live HOST:PORT  stream the events to a running ArenaScope as well
+                  --live HOST:PORT  stream the events to a running ArenaScope as well (its token, when
+                                    it wants one, from ARENASCOPE_TOKEN)
+
+                Exit status: 0 when every event reached every output; 5 when the workload ran but some
+                events did not (the disk filled: the file is readable to its last whole chunk; the live
+                receiver refused the stream or was not there), with one line saying how many were
+                written or delivered and how many lost; 2 for bad arguments.
 
                 Workloads and their options (defaults in brackets):
                 """);
@@ -173,6 +179,7 @@ public final class RecordCommand implements Command {
                                           Path file, LiveTarget liveTarget, PrintStream out) throws IOException {
         WorkloadResult result;
         boolean failed = true;
+        String fileProblem = null;
         try {
             result = workload.run(session, device, options, line);
             failed = false;
@@ -189,8 +196,17 @@ public final class RecordCommand implements Command {
             session.flush();
             line.clear();
             if (fileSink != null) {
-                session.removeSink(fileSink); // flushes and closes the file: what was recorded stays
-                if (failed) {
+                try {
+                    session.removeSink(fileSink); // flushes and closes the file: what was recorded stays
+                } catch (java.io.UncheckedIOException e) {
+                    fileProblem = e.getMessage(); // a full disk: said below with the counts
+                }
+                RuntimeException detached = session.sinkFailure(fileSink);
+                if (fileProblem == null && detached != null) {
+                    fileProblem = detached.getMessage() + "; " + meter.events() + " events recorded, the file holds those"
+                            + " written before the failure";
+                }
+                if (failed && fileProblem == null) {
                     keepOrDrop(file, meter.events(), line.err);
                 }
             }
@@ -198,13 +214,31 @@ public final class RecordCommand implements Command {
                 session.removeSink(liveSink);
             }
         }
+        if (fileProblem != null) {
+            line.err.println("arenascope record: " + fileProblem);
+            return ExitCodes.INCOMPLETE;
+        }
         var peak = meter.largestPeak();
         String where = file == null ? "" : " -> " + file + " (" + Bytes.format(Files.size(file)) + ")";
-        String liveText = liveTarget == null ? "" : " streamed to " + liveTarget;
+        String liveText = "";
+        String liveProblem = null;
+        if (liveSink instanceof dev.arenascope.core.live.LiveSender sender) {
+            var st = sender.stats();
+            long lostLive = st.droppedEvents() + st.upstreamLost();
+            liveText = " streamed to " + liveTarget + " (" + st.deliveredEvents() + " delivered, " + lostLive + " lost)";
+            if (lostLive > 0 || sender.refused() || st.deliveredEvents() < sender.handedEvents()) {
+                liveProblem = "live " + liveTarget + ": " + st.deliveredEvents() + " of " + sender.handedEvents()
+                        + " events delivered, " + lostLive + " lost" + (st.lastError() == null ? "" : " (" + st.lastError() + ")");
+            }
+        }
         String lostText = meter.lost() > 0 ? ", " + meter.lost() + " events lost" : "";
         out.println(workload.name() + " on " + device.info().id() + ": " + meter.events() + " events" + lostText
                 + ", peak " + (peak == null ? "0 B" : Bytes.format(peak.getValue()) + " (" + peak.getKey().name() + ")")
                 + "; " + result.summary() + where + liveText);
+        if (liveProblem != null) {
+            line.err.println("arenascope record: " + liveProblem);
+            return ExitCodes.INCOMPLETE;
+        }
         return ExitCodes.OK;
     }
 

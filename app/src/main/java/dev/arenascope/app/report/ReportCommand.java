@@ -121,7 +121,9 @@ public final class ReportCommand implements Command {
         } else {
             Path target = Path.of(outArg);
             Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-            try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+            // an encoder that replaces what UTF-8 cannot hold (a lone surrogate in a recorded name) instead of
+            // failing with "Input length = 1", as the stdout path does
+            try (Writer w = new java.io.BufferedWriter(new java.io.OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8))) {
                 format.write(report, w);
             } catch (IOException e) {
                 Files.deleteIfExists(tmp);

@@ -48,10 +48,12 @@ public final class StatsCommand implements Command {
 
                 Prints a JSON summary of TRACE (%s) on stdout:
                   events, duration_ns, lost_events,
-                  memories: [{id, name, kind, device, capacity, events, peak_bytes, reserved_peak_bytes}]
+                  memories: [{id, name, kind, device, capacity, events, peak_bytes, reserved_peak_bytes, limit}]
                 peak_bytes is the most bytes in use at once; reserved_peak_bytes (pools and imported
                 caching allocators only) the most bytes reserved from the device at once; pools
-                also give requests, hits (served from a held block) and misses (a new block).
+                also give requests, hits (served from a held block) and misses (a new block), and
+                limit: the ceiling on bytes reserved, null for none (a pool's capacity is 0 unless its
+                limit was chosen: the device's default ceiling is not a capacity).
                 A damaged TRACE is summarised as far as it is sound, with one line on stderr naming the
                 first problem, and exit code 2.
                 """.formatted(TraceFormats.inputExtensions());
@@ -112,6 +114,19 @@ public final class StatsCommand implements Command {
                 g.writeNumberField("requests", r[0]);
                 g.writeNumberField("hits", r[1]);
                 g.writeNumberField("misses", r[2]);
+            }
+            String limit = m.attributes().get("maxAllocBytes");
+            if (m.kind() == MemoryKind.POOL && limit != null) {
+                // the pool's ceiling on reserved bytes, apart from a capacity: null for none
+                if (limit.equals("none")) {
+                    g.writeNullField("limit");
+                } else {
+                    try {
+                        g.writeNumberField("limit", Long.parseLong(limit));
+                    } catch (NumberFormatException e) {
+                        g.writeNullField("limit");
+                    }
+                }
             }
             g.writeEndObject();
         }

@@ -49,6 +49,16 @@ class RecordCommandTest {
         assertTrue(line.matches(".*: \\d+ events, peak .*"), line);
         assertTrue(line.contains(file.toString()), line);
         assertEquals("", err(), "no progress lines when stderr is no terminal");
+        // stats shows the pool's limit apart from its capacity (none on the virtual device)
+        assertEquals(0, run("stats", file.toString()), err());
+        JsonNode pool = null;
+        for (JsonNode m : new ObjectMapper().readTree(out()).get("memories")) {
+            if (m.get("kind").asText().equals("POOL")) {
+                pool = m;
+            }
+        }
+        assertTrue(pool != null && pool.has("limit") && pool.get("limit").isNull(), String.valueOf(pool));
+        assertEquals(0, pool.get("capacity").asLong(), pool.toString());
     }
 
     @Test
@@ -97,6 +107,32 @@ class RecordCommandTest {
         try (var files = Files.list(Path.of("."))) {
             assertTrue(files.noneMatch(f -> f.getFileName().toString().startsWith("particles-")), "no default file with --live");
         }
+    }
+
+    @Test
+    void aLiveStreamWithNoReceiverSaysNothingWasDeliveredAndExitsFive() throws Exception {
+        int port;
+        try (var s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort(); // closed again: nothing listens there
+        }
+        assertEquals(dev.arenascope.app.info.ExitCodes.INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + port), err());
+        String line = out().strip();
+        long events = Long.parseLong(line.replaceAll(".*: (\\d+) events.*", "$1"));
+        assertTrue(line.endsWith("streamed to 127.0.0.1:" + port + " (0 delivered, " + events + " lost)"), line);
+        String e = err().strip();
+        assertTrue(e.startsWith("arenascope record: live 127.0.0.1:" + port + ": 0 of " + events + " events delivered, " + events
+                + " lost (cannot reach 127.0.0.1:" + port), e);
+        assertFalse(e.contains("\n"), "one line: " + e);
+    }
+
+    @Test
+    void aLiveStreamRefusedForItsTokenExitsFive() throws Exception {
+        var options = new dev.arenascope.core.live.LiveReceiver.Options(java.net.InetAddress.getLoopbackAddress(), 0, "the-right-token");
+        try (var receiver = dev.arenascope.core.live.LiveReceiver.start(options, peer -> batch -> { })) {
+            assertEquals(dev.arenascope.app.info.ExitCodes.INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + receiver.port()), err());
+        }
+        String e = err().strip();
+        assertTrue(e.contains(" events delivered, ") && e.contains("refused by 127.0.0.1:") && e.contains("bad token"), e);
     }
 
     @Test

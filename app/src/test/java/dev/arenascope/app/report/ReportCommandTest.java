@@ -158,6 +158,24 @@ class ReportCommandTest {
     }
 
     @Test
+    void aLoneSurrogateInTheSessionNameAndHugeLossesStillReport() throws Exception {
+        Path f = dir.resolve("odd.jsonl");
+        Files.writeString(f, String.join("\n",
+                "{\"type\":\"session\",\"name\":\"odd \\ud800 name\"}",
+                "{\"type\":\"memory\",\"id\":0,\"name\":\"m\",\"kind\":\"POOL\",\"device\":\"host\",\"capacity\":0}",
+                "{\"t\":1,\"kind\":\"ALLOC\",\"mem\":0,\"b\":16,\"used\":16}",
+                "{\"type\":\"loss\",\"count\":9223372036854775807}",
+                "{\"type\":\"loss\",\"count\":9223372036854775807}") + "\n");
+        for (String format : new String[] {"html", "md", "json"}) {
+            Path target = dir.resolve("odd." + format);
+            assertEquals(0, run("report", f.toString(), "--format", format, "--out", target.toString()), err());
+            assertTrue(Files.size(target) > 0, format);
+        }
+        assertEquals(0, run("stats", f.toString()), err());
+        assertEquals(Long.MAX_VALUE, new ObjectMapper().readTree(out()).get("lost_events").asLong(), "held at 2^63-1, never -2: " + out());
+    }
+
+    @Test
     void badInputExitsTwoWithOneLine() throws Exception {
         Path garbage = dir.resolve("broken.pickle");
         Files.write(garbage, new byte[] {(byte) 0x80, 4, (byte) 0x95, 1, 2, 3});

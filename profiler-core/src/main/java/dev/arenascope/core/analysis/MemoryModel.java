@@ -135,7 +135,7 @@ public final class MemoryModel {
      *
      * @param paramsForBatch the params of a batch of n
      * @param margin         the fraction of free memory kept back, in [0, 1)
-     * @throws IllegalArgumentException on a margin outside [0, 1), negative free bytes or maxBatch < 1
+     * @throws IllegalArgumentException on a margin outside [0, 1), negative free bytes or {@code maxBatch < 1}
      */
     public int largestBatch(PeakFormula formula, LongFunction<Map<String, Long>> paramsForBatch, long freeBytes,
                             double margin, int maxBatch) {

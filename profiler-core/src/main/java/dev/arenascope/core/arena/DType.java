@@ -8,15 +8,25 @@ import java.util.Locale;
  * dtype's item size.
  */
 public enum DType {
+    /** A boolean, one byte. */
     BOOL(1),
+    /** A signed 8-bit integer. */
     INT8(1),
+    /** An unsigned 8-bit integer. */
     UINT8(1),
+    /** A signed 16-bit integer. */
     INT16(2),
+    /** A signed 32-bit integer. */
     INT32(4),
+    /** A signed 64-bit integer. */
     INT64(8),
+    /** An IEEE 754 half-precision float, 2 bytes. */
     FLOAT16(2),
+    /** A bfloat16 (8 exponent bits, 7 mantissa bits), 2 bytes. */
     BFLOAT16(2),
+    /** An IEEE 754 single-precision float, 4 bytes. */
     FLOAT32(4),
+    /** An IEEE 754 double-precision float, 8 bytes. */
     FLOAT64(8);
 
     private static final DType[] VALUES = values();

@@ -11,6 +11,13 @@ public final class InsufficientMemoryException extends RuntimeException {
     private final long remainingBytes;
     private final String scopePath;
 
+    /**
+     * @param message        the one-line message
+     * @param arena          the arena's name
+     * @param requestedBytes the bytes asked for
+     * @param remainingBytes the bytes free between the pointers
+     * @param scopePath      the open scope path ({@code frame/raster}), or empty
+     */
     public InsufficientMemoryException(String message, String arena, long requestedBytes, long remainingBytes, String scopePath) {
         super(message);
         this.arena = arena;

@@ -40,7 +40,7 @@ import dev.arenascope.core.trace.MemoryKind;
  * addresses are aligned too); the gauges (used, remaining, high-water mark) include the padding.
  *
  * <p><b>Events.</b> Every operation publishes to the arena's {@link Session} (default
- * {@link Session#global()}) while the session has sinks: {@code MEMORY_CREATED}, {@code ALLOC},
+ * {@link Session#current()} when it was built: {@link Session#global()} outside a recording) while the session has sinks: {@code MEMORY_CREATED}, {@code ALLOC},
  * {@code POINTER_RESTORE}, {@code RESET}, {@code SCOPE_ENTER/EXIT/PARAM}, {@code OUT_OF_MEMORY},
  * {@code MEMORY_CLOSED}, with {@code used} = forward + backward bytes and {@code aux} = backward bytes
  * ({@link MemoryKind#ARENA}). {@link #recording()} additionally keeps a scope tree and every allocation.
@@ -144,7 +144,7 @@ public final class ManualMemory implements AutoCloseable {
             throw new IllegalArgumentException("arena: numBytes must be positive, got " + b.numBytes);
         }
         this.device = b.device != null ? b.device : DefaultDevice.get();
-        this.session = b.session != null ? b.session : Session.global();
+        this.session = b.session != null ? b.session : Session.current();
         this.stamper = session.clock().stamper();
         this.name = b.name != null ? b.name : "arena-" + COUNTER.incrementAndGet();
         this.managed = b.managed;
@@ -245,7 +245,7 @@ public final class ManualMemory implements AutoCloseable {
             return this;
         }
 
-        /** The session events go to; default {@link Session#global()}. */
+        /** The session events go to; default {@link Session#current()} (the open {@code ArenaScope.record(...)}, else {@link Session#global()}). */
         public Builder session(Session s) {
             this.session = Objects.requireNonNull(s, "session");
             return this;

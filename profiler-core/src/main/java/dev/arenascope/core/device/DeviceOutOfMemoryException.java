@@ -4,6 +4,10 @@ package dev.arenascope.core.device;
 public class DeviceOutOfMemoryException extends RuntimeException {
     private final long requestedBytes;
 
+    /**
+     * @param message        the one-line message naming the device and the request
+     * @param requestedBytes the bytes asked for
+     */
     public DeviceOutOfMemoryException(String message, long requestedBytes) {
         super(message);
         this.requestedBytes = requestedBytes;

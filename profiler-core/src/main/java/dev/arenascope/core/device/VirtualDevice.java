@@ -18,10 +18,17 @@ public final class VirtualDevice implements MemoryDevice {
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong nextAddress = new AtomicLong(BASE);
 
+    /** A virtual device of {@link #DEFAULT_CAPACITY} bytes. */
     public VirtualDevice() {
         this(DEFAULT_CAPACITY);
     }
 
+    /**
+     * A virtual device: addresses and accounting only, no bytes behind them.
+     *
+     * @param capacityBytes its capacity, positive; allocations past it throw {@link DeviceOutOfMemoryException}
+     * @throws IllegalArgumentException when {@code capacityBytes <= 0}
+     */
     public VirtualDevice(long capacityBytes) {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("virtual device capacity must be positive, got " + capacityBytes);

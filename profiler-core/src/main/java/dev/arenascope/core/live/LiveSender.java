@@ -21,6 +21,7 @@ import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SinkOwner;
 
 /**
  * Streams a session to a running ArenaScope ({@link LiveReceiver}) over TCP: attach it to a
@@ -40,7 +41,11 @@ import dev.arenascope.core.trace.SessionInfo;
  * the longest delay.
  *
  * <p>{@link #onClose()} (or {@link #close()}) sends what is queued, says goodbye and waits at most
- * {@link Options#closeTimeout} for that. Thread-safe for one {@link EventSink} caller (the session's
+ * {@link Options#closeTimeout} for that; what is still queued then (no receiver, a refused token) is
+ * counted in {@link Stats#droppedEvents}. {@link #close()} while attached to a session asks the session
+ * to deliver what it buffers first ({@link SinkOwner}); events handed after close are counted as dropped.
+ * Every event handed to the sender ends up in exactly one of {@link Stats#deliveredEvents} and
+ * {@link Stats#droppedEvents} once it closed. Thread-safe for one {@link EventSink} caller (the session's
  * drain) plus any number of {@link #stats()} readers.
  */
 public final class LiveSender implements EventSink, AutoCloseable {
@@ -58,6 +63,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
      */
     public record Options(String host, int port, String token, int queueEvents, Duration connectTimeout,
                           Duration maxReconnectDelay, Duration closeTimeout) {
+        /** @throws IllegalArgumentException on a port outside 0..65535 or a queue of less than one event */
         public Options {
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port out of range: " + port);
@@ -75,14 +81,17 @@ public final class LiveSender implements EventSink, AutoCloseable {
             return new Options(host, port, token, 1 << 20, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5));
         }
 
+        /** These options with a queue of {@code n} events. */
         public Options withQueueEvents(int n) {
             return new Options(host, port, token, n, connectTimeout, maxReconnectDelay, closeTimeout);
         }
 
+        /** These options with {@code d} as the longest wait between connection attempts. */
         public Options withMaxReconnectDelay(Duration d) {
             return new Options(host, port, token, queueEvents, connectTimeout, d, closeTimeout);
         }
 
+        /** These options with {@code d} as how long closing waits for the queue to drain. */
         public Options withCloseTimeout(Duration d) {
             return new Options(host, port, token, queueEvents, connectTimeout, maxReconnectDelay, d);
         }
@@ -118,6 +127,10 @@ public final class LiveSender implements EventSink, AutoCloseable {
     private volatile boolean connected;
     private volatile int connections;
     private volatile String lastError;
+    private volatile boolean refused;
+    private volatile SinkOwner owner;
+    private final AtomicLong handed = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
     private Thread thread;
 
     // sender-thread state
@@ -129,6 +142,12 @@ public final class LiveSender implements EventSink, AutoCloseable {
     private long sentOnLink;
     private long ackedOnLink;
 
+    /**
+     * A sender that connects in the background once attached ({@code session.addSink(sender)}); the caller
+     * owns it and closes it, before or after the session.
+     *
+     * @param options where to and how
+     */
     public LiveSender(Options options) {
         this.options = options;
     }
@@ -174,11 +193,32 @@ public final class LiveSender implements EventSink, AutoCloseable {
         return options.host() + ":" + options.port();
     }
 
+    /** Events handed to this sender so far (delivered, queued or dropped). */
+    public long handedEvents() {
+        return handed.get();
+    }
+
+    /** Connection attempts so far, successful or not. */
+    public int connectAttempts() {
+        return attempts.get();
+    }
+
+    /** Whether the last connection attempt was refused by the receiver (a wrong token, another version). */
+    public boolean refused() {
+        return refused;
+    }
+
+    /** A snapshot of what the sender has done; thread-safe. */
     public Stats stats() {
         return new Stats(connected, connections, delivered.get(), queued.get(), dropped.get(), upstreamLost.get(), lastError);
     }
 
     // ---------------------------------------------------------------- EventSink (the drain thread)
+
+    @Override
+    public void onAttach(SinkOwner owner) {
+        this.owner = owner;
+    }
 
     @Override
     public synchronized void onSession(SessionInfo info) {
@@ -219,6 +259,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
         if (n == 0) {
             return;
         }
+        handed.addAndGet(n);
         long room = closing ? 0 : options.queueEvents() - queued.get();
         int take = (int) Math.max(0, Math.min(n, room));
         if (take < n) {
@@ -285,8 +326,18 @@ public final class LiveSender implements EventSink, AutoCloseable {
         }
     }
 
+    /**
+     * Closes the sender: when still attached to a session, the session first delivers what it buffers and
+     * detaches it ({@link SinkOwner#detach()}); then as {@link #onClose()}. Safe in any order with the
+     * session's close, and more than once.
+     */
     @Override
     public void close() {
+        SinkOwner o = owner;
+        if (o != null) {
+            owner = null;
+            o.detach();
+        }
         onClose();
     }
 
@@ -310,10 +361,11 @@ public final class LiveSender implements EventSink, AutoCloseable {
                 }
                 triedSinceClosing = closing;
                 if (!connect()) {
-                    if (!closing) {
-                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(delayMs));
-                    }
-                    delayMs = Math.min(delayMs * 2, options.maxReconnectDelay().toMillis());
+                    long max = options.maxReconnectDelay().toMillis();
+                    // a refusal will not change by itself soon: retry it at the longest delay
+                    delayMs = refused ? max : delayMs;
+                    waitBeforeRetry(delayMs);
+                    delayMs = Math.min(delayMs * 2, max);
                     continue;
                 }
                 delayMs = 50;
@@ -369,6 +421,18 @@ public final class LiveSender implements EventSink, AutoCloseable {
         codec.close();
     }
 
+    /**
+     * Sleeps {@code delayMs} before the next attempt, or until closing starts. New batches unpark this
+     * thread: the wait resumes until its deadline instead of retrying at once (which made a sender to a
+     * refusing receiver reconnect hundreds of times a second).
+     */
+    private void waitBeforeRetry(long delayMs) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
+        for (long left; !closing && !abandoned && (left = deadline - System.nanoTime()) > 0; ) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
     private List<MetaRecord> newMeta() {
         synchronized (meta) {
             return new ArrayList<>(meta.subList(metaSent, meta.size()));
@@ -376,6 +440,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
     }
 
     private boolean connect() {
+        attempts.incrementAndGet();
         SessionInfo s = session;
         Socket sock = new Socket();
         try {
@@ -391,6 +456,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
             o.flush();
             LiveProtocol.Ack ack = LiveProtocol.readAck(i, target());
             if (ack.status() != LiveProtocol.ACCEPTED) {
+                refused = true;
                 lastError = "refused by " + target() + ": " + ack.message();
                 sock.close();
                 return false;
@@ -404,6 +470,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
             ackedOnLink = 0;
             connections = ordinal;
             connected = true;
+            refused = false;
             lastError = null;
             return true;
         } catch (IOException | RuntimeException e) {

@@ -59,9 +59,12 @@ import dev.arenascope.core.trace.MemoryKind;
  * one-line message naming the pool; nothing changes, statistics included.
  */
 public final class MemoryPool implements AutoCloseable {
-    /** {@code maxAllocBytes} meaning "the device's default" ({@link #defaultMaxAllocBytes}). */
+    /**
+     * For the positional constructors: {@code maxAllocBytes} meaning "the device's default"
+     * ({@link #defaultMaxAllocBytes}). The {@link #builder} says it by name: {@link Builder#deviceDefaultLimit()}.
+     */
     public static final long DEFAULT_LIMIT = -1;
-    /** {@code maxAllocBytes} meaning "no ceiling". */
+    /** {@code maxAllocBytes} meaning "no ceiling" ({@link Builder#noLimit()}). */
     public static final long NO_LIMIT = Long.MAX_VALUE;
     /** The mantissa bits a pool uses unless told otherwise. */
     public static final int DEFAULT_MANTISSA_BITS = 4;
@@ -88,19 +91,94 @@ public final class MemoryPool implements AutoCloseable {
     private boolean holding = true;
     private volatile boolean closed;
 
-    /** A pool with the device's default ceiling and 4 mantissa bits, publishing to {@link Session#global()}. */
+    /**
+     * A pool built by name instead of position:
+     * <pre>{@code
+     * MemoryPool pool = MemoryPool.builder("frames", device).limitBytes(256L << 20).session(session).build();
+     * }</pre>
+     * Defaults: the device's default ceiling ({@link #defaultMaxAllocBytes}), {@value #DEFAULT_MANTISSA_BITS}
+     * mantissa bits, {@link Session#current()} when {@link Builder#build()} runs.
+     *
+     * @throws NullPointerException when {@code name} or {@code device} is null
+     */
+    public static Builder builder(String name, MemoryDevice device) {
+        return new Builder(name, device);
+    }
+
+    /** Settings of a pool to build; not thread-safe (build it on one thread). */
+    public static final class Builder {
+        private final String name;
+        private final MemoryDevice device;
+        private long maxAllocBytes = DEFAULT_LIMIT;
+        private int mantissaBits = DEFAULT_MANTISSA_BITS;
+        private Session session;
+
+        private Builder(String name, MemoryDevice device) {
+            this.name = java.util.Objects.requireNonNull(name, "pool name");
+            this.device = java.util.Objects.requireNonNull(device, "device");
+        }
+
+        /**
+         * A ceiling of {@code bytes} reserved from the device (in use plus held), positive.
+         *
+         * @throws IllegalArgumentException when {@code bytes <= 0}
+         */
+        public Builder limitBytes(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("pool '" + name + "': limit must be positive, got " + bytes + " bytes");
+            }
+            this.maxAllocBytes = bytes;
+            return this;
+        }
+
+        /** No ceiling: the device alone says when memory runs out. */
+        public Builder noLimit() {
+            this.maxAllocBytes = NO_LIMIT;
+            return this;
+        }
+
+        /** The device's default ceiling ({@link #defaultMaxAllocBytes}); the default. */
+        public Builder deviceDefaultLimit() {
+            this.maxAllocBytes = DEFAULT_LIMIT;
+            return this;
+        }
+
+        /**
+         * Bits below the leading one that pick a bin, 0..16 (more: less rounding waste, fewer hits).
+         *
+         * @throws IllegalArgumentException outside 0..16
+         */
+        public Builder mantissaBits(int bits) {
+            Bins.checkMantissaBits(bits);
+            this.mantissaBits = bits;
+            return this;
+        }
+
+        /** The session its events go to (default {@link Session#current()} at {@link #build()}). */
+        public Builder session(Session session) {
+            this.session = java.util.Objects.requireNonNull(session, "session");
+            return this;
+        }
+
+        /** The pool; it registers with its session now. */
+        public MemoryPool build() {
+            return new MemoryPool(name, device, maxAllocBytes, mantissaBits, session != null ? session : Session.current());
+        }
+    }
+
+    /** A pool with the device's default ceiling and 4 mantissa bits, publishing to {@link Session#current()}. */
     public MemoryPool(String name, MemoryDevice device) {
-        this(name, device, DEFAULT_LIMIT, DEFAULT_MANTISSA_BITS, Session.global());
+        this(name, device, DEFAULT_LIMIT, DEFAULT_MANTISSA_BITS, Session.current());
     }
 
-    /** A pool with 4 mantissa bits, publishing to {@link Session#global()}. */
+    /** A pool with 4 mantissa bits, publishing to {@link Session#current()}. */
     public MemoryPool(String name, MemoryDevice device, long maxAllocBytes) {
-        this(name, device, maxAllocBytes, DEFAULT_MANTISSA_BITS, Session.global());
+        this(name, device, maxAllocBytes, DEFAULT_MANTISSA_BITS, Session.current());
     }
 
-    /** A pool publishing to {@link Session#global()}. */
+    /** A pool publishing to {@link Session#current()}. */
     public MemoryPool(String name, MemoryDevice device, long maxAllocBytes, int mantissaBits) {
-        this(name, device, maxAllocBytes, mantissaBits, Session.global());
+        this(name, device, maxAllocBytes, mantissaBits, Session.current());
     }
 
     /**
@@ -127,10 +205,14 @@ public final class MemoryPool implements AutoCloseable {
         this.mantissaBits = mantissaBits;
         this.session = session;
         session.addDevice(device.info());
-        long capacity = this.maxAllocBytes == NO_LIMIT ? 0 : this.maxAllocBytes;
+        // a pool has no fixed capacity: it grows up to its limit. A limit the user chose is shown as its
+        // capacity line; the device's default ceiling (80% of a host's memory) is not a capacity, only a limit
+        boolean chosen = maxAllocBytes != DEFAULT_LIMIT && maxAllocBytes != NO_LIMIT;
+        long capacity = chosen ? this.maxAllocBytes : 0;
         this.memoryId = session.registerMemory(name, MemoryKind.POOL, device.info().id(), capacity, Map.of(
                 "mantissaBits", Integer.toString(mantissaBits),
                 "maxAllocBytes", this.maxAllocBytes == NO_LIMIT ? "none" : Long.toString(this.maxAllocBytes),
+                "limitSource", chosen ? "chosen" : maxAllocBytes == NO_LIMIT ? "none" : "device default",
                 "deviceName", device.info().name()));
         if (session.isRecording()) {
             session.publish(EventKind.MEMORY_CREATED, 0, memoryId, 0, capacity, 0, 0, 0, session.intern(name), -1);

@@ -12,6 +12,12 @@ public final class PoolOutOfMemoryException extends DeviceOutOfMemoryException {
     private final int bin;
     private final long allocSize;
 
+    /**
+     * @param message        the one-line message naming the pool, request, bin and reason
+     * @param requestedBytes the bytes asked for
+     * @param bin            the request's bin
+     * @param allocSize      the block size of that bin, in bytes
+     */
     public PoolOutOfMemoryException(String message, long requestedBytes, int bin, long allocSize) {
         super(message, requestedBytes);
         this.bin = bin;

@@ -33,6 +33,7 @@ final class Drain {
     private final List<EventSink> sinks = new CopyOnWriteArrayList<>();
     private final Queue<Object> metadata = new ConcurrentLinkedQueue<>();
     private final Object lock = new Object();
+    private final Map<EventSink, RuntimeException> failures = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean hasSinks;
     private volatile boolean closed;
     private long lostReported;
@@ -71,6 +72,7 @@ final class Drain {
                 throw new IllegalStateException("session is closed");
             }
             cycleAll();
+            sink.onAttach(() -> removeSink(sink));
             sink.onSession(info);
             for (MemoryInfo m : memories) {
                 sink.onMemory(m);
@@ -86,13 +88,21 @@ final class Drain {
         }
     }
 
+    /** Why {@code sink} was detached after it threw, or null. */
+    RuntimeException failure(EventSink sink) {
+        return failures.get(sink);
+    }
+
     void removeSink(EventSink sink) {
         synchronized (lock) {
             cycleAll();
-            if (sinks.remove(sink)) {
-                sink.onClose();
+            try {
+                if (sinks.remove(sink)) {
+                    sink.onClose(); // a sink that failed to finish says so to the caller
+                }
+            } finally {
+                sinksChanged();
             }
-            sinksChanged();
         }
     }
 
@@ -114,7 +124,9 @@ final class Drain {
                 try {
                     s.onClose();
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "sink " + s + " failed to close", e);
+                    failures.put(s, e);
+                    LOG.warning("sink " + s + " failed to close: " + e.getMessage());
+                    LOG.log(Level.FINE, "sink close failure", e);
                 }
             }
             sinks.clear();
@@ -179,7 +191,10 @@ final class Drain {
                     sink.onLoss(newlyLost);
                 }
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "event sink " + sink + " failed and was detached", e);
+                // one line (the stack trace only at FINE): the sink's owner reads the failure from the session
+                failures.put(sink, e);
+                LOG.warning("event sink " + sink + " failed and was detached: " + e.getMessage());
+                LOG.log(Level.FINE, "event sink failure", e);
                 sinks.remove(sink);
             }
         }
@@ -201,6 +216,7 @@ final class Drain {
                 EventClock.releaseTicker();
             }
             hasSinks = now;
+            session.recordingChanged(now);
         }
     }
 

@@ -28,6 +28,11 @@ public final class Session implements AutoCloseable {
     /** Events the hot-path buffer holds by default (2^17 records of 64 bytes: 8 MiB). */
     public static final int DEFAULT_BUFFER_CAPACITY = 1 << 17;
     private static final Session GLOBAL = new Session("default");
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Session.class.getName());
+    /** Sessions made current by {@link #makeCurrent()}, innermost last. */
+    private static final java.util.Deque<Session> CURRENT = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    /** How many sessions have a sink attached now. */
+    private static final AtomicInteger RECORDING = new AtomicInteger();
 
     private final EventClock clock;
     private final long startEpochNs;
@@ -41,7 +46,14 @@ public final class Session implements AutoCloseable {
     private final AtomicInteger nextScope = new AtomicInteger();
     private final ManyToOneEventRing buffer;
     private final Drain drain;
+    private final java.util.concurrent.atomic.AtomicBoolean warnedNoSink = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /**
+     * A session with a {@link #DEFAULT_BUFFER_CAPACITY} buffer and stamped (cheap) event times. Close it
+     * when done: it delivers what is buffered and closes its sinks.
+     *
+     * @param name the session's name in traces and the window
+     */
     public Session(String name) {
         this(name, DEFAULT_BUFFER_CAPACITY);
     }
@@ -74,9 +86,68 @@ public final class Session implements AutoCloseable {
         this.drain = new Drain(this, buffer);
     }
 
-    /** The process-wide session allocators publish to when none is given. */
+    /**
+     * The process-wide session: what {@link #current()} returns outside every {@link #makeCurrent()}. The
+     * Java agent and the {@code ARENASCOPE_TRACE} / {@code ARENASCOPE_LIVE} settings attach their sinks to
+     * it. It cannot be closed.
+     */
     public static Session global() {
         return GLOBAL;
+    }
+
+    /**
+     * The session an allocator created now without an explicit session reports to: the innermost session
+     * made current by {@link #makeCurrent()} (what {@code ArenaScope.record(...)} does) that is still
+     * current, else {@link #global()}. Process-wide, not per thread: an allocator created on any thread
+     * during a recording reports to it. Allocators read it once, when they are created.
+     */
+    public static Session current() {
+        Session s = CURRENT.peekLast();
+        return s != null ? s : GLOBAL;
+    }
+
+    /**
+     * Makes this session {@link #current()} until the returned handle is closed (handles may be closed in
+     * any order; each removes only its own entry). Thread-safe.
+     */
+    public Current makeCurrent() {
+        CURRENT.addLast(this);
+        return new Current(this);
+    }
+
+    /** This session's turn as {@link Session#current()}; {@link #close()} ends it (once; later calls do nothing). */
+    public static final class Current implements AutoCloseable {
+        private final java.util.concurrent.atomic.AtomicReference<Session> session;
+
+        private Current(Session session) {
+            this.session = new java.util.concurrent.atomic.AtomicReference<>(session);
+        }
+
+        @Override
+        public void close() {
+            Session s = session.getAndSet(null);
+            if (s != null) {
+                CURRENT.removeLastOccurrence(s);
+            }
+        }
+    }
+
+    /** Called by the drain when this session starts or stops having sinks. */
+    void recordingChanged(boolean recording) {
+        if (recording) {
+            RECORDING.incrementAndGet();
+        } else {
+            RECORDING.decrementAndGet();
+        }
+    }
+
+    /**
+     * Why {@code sink} was detached from this session after one of its calls threw (a full disk, a closed
+     * stream), or null when it did not fail. The session logs such a failure in one line and delivers
+     * nothing more to that sink.
+     */
+    public RuntimeException sinkFailure(EventSink sink) {
+        return drain.failure(sink);
     }
 
     /**
@@ -132,6 +203,12 @@ public final class Session implements AutoCloseable {
         }
         MemoryInfo info = new MemoryInfo(id, memoryName, kind, device, capacity, attrs);
         memories.add(info);
+        if (!isRecording() && RECORDING.get() > 0 && warnedNoSink.compareAndSet(false, true)) {
+            // the usual slip: an allocator built without .session(s) while the program records another session
+            LOG.warning("memory '" + memoryName + "' reports to session '" + name + "', which has no sink, while another"
+                    + " session is recording: its events go nowhere (give the allocator .session(...), or create it"
+                    + " inside ArenaScope.record(...)); said once per session");
+        }
         drain.announceMemory(info);
         return id;
     }

@@ -7,9 +7,23 @@ package dev.arenascope.core.trace;
  * {@link #onSession} once; then, interleaved, metadata and batches, where every memory, string and
  * thread is announced before the first event that refers to it (and every stack frame before the
  * first stack node naming it, every stack node after its parent and before the first event carrying
- * it as a site); then {@link #onClose} once.
+ * it as a site); then {@link #onClose} once. {@link #onAttach} comes first when the sink is attached
+ * to a session.
+ *
+ * <p><b>Ownership.</b> Whoever created a sink closes it. A session's {@code removeSink} or
+ * {@code close} delivers what is buffered and calls {@link #onClose}; a closable sink closed by its user
+ * while still attached detaches itself through its {@link SinkOwner} first, so either order delivers
+ * every event. Events handed to a sink after it closed are counted as lost by that sink, never dropped
+ * unseen.
  */
 public interface EventSink {
+
+    /**
+     * The sink was attached to {@code owner}, before {@link #onSession}. A sink that its user may close
+     * directly keeps the owner and, in its own {@code close()}, calls {@link SinkOwner#detach()} first, so
+     * events still buffered in the session are delivered before the sink ends. The default ignores it.
+     */
+    default void onAttach(SinkOwner owner) {}
 
     /** The session this stream belongs to. */
     default void onSession(SessionInfo info) {}

@@ -17,6 +17,11 @@ public class ForwardingSink implements EventSink {
     }
 
     @Override
+    public void onAttach(SinkOwner owner) {
+        to.onAttach(owner);
+    }
+
+    @Override
     public void onSession(SessionInfo info) {
         to.onSession(info);
     }

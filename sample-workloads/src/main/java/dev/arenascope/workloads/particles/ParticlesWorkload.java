@@ -77,7 +77,7 @@ public final class ParticlesWorkload implements Workload {
         int peakPopulation = 0;
         long pairs = 0;
         int done = 0;
-        try (MemoryPool pool = new MemoryPool("particles.pool", device, MemoryPool.DEFAULT_LIMIT, mantissa, session)) {
+        try (MemoryPool pool = MemoryPool.builder("particles.pool", device).mantissaBits(mantissa).session(session).build()) {
             for (int s = 0; s < steps && !progress.cancelled(); s++) {
                 int spawn = sim.nextSpawnCount();
                 if (spawn > 0) {

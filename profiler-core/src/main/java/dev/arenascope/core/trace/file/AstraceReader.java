@@ -261,7 +261,7 @@ public final class AstraceReader implements AutoCloseable {
             case MetaRecord.Memory(MemoryInfo mi) -> memories.put(mi.id(), mi);
             case MetaRecord.Str(int id, String v) -> strings.put(id, v);
             case MetaRecord.Thread(int id, String name) -> threads.put(id, name);
-            case MetaRecord.Loss(long c) -> lost += c;
+            case MetaRecord.Loss(long c) -> lost = dev.arenascope.core.trace.Saturating.add(lost, c);
         }
     }
 

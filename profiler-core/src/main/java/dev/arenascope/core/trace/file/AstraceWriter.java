@@ -25,6 +25,7 @@ import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SinkOwner;
 
 /**
  * Records a session into an {@code .astrace} file: attach it with {@code session.addSink(new
@@ -37,8 +38,18 @@ import dev.arenascope.core.trace.SessionInfo;
  *
  * <p>Called from one thread at a time (the {@link EventSink} contract); a shared daemon thread also
  * writes a chunk that has waited a second while no events came, so an idle recording that is then
- * killed loses nothing. Methods are synchronized for that. I/O failures surface as
- * {@link UncheckedIOException} from the sink methods (a session detaches and logs such a sink).
+ * killed loses nothing. Methods are synchronized for that.
+ *
+ * <p><b>Ownership.</b> The creator closes the writer. {@link #close()} while attached to a session asks
+ * the session to deliver what it still buffers first (see {@link SinkOwner}), so closing the writer before
+ * its session loses nothing; events handed to it after it closed are counted in {@link #lostEvents()}.
+ *
+ * <p><b>Write failures</b> (a full disk, a removed device): the first one stops the writing; the events
+ * not yet in a whole chunk on disk and every later one are counted as lost (the sink stays attached to
+ * count them), and {@link #close()} then throws a {@link WriteFailedException}
+ * saying how many events the file holds and how many were lost. The file stays readable to its last whole
+ * chunk (readers recover without the footer). Each chunk is flushed to the operating system as it is
+ * written, so {@link #eventsOnDisk()} is exact.
  */
 public final class AstraceWriter implements EventSink, AutoCloseable {
     /** Events per chunk. */
@@ -66,15 +77,39 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private long events;
     private long lost;
     private long pendingSince;
+    /** Events taken into chunks (open, compressing or on disk). */
+    private long accepted;
+    /** Events handed after close or lost to a write failure. */
+    private long lostHere;
+    /** The first write failure, or null. */
+    private IOException writeFailure;
+    private volatile SinkOwner owner;
 
+    /**
+     * Creates (or replaces) {@code path} and writes at the default zstd level. The caller owns the writer:
+     * attach it with {@code session.addSink(writer)} and close it (before or after the session).
+     *
+     * @throws IOException when the file cannot be created
+     */
     public AstraceWriter(Path path) throws IOException {
         this(path, ChunkCodec.DEFAULT_LEVEL);
     }
 
-    /** @param level zstd level (1 is the default: fast; 3 to 9 trade write speed for size) */
+    /**
+     * Creates (or replaces) {@code path}.
+     *
+     * @param path  the file
+     * @param level zstd level (1 is the default: fast; 3 to 9 trade write speed for size)
+     * @throws IOException when the file cannot be created
+     */
     public AstraceWriter(Path path, int level) throws IOException {
+        this(path, Files.newOutputStream(path), level);
+    }
+
+    /** Writes to {@code target} (which this writer closes), naming it {@code path} in messages: for tests of failing disks. */
+    AstraceWriter(Path path, OutputStream target, int level) {
         this.path = path;
-        this.out = new BufferedOutputStream(Files.newOutputStream(path), 1 << 20);
+        this.out = new BufferedOutputStream(target, 1 << 20);
         this.codec = new ChunkCodec(level);
         this.level = level;
         // the calling thread encodes (about 30 ns an event) and writes; compressing (about 40) is the
@@ -94,26 +129,62 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private final ScheduledFuture<?> ager;
 
     private synchronized void flushIfStale() {
-        if (closed || codec.openEvents() == 0 || System.nanoTime() - pendingSince <= MAX_CHUNK_AGE_NS) {
+        if (closed || writeFailure != null || codec.openEvents() == 0 || System.nanoTime() - pendingSince <= MAX_CHUNK_AGE_NS) {
             return;
         }
         try {
             flushPending();
             drainInFlight();
             out.flush();
-        } catch (IOException | RuntimeException e) {
-            failure = e; // reported by the next call from the session
+        } catch (IOException e) {
+            failed(e);
+        } catch (RuntimeException e) {
+            failed(new IOException(e));
         }
     }
 
-    private volatile Exception failure;
+    /** The first write failure: what is not on disk yet becomes lost, and nothing more is written. */
+    private void failed(IOException e) {
+        if (writeFailure != null) {
+            return;
+        }
+        writeFailure = e;
+        lostHere += accepted - events;
+        accepted = events;
+        for (Future<Encoded> f : inFlight) {
+            f.cancel(true);
+        }
+        inFlight.clear();
+    }
 
-    private void rethrowAgerFailure() {
-        Exception e = failure;
-        if (e != null) {
-            failure = null;
-            throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(),
-                    e instanceof IOException io ? io : new IOException(e));
+    /**
+     * What {@link #close()} throws after a write failure: how many events the file holds and how many were
+     * lost. The file is readable to its last whole chunk.
+     */
+    public static final class WriteFailedException extends UncheckedIOException {
+        private final long written;
+        private final long lost;
+
+        WriteFailedException(Path path, long written, long lost, IOException cause) {
+            super("cannot write " + path + ": " + reason(cause) + "; " + written + " events written, " + lost
+                    + " lost; the file is readable to its last whole chunk", cause);
+            this.written = written;
+            this.lost = lost;
+        }
+
+        /** Events in whole chunks on disk. */
+        public long written() {
+            return written;
+        }
+
+        /** Events that did not reach the file (including those lost before it, by the session). */
+        public long lost() {
+            return lost;
+        }
+
+        private static String reason(IOException e) {
+            String m = e.getMessage();
+            return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
         }
     }
 
@@ -122,13 +193,40 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     /** An encoded frame and what the footer index needs of it. */
     private record Encoded(byte[] frame, int events, long first, long last, ByteWriter recycle) {}
 
+    /** The file this writer writes. */
     public Path path() {
         return path;
     }
 
-    /** Events written to the file so far. */
-    public long events() {
+    /**
+     * Events this writer has taken so far (in whole chunks on disk, or in chunks still being compressed or
+     * filled, which {@link #flush()} and {@link #close()} write); after a write failure, those on disk.
+     */
+    public synchronized long events() {
+        return accepted;
+    }
+
+    /** Events in whole chunks already written to the file (what a reader would find if the process died now). */
+    public synchronized long eventsOnDisk() {
         return events;
+    }
+
+    /**
+     * Events that did not get into the file: those the session lost before they reached this writer
+     * ({@link #onLoss}), those lost to a write failure, and those handed to it after it closed.
+     */
+    public synchronized long lostEvents() {
+        return dev.arenascope.core.trace.Saturating.add(lost, lostHere);
+    }
+
+    /** The first write failure (the file holds {@link #eventsOnDisk()} events), or null. */
+    public synchronized IOException writeFailure() {
+        return writeFailure;
+    }
+
+    @Override
+    public void onAttach(SinkOwner owner) {
+        this.owner = owner;
     }
 
     /** Bytes written to the file so far. */
@@ -158,13 +256,21 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
 
     @Override
     public synchronized void onLoss(long count) {
-        lost += count;
+        lost = dev.arenascope.core.trace.Saturating.add(lost, count);
         meta.add(new MetaRecord.Loss(count));
     }
 
     @Override
     public synchronized void onEvents(EventBatch batch) {
-        rethrowAgerFailure();
+        if (closed || writeFailure != null) {
+            if (closed && writeFailure == null && lostHere == 0) {
+                java.util.logging.Logger.getLogger(AstraceWriter.class.getName()).warning("events were handed to " + path
+                        + " after it was closed: they are counted as lost (said once)");
+            }
+            lostHere += batch.size();
+            return;
+        }
+        accepted += batch.size();
         try {
             ensureHeader();
             // events are encoded onto the open chunk as they come: nothing of the caller's batch is kept
@@ -186,12 +292,18 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
                 out.flush();
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
+            failed(e);
         }
     }
 
-    /** Writes what is pending as a chunk and flushes the file (a crash after this loses nothing before it). */
+    /**
+     * Writes what is pending as a chunk and flushes the file (a crash after this loses nothing before it).
+     * Does nothing after a write failure or close.
+     */
     public synchronized void flush() {
+        if (closed || writeFailure != null) {
+            return;
+        }
         try {
             ensureHeader();
             if (codec.openEvents() > 0 || !meta.isEmpty()) {
@@ -200,7 +312,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             drainInFlight();
             out.flush();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
+            failed(e);
         }
     }
 
@@ -282,6 +394,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private void write(Encoded e) throws IOException {
         long offset = position;
         out.write(e.frame());
+        out.flush(); // a whole chunk handed to the system: eventsOnDisk stays exact when the disk fills
         position += e.frame().length;
         events += e.events();
         chunks++;
@@ -308,6 +421,19 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         }
         closed = true;
         ager.cancel(false);
+        if (writeFailure != null) {
+            try {
+                out.close();
+            } catch (IOException ignored) {
+                // already failed: the first failure is the one reported
+            } finally {
+                codec.close();
+                if (pool != null) {
+                    pool.shutdownNow();
+                }
+            }
+            throw new WriteFailedException(path, events, dev.arenascope.core.trace.Saturating.add(lost, lostHere), writeFailure);
+        }
         try {
             ensureHeader();
             if (codec.openEvents() > 0 || !meta.isEmpty()) {
@@ -334,7 +460,15 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             position += f.size();
             out.close();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
+            writeFailure = e;
+            lostHere += accepted - events;
+            accepted = events;
+            try {
+                out.close();
+            } catch (IOException ignored) {
+                // the first failure is the one reported
+            }
+            throw new WriteFailedException(path, events, dev.arenascope.core.trace.Saturating.add(lost, lostHere), e);
         } finally {
             codec.close();
             if (pool != null) {
@@ -343,9 +477,21 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         }
     }
 
-    /** Same as {@link #onClose()}. */
+    /**
+     * Closes the file: when still attached to a session, the session first delivers what it buffers and
+     * detaches this writer ({@link SinkOwner#detach()}); then the last chunk and the footer are written.
+     * Safe to call more than once and in any order with the session's close. Not to be called while
+     * holding this writer's lock.
+     *
+     * @throws WriteFailedException after a write failure (the first close only)
+     */
     @Override
     public void close() {
+        SinkOwner o = owner;
+        if (o != null) {
+            owner = null;
+            o.detach(); // delivers, then calls onClose
+        }
         onClose();
     }
 }

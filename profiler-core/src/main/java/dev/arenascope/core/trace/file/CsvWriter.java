@@ -31,7 +31,7 @@ public final class CsvWriter implements EventSink, AutoCloseable {
 
     public CsvWriter(Path path) throws IOException {
         this.path = path;
-        this.out = new BufferedWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8), 1 << 16);
+        this.out = new BufferedWriter(new java.io.OutputStreamWriter(Files.newOutputStream(path), StandardCharsets.UTF_8), 1 << 16);
         out.write(HEADER);
         out.write('\n');
     }

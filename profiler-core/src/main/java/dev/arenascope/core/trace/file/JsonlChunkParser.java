@@ -14,6 +14,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.base.ParserBase;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.SerializedString;
 
@@ -207,6 +208,8 @@ final class JsonlChunkParser {
                     return lineBase + e.getLocation().getLineNr(); // the bad token is on a later line (or after a value on its own)
                 }
                 return objLine;
+            } catch (StreamConstraintsException e) {
+                return objLine; // nested too deep, a number or string too long: that line alone says which
             }
         } catch (IOException e) {
             throw new IllegalStateException("reading bytes in memory failed", e); // a byte array cannot fail to read
@@ -220,9 +223,8 @@ final class JsonlChunkParser {
                 for (JsonToken tok = p.nextToken(); tok != null; tok = p.nextToken()) {
                     keep(line, value(p, tok));
                 }
-            } catch (StreamReadException e) {
-                String msg = e.getOriginalMessage();
-                bad(line, "not valid JSON (" + (msg == null ? e.getClass().getSimpleName() : msg.lines().findFirst().orElse("")) + ")");
+            } catch (StreamReadException | StreamConstraintsException e) {
+                bad(line, JsonlProblems.plain(e));
             }
         } catch (IOException e) {
             throw new IllegalStateException("reading bytes in memory failed", e);

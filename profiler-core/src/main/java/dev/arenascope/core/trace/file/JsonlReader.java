@@ -431,7 +431,7 @@ public final class JsonlReader {
             }
             case "loss" -> {
                 ensureSession();
-                lost += m.count();
+                lost = dev.arenascope.core.trace.Saturating.add(lost, m.count());
                 sink.onLoss(m.count());
             }
             default -> throw new IllegalStateException("unchecked record type " + m.type());

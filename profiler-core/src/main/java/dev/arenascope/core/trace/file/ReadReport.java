@@ -36,8 +36,12 @@ public record ReadReport(String file, long events, long parts, String partName, 
             }
             sb.append("; ");
         }
-        sb.append("recovered ").append(events).append(expectedEvents >= 0 ? " of " + expectedEvents : "")
+        sb.append("recovered ").append(events).append(expectedEvents >= events ? " of " + expectedEvents : "")
                 .append(" events in ").append(parts).append(' ').append(partName);
+        if (expectedEvents >= 0 && expectedEvents < events) {
+            // a stale or forged footer: say what it claims instead of "recovered 1882 of 0"
+            sb.append(" (the footer says ").append(expectedEvents).append(')');
+        }
         return sb.toString();
     }
 }

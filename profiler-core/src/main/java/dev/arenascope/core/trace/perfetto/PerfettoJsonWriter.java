@@ -124,12 +124,12 @@ public final class PerfettoJsonWriter implements EventSink {
 
     /** Adds {@code count} to the lost events reported in {@code otherData} without drawing an instant. */
     void countLost(long count) {
-        lost += count;
+        lost = dev.arenascope.core.trace.Saturating.add(lost, count);
     }
 
     @Override
     public void onLoss(long count) {
-        lost += count;
+        lost = dev.arenascope.core.trace.Saturating.add(lost, count);
         io(() -> {
             begin("events lost", "i", SESSION_PID, 0, lastTs);
             json.writeStringField("s", "g");

@@ -183,7 +183,7 @@ public final class EventStore implements TraceView, EventSink {
     public void onLoss(long n) {
         lock.writeLock().lock();
         try {
-            lost += n;
+            lost = dev.arenascope.core.trace.Saturating.add(lost, n);
         } finally {
             lock.writeLock().unlock();
         }

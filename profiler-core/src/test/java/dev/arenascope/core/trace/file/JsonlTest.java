@@ -197,22 +197,54 @@ class JsonlTest {
         }
     }
 
+    /** A small sound JSONL file: a synthetic trace written by the writer. */
+    private Path writeSample() throws Exception {
+        Path f = dir.resolve("sample.jsonl");
+        if (!Files.exists(f)) {
+            EventStore src = new EventStore();
+            SyntheticTrace.write(2, 200, src);
+            src.replayTo(new JsonlWriter(f));
+        }
+        return f;
+    }
+
+    @Test
+    void aLineNestedTooDeepOrANumberTooLongIsOneBadLineAndTheRestIsRead() throws Exception {
+        String good = Files.readString(writeSample());
+        List<String> lines = new java.util.ArrayList<>(good.lines().toList());
+        int n = lines.size();
+        lines.add(2, "[".repeat(1001));
+        lines.add(4, "{\"t\":" + "9".repeat(1001) + ",\"kind\":\"MARKER\"}");
+        Path f = dir.resolve("hostile.jsonl");
+        Files.writeString(f, String.join("\n", lines) + "\n");
+        for (int workers : new int[] {0, 2}) {
+            Transcript t = new Transcript();
+            ReadReport r = JsonlReader.read(f, t, 1 << 20, workers);
+            assertEquals(2, r.problemCount(), r.problems().toString());
+            assertEquals(f + ":3: not valid JSON (nested more than 1000 levels deep)", r.problems().get(0));
+            assertEquals(f + ":5: not valid JSON (a number of more than 1000 digits)", r.problems().get(1));
+            Transcript whole = new Transcript();
+            JsonlReader.read(writeSample(), whole, 1 << 20, 0);
+            assertEquals(whole.out, t.out, "every other line read, workers " + workers);
+            assertEquals(n, r.parts(), "lines read soundly");
+        }
+    }
+
     @Test
     void problemsNameTheirLinesWhateverTheLineEnds() throws Exception {
         Path f = dir.resolve("troubled.jsonl");
         Files.writeString(f, troubledFile());
         ReadReport r = JsonlReader.read(f, new Transcript(), 1 << 20, 0);
         List<String> lines = troubledFile().lines().toList(); // \n, \r\n and a lone \r end a line, as for the reader
-        assertEquals(f + ":6: not valid JSON (Unrecognized token 'garbage': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false'))",
-                r.problems().get(0));
+        assertEquals(f + ":6: not valid JSON (unknown word 'garbage')", r.problems().get(0));
         assertEquals("garbage", lines.get(5));
-        assertEquals(f + ":8: not valid JSON (Unexpected end-of-input within/between Object entries)", r.problems().get(1));
+        assertEquals(f + ":8: not valid JSON (the line ends inside an object)", r.problems().get(1));
         assertEquals("{\"t\":1,\"kind\":\"ALLOC\",", lines.get(7));
         assertEquals(f + ":9: not a JSON object (a string)", r.problems().get(2)); // "mem":0} read alone
-        assertTrue(r.problems().get(3).startsWith(f + ":9: not valid JSON (Unexpected character (':'"), r.problems().get(3));
-        assertTrue(r.problems().get(4).startsWith(f + ":11: not valid JSON (Unrecognized token 'junk'"), r.problems().get(4));
-        assertEquals(f + ":13: not valid JSON (Unexpected end-of-input within/between Array entries)", r.problems().get(5));
-        assertTrue(r.problems().get(6).startsWith(f + ":14: not valid JSON (Unexpected character (']'"), r.problems().get(6));
+        assertEquals(f + ":9: not valid JSON (unexpected ':')", r.problems().get(3));
+        assertEquals(f + ":11: not valid JSON (unknown word 'junk')", r.problems().get(4));
+        assertEquals(f + ":13: not valid JSON (the line ends inside an array)", r.problems().get(5));
+        assertEquals(f + ":14: not valid JSON (unexpected ']')", r.problems().get(6));
         assertEquals(f + ":16: string 7 is not declared (no \"string\" line with \"id\":7 before this MARKER event's 'ref')", r.problems().get(7));
         assertEquals("{\"t\":3,\"kind\":\"MARKER\",\"ref\":7}", lines.get(15));
     }
