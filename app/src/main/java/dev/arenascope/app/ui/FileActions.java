@@ -11,13 +11,18 @@ import javafx.scene.control.MenuItem;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 
+import dev.arenascope.app.ui.io.FileKind;
 import dev.arenascope.app.ui.io.TraceFiles;
+import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.slots.PlanSlots;
 import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.ReadReport;
 
 /**
  * The window's file actions: open (chooser, drop, recent files), save, export and compare. Every read
@@ -33,11 +38,15 @@ final class FileActions {
     private final LiveControls live;
     private final WindowDialogs dialogs;
     private final Consumer<List<SlotArena>> showPlan;
+    private final Consumer<ReadReport> damage;
     final Menu recentMenu = new Menu("Open Recent");
 
-    /** @param showPlan shows a plan's arenas (in the slot map) */
+    /**
+     * @param showPlan shows a plan's arenas (in the slot map)
+     * @param damage   shows what reading the file now shown found (the damage banner)
+     */
     FileActions(Stage stage, SessionModel model, TaskRunner tasks, StatusLine status, WindowPrefs prefs, LiveControls live,
-                WindowDialogs dialogs, Consumer<List<SlotArena>> showPlan) {
+                WindowDialogs dialogs, Consumer<List<SlotArena>> showPlan, Consumer<ReadReport> damage) {
         this.stage = stage;
         this.model = model;
         this.tasks = tasks;
@@ -46,6 +55,7 @@ final class FileActions {
         this.live = live;
         this.dialogs = dialogs;
         this.showPlan = showPlan;
+        this.damage = damage;
         recentMenu.setId("menu-recent");
         rebuildRecent();
     }
@@ -55,7 +65,7 @@ final class FileActions {
         fc.setTitle("Open a trace");
         fc.getExtensionFilters().addAll(
                 new FileChooser.ExtensionFilter("Traces (*.astrace, *.jsonl, *.pickle)", "*.astrace", "*.jsonl", "*.pickle"),
-                new FileChooser.ExtensionFilter("Memory plans (*.json)", "*.json"),
+                new FileChooser.ExtensionFilter("Memory plans and problems (*.plan.json, *.json, *.csv)", "*.plan.json", "*.json", "*.csv"),
                 new FileChooser.ExtensionFilter("All files", "*"));
         File f = fc.showOpenDialog(stage);
         if (f != null) {
@@ -63,27 +73,26 @@ final class FileActions {
         }
     }
 
-    /** Loads {@code file} in the background (progress in the status bar, cancellable) and shows it. */
+    /**
+     * Loads {@code file} in the background (progress in the status bar, cancellable) and shows it: a
+     * trace in the timeline, a plan or allocation problem in the slot map, decided by the file's content
+     * ({@link FileKind}), not only its name. A damaged file shows what was recovered and lost in the banner; a file that yields no events does
+     * not replace a session with events without the user's consent.
+     */
     TaskRunner.Handle open(Path file) {
-        if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json")) {
-            return openPlan(file);
-        }
-        live.stopQuietly();
         status.message("Opening " + file.getFileName() + " …");
         status.progress(-1);
-        status.fileTask(tasks.submit(BackgroundTask.of("Opening " + file.getFileName(), p -> TraceFiles.open(file, p))
+        status.fileTask(tasks.submit(BackgroundTask.of("Opening " + file.getFileName(), p -> read(file, p))
                 .onProgress((fraction, msg, title) -> {
                     status.progress(fraction);
                     status.message(title + (msg.isEmpty() ? "" : " — " + msg));
                 })
-                .onSuccess(t -> {
+                .onSuccess(opened -> {
                     status.fileTask(null);
-                    live.detach();
-                    model.show(t, file.getFileName().toString(), TraceFiles.deviceOf(t));
-                    prefs.addRecent(file);
-                    rebuildRecent();
-                    status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d memories", file.getFileName(),
-                            t.eventCount(), t.memories().size()));
+                    switch (opened) {
+                        case Opened.Plan plan -> showPlan(file, plan.arenas());
+                        case Opened.Trace trace -> showTrace(file, trace.loaded());
+                    }
                 })
                 .onFailure(e -> {
                     status.fileTask(null);
@@ -97,24 +106,75 @@ final class FileActions {
         return status.fileTask();
     }
 
-    /** Opens a memory plan (.json, as {@code arenascope plan} writes it) in the slot map. */
+    /** What opening a file gave: a trace, or plan arenas for the slot map. */
+    private sealed interface Opened {
+        record Trace(LoadedTrace loaded) implements Opened {}
+
+        record Plan(List<SlotArena> arenas) implements Opened {}
+    }
+
+    /** Decides by content what {@code file} is and reads it (worker thread). */
+    private static Opened read(Path file, BackgroundTask.Progress p) throws Exception {
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            return new Opened.Trace(TraceFiles.open(file, p)); // names the missing file or directory
+        }
+        return switch (FileKind.of(file)) {
+            case PLAN_JSON -> new Opened.Plan(PlanSlots.read(file));
+            case PROBLEM_CSV -> {
+                p.update(-1, -1, "packing");
+                yield new Opened.Plan(List.of(PlanSlots.readProblem(file)));
+            }
+            default -> new Opened.Trace(TraceFiles.open(file, p));
+        };
+    }
+
+    private void showTrace(Path file, LoadedTrace loaded) {
+        ReadReport report = loaded.report();
+        TraceView shown = model.trace();
+        if (loaded.store().eventCount() == 0 && shown != null && shown.eventCount() > 0) {
+            String why = report.damaged() ? report.summary() : "the file holds no events";
+            dialogs.confirm("Open " + file.getFileName(), file.getFileName() + " yields no events",
+                    why + ".\n\nReplace the open session (" + String.format(Locale.ROOT, "%,d events", shown.eventCount())
+                            + ") with an empty one?",
+                    () -> show(file, loaded),
+                    () -> status.message("Kept the open session; " + file.getFileName() + ": " + why));
+            return;
+        }
+        show(file, loaded);
+    }
+
+    private void showPlan(Path file, List<SlotArena> arenas) {
+        showPlan.accept(arenas);
+        prefs.addRecent(file);
+        rebuildRecent();
+        if (arenas.size() == 1 && arenas.getFirst().strategy().startsWith("packed on open")) {
+            SlotArena a = arenas.getFirst();
+            status.message(String.format(Locale.ROOT, "Opened problem %s: %,d buffers %s to %s (lower bound %s, %+.1f%%)",
+                    file.getFileName(), a.slots().size(), a.strategy(), Bytes.format(a.height()), Bytes.format(a.lowerBound()),
+                    a.lowerBound() > 0 ? 100.0 * (a.height() - a.lowerBound()) / a.lowerBound() : 0.0));
+        } else {
+            status.message(String.format(Locale.ROOT, "Opened plan %s: %d arena%s, %,d tensors", file.getFileName(), arenas.size(),
+                    arenas.size() == 1 ? "" : "s", arenas.stream().mapToInt(a -> a.slots().size()).sum()));
+        }
+    }
+
+    private void show(Path file, LoadedTrace loaded) {
+        TraceView t = loaded.store();
+        ReadReport report = loaded.report();
+        live.stopQuietly();
+        live.detach();
+        model.show(t, file.getFileName().toString(), TraceFiles.deviceOf(t));
+        damage.accept(report);
+        prefs.addRecent(file);
+        rebuildRecent();
+        int memories = t.memories().size();
+        status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d %s%s", file.getFileName(), t.eventCount(), memories,
+                memories == 1 ? "memory" : "memories", report.damaged() ? " — damaged, see the notice above" : ""));
+    }
+
+    /** Opens a memory plan or allocation problem in the slot map (the same as {@link #open}, which decides by content). */
     TaskRunner.Handle openPlan(Path file) {
-        status.message("Opening plan " + file.getFileName() + " …");
-        status.fileTask(tasks.submit(BackgroundTask.of("Opening plan " + file.getFileName(), p -> PlanSlots.read(file))
-                .onSuccess(arenas -> {
-                    status.fileTask(null);
-                    showPlan.accept(arenas);
-                    prefs.addRecent(file);
-                    rebuildRecent();
-                    status.message(String.format(Locale.ROOT, "Opened plan %s: %d arenas, %d tensors", file.getFileName(), arenas.size(),
-                            arenas.stream().mapToInt(a -> a.slots().size()).sum()));
-                })
-                .onFailure(e -> {
-                    status.fileTask(null);
-                    status.message("Could not open " + file.getFileName());
-                    dialogs.error("Open " + file.getFileName(), TraceFiles.describe(e));
-                })));
-        return status.fileTask();
+        return open(file);
     }
 
     private void rebuildRecent() {
@@ -192,9 +252,62 @@ final class FileActions {
 
     /** Loads {@code file} as the baseline drawn beneath the current session. */
     void compareWith(Path file) {
-        tasks.submit(BackgroundTask.<TraceView>of("Loading baseline " + file.getFileName(), p -> TraceFiles.open(file, p))
-                .onSuccess(t -> model.setBaseline(t, file.getFileName().toString()))
+        tasks.submit(BackgroundTask.of("Loading baseline " + file.getFileName(), p -> TraceFiles.open(file, p))
+                .onSuccess(loaded -> {
+                    model.setBaseline(loaded.store(), file.getFileName().toString());
+                    String pairs = model.baselinePairingProperty().get().describe(model.trace() == null ? List.of()
+                            : model.trace().memories(), loaded.store().memories());
+                    status.message("Baseline " + file.getFileName() + ": " + pairs
+                            + (loaded.report().damaged() ? "; damaged: " + loaded.report().summary() : ""));
+                })
                 .onFailure(e -> dialogs.error("Compare with " + file.getFileName(), TraceFiles.describe(e))));
+    }
+
+    /** Lets the user choose which baseline memory each memory is compared with (File ▸ Pair Baseline Memories…). */
+    void pairBaseline() {
+        TraceView shown = model.trace();
+        TraceView base = model.baselineProperty().get();
+        if (shown == null || base == null) {
+            status.message("Compare with a baseline first (File ▸ Compare with…)");
+            return;
+        }
+        javafx.scene.control.Dialog<BaselinePairing> d = new javafx.scene.control.Dialog<>();
+        d.initOwner(stage);
+        d.setTitle("Pair baseline memories");
+        d.setHeaderText("Compare each memory with");
+        javafx.scene.layout.GridPane g = new javafx.scene.layout.GridPane();
+        g.setHgap(10);
+        g.setVgap(6);
+        List<javafx.scene.control.ComboBox<String>> boxes = new java.util.ArrayList<>();
+        BaselinePairing now = model.baselinePairingProperty().get();
+        for (var m : shown.memories()) {
+            javafx.scene.control.ComboBox<String> c = new javafx.scene.control.ComboBox<>();
+            c.getItems().add("(none)");
+            base.memories().forEach(b -> c.getItems().add(b.name()));
+            int b = now.baselineOf(m.id());
+            c.getSelectionModel().select(b < 0 ? 0 : b + 1);
+            g.addRow(g.getRowCount(), new javafx.scene.control.Label(m.name()), c);
+            boxes.add(c);
+        }
+        d.getDialogPane().setContent(g);
+        d.getDialogPane().getButtonTypes().addAll(javafx.scene.control.ButtonType.OK, javafx.scene.control.ButtonType.CANCEL);
+        d.setResultConverter(bt -> {
+            if (bt != javafx.scene.control.ButtonType.OK) {
+                return null;
+            }
+            java.util.Map<Integer, Integer> pairs = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < boxes.size(); i++) {
+                int sel = boxes.get(i).getSelectionModel().getSelectedIndex();
+                if (sel > 0) {
+                    pairs.put(shown.memories().get(i).id(), base.memories().get(sel - 1).id());
+                }
+            }
+            return new BaselinePairing(pairs);
+        });
+        d.showAndWait().ifPresent(p -> {
+            model.baselinePairingProperty().set(p);
+            status.message("Baseline: " + p.describe(shown.memories(), base.memories()));
+        });
     }
 
     static String safeName(String s) {

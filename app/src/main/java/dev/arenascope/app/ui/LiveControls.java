@@ -120,6 +120,9 @@ final class LiveControls {
             } else if (b == LiveSession.State.FINISHED || b == LiveSession.State.STOPPED) {
                 status.message(choice.workload() + " " + b.toString().toLowerCase(Locale.ROOT) + ": " + s.messageProperty().get());
             }
+            if ((b == LiveSession.State.FAILED || b == LiveSession.State.FINISHED || b == LiveSession.State.STOPPED) && live == s) {
+                model.liveEnded();
+            }
         });
         try {
             s.start(w, choice.device(), choice.options());

@@ -54,12 +54,14 @@ public final class MainWindow {
     private final BorderPane root = new BorderPane();
     private final Scene scene = new Scene(root);
     private final StatusLine status = new StatusLine(model, tasks);
+    private final DamageBanner damage = new DamageBanner();
     private final WindowDialogs dialogs;
     private final LiveControls live;
     private final FileActions files;
     private final ViewActions view = new ViewActions(model, tabs);
     private final WindowMenus menus;
     private ListenView listenView;
+    private final javafx.scene.control.Button listeningBadge = new javafx.scene.control.Button();
 
     public MainWindow(Stage stage, WindowPrefs prefs) {
         this.stage = stage;
@@ -69,6 +71,12 @@ public final class MainWindow {
         files = new FileActions(stage, model, tasks, status, prefs, live, dialogs, arenas -> {
             slots.showPlan(arenas);
             tabs.getSelectionModel().select(2);
+        }, report -> {
+            damage.show(report);
+            String axis = DamageBanner.timeAxisNotice(model.trace() == null ? null : model.trace().session());
+            if (!report.damaged() && axis != null) {
+                damage.notice(axis);
+            }
         });
         menus = new WindowMenus(files, live, view, dialogs, this::listen, stage::close, () -> model.setBaseline(null, null),
                 this::applyTheme, prefs.dark());
@@ -79,7 +87,13 @@ public final class MainWindow {
     private void createView() {
         root.getStyleClass().add(Styles.ROOT);
         root.setId("main-window");
-        root.setTop(new VBox(menus.bar(), WindowToolbar.create(model, files, live, view, this::listen)));
+        listeningBadge.setId("listening-badge");
+        listeningBadge.getStyleClass().add(Styles.LIVE_BADGE);
+        listeningBadge.setVisible(false);
+        listeningBadge.setManaged(false);
+        listeningBadge.setOnAction(e -> listen());
+        listeningBadge.setTooltip(new javafx.scene.control.Tooltip("Listening for profiled processes; click to open the Listen window"));
+        root.setTop(new VBox(menus.bar(), WindowToolbar.create(model, files, live, view, this::listen, listeningBadge)));
         tabs.setId("view-tabs");
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         tabs.getTabs().addAll(tab("Events", "tab-events", events), tab("Scope tree", "tab-scopes", scopes),
@@ -87,7 +101,8 @@ public final class MainWindow {
         split.setOrientation(Orientation.VERTICAL);
         split.getItems().addAll(timeline, tabs);
         split.setDividerPositions(prefs.divider());
-        root.setCenter(split);
+        VBox.setVgrow(split, javafx.scene.layout.Priority.ALWAYS);
+        root.setCenter(new VBox(damage, split));
         root.setBottom(status.bar());
         scene.getStylesheets().add(css(Styles.BASE_CSS));
         applyTheme(prefs.dark());
@@ -112,6 +127,8 @@ public final class MainWindow {
     private void initListeners() {
         model.titleProperty().addListener((o, a, b) -> stage.setTitle(b.isEmpty() ? "ArenaScope" : b + " — ArenaScope"));
         slots.replannerProperty().set(PlanSlots::replan);
+        menus.stretchItem.selectedProperty().bindBidirectional(model.stretchBaselineProperty());
+        model.traceProperty().addListener((o, a, b) -> damage.show(null)); // a file's damage notice goes with it
         scene.setOnDragOver(e -> {
             if (e.getDragboard().hasFiles()) {
                 e.acceptTransferModes(TransferMode.COPY);
@@ -154,8 +171,19 @@ public final class MainWindow {
     public ListenView listenView() {
         if (listenView == null) {
             listenView = new ListenView(model, tasks);
+            listenView.listeningProperty().addListener((o, a, b) -> {
+                boolean on = !b.isEmpty();
+                listeningBadge.setText(on ? "● LISTENING " + b : "");
+                listeningBadge.setVisible(on);
+                listeningBadge.setManaged(on);
+            });
         }
         return listenView;
+    }
+
+    /** The toolbar badge shown while listening for processes. */
+    javafx.scene.control.Button listeningBadge() {
+        return listeningBadge;
     }
 
     /** Loads {@code file} in the background (progress in the status bar, cancellable) and shows it. */
@@ -234,6 +262,11 @@ public final class MainWindow {
 
     public TabPane tabs() {
         return tabs;
+    }
+
+    /** The notice above the timeline saying what a damaged file lost (hidden for sound files). */
+    DamageBanner damageBanner() {
+        return damage;
     }
 
     public StatusBar statusBar() {

@@ -8,6 +8,7 @@ import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.Separator;
 import javafx.scene.control.Tooltip;
+import javafx.scene.layout.Region;
 
 import org.controlsfx.control.StatusBar;
 
@@ -42,6 +43,9 @@ final class StatusLine {
         rateLabel.setId("status-rate");
         droppedLabel.setId("status-dropped");
         rangeLabel.setId("status-range");
+        for (Label l : List.of(deviceLabel, eventsLabel, rateLabel, droppedLabel, rangeLabel)) {
+            l.setMinWidth(Region.USE_PREF_SIZE); // figures are never cut ("372,509 eve…"); the message gives way
+        }
         cancel.setId("cancel-load");
         cancel.setVisible(false);
         cancel.setManaged(false);

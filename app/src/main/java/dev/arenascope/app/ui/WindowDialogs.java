@@ -2,6 +2,7 @@ package dev.arenascope.app.ui;
 
 import javafx.scene.Scene;
 import javafx.scene.control.Alert;
+import javafx.scene.control.ButtonBar;
 import javafx.scene.control.ButtonType;
 import javafx.stage.Stage;
 
@@ -32,22 +33,80 @@ final class WindowDialogs {
         a.show();
     }
 
+    /**
+     * Asks a yes/no question without blocking the FX thread: {@code yes} or {@code no} runs once the
+     * user answers (closing the box counts as no).
+     */
+    void confirm(String title, String header, String message, Runnable yes, Runnable no) {
+        ButtonType replace = new ButtonType("Replace", ButtonBar.ButtonData.YES);
+        ButtonType keep = new ButtonType("Keep the open session", ButtonBar.ButtonData.NO);
+        Alert a = new Alert(Alert.AlertType.CONFIRMATION, message, replace, keep);
+        a.initOwner(owner);
+        a.setTitle(title);
+        a.setHeaderText(header);
+        a.getDialogPane().setId("confirm-dialog");
+        a.getDialogPane().getStylesheets().addAll(scene.getStylesheets());
+        a.setOnHidden(e -> (a.getResult() == replace ? yes : no).run());
+        a.show();
+    }
+
+    /** The keyboard help: each key and what it does, one per row, under headings. */
+    static final java.util.List<String[]> SHORTCUTS = java.util.List.of(
+            new String[] {"Sessions", null},
+            new String[] {"Ctrl+N", "new live session"},
+            new String[] {"Ctrl+L", "listen for processes"},
+            new String[] {"Ctrl+O", "open a trace or plan"},
+            new String[] {"Ctrl+S", "save the session"},
+            new String[] {"F5 / F6 / F7", "start or resume / pause / stop"},
+            new String[] {"View", null},
+            new String[] {"Ctrl+=  /  Ctrl+-", "zoom in / out"},
+            new String[] {"Ctrl+0, Home", "zoom to fit"},
+            new String[] {"Ctrl+E", "zoom to the selection"},
+            new String[] {"Esc", "clear the selection"},
+            new String[] {"← →", "pan"},
+            new String[] {"Ctrl+1 … Ctrl+4", "events, scope tree, slot map, pool histograms"},
+            new String[] {"Ctrl+T", "dark theme"},
+            new String[] {"F1", "this help"},
+            new String[] {"Timeline (mouse)", null},
+            new String[] {"wheel", "zoom at the pointer (" + dev.arenascope.app.ui.timeline.TimelineView.WHEEL_ZOOM + "× a notch)"},
+            new String[] {"drag", "pan"},
+            new String[] {"Shift-drag, right-drag", "select a range"},
+            new String[] {"click", "set the cursor; on a scope band, select that scope"});
+
     void shortcuts() {
         Alert a = new Alert(Alert.AlertType.INFORMATION);
         a.initOwner(owner);
         a.setTitle("Keyboard shortcuts");
         a.setHeaderText("Keyboard and mouse");
-        a.setContentText("""
-                Ctrl+N  new live session        Ctrl+O  open        Ctrl+S  save
-                Ctrl+L  listen for processes    F5 start/resume     F6 pause     F7 stop
-                Ctrl+=  zoom in    Ctrl+-  zoom out    Ctrl+0 / Home  zoom to fit
-                Ctrl+E  zoom to selection       Esc  clear selection
-                ← →  pan     Ctrl+1..4  views   Ctrl+T  dark theme    F1  this help
-
-                Timeline: wheel zooms at the pointer, drag pans, Shift-drag or right-drag
-                selects a range, a click sets the cursor, a click on a scope band selects it.""");
+        a.getDialogPane().setContent(shortcutGrid());
+        a.getDialogPane().setId("shortcuts-box");
         a.getDialogPane().getStylesheets().addAll(scene.getStylesheets());
         a.show();
+    }
+
+    /** The help as a two-column grid: keys on the left, what they do on the right. */
+    static javafx.scene.layout.GridPane shortcutGrid() {
+        javafx.scene.layout.GridPane g = new javafx.scene.layout.GridPane();
+        g.setId("shortcuts-grid");
+        g.setHgap(18);
+        g.setVgap(3);
+        int row = 0;
+        for (String[] s : SHORTCUTS) {
+            if (s[1] == null) {
+                javafx.scene.control.Label h = new javafx.scene.control.Label(s[0]);
+                h.setStyle("-fx-font-weight: bold; -fx-padding: " + (row == 0 ? 0 : 8) + " 0 2 0;");
+                g.add(h, 0, row++, 2, 1);
+            } else {
+                javafx.scene.control.Label k = new javafx.scene.control.Label(s[0]);
+                k.setStyle("-fx-font-family: monospace;");
+                k.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+                javafx.scene.control.Label d = new javafx.scene.control.Label(s[1]);
+                d.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+                g.add(k, 0, row);
+                g.add(d, 1, row++);
+            }
+        }
+        return g;
     }
 
     void about() {

@@ -17,6 +17,8 @@ import dev.arenascope.app.ui.io.TraceFiles;
 /** The window's menu bar (File, Session, View, Help) with its accelerators; each item calls one action. */
 final class WindowMenus {
     private final CheckMenuItem darkItem = new CheckMenuItem("Dark theme");
+    /** Stretch the baseline to the session's length (off: aligned at start, as the report compares). */
+    final CheckMenuItem stretchItem = new CheckMenuItem("Stretch Baseline to This Run's Length");
     private final MenuBar bar;
 
     /**
@@ -39,9 +41,11 @@ final class WindowMenus {
                 item("Report (HTML)…", "menu-export-report", null, () -> files.export(TraceFiles.ExportFormat.REPORT_HTML)));
         MenuItem compare = item("Compare with…", "menu-compare", null, files::compare);
         MenuItem clearCompare = item("Clear Baseline", "menu-clear-compare", null, clearBaseline);
+        MenuItem pair = item("Pair Baseline Memories…", "menu-pair-baseline", null, files::pairBaseline);
+        stretchItem.setId("menu-stretch-baseline");
         MenuItem quitItem = item("Quit", "menu-quit", KeyCode.Q, quit);
         Menu file = new Menu("File", null, newLive, listenItem, new SeparatorMenuItem(), open, files.recentMenu, save, export,
-                new SeparatorMenuItem(), compare, clearCompare, new SeparatorMenuItem(), quitItem);
+                new SeparatorMenuItem(), compare, pair, stretchItem, clearCompare, new SeparatorMenuItem(), quitItem);
 
         Menu session = new Menu("Session", null,
                 key(item("Start / Resume", "menu-start", null, live::startOrResume), new KeyCodeCombination(KeyCode.F5)),

@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.prefs.BackingStoreException;
 import java.util.prefs.Preferences;
 
+import javafx.geometry.Rectangle2D;
+import javafx.stage.Screen;
 import javafx.stage.Stage;
+import javafx.stage.WindowEvent;
 
 /**
  * What the window remembers between runs (java.util.prefs, per user): its bounds, the split, the
@@ -25,21 +28,89 @@ public final class WindowPrefs {
         this.prefs = node;
     }
 
-    /** Places {@code stage} where it was last time, or at a default size. */
+    /** The smallest size the window is restored to or remembers; anything less is a degenerate size. */
+    static final double MIN_WIDTH = 720;
+    static final double MIN_HEIGHT = 480;
+    static final double DEFAULT_WIDTH = 1360;
+    static final double DEFAULT_HEIGHT = 860;
+
+    /**
+     * Places {@code stage} where it was last time, clamped to the screens it is on, or at a default
+     * size centred on the primary screen. The stage also gets a minimum size, so a window manager that
+     * opens windows small (openbox: 200×200) cannot leave it unusable. Call before showing the stage.
+     */
     public void restore(Stage stage) {
-        stage.setWidth(prefs.getDouble("width", 1360));
-        stage.setHeight(prefs.getDouble("height", 860));
-        double x = prefs.getDouble("x", Double.NaN);
-        double y = prefs.getDouble("y", Double.NaN);
-        if (!Double.isNaN(x) && !Double.isNaN(y)) {
-            stage.setX(x);
-            stage.setY(y);
-        }
+        List<Rectangle2D> screens = Screen.getScreens().stream().map(Screen::getVisualBounds).toList();
+        Rectangle2D primary = Screen.getPrimary().getVisualBounds();
+        Rectangle2D r = placement(prefs.getDouble("x", Double.NaN), prefs.getDouble("y", Double.NaN),
+                prefs.getDouble("width", Double.NaN), prefs.getDouble("height", Double.NaN), screens, primary);
+        stage.setMinWidth(Math.min(MIN_WIDTH, primary.getWidth()));
+        stage.setMinHeight(Math.min(MIN_HEIGHT, primary.getHeight()));
+        stage.setWidth(r.getWidth());
+        stage.setHeight(r.getHeight());
+        stage.setX(r.getMinX());
+        stage.setY(r.getMinY());
         stage.setMaximized(prefs.getBoolean("maximized", false));
+        // a window manager may still impose its own first size (openbox gives a new window its minimum
+        // size): put the restored bounds back once shown, and once more after the window manager's
+        // configure events have arrived
+        Runnable reapply = () -> {
+            if (!stage.isMaximized() && (Math.abs(stage.getWidth() - r.getWidth()) > 16 || Math.abs(stage.getHeight() - r.getHeight()) > 16)) {
+                stage.setWidth(r.getWidth());
+                stage.setHeight(r.getHeight());
+                stage.setX(r.getMinX());
+                stage.setY(r.getMinY());
+            }
+        };
+        stage.addEventHandler(WindowEvent.WINDOW_SHOWN, e -> {
+            reapply.run();
+            javafx.animation.PauseTransition later = new javafx.animation.PauseTransition(javafx.util.Duration.millis(300));
+            later.setOnFinished(f -> reapply.run());
+            later.play();
+        });
     }
 
+    /**
+     * Where the window goes: the saved bounds when they are a sane size and at least partly on a
+     * screen, clamped so the whole window is on that screen; otherwise the default size (at most 90%
+     * of the primary screen) centred on it. NaN stands for "not saved".
+     */
+    static Rectangle2D placement(double x, double y, double w, double h, List<Rectangle2D> screens, Rectangle2D primary) {
+        boolean sizeOk = Double.isFinite(w) && Double.isFinite(h) && w >= MIN_WIDTH && h >= MIN_HEIGHT;
+        if (!sizeOk) {
+            w = Math.min(DEFAULT_WIDTH, primary.getWidth() * 0.9);
+            h = Math.min(DEFAULT_HEIGHT, primary.getHeight() * 0.9);
+        }
+        Rectangle2D screen = null;
+        if (Double.isFinite(x) && Double.isFinite(y)) {
+            double bestArea = 0;
+            for (Rectangle2D s : screens) {
+                double iw = Math.min(x + w, s.getMaxX()) - Math.max(x, s.getMinX());
+                double ih = Math.min(y + h, s.getMaxY()) - Math.max(y, s.getMinY());
+                if (iw > 0 && ih > 0 && iw * ih > bestArea) {
+                    bestArea = iw * ih;
+                    screen = s;
+                }
+            }
+        }
+        if (screen == null) {
+            screen = primary;
+            w = Math.min(w, screen.getWidth());
+            h = Math.min(h, screen.getHeight());
+            x = screen.getMinX() + (screen.getWidth() - w) / 2;
+            y = screen.getMinY() + (screen.getHeight() - h) / 2;
+        }
+        w = Math.min(w, screen.getWidth());
+        h = Math.min(h, screen.getHeight());
+        x = Math.max(screen.getMinX(), Math.min(x, screen.getMaxX() - w));
+        y = Math.max(screen.getMinY(), Math.min(y, screen.getMaxY() - h));
+        return new Rectangle2D(x, y, w, h);
+    }
+
+    /** Remembers the stage's bounds, unless it is maximized, iconified or of a degenerate size. */
     public void save(Stage stage) {
-        if (!stage.isMaximized() && !stage.isIconified()) {
+        if (!stage.isMaximized() && !stage.isIconified() && saneSize(stage.getWidth(), stage.getHeight())
+                && Double.isFinite(stage.getX()) && Double.isFinite(stage.getY())) {
             prefs.putDouble("width", stage.getWidth());
             prefs.putDouble("height", stage.getHeight());
             prefs.putDouble("x", stage.getX());
@@ -47,6 +118,10 @@ public final class WindowPrefs {
         }
         prefs.putBoolean("maximized", stage.isMaximized());
         flush();
+    }
+
+    static boolean saneSize(double w, double h) {
+        return Double.isFinite(w) && Double.isFinite(h) && w >= MIN_WIDTH && h >= MIN_HEIGHT;
     }
 
     public double divider() {

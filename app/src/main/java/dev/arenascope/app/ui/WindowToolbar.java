@@ -17,9 +17,11 @@ import dev.arenascope.app.ui.model.SessionModel;
 final class WindowToolbar {
     private WindowToolbar() {}
 
-    static ToolBar create(SessionModel model, FileActions files, LiveControls live, ViewActions view, Runnable listen) {
+    /** @param listening the badge shown while the window listens for processes (its Listen window may be closed) */
+    static ToolBar create(SessionModel model, FileActions files, LiveControls live, ViewActions view, Runnable listen,
+                          javafx.scene.Node listening) {
         Button newLive = button("New Live", "tb-new-live", "New live session (Ctrl+N)", live::newSession);
-        Button open = button("Open", "tb-open", "Open a trace: .astrace, .jsonl, PyTorch .pickle (Ctrl+O)", files::openDialog);
+        Button open = button("Open", "tb-open", "Open a trace (.astrace, .jsonl, PyTorch .pickle) or a plan (.plan.json, allocation problem .csv) (Ctrl+O)", files::openDialog);
         Button save = button("Save", "tb-save", "Save the session as .astrace or .jsonl (Ctrl+S)", files::save);
         Button export = button("Export", "tb-export", "Export as Perfetto JSON", () -> files.export(TraceFiles.ExportFormat.PERFETTO));
         Button listenButton = button("Listen", "tb-listen", "Accept profiled processes streaming over the live protocol (Ctrl+L)", listen);
@@ -35,7 +37,7 @@ final class WindowToolbar {
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
         return new ToolBar(newLive, open, save, export, listenButton, new Separator(), live.startButton, live.pauseButton,
-                live.stopButton, live.followButton, new Separator(), zin, zout, fit, spacer, title, live.badge);
+                live.stopButton, live.followButton, new Separator(), zin, zout, fit, spacer, title, listening, live.badge);
     }
 
     private static Button button(String text, String id, String tip, Runnable action) {

@@ -3,6 +3,7 @@ package dev.arenascope.app.ui;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -45,5 +46,61 @@ class ListenTest extends WindowTestBase {
                 && window.model().titleProperty().get().contains("connection"));
         waitFor(20, "its pool lane", () -> window.timeline().drawListProperty().get() != null
                 && window.timeline().drawListProperty().get().lanes().stream().anyMatch(l -> l.memory().name().contains("pool")));
+    }
+
+    private static long stream(int port, String name, int steps) throws Exception {
+        Workload w = Workloads.find("particles");
+        try (Session session = new Session(name); VirtualDevice device = new VirtualDevice(1L << 30)) {
+            LiveSender sender = LiveSender.stream(session, "127.0.0.1:" + port, null);
+            w.run(session, device, w.parse(Map.of("steps", Integer.toString(steps))), Progress.NONE);
+            session.flush();
+            session.removeSink(sender);
+            return sender.stats().deliveredEvents();
+        }
+    }
+
+    @Test
+    void eachNewProcessTakesOverAndListeningOutlivesItsWindow() throws Exception {
+        fxRun(() -> {
+            window.listenView().show(stage);
+            window.listenView().portField().setText("0");
+            window.listenView().toggle();
+        });
+        int port = fx(() -> window.listenView().listeningPort());
+        assertTrue(fx(() -> window.listeningBadge().isVisible()), "the main window says it is listening");
+        assertTrue(fx(() -> window.listeningBadge().getText()).contains(":" + port), fx(() -> window.listeningBadge().getText()));
+
+        // Esc closes the Listen window; listening goes on and the badge stays
+        fxRun(() -> window.listenView().table().getScene().getRoot().fireEvent(new javafx.scene.input.KeyEvent(
+                javafx.scene.input.KeyEvent.KEY_PRESSED, "", "", javafx.scene.input.KeyCode.ESCAPE, false, false, false, false)));
+        waitFor(5, "the Listen window closed", () -> !window.listenView().isShowing());
+        assertEquals(port, fx(() -> window.listenView().listeningPort()));
+        assertTrue(fx(() -> window.listeningBadge().isVisible()));
+
+        long first = stream(port, "first-run", 60);
+        waitFor(20, "the first process shown", () -> window.model().titleProperty().get().startsWith("first-run")
+                && window.model().eventCountProperty().get() == first);
+        long second = stream(port, "second-run", 80);
+        waitFor(20, "the second process takes over the view", () -> window.model().titleProperty().get().startsWith("second-run")
+                && window.model().eventCountProperty().get() == second);
+        waitFor(10, "the rate drops to 0 once it ended", () -> window.model().eventsPerSecondProperty().get() == 0);
+
+        String from = fx(() -> window.listenView().table().getColumns().stream().filter(col -> col.getText().equals("From"))
+                .findFirst().orElseThrow().getCellObservableValue(0).getValue().toString());
+        assertTrue(!from.startsWith("/") && from.startsWith("127.0.0.1:"), "From reads as an address: " + from);
+        // stop listening: the badge goes
+        fxRun(() -> window.listenView().toggle());
+        assertTrue(!fx(() -> window.listeningBadge().isVisible()));
+    }
+
+    @Test
+    void statusFiguresAreNeverCut() {
+        fxRun(() -> stage.setWidth(900));
+        waitFor(5, "laid out", () -> true);
+        for (javafx.scene.Node n : fx(() -> List.copyOf(window.statusBar().getRightItems()))) {
+            if (n instanceof javafx.scene.control.Label l) {
+                assertTrue(fx(() -> l.getWidth() + 0.5 >= l.prefWidth(-1)), "status figure cut: " + fx(l::getText));
+            }
+        }
     }
 }

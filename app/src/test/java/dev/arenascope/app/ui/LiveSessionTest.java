@@ -64,6 +64,8 @@ class LiveSessionTest extends WindowTestBase {
             return d != null && d.events() > first && !d.lanes().isEmpty();
         });
         assertTrue(status("events").matches("[\\d,]+ events"), status("events"));
+        waitFor(10, "the address map's memory picker is filled in a live session",
+                () -> !window.slots().memorySelector().getItems().isEmpty() && window.slots().memorySelector().getValue() != null);
         waitFor(10, "an events/s figure", () -> window.model().eventsPerSecondProperty().get() > 0);
         assertTrue(status("events/s").matches("[\\d,]+ events/s"), status("events/s"));
         assertTrue(status("dropped").endsWith("dropped"));
@@ -85,6 +87,8 @@ class LiveSessionTest extends WindowTestBase {
         long end = fx(() -> window.model().eventCountProperty().get());
         assertTrue(end > paused);
         assertTrue(fx(() -> !window.stage().getScene().lookup("#live-badge").isVisible()), "the LIVE badge goes");
+        assertEquals(0.0, fx(() -> window.model().eventsPerSecondProperty().get()), "events/s is 0 once the run ended");
+        assertEquals("0 events/s", status("events/s"));
         waitFor(10, "the pool histograms fill", () -> !window.pools().table().getItems().isEmpty());
     }
 }

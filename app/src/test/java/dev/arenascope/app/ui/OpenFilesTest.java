@@ -38,6 +38,8 @@ class OpenFilesTest extends WindowTestBase {
         DrawList.Lane lane = d.lanes().stream().filter(l -> l.memory().kind() == MemoryKind.SEGMENTED).findFirst().orElseThrow();
         assertEquals(3_853_700_352L, lane.peakUsed(), "the lane's high-water is the snapshot's peak live bytes");
         assertTrue(statusText().startsWith("Opened cs336-a2-bcrafton.pickle"), statusText());
+        int memories = fx(() -> window.model().trace().memories().size());
+        assertTrue(statusText().contains(memories == 1 ? " 1 memory" : " " + memories + " memories"), "counted in English: " + statusText());
         String tip = fx(() -> window.timeline().hoverAt(d.width() / 2.0, lane.top() + lane.gaugeHeight() / 2));
         assertTrue(tip.contains("reserved") && tip.contains("GiB"), "reserved versus allocated, in GiB: " + tip);
         String events = fx(() -> window.statusBar().getRightItems().stream().filter(n -> n instanceof Label)

@@ -176,7 +176,7 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
             long t = e.timeNs();
             long used = e.used();
             long aux = e.aux();
-            long forward = info.kind().twoPointer() ? used - aux : used;
+            long forward = info.kind().forward(used, aux);
             if (used > peakUsed) {
                 peakUsed = used;
                 peakUsedAt = t;
@@ -236,7 +236,7 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
                 } else {
                     usedMax[i] = carryUsed;
                     auxMax[i] = carryAux;
-                    forwardMax[i] = info.kind().twoPointer() ? carryUsed - carryAux : carryUsed;
+                    forwardMax[i] = info.kind().forward(carryUsed, carryAux);
                 }
             }
             List<HighWater> marks = new ArrayList<>();

@@ -113,12 +113,25 @@ public final class TraceDiff {
             return d / Math.abs(was0) * 100.0;
         }
 
+        /**
+         * How far the figure moved on the scale it is judged by: for a share ({@link Figure.Unit#RATIO},
+         * fragmentation say) the change in percentage points ({@code 0.0048 → 0.0096} is +0.48, not
+         * +100%), for every other figure the change in percent of the baseline.
+         */
+        public double change() {
+            if (figure().unit() == Figure.Unit.RATIO) {
+                double d = delta();
+                return Double.isNaN(d) ? Double.NaN : d * 100.0;
+            }
+            return deltaPct();
+        }
+
         /** Whether the figure moved in its worse direction past {@link #NOISE_PCT} (only figures in both traces do). */
         public boolean regression() {
             if (presence != Presence.BOTH) {
                 return false;
             }
-            double pct = deltaPct();
+            double pct = change();
             if (Double.isNaN(pct)) {
                 return false;
             }
@@ -134,7 +147,7 @@ public final class TraceDiff {
             if (presence != Presence.BOTH) {
                 return false;
             }
-            double pct = deltaPct();
+            double pct = change();
             if (Double.isNaN(pct)) {
                 return false;
             }
@@ -145,9 +158,9 @@ public final class TraceDiff {
             };
         }
 
-        /** How bad a regression is, for sorting: the change in percent in the worse direction. */
+        /** How bad a regression is, for sorting: the {@link #change()} in the worse direction (points for shares). */
         public double severity() {
-            double pct = deltaPct();
+            double pct = change();
             return figure().better() == Figure.Better.HIGHER ? -pct : pct;
         }
     }

@@ -22,8 +22,9 @@ public final class Bytes {
     }
 
     /**
-     * Parses a byte count: a plain integer, or a number with a suffix K/KiB, M/MiB, G/GiB, T/TiB
-     * (binary) — {@code "512MiB"}, {@code "2G"}, {@code "1048576"}.
+     * Parses a byte count: a plain integer (optionally with {@code B}), or a number with a suffix
+     * K/Ki/KB/KiB, M/Mi/MB/MiB, G/Gi/GB/GiB, T/Ti/TB/TiB, any case, all binary (a memory profiler's KB is
+     * 1024 bytes) — {@code "512MiB"}, {@code "300Mi"}, {@code "2G"}, {@code "1048576"}.
      *
      * @throws IllegalArgumentException naming the text when it is not a non-negative byte count
      */
@@ -34,14 +35,21 @@ public final class Bytes {
             i++;
         }
         String number = t.substring(0, i);
-        String unit = t.substring(i).trim().toUpperCase(Locale.ROOT).replace("IB", "").replace("B", "");
+        String unit = t.substring(i).trim().toUpperCase(Locale.ROOT);
+        if (unit.endsWith("B")) {
+            unit = unit.substring(0, unit.length() - 1);
+        }
+        if (unit.endsWith("I")) {
+            unit = unit.substring(0, unit.length() - 1);
+        }
         int shift = switch (unit) {
             case "" -> 0;
             case "K" -> 10;
             case "M" -> 20;
             case "G" -> 30;
             case "T" -> 40;
-            default -> throw new IllegalArgumentException("'" + text + "' is not a byte count (units: K, M, G, T)");
+            default -> throw new IllegalArgumentException("'" + text + "' is not a byte count (e.g. 300MiB, 300Mi, 300MB, 300M"
+                    + " or 314572800; units K, M, G, T are binary)");
         };
         if (number.isEmpty()) {
             throw new IllegalArgumentException("'" + text + "' is not a byte count");

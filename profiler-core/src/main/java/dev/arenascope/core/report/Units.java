@@ -67,10 +67,20 @@ final class Units {
         return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC).format(t);
     }
 
-    /** A change in percent: {@code +5.0%}, {@code -0.25%}, {@code new}, {@code ±0%}. */
+    /**
+     * A change in percent: {@code +5.0%}, {@code -0.25%}, {@code new}, {@code ±0%}; for a share
+     * (fragmentation, hit rate) in percentage points: {@code +0.48 pt}.
+     */
     static String changePct(TraceDiff.Change c) {
         if (c.presence() != TraceDiff.Presence.BOTH) {
             return c.presence() == TraceDiff.Presence.ADDED ? "added" : "removed";
+        }
+        if (c.figure().unit() == dev.arenascope.core.analysis.Figure.Unit.RATIO) {
+            double pt = c.change();
+            if (Double.isNaN(pt)) {
+                return NONE;
+            }
+            return pt == 0 ? "±0 pt" : String.format(Locale.ROOT, "%+.2f pt", pt);
         }
         double pct = c.deltaPct();
         if (Double.isNaN(pct)) {

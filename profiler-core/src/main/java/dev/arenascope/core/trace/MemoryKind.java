@@ -42,4 +42,28 @@ public enum MemoryKind {
     public boolean twoPointer() {
         return this == ARENA;
     }
+
+    /*
+     * The one definition of an arena's figures, shared by the window (painter, hover card, lane label)
+     * and the reports: an arena's used gauge is forward plus backward, its aux gauge the backward end.
+     * For every other kind the used gauge is all there is "forward" and nothing is held backward.
+     */
+
+    /**
+     * Bytes held by the forward end (or, for other kinds, all bytes in use) given an event's
+     * {@code used} and {@code aux} gauges.
+     */
+    public long forward(long used, long aux) {
+        return twoPointer() ? Math.max(0, used - aux) : used;
+    }
+
+    /** Bytes held by an arena's backward end; 0 for kinds without one. */
+    public long backward(long aux) {
+        return twoPointer() ? aux : 0;
+    }
+
+    /** Bytes in use in total (an arena's forward plus backward end): the {@code used} gauge itself. */
+    public long inUse(long used) {
+        return used;
+    }
 }

@@ -1,5 +1,7 @@
 package dev.arenascope.app.ui.events;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -16,13 +18,44 @@ import dev.arenascope.core.trace.TraceView;
  * @param scope    keep only events during this scope's executions on its memory, or null
  * @param minBytes keep events whose byte field ({@code b}) is at least this (0 keeps all)
  * @param search   case-insensitive text to find in the kind, memory name or detail (blank keeps all)
+ * @param searchScopes scopes whose name or path holds the search text: events during their executions
+ *                 (on their memory) match too, so searching a scope's name finds the allocations inside it
  */
-public record EventFilter(Set<EventKind> kinds, int memory, ScopeStats scope, long minBytes, String search) {
-    public static final EventFilter ALL = new EventFilter(Set.of(), -1, null, 0, "");
+public record EventFilter(Set<EventKind> kinds, int memory, ScopeStats scope, long minBytes, String search,
+                          List<ScopeStats> searchScopes) {
+    public static final EventFilter ALL = new EventFilter(Set.of(), -1, null, 0, "", List.of());
 
     public EventFilter {
         kinds = kinds == null ? Set.of() : Set.copyOf(kinds);
         search = search == null ? "" : search.strip().toLowerCase(Locale.ROOT);
+        searchScopes = searchScopes == null ? List.of() : List.copyOf(searchScopes);
+    }
+
+    public EventFilter(Set<EventKind> kinds, int memory, ScopeStats scope, long minBytes, String search) {
+        this(kinds, memory, scope, minBytes, search, List.of());
+    }
+
+    /** The scopes of {@code all} whose name or path holds {@code search} (case-insensitive); none for a blank search. */
+    public static List<ScopeStats> scopesMatching(List<ScopeStats> all, String search) {
+        String s = search == null ? "" : search.strip().toLowerCase(Locale.ROOT);
+        if (s.isEmpty()) {
+            return List.of();
+        }
+        List<ScopeStats> out = new ArrayList<>();
+        for (ScopeStats sc : all) {
+            if (sc.path.toLowerCase(Locale.ROOT).contains(s)) {
+                out.add(sc);
+            }
+        }
+        return out;
+    }
+
+    private static boolean during(ScopeStats scope, Event e) {
+        if (e.memory() != scope.memory) {
+            return false;
+        }
+        int i = scope.firstIntervalEndingAfter(e.timeNs());
+        return i < scope.intervalCount() && scope.intervalStart(i) <= e.timeNs();
     }
 
     /** Whether every event passes (no scan needed). */
@@ -41,19 +74,21 @@ public record EventFilter(Set<EventKind> kinds, int memory, ScopeStats scope, lo
         if (minBytes > 0 && e.b() < minBytes) {
             return false;
         }
-        if (scope != null) {
-            if (e.memory() != scope.memory) {
-                return false;
-            }
-            int i = scope.firstIntervalEndingAfter(e.timeNs());
-            if (i >= scope.intervalCount() || scope.intervalStart(i) > e.timeNs()) {
-                return false;
-            }
+        if (scope != null && !during(scope, e)) {
+            return false;
         }
         if (!search.isEmpty()) {
-            return EventRow.kindName(e.kind()).contains(search)
+            if (EventRow.kindName(e.kind()).contains(search)
                     || EventRow.memoryName(trace, e.memory()).toLowerCase(Locale.ROOT).contains(search)
-                    || EventRow.detail(trace, e).toLowerCase(Locale.ROOT).contains(search);
+                    || EventRow.detail(trace, e).toLowerCase(Locale.ROOT).contains(search)) {
+                return true;
+            }
+            for (ScopeStats sc : searchScopes) {
+                if (during(sc, e)) {
+                    return true;
+                }
+            }
+            return false;
         }
         return true;
     }

@@ -90,6 +90,11 @@ public record EventRow(long index, Event event) {
         };
     }
 
+    /** The Bytes column's sort key: the byte field where the column shows it, else -1 (sorted first). */
+    public static long bytesKey(Event e) {
+        return bytes(e).isEmpty() ? -1 : e.b();
+    }
+
     /** The memory's capacity, for "used" percentages; 0 when unknown. */
     public static long capacity(TraceView t, int memory) {
         var ms = t.memories();

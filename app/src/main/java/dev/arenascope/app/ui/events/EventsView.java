@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 import javafx.animation.PauseTransition;
 import javafx.beans.property.ReadOnlyObjectProperty;
@@ -46,6 +47,12 @@ import dev.arenascope.core.trace.TraceView;
  * the session's cursor to that event; moving the cursor elsewhere selects the event at it.
  */
 public final class EventsView extends BorderPane {
+    /** The min-size field's placeholder, shown whole. */
+    static final String MIN_SIZE_PROMPT = "min size: 1MiB";
+    private static final String MIN_SIZE_TIP = "Only events of at least this many bytes: 300MiB, 300Mi, 300MB, 300M or 314572800 (binary units)";
+    /** Most rows a column sort reorders (sorting boxes one key per row). */
+    static final int MAX_SORT_ROWS = 2_000_000;
+
     private final SessionModel model;
     private final TableView<EventRow> table = new TableView<>();
     private final CheckComboBox<EventKind> kinds = new CheckComboBox<>(FXCollections.observableArrayList(EventKind.values()));
@@ -61,6 +68,8 @@ public final class EventsView extends BorderPane {
     private EventIndexList rows = null;
     private boolean syncing;
     private long reloadSerial;
+    private ToLongFunction<EventRow> sortedKey;
+    private boolean sortedDescending;
 
     public EventsView(SessionModel model) {
         this.model = model;
@@ -81,9 +90,24 @@ public final class EventsView extends BorderPane {
                 column("Bytes", 85, r -> EventRow.bytes(r.event())),
                 column("In use after", 95, r -> r.event().memory() >= 0 ? Bytes.format(r.event().used()) : ""),
                 column("Detail", 320, r -> EventRow.detail(model.trace(), r.event()))));
-        for (TableColumn<EventRow, ?> c : table.getColumns()) {
-            c.setSortable(false);
+        List<ToLongFunction<EventRow>> keys = List.of(
+                EventRow::index,
+                r -> r.event().timeNs(),
+                r -> r.event().kind().ordinal(),
+                r -> r.event().memory(),
+                r -> EventRow.bytesKey(r.event()),
+                r -> r.event().memory() >= 0 ? r.event().used() : -1);
+        for (int i = 0; i < table.getColumns().size(); i++) {
+            TableColumn<EventRow, ?> c = table.getColumns().get(i);
+            c.setSortable(i < keys.size());
+            if (i < keys.size()) {
+                c.setUserData(keys.get(i));
+            }
         }
+        table.setSortPolicy(t -> {
+            sortRows();
+            return true;
+        });
         table.getColumns().get(4).getStyleClass().add(Styles.NUMERIC);
         table.getColumns().get(5).getStyleClass().add(Styles.NUMERIC);
 
@@ -127,8 +151,10 @@ public final class EventsView extends BorderPane {
             }
         });
         minSize.setId("events-min-size");
-        minSize.setPromptText("min size, e.g. 1MiB");
-        minSize.setPrefColumnCount(9);
+        minSize.setPromptText(MIN_SIZE_PROMPT);
+        minSize.setPrefColumnCount(MIN_SIZE_PROMPT.length() + 1);
+        minSize.setMinWidth(Region.USE_PREF_SIZE);
+        minSize.setTooltip(new Tooltip(MIN_SIZE_TIP));
         search.setId("events-search");
         search.getStyleClass().add(Styles.SEARCH_FIELD);
         search.setPromptText("Search (kind, memory, tensor, scope…)");
@@ -158,6 +184,7 @@ public final class EventsView extends BorderPane {
             }
         });
         model.traceProperty().addListener((o, a, b) -> {
+            resetFilters();
             memory.getItems().setAll(b == null ? List.of() : b.memories());
             memory.getItems().add(0, null);
             scheduleReload();
@@ -198,6 +225,60 @@ public final class EventsView extends BorderPane {
         });
     }
 
+    /** Clears every filter and the sort (a new file or session starts unfiltered). */
+    private void resetFilters() {
+        kinds.getCheckModel().clearChecks();
+        memory.setValue(null);
+        scope.setValue(null);
+        minSize.clear();
+        search.clear();
+        table.getSortOrder().clear();
+    }
+
+    /**
+     * Reorders the listed rows by the sort column (off the FX thread); with no sort column, back to
+     * trace order. Ranges of more than {@link #MAX_SORT_ROWS} rows are not sorted: the summary says so.
+     */
+    private void sortRows() {
+        EventIndexList base = rows;
+        if (base == null) {
+            return;
+        }
+        if (table.getSortOrder().isEmpty()) {
+            if (base.sorted()) {
+                reload();
+            }
+            return;
+        }
+        TableColumn<EventRow, ?> c = table.getSortOrder().getFirst();
+        @SuppressWarnings("unchecked")
+        ToLongFunction<EventRow> key = (ToLongFunction<EventRow>) c.getUserData();
+        if (key == null) {
+            return;
+        }
+        if (base.size() > MAX_SORT_ROWS) {
+            summary.setText(String.format("%,d events: too many to sort (at most %,d) — select a shorter range or filter", base.size(), MAX_SORT_ROWS));
+            return;
+        }
+        boolean descending = c.getSortType() == TableColumn.SortType.DESCENDING;
+        if (base.sorted() && key == sortedKey && descending == sortedDescending) {
+            return; // already in this order (the table asks again whenever its items are replaced)
+        }
+        long serial = ++reloadSerial;
+        running = model.tasks().submit(BackgroundTask.of("Sorting events", p -> base.sortedBy(key, descending, p::checkCancelled))
+                .onSuccess(list -> {
+                    if (serial != reloadSerial) {
+                        return;
+                    }
+                    rows = list;
+                    sortedKey = key;
+                    sortedDescending = descending;
+                    syncing = true;
+                    table.setItems(FXCollections.observableList(list));
+                    syncing = false;
+                }));
+    }
+
     /** Coalesces changes: at most one reload per {@code debounce} period, also while the range moves continuously. */
     private void scheduleReload() {
         if (debounce.getStatus() != javafx.animation.Animation.Status.RUNNING) {
@@ -210,7 +291,7 @@ public final class EventsView extends BorderPane {
         long min = 0;
         String ms = minSize.getText();
         minSize.getStyleClass().remove(Styles.ERROR_TEXT);
-        minSize.setTooltip(null);
+        minSize.setTooltip(new Tooltip(MIN_SIZE_TIP));
         if (ms != null && !ms.isBlank()) {
             try {
                 min = Bytes.parse(ms);
@@ -222,7 +303,8 @@ public final class EventsView extends BorderPane {
         EnumSet<EventKind> ks = EnumSet.noneOf(EventKind.class);
         ks.addAll(kinds.getCheckModel().getCheckedItems());
         MemoryInfo m = memory.getValue();
-        return new EventFilter(ks, m == null ? -1 : m.id(), scope.getValue(), min, search.getText());
+        return new EventFilter(ks, m == null ? -1 : m.id(), scope.getValue(), min, search.getText(),
+                EventFilter.scopesMatching(model.digestProperty().get().scopes(), search.getText()));
     }
 
     /** Lists the events of the selected (or visible) range that pass the filter, off the FX thread. */
@@ -276,15 +358,32 @@ public final class EventsView extends BorderPane {
             if (c >= 0 && r.contains(c)) {
                 selectAt(c);
             }
+            if (!table.getSortOrder().isEmpty()) {
+                sortRows();
+            }
         }).onFailure(e -> summary.setText("error: " + e.getMessage())));
     }
 
     private void selectAt(long ns) {
         TraceView t = model.trace();
-        if (rows == null || t == null || ns < 0 || rows.isEmpty()) {
+        if (rows == null || t == null || rows.isEmpty()) {
             return;
         }
-        int row = Math.min(rows.size() - 1, rows.rowOf(t.firstIndexAtOrAfter(ns)));
+        TimeRange shown = shownRange.get();
+        if (ns < 0 || shown == null || !shown.contains(ns)) {
+            // an instant outside the listed range has no row: select none rather than the range's last
+            syncing = true;
+            table.getSelectionModel().clearSelection();
+            syncing = false;
+            return;
+        }
+        int row = rows.rowOf(t.firstIndexAtOrAfter(ns));
+        if (row < 0 || row >= rows.size()) {
+            syncing = true;
+            table.getSelectionModel().clearSelection();
+            syncing = false;
+            return;
+        }
         syncing = true;
         table.getSelectionModel().clearAndSelect(row);
         table.scrollTo(Math.max(0, row - 3));

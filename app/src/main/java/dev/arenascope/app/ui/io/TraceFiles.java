@@ -13,6 +13,7 @@ import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.report.HtmlReportWriter;
 import dev.arenascope.core.report.Report;
+import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
@@ -25,8 +26,8 @@ import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.app.info.AppInfo;
 
 /**
- * The window's file operations, all run on worker threads: open a trace by its extension into an
- * {@link EventStore}, save, and export. Errors carry one line naming the file and what was wrong.
+ * The window's file operations, all run on worker threads: open a trace through core's load path
+ * into an {@link EventStore} (with the reader's report), save, and export. Errors carry one line naming the file and what was wrong.
  */
 public final class TraceFiles {
     private TraceFiles() {}
@@ -55,27 +56,30 @@ public final class TraceFiles {
     }
 
     /**
-     * Reads {@code file} (.astrace, .jsonl or a PyTorch .pickle) into a new store.
+     * Reads {@code file} (.astrace, .jsonl or a PyTorch .pickle) into a new store through core's one
+     * load path ({@link TraceFormats#load(Path, java.util.function.LongConsumer)}), with the reader's
+     * report of what it recovered and what was damaged.
      *
      * @throws IOException naming the file on unreadable or malformed input
      * @throws java.util.concurrent.CancellationException when cancelled through {@code progress}
      */
-    public static TraceView open(Path file, BackgroundTask.Progress progress) throws IOException {
+    public static LoadedTrace open(Path file, BackgroundTask.Progress progress) throws IOException {
         if (!Files.isRegularFile(file)) {
-            throw new NoSuchFileException(file.toString(), null, "no such file");
+            throw new NoSuchFileException(file.toString(), null, Files.isDirectory(file) ? "a directory, not a trace file" : "no such file");
         }
-        long size = Files.size(file);
-        EventStore store = new EventStore(file.getFileName().toString());
-        EventSink sink = new CancellableSink(store, progress, -1);
-        progress.update(0, size, "reading");
-        TraceFormats.Input input = TraceFormats.input(file);
-        if (input == null) {
-            throw new IOException(file + ": unknown trace type '" + TraceFormats.extension(file) + "' (reads "
-                    + TraceFormats.inputExtensions() + ")");
+        FileKind kind = FileKind.of(file);
+        if (kind != FileKind.ASTRACE && kind != FileKind.JSONL && kind != FileKind.PICKLE) {
+            throw new IOException(FileKind.refusal(file, kind));
         }
-        input.read(file, sink);
+        progress.update(-1, -1, "reading");
+        long[] events = {0};
+        LoadedTrace loaded = TraceFormats.load(file, kind.extension(), n -> {
+            progress.checkCancelled();
+            events[0] += n;
+            progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", events[0]));
+        });
         progress.checkCancelled();
-        return store;
+        return loaded;
     }
 
     /**
@@ -159,7 +163,7 @@ public final class TraceFiles {
             c = c.getCause();
         }
         if (c instanceof NoSuchFileException n) {
-            return n.getFile() + ": no such file";
+            return n.getFile() + ": " + (n.getReason() == null ? "no such file" : n.getReason());
         }
         if (c instanceof OutOfMemoryError) {
             return "not enough memory to load this trace (raise -Xmx through ARENASCOPE_JVM_OPTS)";

@@ -18,6 +18,7 @@ import javafx.scene.control.Label;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextField;
+import javafx.scene.input.KeyCode;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
@@ -37,7 +38,8 @@ import dev.arenascope.core.trace.store.EventStore;
 /**
  * "Listen for processes": a window that accepts profiled processes streaming over the live protocol
  * (loopback), one store per connection, listing each with its state, events, event rate and losses.
- * The first process to connect is shown in the main window; "Show" switches to another.
+ * Each newly connected process takes over the main window; "Show" switches back to another. Listening
+ * goes on when the window is closed (Esc closes it), with a badge in the main window saying so.
  */
 public final class ListenView {
     private final SessionModel model;
@@ -52,6 +54,9 @@ public final class ListenView {
     private Stage stage;
     private LiveReceiver receiver;
     private int shown = -1;
+    private int endedShown = -1;
+    private final java.util.Set<Integer> seen = new java.util.HashSet<>();
+    private final ReadOnlyStringWrapper listening = new ReadOnlyStringWrapper(this, "listening", "");
 
     public ListenView(SessionModel model, TaskRunner tasks) {
         this.model = model;
@@ -67,16 +72,15 @@ public final class ListenView {
         table.setPlaceholder(new Label("No process connected. Run: arenascope record WORKLOAD --live 127.0.0.1:" + port.getText()));
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.getColumns().setAll(List.of(
-                col("#", c -> Integer.toString(c.connection())),
-                col("Process", c -> c.peer() == null ? "" : (c.peer().session() == null ? "" : c.peer().session().name())
-                        + " (pid " + c.peer().processId() + ")"),
-                col("From", c -> c.peer() == null ? "" : c.peer().remoteAddress()),
-                col("State", c -> c.state().name().toLowerCase(Locale.ROOT)),
-                col("Events", c -> String.format(Locale.ROOT, "%,d", c.events())),
-                col("Events/s", c -> String.format(Locale.ROOT, "%,.0f", c.eventsPerSecond())),
-                col("Lost", c -> String.format(Locale.ROOT, "%,d", c.lostEvents())),
-                col("Received", c -> Bytes.format(c.bytes())),
-                col("Detail", c -> c.detail() == null ? "" : c.detail())));
+                col("#", 36, c -> Integer.toString(c.connection())),
+                col("Process", 190, ListenView::processName),
+                col("From", 130, c -> c.peer() == null ? "" : address(c.peer().remoteAddress())),
+                col("State", 70, c -> c.state().name().toLowerCase(Locale.ROOT)),
+                col("Events", 90, c -> String.format(Locale.ROOT, "%,d", c.events())),
+                col("Events/s", 80, c -> String.format(Locale.ROOT, "%,.0f", c.state().ended() ? 0.0 : c.eventsPerSecond())),
+                col("Lost", 60, c -> String.format(Locale.ROOT, "%,d", c.lostEvents())),
+                col("Received", 80, c -> Bytes.format(c.bytes())),
+                col("Detail", 160, c -> c.detail() == null ? "" : c.detail())));
         port.setId("listen-port");
         port.setPrefColumnCount(6);
         toggle.setId("listen-toggle");
@@ -96,18 +100,44 @@ public final class ListenView {
         BorderPane root = new BorderPane(table);
         root.setTop(bar);
         root.getStyleClass().add(Styles.ROOT);
-        Scene scene = new Scene(root, 820, 320);
+        Scene scene = new Scene(root, 1000, 340);
         if (owner != null && owner.getScene() != null) {
             scene.getStylesheets().addAll(owner.getScene().getStylesheets());
         }
+        scene.setOnKeyPressed(e -> {
+            if (e.getCode() == KeyCode.ESCAPE) {
+                s.hide(); // closing the window does not stop listening: the main window's badge says so
+                e.consume();
+            }
+        });
         s.setScene(scene);
-        s.setOnHidden(e -> ticker.stop());
+        // the ticker runs while listening, shown or not: the main window keeps following the process
         s.setOnShown(e -> ticker.play());
         return s;
     }
 
-    private static TableColumn<ConnectionStats, String> col(String t, Function<ConnectionStats, String> f) {
+    /** "render (pid 4242)", or "pid 4242" for a process that named no session. */
+    static String processName(ConnectionStats c) {
+        if (c.peer() == null) {
+            return "";
+        }
+        String name = c.peer().session() == null ? "" : c.peer().session().name();
+        return name.isEmpty() ? "pid " + c.peer().processId() : name + " (pid " + c.peer().processId() + ")";
+    }
+
+    /** A socket address as a person writes it: "/127.0.0.1:5555" (InetSocketAddress's form) is "127.0.0.1:5555". */
+    static String address(String remote) {
+        if (remote == null) {
+            return "";
+        }
+        int slash = remote.indexOf('/');
+        return slash >= 0 ? remote.substring(slash + 1) : remote;
+    }
+
+    private static TableColumn<ConnectionStats, String> col(String t, double width, Function<ConnectionStats, String> f) {
         TableColumn<ConnectionStats, String> c = new TableColumn<>(t);
+        c.setPrefWidth(width);
+        c.setMinWidth(Math.min(width, 40));
         c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(f.apply(cd.getValue())));
         c.setSortable(false);
         return c;
@@ -126,8 +156,10 @@ public final class ListenView {
         if (receiver != null) {
             receiver.close();
             receiver = null;
+            ticker.stop();
             toggle.setText("Start listening");
             state.setText("Not listening");
+            listening.set("");
             return;
         }
         try {
@@ -139,12 +171,23 @@ public final class ListenView {
             });
             toggle.setText("Stop listening");
             state.setText("Listening on 127.0.0.1:" + receiver.port());
+            listening.set("127.0.0.1:" + receiver.port());
             ticker.play();
         } catch (NumberFormatException e) {
             state.setText("port: '" + port.getText() + "' is not a number");
         } catch (Exception e) {
             state.setText("cannot listen: " + e.getMessage());
         }
+    }
+
+    /** The address listened on ("127.0.0.1:5555"), empty while not listening. */
+    public javafx.beans.property.ReadOnlyStringProperty listeningProperty() {
+        return listening.getReadOnlyProperty();
+    }
+
+    /** Whether the Listen window is on screen. */
+    public boolean isShowing() {
+        return stage != null && stage.isShowing();
     }
 
     /** The port listened on, or -1. */
@@ -166,16 +209,21 @@ public final class ListenView {
                 }
             }
         }
-        if (shown < 0) {
-            for (ConnectionStats c : stats) {
-                if (stores.containsKey(c.connection())) {
-                    showConnection(c);
-                    break;
-                }
+        // a connection not seen before takes over the view (the newest process is the one being run)
+        for (ConnectionStats c : stats) {
+            if (stores.containsKey(c.connection()) && seen.add(c.connection())) {
+                showConnection(c);
             }
         }
         if (shown >= 0) {
             model.refresh();
+            for (ConnectionStats c : stats) {
+                if (c.connection() == shown && c.state().ended() && endedShown != shown) {
+                    endedShown = shown;
+                    model.followLiveProperty().set(false);
+                    model.liveEnded();
+                }
+            }
         }
     }
 
@@ -205,6 +253,7 @@ public final class ListenView {
             receiver.close();
             receiver = null;
         }
+        listening.set("");
         if (stage != null) {
             stage.close();
         }

@@ -51,6 +51,8 @@ public final class SessionModel {
     private final ReadOnlyStringWrapper device = new ReadOnlyStringWrapper(this, "device", "");
     private final ObjectProperty<TraceView> baseline = new SimpleObjectProperty<>(this, "baseline");
     private final ReadOnlyStringWrapper baselineTitle = new ReadOnlyStringWrapper(this, "baselineTitle", "");
+    private final ObjectProperty<BaselinePairing> baselinePairing = new SimpleObjectProperty<>(this, "baselinePairing", BaselinePairing.NONE);
+    private final BooleanProperty stretchBaseline = new SimpleBooleanProperty(this, "stretchBaseline", false);
 
     private TraceDigest digester;
     private final AtomicBoolean digesting = new AtomicBoolean();
@@ -150,6 +152,21 @@ public final class SessionModel {
                 }
             }
         }).onFailure(e -> digesting.set(false)).onCancelled(() -> digesting.set(false)));
+    }
+
+    /**
+     * A live session ended (finished, stopped, failed, or its connection closed): picks up its last
+     * events and shows a rate of 0, which would otherwise stay frozen at its last value.
+     */
+    public void liveEnded() {
+        if (trace.get() != null && trace.get().eventCount() != eventCount.get()) {
+            updateBounds(false);
+            revision.set(revision.get() + 1);
+            requestDigest();
+        }
+        rateCount = trace.get() == null ? 0 : trace.get().eventCount();
+        rateNanos = System.nanoTime();
+        eventsPerSecond.set(0);
     }
 
     /** Names the device (and retitles) once a live session's device is open. */
@@ -253,8 +270,24 @@ public final class SessionModel {
         return baselineTitle.getReadOnlyProperty();
     }
 
+    /** Shows {@code view} as the baseline, its memories paired with the shown ones by {@link BaselinePairing#match}. */
     public void setBaseline(TraceView view, String name) {
         baselineTitle.set(view == null ? "" : name);
+        baselinePairing.set(view == null || trace.get() == null ? BaselinePairing.NONE
+                : BaselinePairing.match(trace.get().memories(), view.memories()));
         baseline.set(view);
+    }
+
+    /** Which baseline memory each shown memory is compared with; the user may change it. */
+    public ObjectProperty<BaselinePairing> baselinePairingProperty() {
+        return baselinePairing;
+    }
+
+    /**
+     * False (the default, and the report's rule): the baseline is aligned at its start with the
+     * session's; true: it is also stretched to the session's length.
+     */
+    public BooleanProperty stretchBaselineProperty() {
+        return stretchBaseline;
     }
 }

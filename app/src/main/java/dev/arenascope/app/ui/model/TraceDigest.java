@@ -37,6 +37,7 @@ public final class TraceDigest {
     private final Map<Long, TensorBuilder> tensors = new LinkedHashMap<>();
     private final Map<Integer, Integer> planSteps = new HashMap<>();
     private final Map<Integer, Long> planHeights = new HashMap<>();
+    private long[] peakForward = new long[0];
     private long[] requestTime = new long[1024];
     private long[] requestSize = new long[1024];
     private int[] requestPool = new int[1024];
@@ -154,7 +155,16 @@ public final class TraceDigest {
     private void accept(Event e) {
         EventKind k = e.kind();
         int mem = e.memory();
-        long level = e.used() + (isArena(mem) ? e.aux() : 0);
+        long level = e.used(); // all bytes in use: an arena's used gauge already counts both ends
+        if (mem >= 0 && mem < memories.size()) {
+            if (mem >= peakForward.length) {
+                peakForward = Arrays.copyOf(peakForward, Math.max(memories.size(), mem + 1));
+            }
+            long fwd = memories.get(mem).kind().forward(e.used(), e.aux());
+            if (fwd > peakForward[mem]) {
+                peakForward[mem] = fwd;
+            }
+        }
         ArrayDeque<OpenScope> stack = mem >= 0 ? openByMemory.get(mem) : null;
         if (stack != null) {
             for (OpenScope s : stack) {
@@ -273,11 +283,6 @@ public final class TraceDigest {
         }
     }
 
-    private boolean isArena(int mem) {
-        var ms = memories;
-        return mem >= 0 && mem < ms.size() && ms.get(mem).kind().twoPointer();
-    }
-
     private TensorBuilder tensor(int mem, int ref) {
         return tensors.computeIfAbsent(((long) mem << 32) | (ref & 0xffffffffL), key -> {
             TensorBuilder t = new TensorBuilder();
@@ -334,8 +339,12 @@ public final class TraceDigest {
             int role = t.role == 2 && stagedMemories.contains(t.memory) ? 3 : t.role;
             ts.add(new TensorSlot(t.memory, t.id, t.offset, t.bytes, role, first, last));
         }
+        Map<Integer, Long> fwd = new HashMap<>();
+        for (int m = 0; m < peakForward.length; m++) {
+            fwd.put(m, peakForward[m]);
+        }
         return new Snapshot(next, List.copyOf(sc), List.copyOf(bs), List.copyOf(markers), List.copyOf(ts),
-                Map.copyOf(planHeights), new PoolRequests(Arrays.copyOf(requestTime, requestCount),
+                Map.copyOf(planHeights), Map.copyOf(fwd), new PoolRequests(Arrays.copyOf(requestTime, requestCount),
                 Arrays.copyOf(requestSize, requestCount), Arrays.copyOf(requestPool, requestCount),
                 Arrays.copyOf(requestHit, requestCount)));
     }
@@ -356,12 +365,20 @@ public final class TraceDigest {
      * @param markers     OOM, reset, loss and user markers in time order
      * @param tensors     plan tensors (slot map)
      * @param planHeights per plan arena, the highest byte any tensor reaches
+     * @param peakForward per memory, the high-water of its forward end ({@link dev.arenascope.core.trace.MemoryKind#forward});
+     *                    for kinds other than arenas that is the high-water of bytes in use
      * @param requests    every pool request (capped)
      */
     public record Snapshot(long events, List<ScopeStats> scopes, List<PoolBinStats> bins, List<Marker> markers,
-                           List<TensorSlot> tensors, Map<Integer, Long> planHeights, PoolRequests requests) {
-        public static final Snapshot EMPTY = new Snapshot(0, List.of(), List.of(), List.of(), List.of(), Map.of(),
+                           List<TensorSlot> tensors, Map<Integer, Long> planHeights, Map<Integer, Long> peakForward,
+                           PoolRequests requests) {
+        public static final Snapshot EMPTY = new Snapshot(0, List.of(), List.of(), List.of(), List.of(), Map.of(), Map.of(),
                 new PoolRequests(new long[0], new long[0], new int[0], new boolean[0]));
+
+        /** The forward end's high-water of {@code memory}, -1 when no event of it was read yet. */
+        public long peakForward(int memory) {
+            return peakForward.getOrDefault(memory, -1L);
+        }
 
         public List<ScopeStats> scopesOf(int memory) {
             return scopes.stream().filter(s -> s.memory == memory).toList();

@@ -44,7 +44,8 @@ public final class AddressMap {
      * @param blocks  live blocks by start
      * @param extent  the bytes the map spans (capacity for arenas, lowest to highest address otherwise)
      * @param base    first byte of the span
-     * @param gapBytes bytes in the span held by nothing
+     * @param gapBytes bytes of the memory held by nothing (for a caching allocator: inside its reserved
+     *                 segments only; the address space between segments is not its memory)
      * @param largestGap the largest such gap
      */
     public record Snapshot(MemoryInfo memory, long atNs, List<Block> blocks, long base, long extent, long gapBytes, long largestGap) {
@@ -126,6 +127,31 @@ public final class AddressMap {
             base = blocks.stream().mapToLong(Block::start).min().orElse(0);
             long hi = blocks.stream().mapToLong(Block::end).max().orElse(base + 1);
             extent = Math.max(1, hi - base);
+        }
+        if (!reserved.isEmpty()) {
+            // a caching allocator's memory is its segments: what lies between them is not this memory at
+            // all, so free bytes are the segments' bytes no live block covers
+            long free = 0;
+            long largest = 0;
+            List<Block> inUse = live.values().stream().sorted((x, y) -> Long.compare(x.start(), y.start())).toList();
+            for (Block seg : reserved.values()) {
+                long cur = seg.start();
+                for (Block b : inUse) {
+                    if (b.end() <= cur || b.start() >= seg.end()) {
+                        continue;
+                    }
+                    if (b.start() > cur) {
+                        free += b.start() - cur;
+                        largest = Math.max(largest, b.start() - cur);
+                    }
+                    cur = Math.max(cur, Math.min(seg.end(), b.end()));
+                }
+                if (seg.end() > cur) {
+                    free += seg.end() - cur;
+                    largest = Math.max(largest, seg.end() - cur);
+                }
+            }
+            return new Snapshot(memory, atNs, List.copyOf(blocks), base, extent, free, largest);
         }
         long covered = 0;
         long largestGap = 0;

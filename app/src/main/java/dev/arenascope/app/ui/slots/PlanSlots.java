@@ -31,6 +31,51 @@ public final class PlanSlots {
         return of(PlanJson.read(file));
     }
 
+    /**
+     * Reads a MiniMalloc-style allocation problem ({@code id,lower,upper,size}, buffers live over
+     * {@code [lower, upper)}) into one slot arena. A solution (a fifth column {@code offset}) is shown
+     * as packed; a bare problem is packed here by the search planner within {@link #REPLAN_LIMIT_NANOS}
+     * (the arena's lower bound says how close that came).
+     *
+     * @throws dev.arenascope.core.plan.PlanInputException naming the file and line on bad input
+     */
+    public static SlotArena readProblem(Path file) throws java.io.IOException {
+        PlanProblem problem = dev.arenascope.core.plan.ProblemCsv.read(file, 1);
+        String name = String.valueOf(file.getFileName());
+        if (hasOffsets(file)) {
+            java.util.Map<String, Long> offsets = dev.arenascope.core.plan.ProblemCsv.readOffsets(file);
+            List<TensorSlot> slots = new ArrayList<>(problem.size());
+            for (PlanBuffer b : problem.buffers()) {
+                slots.add(slot(b, offsets.getOrDefault(b.id(), 0L)));
+            }
+            return SlotArena.of(name, -1, slots, "solution in the file");
+        }
+        Packing p = new SearchPlanner().plan(problem, Long.MAX_VALUE, REPLAN_LIMIT_NANOS);
+        List<TensorSlot> slots = new ArrayList<>(problem.size());
+        for (int i = 0; i < problem.size(); i++) {
+            slots.add(slot(problem.buffers().get(i), p.offset(i)));
+        }
+        return SlotArena.of(name, -1, slots, "packed on open by " + p.strategy() + (p.timedOut() ? " (time limit)" : ""));
+    }
+
+    private static TensorSlot slot(PlanBuffer b, long offset) {
+        int first = (int) Math.min(Integer.MAX_VALUE, b.lower());
+        int last = (int) Math.min(Integer.MAX_VALUE, Math.max(b.lower(), b.upper() - 1));
+        return new TensorSlot(-1, b.id(), offset, b.size(), 0, first, last);
+    }
+
+    private static boolean hasOffsets(Path file) throws java.io.IOException {
+        try (java.io.BufferedReader r = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+            for (String line; (line = r.readLine()) != null; ) {
+                String t = line.strip();
+                if (!t.isEmpty() && !t.startsWith("#")) {
+                    return t.replace(" ", "").toLowerCase(java.util.Locale.ROOT).endsWith(",offset");
+                }
+            }
+        }
+        return false;
+    }
+
     /** One slot arena per arena of {@code plan}, tensors coloured by role (constants split cold / staged). */
     public static List<SlotArena> of(MemoryPlan plan) {
         List<SlotArena> out = new ArrayList<>();

@@ -167,6 +167,16 @@ public final class SlotMapView extends BorderPane {
             updateControls();
             redraw();
         });
+        model.revisionProperty().addListener((o, a, b) -> {
+            // a live session announces its memories after it was shown: keep the picker filled
+            TraceView t = model.trace();
+            if (t != null && memory.getItems().size() != t.memories().size()) {
+                MemoryInfo keep = memory.getValue();
+                memory.getItems().setAll(t.memories());
+                memory.getSelectionModel().select(keep != null && t.memories().contains(keep) ? keep : t.memories().isEmpty() ? null
+                        : t.memories().getFirst());
+            }
+        });
         memory.valueProperty().addListener((o, a, b) -> recomputeAddressMap());
         model.cursorProperty().addListener((o, a, b) -> recomputeAddressMap());
         replanner.addListener((o, a, b) -> updateControls());
@@ -241,7 +251,7 @@ public final class SlotMapView extends BorderPane {
             redraw();
             return;
         }
-        long at = model.cursorProperty().get() >= 0 ? model.cursorProperty().get() : t.endNs();
+        long at = model.cursorProperty().get() >= 0 ? model.cursorProperty().get() : defaultInstant(t, m);
         if (addressTask != null) {
             addressTask.cancel();
         }
@@ -413,8 +423,34 @@ public final class SlotMapView extends BorderPane {
                 boolean res = b.state() == AddressMap.State.RESERVED;
                 g.setFill(c);
                 g.fillRect(bx, res ? y : y + 3, bw, res ? rowH - 4 : rowH - 10);
+                if (!res && rs == from && bw >= 3) {
+                    // a border at each block's start, so neighbouring blocks do not merge into one
+                    g.setStroke(p.background());
+                    g.setLineWidth(1);
+                    g.strokeLine(Math.floor(bx) + 0.5, y + 3, Math.floor(bx) + 0.5, y + rowH - 7);
+                }
             }
         }
+    }
+
+    /**
+     * The instant the address map shows when no cursor is set: where the memory holds the most (found on
+     * the store's level-of-detail index, 1,024 buckets), not the session's end, when it is usually empty.
+     */
+    static long defaultInstant(TraceView t, MemoryInfo m) {
+        if (t.eventCount() == 0) {
+            return t.endNs();
+        }
+        var g = t.gauges(m.id(), t.startNs(), t.endNs() + 1, 1024);
+        int best = -1;
+        long most = -1;
+        for (int i = 0; i < g.buckets(); i++) {
+            if (g.count()[i] > 0 && g.usedMax()[i] > most) {
+                most = g.usedMax()[i];
+                best = i;
+            }
+        }
+        return best < 0 ? t.endNs() : Math.min(t.endNs(), g.fromNs() + (best + 1) * g.bucketNs() - 1);
     }
 
     private void hint(GraphicsContext g, Palette p, double w, double h, String text) {

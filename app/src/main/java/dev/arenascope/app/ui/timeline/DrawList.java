@@ -45,15 +45,22 @@ public record DrawList(TimeRange range, int width, int height, List<Lane> lanes,
      * A memory's lane.
      *
      * @param memory     the memory drawn
-     * @param top        y of the lane's top edge
+     * @param top        y of the lane's top edge (its header strip with the label comes first)
      * @param gaugeHeight height of the occupancy area
-     * @param height     gauge area plus scope band rows
-     * @param scaleBytes bytes at the top of the gauge area
-     * @param peakUsed   session high-water of {@code used}
+     * @param height     header strip, gauge area and scope band rows
+     * @param scaleBytes bytes at the top of the gauge area (in use, not reserved, for pools and caching
+     *                   allocators: reserved is drawn as a line and may run off the top)
+     * @param peakUsed   session high-water of {@code used} (all bytes in use; an arena's two ends together)
      * @param peakAux    session high-water of {@code aux}
+     * @param peakForward session high-water of the forward end ({@link dev.arenascope.core.trace.MemoryKind#forward}),
+     *                   -1 while the digest has not read the memory's events yet
      * @param usedMin    per column, least bytes in use (-1 where the column is before the first event)
      * @param usedMax    per column, most bytes in use
      * @param auxMax     per column, most of the second gauge (backward end or reserved)
+     * @param auxMin     per column, least of the second gauge
+     * @param forwardLast per column, the forward end at the column's end (exact)
+     * @param forwardMax per column, an upper bound of the forward end in the column
+     *                   ({@code usedMax - auxMin}; exact where the column holds at most one event)
      * @param count      per column, events folded into it
      * @param bands      scope bands, by depth
      * @param bandRows   scope rows drawn beneath
@@ -61,18 +68,29 @@ public record DrawList(TimeRange range, int width, int height, List<Lane> lanes,
      * @param highlights x spans (pairs) of the selected scope's executions, merged
      */
     public record Lane(MemoryInfo memory, double top, double gaugeHeight, double height, long scaleBytes,
-                       long peakUsed, long peakAux, long[] usedMin, long[] usedMax, long[] auxMax, long[] count,
+                       long peakUsed, long peakAux, long peakForward, long[] usedMin, long[] usedMax, long[] auxMax,
+                       long[] auxMin, long[] forwardLast, long[] forwardMax, long[] count,
                        List<Band> bands, int bandRows, List<MarkerMark> markers, double[] highlights,
                        long[] baselineUsed) {
 
+        /** y of the gauge area's top: below the lane's header strip, which holds its label. */
+        public double gaugeTop() {
+            return top + DrawListBuilder.LANE_HEADER;
+        }
+
+        /** y where the scope band rows start, beneath the gauge area. */
+        public double bandsTop() {
+            return gaugeTop() + gaugeHeight;
+        }
+
         /** y of {@code bytes} measured up from the gauge area's bottom. */
         public double yUp(long bytes) {
-            return top + gaugeHeight - gaugeHeight * Math.min(1.0, bytes / (double) Math.max(1, scaleBytes));
+            return gaugeTop() + gaugeHeight - gaugeHeight * Math.min(1.0, bytes / (double) Math.max(1, scaleBytes));
         }
 
         /** y of {@code bytes} measured down from the gauge area's top. */
         public double yDown(long bytes) {
-            return top + gaugeHeight * Math.min(1.0, bytes / (double) Math.max(1, scaleBytes));
+            return gaugeTop() + gaugeHeight * Math.min(1.0, bytes / (double) Math.max(1, scaleBytes));
         }
     }
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.Marker;
 import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.TimeRange;
@@ -29,6 +30,8 @@ public final class DrawListBuilder {
     public static final int MIN_GAUGE = 64;
     public static final int MAX_GAUGE = 400;
     private static final int LANE_GAP = 6;
+    /** Height of a lane's header strip, where its label goes so that it never covers the data. */
+    public static final int LANE_HEADER = 17;
 
     /**
      * What to draw.
@@ -39,10 +42,33 @@ public final class DrawListBuilder {
      * @param height     viewport height px; lanes share it, but never below {@link #MIN_GAUGE} each
      * @param digest     markers and scope executions (may be {@link TraceDigest.Snapshot#EMPTY})
      * @param highlight  the selected scope, or null
-     * @param baseline   a trace to compare with (memories matched by name), or null
+     * @param baseline   a trace to compare with, or null
+     * @param pairing    which baseline memory each memory is compared with
+     * @param stretch    false: the baseline is aligned at its start with the trace's start (the report's
+     *                   rule too); true: it is also stretched to the trace's length
      */
     public record Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
-                        ScopeStats highlight, TraceView baseline) {}
+                        ScopeStats highlight, TraceView baseline, BaselinePairing pairing, boolean stretch) {
+
+        /** A frame comparing memories paired by {@link BaselinePairing#match}, aligned at start. */
+        public Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
+                     ScopeStats highlight, TraceView baseline) {
+            this(trace, range, width, height, digest, highlight, baseline,
+                    baseline == null ? BaselinePairing.NONE : BaselinePairing.match(trace.memories(), baseline.memories()), false);
+        }
+    }
+
+    /** The baseline's time for the trace's {@code ns}: aligned at both starts, optionally stretched to the trace's length. */
+    static long baselineTime(TraceView trace, TraceView baseline, boolean stretch, long ns) {
+        long t0 = trace.eventCount() > 0 ? trace.startNs() : 0;
+        long b0 = baseline.eventCount() > 0 ? baseline.startNs() : 0;
+        if (!stretch) {
+            return b0 + (ns - t0);
+        }
+        double span = Math.max(1, trace.endNs() - t0);
+        double bspan = Math.max(1, baseline.endNs() - b0);
+        return b0 + Math.round((ns - t0) * (bspan / span));
+    }
 
     private DrawListBuilder() {}
 
@@ -65,14 +91,14 @@ public final class DrawListBuilder {
             totalRows += rows[i];
         }
         int n = Math.max(1, memories.size());
-        double free = f.height() - AXIS_HEIGHT - totalRows * BAND_ROW - n * LANE_GAP;
+        double free = f.height() - AXIS_HEIGHT - totalRows * BAND_ROW - n * (LANE_GAP + LANE_HEADER);
         double gauge = Math.max(MIN_GAUGE, Math.min(MAX_GAUGE, free / n));
         // lanes are independent: build them in parallel (Tracy builds its draw lists the same way)
         double[] tops = new double[memories.size()];
         double y = AXIS_HEIGHT;
         for (int i = 0; i < memories.size(); i++) {
             tops[i] = y;
-            y += gauge + rows[i] * BAND_ROW + LANE_GAP;
+            y += LANE_HEADER + gauge + rows[i] * BAND_ROW + LANE_GAP;
         }
         DrawList.Lane[] built = new DrawList.Lane[memories.size()];
         java.util.stream.IntStream range = java.util.stream.IntStream.range(0, memories.size());
@@ -91,7 +117,11 @@ public final class DrawListBuilder {
         long[] usedMin = new long[w];
         long[] usedMax = new long[w];
         long[] auxMax = new long[w];
+        long[] auxMin = new long[w];
+        long[] forwardLast = new long[w];
+        long[] forwardMax = new long[w];
         long[] count = new long[w];
+        MemoryKind kind = m.kind();
         for (int x = 0; x < w; x++) {
             int i = b == w ? x : (int) ((long) x * b / w);
             if (i >= b) {
@@ -101,11 +131,15 @@ public final class DrawListBuilder {
             usedMin[x] = g.usedMin()[i];
             usedMax[x] = g.usedMax()[i];
             auxMax[x] = g.auxMax()[i];
+            auxMin[x] = g.auxMin()[i];
+            forwardLast[x] = kind.forward(g.usedLast()[i], g.auxLast()[i]);
+            forwardMax[x] = Math.max(forwardLast[x], kind.forward(g.usedMax()[i], g.auxMin()[i]));
             count[x] = g.count()[i];
         }
         long peakUsed = t.peakUsed(m.id());
         long peakAux = t.peakAux(m.id());
-        long scale = scale(m, peakUsed, peakAux);
+        long peakForward = f.digest().peakForward(m.id());
+        long scale = scale(m, peakUsed, peakAux, peakForward);
 
         List<DrawList.Band> bands = new ArrayList<>();
         if (bandRows > 0) {
@@ -119,22 +153,20 @@ public final class DrawListBuilder {
         List<DrawList.MarkerMark> marks = markers(f.digest().markers(), m.id(), r, w);
         double[] highlights = highlights(f.highlight(), m.id(), r, w);
         long[] baseline = null;
-        if (f.baseline() != null) {
-            for (MemoryInfo bm : f.baseline().memories()) {
-                if (bm.name().equals(m.name())) {
-                    GaugeSeries bg = f.baseline().gauges(bm.id(), r.fromNs(), r.toNs(), w);
-                    baseline = new long[w];
-                    for (int x = 0; x < w; x++) {
-                        int i = Math.min(bg.buckets() - 1, (int) ((long) x * bg.buckets() / w));
-                        baseline[x] = i < 0 ? 0 : bg.usedMax()[i];
-                    }
-                    scale = Math.max(scale, f.baseline().peakUsed(bm.id()));
-                    break;
-                }
+        int bm = f.baseline() == null ? -1 : f.pairing().baselineOf(m.id());
+        if (bm >= 0 && bm < f.baseline().memories().size()) {
+            long b0 = baselineTime(t, f.baseline(), f.stretch(), r.fromNs());
+            long b1 = Math.max(b0 + 1, baselineTime(t, f.baseline(), f.stretch(), r.toNs()));
+            GaugeSeries bg = f.baseline().gauges(bm, b0, b1, w);
+            baseline = new long[w];
+            for (int x = 0; x < w; x++) {
+                int i = Math.min(bg.buckets() - 1, (int) ((long) x * bg.buckets() / w));
+                baseline[x] = i < 0 ? 0 : bg.usedMax()[i];
             }
+            scale = Math.max(scale, f.baseline().peakUsed(bm));
         }
-        return new DrawList.Lane(m, top, gauge, gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux,
-                usedMin, usedMax, auxMax, count, bands, bandRows, marks, highlights, baseline);
+        return new DrawList.Lane(m, top, gauge, LANE_HEADER + gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux, peakForward,
+                usedMin, usedMax, auxMax, auxMin, forwardLast, forwardMax, count, bands, bandRows, marks, highlights, baseline);
     }
 
     /**
@@ -177,14 +209,59 @@ public final class DrawListBuilder {
         }
     }
 
-    /** Bytes at the lane's top: the capacity when the memory comes near it, else the high-water with headroom. */
-    static long scale(MemoryInfo m, long peakUsed, long peakAux) {
-        long level = m.kind() == MemoryKind.ARENA ? peakUsed + peakAux : Math.max(peakUsed, peakAux);
+    /**
+     * Bytes at the lane's top: the capacity when the memory comes near it, else the in-use high-water
+     * with headroom. An arena is drawn from both ends, whose high-waters need not fall together: it needs
+     * room for the forward high-water plus the backward one ({@code peakForward} -1 when not known yet:
+     * then the used high-water, which counts both ends, plus the backward one bounds it).
+     */
+    static long scale(MemoryInfo m, long peakUsed, long peakAux, long peakForward) {
+        // pools and caching allocators are scaled to what is in use (reserved is drawn as a line), so
+        // in-use is not a thin strip under a reserve many times its size
+        long level = m.kind().twoPointer() ? (peakForward >= 0 ? Math.max(peakUsed, peakForward + peakAux) : peakUsed + peakAux)
+                : peakUsed > 0 ? peakUsed : peakAux;
         long cap = m.capacity();
         if (cap > 0 && level >= cap / 8) {
             return cap;
         }
         return Math.max(1, level + level / 8);
+    }
+
+    /**
+     * The byte axis of a lane scaled to {@code scaleBytes}: tick values 0, step, 2·step, … up to the
+     * scale, the step a power of two (in B, KiB, MiB, GiB, …) giving at most {@code maxTicks} ticks
+     * above 0.
+     */
+    public static long[] byteTicks(long scaleBytes, int maxTicks) {
+        if (scaleBytes <= 0 || maxTicks <= 0) {
+            return new long[] {0};
+        }
+        long step = 1;
+        while (step < Long.MAX_VALUE / 2 && scaleBytes / step > maxTicks) {
+            step <<= 1;
+        }
+        int n = (int) (scaleBytes / step);
+        long[] out = new long[n + 1];
+        for (int i = 0; i <= n; i++) {
+            out[i] = i * step;
+        }
+        return out;
+    }
+
+    /** A tick's label in the largest binary unit that divides it whole: "512 MiB", "3 GiB", "1536 KiB". */
+    public static String tickLabel(long bytes) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        int u = 0;
+        long v = bytes;
+        while (u < units.length - 1 && v >= 1024 && v % 1024 == 0) {
+            v /= 1024;
+            u++;
+        }
+        if (v >= 10_000 && u < units.length - 1) {
+            // not a whole number of the next unit: say it with decimals rather than five digits
+            return dev.arenascope.core.device.Bytes.format(bytes);
+        }
+        return v + " " + units[u];
     }
 
     private static List<DrawList.MarkerMark> markers(List<Marker> all, int memory, TimeRange r, int w) {

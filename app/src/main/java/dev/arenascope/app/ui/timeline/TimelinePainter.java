@@ -82,24 +82,31 @@ public final class TimelinePainter {
 
     private static void lane(GraphicsContext g, DrawList d, DrawList.Lane lane, Palette p, boolean dark) {
         int w = d.width();
-        double top = lane.top();
-        double bottom = top + lane.gaugeHeight();
+        double laneTop = lane.top();
+        double top = lane.gaugeTop();
+        double bottom = lane.bandsTop();
         g.setFill(p.laneBackground());
-        g.fillRect(0, top, w, lane.height());
+        g.fillRect(0, laneTop, w, lane.height());
+        byteGrid(g, lane, p, w);
         MemoryKind kind = lane.memory().kind();
         boolean twoPointer = kind.twoPointer();
         boolean reserved = kind == MemoryKind.POOL || kind == MemoryKind.SEGMENTED;
 
         double[] xs = new double[2 * w + 2];
         double[] ys = new double[2 * w + 2];
-        if (reserved) {
-            areaUp(g, lane, lane.auxMax(), xs, ys, w, bottom, p.reserved());
-        }
+
         if (twoPointer) {
             areaDown(g, lane, lane.auxMax(), xs, ys, w, top, p.backwardEnvelope());
         }
-        areaUp(g, lane, lane.usedMax(), xs, ys, w, bottom, p.forwardEnvelope());
-        areaUp(g, lane, lane.usedMin(), xs, ys, w, bottom, p.forward());
+        if (twoPointer) {
+            // an arena's used gauge counts both ends: the forward end alone rises from the bottom, the
+            // backward end hangs from the top, and the free room between them is what is left
+            areaUp(g, lane, masked(lane.forwardMax(), lane.usedMin()), xs, ys, w, bottom, p.forwardEnvelope());
+            areaUp(g, lane, masked(lane.forwardLast(), lane.usedMin()), xs, ys, w, bottom, p.forward());
+        } else {
+            areaUp(g, lane, lane.usedMax(), xs, ys, w, bottom, p.forwardEnvelope());
+            areaUp(g, lane, lane.usedMin(), xs, ys, w, bottom, p.forward());
+        }
         if (twoPointer) {
             // the backward end's least value is not kept per column; its envelope is drawn solid at the edge
             g.setStroke(p.backward());
@@ -107,6 +114,12 @@ public final class TimelinePainter {
             strokeDown(g, lane, lane.auxMax(), w);
         }
 
+        if (reserved) {
+            // reserved as a line over the in-use area (the lane is scaled to in-use: it may run off the top)
+            g.setStroke(p.reserved().deriveColor(0, 1, dark ? 1.4 : 0.6, 1 / Math.max(0.05, p.reserved().getOpacity())));
+            g.setLineWidth(1.5);
+            strokeUp(g, lane, lane.auxMax(), w);
+        }
         if (lane.baselineUsed() != null) {
             g.setStroke(p.baseline());
             g.setLineWidth(1);
@@ -128,7 +141,7 @@ public final class TimelinePainter {
         if (hl.length > 0) {
             g.setFill(p.highlight());
             for (int i = 0; i < hl.length; i += 2) {
-                g.fillRect(hl[i], top, hl[i + 1] - hl[i], lane.height());
+                g.fillRect(hl[i], top, hl[i + 1] - hl[i], lane.height() - (top - laneTop));
             }
         }
 
@@ -143,7 +156,7 @@ public final class TimelinePainter {
         }
         g.setStroke(p.highWater());
         g.setLineDashes(2, 3);
-        double hw = Math.floor(lane.yUp(lane.peakUsed())) + 0.5;
+        double hw = Math.floor(lane.yUp(twoPointer && lane.peakForward() >= 0 ? lane.peakForward() : lane.peakUsed())) + 0.5;
         g.strokeLine(0, hw, w, hw);
         if (twoPointer && lane.peakAux() > 0) {
             double hb = Math.floor(lane.yDown(lane.peakAux())) + 0.5;
@@ -168,17 +181,13 @@ public final class TimelinePainter {
                     g.strokeLine(a, y + DrawListBuilder.BAND_ROW - 2, e, y + 1);
                 }
             }
-            if (bw > 30) {
+            String text = bandLabel(b.name(), b.folded(), bw - 6, SMALL_CHAR_PX);
+            if (!text.isEmpty()) {
                 g.setFill(dark ? Color.WHITE : Color.web("#1f2933"));
                 g.setFont(SMALL);
                 g.setTextAlign(TextAlignment.LEFT);
                 g.setTextBaseline(VPos.CENTER);
-                g.save();
-                g.beginPath();
-                g.rect(x0, y, bw, DrawListBuilder.BAND_ROW);
-                g.clip();
-                g.fillText(b.folded() > 1 ? b.name() + " ×" + b.folded() : b.name(), x0 + 3, y + DrawListBuilder.BAND_ROW / 2.0);
-                g.restore();
+                g.fillText(text, x0 + 3, y + DrawListBuilder.BAND_ROW / 2.0);
             }
         }
 
@@ -203,23 +212,78 @@ public final class TimelinePainter {
             }
         }
 
-        String label = lane.memory().name() + "  ·  " + kindName(kind)
-                + (cap > 0 ? "  ·  capacity " + Bytes.format(cap) : "")
-                + "  ·  peak " + Bytes.format(lane.peakUsed())
-                + (twoPointer && lane.peakAux() > 0 ? " fwd, " + Bytes.format(lane.peakAux()) + " bwd" : "")
-                + (reserved && lane.peakAux() > 0 ? ", reserved " + Bytes.format(lane.peakAux()) : "");
+        // the label sits in the lane's header strip, above the data it describes
+        String label = laneLabel(lane);
         g.setFont(LABEL);
         g.setTextAlign(TextAlignment.LEFT);
-        g.setTextBaseline(VPos.TOP);
-        double tw = Math.min(w - 8, label.length() * 6.1 + 10);
-        double ly = top + 3;
+        g.setTextBaseline(VPos.CENTER);
         g.setFill(p.labelBackground());
-        g.fillRoundRect(4, ly, tw, 15, 6, 6);
+        g.fillRect(0, laneTop, w, DrawListBuilder.LANE_HEADER - 1);
         g.setFill(p.text());
-        g.fillText(label, 9, ly + 1.5);
+        g.fillText(label, 6, laneTop + DrawListBuilder.LANE_HEADER / 2.0);
         g.setStroke(p.grid());
         g.setLineWidth(1);
-        g.strokeLine(0, Math.floor(top + lane.height()) + 0.5, w, Math.floor(top + lane.height()) + 0.5);
+        g.strokeLine(0, Math.floor(laneTop + lane.height()) + 0.5, w, Math.floor(laneTop + lane.height()) + 0.5);
+    }
+
+    /**
+     * The lane's label: name, kind, capacity and high-waters. For an arena: the high-water of bytes in
+     * use (both ends together), then each end's own high-water (they need not fall together), the same
+     * figures the report gives.
+     */
+    static String laneLabel(DrawList.Lane lane) {
+        MemoryKind kind = lane.memory().kind();
+        long cap = lane.memory().capacity();
+        StringBuilder sb = new StringBuilder(lane.memory().name()).append("  ·  ").append(kindName(kind));
+        if (cap > 0) {
+            sb.append("  ·  capacity ").append(Bytes.format(cap));
+        }
+        sb.append("  ·  peak ").append(Bytes.format(lane.peakUsed()));
+        if (kind.twoPointer()) {
+            sb.append(" used");
+            if (lane.peakForward() >= 0 && lane.peakAux() > 0) {
+                sb.append(" (forward ").append(Bytes.format(lane.peakForward())).append(", backward ")
+                        .append(Bytes.format(lane.peakAux())).append(')');
+            }
+        } else if ((kind == MemoryKind.POOL || kind == MemoryKind.SEGMENTED) && lane.peakAux() > 0) {
+            sb.append(", reserved ").append(Bytes.format(lane.peakAux()));
+        }
+        return sb.toString();
+    }
+
+    /** {@code v} with -1 wherever {@code mask} is -1 (columns before the memory's first event). */
+    private static long[] masked(long[] v, long[] mask) {
+        long[] out = v.clone();
+        for (int i = 0; i < out.length; i++) {
+            if (mask[i] < 0) {
+                out[i] = -1;
+            }
+        }
+        return out;
+    }
+
+    /** Width of one character of {@link #SMALL} text, px (an upper bound for the label font's digits and letters). */
+    static final double SMALL_CHAR_PX = 6.0;
+
+    /**
+     * A scope band's label that fits {@code widthPx}: the name with its fold count ("batch ×3"), else the
+     * name shortened with an ellipsis but the count kept whole ("bat… ×3"), else the count alone, else
+     * nothing; never a count cut in the middle.
+     */
+    static String bandLabel(String name, int folded, double widthPx, double charPx) {
+        int room = (int) Math.floor(widthPx / charPx);
+        String count = folded > 1 ? " ×" + folded : "";
+        if (name.length() + count.length() <= room) {
+            return name + count;
+        }
+        int keep = room - count.length() - 1;
+        if (keep >= 2) {
+            return name.substring(0, keep) + "…" + count;
+        }
+        if (folded > 1 && count.length() - 1 <= room) {
+            return count.substring(1);
+        }
+        return "";
     }
 
     public static String kindName(MemoryKind k) {
@@ -279,6 +343,46 @@ public final class TimelinePainter {
         ys[n++] = top;
         g.setFill(c);
         g.fillPolygon(xs, ys, n);
+    }
+
+    /**
+     * The lane's byte axis: faint horizontal lines at power-of-two steps (B, KiB, MiB, GiB) with their
+     * labels at the right edge; for an arena drawn from both ends, measured up from the bottom.
+     */
+    private static void byteGrid(GraphicsContext g, DrawList.Lane lane, Palette p, int w) {
+        int maxTicks = Math.max(1, (int) (lane.gaugeHeight() / 28));
+        long[] ticks = DrawListBuilder.byteTicks(lane.scaleBytes(), maxTicks);
+        g.setFont(SMALL);
+        g.setTextAlign(TextAlignment.RIGHT);
+        g.setTextBaseline(VPos.BOTTOM);
+        g.setLineWidth(1);
+        for (long t : ticks) {
+            double y = Math.floor(lane.yUp(t)) + 0.5;
+            g.setStroke(p.grid());
+            g.strokeLine(0, y, w, y);
+            if (t > 0 && y - lane.gaugeTop() >= 10) {
+                g.setFill(p.mutedText());
+                g.fillText(DrawListBuilder.tickLabel(t), w - 4, y - 1);
+            }
+        }
+    }
+
+    private static void strokeUp(GraphicsContext g, DrawList.Lane lane, long[] v, int w) {
+        g.beginPath();
+        boolean open = false;
+        for (int x = 0; x < w; x++) {
+            if (v[x] < 0 || lane.usedMin()[x] < 0) {
+                open = false;
+                continue;
+            }
+            double y = lane.yUp(v[x]);
+            if (!open) {
+                g.moveTo(x, y);
+                open = true;
+            }
+            g.lineTo(x + 1, y);
+        }
+        g.stroke();
     }
 
     private static void strokeDown(GraphicsContext g, DrawList.Lane lane, long[] v, int w) {

@@ -90,6 +90,13 @@ public final class TimelineView extends StackPane {
         model.digestProperty().addListener((o, a, b) -> requestFrame());
         model.selectedScopeProperty().addListener((o, a, b) -> requestFrame());
         model.baselineProperty().addListener((o, a, b) -> requestFrame());
+        model.baselinePairingProperty().addListener((o, a, b) -> requestFrame());
+        model.stretchBaselineProperty().addListener((o, a, b) -> requestFrame());
+        model.traceProperty().addListener((o, a, b) -> {
+            // the previous session's hover card must not stay over the new one
+            hoverCard.setVisible(false);
+            hoverText.set("");
+        });
         model.selectionProperty().addListener((o, a, b) -> repaint());
         model.cursorProperty().addListener((o, a, b) -> repaint());
         dark.addListener((o, a, b) -> repaint());
@@ -99,9 +106,8 @@ public final class TimelineView extends StackPane {
                 return;
             }
             if (e.isControlDown() || !e.isShiftDown()) {
-                // one notch (deltaY ±40 on desktops, ±1 on some platforms) zooms by 20 %
-                double notches = Math.signum(e.getDeltaY()) * Math.max(1, Math.abs(e.getDeltaY()) / 40.0);
-                double factor = Math.pow(0.8, notches);
+                // one notch (deltaY ±40 on desktops, ±1 on some platforms) zooms by WHEEL_ZOOM
+                double factor = wheelFactor(e.getDeltaY());
                 model.followLiveProperty().set(false);
                 model.zoom(factor, drawList.get().timeAt(e.getX()));
                 e.consume();
@@ -142,7 +148,7 @@ public final class TimelineView extends StackPane {
             long t = d.timeAt(e.getX());
             model.cursorProperty().set(t);
             DrawList.Lane lane = d.laneAt(e.getY());
-            if (lane != null && e.getY() >= lane.top() + lane.gaugeHeight()) {
+            if (lane != null && e.getY() >= lane.bandsTop()) {
                 selectBandAt(lane, e.getX(), e.getY());
             }
         });
@@ -154,7 +160,7 @@ public final class TimelineView extends StackPane {
     }
 
     private void selectBandAt(DrawList.Lane lane, double x, double y) {
-        int depth = (int) ((y - lane.top() - lane.gaugeHeight()) / DrawListBuilder.BAND_ROW);
+        int depth = (int) ((y - lane.bandsTop()) / DrawListBuilder.BAND_ROW);
         for (DrawList.Band b : lane.bands()) {
             if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
                 for (ScopeStats s : model.digestProperty().get().scopes()) {
@@ -187,7 +193,8 @@ public final class TimelineView extends StackPane {
         int width = (int) Math.max(100, vw > 0 ? vw : getWidth() > 0 ? getWidth() : 800);
         int height = (int) Math.max(100, vh > 0 ? vh : getHeight() > 0 ? getHeight() : 400);
         DrawListBuilder.Frame frame = new DrawListBuilder.Frame(t, model.viewRangeProperty().get(), width, height,
-                model.digestProperty().get(), model.selectedScopeProperty().get(), model.baselineProperty().get());
+                model.digestProperty().get(), model.selectedScopeProperty().get(), model.baselineProperty().get(),
+                model.baselinePairingProperty().get(), model.stretchBaselineProperty().get());
         building = true;
         pending = false;
         frames.submit(BackgroundTask.of("timeline frame", p -> {
@@ -251,6 +258,15 @@ public final class TimelineView extends StackPane {
         hoverCard.relocate(Math.max(0, px), Math.max(0, py));
     }
 
+    /** How much one wheel notch zooms in (the visible time shrinks by this factor). */
+    public static final double WHEEL_ZOOM = 1.5;
+
+    /** The factor the visible time is scaled by for a wheel turn of {@code deltaY} (40 a notch; at least one notch). */
+    static double wheelFactor(double deltaY) {
+        double notches = Math.signum(deltaY) * Math.max(1, Math.abs(deltaY) / 40.0);
+        return Math.pow(1 / WHEEL_ZOOM, notches);
+    }
+
     /** What the tooltip says at canvas position {@code (x, y)}: exact figures with units. */
     public static String describe(DrawList d, double x, double y) {
         DrawList.Lane lane = d.laneAt(y);
@@ -268,7 +284,7 @@ public final class TimelineView extends StackPane {
         }
         sb.append('\n');
         if (y >= lane.top() + lane.gaugeHeight()) {
-            int depth = (int) ((y - lane.top() - lane.gaugeHeight()) / DrawListBuilder.BAND_ROW);
+            int depth = (int) ((y - lane.bandsTop()) / DrawListBuilder.BAND_ROW);
             for (DrawList.Band b : lane.bands()) {
                 if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
                     sb.append("scope ").append(b.name()).append('\n');
@@ -288,19 +304,28 @@ public final class TimelineView extends StackPane {
         long lo = lane.usedMin()[col];
         long hi = lane.usedMax()[col];
         MemoryKind k = lane.memory().kind();
-        String fwd = k.twoPointer() ? "forward " : "in use ";
-        sb.append(fwd).append(range(lo, hi)).append('\n');
         if (k.twoPointer()) {
-            sb.append("backward ").append(exact(lane.auxMax()[col])).append('\n');
-        } else if (k == MemoryKind.POOL || k == MemoryKind.SEGMENTED) {
-            sb.append("reserved ").append(exact(lane.auxMax()[col])).append('\n');
+            // one definition (MemoryKind.forward/backward): used = forward + backward
+            sb.append("used (forward + backward) ").append(range(lo, hi)).append('\n');
+            boolean steady = lo == hi && lane.auxMin()[col] == lane.auxMax()[col];
+            sb.append("forward ").append(exact(lane.forwardLast()[col]))
+                    .append(steady ? "" : " at the column's end, at most " + Bytes.format(lane.forwardMax()[col])).append('\n');
+            sb.append("backward ").append(range(k.backward(lane.auxMin()[col]), k.backward(lane.auxMax()[col]))).append('\n');
+        } else {
+            sb.append("in use ").append(range(lo, hi)).append('\n');
+            if (k == MemoryKind.POOL || k == MemoryKind.SEGMENTED) {
+                sb.append("reserved ").append(exact(lane.auxMax()[col])).append('\n');
+            }
         }
         long cap = lane.memory().capacity();
         if (cap > 0) {
-            long total = hi + (k.twoPointer() ? lane.auxMax()[col] : 0);
-            sb.append("capacity ").append(exact(cap)).append(String.format(java.util.Locale.ROOT, " (%.1f%% used)", 100.0 * total / cap)).append('\n');
+            sb.append("capacity ").append(exact(cap)).append(String.format(java.util.Locale.ROOT, " (%.1f%% used)", 100.0 * hi / cap)).append('\n');
         }
-        sb.append("high-water ").append(exact(lane.peakUsed())).append('\n');
+        sb.append("high-water ").append(exact(lane.peakUsed()));
+        if (k.twoPointer() && lane.peakForward() >= 0) {
+            sb.append(" used; forward ").append(Bytes.format(lane.peakForward())).append(", backward ").append(Bytes.format(lane.peakAux()));
+        }
+        sb.append('\n');
         sb.append(lane.count()[col]).append(lane.count()[col] == 1 ? " event" : " events").append(" in this column");
         for (DrawList.MarkerMark m : lane.markers()) {
             if (Math.abs(m.x() - x) <= DrawListBuilder.FOLD_PX) {

@@ -518,13 +518,28 @@ public final class AstraceReader implements AutoCloseable {
 
     /** Reads a whole file into a new store. */
     public static LoadedTrace load(Path path) throws IOException {
+        return load(path, null);
+    }
+
+    /**
+     * Reads a whole file into a new store, telling {@code eventsRead} (on the calling thread) how many
+     * events each adopted chunk added; it may throw (a {@code CancellationException}, say) to stop the
+     * read, which then propagates with the file closed.
+     *
+     * @param eventsRead told each chunk's event count, or null
+     */
+    public static LoadedTrace load(Path path, java.util.function.LongConsumer eventsRead) throws IOException {
         EventStore store = new EventStore(path.getFileName().toString());
-        ReadReport r = read(path, store, store);
+        ReadReport r = read(path, store, store, eventsRead);
         return new LoadedTrace(store, r);
     }
 
-
     private static ReadReport read(Path path, EventSink sink, EventStore store) throws IOException {
+        return read(path, sink, store, null);
+    }
+
+    private static ReadReport read(Path path, EventSink sink, EventStore store, java.util.function.LongConsumer eventsRead)
+            throws IOException {
         try (AstraceReader r = open(path)) {
             sink.onSession(r.session);
             for (MetaRecord m : r.headerMeta) {
@@ -533,10 +548,10 @@ public final class AstraceReader implements AutoCloseable {
             int workers = decodeWorkers();
             if (workers <= 0) {
                 for (ChunkCodec.Chunk c; (c = r.nextChunk()) != null; ) {
-                    deliver(c, sink, store);
+                    deliver(c, sink, store, eventsRead);
                 }
             } else {
-                r.readParallel(workers, sink, store);
+                r.readParallel(workers, sink, store, eventsRead);
             }
             ReadReport res = r.result();
             long extraLoss = r.footerLost - r.lost;
@@ -558,14 +573,18 @@ public final class AstraceReader implements AutoCloseable {
         return cores < 2 ? 0 : Math.min(3, cores);
     }
 
-    private static void deliver(ChunkCodec.Chunk c, EventSink sink, EventStore store) {
+    private static void deliver(ChunkCodec.Chunk c, EventSink sink, EventStore store, java.util.function.LongConsumer eventsRead) {
         for (MetaRecord m : c.meta()) {
             m.deliverTo(sink);
         }
+        int n = c.events().size();
         if (store != null) {
             store.appendChunk(c);
-        } else if (!c.events().isEmpty()) {
+        } else if (n > 0) {
             sink.onEvents(c.events());
+        }
+        if (eventsRead != null) {
+            eventsRead.accept(n);
         }
     }
 
@@ -591,7 +610,8 @@ public final class AstraceReader implements AutoCloseable {
         resync(d.at.offset + 1);
     }
 
-    private void readParallel(int workers, EventSink sink, EventStore store) throws IOException {
+    private void readParallel(int workers, EventSink sink, EventStore store, java.util.function.LongConsumer eventsRead)
+            throws IOException {
         ExecutorService pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-decode-", 0).factory());
         ThreadLocal<ChunkCodec> codecs = ThreadLocal.withInitial(() -> new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, version));
         ArrayDeque<Future<Decoded>> window = new ArrayDeque<>();
@@ -620,7 +640,7 @@ public final class AstraceReader implements AutoCloseable {
                     continue;
                 }
                 accept(d.chunk);
-                deliver(d.chunk, sink, store);
+                deliver(d.chunk, sink, store, eventsRead);
                 spare.add(d.chunk.events());
             }
         } catch (InterruptedException e) {

@@ -8,8 +8,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
+import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.ForwardingSink;
 import dev.arenascope.core.trace.perfetto.PerfettoJsonWriter;
 import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
@@ -85,15 +88,50 @@ public final class TraceFormats {
      * @throws IllegalArgumentException when the extension is not readable
      */
     public static LoadedTrace load(Path file) throws IOException {
-        if (extension(file).equals(AstraceFormat.EXTENSION)) {
-            return AstraceReader.load(file);
+        return load(file, null);
+    }
+
+    /**
+     * Loads a file into a new store as {@link #load(Path)} does, telling {@code eventsRead} (on the
+     * calling thread) how many events each batch or chunk added. The callback may throw an unchecked
+     * exception (a {@code CancellationException} when the user cancels) to stop the read; it
+     * propagates with the file closed and the partial store dropped.
+     *
+     * @param eventsRead told each batch's event count, or null
+     * @throws IllegalArgumentException when the extension is not readable
+     */
+    public static LoadedTrace load(Path file, LongConsumer eventsRead) throws IOException {
+        return load(file, extension(file), eventsRead);
+    }
+
+    /**
+     * Loads a file with the reader of {@code extension} whatever the file is called (a caller that
+     * recognised the content, say a trace saved without its extension).
+     *
+     * @param extension e.g. {@code .astrace}
+     * @throws IllegalArgumentException when no reader has that extension
+     */
+    public static LoadedTrace load(Path file, String extension, LongConsumer eventsRead) throws IOException {
+        String ext = extension.toLowerCase(Locale.ROOT);
+        if (ext.equals(AstraceFormat.EXTENSION)) {
+            return AstraceReader.load(file, eventsRead);
         }
-        Input in = input(file);
+        Input in;
+        synchronized (TraceFormats.class) {
+            in = INPUTS.get(ext);
+        }
         if (in == null) {
-            throw new IllegalArgumentException(file + ": unknown trace format '" + extension(file) + "' (reads " + inputExtensions() + ")");
+            throw new IllegalArgumentException(file + ": unknown trace format '" + ext + "' (reads " + inputExtensions() + ")");
         }
         dev.arenascope.core.trace.store.EventStore store = new dev.arenascope.core.trace.store.EventStore(String.valueOf(file.getFileName()));
-        return new LoadedTrace(store, in.read(file, store));
+        EventSink sink = eventsRead == null ? store : new ForwardingSink(store) {
+            @Override
+            public void onEvents(EventBatch batch) {
+                to.onEvents(batch);
+                eventsRead.accept(batch.size());
+            }
+        };
+        return new LoadedTrace(store, in.read(file, sink));
     }
 
     /** Extensions readable, e.g. {@code .astrace, .jsonl}. */

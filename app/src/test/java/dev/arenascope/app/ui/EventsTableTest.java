@@ -1,0 +1,121 @@
+package dev.arenascope.app.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TextField;
+import javafx.scene.text.Text;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.arenascope.app.ui.events.EventRow;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.core.trace.EventKind;
+
+/** The events table as a user drives it: sizes, search, sort, a new file, clicks on the timeline. */
+class EventsTableTest extends WindowTestBase {
+    @TempDir
+    Path dir;
+    private Path render;
+
+    @BeforeEach
+    void openRender() throws Exception {
+        render = Recordings.record("render", Map.of("frames", "16", "max-batch", "4"), dir.resolve("render.astrace"));
+        open(render);
+    }
+
+    private void open(Path f) {
+        fxRun(() -> window.open(f));
+        waitFor(60, "the file and its digest", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().eventCountProperty().get() > 0
+                && window.model().digestProperty().get().events() == window.model().eventCountProperty().get());
+        waitFor(20, "the table lists the file", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
+    }
+
+    private TextField minSize() {
+        return fx(() -> (TextField) window.scene().lookup("#events-min-size"));
+    }
+
+    private void waitListed(String what, java.util.function.BooleanSupplier c) {
+        waitFor(40, what, c);
+    }
+
+    @Test
+    void minSizeAcceptsEveryUnitSpellingAndShowsItsWholePlaceholder() {
+        TextField f = minSize();
+        for (String s : new String[] {"1Mi", "1MiB", "1MB", "1M", "1048576"}) {
+            fxRun(() -> f.setText(s));
+            assertEquals(1L << 20, fx(() -> window.events().filter().minBytes()), s);
+            assertFalse(fx(() -> f.getStyleClass().contains(Styles.ERROR_TEXT)), s + " is accepted");
+        }
+        fxRun(() -> f.setText("300Mi"));
+        assertEquals(300L << 20, fx(() -> window.events().filter().minBytes()));
+        fxRun(() -> f.setText(""));
+        double need = fx(() -> {
+            Text t = new Text(f.getPromptText());
+            t.setFont(f.getFont());
+            return t.getLayoutBounds().getWidth() + f.getPadding().getLeft() + f.getPadding().getRight();
+        });
+        assertTrue(fx(f::getWidth) >= need, "the placeholder '" + fx(f::getPromptText) + "' fits: " + fx(f::getWidth) + " < " + need);
+    }
+
+    @Test
+    void searchingAScopeNameFindsTheAllocationsInsideIt() {
+        fxRun(() -> window.events().searchField().setText("batch"));
+        waitListed("rows for 'batch'", () -> fx(() -> window.events().table().getItems().stream()
+                .anyMatch(r -> r.event().kind() == EventKind.ALLOC)));
+        assertTrue(fx(() -> window.events().table().getItems().stream().anyMatch(r -> r.event().kind() == EventKind.SCOPE_ENTER)));
+    }
+
+    @Test
+    void columnsSortAndANewFileResetsTheFilters() throws Exception {
+        @SuppressWarnings("unchecked")
+        TableColumn<EventRow, ?> bytes = fx(() -> window.events().table().getColumns().stream()
+                .filter(c -> c.getText().equals("Bytes")).findFirst().orElseThrow());
+        assertTrue(fx(bytes::isSortable));
+        fxRun(() -> {
+            bytes.setSortType(TableColumn.SortType.DESCENDING);
+            window.events().table().getSortOrder().setAll(bytes);
+        });
+        waitListed("sorted by bytes, largest first", () -> fx(() -> {
+            var items = window.events().table().getItems();
+            if (items.size() < 2 || EventRow.bytesKey(items.get(0).event()) <= 0) {
+                return false;
+            }
+            for (int i = 1; i < items.size(); i++) {
+                if (EventRow.bytesKey(items.get(i - 1).event()) < EventRow.bytesKey(items.get(i).event())) {
+                    return false;
+                }
+            }
+            return true;
+        }));
+
+        fxRun(() -> window.events().searchField().setText("no-such-thing-anywhere"));
+        waitListed("nothing matches", () -> fx(() -> window.events().table().getItems().isEmpty()));
+        Path other = Recordings.record("render", Map.of("frames", "8", "max-batch", "2"), dir.resolve("other.astrace"));
+        open(other); // waits until every event of the new file is listed: the search was cleared
+        assertEquals("", fx(() -> window.events().searchField().getText()));
+        assertTrue(fx(() -> window.events().table().getSortOrder().isEmpty()), "the sort is reset too");
+    }
+
+    @Test
+    void aClickOutsideTheSelectionSelectsNoRow() {
+        TimeRange b = fx(() -> window.model().boundsProperty().get());
+        long mid = b.fromNs() + b.duration() / 2;
+        TimeRange sel = new TimeRange(b.fromNs(), mid);
+        fxRun(() -> window.model().selectionProperty().set(sel));
+        waitListed("the selection listed", () -> sel.equals(fx(() -> window.events().shownRangeProperty().get())));
+        fxRun(() -> window.model().cursorProperty().set(b.fromNs() + sel.duration() / 2));
+        assertTrue(fx(() -> window.events().table().getSelectionModel().getSelectedIndex()) >= 0, "a click inside selects its event");
+        fxRun(() -> window.model().cursorProperty().set(b.toNs() - 2));
+        assertEquals(-1, fx(() -> window.events().table().getSelectionModel().getSelectedIndex()),
+                "a click after the selection selects no row (not the range's last)");
+    }
+}
