@@ -96,6 +96,8 @@ class ReceiverRobustnessTest {
             LiveReceiver.AcceptStats a = r.acceptStats();
             assertEquals(3, a.failures());
             assertEquals("Too many open files", a.lastProblem());
+            // the answer is sent before the connection's state moves on
+            until(() -> r.stats().size() == 1 && r.stats().getFirst().state() == ConnectionStats.State.STREAMING);
             assertEquals(List.of(ConnectionStats.State.STREAMING), r.stats().stream().map(ConnectionStats::state).toList());
         }
     }
