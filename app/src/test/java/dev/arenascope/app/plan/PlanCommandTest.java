@@ -95,7 +95,8 @@ class PlanCommandTest {
                 assertEquals(2, r.code(), c.getValue() + " -> " + r.out() + r.err());
                 assertTrue(r.err().contains(in.toString()) && r.err().contains(c.getValue()), r.err());
                 assertEquals(1, r.err().strip().lines().count(), r.err());
-                assertFalse(r.err().contains("Exception") || r.err().contains("overflow") || r.err().contains("-9"), r.err());
+                String message = r.err().replace(in.toString(), ""); // a temporary folder's name may hold "-9"
+                assertFalse(message.contains("Exception") || message.contains("overflow") || message.contains("-9"), r.err());
             }
         }
     }
