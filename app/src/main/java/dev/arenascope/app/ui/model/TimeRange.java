@@ -26,7 +26,7 @@ public record TimeRange(long fromNs, long toNs) {
         return from < toNs && to > fromNs;
     }
 
-    /** This range zoomed by {@code factor} (< 1 zooms in) around {@code anchorNs}, kept inside {@code bounds}. */
+    /** This range zoomed by {@code factor} ({@code factor < 1} zooms in) around {@code anchorNs}, kept inside {@code bounds}. */
     public TimeRange zoom(double factor, long anchorNs, TimeRange bounds, long minDurationNs) {
         double d = Math.max(minDurationNs, Math.min(bounds.duration(), duration() * factor));
         double t = (anchorNs - fromNs) / (double) duration();
