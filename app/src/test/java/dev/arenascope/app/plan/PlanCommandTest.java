@@ -172,6 +172,14 @@ class PlanCommandTest {
         assertTrue(r.out().contains("height 320 B"), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.equals("proof: optimal")), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.equals("proved bound 320 B (the search proved every lower height impossible)")), r.out());
+        Path out = dir.resolve("above.plan.json");
+        assertEquals(0, run("plan", "--input", in.toString(), "--output", out.toString()).code());
+        var plan = dev.arenascope.core.plan.PlanJson.read(out);
+        var rec = plan.planning().get("scratch:arena");
+        assertEquals("optimal", rec.proof());
+        assertEquals(320, rec.provedBoundBytes());
+        assertEquals("search", rec.basis());
+        assertEquals(320, rec.heightBytes());
     }
 
     @Test

@@ -95,6 +95,10 @@ class WorkloadReportsTest {
                         if (!p.tensors().isEmpty()) {
                             assertTrue(packed.searchHeightBytes() >= p.lowerBoundBytes(), p.subject() + " packed below the bound");
                             assertEquals("search", packed.searchPlanner());
+                            assertTrue(packed.searchBoundBytes() >= p.lowerBoundBytes()
+                                    && packed.searchBoundBytes() <= packed.searchHeightBytes(), p.subject() + " proved bound out of range");
+                            assertTrue(packed.searchProof().equals("optimal") || packed.searchProof().matches("gap <= \\d+\\.\\d\\d%"),
+                                    packed.searchProof());
                         }
                     }
                     assertTrue(md.contains("## Memory plans"));

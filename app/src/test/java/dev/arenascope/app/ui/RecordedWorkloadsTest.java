@@ -97,6 +97,8 @@ class RecordedWorkloadsTest extends WindowTestBase {
         assertEquals(scratch.slots().size(), re.slots().size());
         assertTrue(re.height() >= re.lowerBound(), "no packing is below the lower bound");
         assertTrue(fx(() -> window.slots().infoLabel().getText()).contains("→"), "both packings' heights are listed");
+        assertTrue(re.proof().equals("optimal") || re.proof().matches("gap <= \\d+\\.\\d\\d%"), re.proof());
+        assertTrue(fx(() -> window.slots().infoLabel().getText()).contains("proof: " + re.proof()), "the re-plan's proof is shown");
     }
 
     @Test

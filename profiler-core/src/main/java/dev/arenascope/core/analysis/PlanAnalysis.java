@@ -29,6 +29,9 @@ import dev.arenascope.core.trace.TraceView;
  *   <li><b>search height</b>: the height the search planner finds for the same tensors (sizes, lifetimes and
  *       the plan's alignment), or -1 when none was run ({@link #withSearch}); {@code searchPlanner} names the
  *       planner that found it ({@code search}, or {@code greedy} where no search planner is built in).</li>
+ *   <li><b>proof</b>: how close the search height is proved to the least possible, as {@code plan} prints
+ *       it ({@code optimal} or {@code gap <= X%}), and the proved bound it rests on (at least the lower
+ *       bound; see {@code dev.arenascope.core.plan.LowerBounds}); empty and -1 when no search was run.</li>
  * </ul>
  * Immutable.
  *
@@ -44,14 +47,25 @@ import dev.arenascope.core.trace.TraceView;
  * @param searchPlanner    see above; empty when none was run
  * @param alignment        the plan's alignment in bytes (its {@code alignment} attribute), 1 when unknown
  * @param tensors          the tensors, in first-seen order
+ * @param searchBoundBytes the bound the search proved, -1 when none was run
+ * @param searchProof      {@code optimal} or {@code gap <= X%} for the search height, empty when none was run
  */
 public record PlanAnalysis(int memory, String arena, MemoryKind kind, String plan, long capacityBytes, long steps,
                            long heightBytes, long lowerBoundBytes, long searchHeightBytes, String searchPlanner,
-                           long alignment, List<Tensor> tensors)
+                           long alignment, List<Tensor> tensors, long searchBoundBytes, String searchProof)
         implements FigureRow {
 
     public PlanAnalysis {
         tensors = List.copyOf(tensors);
+        searchProof = searchProof == null ? "" : searchProof;
+    }
+
+    /** An analysis without a search's proof. */
+    public PlanAnalysis(int memory, String arena, MemoryKind kind, String plan, long capacityBytes, long steps,
+                        long heightBytes, long lowerBoundBytes, long searchHeightBytes, String searchPlanner,
+                        long alignment, List<Tensor> tensors) {
+        this(memory, arena, kind, plan, capacityBytes, steps, heightBytes, lowerBoundBytes, searchHeightBytes, searchPlanner,
+                alignment, tensors, -1, "");
     }
 
     /**
@@ -74,10 +88,16 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
         return heightBytes == 0 ? Double.NaN : (double) lowerBoundBytes / heightBytes;
     }
 
-    /** This analysis with a planner's height for the same tensors. */
+    /** This analysis with a planner's height for the same tensors (no proof). */
     public PlanAnalysis withSearchHeight(String planner, long bytes) {
         return new PlanAnalysis(memory, arena, kind, plan, capacityBytes, steps, heightBytes, lowerBoundBytes, bytes, planner,
                 alignment, tensors);
+    }
+
+    /** This analysis with a planner's packing of the same tensors: its height, proved bound and proof. */
+    public PlanAnalysis withSearchPacking(dev.arenascope.core.plan.Packing p) {
+        return new PlanAnalysis(memory, arena, kind, plan, capacityBytes, steps, heightBytes, lowerBoundBytes, p.height(),
+                p.strategy(), alignment, tensors, p.bound(), p.proof());
     }
 
     /**
@@ -107,9 +127,10 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
         }
         try {
             var problem = new dev.arenascope.core.plan.PlanProblem(buffers, Math.max(1, alignment));
-            // aim at the lower bound: the search stops there, or returns its best packing when time is up
-            var packing = planner.plan(problem, problem.lowerBound(), timeLimitNanos);
-            return withSearchHeight(planner.name(), packing.height());
+            // minimise: the search tries the lower bound first and stops there, else narrows towards it
+            // and proves what it can; its best packing when time is up
+            var packing = planner.plan(problem, Long.MAX_VALUE, timeLimitNanos);
+            return withSearchPacking(packing);
         } catch (RuntimeException e) {
             return this;
         }
@@ -133,6 +154,8 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
         f.add(new Figure("lowerBoundBytes", "lower bound", Figure.Unit.BYTES, lowerBoundBytes, Figure.Better.NEITHER, false));
         f.add(new Figure("searchHeightBytes", searchPlanner.isEmpty() ? "search packing" : searchPlanner + " packing", Figure.Unit.BYTES,
                 searchHeightBytes < 0 ? Double.NaN : searchHeightBytes, Figure.Better.NEITHER, false));
+        f.add(new Figure("searchBoundBytes", "proved bound", Figure.Unit.BYTES,
+                searchBoundBytes < 0 ? Double.NaN : searchBoundBytes, Figure.Better.NEITHER, false));
         f.add(Figure.ratio("efficiency", "bound / height", efficiency(), Figure.Better.HIGHER));
         f.add(new Figure("capacityBytes", "capacity", Figure.Unit.BYTES, capacityBytes > 0 ? capacityBytes : Double.NaN,
                 Figure.Better.NEITHER, false));

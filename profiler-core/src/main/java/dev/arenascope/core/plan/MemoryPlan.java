@@ -36,6 +36,9 @@ import java.util.Objects;
  * @param persistentArenas persistent arenas by bank
  * @param constantArenas   constant arenas by runtime bank
  * @param tensorLifetimes  tensor id to lifetime
+ * @param planning         arena label ({@link PlanArena#label()}) to how that arena was laid out and
+ *                         its proof ({@link ArenaPlanning}); empty for a plan not laid out here, and then
+ *                         left out of the JSON
  */
 public record MemoryPlan(
         String name,
@@ -45,7 +48,16 @@ public record MemoryPlan(
         Map<String, ArenaUsage> arenaUsages,
         Map<String, ArenaUsage> persistentArenas,
         Map<String, ArenaUsage> constantArenas,
-        Map<String, TensorLifetime> tensorLifetimes) {
+        Map<String, TensorLifetime> tensorLifetimes,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+        Map<String, ArenaPlanning> planning) {
+
+    /** A plan without planning records. */
+    public MemoryPlan(String name, long alignment, Map<String, MemoryBank> memoryBanks, Map<String, TensorAllocation> tensorAllocs,
+                      Map<String, ArenaUsage> arenaUsages, Map<String, ArenaUsage> persistentArenas,
+                      Map<String, ArenaUsage> constantArenas, Map<String, TensorLifetime> tensorLifetimes) {
+        this(name, alignment, memoryBanks, tensorAllocs, arenaUsages, persistentArenas, constantArenas, tensorLifetimes, Map.of());
+    }
 
     public MemoryPlan {
         name = name == null ? "plan" : name;
@@ -58,6 +70,7 @@ public record MemoryPlan(
         persistentArenas = copy(persistentArenas, "persistentArenas");
         constantArenas = copy(constantArenas, "constantArenas");
         tensorLifetimes = copy(tensorLifetimes, "tensorLifetimes");
+        planning = copy(planning, "planning");
         for (var e : memoryBanks.entrySet()) {
             if (!e.getKey().equals(e.getValue().name())) {
                 throw new IllegalArgumentException("memory bank keyed '" + e.getKey() + "' is named '" + e.getValue().name() + "'");
@@ -163,7 +176,16 @@ public record MemoryPlan(
         EnumMapOfArenas maps = new EnumMapOfArenas(this);
         arenaSizes.forEach((arena, size) -> maps.put(arena.role(), arena.memory(),
                 new ArenaUsage(arena.memory(), size, arena.usage().sourceMemory())));
-        return new MemoryPlan(name, alignment, memoryBanks, allocs, maps.scratch, maps.persistent, maps.constant, tensorLifetimes);
+        return new MemoryPlan(name, alignment, memoryBanks, allocs, maps.scratch, maps.persistent, maps.constant, tensorLifetimes,
+                planning);
+    }
+
+    /** This plan with the planning records of some arenas (by label) added or replaced. */
+    public MemoryPlan withPlanning(Map<String, ArenaPlanning> records) {
+        LinkedHashMap<String, ArenaPlanning> m = new LinkedHashMap<>(planning);
+        m.putAll(records);
+        return new MemoryPlan(name, alignment, memoryBanks, tensorAllocs, arenaUsages, persistentArenas, constantArenas,
+                tensorLifetimes, m);
     }
 
     private static final class EnumMapOfArenas {

@@ -58,6 +58,7 @@ public final class PlanLayouts {
         Map<String, Long> offsets = new HashMap<>();
         Map<PlanArena, Long> sizes = new LinkedHashMap<>();
         List<ArenaLayout> layouts = new ArrayList<>();
+        Map<String, ArenaPlanning> planning = new LinkedHashMap<>();
         for (PlanArena arena : plan.arenas()) {
             if (arena.role() == TensorRole.CONSTANT) {
                 continue;
@@ -67,14 +68,15 @@ public final class PlanLayouts {
             offsets.putAll(p.offsetsById());
             sizes.put(arena, p.height());
             layouts.add(new ArenaLayout(arena, p));
+            planning.put(arena.label(), ArenaPlanning.of(p));
         }
-        return new Replanned(plan.withLayout(offsets, sizes), layouts);
+        return new Replanned(plan.withLayout(offsets, sizes).withPlanning(planning), layouts);
     }
 
     /**
      * A plan with one writable bank {@code bank} and one scratch arena holding the packing's buffers at
      * its offsets: buffer {@code [lower, upper)} becomes lifetime {@code [lower, upper - 1]}. The arena's
-     * size is the packing's height.
+     * size is the packing's height, and its planning record ({@link ArenaPlanning}) is the packing's.
      */
     public static MemoryPlan scratchPlan(String name, String bank, Packing packing) {
         PlanProblem problem = packing.problem();
@@ -86,6 +88,7 @@ public final class PlanLayouts {
             lifetimes.put(b.id(), new TensorLifetime(b.lower(), b.upper() - 1));
         }
         return new MemoryPlan(name, problem.alignment(), Map.of(bank, new MemoryBank(bank, true)), allocs,
-                Map.of(bank, new ArenaUsage(bank, packing.height())), Map.of(), Map.of(), lifetimes);
+                Map.of(bank, new ArenaUsage(bank, packing.height())), Map.of(), Map.of(), lifetimes,
+                Map.of(new PlanArena(TensorRole.SCRATCH, bank, new ArenaUsage(bank, packing.height())).label(), ArenaPlanning.of(packing)));
     }
 }

@@ -257,6 +257,12 @@ public final class JsonReportWriter {
             g.writeNumberField("searchHeightBytes", p.searchHeightBytes());
         }
         g.writeStringField("searchPlanner", p.searchPlanner());
+        if (p.searchBoundBytes() < 0) {
+            g.writeNullField("searchBoundBytes");
+        } else {
+            g.writeNumberField("searchBoundBytes", p.searchBoundBytes());
+        }
+        g.writeStringField("searchProof", p.searchProof());
         g.writeNumberField("alignment", p.alignment());
         number(g, "efficiency", p.efficiency());
         g.writeEndObject();

@@ -103,6 +103,12 @@ class TraceAnalysisTest {
         PlanAnalysis packed = p.withSearch(1_000_000_000L);
         assertTrue(packed.searchHeightBytes() >= p.lowerBoundBytes() && packed.searchHeightBytes() <= 3500, "a planner packs within the bound and the plan: " + packed.searchHeightBytes());
         assertTrue(!packed.searchPlanner().isEmpty());
+        assertEquals("", p.searchProof());
+        assertEquals(-1, p.searchBoundBytes());
+        // the search reaches the load here, so its packing is proved optimal by it
+        assertEquals(3000, packed.searchHeightBytes());
+        assertEquals("optimal", packed.searchProof());
+        assertEquals(3000, packed.searchBoundBytes());
         MemoryAnalysis m = a.memory("scratch");
         assertEquals(3000, m.peakUsedBytes());
         assertEquals(3500, m.footprintBytes());

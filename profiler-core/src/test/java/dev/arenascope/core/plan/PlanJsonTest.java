@@ -21,6 +21,26 @@ class PlanJsonTest {
     }
 
     @Test
+    void aLaidOutPlanCarriesItsProofAndAPlainOneNoPlanningKey() {
+        assertTrue(!PlanJson.toJson(Plans.valid()).contains("planning"), "no planning key in a plan not laid out here");
+        PlanProblem problem = new PlanProblem(java.util.List.of(new PlanBuffer("a", 0, 2, 128), new PlanBuffer("b", 1, 3, 64),
+                new PlanBuffer("c", 2, 4, 128)), 64);
+        Packing pk = new SearchPlanner().plan(problem, Long.MAX_VALUE, 5_000_000_000L);
+        MemoryPlan p = PlanLayouts.scratchPlan("three", "arena", pk);
+        String json = PlanJson.toJson(p);
+        assertTrue(json.contains("\"planning\"") && json.contains("\"scratch:arena\"") && json.contains("\"proof\" : \"optimal\"")
+                && json.contains("\"provedBoundBytes\" : 192") && json.contains("\"basis\" : \"load\""), json);
+        MemoryPlan back = PlanJson.fromJson(json, "mem");
+        assertEquals(p, back);
+        ArenaPlanning a = back.planning().get("scratch:arena");
+        assertEquals(new ArenaPlanning("search", 192, 192, 192, "optimal", 0.0, "load", false), a);
+        // re-laying out keeps the keys and records the new packing's proof
+        PlanLayouts.Replanned r = PlanLayouts.replan(back, new GreedyBySizePlanner(), Long.MAX_VALUE, 1_000_000_000L);
+        assertEquals("greedy", r.plan().planning().get("scratch:arena").strategy());
+        assertEquals(r.arenas().get(0).packing().proof(), r.plan().planning().get("scratch:arena").proof());
+    }
+
+    @Test
     void badJsonNamesSourceAndLine() {
         String json = PlanJson.toJson(Plans.valid()).replace("\"size\" : 256", "\"size\" : -256");
         PlanInputException e = assertThrows(PlanInputException.class, () -> PlanJson.fromJson(json, "plan.json"));

@@ -55,7 +55,8 @@ public final class PlanSlots {
         for (int i = 0; i < problem.size(); i++) {
             slots.add(slot(problem.buffers().get(i), p.offset(i)));
         }
-        return SlotArena.of(name, -1, slots, "packed on open by " + p.strategy() + (p.timedOut() ? " (time limit)" : ""));
+        return SlotArena.of(name, -1, slots, "packed on open by " + p.strategy() + (p.timedOut() ? " (time limit)" : ""))
+                .withProof(p.proof());
     }
 
     private static TensorSlot slot(PlanBuffer b, long offset) {
@@ -127,6 +128,7 @@ public final class PlanSlots {
             TensorSlot s = arena.slots().get(i);
             out.add(new TensorSlot(s.memory(), s.id(), p.offset(i), s.bytes(), s.role(), s.firstStep(), s.lastStep()));
         }
-        return SlotArena.of(arena.label(), arena.memory(), out, p.strategy() + (p.timedOut() ? ", time limit" : ""));
+        return SlotArena.of(arena.label(), arena.memory(), out, p.strategy() + (p.timedOut() ? ", time limit" : ""))
+                .withProof(p.proof());
     }
 }

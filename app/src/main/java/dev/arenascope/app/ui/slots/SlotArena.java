@@ -18,8 +18,20 @@ import dev.arenascope.app.ui.model.TensorSlot;
  * @param height    one past the highest byte any tensor uses
  * @param lowerBound the most bytes live at once
  * @param strategy  who packed it ({@code recorded}, {@code greedy}, {@code search}, ...)
+ * @param proof     for a packing made here, how close it is proved to the least height ({@code optimal} or
+ *                  {@code gap <= X%}, as {@code plan} prints it); empty otherwise
  */
-public record SlotArena(String label, int memory, List<TensorSlot> slots, int steps, long height, long lowerBound, String strategy) {
+public record SlotArena(String label, int memory, List<TensorSlot> slots, int steps, long height, long lowerBound, String strategy,
+                        String proof) {
+
+    public SlotArena {
+        proof = proof == null ? "" : proof;
+    }
+
+    /** This arena with a packing's proof status. */
+    public SlotArena withProof(String status) {
+        return new SlotArena(label, memory, slots, steps, height, lowerBound, strategy, status);
+    }
 
     /** Builds an arena from its slots, computing steps, height and the lower bound. */
     public static SlotArena of(String label, int memory, List<TensorSlot> slots, String strategy) {
@@ -40,7 +52,7 @@ public record SlotArena(String label, int memory, List<TensorSlot> slots, int st
             cur += live[i];
             lb = Math.max(lb, cur);
         }
-        return new SlotArena(label, memory, List.copyOf(slots), steps, height, lb, strategy);
+        return new SlotArena(label, memory, List.copyOf(slots), steps, height, lb, strategy, "");
     }
 
     /** Groups tensors into one arena per memory, labelled by {@code labels}. */

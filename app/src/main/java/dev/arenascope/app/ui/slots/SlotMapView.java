@@ -295,14 +295,17 @@ public final class SlotMapView extends BorderPane {
         for (SlotArena a : arenas) {
             SlotArena r = replanned.get(a.label());
             long scale = Math.max(1, Math.max(a.height(), r == null ? 0 : r.height()));
-            drawArena(g, p, a, MARGIN_LEFT, y + 16, colW, bandH - 16, scale, a.label() + " — " + a.strategy());
+            drawArena(g, p, a, MARGIN_LEFT, y + 16, colW, bandH - 16, scale, a.label() + " — " + a.strategy()
+                    + (a.proof().isEmpty() ? "" : ", proof: " + a.proof()));
             if (r != null) {
-                drawArena(g, p, r, MARGIN_LEFT * 2 + colW, y + 16, colW, bandH - 16, scale, a.label() + " — re-planned (" + r.strategy() + ")");
+                drawArena(g, p, r, MARGIN_LEFT * 2 + colW, y + 16, colW, bandH - 16, scale, a.label() + " — re-planned (" + r.strategy()
+                        + (r.proof().isEmpty() ? "" : ", proof: " + r.proof()) + ")");
             }
             sb.append(String.format(Locale.ROOT, "%s: %d tensors, height %s, lower bound %s (%.3f×)%s   ", a.label(), a.slots().size(),
                     Bytes.format(a.height()), Bytes.format(a.lowerBound()), a.lowerBound() == 0 ? 1.0 : a.height() / (double) a.lowerBound(),
-                    r == null ? "" : String.format(Locale.ROOT, " → %s (%.3f×)", Bytes.format(r.height()),
-                            r.lowerBound() == 0 ? 1.0 : r.height() / (double) r.lowerBound())));
+                    r == null ? "" : String.format(Locale.ROOT, " → %s (%.3f×%s)", Bytes.format(r.height()),
+                            r.lowerBound() == 0 ? 1.0 : r.height() / (double) r.lowerBound(),
+                            r.proof().isEmpty() ? "" : ", proof: " + r.proof())));
             y += bandH + BAND_GAP;
         }
         info.setText(sb.toString().strip());
