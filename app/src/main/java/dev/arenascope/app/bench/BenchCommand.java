@@ -28,7 +28,8 @@ public final class BenchCommand implements Command {
             new UiBenchSuite(),
             new PlanBench(),
             new ReportBench(),
-            new SitesBench());
+            new SitesBench(),
+            new CliBench());
 
     @Override
     public String name() {

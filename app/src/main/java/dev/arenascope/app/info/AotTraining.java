@@ -1,0 +1,65 @@
+package dev.arenascope.app.info;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import dev.arenascope.app.Main;
+
+/**
+ * The training run the build makes the JDK's ahead-of-time cache from ({@code -XX:AOTCacheOutput},
+ * JEP 483/514/515; see {@code app/pom.xml} and the launcher script): runs the headless commands a user
+ * runs most — {@code plan} (search and greedy, CSV and plan JSON), {@code record} of a small
+ * workload, {@code stats}, {@code report}, {@code --help} — in this JVM, on small inputs it writes to a
+ * temporary folder, so that the classes they load, link and profile are what the cache holds. Output is
+ * discarded; a command that fails makes the training fail (exit 1, naming it), so a broken command is
+ * never baked into the cache silently. Not for users; one run at a time.
+ */
+public final class AotTraining {
+    private AotTraining() {}
+
+    public static void main(String[] args) throws IOException {
+        Path dir = Files.createTempDirectory("arenascope-aot-");
+        try {
+            Path csv = dir.resolve("problem.csv");
+            StringBuilder sb = new StringBuilder("id,lower,upper,size\n");
+            // a small problem whose optimum is above the load, so the search narrows and proves
+            sb.append("a,0,1,128\nb,0,2,128\nc,1,3,64\nd,1,4,64\ne,2,3,64\nf,2,4,64\ng,3,5,128\nh,4,5,128\n");
+            for (int i = 0; i < 40; i++) {
+                int lower = 6 + i % 7;
+                sb.append("x").append(i).append(',').append(lower).append(',').append(lower + 1 + i % 4).append(',')
+                        .append(64 * (1 + i % 5)).append('\n');
+            }
+            Files.writeString(csv, sb);
+            Path plan = dir.resolve("problem.plan.json");
+            Path trace = dir.resolve("particles.astrace");
+            List<String[]> runs = new ArrayList<>();
+            runs.add(new String[] {"--help"});
+            runs.add(new String[] {"plan", "--input", csv.toString(), "--time-limit", "5"});
+            runs.add(new String[] {"plan", "--input", csv.toString(), "--capacity", "1MiB", "--output", plan.toString()});
+            runs.add(new String[] {"plan", "--input", csv.toString(), "--strategy", "greedy", "--output", dir.resolve("g.csv").toString()});
+            runs.add(new String[] {"plan", "--input", plan.toString(), "--time-limit", "5"});
+            runs.add(new String[] {"record", "particles", "--device", "virtual", "--steps", "30", "--out", trace.toString()});
+            runs.add(new String[] {"stats", trace.toString()});
+            runs.add(new String[] {"report", trace.toString(), "--out", dir.resolve("report.html").toString()});
+            PrintStream sink = new PrintStream(OutputStream.nullOutputStream());
+            for (String[] run : runs) {
+                int code = Main.cli().run(run, sink, sink);
+                if (code != 0) {
+                    System.err.println("aot training: `arenascope " + String.join(" ", run) + "` exited " + code);
+                    System.exit(1);
+                }
+            }
+        } finally {
+            try (Stream<Path> s = Files.walk(dir)) {
+                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}
