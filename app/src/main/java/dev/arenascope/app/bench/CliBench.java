@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.arenascope.app.info.AotCache;
+import dev.arenascope.app.aot.AotCache;
 
 /**
  * Start-up of a headless command as a user meets it: {@code arenascope plan} on an 8-buffer problem in

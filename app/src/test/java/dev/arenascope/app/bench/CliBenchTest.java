@@ -13,7 +13,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.arenascope.app.info.AotCache;
+import dev.arenascope.app.aot.AotCache;
 
 class CliBenchTest {
     @TempDir

@@ -1,4 +1,4 @@
-package dev.arenascope.app.info;
+package dev.arenascope.app.aot;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -10,14 +10,19 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-import dev.arenascope.app.Main;
+import dev.arenascope.app.cli.Cli;
+import dev.arenascope.app.plan.PlanCommand;
+import dev.arenascope.app.record.RecordCommand;
+import dev.arenascope.app.report.ReportCommand;
+import dev.arenascope.app.trace.StatsCommand;
 
 /**
  * The training run the build makes the JDK's ahead-of-time cache from ({@code -XX:AOTCacheOutput},
  * JEP 483/514/515; see {@code app/pom.xml} and the launcher script): runs the headless commands a user
  * runs most — {@code plan} (search and greedy, CSV and plan JSON), {@code record} of a small
  * workload, {@code stats}, {@code report}, {@code --help} — in this JVM, on small inputs it writes to a
- * temporary folder, so that the classes they load, link and profile are what the cache holds. Output is
+ * temporary folder, so that the classes they load, link and profile are what the cache holds (the
+ * commands are the very classes {@code Main} assembles; only the dispatcher is built here). Output is
  * discarded; a command that fails makes the training fail (exit 1, naming it), so a broken command is
  * never baked into the cache silently. Not for users; one run at a time.
  */
@@ -49,8 +54,9 @@ public final class AotTraining {
             runs.add(new String[] {"stats", trace.toString()});
             runs.add(new String[] {"report", trace.toString(), "--out", dir.resolve("report.html").toString()});
             PrintStream sink = new PrintStream(OutputStream.nullOutputStream());
+            Cli cli = new Cli(List.of(new PlanCommand(), new RecordCommand(), new StatsCommand(), new ReportCommand()));
             for (String[] run : runs) {
-                int code = Main.cli().run(run, sink, sink);
+                int code = cli.run(run, sink, sink);
                 if (code != 0) {
                     System.err.println("aot training: `arenascope " + String.join(" ", run) + "` exited " + code);
                     System.exit(1);

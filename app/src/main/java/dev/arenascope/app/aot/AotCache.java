@@ -1,11 +1,9 @@
-package dev.arenascope.app.info;
+package dev.arenascope.app.aot;
 
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
-
-import dev.arenascope.app.Main;
 
 /**
  * Where the JDK's ahead-of-time cache of this installation lies: {@code arenascope.aot} beside the
@@ -19,10 +17,10 @@ public final class AotCache {
 
     private AotCache() {}
 
-    /** The jar this class was loaded from, or empty when running from a classes folder (tests). */
+    /** The application jar (the one this class was loaded from), or empty when running from a classes folder (tests). */
     public static Optional<Path> appJar() {
         try {
-            var src = Main.class.getProtectionDomain().getCodeSource();
+            var src = AotCache.class.getProtectionDomain().getCodeSource();
             if (src == null) {
                 return Optional.empty();
             }
