@@ -72,11 +72,11 @@ final class SnapshotEmitter {
             boolean timed = true;
             long min = Long.MAX_VALUE;
             for (int r : t.getValue()) {
-                if (e.time[r] == TraceEntries.NO_TIME) {
+                if (e.time(r) == TraceEntries.NO_TIME) {
                     timed = false;
                     break;
                 }
-                min = Math.min(min, e.time[r]);
+                min = Math.min(min, e.time(r));
             }
             timedOf.put(t.getKey(), timed);
             if (timed) {
@@ -431,16 +431,16 @@ final class SnapshotEmitter {
             if (rows != null) {
                 for (int i = rows.length - 1; i >= 0; i--) {
                     int r = rows[i];
-                    long addr = e.addr[r];
-                    switch (e.action[r]) {
+                    long addr = e.addr(r);
+                    switch (e.action(r)) {
                         case TraceEntries.ALLOC -> alive.remove(addr);
-                        case TraceEntries.FREE_COMPLETED -> alive.put(addr, new Live(e.size[r], e.stream[r], e.stack[r]));
+                        case TraceEntries.FREE_COMPLETED -> alive.put(addr, new Live(e.size(r), e.stream(r), e.stack(r)));
                         case TraceEntries.SEGMENT_ALLOC -> segs.remove(addr);
-                        case TraceEntries.SEGMENT_FREE -> segs.put(addr, new Snapshot.Segment(addr, e.size[r], e.stream[r], null));
+                        case TraceEntries.SEGMENT_FREE -> segs.put(addr, new Snapshot.Segment(addr, e.size(r), e.stream(r), null));
                         case TraceEntries.SEGMENT_MAP -> {
                             Snapshot.Segment s = segs.get(addr);
                             if (s != null) {
-                                long left = s.size() - e.size[r];
+                                long left = s.size() - e.size(r);
                                 if (left > 0) {
                                     segs.put(addr, new Snapshot.Segment(addr, left, s.stream(), s.pool()));
                                 } else {
@@ -450,7 +450,7 @@ final class SnapshotEmitter {
                         }
                         case TraceEntries.SEGMENT_UNMAP -> {
                             Snapshot.Segment s = segs.get(addr);
-                            segs.put(addr, new Snapshot.Segment(addr, (s == null ? 0 : s.size()) + e.size[r], e.stream[r], s == null ? null : s.pool()));
+                            segs.put(addr, new Snapshot.Segment(addr, (s == null ? 0 : s.size()) + e.size(r), e.stream(r), s == null ? null : s.pool()));
                         }
                         default -> { }
                     }
@@ -483,7 +483,7 @@ final class SnapshotEmitter {
 
         private long time(int i) {
             TraceEntries e = snap.entries();
-            long t = timed ? usToNs(e.time[rows[i]] - t0) : i * 1000L;
+            long t = timed ? usToNs(e.time(rows[i]) - t0) : i * 1000L;
             return Math.max(t, lastTime);
         }
 
@@ -533,11 +533,11 @@ final class SnapshotEmitter {
                 notesUpTo(t, false);
             }
             lastTime = t;
-            long addr = e.addr[r];
-            long size = e.size[r];
-            int th = thread(e.stream[r]);
-            scopeTo(e.meta[r], t, th);
-            switch (e.action[r]) {
+            long addr = e.addr(r);
+            long size = e.size(r);
+            int th = thread(e.stream(r));
+            scopeTo(e.meta(r), t, th);
+            switch (e.action(r)) {
                 case TraceEntries.ALLOC -> {
                     int m = memoryOf(addr);
                     Long old = live.put(addr, size);
@@ -549,8 +549,8 @@ final class SnapshotEmitter {
                         liveMemory.put(addr, m);
                     }
                     used[m] += size;
-                    emit(t, EventKind.ALLOC, m, th, addr, size, size, stackText(e.stack[r], e.context[r], e.category[r]), scope,
-                            site(e.stack[r]), category(e.category[r], e.meta[r]));
+                    emit(t, EventKind.ALLOC, m, th, addr, size, size, stackText(e.stack(r), e.context(r), e.category(r)), scope,
+                            site(e.stack(r)), category(e.category(r), e.meta(r)));
                 }
                 case TraceEntries.FREE_COMPLETED -> {
                     Long old = live.remove(addr);
@@ -581,8 +581,8 @@ final class SnapshotEmitter {
                     aux[m] -= released;
                     emit(t, EventKind.UNRESERVE, m, th, addr, size, 0, -1, -1);
                 }
-                case TraceEntries.OOM -> emit(t, EventKind.OUT_OF_MEMORY, memory, th, addr, size, e.extra[r],
-                        string("CUDA out of memory: " + size + " bytes requested, " + e.extra[r] + " bytes free on the device"), scope);
+                case TraceEntries.OOM -> emit(t, EventKind.OUT_OF_MEMORY, memory, th, addr, size, e.extra(r),
+                        string("CUDA out of memory: " + size + " bytes requested, " + e.extra(r) + " bytes free on the device"), scope);
                 case TraceEntries.SNAPSHOT -> emit(t, EventKind.MARKER, memory, th, 0, 0, 0, string("snapshot"), -1);
                 default -> { } // free_requested: the block stays live until free_completed
             }
