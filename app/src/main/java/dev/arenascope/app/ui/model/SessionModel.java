@@ -41,6 +41,7 @@ public final class SessionModel {
     private final ObjectProperty<TimeRange> selection = new SimpleObjectProperty<>(this, "selection");
     private final LongProperty cursor = new SimpleLongProperty(this, "cursor", -1);
     private final ObjectProperty<ScopeStats> selectedScope = new SimpleObjectProperty<>(this, "selectedScope");
+    private final ObjectProperty<SiteSelection> selectedSite = new SimpleObjectProperty<>(this, "selectedSite");
     private final BooleanProperty followLive = new SimpleBooleanProperty(this, "followLive", false);
     private final ReadOnlyLongWrapper revision = new ReadOnlyLongWrapper(this, "revision");
     private final ReadOnlyLongWrapper eventCount = new ReadOnlyLongWrapper(this, "eventCount");
@@ -72,6 +73,7 @@ public final class SessionModel {
         selection.set(null);
         cursor.set(-1);
         selectedScope.set(null);
+        selectedSite.set(null);
         digest.set(TraceDigest.Snapshot.EMPTY);
         digester = view == null ? null : new TraceDigest(view);
         digestPending = false;
@@ -229,6 +231,14 @@ public final class SessionModel {
     /** The scope whose executions the timeline highlights, or null. */
     public ObjectProperty<ScopeStats> selectedScopeProperty() {
         return selectedScope;
+    }
+
+    /**
+     * The allocations the site view selected (a node of its tree or flame graph), or null: the timeline
+     * highlights them, the events table lists their events. Cleared when another session is shown.
+     */
+    public ObjectProperty<SiteSelection> selectedSiteProperty() {
+        return selectedSite;
     }
 
     /** Keep the visible range on the newest events of a live session. */
