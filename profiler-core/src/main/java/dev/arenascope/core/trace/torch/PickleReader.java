@@ -404,9 +404,10 @@ public final class PickleReader {
      * EMPTY_DICT; when the next opcodes (within the bytes already read) have that shape, they are read
      * here straight onto the stack and given to the {@link Placement} without building the dict, and
      * the dict (or what the placement put in its place) ends up on the stack and in the memo exactly as
-     * the opcodes one by one would have left it. Anything else (a fresh string, a container, a memo
-     * slot that is empty or is the dict's own, more than 16 pairs, the window's end) returns false
-     * with nothing changed, and the opcodes are read the ordinary way.
+     * the opcodes one by one would have left it. At anything else (a fresh string, a container, a memo
+     * slot that is empty or is the dict's own, more than 16 pairs, the window's end) the dict is built
+     * and reading goes on the ordinary way from that opcode, with nothing read twice; false (nothing
+     * read) when the opcodes after EMPTY_DICT are not a memo opcode and MARK.
      */
     private boolean flatDict() throws PickleFormatException {
         final int end = lim;
@@ -433,15 +434,16 @@ public final class PickleReader {
         final int from = sp;
         int items = 0;
         while (true) {
+            final int at = p; // the opcode being read: reading goes on from here when the fast path leaves
             if (p >= end) {
-                return undo(from);
+                return handOver(from, memoIndex, at);
             }
             op = buf[p] & 0xff;
             if (op == 'u') {
                 break;
             }
             if (++items > 32) {
-                return undo(from);
+                return handOver(from, memoIndex, at);
             }
             switch (op) {
                 case 'h', 'j' -> {
@@ -453,31 +455,31 @@ public final class PickleReader {
                         idx = le32(p + 1) & 0xffffffffL;
                         p += 5;
                     } else {
-                        return undo(from);
+                        return handOver(from, memoIndex, at);
                     }
                     Object v = idx == memoIndex || idx >= total ? null : memoAt((int) idx);
                     if (!(v instanceof String)) {
-                        return undo(from);
+                        return handOver(from, memoIndex, at);
                     }
                     push(v);
                 }
                 case 'K' -> {
                     if (end - p < 2) {
-                        return undo(from);
+                        return handOver(from, memoIndex, at);
                     }
                     pushLong(buf[p + 1] & 0xff);
                     p += 2;
                 }
                 case 'M' -> {
                     if (end - p < 3) {
-                        return undo(from);
+                        return handOver(from, memoIndex, at);
                     }
                     pushLong((buf[p + 1] & 0xff) | (buf[p + 2] & 0xff) << 8);
                     p += 3;
                 }
                 case 'J' -> {
                     if (end - p < 5) {
-                        return undo(from);
+                        return handOver(from, memoIndex, at);
                     }
                     pushLong(le32(p + 1));
                     p += 5;
@@ -485,7 +487,7 @@ public final class PickleReader {
                 case 0x8a -> {
                     int n = end - p >= 2 ? buf[p + 1] & 0xff : 0;
                     if (n == 0 || n > 8 || end - p < 2 + n) {
-                        return undo(from);
+                        return handOver(from, memoIndex, at);
                     }
                     long v = buf[p + 1 + n]; // sign-extended top byte
                     for (int i = n - 1; i >= 1; i--) {
@@ -503,12 +505,12 @@ public final class PickleReader {
                     p++;
                 }
                 default -> {
-                    return undo(from);
+                    return handOver(from, memoIndex, at);
                 }
             }
         }
         if ((items & 1) != 0) {
-            return undo(from); // odd: the ordinary path says so with its offset
+            return handOver(from, memoIndex, p); // odd: the ordinary path says so with its offset
         }
         opStart = base + p; // the SETITEMS, as the ordinary path would name it
         pos = p + 1;
@@ -536,9 +538,27 @@ public final class PickleReader {
         return true;
     }
 
-    private boolean undo(int from) {
-        clear(from);
-        return false;
+    /**
+     * Leaves the fast path at {@code p} (an opcode it does not take) in the state the opcodes one by
+     * one would have reached there: the dict below a mark, the items read so far above it, the dict in
+     * its memo slot. Reading goes on from {@code p} the ordinary way.
+     */
+    private boolean handOver(int from, long memoIndex, int p) throws PickleFormatException {
+        int n = sp - from;
+        push(null); // room for the dict below the items
+        System.arraycopy(stack, from, stack, from + 1, n);
+        System.arraycopy(longs, from, longs, from + 1, n);
+        PyDict d = new PyDict();
+        stack[from] = d;
+        if (mp == marks.length) {
+            marks = Arrays.copyOf(marks, mp * 2);
+        }
+        marks[mp++] = from + 1;
+        if (memoIndex >= 0) {
+            memoPut(memoIndex, d);
+        }
+        pos = p;
+        return true;
     }
 
     private int le32(int p) {
