@@ -48,6 +48,18 @@ public final class PickleReader {
     private static final int MAX_KEY_DEPTH = 64;
     private static final int WINDOW = 4 << 20;
 
+    /**
+     * The items of a dict being read: keys at even indices, values at odd ones. A value the reader
+     * kept unboxed is {@link #LONG}, its value {@link #longAt}; keys are always boxed.
+     */
+    interface Items {
+        int size();
+
+        Object at(int i);
+
+        long longAt(int i);
+    }
+
     /** Sees each value as it is placed into a container; returns what to store instead (or the value). */
     interface Placement {
         /**
@@ -61,14 +73,13 @@ public final class PickleReader {
         Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException;
 
         /**
-         * A fresh, empty dict is about to receive its first items: {@code stack[from..to)}, keys and
-         * values alternating, the values already {@link #placed}. Returns what stands for the dict
-         * instead (the items are then not stored), or null to fill the dict as usual; {@code d} is null
-         * when the dict was read on the fast path for dicts of atoms (it is built only if this returns
-         * null). A value that is
-         * {@link #LONG} is the 64-bit integer {@code longs[i]} (not boxed, and not shown to {@link #placed}).
+         * A fresh, empty dict is about to receive its first items (keys and values alternating, the
+         * values already {@link #placed}). Returns what stands for the dict instead (the items are then
+         * not stored), or null to fill the dict as usual; {@code d} is null when the dict was read on
+         * the fast path for dicts of atoms (it is built only if this returns null). {@code items} is
+         * valid during the call only.
          */
-        default Object dict(PyDict d, Object[] stack, long[] longs, int from, int to, long offset) throws PickleFormatException {
+        default Object dict(PyDict d, Items items, long offset) throws PickleFormatException {
             return null;
         }
 
@@ -99,6 +110,67 @@ public final class PickleReader {
     private Object[] stack = new Object[64];
     private long[] longs = new long[64];
     private int sp;
+    private final StackItems stackItems = new StackItems();
+
+    /** {@code stack[from..to)} as {@link Items}. */
+    private final class StackItems implements Items {
+        int from, to;
+
+        @Override
+        public int size() {
+            return to - from;
+        }
+
+        @Override
+        public Object at(int i) {
+            return stack[from + i];
+        }
+
+        @Override
+        public long longAt(int i) {
+            return longs[from + i];
+        }
+    }
+
+    /*
+     * The fast path's items, in primitive arrays only: a reference stored into a long-lived array
+     * costs G1 a card-marking barrier with a memory fence, and a snapshot has some 100 M such items.
+     * A string is kept as its memo index.
+     */
+    private static final int FLAT_MAX = 32;
+    private static final byte T_STR = 0, T_LONG = 1, T_NONE = 2, T_TRUE = 3, T_FALSE = 4;
+    private final byte[] flatTag = new byte[FLAT_MAX];
+    private final long[] flatVal = new long[FLAT_MAX];
+    private final FlatItems flatItems = new FlatItems();
+
+    private final class FlatItems implements Items {
+        int n;
+
+        @Override
+        public int size() {
+            return n;
+        }
+
+        @Override
+        public Object at(int i) {
+            return switch (flatTag[i]) {
+                case T_STR -> memoAt((int) flatVal[i]);
+                case T_LONG -> (i & 1) == 0 ? (Object) flatVal[i] : LONG; // keys boxed, values unboxed
+                case T_NONE -> null;
+                case T_TRUE -> Boolean.TRUE;
+                default -> Boolean.FALSE;
+            };
+        }
+
+        @Override
+        public long longAt(int i) {
+            return flatVal[i];
+        }
+
+        Object boxed(int i) {
+            return flatTag[i] == T_LONG ? (Object) flatVal[i] : at(i);
+        }
+    }
     private int[] marks = new int[16];
     private int mp;
     private static final Object NONE = new Object(); // None in the memo (null there means never stored)
@@ -402,7 +474,8 @@ public final class PickleReader {
      * {@code EMPTY_DICT [MEMOIZE | BINPUT i | LONG_BINPUT i] MARK (key value)* SETITEMS} where every key
      * and value is a string fetched from the memo, an integer, None or a bool. Called just after
      * EMPTY_DICT; when the next opcodes (within the bytes already read) have that shape, they are read
-     * here straight onto the stack and given to the {@link Placement} without building the dict, and
+     * here into primitive arrays (no reference stored: see flatTag) and given to the {@link Placement}
+     * without building the dict, and
      * the dict (or what the placement put in its place) ends up on the stack and in the memo exactly as
      * the opcodes one by one would have left it. At anything else (a fresh string, a container, a memo
      * slot that is empty or is the dict's own, more than 16 pairs, the window's end) the dict is built
@@ -431,19 +504,20 @@ public final class PickleReader {
             return false;
         }
         p++;
-        final int from = sp;
-        int items = 0;
+        final byte[] tag = flatTag;
+        final long[] val = flatVal;
+        int n = 0;
         while (true) {
             final int at = p; // the opcode being read: reading goes on from here when the fast path leaves
             if (p >= end) {
-                return handOver(from, memoIndex, at);
+                return handOver(n, memoIndex, at);
             }
             op = buf[p] & 0xff;
             if (op == 'u') {
                 break;
             }
-            if (++items > 32) {
-                return handOver(from, memoIndex, at);
+            if (n == FLAT_MAX) {
+                return handOver(n, memoIndex, at);
             }
             switch (op) {
                 case 'h', 'j' -> {
@@ -455,82 +529,83 @@ public final class PickleReader {
                         idx = le32(p + 1) & 0xffffffffL;
                         p += 5;
                     } else {
-                        return handOver(from, memoIndex, at);
+                        return handOver(n, memoIndex, at);
                     }
-                    Object v = idx == memoIndex || idx >= total ? null : memoAt((int) idx);
-                    if (!(v instanceof String)) {
-                        return handOver(from, memoIndex, at);
+                    if (idx == memoIndex || idx >= total || !(memoAt((int) idx) instanceof String)) {
+                        return handOver(n, memoIndex, at);
                     }
-                    push(v);
+                    tag[n] = T_STR;
+                    val[n++] = idx;
                 }
                 case 'K' -> {
                     if (end - p < 2) {
-                        return handOver(from, memoIndex, at);
+                        return handOver(n, memoIndex, at);
                     }
-                    pushLong(buf[p + 1] & 0xff);
+                    tag[n] = T_LONG;
+                    val[n++] = buf[p + 1] & 0xff;
                     p += 2;
                 }
                 case 'M' -> {
                     if (end - p < 3) {
-                        return handOver(from, memoIndex, at);
+                        return handOver(n, memoIndex, at);
                     }
-                    pushLong((buf[p + 1] & 0xff) | (buf[p + 2] & 0xff) << 8);
+                    tag[n] = T_LONG;
+                    val[n++] = (buf[p + 1] & 0xff) | (buf[p + 2] & 0xff) << 8;
                     p += 3;
                 }
                 case 'J' -> {
                     if (end - p < 5) {
-                        return handOver(from, memoIndex, at);
+                        return handOver(n, memoIndex, at);
                     }
-                    pushLong(le32(p + 1));
+                    tag[n] = T_LONG;
+                    val[n++] = le32(p + 1);
                     p += 5;
                 }
                 case 0x8a -> {
-                    int n = end - p >= 2 ? buf[p + 1] & 0xff : 0;
-                    if (n == 0 || n > 8 || end - p < 2 + n) {
-                        return handOver(from, memoIndex, at);
+                    int len = end - p >= 2 ? buf[p + 1] & 0xff : 0;
+                    if (len == 0 || len > 8 || end - p < 2 + len) {
+                        return handOver(n, memoIndex, at);
                     }
-                    long v = buf[p + 1 + n]; // sign-extended top byte
-                    for (int i = n - 1; i >= 1; i--) {
+                    long v = buf[p + 1 + len]; // sign-extended top byte
+                    for (int i = len - 1; i >= 1; i--) {
                         v = v << 8 | (buf[p + 1 + i] & 0xff);
                     }
-                    pushLong(v);
-                    p += 2 + n;
+                    tag[n] = T_LONG;
+                    val[n++] = v;
+                    p += 2 + len;
                 }
                 case 'N' -> {
-                    push(null);
+                    tag[n++] = T_NONE;
                     p++;
                 }
-                case 0x88, 0x89 -> {
-                    push(op == 0x88 ? Boolean.TRUE : Boolean.FALSE);
+                case 0x88 -> {
+                    tag[n++] = T_TRUE;
+                    p++;
+                }
+                case 0x89 -> {
+                    tag[n++] = T_FALSE;
                     p++;
                 }
                 default -> {
-                    return handOver(from, memoIndex, at);
+                    return handOver(n, memoIndex, at);
                 }
             }
         }
-        if ((items & 1) != 0) {
-            return handOver(from, memoIndex, p); // odd: the ordinary path says so with its offset
+        if ((n & 1) != 0) {
+            return handOver(n, memoIndex, p); // odd: the ordinary path says so with its offset
         }
         opStart = base + p; // the SETITEMS, as the ordinary path would name it
         pos = p + 1;
-        for (int i = from; i < sp; i += 2) {
-            if (stack[i] == LONG) {
-                stack[i] = longs[i]; // an int key, boxed as a dict key is
-            }
-        }
-        Object r = placement.dict(null, stack, longs, from, sp, opStart);
-        Object result;
-        if (r != null) {
-            result = r;
-        } else {
+        FlatItems items = flatItems;
+        items.n = n;
+        Object result = placement.dict(null, items, opStart);
+        if (result == null) {
             PyDict d = new PyDict();
-            for (int i = from; i < sp; i += 2) {
-                d.put(stack[i], boxed(i + 1));
+            for (int i = 0; i < n; i += 2) {
+                d.put(items.boxed(i), items.boxed(i + 1));
             }
             result = d;
         }
-        clear(from);
         push(result);
         if (memoIndex >= 0) {
             memoPut(memoIndex, result);
@@ -540,20 +615,22 @@ public final class PickleReader {
 
     /**
      * Leaves the fast path at {@code p} (an opcode it does not take) in the state the opcodes one by
-     * one would have reached there: the dict below a mark, the items read so far above it, the dict in
-     * its memo slot. Reading goes on from {@code p} the ordinary way.
+     * one would have reached there: the dict below a mark, the {@code n} items read so far above it,
+     * the dict in its memo slot. Reading goes on from {@code p} the ordinary way.
      */
-    private boolean handOver(int from, long memoIndex, int p) throws PickleFormatException {
-        int n = sp - from;
-        push(null); // room for the dict below the items
-        System.arraycopy(stack, from, stack, from + 1, n);
-        System.arraycopy(longs, from, longs, from + 1, n);
+    private boolean handOver(int n, long memoIndex, int p) throws PickleFormatException {
         PyDict d = new PyDict();
-        stack[from] = d;
-        if (mp == marks.length) {
-            marks = Arrays.copyOf(marks, mp * 2);
+        push(d);
+        pushMark();
+        for (int i = 0; i < n; i++) {
+            switch (flatTag[i]) {
+                case T_STR -> push(memoAt((int) flatVal[i]));
+                case T_LONG -> pushLong(flatVal[i]);
+                case T_NONE -> push(null);
+                case T_TRUE -> push(Boolean.TRUE);
+                default -> push(Boolean.FALSE);
+            }
         }
-        marks[mp++] = from + 1;
         if (memoIndex >= 0) {
             memoPut(memoIndex, d);
         }
@@ -700,7 +777,9 @@ public final class PickleReader {
             }
         }
         if (placement != null && d.isEmpty()) {
-            Object r = placement.dict(d, stack, longs, m, sp, opStart);
+            stackItems.from = m;
+            stackItems.to = sp;
+            Object r = placement.dict(d, stackItems, opStart);
             if (r != null) {
                 d.replacement = r;
                 if (d.memo >= 0 && memoAt(d.memo) == d) {

@@ -83,32 +83,27 @@ final class SnapshotReader implements PickleReader.Placement {
     }
 
     @Override
-    public Object dict(PyDict d, Object[] stack, long[] longs, int from, int to, long offset) throws PickleFormatException {
+    public Object dict(PyDict d, PickleReader.Items items, long offset) throws PickleFormatException {
+        int n = items.size();
+        Object name = null, file = null, line = null;
+        long lineValue = 0;
         boolean frame = false;
-        for (int i = from; i < to; i += 2) {
-            Object k = stack[i];
-            if (k == "action" && stack[i + 1] instanceof String) {
-                return new EntryRef(entry(stack, longs, from, to));
+        for (int i = 0; i < n; i += 2) {
+            Object k = items.at(i);
+            if (k == "action" && items.at(i + 1) instanceof String) {
+                return new EntryRef(entry(items));
             }
-            frame |= k == "filename";
-        }
-        if (frame && to - from <= 16) {
-            Object name = null, file = null, line = null;
-            long lineValue = 0;
-            for (int i = from; i < to; i += 2) {
-                Object k = stack[i];
-                if (k == "name") {
-                    name = stack[i + 1];
-                } else if (k == "filename") {
-                    file = stack[i + 1];
-                } else if (k == "line") {
-                    line = stack[i + 1];
-                    lineValue = longs[i + 1];
-                }
+            if (k == "name") {
+                name = items.at(i + 1);
+            } else if (k == "filename") {
+                file = items.at(i + 1);
+                frame = true;
+            } else if (k == "line") {
+                line = items.at(i + 1);
+                lineValue = items.longAt(i + 1);
             }
-            return stacks.frame(name, file, line, lineValue, source, offset);
         }
-        return null;
+        return frame && n <= 16 ? stacks.frame(name, file, line, lineValue, source, offset) : null;
     }
 
     @Override
@@ -152,19 +147,19 @@ final class SnapshotReader implements PickleReader.Placement {
     }
 
     /** A row for a trace entry's items {@code kv[from..to)}; a problem is kept with the row and reported if it is in {@code device_traces}. */
-    private int entry(Object[] kv, long[] longs, int from, int to) {
+    private int entry(PickleReader.Items kv) {
         byte act = TraceEntries.UNKNOWN;
         Object frames = null, meta = null, ctx = null, cat = null;
         Object action = null;
         // the integers: their value, unboxed where the reader left them so ({@link PickleReader#LONG})
         Object addr = null, size = null, stream = null, time = null, free = null;
         long vAddr = 0, vSize = 0, vStream = 0, vTime = 0, vFree = 0;
-        for (int i = from; i < to; i += 2) {
-            if (!(kv[i] instanceof String k)) {
+        for (int i = 0, n = kv.size(); i < n; i += 2) {
+            if (!(kv.at(i) instanceof String k)) {
                 continue;
             }
-            Object v = kv[i + 1];
-            long lv = longs == null ? 0 : longs[i + 1];
+            Object v = kv.at(i + 1);
+            long lv = kv.longAt(i + 1);
             // canonical keys first, by identity; then by value (a key not made canonical)
             if (k == "action" || k.equals("action")) {
                 action = v;
@@ -229,7 +224,22 @@ final class SnapshotReader implements PickleReader.Placement {
             kv[2 * i] = d.keyAt(i) instanceof String k ? canonical(k) : d.keyAt(i);
             kv[2 * i + 1] = d.valueAt(i);
         }
-        return entry(kv, null, 0, kv.length);
+        return entry(new PickleReader.Items() { // boxed values: no unboxed ints here
+            @Override
+            public int size() {
+                return kv.length;
+            }
+
+            @Override
+            public Object at(int i) {
+                return kv[i];
+            }
+
+            @Override
+            public long longAt(int i) {
+                return 0;
+            }
+        });
     }
 
     /** A problem with one value of the snapshot; cheap (no stack trace). */

@@ -96,10 +96,11 @@ class PickleFastPathTest {
             }
 
             @Override
-            public Object dict(PyDict d, Object[] stack, long[] longs, int from, int to, long offset) {
-                assertEquals("a", stack[from]);
-                assertSame(PickleReader.LONG, stack[from + 1]);
-                assertEquals(1L, longs[from + 1]);
+            public Object dict(PyDict d, PickleReader.Items items, long offset) {
+                assertEquals(2, items.size());
+                assertEquals("a", items.at(0));
+                assertSame(PickleReader.LONG, items.at(1));
+                assertEquals(1L, items.longAt(1));
                 return token;
             }
         };
