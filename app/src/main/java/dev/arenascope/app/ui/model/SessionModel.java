@@ -53,6 +53,9 @@ public final class SessionModel {
     private final ReadOnlyStringWrapper baselineTitle = new ReadOnlyStringWrapper(this, "baselineTitle", "");
     private final ObjectProperty<BaselinePairing> baselinePairing = new SimpleObjectProperty<>(this, "baselinePairing", BaselinePairing.NONE);
     private final BooleanProperty stretchBaseline = new SimpleBooleanProperty(this, "stretchBaseline", false);
+    private final ObjectProperty<AllocationSelection> selectedAllocation = new SimpleObjectProperty<>(this, "selectedAllocation");
+    private final ObjectProperty<SiteSelection> selectedSite = new SimpleObjectProperty<>(this, "selectedSite");
+    private final SiteAnalyses sites;
 
     private TraceDigest digester;
     private final AtomicBoolean digesting = new AtomicBoolean();
@@ -62,6 +65,7 @@ public final class SessionModel {
 
     public SessionModel(TaskRunner tasks) {
         this.tasks = tasks;
+        this.sites = new SiteAnalyses(tasks);
     }
 
     /** Shows {@code view} (a loaded file or a live store); resets range and selection. */
@@ -72,6 +76,9 @@ public final class SessionModel {
         selection.set(null);
         cursor.set(-1);
         selectedScope.set(null);
+        selectedAllocation.set(null);
+        selectedSite.set(null);
+        sites.reset(view);
         digest.set(TraceDigest.Snapshot.EMPTY);
         digester = view == null ? null : new TraceDigest(view);
         digestPending = false;
@@ -229,6 +236,27 @@ public final class SessionModel {
     /** The scope whose executions the timeline highlights, or null. */
     public ObjectProperty<ScopeStats> selectedScopeProperty() {
         return selectedScope;
+    }
+
+    /**
+     * The allocation picked on the timeline (a click on its stripe), or null. The Events table lists its
+     * allocation and free rows while it is set.
+     */
+    public ObjectProperty<AllocationSelection> selectedAllocationProperty() {
+        return selectedAllocation;
+    }
+
+    /**
+     * The allocation site picked (in the site view, or the site of the picked allocation), or null; the
+     * timeline highlights its allocations' stripes.
+     */
+    public ObjectProperty<SiteSelection> selectedSiteProperty() {
+        return selectedSite;
+    }
+
+    /** The core's site analysis of each memory, built on request and shared by the views. */
+    public SiteAnalyses sites() {
+        return sites;
     }
 
     /** Keep the visible range on the newest events of a live session. */
