@@ -69,7 +69,8 @@ public final class PlanCommand implements Command {
                 reached, their ratio and the time taken, then a line 'proof: optimal' when no lower
                 packing exists (the height meets the lower bound, or the search proved every lower
                 height impossible), else 'proof: gap <= X%', X the most the height can be above the
-                best packing, in percent of the proved bound.
+                best packing, in percent of the proved bound; then 'proved bound N B (why)': the load,
+                a window of time the search proved cannot pack lower, or the whole problem's search.
 
                 Exit codes: 0 packed within the capacity; 3 no packing within the capacity was found in
                 time (the best one found is still written); 2 bad input or usage.
@@ -225,6 +226,16 @@ public final class PlanCommand implements Command {
                 p.strategy(), p.elapsedNanos() / 1e9, p.timedOut() ? " (time limit reached)" : "");
         // how far from the best possible: optimal when the height meets a proved bound
         out.println(prefix + "proof: " + p.proof());
+        out.printf(Locale.ROOT, "%sproved bound %,d B (%s)%n", prefix, p.bound(), basisText(p));
+    }
+
+    /** What the proved bound rests on, in words. */
+    static String basisText(Packing p) {
+        return switch (p.basis()) {
+            case LOAD -> "the most bytes live at one step";
+            case WINDOW -> "a window of time that packs in nothing lower";
+            case SEARCH -> "the search proved every lower height impossible";
+        };
     }
 
     private static int verdict(PrintStream out, boolean fits, boolean timedOut, long capacity, long lowerBound,

@@ -26,6 +26,7 @@ import dev.arenascope.app.ui.live.NewSessionDialog;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.pools.PoolView;
 import dev.arenascope.app.ui.scopes.ScopeTreeView;
+import dev.arenascope.app.ui.sites.SiteView;
 import dev.arenascope.app.ui.slots.PlanSlots;
 import dev.arenascope.app.ui.slots.SlotMapView;
 import dev.arenascope.app.ui.task.TaskRunner;
@@ -49,6 +50,7 @@ public final class MainWindow {
     private final ScopeTreeView scopes = new ScopeTreeView(model);
     private final SlotMapView slots = new SlotMapView(model);
     private final PoolView pools = new PoolView(model);
+    private final SiteView sites = new SiteView(model);
     private final TabPane tabs = new TabPane();
     private final SplitPane split = new SplitPane();
     private final BorderPane root = new BorderPane();
@@ -97,7 +99,8 @@ public final class MainWindow {
         tabs.setId("view-tabs");
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         tabs.getTabs().addAll(tab("Events", "tab-events", events), tab("Scope tree", "tab-scopes", scopes),
-                tab("Slot map", "tab-slots", slots), tab("Pool histograms", "tab-pools", pools));
+                tab("Slot map", "tab-slots", slots), tab("Pool histograms", "tab-pools", pools), tab("Sites", "tab-sites", sites));
+        sites.activeProperty().bind(tabs.getTabs().getLast().selectedProperty());
         split.setOrientation(Orientation.VERTICAL);
         split.getItems().addAll(timeline, tabs);
         split.setDividerPositions(prefs.divider());
@@ -217,6 +220,7 @@ public final class MainWindow {
         timeline.darkProperty().set(dark);
         slots.darkProperty().set(dark);
         pools.darkProperty().set(dark);
+        sites.darkProperty().set(dark);
         menus.showDark(dark);
         prefs.dark(dark);
     }
@@ -258,6 +262,11 @@ public final class MainWindow {
 
     public PoolView pools() {
         return pools;
+    }
+
+    /** The Site view: who holds the memory (flame graph and tree table). */
+    public SiteView sites() {
+        return sites;
     }
 
     public TabPane tabs() {

@@ -162,6 +162,19 @@ class PlanCommandTest {
     }
 
     @Test
+    void provesAnOptimumAboveTheLoadAndSaysWhy() throws Exception {
+        // 256 bytes live at every step, yet 320 are needed (see LowerBoundsTest's gadget)
+        Path in = csv("above.csv", "id,lower,upper,size\na,0,1,128\nb,0,2,128\nc,1,3,64\nd,1,4,64\ne,2,3,64\n"
+                + "f,2,4,64\ng,3,5,128\nh,4,5,128\n");
+        CliRun r = run("plan", "--input", in.toString(), "--time-limit", "10");
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("lower bound 256 B"), r.out());
+        assertTrue(r.out().contains("height 320 B"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.equals("proof: optimal")), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.equals("proved bound 320 B (the search proved every lower height impossible)")), r.out());
+    }
+
+    @Test
     void timeLimitZeroStillWritesAValidPacking() throws Exception {
         // the limit covers the whole run: with none left the first answer is written, marked as cut short
         StringBuilder sb = new StringBuilder("id,lower,upper,size\n");

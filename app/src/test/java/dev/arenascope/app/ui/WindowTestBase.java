@@ -52,6 +52,18 @@ abstract class WindowTestBase {
         }
     }
 
+    /**
+     * Waits like {@link #waitFor(double, String, BooleanSupplier)}; on a time-out the message also says
+     * what {@code state} (read on the FX thread) shows then, so that a failure on another machine says why.
+     */
+    protected static void waitFor(double seconds, String what, BooleanSupplier condition, java.util.function.Supplier<String> state) {
+        try {
+            WaitForAsyncUtils.waitFor((long) (seconds * 1000), TimeUnit.MILLISECONDS, () -> fx(condition::getAsBoolean));
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("timed out after " + seconds + " s waiting for: " + what + "; state: " + fx(state::get));
+        }
+    }
+
     /** Runs {@code work} on the FX thread and returns its result. */
     protected static <T> T fx(java.util.concurrent.Callable<T> work) {
         try {

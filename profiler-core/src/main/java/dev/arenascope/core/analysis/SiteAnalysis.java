@@ -261,10 +261,7 @@ public final class SiteAnalysis {
      * {@link #peakBytes()} exactly (even when other events share the peak's timestamp).
      */
     public SiteBreakdown liveAtPeak(By by) {
-        long p = x.peakIndex;
-        String q = "live at the peak (" + bytes(x.peakBytes) + " at " + seconds(Math.max(0, x.peakNs)) + ")";
-        long at = Math.max(0, x.peakNs);
-        return aggregate(q, at, at, by, i -> x.start[i] <= p && x.end[i] > p, i -> true);
+        return aggregate(query(new SiteQuestion.AtPeak()), by);
     }
 
     /** {@link #liveAt(long, By)} by site. */
@@ -278,10 +275,7 @@ public final class SiteAnalysis {
      * @throws IllegalArgumentException when {@code atNs} is negative or after the trace's end
      */
     public SiteBreakdown liveAt(long atNs, By by) {
-        if (atNs < 0 || atNs > x.endTimeNs) {
-            throw new IllegalArgumentException("time " + seconds(atNs) + " is outside the trace (0 .. " + seconds(x.endTimeNs) + ")");
-        }
-        return aggregate("live at " + seconds(atNs), atNs, atNs, by, i -> x.startNs[i] <= atNs && x.endNs[i] > atNs, i -> true);
+        return aggregate(query(new SiteQuestion.LiveAt(atNs)), by);
     }
 
     /** {@link #allocatedIn(long, long, By)} by site. */
@@ -296,9 +290,7 @@ public final class SiteAnalysis {
      * @throws IllegalArgumentException when the range is reversed or outside the trace
      */
     public SiteBreakdown allocatedIn(long fromNs, long toNs, By by) {
-        checkRange(fromNs, toNs);
-        return aggregate("allocated from " + seconds(fromNs) + " to " + seconds(toNs), fromNs, toNs, by,
-                i -> x.startNs[i] >= fromNs && x.startNs[i] <= toNs, i -> x.endNs[i] > toNs);
+        return aggregate(query(new SiteQuestion.AllocatedIn(fromNs, toNs)), by);
     }
 
     /** {@link #leaks(By)} by site. */
@@ -308,9 +300,7 @@ public final class SiteAnalysis {
 
     /** What was never freed: live at the end of the trace. */
     public SiteBreakdown leaks(By by) {
-        long end = x.endTimeNs;
-        return aggregate("live at the end of the trace (" + seconds(end) + ")", end, end, by,
-                i -> x.end[i] == AllocationIndex.NEVER, i -> true);
+        return aggregate(query(new SiteQuestion.Leaks()), by);
     }
 
     /** {@link #temporaries(long, long, long, By)} by site. */
@@ -325,15 +315,135 @@ public final class SiteAnalysis {
      * @throws IllegalArgumentException when the range is reversed or outside the trace, or the threshold is not positive
      */
     public SiteBreakdown temporaries(long fromNs, long toNs, long shorterThanNs, By by) {
-        checkRange(fromNs, toNs);
-        if (shorterThanNs <= 0) {
-            throw new IllegalArgumentException("the temporary threshold must be positive, got " + shorterThanNs + " ns");
+        return aggregate(query(new SiteQuestion.Temporaries(fromNs, toNs, shorterThanNs)), by);
+    }
+
+    /**
+     * Answers {@code question}, grouped {@code by} site or category: the same answer as the matching
+     * method above ({@link #liveAtPeak(By)}, {@link #liveAt}, {@link #allocatedIn}, {@link #leaks(By)},
+     * {@link #temporaries}).
+     *
+     * @throws IllegalArgumentException when the question's time or range lies outside the trace
+     */
+    public SiteBreakdown ask(SiteQuestion question, By by) {
+        return aggregate(query(question), by);
+    }
+
+    /** Picks the rows of an answer: a site by its label and frames (innermost first), a category by its name (no frames). */
+    @FunctionalInterface
+    public interface RowMatcher {
+        boolean matches(String label, java.util.List<StackFrame> frames);
+    }
+
+    /**
+     * The allocations {@code question} counts in the rows {@code rows} picks (grouped {@code by} site or
+     * category): their events, bytes and count. With {@link SiteTree#matcher} these are the allocations of
+     * one tree node. One pass over the allocations, like a question.
+     *
+     * @throws IllegalArgumentException when the question's time or range lies outside the trace
+     */
+    public SiteMembers members(SiteQuestion question, By by, RowMatcher rows) {
+        Query q = query(question);
+        boolean[] pick;
+        int[] group;
+        int offset;
+        if (by == By.SITE) {
+            pick = new boolean[paths.nodeCount() + 1];
+            for (int g = 0; g < pick.length; g++) {
+                List<StackFrame> frames = paths.frames(g - 1);
+                pick[g] = rows.matches(frames.isEmpty() ? "(no site)" : frames.getFirst().label(), frames);
+            }
+            group = key;
+            offset = 1;
+        } else {
+            pick = new boolean[categories.size()];
+            for (int g = 0; g < pick.length; g++) {
+                pick[g] = rows.matches(categories.get(g), List.of());
+            }
+            group = cat;
+            offset = 0;
         }
-        return aggregate("temporaries (freed within " + seconds(shorterThanNs) + ") from " + seconds(fromNs)
-                        + " to " + seconds(toNs), fromNs, toNs, by,
-                i -> x.startNs[i] >= fromNs && x.end[i] != AllocationIndex.NEVER && x.endNs[i] <= toNs
-                        && x.endNs[i] - x.startNs[i] < shorterThanNs,
-                i -> false);
+        long[] allocs = new long[64];
+        long[] frees = new long[64];
+        int na = 0;
+        int nf = 0;
+        long bytes = 0;
+        java.util.BitSet stacks = new java.util.BitSet();
+        for (int i = 0, n = x.size; i < n; i++) {
+            if (pick[group[i] + offset] && q.take.test(i)) {
+                if (na == allocs.length) {
+                    allocs = java.util.Arrays.copyOf(allocs, na * 2);
+                }
+                allocs[na++] = x.start[i];
+                if (x.end[i] != AllocationIndex.NEVER) {
+                    if (nf == frees.length) {
+                        frees = java.util.Arrays.copyOf(frees, nf * 2);
+                    }
+                    frees[nf++] = x.end[i];
+                }
+                bytes += x.bytes[i];
+                if (x.site[i] >= 0) {
+                    stacks.set(x.site[i]);
+                }
+            }
+        }
+        long[] a = java.util.Arrays.copyOf(allocs, na); // allocation order is event order: already ascending
+        long[] f = java.util.Arrays.copyOf(frees, nf);
+        java.util.Arrays.sort(f);
+        int u = 0;
+        for (int k = 0; k < f.length; k++) {
+            if (u == 0 || f[u - 1] != f[k]) {
+                f[u++] = f[k];
+            }
+        }
+        return new SiteMembers(a, java.util.Arrays.copyOf(f, u), stacks, bytes, na);
+    }
+
+    /** A question as the pass over the allocations runs it. */
+    private record Query(String text, long fromNs, long toNs, Test take, Test stillLive) {}
+
+    private Query query(SiteQuestion question) {
+        return switch (question) {
+            case SiteQuestion.AtPeak p -> {
+                long pi = x.peakIndex;
+                long at = Math.max(0, x.peakNs);
+                yield new Query("live at the peak (" + bytes(x.peakBytes) + " at " + seconds(at) + ")", at, at,
+                        i -> x.start[i] <= pi && x.end[i] > pi, i -> true);
+            }
+            case SiteQuestion.LiveAt l -> {
+                long atNs = l.atNs();
+                if (atNs < 0 || atNs > x.endTimeNs) {
+                    throw new IllegalArgumentException("time " + seconds(atNs) + " is outside the trace (0 .. " + seconds(x.endTimeNs) + ")");
+                }
+                yield new Query("live at " + seconds(atNs), atNs, atNs, i -> x.startNs[i] <= atNs && x.endNs[i] > atNs, i -> true);
+            }
+            case SiteQuestion.AllocatedIn r -> {
+                long fromNs = r.fromNs();
+                long toNs = r.toNs();
+                checkRange(fromNs, toNs);
+                yield new Query("allocated from " + seconds(fromNs) + " to " + seconds(toNs), fromNs, toNs,
+                        i -> x.startNs[i] >= fromNs && x.startNs[i] <= toNs, i -> x.endNs[i] > toNs);
+            }
+            case SiteQuestion.Leaks l -> {
+                long end = x.endTimeNs;
+                yield new Query("live at the end of the trace (" + seconds(end) + ")", end, end,
+                        i -> x.end[i] == AllocationIndex.NEVER, i -> true);
+            }
+            case SiteQuestion.Temporaries t -> {
+                long fromNs = t.fromNs();
+                long toNs = t.toNs();
+                long shorterThanNs = t.shorterThanNs();
+                checkRange(fromNs, toNs);
+                if (shorterThanNs <= 0) {
+                    throw new IllegalArgumentException("the temporary threshold must be positive, got " + shorterThanNs + " ns");
+                }
+                yield new Query("temporaries (freed within " + seconds(shorterThanNs) + ") from " + seconds(fromNs)
+                        + " to " + seconds(toNs), fromNs, toNs,
+                        i -> x.startNs[i] >= fromNs && x.end[i] != AllocationIndex.NEVER && x.endNs[i] <= toNs
+                                && x.endNs[i] - x.startNs[i] < shorterThanNs,
+                        i -> false);
+            }
+        };
     }
 
     private void checkRange(long fromNs, long toNs) {
@@ -350,7 +460,12 @@ public final class SiteAnalysis {
         boolean test(int allocation);
     }
 
-    private SiteBreakdown aggregate(String question, long fromNs, long toNs, By by, Test take, Test stillLive) {
+    private SiteBreakdown aggregate(Query query, By by) {
+        String question = query.text();
+        long fromNs = query.fromNs();
+        long toNs = query.toNs();
+        Test take = query.take();
+        Test stillLive = query.stillLive();
         int groups = by == By.SITE ? paths.nodeCount() + 1 : categories.size();
         long[] bytes = new long[groups];
         long[] count = new long[groups];

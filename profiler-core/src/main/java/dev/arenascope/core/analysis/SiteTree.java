@@ -39,6 +39,28 @@ public record SiteTree(Node root, boolean bottomUp) {
         return build(sites, true);
     }
 
+    /**
+     * Picks the answer's rows that pass through the node reached from the root by {@code path} (the
+     * nodes' frames from the root's child down to the node): for {@link SiteAnalysis#members}, the
+     * allocations behind that node. The empty path is the root: every row.
+     */
+    public SiteAnalysis.RowMatcher matcher(List<StackFrame> path) {
+        List<StackFrame> p = List.copyOf(path);
+        boolean up = bottomUp;
+        return (label, frames) -> {
+            int n = frames.size();
+            if (n < p.size()) {
+                return false;
+            }
+            for (int k = 0; k < p.size(); k++) {
+                if (!frames.get(up ? k : n - 1 - k).equals(p.get(k))) {
+                    return false;
+                }
+            }
+            return true;
+        };
+    }
+
     private static final class Builder {
         final StackFrame frame;
         long self;

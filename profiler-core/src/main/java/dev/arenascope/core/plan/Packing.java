@@ -18,14 +18,26 @@ import java.util.Map;
  * @param bound        a proved lower bound on every packing's height, at least {@code lowerBound}: the
  *                     search raises it past each height it proved impossible. {@code height == bound}
  *                     proves the packing optimal
+ * @param basis        what {@code bound} rests on (see {@link LowerBounds})
  */
 public record Packing(PlanProblem problem, long[] offsets, long height, long lowerBound, long capacity,
-                      String strategy, long elapsedNanos, boolean timedOut, long bound) {
+                      String strategy, long elapsedNanos, boolean timedOut, long bound, LowerBounds.Basis basis) {
+
+    public Packing {
+        java.util.Objects.requireNonNull(basis, "basis");
+    }
 
     /** A packing whose only proof is the lower bound ({@code bound = lowerBound}). */
     public Packing(PlanProblem problem, long[] offsets, long height, long lowerBound, long capacity,
                    String strategy, long elapsedNanos, boolean timedOut) {
         this(problem, offsets, height, lowerBound, capacity, strategy, elapsedNanos, timedOut, lowerBound);
+    }
+
+    /** A packing with a proved bound: the load's when {@code bound <= lowerBound}, else the search's. */
+    public Packing(PlanProblem problem, long[] offsets, long height, long lowerBound, long capacity,
+                   String strategy, long elapsedNanos, boolean timedOut, long bound) {
+        this(problem, offsets, height, lowerBound, capacity, strategy, elapsedNanos, timedOut, bound,
+                bound > lowerBound ? LowerBounds.Basis.SEARCH : LowerBounds.Basis.LOAD);
     }
 
     /** Whether no packing is lower: the height equals the proved bound. */
@@ -44,7 +56,10 @@ public record Packing(PlanProblem problem, long[] offsets, long height, long low
         return Math.ceil((height - bound) * 10000.0 / bound) / 100.0;
     }
 
-    /** The proof status as {@code plan} prints it: {@code optimal} or {@code gap <= X%}. */
+    /**
+     * The proof status as {@code plan} prints it: {@code optimal} or {@code gap <= X%}. What the proof
+     * rests on is {@link #basis()}.
+     */
     public String proof() {
         return provedOptimal() ? "optimal" : String.format(java.util.Locale.ROOT, "gap <= %.2f%%", gapPercent());
     }

@@ -39,6 +39,7 @@ public record SearchPlanner() implements Planner {
         long bestHeight = Packing.heightOf(problem, best);
         boolean timedOut = false;
         long bound = lb;
+        LowerBounds.Basis basis = LowerBounds.Basis.LOAD;
         if (bestHeight > lb && (bestHeight > capacity || capacity == Long.MAX_VALUE)
                 && (System.nanoTime() >= deadline || CanonicalSearch.overlappingPairs(problem) > maxPairs())) {
             // no time left after the first answer, or tables past what memory holds: greedy is the answer
@@ -61,19 +62,40 @@ public record SearchPlanner() implements Planner {
                     bestHeight = r.height;
                     best = b;
                     if (o == CanonicalSearch.Outcome.INFEASIBLE) {
-                        bound = Math.max(lb, r.closed ? bestHeight : r.lo);
+                        bound = LowerBounds.rounded(problem, Math.max(lb, r.closed ? bestHeight : r.lo));
+                        basis = LowerBounds.Basis.SEARCH;
                     }
                 }
             }
         } else {
             long[] b = best.clone();
-            Narrowed r = narrow(problem, lb, bestHeight, b, deadline);
+            LowerBounds.Bound basic = LowerBounds.basic(problem);
+            // an eighth of the time is kept for windows, should narrowing not close the gap
+            long now = System.nanoTime();
+            long narrowUntil = deadline == Long.MAX_VALUE ? deadline : deadline - (deadline - now) / 8;
+            Narrowed r = narrow(problem, basic.bytes(), bestHeight, b, narrowUntil);
             best = b;
             bestHeight = r.height;
             timedOut = !r.closed;
-            bound = r.closed ? bestHeight : Math.max(lb, r.lo);
+            if (r.closed) {
+                bound = bestHeight;
+                basis = bestHeight <= basic.bytes() ? basic.basis() : LowerBounds.Basis.SEARCH;
+            } else {
+                long lo = LowerBounds.rounded(problem, Math.max(basic.bytes(), r.lo));
+                basis = lo > basic.bytes() ? LowerBounds.Basis.SEARCH : basic.basis();
+                long w = LowerBounds.windows(problem, lo, bestHeight, deadline);
+                if (w > lo) {
+                    basis = LowerBounds.Basis.WINDOW;
+                }
+                bound = w;
+                timedOut = bound < bestHeight;
+            }
         }
-        return new Packing(problem, best, bestHeight, lb, capacity, name(), System.nanoTime() - t0, timedOut, bound);
+        if (bound <= lb) {
+            basis = LowerBounds.Basis.LOAD;
+            bound = lb;
+        }
+        return new Packing(problem, best, bestHeight, lb, capacity, name(), System.nanoTime() - t0, timedOut, bound, basis);
     }
 
     /** The best height found, whether it is proved optimal, and the lowest height not proved impossible. */

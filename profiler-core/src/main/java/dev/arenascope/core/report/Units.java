@@ -35,13 +35,9 @@ final class Units {
         };
     }
 
-    /** {@code 0.1234 -> "12.3%"}. */
+    /** {@code 0.1234 -> "12.3%"} ({@link dev.arenascope.core.device.Percent}, the window's rule too). */
     static String percent(double ratio) {
-        if (Double.isNaN(ratio)) {
-            return NONE;
-        }
-        double p = ratio * 100;
-        return String.format(Locale.ROOT, Math.abs(p) >= 10 || p == 0 ? "%.1f%%" : "%.2f%%", p);
+        return dev.arenascope.core.device.Percent.format(ratio);
     }
 
     /** A duration in ns as {@code 850 ns}, {@code 12.3 µs}, {@code 4.56 ms}, {@code 1.234 s}, {@code 2 min 3 s} ({@link Durations}). */

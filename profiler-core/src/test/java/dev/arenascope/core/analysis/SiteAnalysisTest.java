@@ -352,6 +352,66 @@ class SiteAnalysisTest {
         assertTrue(SiteDiff.between(none, peak).entries().stream().allMatch(e -> e.status() == SiteDiff.Status.ADDED));
     }
 
+    @Test
+    void membersOfEveryTreeNodeAreItsAllocations() {
+        Generated g = generate(13, 3000);
+        for (int mem = 0; mem < 3; mem++) {
+            MemoryInfo m = g.store.memories().get(mem);
+            SiteAnalysis sa = SiteAnalysis.of(g.store, m, false);
+            long end = sa.endNs();
+            List<SiteQuestion> questions = List.of(new SiteQuestion.AtPeak(), new SiteQuestion.LiveAt(end / 2),
+                    new SiteQuestion.AllocatedIn(end / 4, end / 2), new SiteQuestion.Leaks(),
+                    new SiteQuestion.Temporaries(0, end, 50_000));
+            for (SiteQuestion q : questions) {
+                SiteBreakdown sb = sa.ask(q, SiteAnalysis.By.SITE);
+                for (SiteTree tree : List.of(SiteTree.topDown(sb), SiteTree.bottomUp(sb))) {
+                    SiteMembers all = sa.members(q, SiteAnalysis.By.SITE, tree.matcher(List.of()));
+                    assertEquals(sb.totalBytes(), all.bytes(), "the root holds the whole answer");
+                    assertEquals(sb.totalCount(), all.count());
+                    checkMembers(sa, q, tree, tree.root(), new ArrayList<>(), g.store, mem);
+                }
+                SiteBreakdown cats = sa.ask(q, SiteAnalysis.By.CATEGORY);
+                for (SiteBreakdown.Row r : cats.rows()) {
+                    SiteMembers c = sa.members(q, SiteAnalysis.By.CATEGORY, (label, frames) -> label.equals(r.label()));
+                    assertEquals(r.bytes(), c.bytes(), "category " + r.label());
+                    assertEquals(r.count(), c.count());
+                }
+            }
+        }
+    }
+
+    private static void checkMembers(SiteAnalysis sa, SiteQuestion q, SiteTree tree, SiteTree.Node n, List<StackFrame> path,
+                                     EventStore store, int mem) {
+        SiteMembers ms = sa.members(q, SiteAnalysis.By.SITE, tree.matcher(path));
+        assertEquals(n.totalBytes(), ms.bytes(), "bytes of " + path);
+        assertEquals(n.count(), ms.count(), "count of " + path);
+        long[] allocs = ms.allocationEvents();
+        assertEquals(n.count(), allocs.length);
+        long sum = 0;
+        for (int k = 0; k < allocs.length; k++) {
+            Event e = store.event(allocs[k]);
+            assertEquals(mem, e.memory());
+            assertTrue(e.kind() == EventKind.ALLOC || e.kind() == EventKind.POOL_REQUEST, "an allocating event: " + e);
+            assertTrue(k == 0 || allocs[k - 1] < allocs[k], "ascending");
+            assertTrue(ms.isAllocation(allocs[k]) && ms.isAllocationOrFree(allocs[k]));
+            sum += e.b();
+        }
+        assertEquals(n.totalBytes(), sum, "the events' bytes add up to the node's");
+        for (long f : ms.freeEvents()) {
+            assertTrue(ms.isAllocationOrFree(f));
+            assertEquals(mem, store.event(f).memory());
+        }
+        long[] some = ms.eventsIn(store.eventCount() / 3, 2 * store.eventCount() / 3);
+        for (long v : some) {
+            assertTrue(v >= store.eventCount() / 3 && v < 2 * store.eventCount() / 3 && ms.isAllocationOrFree(v));
+        }
+        for (SiteTree.Node c : n.children()) {
+            path.add(c.frame());
+            checkMembers(sa, q, tree, c, path, store, mem);
+            path.removeLast();
+        }
+    }
+
     private static void checkSums(SiteTree.Node n) {
         long kids = n.children().stream().mapToLong(SiteTree.Node::totalBytes).sum();
         assertEquals(n.totalBytes(), n.selfBytes() + kids, "total = self + children at " + n.frame());

@@ -16,7 +16,8 @@ import dev.arenascope.core.trace.TraceView;
  * @param kinds    kinds to keep (empty keeps all)
  * @param memory   memory id to keep, or -1 for all
  * @param scope    keep only events during this scope's executions on its memory, or null
- * @param minBytes keep events whose byte field ({@code b}) is at least this (0 keeps all)
+ * @param minBytes keep events whose Bytes column shows at least this (0 keeps all; with a minimum,
+ *                 events that show no byte count, such as scope entries, are left out)
  * @param search   case-insensitive text to find in the kind, memory name or detail (blank keeps all)
  * @param searchScopes scopes whose name or path holds the search text: events during their executions
  *                 (on their memory) match too, so searching a scope's name finds the allocations inside it
@@ -71,7 +72,7 @@ public record EventFilter(Set<EventKind> kinds, int memory, ScopeStats scope, lo
         if (memory >= 0 && e.memory() != memory) {
             return false;
         }
-        if (minBytes > 0 && e.b() < minBytes) {
+        if (minBytes > 0 && EventRow.bytesKey(e) < minBytes) {
             return false;
         }
         if (scope != null && !during(scope, e)) {

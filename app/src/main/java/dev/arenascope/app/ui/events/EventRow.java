@@ -83,16 +83,21 @@ public record EventRow(long index, Event event) {
 
     /** The bytes this event concerns, or "" when none. */
     public static String bytes(Event e) {
-        return switch (e.kind()) {
+        return showsBytes(e.kind()) ? Bytes.format(e.b()) : "";
+    }
+
+    /** Whether the Bytes column shows a byte count for events of {@code kind} (their {@code b} field). */
+    public static boolean showsBytes(EventKind kind) {
+        return switch (kind) {
             case ALLOC, FREE, POINTER_RESTORE, RESET, OUT_OF_MEMORY, POOL_REQUEST, POOL_HOLD, POOL_RELEASE, RESERVE,
-                 UNRESERVE, PLAN_BIND, PLAN_HYDRATE, TENSOR_LIVE, TENSOR_DEAD, MEMORY_CREATED, MEMORY_CLOSED -> Bytes.format(e.b());
-            default -> "";
+                 UNRESERVE, PLAN_BIND, PLAN_HYDRATE, TENSOR_LIVE, TENSOR_DEAD, MEMORY_CREATED, MEMORY_CLOSED -> true;
+            default -> false;
         };
     }
 
     /** The Bytes column's sort key: the byte field where the column shows it, else -1 (sorted first). */
     public static long bytesKey(Event e) {
-        return bytes(e).isEmpty() ? -1 : e.b();
+        return showsBytes(e.kind()) ? e.b() : -1;
     }
 
     /** The memory's capacity, for "used" percentages; 0 when unknown. */

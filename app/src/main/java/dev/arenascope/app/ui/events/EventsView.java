@@ -68,8 +68,10 @@ public final class EventsView extends BorderPane {
     private EventIndexList rows = null;
     private boolean syncing;
     private long reloadSerial;
-    private ToLongFunction<EventRow> sortedKey;
-    private boolean sortedDescending;
+    /** The order the latest listing (shown or still running) was asked for ({@code null}: trace order). */
+    private RowOrder listedOrder;
+    /** Set while {@link #showRows} puts the sort order back after replacing the items. */
+    private boolean restoringSort;
 
     public EventsView(SessionModel model) {
         this.model = model;
@@ -236,48 +238,31 @@ public final class EventsView extends BorderPane {
         table.getSortOrder().clear();
     }
 
-    /**
-     * Reorders the listed rows by the sort column (off the FX thread); with no sort column, back to
-     * trace order. Ranges of more than {@link #MAX_SORT_ROWS} rows are not sorted: the summary says so.
-     */
-    private void sortRows() {
-        EventIndexList base = rows;
-        if (base == null) {
-            return;
-        }
+    /** The order the table's sort columns ask for, or {@code null} for trace order. */
+    private RowOrder requestedOrder() {
         if (table.getSortOrder().isEmpty()) {
-            if (base.sorted()) {
-                reload();
-            }
-            return;
+            return null;
         }
         TableColumn<EventRow, ?> c = table.getSortOrder().getFirst();
         @SuppressWarnings("unchecked")
         ToLongFunction<EventRow> key = (ToLongFunction<EventRow>) c.getUserData();
-        if (key == null) {
-            return;
+        return key == null ? null : new RowOrder(key, c.getSortType() == TableColumn.SortType.DESCENDING);
+    }
+
+    /**
+     * The table's sort policy: when the sort columns ask for another order than the rows are in, lists
+     * the rows again in that order. Filtering and sorting are one background task, so a sort can never
+     * be overtaken by a reload that lists the rows unsorted (nor the other way round).
+     */
+    private void sortRows() {
+        if (!restoringSort && model.trace() != null && !java.util.Objects.equals(requestedOrder(), listedOrder)) {
+            debounce.stop();
+            reload();
         }
-        if (base.size() > MAX_SORT_ROWS) {
-            summary.setText(String.format("%,d events: too many to sort (at most %,d) — select a shorter range or filter", base.size(), MAX_SORT_ROWS));
-            return;
-        }
-        boolean descending = c.getSortType() == TableColumn.SortType.DESCENDING;
-        if (base.sorted() && key == sortedKey && descending == sortedDescending) {
-            return; // already in this order (the table asks again whenever its items are replaced)
-        }
-        long serial = ++reloadSerial;
-        running = model.tasks().submit(BackgroundTask.of("Sorting events", p -> base.sortedBy(key, descending, p::checkCancelled))
-                .onSuccess(list -> {
-                    if (serial != reloadSerial) {
-                        return;
-                    }
-                    rows = list;
-                    sortedKey = key;
-                    sortedDescending = descending;
-                    syncing = true;
-                    table.setItems(FXCollections.observableList(list));
-                    syncing = false;
-                }));
+    }
+
+    /** A column's sort key and direction (keys compare by identity: one function per column). */
+    private record RowOrder(ToLongFunction<EventRow> key, boolean descending) {
     }
 
     /** Coalesces changes: at most one reload per {@code debounce} period, also while the range moves continuously. */
@@ -325,47 +310,26 @@ public final class EventsView extends BorderPane {
         }
         TimeRange r = model.selectionProperty().get() != null ? model.selectionProperty().get() : model.viewRangeProperty().get();
         EventFilter f = filter();
+        RowOrder order = requestedOrder();
+        listedOrder = order;
         long serial = ++reloadSerial;
         summary.setText("listing…");
-        running = model.tasks().submit(BackgroundTask.of("Filtering events", p -> {
-            long from = t.firstIndexAtOrAfter(r.fromNs());
-            long to = t.firstIndexAtOrAfter(r.toNs());
-            if (f.isAll()) {
-                return EventIndexList.range(t, from, to);
-            }
-            long[] idx = new long[1024];
-            int n = 0;
-            for (long i = from; i < to && n < Integer.MAX_VALUE - 8; i++) {
-                if (((i - from) & 0x3fff) == 0) {
-                    p.checkCancelled();
-                    p.update(i - from, to - from, "events");
-                }
-                Event e = t.event(i);
-                if (f.test(t, e)) {
-                    if (n == idx.length) {
-                        idx = Arrays.copyOf(idx, idx.length * 2);
-                    }
-                    idx[n++] = i;
-                }
-            }
-            return EventIndexList.of(t, idx, n);
+        running = model.tasks().submit(BackgroundTask.of(order == null ? "Filtering events" : "Sorting events", p -> {
+            EventIndexList listed = listRows(t, r, f, p);
+            return order == null || listed.size() > MAX_SORT_ROWS ? listed : listed.sortedBy(order.key(), order.descending(), p::checkCancelled);
         }).onSuccess(list -> {
             if (serial != reloadSerial) {
                 return;
             }
-            rows = list;
-            syncing = true;
-            table.setItems(FXCollections.observableList(list));
-            syncing = false;
+            showRows(list);
             shownRange.set(r);
-            summary.setText(String.format("%,d events in %s", list.size(), TimeRange.formatDuration(r.duration())));
+            summary.setText(order != null && !list.sorted()
+                    ? String.format("%,d events: too many to sort (at most %,d) — select a shorter range or filter", list.size(), MAX_SORT_ROWS)
+                    : String.format("%,d events in %s", list.size(), TimeRange.formatDuration(r.duration())));
             status.set(summary.getText());
             long c = model.cursorProperty().get();
             if (c >= 0 && r.contains(c)) {
                 selectAt(c);
-            }
-            if (!table.getSortOrder().isEmpty()) {
-                sortRows();
             }
         }).onFailure(e -> summary.setText("error: " + e.getMessage())));
     }
@@ -379,9 +343,9 @@ public final class EventsView extends BorderPane {
         long[] idx = picked.freeEvent() >= 0 && picked.freeEvent() < t.eventCount()
                 ? new long[] {picked.allocEvent(), picked.freeEvent()} : new long[] {picked.allocEvent()};
         EventIndexList list = EventIndexList.of(t, idx, idx.length);
-        rows = list;
+        listedOrder = requestedOrder();
+        showRows(list);
         syncing = true;
-        table.setItems(FXCollections.observableList(list));
         table.getSelectionModel().clearAndSelect(0);
         syncing = false;
         shownRange.set(new TimeRange(picked.startNs(), picked.freeEvent() >= 0 ? Math.max(picked.endNs() + 1, picked.startNs() + 1)
@@ -390,6 +354,53 @@ public final class EventsView extends BorderPane {
                 + (idx.length == 2 ? ": its allocation and free" : ": its allocation (never freed)")
                 + " — click off the stripes to list the range again");
         status.set(summary.getText());
+    }
+
+    /**
+     * Puts {@code list} in the table. A TableView clears its sort order whenever its items list is
+     * replaced (unless that is a SortedList, which would box every row), which would turn the user's
+     * sort back into trace order at the next listing: the sort order is put back as it was, and the
+     * sort policy ignores the clear and the restore.
+     */
+    private void showRows(EventIndexList list) {
+        rows = list;
+        List<TableColumn<EventRow, ?>> order = List.copyOf(table.getSortOrder());
+        syncing = true;
+        restoringSort = true;
+        try {
+            table.setItems(FXCollections.observableList(list));
+            if (!table.getSortOrder().equals(order)) {
+                table.getSortOrder().setAll(order);
+            }
+        } finally {
+            restoringSort = false;
+            syncing = false;
+        }
+    }
+
+    /** The events of {@code r} that pass {@code f}, in trace order (runs on a worker thread). */
+    private static EventIndexList listRows(TraceView t, TimeRange r, EventFilter f, BackgroundTask.Progress p) {
+        long from = t.firstIndexAtOrAfter(r.fromNs());
+        long to = t.firstIndexAtOrAfter(r.toNs());
+        if (f.isAll()) {
+            return EventIndexList.range(t, from, to);
+        }
+        long[] idx = new long[1024];
+        int n = 0;
+        for (long i = from; i < to && n < Integer.MAX_VALUE - 8; i++) {
+            if (((i - from) & 0x3fff) == 0) {
+                p.checkCancelled();
+                p.update(i - from, to - from, "events");
+            }
+            Event e = t.event(i);
+            if (f.test(t, e)) {
+                if (n == idx.length) {
+                    idx = Arrays.copyOf(idx, idx.length * 2);
+                }
+                idx[n++] = i;
+            }
+        }
+        return EventIndexList.of(t, idx, n);
     }
 
     private void selectAt(long ns) {

@@ -41,6 +41,7 @@ public final class SessionModel {
     private final ObjectProperty<TimeRange> selection = new SimpleObjectProperty<>(this, "selection");
     private final LongProperty cursor = new SimpleLongProperty(this, "cursor", -1);
     private final ObjectProperty<ScopeStats> selectedScope = new SimpleObjectProperty<>(this, "selectedScope");
+    private final ObjectProperty<SiteSelection> selectedSite = new SimpleObjectProperty<>(this, "selectedSite");
     private final BooleanProperty followLive = new SimpleBooleanProperty(this, "followLive", false);
     private final ReadOnlyLongWrapper revision = new ReadOnlyLongWrapper(this, "revision");
     private final ReadOnlyLongWrapper eventCount = new ReadOnlyLongWrapper(this, "eventCount");
@@ -54,7 +55,6 @@ public final class SessionModel {
     private final ObjectProperty<BaselinePairing> baselinePairing = new SimpleObjectProperty<>(this, "baselinePairing", BaselinePairing.NONE);
     private final BooleanProperty stretchBaseline = new SimpleBooleanProperty(this, "stretchBaseline", false);
     private final ObjectProperty<AllocationSelection> selectedAllocation = new SimpleObjectProperty<>(this, "selectedAllocation");
-    private final ObjectProperty<SiteSelection> selectedSite = new SimpleObjectProperty<>(this, "selectedSite");
     private final SiteAnalyses sites;
 
     private TraceDigest digester;
@@ -247,8 +247,9 @@ public final class SessionModel {
     }
 
     /**
-     * The allocation site picked (in the site view, or the site of the picked allocation), or null; the
-     * timeline highlights its allocations' stripes.
+     * The allocations the site view selected (a node of its tree or flame graph), or the site of the
+     * allocation picked on the timeline, or null: the timeline highlights them, the events table lists
+     * their events. Cleared when another session is shown.
      */
     public ObjectProperty<SiteSelection> selectedSiteProperty() {
         return selectedSite;

@@ -1,62 +1,28 @@
 package dev.arenascope.app.ui.model;
 
-import java.util.List;
-
-import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.analysis.SiteMembers;
 
 /**
- * An allocation site the user picked (in the site view, or through an allocation's stripe), which the
- * timeline highlights: the allocations of {@code memory} whose site path matches. Frames are compared by
- * location ({@link StackFrame#sameLocation}), so a selection made from one site analysis matches the
- * paths of another of the same trace. Immutable.
+ * What the site view selected — one node of its tree or flame graph, one site, or one category — and the
+ * allocations behind it, published in {@link SessionModel#selectedSiteProperty()} for the other views:
+ * the timeline highlights these allocations' stripes, the events table lists their events.
  *
- * @param memory the memory's id
- * @param frames the site's frames, innermost first, as {@link dev.arenascope.core.analysis.SiteAnalysis}
- *               paths give them (internal frames hidden); empty: allocations without a site
- * @param match  which paths count as this site's
+ * @param memory   the id of the memory the answer is about ({@code MemoryInfo#id()})
+ * @param label    what was selected, in words: a frame's {@code function (file:line)}, a category's name
+ * @param question the question the site view answered ({@code live at the peak (…)}), for tooltips and summaries
+ * @param members  the allocations the question counted at the selection: their allocating and freeing
+ *                 event indexes in the shown trace, bytes, count, and the trace's stack nodes they carry
  */
-public record SiteSelection(int memory, List<StackFrame> frames, Match match) {
-
-    /** Which site paths a selection covers. */
-    public enum Match {
-        /** Exactly this path (an allocation's own site). */
-        EXACT,
-        /** Every path through this node seen from the root: its outermost frames are these (a top-down tree node). */
-        CALLERS,
-        /** Every path ending in these frames: its innermost frames are these (a bottom-up tree node). */
-        CALLEES
-    }
+public record SiteSelection(int memory, String label, String question, SiteMembers members) {
 
     public SiteSelection {
-        frames = List.copyOf(frames);
-    }
-
-    /** The exact site {@code frames} (innermost first) of {@code memory}. */
-    public static SiteSelection exact(int memory, List<StackFrame> frames) {
-        return new SiteSelection(memory, frames, Match.EXACT);
-    }
-
-    /** The innermost frame's label, or {@code (no site)}. */
-    public String label() {
-        return frames.isEmpty() ? "(no site)" : frames.getFirst().label();
-    }
-
-    /** Whether a path of this memory (frames innermost first) is this site's. */
-    public boolean matches(List<StackFrame> path) {
-        return switch (match) {
-            case EXACT -> path.size() == frames.size() && same(path, 0, frames, 0, frames.size());
-            case CALLERS -> path.size() >= frames.size()
-                    && same(path, path.size() - frames.size(), frames, 0, frames.size());
-            case CALLEES -> path.size() >= frames.size() && same(path, 0, frames, 0, frames.size());
-        };
-    }
-
-    private static boolean same(List<StackFrame> a, int from, List<StackFrame> b, int bFrom, int n) {
-        for (int i = 0; i < n; i++) {
-            if (!a.get(from + i).sameLocation(b.get(bFrom + i))) {
-                return false;
-            }
+        if (label == null || question == null || members == null) {
+            throw new IllegalArgumentException("a site selection needs a label, a question and its members");
         }
-        return true;
+    }
+
+    /** Whether the allocation made by the event at {@code eventIndex} is selected (O(log n)). */
+    public boolean highlights(long eventIndex) {
+        return members.isAllocation(eventIndex);
     }
 }

@@ -71,7 +71,6 @@ public final class StripeBuilder {
         List<String> keys = new ArrayList<>();
         List<String> labels = new ArrayList<>();
         List<String> details = new ArrayList<>();
-        List<Boolean> strongGroup = new ArrayList<>();
         int[] groupOf = new int[n];
         SiteSelection hl = options.highlight();
         boolean anyHighlight = hl != null && hl.memory() == analysis.memory().id();
@@ -86,13 +85,11 @@ public final class StripeBuilder {
                     keys.add(nm.key());
                     labels.add(nm.label());
                     details.add(nm.detail());
-                    strongGroup.add(anyHighlight && hl.matches(a.pathFrames(key - 1)));
                 } else {
                     String name = a.categoryName(key);
                     keys.add("category:" + name);
                     labels.add(name);
                     details.add("category " + name);
-                    strongGroup.add(false);
                 }
             }
             groupOf[k] = g;
@@ -103,16 +100,8 @@ public final class StripeBuilder {
             hidden[g] = options.hidden().contains(keys.get(g));
         }
         boolean[] strong = new boolean[n];
-        Map<Integer, Boolean> pathMatch = new HashMap<>();
         for (int k = 0; k < n; k++) {
-            if (!anyHighlight) {
-                strong[k] = true;
-            } else if (by == SiteAnalysis.By.SITE) {
-                strong[k] = strongGroup.get(groupOf[k]);
-            } else {
-                int p = a.path(ids[k]);
-                strong[k] = pathMatch.computeIfAbsent(p, q -> hl.matches(a.pathFrames(q)));
-            }
+            strong[k] = !anyHighlight || hl.highlights(a.startEvent(ids[k]));
         }
 
         // the sweep: first and last column of each stripe

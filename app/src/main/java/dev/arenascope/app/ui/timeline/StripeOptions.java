@@ -16,7 +16,7 @@ import dev.arenascope.core.analysis.SiteAnalysis;
  *                  one is drawn as an area until it is)
  * @param colourBy  {@link SiteAnalysis.By#SITE} or {@link SiteAnalysis.By#CATEGORY}
  * @param hidden    {@link StripeLayer.Group#key() group keys} the legend switched off
- * @param highlight the selected site (its stripes drawn strong, the rest faded), or null
+ * @param highlight the selected site's allocations (their stripes drawn strong, the rest faded), or null
  */
 public record StripeOptions(Set<Integer> lanes, Map<Integer, SiteAnalysis> analyses, SiteAnalysis.By colourBy, Set<String> hidden,
                             SiteSelection highlight) {

@@ -219,7 +219,13 @@ public final class TimelineView extends StackPane {
         }
         int i = s.allocation(k);
         var a = s.analysis().allocationTable();
-        SiteSelection site = SiteSelection.exact(lane.memory().id(), a.pathFrames(a.path(i)));
+        java.util.List<dev.arenascope.core.trace.StackFrame> path = a.pathFrames(a.path(i));
+        SiteAnalysis sa = s.analysis();
+        // every allocation made at this site, for the site view and the highlight
+        var members = sa.members(new dev.arenascope.core.analysis.SiteQuestion.AllocatedIn(0, sa.endNs()), SiteAnalysis.By.SITE,
+                (label, frames) -> frames.equals(path));
+        SiteSelection site = new SiteSelection(lane.memory().id(), path.isEmpty() ? "(no site)" : path.getFirst().label(),
+                "every allocation made at this site", members);
         model.selectedAllocationProperty().set(new AllocationSelection(lane.memory().id(), i, a.startEvent(i), a.endEvent(i),
                 a.bytes(i), a.startNs(i), a.endNs(i), site));
         model.selectedSiteProperty().set(site);

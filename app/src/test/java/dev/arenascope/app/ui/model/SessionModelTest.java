@@ -40,8 +40,11 @@ class SessionModelTest {
         m.zoomToFit();
         assertEquals(all, m.viewRangeProperty().get());
         m.selectionProperty().set(new TimeRange(1, 2));
+        m.selectedSiteProperty().set(new SiteSelection(0, "forward (model.py:39)", "live at the peak",
+                dev.arenascope.core.analysis.SiteMembers.NONE));
         m.show(s, "again", "virtual");
         assertNull(m.selectionProperty().get(), "a new session clears the selection");
+        assertNull(m.selectedSiteProperty().get(), "and the site view's selection");
     }
 
     @Test

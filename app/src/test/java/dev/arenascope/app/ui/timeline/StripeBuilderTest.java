@@ -169,8 +169,10 @@ class StripeBuilderTest {
         assertEquals(Set.of("activation", "weights"), Set.copyOf(c.groups().stream().map(StripeLayer.Group::label).toList()));
         // a highlighted site: its stripes strong, the rest not
         var frames = sa.pathFrames(sa.allocationTable().path(s.allocation(0)));
+        var members = sa.members(new dev.arenascope.core.analysis.SiteQuestion.AllocatedIn(0, sa.endNs()), SiteAnalysis.By.SITE,
+                (label, fr) -> fr.equals(frames));
         StripeLayer h = layer(st, sa, full, 600, 400, new StripeOptions(Set.of(), Map.of(), SiteAnalysis.By.SITE, Set.of(),
-                SiteSelection.exact(0, frames)));
+                new SiteSelection(0, frames.getFirst().label(), "every allocation made at this site", members)));
         int strong = 0;
         for (int k = 0; k < h.stripes(); k++) {
             boolean same = sa.pathFrames(sa.allocationTable().path(h.allocation(k))).equals(frames);

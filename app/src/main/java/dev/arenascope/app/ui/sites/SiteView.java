@@ -1,0 +1,528 @@
+package dev.arenascope.app.ui.sites;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import javafx.animation.PauseTransition;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.collections.FXCollections;
+import javafx.geometry.Insets;
+import javafx.geometry.Orientation;
+import javafx.geometry.Pos;
+import javafx.scene.control.CheckBox;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
+import javafx.scene.control.TreeItem;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+import javafx.util.Duration;
+import javafx.util.StringConverter;
+
+import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.model.SiteSelection;
+import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteSource;
+import dev.arenascope.core.analysis.SiteTree;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The Site view: who holds the memory. For the question the user picks — live at the cursor, at the peak,
+ * allocated in the selected range, leaks, temporaries — about one memory, a flame graph (icicle) above a
+ * tree table, as a table of sites with their callers, a top-down or bottom-up call tree, or by category;
+ * bytes, counts and shares; a search by function or file. Selecting a line or a box publishes its
+ * allocations in {@link SessionModel#selectedSiteProperty()} (the timeline highlights them, the events
+ * table lists them). With a baseline open, each line also shows the baseline's bytes and the change,
+ * and the flame graph is coloured by it (growth red, shrink green).
+ *
+ * <p>Answers come from profiler-core's {@link SiteAnalysis} (the {@code arenascope sites} code) on the
+ * session's {@link TaskRunner}, never on the FX thread; the view only asks while {@link #activeProperty()}
+ * is set (its tab is showing) and catches up when it is set again. FX thread only.
+ */
+public final class SiteView extends BorderPane {
+    private final SessionModel model;
+    private final SiteAnswers answers = new SiteAnswers();
+    private final ComboBox<MemoryInfo> memory = new ComboBox<>();
+    private final ComboBox<SiteRequest.Question> question = new ComboBox<>(FXCollections.observableArrayList(SiteRequest.Question.values()));
+    private final ComboBox<SiteRequest.Shape> shape = new ComboBox<>(FXCollections.observableArrayList(SiteRequest.Shape.values()));
+    private final TextField threshold = new TextField("1ms");
+    private final CheckBox internal = new CheckBox("Internal frames");
+    private final TextField search = new TextField();
+    private final Label summary = new Label();
+    private final Label source = new Label();
+    private final Label hover = new Label();
+    private final FlameGraph flame = new FlameGraph();
+    private final SiteTable table = new SiteTable();
+    private final BooleanProperty active = new SimpleBooleanProperty(this, "active", false);
+    private final ReadOnlyObjectWrapper<SiteAnswer> answer = new ReadOnlyObjectWrapper<>(this, "answer");
+    private final PauseTransition debounce = new PauseTransition(Duration.millis(60));
+    private TaskRunner.Handle running;
+    private long serial;
+    private long selectSerial;
+    private boolean dirty = true;
+    private boolean syncing;
+    private SiteRow wanted; // the line to select again when a new answer arrives
+
+    public SiteView(SessionModel model) {
+        this.model = model;
+        createView();
+        initListeners();
+    }
+
+    private void createView() {
+        setId("site-view");
+        memory.setId("site-memory");
+        memory.setConverter(new StringConverter<>() {
+            @Override
+            public String toString(MemoryInfo m) {
+                return m == null ? "" : m.name();
+            }
+
+            @Override
+            public MemoryInfo fromString(String s) {
+                return null;
+            }
+        });
+        question.setId("site-question");
+        question.setValue(SiteRequest.Question.PEAK);
+        shape.setId("site-shape");
+        shape.setValue(SiteRequest.Shape.SITES);
+        threshold.setId("site-threshold");
+        threshold.setPrefColumnCount(6);
+        threshold.setTooltip(new Tooltip("Temporaries: allocations freed within this time (1ms, 250us, 2s)"));
+        threshold.visibleProperty().bind(question.valueProperty().isEqualTo(SiteRequest.Question.TEMPORARIES));
+        threshold.managedProperty().bind(threshold.visibleProperty());
+        internal.setId("site-internal");
+        internal.setTooltip(new Tooltip("Keep frames marked internal (PyTorch's C++ allocator and unwinder, JDK methods)"));
+        search.setId("site-search");
+        search.getStyleClass().add(Styles.SEARCH_FIELD);
+        search.setPromptText("Search function or file");
+        HBox.setHgrow(search, Priority.ALWAYS);
+        summary.setId("site-summary");
+        source.setId("site-source");
+        source.getStyleClass().add(Styles.FIGURE_LABEL);
+        hover.setId("site-hover");
+        hover.getStyleClass().add(Styles.FIGURE_LABEL);
+        hover.textProperty().bind(flame.hoverTextProperty());
+        HBox bar = new HBox(6, memory, question, threshold, shape, internal, search);
+        bar.setAlignment(Pos.CENTER_LEFT);
+        bar.setPadding(new Insets(4, 6, 2, 6));
+        VBox top = new VBox(2, bar, summary, source);
+        top.setPadding(new Insets(0, 0, 4, 6));
+        setTop(top);
+        ScrollPane flameScroll = new ScrollPane(flame);
+        flameScroll.setId("site-flame-scroll");
+        flameScroll.setFitToWidth(true);
+        flameScroll.setHbarPolicy(ScrollPane.ScrollBarPolicy.NEVER);
+        flameScroll.viewportBoundsProperty().addListener((o, a, b) -> flame.setMinHeight(b.getHeight()));
+        VBox flamePane = new VBox(flameScroll, hover);
+        VBox.setVgrow(flameScroll, Priority.ALWAYS);
+        SplitPane split = new SplitPane(flamePane, table.view());
+        split.setOrientation(Orientation.VERTICAL);
+        split.setDividerPositions(0.42);
+        setCenter(split);
+    }
+
+    private void initListeners() {
+        debounce.setOnFinished(e -> ask());
+        model.traceProperty().addListener((o, a, b) -> {
+            answers.clear();
+            wanted = null;
+            fillMemories(b, true);
+            request();
+        });
+        model.revisionProperty().addListener((o, a, b) -> {
+            fillMemories(model.trace(), false);
+            request();
+        });
+        model.cursorProperty().addListener((o, a, b) -> {
+            if (question.getValue() == SiteRequest.Question.CURSOR) {
+                request();
+            }
+        });
+        model.selectionProperty().addListener((o, a, b) -> {
+            if (question.getValue() == SiteRequest.Question.RANGE || question.getValue() == SiteRequest.Question.TEMPORARIES) {
+                request();
+            }
+        });
+        model.baselineProperty().addListener((o, a, b) -> request());
+        model.baselinePairingProperty().addListener((o, a, b) -> request());
+        memory.valueProperty().addListener((o, a, b) -> {
+            if (!syncing) {
+                wanted = null;
+                request();
+            }
+        });
+        question.valueProperty().addListener((o, a, b) -> request());
+        shape.valueProperty().addListener((o, a, b) -> request());
+        internal.selectedProperty().addListener((o, a, b) -> request());
+        threshold.textProperty().addListener((o, a, b) -> request());
+        search.textProperty().addListener((o, a, b) -> {
+            flame.search(b);
+            SiteAnswer cur = answer.get();
+            if (cur != null) {
+                showTable(cur);
+            }
+        });
+        active.addListener((o, a, b) -> {
+            if (b && dirty) {
+                request();
+            }
+        });
+        table.view().getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
+            if (syncing) {
+                return;
+            }
+            SiteRow row = b == null ? null : b.getValue();
+            wanted = row;
+            syncFlame(row);
+            publish(row);
+        });
+        flame.setOnPick(this::pickBox);
+    }
+
+    private void fillMemories(TraceView t, boolean reset) {
+        List<MemoryInfo> ms = t == null ? List.of() : t.memories();
+        if (!reset && ms.size() == memory.getItems().size()) {
+            return;
+        }
+        syncing = true;
+        MemoryInfo keep = memory.getValue();
+        memory.getItems().setAll(ms);
+        if (reset || keep == null || !ms.contains(keep)) {
+            int d = t == null ? -1 : SiteAnswers.defaultMemory(t);
+            memory.setValue(d < 0 ? null : ms.stream().filter(m -> m.id() == d).findFirst().orElse(null));
+        } else {
+            memory.setValue(keep);
+        }
+        syncing = false;
+    }
+
+    /** Asks again soon (coalescing bursts of changes); only while the view is shown. */
+    private void request() {
+        dirty = true;
+        if (!active.get()) {
+            return;
+        }
+        debounce.playFromStart();
+    }
+
+    /** Asks the current question now (off the FX thread); the newest request wins. */
+    public void ask() {
+        debounce.stop();
+        TraceView t = model.trace();
+        MemoryInfo m = memory.getValue();
+        if (running != null) {
+            running.cancel();
+        }
+        long my = ++serial;
+        dirty = false;
+        if (t == null || m == null) {
+            answer.set(null);
+            flame.show(null);
+            table.view().setRoot(new TreeItem<>());
+            summary.setText(t == null ? "" : "This trace has no memories");
+            source.setText("");
+            return;
+        }
+        long shorter;
+        try {
+            shorter = parseDuration(threshold.getText());
+            threshold.getStyleClass().remove(Styles.ERROR_TEXT);
+        } catch (IllegalArgumentException e) {
+            threshold.getStyleClass().add(Styles.ERROR_TEXT);
+            summary.setText(e.getMessage());
+            return;
+        }
+        TraceView base = model.baselineProperty().get();
+        int baseMemory = base == null ? -1 : model.baselinePairingProperty().get().baselineOf(m.id());
+        SiteRequest r = new SiteRequest(t, m.id(), question.getValue(), shape.getValue(), internal.isSelected(),
+                model.cursorProperty().get(), model.selectionProperty().get(), shorter, base, baseMemory);
+        summary.setText("Answering…");
+        running = model.tasks().submit(BackgroundTask.of("Sites: " + r.question(), p -> answers.answer(r))
+                .onSuccess(a -> {
+                    if (my == serial) {
+                        show(a);
+                    }
+                })
+                .onFailure(e -> {
+                    if (my == serial) {
+                        answer.set(null);
+                        flame.show(null);
+                        table.view().setRoot(new TreeItem<>());
+                        summary.setText(e instanceof SiteRequest.NotAskable || e instanceof IllegalArgumentException
+                                ? e.getMessage() : "Could not answer: " + e);
+                        source.setText("");
+                    }
+                }));
+    }
+
+    private void show(SiteAnswer a) {
+        SiteBreakdown sb = a.sites();
+        String s = capitalise(sb.question()) + " — " + Bytes.format(sb.totalBytes()) + " ("
+                + String.format(Locale.ROOT, "%,d", sb.totalBytes()) + " bytes) in " + String.format(Locale.ROOT, "%,d", sb.totalCount())
+                + " allocations";
+        if (a.comparing()) {
+            s += "; baseline " + Bytes.format(a.baseline().totalBytes()) + " (" + model.baselineTitleProperty().get() + ")";
+        } else if (a.request().baseline() != null) {
+            s += "; the baseline has no memory paired with this one";
+        }
+        summary.setText(s);
+        source.setText(sourceLine(sb));
+        SiteTree flameTree = a.tree() != null ? a.tree() : categoryTree(sb);
+        flame.show(FlameLayout.of(flameTree, a.comparing() ? new BaselineMatch(a.baseline(), a.baselineTree() != null ? a.baselineTree()
+                : categoryTree(a.baseline())) : null));
+        flame.search(search.getText());
+        answer.set(a);
+        showTable(a);
+    }
+
+    private void showTable(SiteAnswer a) {
+        syncing = true;
+        table.show(a, search.getText());
+        syncing = false;
+        SiteRow want = wanted;
+        TreeItem<SiteRow> again = want == null ? null : itemFor(want);
+        if (again != null) {
+            table.view().getSelectionModel().select(again); // republishes with this answer's allocations
+        } else if (want != null && want.kind() == SiteRow.Kind.NODE && a.request().shape() == SiteRequest.Shape.SITES) {
+            syncFlame(want);
+            publish(want);
+        } else {
+            wanted = null;
+            model.selectedSiteProperty().set(null);
+        }
+    }
+
+    private TreeItem<SiteRow> itemFor(SiteRow want) {
+        return switch (want.kind()) {
+            case SITE, CALLER -> table.find(r -> r.kind() == SiteRow.Kind.SITE && r.siteFrames().equals(want.siteFrames())
+                    && r.label().equals(want.kind() == SiteRow.Kind.SITE ? want.label() : r.label()));
+            case CATEGORY -> table.find(r -> r.kind() == SiteRow.Kind.CATEGORY && r.label().equals(want.label()));
+            case NODE -> table.findPath(want.path());
+            case REMOVED -> null;
+        };
+    }
+
+    /** A one-level tree of categories, for the flame graph of a by-category answer. */
+    private static SiteTree categoryTree(SiteBreakdown sb) {
+        List<SiteTree.Node> kids = new ArrayList<>();
+        int id = 0;
+        for (SiteBreakdown.Row r : sb.rows()) {
+            kids.add(new SiteTree.Node(new StackFrame(id++, r.label(), "", 0, 0), r.bytes(), r.bytes(), r.count(), List.of()));
+        }
+        return new SiteTree(new SiteTree.Node(null, 0, sb.totalBytes(), sb.totalCount(), List.copyOf(kids)), false);
+    }
+
+    private static String sourceLine(SiteBreakdown sb) {
+        String s = switch (sb.source()) {
+            case STACKS -> "Sites from call stacks" + (sb.internalHidden() ? "; runtime-internal frames hidden" : "");
+            case SCOPES -> "No allocation carries a call stack: sites are the scopes open at each allocation";
+            case NONE -> "No allocation carries a call stack or a scope: all bytes fall under one site";
+        };
+        return sb.sampling() == null || sb.source() != SiteSource.STACKS ? s : s + "; stacks sampled (" + sb.sampling() + ")";
+    }
+
+    private static String capitalise(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+
+    // ---------------------------------------------------------------- selection
+
+    /** The flame graph's box for a table line (the same node, the site's path, the category). */
+    private void syncFlame(SiteRow row) {
+        FlameLayout l = flame.layoutShown();
+        if (l == null || row == null) {
+            flame.select(-1);
+            return;
+        }
+        List<StackFrame> path = switch (row.kind()) {
+            case NODE -> row.path();
+            case SITE, CALLER -> {
+                SiteRequest.Shape sh = answer.get() == null ? SiteRequest.Shape.SITES : answer.get().request().shape();
+                List<StackFrame> p = new ArrayList<>(row.siteFrames());
+                if (sh != SiteRequest.Shape.BOTTOM_UP) {
+                    java.util.Collections.reverse(p);
+                }
+                yield p;
+            }
+            case CATEGORY -> {
+                int box = -1;
+                for (int i = 1; i < l.size && box < 0; i++) {
+                    if (l.node[i].frame().function().equals(row.label())) {
+                        box = i;
+                    }
+                }
+                flame.select(box);
+                yield null;
+            }
+            case REMOVED -> List.of();
+        };
+        if (path != null) {
+            flame.select(path.isEmpty() ? -1 : l.find(path));
+        }
+    }
+
+    /** A click on box {@code i} of the flame graph: select the same line in the table, or publish the node. */
+    private void pickBox(int i) {
+        SiteAnswer a = answer.get();
+        FlameLayout l = flame.layoutShown();
+        if (a == null || l == null) {
+            return;
+        }
+        SiteRequest.Shape sh = a.request().shape();
+        TreeItem<SiteRow> item = null;
+        if (sh == SiteRequest.Shape.CATEGORY) {
+            String name = i == 0 ? null : l.node[i].frame().function();
+            item = name == null ? null : table.find(r -> r.kind() == SiteRow.Kind.CATEGORY && r.label().equals(name));
+        } else if (sh != SiteRequest.Shape.SITES) {
+            item = table.findPath(l.path(i));
+        }
+        if (item != null) {
+            table.view().getSelectionModel().select(item);
+            table.view().scrollTo(Math.max(0, table.view().getRow(item) - 2));
+            return;
+        }
+        // the flat table has no line for an inner node: publish the node itself
+        SiteRow node = SiteRow.node(l.node[i], l.path(i), -1);
+        syncing = true;
+        table.view().getSelectionModel().clearSelection();
+        syncing = false;
+        wanted = node;
+        publish(node);
+    }
+
+    /** Finds the allocations behind {@code row} (off the FX thread) and publishes them; null clears. */
+    private void publish(SiteRow row) {
+        long my = ++selectSerial;
+        SiteAnswer a = answer.get();
+        if (row == null || a == null || !row.selectable()) {
+            model.selectedSiteProperty().set(null);
+            return;
+        }
+        SiteTree tree = row.kind() == SiteRow.Kind.NODE && a.request().shape() == SiteRequest.Shape.SITES
+                ? a.tree() : a.tree();
+        SiteAnalysis.RowMatcher match = row.matcher(tree);
+        if (match == null) {
+            model.selectedSiteProperty().set(null);
+            return;
+        }
+        String label = row.kind() == SiteRow.Kind.CALLER ? a.sites().rows().stream()
+                .filter(r -> r.frames().equals(row.siteFrames())).map(SiteBreakdown.Row::label).findFirst().orElse(row.label()) : row.label();
+        model.tasks().submit(BackgroundTask.of("Sites: allocations of " + label,
+                        p -> a.analysis().members(a.question(), a.request().shape().by(), match))
+                .onSuccess(ms -> {
+                    if (my == selectSerial && answer.get() == a) {
+                        model.selectedSiteProperty().set(new SiteSelection(a.request().memory(), label, a.sites().question(), ms));
+                    }
+                }));
+    }
+
+    // ---------------------------------------------------------------- bits
+
+    /** A duration as {@code 1ms}, {@code 250us}, {@code 2s}, {@code 500ns} (a bare number is milliseconds). */
+    static long parseDuration(String text) {
+        String s = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
+        double scale = 1e6;
+        for (String[] u : new String[][] {{"ns", "1"}, {"us", "1e3"}, {"µs", "1e3"}, {"ms", "1e6"}, {"min", "6e10"}, {"s", "1e9"}}) {
+            if (s.endsWith(u[0])) {
+                scale = Double.parseDouble(u[1]);
+                s = s.substring(0, s.length() - u[0].length()).strip();
+                break;
+            }
+        }
+        double v;
+        try {
+            v = Double.parseDouble(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("The temporaries' threshold must be a time like 1ms, 250us or 2s, not '" + text + "'");
+        }
+        double ns = v * scale;
+        if (!(ns >= 1) || ns > Long.MAX_VALUE / 2.0) {
+            throw new IllegalArgumentException("The temporaries' threshold must be at least 1 ns, not '" + text + "'");
+        }
+        return Math.round(ns);
+    }
+
+    /** Set while the view is showing (its tab selected); it asks only then, and catches up when set. */
+    public BooleanProperty activeProperty() {
+        return active;
+    }
+
+    /** The answer shown, or null. */
+    public ReadOnlyObjectProperty<SiteAnswer> answerProperty() {
+        return answer.getReadOnlyProperty();
+    }
+
+    public BooleanProperty darkProperty() {
+        return flame.darkProperty();
+    }
+
+    public javafx.scene.control.TreeTableView<SiteRow> table() {
+        return table.view();
+    }
+
+    FlameGraph flame() {
+        return flame;
+    }
+
+    /** Boxes the flame graph draws (0 with no answer). */
+    public int flameBoxes() {
+        return flame.layoutShown() == null ? 0 : flame.layoutShown().size;
+    }
+
+    /** The flame graph's boxes whose function or file holds {@code text}. */
+    public int flameMatches(String text) {
+        return flame.matching(text).size();
+    }
+
+    /** The flame graph's selected box, -1 for none. */
+    public int flameSelected() {
+        return flame.selectedProperty().get();
+    }
+
+    /** The one-line description of flame box {@code i} (what hovering it shows). */
+    public String flameDescribe(int i) {
+        return flame.describe(i);
+    }
+
+    public ComboBox<SiteRequest.Question> questionChooser() {
+        return question;
+    }
+
+    public ComboBox<SiteRequest.Shape> shapeChooser() {
+        return shape;
+    }
+
+    public ComboBox<MemoryInfo> memoryChooser() {
+        return memory;
+    }
+
+    public TextField searchField() {
+        return search;
+    }
+
+    public TextField thresholdField() {
+        return threshold;
+    }
+
+    public Label summary() {
+        return summary;
+    }
+}

@@ -1,0 +1,197 @@
+package dev.arenascope.app.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import javafx.scene.control.TreeItem;
+import javafx.scene.control.TreeTableRow;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.arenascope.app.cli.CliRun;
+import dev.arenascope.app.ui.model.SiteSelection;
+import dev.arenascope.app.ui.sites.SiteAnswer;
+import dev.arenascope.app.ui.sites.SiteRequest;
+import dev.arenascope.app.ui.sites.SiteRow;
+import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.testsupport.Fixtures;
+
+/**
+ * The Site view, driven as a user drives it: the figures it shows are checked against what
+ * {@code arenascope sites} prints for the same question on the same file.
+ */
+class SiteViewTest extends WindowTestBase {
+    private static final long MAGMA27_PEAK = 13_927_831_556L;
+
+    @TempDir
+    Path dir;
+
+    private void openAndShowSites(Path f) {
+        fxRun(() -> window.open(f));
+        waitFor(60, "the file", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().eventCountProperty().get() > 0);
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
+    }
+
+    private void ask(SiteRequest.Question q, SiteRequest.Shape s) {
+        fxRun(() -> {
+            window.sites().questionChooser().setValue(q);
+            window.sites().shapeChooser().setValue(s);
+        });
+        waitForAnswer(q, s);
+    }
+
+    private SiteAnswer waitForAnswer(SiteRequest.Question q, SiteRequest.Shape s) {
+        waitFor(60, "the site view's answer to " + q + " / " + s, () -> {
+            SiteAnswer a = window.sites().answerProperty().get();
+            return a != null && a.request().question() == q && a.request().shape() == s && a.request().trace() == window.model().trace();
+        });
+        return fx(() -> window.sites().answerProperty().get());
+    }
+
+    private static JsonNode cli(String... args) throws Exception {
+        CliRun r = CliRun.of(args);
+        assertEquals(0, r.code(), r.err());
+        return new ObjectMapper().readTree(r.out());
+    }
+
+    /** The table's top-level lines as the user reads them: site label, bytes, share and count columns. */
+    private List<String[]> shownRows() {
+        return fx(() -> {
+            var t = window.sites().table();
+            List<String[]> out = new ArrayList<>();
+            for (TreeItem<SiteRow> it : t.getRoot().getChildren()) {
+                out.add(new String[] {it.getValue().label(), String.valueOf(t.getColumns().get(2).getCellData(it)),
+                        String.valueOf(t.getColumns().get(3).getCellData(it)), String.valueOf(t.getColumns().get(5).getCellData(it)),
+                        Long.toString(it.getValue().bytes()), Long.toString(it.getValue().count())});
+            }
+            return out;
+        });
+    }
+
+    /** Every site of the CLI's JSON answer is a line of the table, in the same order, with the same figures. */
+    private void assertSameAsCli(JsonNode j, String what) {
+        List<String[]> rows = shownRows();
+        JsonNode sites = j.get("sites");
+        assertEquals(sites.size(), rows.size(), what + ": one line per site");
+        long total = j.get("total_bytes").asLong();
+        for (int i = 0; i < sites.size(); i++) {
+            JsonNode s = sites.get(i);
+            String[] r = rows.get(i);
+            String label = s.has("label") ? s.get("label").asText() : s.get("category").asText();
+            assertEquals(label, r[0], what + " line " + i);
+            assertEquals(s.get("bytes").asLong(), Long.parseLong(r[4]), what + " bytes of " + label);
+            assertEquals(s.get("count").asLong(), Long.parseLong(r[5]), what + " count of " + label);
+            assertEquals(Bytes.format(s.get("bytes").asLong()), r[1], what + " shown bytes of " + label);
+            assertEquals(String.format("%,d", s.get("count").asLong()), r[3]);
+            assertEquals(dev.arenascope.core.device.Percent.of(s.get("bytes").asLong(), total), r[2]);
+        }
+        String summary = fx(() -> window.sites().summary().getText());
+        assertTrue(summary.contains(String.format("%,d bytes", total)) && summary.contains(String.format("%,d allocations",
+                j.get("total_count").asLong())), what + ": the total is shown: " + summary);
+    }
+
+    @Test
+    void magma27AtThePeakListsTheCliSitesAndTheTopSiteSelectsItsAllocations() throws Exception {
+        Path f = Fixtures.torch("cs336-a2-magma27.pickle");
+        openAndShowSites(f);
+        SiteAnswer a = waitForAnswer(SiteRequest.Question.PEAK, SiteRequest.Shape.SITES);
+        assertEquals(MAGMA27_PEAK, a.sites().totalBytes(), "the sites add up to the peak");
+        JsonNode j = cli("sites", f.toString(), "--at", "peak", "--format", "json");
+        assertSameAsCli(j, "at the peak");
+        String top = j.get("sites").get(0).get("label").asText();
+        assertTrue(top.startsWith("einsum (") && top.contains("functional.py:373"), top);
+        assertTrue(fx(() -> window.sites().flameBoxes() > 1), "the flame graph draws the tree");
+
+        // a click on the top line publishes its allocations
+        TreeTableRow<?> row = fx(() -> robot.from(window.sites().table()).lookup(".tree-table-row-cell").queryAll().stream()
+                .map(n -> (TreeTableRow<?>) n).filter(r -> r.getIndex() == 0 && r.getItem() != null).findFirst().orElseThrow());
+        robot.clickOn(row);
+        waitFor(20, "the top site's selection", () -> window.model().selectedSiteProperty().get() != null);
+        assertTrue(fx(() -> window.sites().flameSelected() > 0), "the flame graph marks the site's box");
+        SiteSelection sel = fx(() -> window.model().selectedSiteProperty().get());
+        assertEquals(top, sel.label());
+        assertEquals(j.get("sites").get(0).get("bytes").asLong(), sel.members().bytes());
+        assertEquals(j.get("sites").get(0).get("count").asLong(), sel.members().count());
+        long[] allocs = sel.members().allocationEvents();
+        assertEquals(sel.members().count(), allocs.length);
+        long sum = 0;
+        for (long i : allocs) {
+            Event e = fx(() -> window.model().trace().event(i));
+            assertEquals(EventKind.ALLOC, e.kind());
+            assertTrue(sel.highlights(i));
+            String innermost = fx(() -> window.model().trace().stack(e.site()).stream().filter(fr -> !fr.internal())
+                    .findFirst().orElseThrow().label());
+            assertEquals(top, innermost, "each selected allocation was made at the site");
+            sum += e.b();
+        }
+        assertEquals(sel.members().bytes(), sum);
+
+        // the same question as call trees: the trees' totals are the peak, and the first bottom-up frame is the top site's
+        ask(SiteRequest.Question.PEAK, SiteRequest.Shape.BOTTOM_UP);
+        List<String[]> up = shownRows();
+        assertTrue(up.get(0)[0].startsWith("einsum ("), up.get(0)[0]);
+        long upTotal = up.stream().mapToLong(r -> Long.parseLong(r[4])).sum();
+        assertEquals(MAGMA27_PEAK, upTotal, "bottom-up roots add up to the peak");
+        ask(SiteRequest.Question.PEAK, SiteRequest.Shape.TOP_DOWN);
+        assertEquals(MAGMA27_PEAK, shownRows().stream().mapToLong(r -> Long.parseLong(r[4])).sum());
+
+        // leaks of the snapshot, as the CLI answers them
+        ask(SiteRequest.Question.LEAKS, SiteRequest.Shape.SITES);
+        assertSameAsCli(cli("sites", f.toString(), "--leaks", "--format", "json"), "leaks");
+        ask(SiteRequest.Question.PEAK, SiteRequest.Shape.CATEGORY);
+        assertSameAsCli(cli("sites", f.toString(), "--by", "category", "--format", "json"), "by category");
+    }
+
+    @Test
+    void searchKeepsTheMatchingSites() throws Exception {
+        Path f = Fixtures.torch("cs336-a2-magma27.pickle");
+        openAndShowSites(f);
+        waitForAnswer(SiteRequest.Question.PEAK, SiteRequest.Shape.SITES);
+        int all = shownRows().size();
+        fxRun(() -> window.sites().searchField().setText("functional.py"));
+        waitFor(10, "the search filters", () -> window.sites().table().getRoot().getChildren().size() < all);
+        List<String[]> rows = shownRows();
+        assertFalse(rows.isEmpty());
+        for (TreeItem<SiteRow> it : fx(() -> List.copyOf(window.sites().table().getRoot().getChildren()))) {
+            assertTrue(it.getValue().siteFrames().stream().anyMatch(fr -> fr.file().contains("functional.py")), it.getValue().label());
+        }
+        assertTrue(fx(() -> window.sites().flameMatches("functional.py") > 0), "the flame graph finds it too");
+    }
+
+    @Test
+    void particlesPoolRunLeaksAndTemporariesMatchTheCli() throws Exception {
+        Path t = dir.resolve("particles.astrace");
+        CliRun rec = CliRun.of("record", "particles", "--device", "virtual", "--steps", "120", "--stacks", "--out", t.toString());
+        assertEquals(0, rec.code(), rec.err());
+        openAndShowSites(t);
+        waitForAnswer(SiteRequest.Question.PEAK, SiteRequest.Shape.SITES);
+        assertSameAsCli(cli("sites", t.toString(), "--format", "json"), "particles at the peak");
+        ask(SiteRequest.Question.TEMPORARIES, SiteRequest.Shape.SITES);
+        JsonNode temps = cli("sites", t.toString(), "--temporary", "--format", "json");
+        assertTrue(temps.get("total_count").asLong() > 0, "a pool run's per-step buffers are temporaries");
+        assertSameAsCli(temps, "temporaries");
+        fxRun(() -> window.sites().thresholdField().setText("50us"));
+        waitFor(30, "the new threshold's answer", () -> window.sites().answerProperty().get() != null
+                && window.sites().answerProperty().get().request().shorterThanNs() == 50_000);
+        assertSameAsCli(cli("sites", t.toString(), "--temporary", "--shorter-than", "50us", "--format", "json"), "temporaries < 50us");
+        ask(SiteRequest.Question.LEAKS, SiteRequest.Shape.SITES);
+        assertSameAsCli(cli("sites", t.toString(), "--leaks", "--format", "json"), "leaks");
+        ask(SiteRequest.Question.TEMPORARIES, SiteRequest.Shape.CATEGORY);
+        assertSameAsCli(cli("sites", t.toString(), "--temporary", "--shorter-than", "50us", "--by", "category", "--format", "json"),
+                "temporaries < 50us by category");
+        assertNotNull(fx(() -> window.sites().answerProperty().get().analysis()));
+    }
+}
