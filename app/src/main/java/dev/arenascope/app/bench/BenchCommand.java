@@ -27,6 +27,7 @@ public final class BenchCommand implements Command {
             new TraceBench(),
             new UiBenchSuite(),
             new StripesBench(),
+            new SiteViewBench(),
             new PlanBench(),
             new ReportBench(),
             new SitesBench());
