@@ -138,7 +138,11 @@ class StripesWindowTest extends WindowTestBase {
 
         // clearing the selection lists the range again
         DrawList.Lane again = fx(this::stripedLane);
-        fxRun(() -> window.model().selectedAllocationProperty().set(null));
+        fxRun(() -> {
+            // what a click off the stripes does
+            window.model().selectedAllocationProperty().set(null);
+            window.model().selectedSiteProperty().set(null);
+        });
         waitFor(20, "the range listed again", () -> window.events().table().getItems().size() > 2);
         assertNull(fx(() -> window.model().selectedAllocationProperty().get()));
         assertTrue(again.stripes().stripes() > 0);
