@@ -7,6 +7,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
-mvn -B -q -Dstyle.color=never -pl app -am test -Dtest=Screenshots -Dsurefire.failIfNoSpecifiedTests=false \
+mvn -B -q -Dstyle.color=never -pl app -am test -Dtest='Screenshots,SiteScreenshots' -Dsurefire.failIfNoSpecifiedTests=false \
     -Darenascope.screenshots="$root/docs/screenshots"
 ls -1 "$root"/docs/screenshots/*.png

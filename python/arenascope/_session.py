@@ -70,7 +70,9 @@ class Session:
         self._cap = capacity
         self._lock = threading.RLock()
         self._strings = {}
-        self._stacks = {}
+        self._stacks = {}   # call path (code objects and lines) -> site
+        self._frames = {}   # (code object, line) -> frame id
+        self._nodes = {}    # (parent node, frame id) -> stack node id
         self._threads = {}
         self._memories = {}
         self._next_memory = 0

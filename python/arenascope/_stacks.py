@@ -1,13 +1,15 @@
-"""Python call stacks of allocations.
+"""Python call stacks of allocations, as the session's allocation-site table.
 
 :func:`capture` walks up to ``depth`` frames above the allocating call (the client's own frames are
-skipped) and returns a string id of the session: the stack as text, one frame a line, innermost first,
-``function at file:line``, the form ArenaScope's PyTorch import gives stacks today. Stacks are interned
-twice: by the identities of their code objects and line numbers (a repeated call site costs one tuple
-and one dictionary lookup) and by text.
+skipped) and returns the allocation's *site*: the id of a stack node in the JSON Lines site table
+ArenaScope reads (``{"type":"frame",...}`` and ``{"type":"stack",...}`` lines, see the trace format
+guide). A frame is an interned code location (qualified function name, file, line); a stack node is a
+frame under its caller's node, so a call path shared by many allocations is written once.
 
-This is the one place that decides how a stack is written: when the trace format gains frame and
-stack-node tables (the allocation-sites work), only this module changes.
+Interning happens twice: by the identities of the code objects and line numbers of the path (a
+repeated call site costs one tuple and one dictionary lookup) and, on a new path, frame by frame and
+node by node. The frame and stack lines of a new path are queued before the path is cached, so an
+event naming a site always comes after the lines that declare it, from any thread.
 """
 
 import os
@@ -15,6 +17,7 @@ import sys
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _getframe = sys._getframe
+_INTERNAL = 1  # frame flag: not the program's own code (frozen importlib, <string>, ...)
 
 
 def _own(filename):
@@ -22,7 +25,7 @@ def _own(filename):
 
 
 def capture(session, depth, skip=2):
-    """The string id of the caller's stack (``depth`` frames at most), or -1 when there is none."""
+    """The site (stack node id) of the caller's stack (``depth`` frames at most), or -1 when there is none."""
     try:
         f = _getframe(skip)
     except ValueError:
@@ -40,12 +43,42 @@ def capture(session, depth, skip=2):
         return -1
     key = tuple(key)
     cache = session._stacks
-    sid = cache.get(key)
-    if sid is None:
-        lines = []
-        for i in range(0, len(key), 2):
-            code = key[i]
-            lines.append("%s at %s:%d" % (code.co_name, code.co_filename, key[i + 1]))
-        sid = session.intern("\n".join(lines))
-        cache[key] = sid
-    return sid
+    site = cache.get(key)
+    if site is None:
+        with session._lock:
+            site = cache.get(key)
+            if site is None:
+                site = _intern_path(session, key)
+                cache[key] = site
+    return site
+
+
+def _intern_path(session, key):
+    """Declares the frames and nodes of ``key`` (innermost first) not yet declared; returns the innermost node."""
+    from ._writer import json_line
+    frames = session._frames
+    nodes = session._nodes
+    q = session._queue
+    node = -1
+    for i in range(len(key) - 2, -1, -2):  # outermost first
+        code = key[i]
+        line = key[i + 1] or 0
+        fkey = (code, line)
+        fid = frames.get(fkey)
+        if fid is None:
+            fid = len(frames)
+            filename = code.co_filename
+            frame = {"type": "frame", "id": fid, "function": getattr(code, "co_qualname", code.co_name),
+                     "file": filename, "line": max(0, line)}
+            if filename.startswith("<"):
+                frame["flags"] = _INTERNAL
+            q.append(json_line(frame))
+            frames[fkey] = fid
+        nkey = (node, fid)
+        nid = nodes.get(nkey)
+        if nid is None:
+            nid = len(nodes)
+            q.append(json_line({"type": "stack", "id": nid, "frame": fid, "parent": node}))
+            nodes[nkey] = nid
+        node = nid
+    return node

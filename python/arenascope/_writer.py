@@ -21,10 +21,8 @@ import time
 # %-format of a tuple is the cheapest way to a line in CPython.
 EVENT_LINE = ('{"t":%d,"kind":"%s","mem":%d,"thread":%d,"flags":%d,"a":%d,"b":%d,"c":%d,'
               '"used":%d,"aux":%d,"ref":%d,"ref2":%d}\n')
-# The same with the allocation's call stack: until the trace format has frame and stack tables, the
-# stack is a string line (one frame a line, innermost first) named by the key "stack_text", which
-# today's readers skip (see _stacks.py).
-EVENT_LINE_STACK = EVENT_LINE[:-2] + ',"stack_text":%d}\n'
+# The same with the allocation's site: a stack node id of the session's site table (see _stacks.py).
+EVENT_LINE_STACK = EVENT_LINE[:-2] + ',"site":%d}\n'
 
 #: The live text protocol's version (the hello line's ``version``).
 LIVE_VERSION = 1

@@ -1,6 +1,7 @@
 """The JSONL the client writes: read by the Java reader without a problem, losses counted, a killed
 process's file readable to its last whole line."""
 
+import json
 import os
 import signal
 import subprocess
@@ -11,7 +12,7 @@ import time
 import pytest
 
 import arenascope
-from conftest import env, jsonl_lines, run_client, stats
+from conftest import env, java, jsonl_lines, run_client, stats
 from standins import ManualMemory, MemoryPool, float32, uint8
 
 
@@ -107,15 +108,27 @@ def test_stacks_name_the_allocating_line(tmp):
     out = tmp / "stacks.jsonl"
     with arenascope.session(out=str(out), adapters="none", stacks=4):
         arena = arenascope.track_arena(ManualMemory(num_bytes=4096), name="a")
-        arena.get_tensor(4, float32)  # the allocating line
+        for _ in range(3):
+            arena.get_tensor(4, float32)  # the allocating line
+    line = test_stacks_name_the_allocating_line.__code__.co_firstlineno + 5
     lines = jsonl_lines(out)
-    strings = {l["id"]: l["value"] for l in lines if l.get("type") == "string"}
-    alloc = [l for l in lines if l.get("kind") == "ALLOC"][0]
-    text = strings[alloc["stack_text"]]
-    first = text.splitlines()[0]
-    assert first.startswith("test_stacks_name_the_allocating_line at ") and first.endswith("test_session.py:%d" % (
-        test_stacks_name_the_allocating_line.__code__.co_firstlineno + 4))
-    assert stats(out)["events"] == 2
+    frames = {l["id"]: l for l in lines if l.get("type") == "frame"}
+    nodes = {l["id"]: l for l in lines if l.get("type") == "stack"}
+    allocs = [l for l in lines if l.get("kind") == "ALLOC"]
+    assert len(allocs) == 3 and len({a["site"] for a in allocs}) == 1, "one call site, one stack node"
+    inner = frames[nodes[allocs[0]["site"]]["frame"]]
+    assert inner["function"] == "test_stacks_name_the_allocating_line" and inner["file"].endswith("test_session.py")
+    assert inner["line"] == line
+    # each frame and node is declared once, before the first event naming it
+    assert len(frames) == len({(f["function"], f["file"], f["line"]) for f in frames.values()})
+    first_alloc = next(i for i, l in enumerate(lines) if l.get("kind") == "ALLOC")
+    assert all(i < first_alloc for i, l in enumerate(lines) if l.get("type") in ("frame", "stack"))
+    assert stats(out)["events"] == 4
+    # and ArenaScope's own answer names the line
+    got = json.loads(java(["sites", str(out), "--format", "json"]).stdout)
+    top = got["sites"][0]["frames"][0]
+    assert top["function"] == "test_stacks_name_the_allocating_line" and top["line"] == line, got["sites"][0]
+    assert got["source"] == "stacks"
 
 
 def test_scope_is_a_decorator_and_a_no_op_without_a_session():

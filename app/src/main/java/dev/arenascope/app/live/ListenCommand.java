@@ -46,6 +46,7 @@ public final class ListenCommand implements Command {
         return """
                 Usage: arenascope listen [--port N] [--bind ADDR] [--token T] [--out DIR] [--format EXT]
                                          [--seconds S] [--connections N]
+                                         [--idle-timeout S] [--max-per-address N]
 
                 Listens for profiled JVMs that stream their session (LiveSender.stream(session,
                 "host:port", token)). Every connection is one process, kept apart from the others.
@@ -62,9 +63,21 @@ public final class ListenCommand implements Command {
                   --format EXT      file format for --out: %s (default .astrace)
                   --seconds S       stop after S seconds
                   --connections N   stop once N connections have ended
+                  --idle-timeout S  close a connection that sends nothing for S seconds (default
+                                    %s; a Java sender reconnects and replays its metadata)
+                  --max-per-address N
+                                    connections one remote address may hold open (default %d);
+                                    more are refused at once
+
+                When the accept loop meets trouble (out of file descriptors), sheds connections
+                that never sent a hello to free descriptors, or refuses connections over the
+                per-address cap, it prints one "accept:" line saying so, once a second at most.
+                A connection's trace file is created when its first chunk arrives.
 
                 Exit codes: 0 done, 2 bad options or an address that cannot be listened on.
-                """.formatted(LiveProtocol.DEFAULT_PORT, TraceFormats.outputExtensions());
+                """.formatted(LiveProtocol.DEFAULT_PORT, TraceFormats.outputExtensions(),
+                dev.arenascope.core.device.Durations.format(LiveReceiver.Options.DEFAULT_IDLE_TIMEOUT_MS * 1_000_000L),
+                LiveReceiver.Options.DEFAULT_MAX_PER_ADDRESS);
     }
 
     @Override
@@ -77,6 +90,8 @@ public final class ListenCommand implements Command {
         String format = a.string("format", ".astrace");
         double seconds = a.doubleValue("seconds", Double.POSITIVE_INFINITY);
         long stopAfter = a.longValue("connections", Long.MAX_VALUE);
+        double idle = a.doubleValue("idle-timeout", LiveReceiver.Options.DEFAULT_IDLE_TIMEOUT_MS / 1000.0);
+        int perAddress = a.intValue("max-per-address", LiveReceiver.Options.DEFAULT_MAX_PER_ADDRESS);
         a.finish();
         if (!a.positionals().isEmpty()) {
             throw new UsageException(name() + ": unexpected argument '" + a.positionals().get(0) + "'");
@@ -89,6 +104,12 @@ public final class ListenCommand implements Command {
         }
         if (stopAfter < 1) {
             throw new UsageException(name() + ": --connections must be at least 1, got " + stopAfter);
+        }
+        if (!(idle >= 0.001 && idle <= Integer.MAX_VALUE / 1000.0)) {
+            throw new UsageException(name() + ": --idle-timeout must be 0.001 to " + Integer.MAX_VALUE / 1000 + " seconds, got " + idle);
+        }
+        if (perAddress < 1) {
+            throw new UsageException(name() + ": --max-per-address must be at least 1, got " + perAddress);
         }
         String ext = format.startsWith(".") ? format : "." + format;
         Path dir = outDir == null ? null : Path.of(outDir);
@@ -106,7 +127,7 @@ public final class ListenCommand implements Command {
         }
         LiveReceiver.Options options;
         try {
-            options = new LiveReceiver.Options(address, port, token);
+            options = new LiveReceiver.Options(address, port, token, perAddress, Math.round(idle * 1000));
         } catch (IllegalArgumentException e) {
             throw new UsageException(name() + ": " + e.getMessage());
         }
@@ -127,6 +148,7 @@ public final class ListenCommand implements Command {
             out.flush();
             long deadline = Double.isInfinite(seconds) ? Long.MAX_VALUE : System.nanoTime() + (long) (seconds * 1e9);
             Map<Integer, ConnectionStats.State> reported = new HashMap<>();
+            LiveReceiver.AcceptStats acceptSaid = new LiveReceiver.AcceptStats(0, 0, 0, null);
             long nextStatus = System.nanoTime() + 1_000_000_000L;
             while (true) {
                 Thread.sleep(50);
@@ -146,6 +168,12 @@ public final class ListenCommand implements Command {
                 }
                 if (status) {
                     nextStatus += 1_000_000_000L;
+                    LiveReceiver.AcceptStats now = receiver.acceptStats();
+                    String trouble = acceptLine(acceptSaid, now, perAddress);
+                    if (trouble != null) {
+                        out.println(trouble);
+                        acceptSaid = now;
+                    }
                 }
                 out.flush();
                 if (ended >= stopAfter || System.nanoTime() >= deadline) {
@@ -161,6 +189,31 @@ public final class ListenCommand implements Command {
             }
         }
         return 0;
+    }
+
+    /**
+     * One line on what the accept loop met since {@code before} (failed accepts, shed connections,
+     * refusals over the per-address cap), with the totals so far; null when nothing new happened.
+     */
+    static String acceptLine(LiveReceiver.AcceptStats before, LiveReceiver.AcceptStats now, int perAddress) {
+        List<String> parts = new java.util.ArrayList<>();
+        if (now.failures() > before.failures()) {
+            parts.add(String.format("%,d failed accept%s, backing off (%s)", now.failures() - before.failures(),
+                    now.failures() - before.failures() == 1 ? "" : "s", now.lastProblem()));
+        }
+        if (now.shed() > before.shed()) {
+            parts.add(String.format("closed %,d connection%s that sent no hello, to free file descriptors", now.shed() - before.shed(),
+                    now.shed() - before.shed() == 1 ? "" : "s"));
+        }
+        if (now.refusedPerAddress() > before.refusedPerAddress()) {
+            long n = now.refusedPerAddress() - before.refusedPerAddress();
+            parts.add(String.format("refused %,d connection%s from addresses already holding %d", n, n == 1 ? "" : "s", perAddress));
+        }
+        if (parts.isEmpty()) {
+            return null;
+        }
+        return "accept: " + String.join("; ", parts) + String.format(" (so far: %,d failed, %,d shed, %,d refused)",
+                now.failures(), now.shed(), now.refusedPerAddress());
     }
 
     /** The sink for one connection: a trace file under --out, else an in-memory store. */

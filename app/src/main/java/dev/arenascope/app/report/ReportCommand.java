@@ -51,6 +51,7 @@ public final class ReportCommand implements Command {
         return """
                 Usage: arenascope report TRACE [--baseline TRACE] [--format html|md|json] [--out FILE]
                                          [--fail-on-regression PCT] [--plan-search-ms MS]
+                                         [--stretch-baseline]
 
                 Analyses TRACE (.astrace, .jsonl or a PyTorch memory snapshot .pickle) and writes a report:
                 per memory its peak, high-water marks, footprint and fragmentation with an occupancy chart;
@@ -66,6 +67,9 @@ public final class ReportCommand implements Command {
                   --fail-on-regression PCT  exit 4 when any peak grew more than PCT percent against the
                                             baseline (needs --baseline); the report is written first
                   --plan-search-ms MS       time the search planner may take per plan arena (default 2000)
+                  --stretch-baseline        draw the baseline's occupancy stretched to this run's length
+                                            (default: aligned at the start on the same time scale, as
+                                            the window draws it)
 
                 A damaged TRACE (a recording cut off mid-write, bad lines) is reported as far as it is
                 sound; the report is written, then one line names the file and the byte offset or line
@@ -78,7 +82,7 @@ public final class ReportCommand implements Command {
 
     @Override
     public int run(List<String> raw, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args("report", raw, Set.of());
+        Args a = new Args("report", raw, Set.of("stretch-baseline"));
         if (a.positionals().isEmpty()) {
             throw new UsageException("report: missing TRACE (see arenascope report --help)");
         }
@@ -91,6 +95,7 @@ public final class ReportCommand implements Command {
         String formatArg = a.string("format", null);
         String gateArg = a.string("fail-on-regression", null);
         long searchMs = a.longValue("plan-search-ms", 2000);
+        boolean stretch = a.flag("stretch-baseline");
         a.finish();
         if (searchMs < 0) {
             throw new UsageException("report: --plan-search-ms must be >= 0, got " + searchMs);
@@ -100,6 +105,9 @@ public final class ReportCommand implements Command {
             FileArgs.output("report", "--out", outArg);
         }
         Double gate = gateArg == null ? null : percent(gateArg);
+        if (stretch && baselineArg == null) {
+            throw new UsageException("report: --stretch-baseline needs --baseline TRACE");
+        }
         if (gate != null && baselineArg == null) {
             throw new UsageException("report: --fail-on-regression needs --baseline TRACE to compare with");
         }
@@ -110,7 +118,7 @@ public final class ReportCommand implements Command {
             Path baseline = Path.of(baselineArg);
             TraceAnalysis before = analyse(baseline, searchMs, damaged);
             report = Report.compare(current, before, gate, AppInfo.tool(), trace.getFileName().toString(),
-                    baseline.getFileName().toString());
+                    baseline.getFileName().toString()).withStretchedBaseline(stretch);
         } else {
             report = Report.of(current, AppInfo.tool(), trace.getFileName().toString());
         }

@@ -73,6 +73,58 @@ class ListenCommandTest {
     }
 
     @Test
+    void saysWhatTheAcceptLoopRefusedAndClosesIdleConnections() throws Exception {
+        Output out = new Output();
+        Output err = new Output();
+        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Main.cli().run(new String[] {"listen", "--port", "0",
+                "--seconds", "4", "--idle-timeout", "0.5", "--max-per-address", "1"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        Pattern listening = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)");
+        Matcher m;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!(m = listening.matcher(out.text())).find()) {
+            assertTrue(System.nanoTime() < end, "no 'listening on' line: " + out.text() + err.text());
+            Thread.sleep(20);
+        }
+        int port = Integer.parseInt(m.group(1));
+        try (java.net.Socket first = new java.net.Socket("127.0.0.1", port)) {
+            Thread.sleep(200); // accepted: the address holds its one connection
+            try (java.net.Socket second = new java.net.Socket("127.0.0.1", port)) {
+                end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!out.text().contains("accept: refused 1 connection from addresses already holding 1")) {
+                    assertTrue(System.nanoTime() < end, "no accept line: " + out.text());
+                    Thread.sleep(20);
+                }
+            }
+        }
+        Thread.sleep(300); // the first connection's slot is free again
+        try (Session session = new Session("idle run")) {
+            LiveSender live = LiveSender.stream(session, "127.0.0.1:" + port, null);
+            int mem = session.registerMemory("scratch", MemoryKind.POOL, "virtual", 0, Map.of());
+            session.publish(EventKind.ALLOC, 0, mem, 0, 32, 32, 32, 0, -1, -1);
+            end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!out.text().contains("nothing received for 0.5 s between chunks: closed as idle")) {
+                assertTrue(System.nanoTime() < end, "the idle connection was not closed: " + out.text());
+                Thread.sleep(20);
+            }
+            session.removeSink(live);
+        }
+        assertEquals(0, code.get(30, TimeUnit.SECONDS), err.text());
+        assertTrue(out.text().contains("(so far: 0 failed, 0 shed, 1 refused)"), out.text());
+    }
+
+    @Test
+    void idleTimeoutAndPerAddressCapAreChecked() {
+        for (String[] bad : new String[][] {{"--idle-timeout", "0"}, {"--idle-timeout", "x"}, {"--max-per-address", "0"}}) {
+            Output out = new Output();
+            Output err = new Output();
+            String[] args = {"listen", "--port", "0", "--seconds", "1", bad[0], bad[1]};
+            assertEquals(2, Main.cli().run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+            assertTrue(err.text().strip().lines().count() == 1 && err.text().contains(bad[0]), err.text());
+        }
+    }
+
+    @Test
     void refusesAnOpenAddressWithoutAToken() {
         Output out = new Output();
         Output err = new Output();

@@ -191,6 +191,7 @@ class ReportCommandTest {
                 {"report", Path.of("pom.xml").toAbsolutePath().toString()},
                 {"report", MAGMA.toString(), "--colour", "red"},
                 {"report", MAGMA.toString(), BCRAFTON.toString()},
+                {"report", MAGMA.toString(), "--stretch-baseline"},
         };
         for (String[] c : cases) {
             assertEquals(2, run(c), String.join(" ", c) + " -> " + err());
@@ -208,7 +209,7 @@ class ReportCommandTest {
     @Test
     void helpNamesTheOptionsAndExitCodes() {
         assertEquals(0, run("report", "--help"));
-        for (String s : new String[] {"--baseline", "--format", "--out", "--fail-on-regression", "4"}) {
+        for (String s : new String[] {"--baseline", "--format", "--out", "--fail-on-regression", "--stretch-baseline", "4"}) {
             assertTrue(out().contains(s), s);
         }
         assertEquals(0, run("--help"));

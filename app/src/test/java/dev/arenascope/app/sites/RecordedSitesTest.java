@@ -28,9 +28,10 @@ class RecordedSitesTest {
         return out;
     }
 
-    @Test
-    void withStacksTheSitesAreTheRenderersJavaMethods() throws Exception {
-        Path t = record("stacks.jsonl", "--stacks");
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"stacks.astrace", "stacks.jsonl"})
+    void withStacksTheSitesAreTheRenderersJavaMethods(String file) throws Exception {
+        Path t = record(file, "--stacks"); // .astrace is record's default output: its stacks must survive too
         CliRun r = CliRun.of("sites", t.toString(), "--format", "json");
         assertEquals(0, r.code(), r.err());
         JsonNode j = new ObjectMapper().readTree(r.out());
@@ -66,7 +67,7 @@ class RecordedSitesTest {
 
     @Test
     void sampledStacksAreReportedAsSampled() throws Exception {
-        Path t = record("sampled.jsonl", "--stacks", "--sample-every", "4");
+        Path t = record("sampled.astrace", "--stacks", "--sample-every", "4");
         CliRun r = CliRun.of("sites", t.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("stacks sampled (one allocation in 4)"), r.out());

@@ -20,6 +20,9 @@ import dev.arenascope.testsupport.Fixtures;
 class SitesCommandTest {
     static final long MAGMA27_PEAK = 13_927_831_556L;
 
+    @org.junit.jupiter.api.io.TempDir
+    Path dir;
+
     static Path torch(String name) {
         return Fixtures.torch(name);
     }
@@ -27,6 +30,21 @@ class SitesCommandTest {
     private static JsonNode json(CliRun r) throws Exception {
         assertEquals(0, r.code(), r.err());
         return new ObjectMapper().readTree(r.out());
+    }
+
+    @Test
+    void aSnapshotConvertedToAstraceAndJsonlAnswersTheSame() throws Exception {
+        String pickle = torch("cs336-a2-magma27.pickle").toString();
+        JsonNode want = json(CliRun.of("sites", pickle, "--at", "peak", "--format", "json"));
+        for (String ext : new String[] {".astrace", ".jsonl"}) {
+            Path f = dir.resolve("magma27" + ext);
+            CliRun c = CliRun.of("convert", pickle, f.toString());
+            assertEquals(0, c.code(), c.err());
+            JsonNode got = json(CliRun.of("sites", f.toString(), "--at", "peak", "--format", "json"));
+            assertEquals(MAGMA27_PEAK, got.get("total_bytes").asLong(), ext);
+            assertEquals("stacks", got.get("source").asText(), ext + " keeps the stacks");
+            assertEquals(want.get("sites"), got.get("sites"), ext + ": the same sites, bytes and frames");
+        }
     }
 
     @Test

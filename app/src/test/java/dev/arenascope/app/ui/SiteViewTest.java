@@ -139,6 +139,39 @@ class SiteViewTest extends WindowTestBase {
         }
         assertEquals(sel.members().bytes(), sum);
 
+        // the events table lists the selection's events; the detail pane shows a row's whole stack
+        fxRun(() -> window.tabs().getSelectionModel().select(0));
+        long[] own = sel.members().eventsIn(0, fx(() -> window.model().trace().eventCount()));
+        waitFor(30, "the events of the top site", () -> window.events().table().getItems().size() == own.length);
+        assertTrue(fx(() -> window.events().siteFilterChip().isVisible() && window.events().siteFilterChip().getText().contains("einsum")));
+        for (int k = 0; k < own.length; k++) {
+            int line = k;
+            assertEquals(own[k], (long) fx(() -> window.events().table().getItems().get(line).index()));
+        }
+        fxRun(() -> window.events().table().getSelectionModel().clearAndSelect(0));
+        Event first = fx(() -> window.model().trace().event(own[0]));
+        List<String> frames = fx(() -> window.model().trace().stack(first.site()).stream().map(fr -> fr.label()).toList());
+        assertTrue(frames.size() > 3, "a deep Python stack: " + frames);
+        waitFor(10, "the detail pane", () -> window.events().detailPane().getText().contains(frames.getLast()));
+        String detail = fx(() -> window.events().detailPane().getText());
+        for (String fr : frames) {
+            assertTrue(detail.contains("    " + fr), "every frame on its own line: " + fr + "\n" + detail);
+        }
+        assertTrue(detail.contains(frames.size() + " frames"), detail);
+        // a free names the allocation it freed, with that allocation's stack
+        long freeIndex = java.util.Arrays.stream(own).filter(i -> fx(() -> window.model().trace().event(i).kind()) == EventKind.FREE)
+                .findFirst().orElse(-1);
+        assertTrue(freeIndex >= 0, "the top site's blocks are freed later in the snapshot");
+        {
+            int freeRow = java.util.Arrays.binarySearch(own, freeIndex);
+            fxRun(() -> window.events().table().getSelectionModel().clearAndSelect(freeRow));
+            waitFor(10, "the free's detail", () -> window.events().detailPane().getText().contains("frees the allocation of #"));
+            assertTrue(fx(() -> window.events().detailPane().getText()).contains("allocated at ("), "its allocation's stack");
+        }
+        fxRun(() -> window.events().siteFilterChip().fire());
+        waitFor(30, "every event again", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
+
         // the same question as call trees: the trees' totals are the peak, and the first bottom-up frame is the top site's
         ask(SiteRequest.Question.PEAK, SiteRequest.Shape.BOTTOM_UP);
         List<String[]> up = shownRows();
@@ -153,6 +186,73 @@ class SiteViewTest extends WindowTestBase {
         assertSameAsCli(cli("sites", f.toString(), "--leaks", "--format", "json"), "leaks");
         ask(SiteRequest.Question.PEAK, SiteRequest.Shape.CATEGORY);
         assertSameAsCli(cli("sites", f.toString(), "--by", "category", "--format", "json"), "by category");
+    }
+
+    /** The rows of the HTML report's table {@code id}: each row's cells as text, a cell's second line left out. */
+    private static List<List<String>> htmlTable(String html, String id) {
+        int at = html.indexOf("<section id=\"" + id + "\">");
+        assertTrue(at >= 0, "the report has the table " + id);
+        String sec = html.substring(at, html.indexOf("</section>", at));
+        List<List<String>> rows = new ArrayList<>();
+        var tr = java.util.regex.Pattern.compile("<tr>(.*?)</tr>").matcher(sec.substring(sec.indexOf("<tbody>")));
+        while (tr.find()) {
+            List<String> cells = new ArrayList<>();
+            var td = java.util.regex.Pattern.compile("<td[^>]*>(.*?)</td>").matcher(tr.group(1));
+            while (td.find()) {
+                cells.add(unescape(td.group(1).replaceAll("<span class=\"sub\">.*?</span>", "")));
+            }
+            rows.add(cells);
+        }
+        return rows;
+    }
+
+    private static String unescape(String s) {
+        return s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&");
+    }
+
+    @Test
+    void theHtmlReportsSiteTablesAreTheWindowsAnswerAtThePeak() throws Exception {
+        Path f = Fixtures.torch("cs336-a2-magma27.pickle");
+        openAndShowSites(f);
+        SiteAnswer a = waitForAnswer(SiteRequest.Question.PEAK, SiteRequest.Shape.SITES);
+        Path out = dir.resolve("magma27.html");
+        CliRun r = CliRun.of("report", f.toString(), "--format", "html", "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        String html = java.nio.file.Files.readString(out);
+        List<List<String>> table = htmlTable(html, "sites-cuda_0");
+        List<String[]> shown = shownRows();
+        assertEquals(16, table.size(), "the top 15 sites and one row for the others");
+        long rest = 0;
+        for (int i = 0; i < shown.size(); i++) {
+            if (i < 15) {
+                List<String> row = table.get(i);
+                assertEquals(List.of(shown.get(i)[0], shown.get(i)[1], shown.get(i)[2], shown.get(i)[3]), row,
+                        "report line " + i + " is the window's line (site, bytes, share, allocations)");
+            } else {
+                rest += Long.parseLong(shown.get(i)[4]);
+            }
+        }
+        List<String> others = table.get(15);
+        assertEquals("(" + (shown.size() - 15) + " other sites)", others.get(0));
+        assertEquals(Bytes.format(rest), others.get(1), "the others' row holds the rest of the window's sites");
+        String total = a.sites().question();
+        assertTrue(html.contains(escaped(Character.toUpperCase(total.charAt(0)) + total.substring(1) + ": "
+                + Bytes.format(a.sites().totalBytes()) + " in " + String.format("%,d", a.sites().totalCount()) + " allocations")),
+                "the report states the window's question and total: " + total);
+
+        ask(SiteRequest.Question.PEAK, SiteRequest.Shape.CATEGORY);
+        List<List<String>> cats = htmlTable(html, "categories-cuda_0");
+        List<String[]> shownCats = shownRows();
+        assertEquals(shownCats.size(), cats.size());
+        for (int i = 0; i < cats.size(); i++) {
+            assertEquals(List.of(shownCats.get(i)[0], shownCats.get(i)[1], shownCats.get(i)[2], shownCats.get(i)[3]), cats.get(i),
+                    "category line " + i);
+        }
+    }
+
+    /** The text as the report's HTML writes it (its escaping of {@code <}, {@code >}, {@code &}, quotes). */
+    private static String escaped(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;").replace("'", "&#39;");
     }
 
     @Test

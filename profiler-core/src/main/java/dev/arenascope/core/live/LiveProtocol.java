@@ -43,8 +43,13 @@ public final class LiveProtocol {
     public static final int HELLO_MAGIC = 0x564C5341;
     /** "ASLA" little-endian. */
     public static final int ACK_MAGIC = 0x414C5341;
-    /** 2 since chunks carry event layout 2 ({@code ChunkCodec.VERSION}); a version 1 sender is refused. */
-    public static final int VERSION = 2;
+    /**
+     * The version a sender speaks; it equals the event layout of its chunks ({@code ChunkCodec.VERSION}):
+     * 3 since chunks may carry allocation sites (frames, stack nodes, per-event site and category).
+     */
+    public static final int VERSION = 3;
+    /** The oldest version a receiver accepts (its chunks are decoded in that layout); version 1 is refused. */
+    public static final int OLDEST_VERSION = 2;
     /** The port {@code arenascope listen} and the window listen on unless told otherwise. */
     public static final int DEFAULT_PORT = 7766;
     public static final int MAX_HELLO_BYTES = 1 << 20;
@@ -79,7 +84,7 @@ public final class LiveProtocol {
         byte[] b = readEnvelope(in, HELLO_MAGIC, "hello", source);
         ByteReader r = new ByteReader(b, 0, b.length, source, 8);
         int version = r.count(Integer.MAX_VALUE, "protocol version");
-        if (version != VERSION) {
+        if (version < OLDEST_VERSION || version > VERSION) {
             return new Hello(version, "", 0, 0, 0, null);
         }
         String token = r.string();

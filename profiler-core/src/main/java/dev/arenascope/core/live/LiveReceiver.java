@@ -293,7 +293,7 @@ public final class LiveReceiver implements AutoCloseable {
 
         void run() {
             EventSink sink = null;
-            try (socket; ChunkCodec codec = new ChunkCodec()) {
+            try (socket) {
                 socket.setTcpNoDelay(true);
                 socket.setKeepAlive(true); // a peer whose machine vanished is noticed eventually
                 socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
@@ -314,9 +314,9 @@ public final class LiveReceiver implements AutoCloseable {
                     reject(out, LiveProtocol.BAD_HELLO, "bad hello: " + e.getMessage());
                     return;
                 }
-                if (hello.version() != LiveProtocol.VERSION) {
+                if (hello.version() < LiveProtocol.OLDEST_VERSION || hello.version() > LiveProtocol.VERSION) {
                     reject(out, LiveProtocol.BAD_VERSION, "unsupported live protocol version " + hello.version()
-                            + " (this receiver speaks " + LiveProtocol.VERSION + ")");
+                            + " (this receiver speaks " + LiveProtocol.OLDEST_VERSION + " to " + LiveProtocol.VERSION + ")");
                     return;
                 }
                 if (options.token() != null && !options.token().isEmpty() && !LiveProtocol.tokenMatches(options.token(), hello.token())) {
@@ -332,7 +332,9 @@ public final class LiveReceiver implements AutoCloseable {
                 socket.setSoTimeout((int) options.idleTimeoutMs());
                 state = ConnectionStats.State.STREAMING;
                 sink.onSession(hello.session());
-                stream(codec, sink, out);
+                try (ChunkCodec codec = new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, hello.version())) {
+                    stream(codec, sink, out); // the sender's version is the event layout of its chunks
+                }
             } catch (java.net.SocketTimeoutException e) {
                 end(ConnectionStats.State.DISCONNECTED, source + ": nothing received for " + options.idleTimeoutMs() / 1000.0
                         + " s: closed as idle");

@@ -243,6 +243,16 @@ public final class LiveSender implements EventSink, AutoCloseable {
         addMeta(new MetaRecord.Thread(id, name));
     }
 
+    @Override
+    public void onFrame(dev.arenascope.core.trace.StackFrame frame) {
+        addMeta(new MetaRecord.Frame(frame));
+    }
+
+    @Override
+    public void onStack(dev.arenascope.core.trace.StackNode node) {
+        addMeta(new MetaRecord.Stack(node));
+    }
+
     private void addMeta(MetaRecord r) {
         synchronized (meta) {
             meta.add(r);

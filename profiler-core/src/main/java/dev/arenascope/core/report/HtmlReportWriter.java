@@ -219,9 +219,9 @@ public final class HtmlReportWriter {
             if (m.capacityBytes() > 0) {
                 sb.append(" · capacity ").append(Html.esc(Bytes.format(m.capacityBytes())));
             }
-            sb.append("</div>\n").append(OccupancyChart.svg(m, base, drawn.size() == 1 ? OccupancyChart.WIDE : OccupancyChart.WIDTH))
+            sb.append("</div>\n").append(OccupancyChart.svg(m, base, drawn.size() == 1 ? OccupancyChart.WIDE : OccupancyChart.WIDTH, r.stretchBaseline()))
                     .append("\n<div class=\"legend\">");
-            for (OccupancyChart.Legend l : OccupancyChart.legend(m, base != null)) {
+            for (OccupancyChart.Legend l : OccupancyChart.legend(m, base != null, r.stretchBaseline())) {
                 sb.append("<span><i class=\"").append(l.swatch()).append("\"></i>").append(Html.esc(l.text())).append("</span>");
             }
             sb.append("</div>\n</div>\n");

@@ -9,7 +9,9 @@ import dev.arenascope.core.trace.MemoryKind;
  * Draws one memory's occupancy over the session as an inline SVG: an arena's forward end from the
  * bottom and its backward end from the top (the two pointers approaching), a pool's reserved and
  * in-use bytes, a plan arena's live bytes against its height; the peak marked, and optionally a
- * baseline's in-use line stretched over the same width. Pure markup, no script. Stateless.
+ * baseline's in-use line: aligned at the start on this run's time scale (the window's rule: a longer
+ * baseline is cut at this run's end, a shorter one ends early), or stretched over the same width when
+ * asked. Pure markup, no script. Stateless.
  */
 final class OccupancyChart {
     /** viewBox width of a chart in a two-column grid. */
@@ -30,6 +32,11 @@ final class OccupancyChart {
 
     /** The legend entries the chart of {@code m} uses. */
     static java.util.List<Legend> legend(MemoryAnalysis m, boolean withBaseline) {
+        return legend(m, withBaseline, false);
+    }
+
+    /** The legend entries, saying how the baseline is drawn. */
+    static java.util.List<Legend> legend(MemoryAnalysis m, boolean withBaseline, boolean stretched) {
         java.util.List<Legend> l = new java.util.ArrayList<>();
         switch (m.kind()) {
             case ARENA -> {
@@ -44,7 +51,7 @@ final class OccupancyChart {
         }
         l.add(new Legend("sw-peak", "peak in use"));
         if (withBaseline) {
-            l.add(new Legend("sw-base", "baseline in use (stretched to this run's length)"));
+            l.add(new Legend("sw-base", stretched ? "baseline in use (stretched to this run's length)" : "baseline in use (aligned at the start)"));
         }
         return l;
     }
@@ -60,6 +67,11 @@ final class OccupancyChart {
 
     /** The SVG markup for {@code m}, {@code width} viewBox units wide (the height stays {@link #HEIGHT}). */
     static String svg(MemoryAnalysis m, MemoryAnalysis baseline, int width) {
+        return svg(m, baseline, width, false);
+    }
+
+    /** As {@link #svg(MemoryAnalysis, MemoryAnalysis, int)}, the baseline stretched to this run's length when asked. */
+    static String svg(MemoryAnalysis m, MemoryAnalysis baseline, int width, boolean stretchBaseline) {
         final int PW = width - LEFT - RIGHT;
         MemoryAnalysis.Occupancy o = m.occupancy();
         int n = o.buckets();
@@ -115,7 +127,9 @@ final class OccupancyChart {
             sb.append(area(o.usedMax(), yMax, false, "a-plan", PW));
         }
         if (baseline != null) {
-            sb.append(line(baseline.occupancy().usedMax(), yMax, "l-base", PW));
+            MemoryAnalysis.Occupancy bo = baseline.occupancy();
+            double widthShare = stretchBaseline ? 1.0 : (double) Math.max(1, bo.toNs() - bo.fromNs() + 1) / span;
+            sb.append(line(bo.usedMax(), yMax, "l-base", PW, widthShare));
         }
         // capacity or height line
         if (capacityOnScale) {
@@ -179,14 +193,21 @@ final class OccupancyChart {
         return "<path class=\"" + cls + "\" d=\"" + d + "\"/>";
     }
 
-    /** A step line over the plot, stretched to its width. */
-    private static String line(long[] v, long yMax, String cls, int PW) {
+    /**
+     * A step line over {@code widthShare} of the plot's width from its left edge (1: the whole width),
+     * cut at the right edge.
+     */
+    private static String line(long[] v, long yMax, String cls, int PW, double widthShare) {
         int n = v.length;
         StringBuilder d = new StringBuilder(n * 16);
         double prev = Double.NaN;
+        double end = LEFT + Math.min(1.0, widthShare) * PW;
         for (int i = 0; i < n; i++) {
             double yy = y(Math.min(v[i], yMax), yMax);
-            double x0 = LEFT + (double) i / n * PW;
+            double x0 = LEFT + (double) i / n * PW * widthShare;
+            if (x0 >= LEFT + PW) {
+                break;
+            }
             if (i == 0) {
                 d.append('M').append(f(x0)).append(',').append(f(yy));
                 prev = yy;
@@ -196,7 +217,7 @@ final class OccupancyChart {
                 prev = yy;
             }
         }
-        d.append('L').append(LEFT + PW).append(',').append(f(prev));
+        d.append('L').append(f(end)).append(',').append(f(prev));
         return "<path class=\"" + cls + "\" d=\"" + d + "\"/>";
     }
 

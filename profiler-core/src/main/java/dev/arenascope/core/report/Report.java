@@ -17,7 +17,7 @@ import dev.arenascope.core.analysis.TraceDiff;
  * @param baselineSource where the baseline came from, or empty
  */
 public record Report(TraceAnalysis trace, TraceDiff diff, Double gatePct, String generator, String source,
-                     String baselineSource) {
+                     String baselineSource, boolean stretchBaseline) {
 
     /** Scopes listed in the HTML and Markdown tables (JSON lists every scope). */
     public static final int TOP_SCOPES = 20;
@@ -39,13 +39,21 @@ public record Report(TraceAnalysis trace, TraceDiff diff, Double gatePct, String
 
     /** A report of one trace with no baseline. */
     public static Report of(TraceAnalysis trace, String generator, String source) {
-        return new Report(trace, null, null, generator, source, "");
+        return new Report(trace, null, null, generator, source, "", false);
     }
 
     /** A report of {@code trace} against {@code baseline}, gated at {@code gatePct} (null for no gate). */
     public static Report compare(TraceAnalysis trace, TraceAnalysis baseline, Double gatePct, String generator,
                                  String source, String baselineSource) {
-        return new Report(trace, TraceDiff.of(trace, baseline), gatePct, generator, source, baselineSource);
+        return new Report(trace, TraceDiff.of(trace, baseline), gatePct, generator, source, baselineSource, false);
+    }
+
+    /**
+     * This report with the baseline's occupancy drawn stretched to this run's length ({@code true}) or,
+     * the default and the window's rule, aligned at the start on the same time scale.
+     */
+    public Report withStretchedBaseline(boolean stretch) {
+        return new Report(trace, diff, gatePct, generator, source, baselineSource, stretch);
     }
 
     /** Whether a baseline is attached. */

@@ -7,6 +7,7 @@ import dev.arenascope.core.analysis.MemorySites;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.device.Percent;
 import dev.arenascope.core.trace.StackFrame;
 
 /**
@@ -63,17 +64,21 @@ final class SiteTables {
         return sb.toString();
     }
 
+    /**
+     * The sites at the peak: the first {@link #TOP_SITES} rows of the answer the window's Sites view and
+     * {@code arenascope sites --at peak} give, the rest folded into one {@code (N other sites)} row so the
+     * table adds up to the peak; the note states the question and its total as they do.
+     */
     private static ReportTable bySite(Report r, MemorySites ms) {
         SiteBreakdown sb = ms.bySite();
         List<List<ReportTable.Cell>> rows = new ArrayList<>();
-        for (SiteBreakdown.Row row : sb.rows().subList(0, Math.min(TOP_SITES, sb.rows().size()))) {
+        for (SiteBreakdown.Row row : sb.top(TOP_SITES).rows()) {
             rows.add(List.of(new ReportTable.Cell(row.label(), callers(row.frames()), null, true),
                     ReportTable.Cell.of(Bytes.format(row.bytes())),
-                    ReportTable.Cell.of(Units.percent(sb.totalBytes() == 0 ? Double.NaN : (double) row.bytes() / sb.totalBytes())),
+                    ReportTable.Cell.of(Percent.of(row.bytes(), sb.totalBytes())),
                     ReportTable.Cell.of(Units.count(row.count()))));
         }
-        String note = "Live at the peak of " + ms.memory() + " (" + Units.exactBytes(ms.peakBytes()) + " at "
-                + Units.duration(ms.peakAtNs() - r.trace().session().firstEventNs()) + "), by the call stack that allocated it, "
+        String note = question(sb) + ", by the call stack that allocated it, "
                 + "innermost frame first; runtime-internal frames hidden. The sites add up to the peak."
                 + (sb.sampling() == null ? "" : " Stacks were sampled (" + sb.sampling() + "): unsampled allocations count under (no site).");
         return new ReportTable(anchor("sites", ms.memory()), "At the peak, by site: " + ms.memory(), note,
@@ -81,16 +86,23 @@ final class SiteTables {
                 Math.max(0, sb.rows().size() - TOP_SITES));
     }
 
+    /** {@code Live at the peak (… B at … s): 13.0 GiB in 504 allocations}: the question and total as the window and the CLI print them. */
+    static String question(SiteBreakdown sb) {
+        String q = sb.question();
+        return (q.isEmpty() ? q : Character.toUpperCase(q.charAt(0)) + q.substring(1)) + ": " + Bytes.format(sb.totalBytes())
+                + " in " + Units.count(sb.totalCount()) + " allocations";
+    }
+
     private static ReportTable byCategory(MemorySites ms) {
         SiteBreakdown sb = ms.byCategory();
         List<List<ReportTable.Cell>> rows = new ArrayList<>();
         for (SiteBreakdown.Row row : sb.rows()) {
             rows.add(List.of(new ReportTable.Cell(row.label(), null, null, true), ReportTable.Cell.of(Bytes.format(row.bytes())),
-                    ReportTable.Cell.of(Units.percent(sb.totalBytes() == 0 ? Double.NaN : (double) row.bytes() / sb.totalBytes())),
+                    ReportTable.Cell.of(Percent.of(row.bytes(), sb.totalBytes())),
                     ReportTable.Cell.of(Units.count(row.count()))));
         }
         return new ReportTable(anchor("categories", ms.memory()), "At the peak, by category: " + ms.memory(),
-                "The allocation's own category, else an arena's innermost scope or a plan tensor's role; (none) without one.",
+                question(sb) + ". The allocation's own category, else an arena's innermost scope or a plan tensor's role; (none) without one.",
                 List.of("category", "bytes", "share", "allocations"), List.of(false, true, true, true), rows, 0);
     }
 

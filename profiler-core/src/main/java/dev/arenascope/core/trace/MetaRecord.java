@@ -40,4 +40,20 @@ public sealed interface MetaRecord {
             sink.onLoss(count);
         }
     }
+
+    /** An allocation-site frame ({@link EventSink#onFrame}); chunks of event layout 3 and later. */
+    record Frame(StackFrame frame) implements MetaRecord {
+        @Override
+        public void deliverTo(EventSink sink) {
+            sink.onFrame(frame);
+        }
+    }
+
+    /** An allocation-site stack node ({@link EventSink#onStack}); chunks of event layout 3 and later. */
+    record Stack(StackNode node) implements MetaRecord {
+        @Override
+        public void deliverTo(EventSink sink) {
+            sink.onStack(node);
+        }
+    }
 }

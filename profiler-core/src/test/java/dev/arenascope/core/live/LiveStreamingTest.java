@@ -133,6 +133,47 @@ class LiveStreamingTest {
     }
 
     @Test
+    void allocationSitesTravelTheWire() throws Exception {
+        java.util.concurrent.ConcurrentHashMap<Integer, dev.arenascope.core.trace.store.EventStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
+        try (LiveReceiver receiver = LiveReceiver.start(LiveReceiver.Options.loopback(0), peer -> {
+            var s = new dev.arenascope.core.trace.store.EventStore("live");
+            stores.put(peer.connection(), s);
+            return s;
+        })) {
+            var src = dev.arenascope.core.trace.SitedTrace.store(7, 40_000);
+            LiveSender sender = new LiveSender(LiveSender.Options.of("127.0.0.1", receiver.port(), null));
+            src.replayTo(sender); // ends with onClose: the sender drains and says goodbye
+            assertEquals(src.eventCount(), sender.stats().deliveredEvents());
+            await("closed", () -> !receiver.stats().isEmpty() && receiver.stats().getFirst().state().ended());
+            var got = stores.values().iterator().next();
+            assertEquals(src.eventCount(), got.eventCount());
+            assertEquals(src.frameCount(), got.frameCount());
+            assertEquals(src.stackNodeCount(), got.stackNodeCount());
+            for (long i = 0; i < src.eventCount(); i++) {
+                assertEquals(src.event(i), got.event(i), "event " + i);
+            }
+            assertEquals(src.stack(src.event(1).site()), got.stack(got.event(1).site()));
+        }
+    }
+
+    @Test
+    void aVersionTwoSenderIsStillAccepted() throws Exception {
+        try (LiveReceiver receiver = LiveReceiver.start(LiveReceiver.Options.loopback(0), collect())) {
+            SessionInfo info = new SessionInfo("old", "test", 0, List.of(), Map.of());
+            try (Socket sock = new Socket(InetAddress.getLoopbackAddress(), receiver.port())) {
+                sock.getOutputStream().write(LiveProtocol.encodeHello(new LiveProtocol.Hello(2, "", 9, 1, 1, info)));
+                assertEquals(LiveProtocol.ACCEPTED, LiveProtocol.readAck(sock.getInputStream(), "test").status());
+            }
+            try (Socket sock = new Socket(InetAddress.getLoopbackAddress(), receiver.port())) {
+                sock.getOutputStream().write(LiveProtocol.encodeHello(new LiveProtocol.Hello(1, "", 9, 1, 1, info)));
+                LiveProtocol.Ack ack = LiveProtocol.readAck(sock.getInputStream(), "test");
+                assertEquals(LiveProtocol.BAD_VERSION, ack.status());
+                assertTrue(ack.message().contains("speaks 2 to 3"), ack.message());
+            }
+        }
+    }
+
+    @Test
     void aConnectionCutMidChunkKeepsEveryCompleteChunk() throws Exception {
         try (LiveReceiver receiver = LiveReceiver.start(LiveReceiver.Options.loopback(0), collect());
              ChunkCodec codec = new ChunkCodec()) {

@@ -89,6 +89,35 @@ class ReportWritersTest {
         assertTrue(html.contains(Units.exactBytes(small.memory("frame-arena").peakUsedBytes())));
     }
 
+    /** The right end of the first baseline line of {@code html}, against its chart's plot right edge: {x, edge}. */
+    private static double[] baselineEnd(String html) {
+        int at = html.indexOf("class=\"l-base\" d=\"");
+        assertTrue(at > 0, "a baseline line");
+        int svg = html.lastIndexOf("<svg class=\"chart\" viewBox=\"0 0 ", at);
+        String[] box = html.substring(svg + "<svg class=\"chart\" viewBox=\"0 0 ".length()).split("[ \"]", 2);
+        String d = html.substring(at + "class=\"l-base\" d=\"".length(), html.indexOf('"', at + "class=\"l-base\" d=\"".length()));
+        String last = d.substring(d.lastIndexOf('L') + 1);
+        return new double[] {Double.parseDouble(last.split(",")[0]), Double.parseDouble(box[0]) - 14};
+    }
+
+    @Test
+    void theBaselineIsAlignedAtTheStartUnlessStretched() throws IOException {
+        long spanLarge = large.memory("frame-arena").occupancy().toNs() - large.memory("frame-arena").occupancy().fromNs();
+        long spanSmall = small.memory("frame-arena").occupancy().toNs() - small.memory("frame-arena").occupancy().fromNs();
+        assertTrue(spanLarge != spanSmall, "the two runs differ in length");
+        // the run whose baseline is the shorter one: aligned, the baseline's line ends before the plot does
+        Report r = spanSmall < spanLarge ? Report.compare(large, small, null, "t", "large", "small")
+                : Report.compare(small, large, null, "t", "small", "large");
+        String aligned = render(r, ReportFormat.HTML, "aligned");
+        double[] e = baselineEnd(aligned);
+        assertTrue(e[0] < e[1] - 1, "aligned at the start, a shorter baseline ends early: " + e[0] + " of " + e[1]);
+        assertTrue(aligned.contains("baseline in use (aligned at the start)"));
+        String stretched = render(r.withStretchedBaseline(true), ReportFormat.HTML, "stretched");
+        double[] s2 = baselineEnd(stretched);
+        assertEquals(s2[1], s2[0], 0.05, "stretched, it spans the plot");
+        assertTrue(stretched.contains("baseline in use (stretched to this run"), "the legend says so");
+    }
+
     @Test
     void baselineComparisonShowsTheExpectedDeltas() throws IOException {
         Report r = Report.compare(large, small, 5.0, "arenascope test", "large.astrace", "small.astrace");

@@ -14,10 +14,13 @@ import javafx.collections.FXCollections;
 import javafx.collections.ListChangeListener;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
+import javafx.scene.control.Button;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.TableColumn;
+import javafx.scene.control.SplitPane;
 import javafx.scene.control.TableView;
+import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.BorderPane;
@@ -32,6 +35,7 @@ import org.controlsfx.control.CheckComboBox;
 import dev.arenascope.app.ui.Styles;
 import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
@@ -44,7 +48,10 @@ import dev.arenascope.core.trace.TraceView;
 /**
  * The events of the selected range (or of the visible range when nothing is selected), in a
  * virtualized table with filters by kind, memory, scope and size, and a search. Selecting a row moves
- * the session's cursor to that event; moving the cursor elsewhere selects the event at it.
+ * the session's cursor to that event; moving the cursor elsewhere selects the event at it. The detail
+ * pane beside the table shows the selected event whole, its call stack included ({@link EventDetail}),
+ * as text to select and copy. While the site view has a selection
+ * ({@link SessionModel#selectedSiteProperty()}) the table lists only its allocations' events.
  */
 public final class EventsView extends BorderPane {
     /** The min-size field's placeholder, shown whole. */
@@ -61,6 +68,9 @@ public final class EventsView extends BorderPane {
     private final TextField minSize = new TextField();
     private final TextField search = new TextField();
     private final Label summary = new Label();
+    private final Button siteFilter = new Button();
+    private final TextArea detail = new TextArea();
+    private long detailSerial;
     private final ReadOnlyObjectWrapper<TimeRange> shownRange = new ReadOnlyObjectWrapper<>(this, "shownRange");
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "");
     private final PauseTransition debounce = new PauseTransition(Duration.millis(120));
@@ -162,12 +172,24 @@ public final class EventsView extends BorderPane {
         search.setPromptText("Search (kind, memory, tensor, scope…)");
         HBox.setHgrow(search, Priority.ALWAYS);
         summary.setId("events-summary");
+        siteFilter.setId("events-site-filter");
+        siteFilter.setVisible(false);
+        siteFilter.setManaged(false);
+        siteFilter.setTooltip(new Tooltip("Only the events of the allocations selected in the Sites view; click to list every event again"));
+        siteFilter.setOnAction(e -> model.selectedSiteProperty().set(null));
         Region spacer = new Region();
-        HBox filters = new HBox(6, kinds, memory, scope, minSize, search, spacer, summary);
+        HBox filters = new HBox(6, kinds, memory, scope, minSize, search, siteFilter, spacer, summary);
         filters.setAlignment(Pos.CENTER_LEFT);
         filters.setPadding(new Insets(4, 6, 4, 6));
         setTop(filters);
-        setCenter(table);
+        detail.setId("events-detail");
+        detail.setEditable(false);
+        detail.setWrapText(false);
+        detail.setPromptText("Select an event to see all of it here, its call stack included");
+        detail.setStyle("-fx-font-family: monospace;");
+        SplitPane center = new SplitPane(table, detail);
+        center.setDividerPositions(0.66);
+        setCenter(center);
     }
 
     private static TableColumn<EventRow, String> column(String title, double width, Function<EventRow, String> f) {
@@ -213,6 +235,13 @@ public final class EventsView extends BorderPane {
         scope.valueProperty().addListener((o, a, b) -> scheduleReload());
         minSize.textProperty().addListener((o, a, b) -> scheduleReload());
         search.textProperty().addListener((o, a, b) -> scheduleReload());
+        model.selectedSiteProperty().addListener((o, a, b) -> {
+            siteFilter.setText(b == null ? "" : "Site: " + shorten(b.label()) + "  ✕");
+            siteFilter.setVisible(b != null);
+            siteFilter.setManaged(b != null);
+            scheduleReload();
+        });
+        table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> showDetail(b));
         table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
             if (b != null && !syncing) {
                 syncing = true;
@@ -304,12 +333,13 @@ public final class EventsView extends BorderPane {
         }
         TimeRange r = model.selectionProperty().get() != null ? model.selectionProperty().get() : model.viewRangeProperty().get();
         EventFilter f = filter();
+        SiteSelection site = model.selectedSiteProperty().get();
         RowOrder order = requestedOrder();
         listedOrder = order;
         long serial = ++reloadSerial;
         summary.setText("listing…");
         running = model.tasks().submit(BackgroundTask.of(order == null ? "Filtering events" : "Sorting events", p -> {
-            EventIndexList listed = listRows(t, r, f, p);
+            EventIndexList listed = listRows(t, r, f, site, p);
             return order == null || listed.size() > MAX_SORT_ROWS ? listed : listed.sortedBy(order.key(), order.descending(), p::checkCancelled);
         }).onSuccess(list -> {
             if (serial != reloadSerial) {
@@ -317,9 +347,10 @@ public final class EventsView extends BorderPane {
             }
             showRows(list);
             shownRange.set(r);
-            summary.setText(order != null && !list.sorted()
+            summary.setText((order != null && !list.sorted()
                     ? String.format("%,d events: too many to sort (at most %,d) — select a shorter range or filter", list.size(), MAX_SORT_ROWS)
-                    : String.format("%,d events in %s", list.size(), TimeRange.formatDuration(r.duration())));
+                    : String.format("%,d events in %s", list.size(), TimeRange.formatDuration(r.duration())))
+                    + (site == null ? "" : " of " + shorten(site.label())));
             status.set(summary.getText());
             long c = model.cursorProperty().get();
             if (c >= 0 && r.contains(c)) {
@@ -351,9 +382,19 @@ public final class EventsView extends BorderPane {
     }
 
     /** The events of {@code r} that pass {@code f}, in trace order (runs on a worker thread). */
-    private static EventIndexList listRows(TraceView t, TimeRange r, EventFilter f, BackgroundTask.Progress p) {
+    private static EventIndexList listRows(TraceView t, TimeRange r, EventFilter f, SiteSelection site, BackgroundTask.Progress p) {
         long from = t.firstIndexAtOrAfter(r.fromNs());
         long to = t.firstIndexAtOrAfter(r.toNs());
+        if (site != null) { // the site view's allocations: their events in the range, then the other filters
+            long[] own = site.members().eventsIn(from, to);
+            int n = 0;
+            for (long i : own) {
+                if (f.isAll() || f.test(t, t.event(i))) {
+                    own[n++] = i;
+                }
+            }
+            return EventIndexList.of(t, own, n);
+        }
         if (f.isAll()) {
             return EventIndexList.range(t, from, to);
         }
@@ -399,6 +440,36 @@ public final class EventsView extends BorderPane {
         table.getSelectionModel().clearAndSelect(row);
         table.scrollTo(Math.max(0, row - 3));
         syncing = false;
+    }
+
+    private static String shorten(String label) {
+        return label.length() <= 48 ? label : label.substring(0, 47) + "…";
+    }
+
+    /** Fills the detail pane with the whole of {@code row}'s event (a free's allocation is looked up off the FX thread). */
+    private void showDetail(EventRow row) {
+        long my = ++detailSerial;
+        TraceView t = model.trace();
+        if (row == null || t == null) {
+            detail.clear();
+            return;
+        }
+        long index = row.index();
+        model.tasks().submit(BackgroundTask.of("Event detail", p -> EventDetail.of(t, index)).onSuccess(text -> {
+            if (my == detailSerial) {
+                detail.setText(text);
+            }
+        }));
+    }
+
+    /** The detail pane: the selected event whole, its stack included (selectable, copyable text). */
+    public TextArea detailPane() {
+        return detail;
+    }
+
+    /** The chip that says the table lists one site's allocations (hidden otherwise); a click clears it. */
+    public Button siteFilterChip() {
+        return siteFilter;
     }
 
     public TableView<EventRow> table() {

@@ -205,7 +205,7 @@ final class FlameGraph extends Region {
         FlameLayout l = layout;
         var n = l.node[i];
         StackFrame f = n.frame();
-        String what = f == null ? "all sites" : f.label();
+        String what = i == l.unsited ? "(no site): allocations without a recorded stack" : f == null ? "all sites" : f.label();
         String s = what + " — " + Bytes.format(n.totalBytes()) + " (" + Percent.of(n.totalBytes(), l.total) + "), "
                 + String.format(Locale.ROOT, "%,d", n.count()) + " allocations";
         if (n.selfBytes() > 0 && f != null) {
@@ -294,7 +294,7 @@ final class FlameGraph extends Region {
         }
         StackFrame f = l.node[i].frame();
         if (f == null) {
-            return dark ? Color.web("#5a6470") : Color.web("#c8cfd8");
+            return i == l.unsited ? (dark ? Color.web("#3d444d") : Color.web("#e3e7ec")) : dark ? Color.web("#5a6470") : Color.web("#c8cfd8");
         }
         int hsh = (f.file().isEmpty() ? f.function() : f.file()).hashCode();
         double hue = 8 + Math.floorMod(hsh * 0x9E3779B1, 48); // warm: red to yellow, as flame graphs are

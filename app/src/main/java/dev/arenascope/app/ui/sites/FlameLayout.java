@@ -24,6 +24,8 @@ final class FlameLayout {
     /** Baseline bytes at the same location path (compare mode), else null. */
     final long[] baselineBytes;
     final int size;
+    /** The box of the allocations without a stack (the root's own bytes, under it at depth 1), -1 when there are none. */
+    final int unsited;
     final int maxDepth;
     final long total;
 
@@ -63,6 +65,29 @@ final class FlameLayout {
                 b[k] = x;
             }
         }
+        if (root.selfBytes() > 0) { // allocations without a stack: a box of their own after the root's children
+            int k = nodes.size();
+            if (k == par.length) {
+                cap *= 2;
+                par = Arrays.copyOf(par, cap);
+                dep = Arrays.copyOf(dep, cap);
+                a = Arrays.copyOf(a, cap);
+                b = Arrays.copyOf(b, cap);
+            }
+            double x = 0;
+            for (SiteTree.Node c : root.children()) {
+                x += c.totalBytes() / (double) rootTotal;
+            }
+            nodes.add(new SiteTree.Node(null, root.selfBytes(), root.selfBytes(), root.count() - childCount(root), List.of()));
+            par[k] = 0;
+            dep[k] = 1;
+            deepest = Math.max(deepest, 1);
+            a[k] = x;
+            b[k] = x + root.selfBytes() / (double) rootTotal;
+            unsited = k;
+        } else {
+            unsited = -1;
+        }
         size = nodes.size();
         node = nodes.toArray(new SiteTree.Node[0]);
         parent = Arrays.copyOf(par, size);
@@ -86,9 +111,20 @@ final class FlameLayout {
         return new FlameLayout(tree, baseline);
     }
 
+    private static long childCount(SiteTree.Node n) {
+        long c = 0;
+        for (SiteTree.Node k : n.children()) {
+            c += k.count();
+        }
+        return c;
+    }
+
     /** The frames from the root's child down to box {@code i} (empty for the root): {@link SiteTree#matcher}'s path. */
     List<StackFrame> path(int i) {
         List<StackFrame> p = new ArrayList<>();
+        if (i == unsited) {
+            return p;
+        }
         for (int k = i; k > 0; k = parent[k]) {
             p.addFirst(node[k].frame());
         }
@@ -122,6 +158,6 @@ final class FlameLayout {
     /** What box {@code i} shows. */
     String label(int i) {
         StackFrame f = node[i].frame();
-        return f == null ? "all" : f.function();
+        return i == unsited ? "(no site)" : f == null ? "all" : f.function();
     }
 }

@@ -2,6 +2,9 @@ package dev.arenascope.app.ui.sites;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
@@ -17,7 +20,8 @@ import dev.arenascope.core.trace.TraceView;
  * once (about 0.3 s per million allocations); it is kept for the few most recent (trace, memory,
  * internal frames, event count) combinations, so asking another question, changing the shape or
  * moving the cursor costs one pass over the allocation columns. A live trace that grew is analysed
- * anew.
+ * anew. The view builds the default memory's analysis ahead, once a file's digest is done, so the
+ * first question after a click finds it ready.
  *
  * <p>Thread-safe: {@link #answer} runs on worker threads, concurrently if need be.
  */
@@ -30,7 +34,7 @@ public final class SiteAnswers {
         }
     }
 
-    private record Entry(Key key, SiteAnalysis analysis) {}
+    private record Entry(Key key, FutureTask<SiteAnalysis> build) {}
 
     private final List<Entry> cache = new ArrayList<>();
 
@@ -74,31 +78,66 @@ public final class SiteAnswers {
         };
     }
 
-    /** The analysis of {@code memory} in {@code trace}, built once per trace size and kept. */
+    /**
+     * The analysis of {@code memory} in {@code trace}, built once per trace size and kept. A caller that
+     * asks while another thread builds the same analysis waits for that build instead of making a second.
+     *
+     * @throws IllegalArgumentException when the memory is not in the trace
+     * @throws CancellationException when the waiting thread is interrupted
+     */
     public SiteAnalysis analysis(TraceView trace, int memory, boolean internal) {
         Key k = new Key(trace, memory, internal, trace.eventCount());
-        synchronized (cache) {
-            for (Entry e : cache) {
-                if (e.key.same(k)) {
-                    cache.remove(e);
-                    cache.addFirst(e);
-                    return e.analysis;
-                }
-            }
-        }
         MemoryInfo m = memory >= 0 && memory < trace.memories().size() ? trace.memories().get(memory) : null;
         if (m == null) {
             throw new IllegalArgumentException("memory " + memory + " is not in the trace (it has " + trace.memories().size() + ")");
         }
-        SiteAnalysis sa = SiteAnalysis.of(trace, m, internal);
+        Entry e = null;
+        boolean mine = false;
         synchronized (cache) {
-            cache.removeIf(e -> e.key.trace == trace && e.key.memory == memory && e.key.internal == internal);
-            cache.addFirst(new Entry(k, sa));
+            for (Entry c : cache) {
+                if (c.key.same(k)) {
+                    e = c;
+                    break;
+                }
+            }
+            if (e != null) {
+                cache.remove(e);
+            } else {
+                e = new Entry(k, new FutureTask<>(() -> SiteAnalysis.of(trace, m, internal)));
+                mine = true;
+                cache.removeIf(c -> c.key.trace == trace && c.key.memory == memory && c.key.internal == internal);
+            }
+            cache.addFirst(e);
             while (cache.size() > KEEP) {
                 cache.removeLast();
             }
         }
-        return sa;
+        if (mine) {
+            e.build.run();
+        }
+        try {
+            return e.build.get();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted while the site analysis was built");
+        } catch (ExecutionException ex) {
+            Entry failed = e;
+            synchronized (cache) {
+                cache.remove(failed);
+            }
+            if (ex.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException("the site analysis failed: " + ex.getCause(), ex.getCause());
+        }
+    }
+
+    /** Whether the analysis of {@code memory} in {@code trace} (at its current size) is built and kept. */
+    public boolean ready(TraceView trace, int memory, boolean internal) {
+        Key k = new Key(trace, memory, internal, trace.eventCount());
+        synchronized (cache) {
+            return cache.stream().anyMatch(c -> c.key.same(k) && c.build.isDone());
+        }
     }
 
     /** The memory {@code arenascope sites} picks without {@code --memory}: the largest peak, the first of equals. */

@@ -37,6 +37,7 @@ final class SiteTable {
     private final TreeTableView<SiteRow> table = new TreeTableView<>();
     private final TreeTableColumn<SiteRow, String> baselineColumn;
     private final TreeTableColumn<SiteRow, String> changeColumn;
+    private final TreeTableColumn<SiteRow, String> selfColumn;
     private long total;
 
     SiteTable() {
@@ -58,12 +59,26 @@ final class SiteTable {
                 }
             }
         });
+        selfColumn = column("Self", 90, r -> r.kind() == SiteRow.Kind.NODE ? Bytes.format(r.self()) : "");
+        TreeTableColumn<SiteRow, String> file = column("File", 260, SiteRow::location);
+        file.setCellFactory(c -> new TreeTableCell<>() {
+            {
+                setTextOverrun(javafx.scene.control.OverrunStyle.LEADING_ELLIPSIS); // the file's name matters more than its folder
+            }
+
+            @Override
+            protected void updateItem(String item, boolean empty) {
+                super.updateItem(item, empty);
+                setText(empty ? null : item);
+                setTooltip(empty || item == null || item.isEmpty() ? null : new javafx.scene.control.Tooltip(item));
+            }
+        });
         List<TreeTableColumn<SiteRow, String>> cols = List.of(
                 column("Site", 300, r -> r.kind() == SiteRow.Kind.CALLER ? "← " + r.name() : r.name()),
-                column("File", 260, SiteRow::location),
+                file,
                 column("Bytes", 90, r -> r.bytes() < 0 ? "" : Bytes.format(r.bytes())),
                 column("%", 60, r -> r.bytes() < 0 ? "" : Percent.of(r.bytes(), total)),
-                column("Self", 90, r -> r.kind() == SiteRow.Kind.NODE ? Bytes.format(r.self()) : ""),
+                selfColumn,
                 column("Allocations", 90, r -> r.count() < 0 ? "" : String.format(Locale.ROOT, "%,d", r.count())),
                 baselineColumn, changeColumn);
         table.getColumns().setAll(cols);
@@ -95,6 +110,7 @@ final class SiteTable {
         total = a.sites().totalBytes();
         boolean comparing = a.comparing();
         baselineColumn.setVisible(comparing);
+        selfColumn.setVisible(a.request().shape() == SiteRequest.Shape.TOP_DOWN || a.request().shape() == SiteRequest.Shape.BOTTOM_UP);
         changeColumn.setVisible(comparing);
         BaselineMatch base = comparing ? new BaselineMatch(a.baseline(), a.baselineTree()) : null;
         TreeItem<SiteRow> root = new TreeItem<>();

@@ -78,6 +78,8 @@ public final class SiteView extends BorderPane {
     private boolean dirty = true;
     private boolean syncing;
     private SiteRow wanted; // the line to select again when a new answer arrives
+    private boolean prebuild = true;
+    private TraceView prebuilt;
 
     public SiteView(SessionModel model) {
         this.model = model;
@@ -161,6 +163,7 @@ public final class SiteView extends BorderPane {
                 request();
             }
         });
+        model.digestProperty().addListener((o, a, b) -> prebuild());
         model.baselineProperty().addListener((o, a, b) -> request());
         model.baselinePairingProperty().addListener((o, a, b) -> request());
         memory.valueProperty().addListener((o, a, b) -> {
@@ -212,6 +215,43 @@ public final class SiteView extends BorderPane {
             memory.setValue(keep);
         }
         syncing = false;
+    }
+
+    /**
+     * Once a file's digest is done, builds the default memory's site analysis in the background (once per
+     * trace), so the first click on the view answers from it; left out when the index would take more
+     * than a quarter of the free heap (about 40 bytes per event).
+     */
+    private void prebuild() {
+        TraceView t = model.trace();
+        MemoryInfo m = memory.getValue();
+        if (!prebuild || t == null || m == null || t == prebuilt || model.digestProperty().get().events() != t.eventCount()) {
+            return;
+        }
+        prebuilt = t;
+        Runtime rt = Runtime.getRuntime();
+        long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+        if (t.eventCount() * 40L > free / 4) {
+            return;
+        }
+        boolean inner = internal.isSelected();
+        int id = m.id();
+        model.tasks().submit(BackgroundTask.of("Indexing allocation sites", p -> {
+            answers.analysis(t, id, inner);
+            return null;
+        }));
+    }
+
+    /** Whether the view builds the site analysis ahead when a file is shown (the default); the bench turns it off to time a cold click. */
+    public void setPrebuild(boolean on) {
+        prebuild = on;
+    }
+
+    /** Whether the analysis for the shown memory is built (ahead of, or for, a question). */
+    public boolean analysisReady() {
+        TraceView t = model.trace();
+        MemoryInfo m = memory.getValue();
+        return t != null && m != null && answers.ready(t, m.id(), internal.isSelected());
     }
 
     /** Asks again soon (coalescing bursts of changes); only while the view is shown. */
@@ -355,6 +395,10 @@ public final class SiteView extends BorderPane {
         List<StackFrame> path = switch (row.kind()) {
             case NODE -> row.path();
             case SITE, CALLER -> {
+                if (row.siteFrames().isEmpty()) {
+                    flame.select(l.unsited);
+                    yield null;
+                }
                 SiteRequest.Shape sh = answer.get() == null ? SiteRequest.Shape.SITES : answer.get().request().shape();
                 List<StackFrame> p = new ArrayList<>(row.siteFrames());
                 if (sh != SiteRequest.Shape.BOTTOM_UP) {
@@ -388,7 +432,9 @@ public final class SiteView extends BorderPane {
         }
         SiteRequest.Shape sh = a.request().shape();
         TreeItem<SiteRow> item = null;
-        if (sh == SiteRequest.Shape.CATEGORY) {
+        if (i == l.unsited) {
+            item = table.find(r -> r.kind() == SiteRow.Kind.SITE && r.siteFrames().isEmpty());
+        } else if (sh == SiteRequest.Shape.CATEGORY) {
             String name = i == 0 ? null : l.node[i].frame().function();
             item = name == null ? null : table.find(r -> r.kind() == SiteRow.Kind.CATEGORY && r.label().equals(name));
         } else if (sh != SiteRequest.Shape.SITES) {

@@ -82,6 +82,15 @@ public final class ChunkCodec implements AutoCloseable {
         encoder.begin();
     }
 
+    /**
+     * Whether encoded events carry their sites and categories (default yes). A store that keeps them
+     * beside its blocks turns it off, so its blocks do not hold them twice.
+     */
+    public ChunkCodec writeSites(boolean on) {
+        encoder.writeSites(on);
+        return this;
+    }
+
     /** The event layout this codec decodes by default. */
     public int version() {
         return layout.version();

@@ -33,7 +33,11 @@ final class EventDecoder {
 
     private final Predictor predictor = new Predictor();
     // per slice: the identity columns (up to 3) and ref, ref2, before they are checked to fit an int
-    private final long[][] scratch = {new long[SLICE], new long[SLICE], new long[SLICE], new long[SLICE], new long[SLICE]};
+    private final long[][] scratch = {new long[SLICE], new long[SLICE], new long[SLICE], new long[SLICE], new long[SLICE],
+            new long[SLICE], new long[SLICE]};
+    // the block's sites and categories (layouts with site columns), set on the batch after its events
+    private int[] siteOf = new int[0];
+    private int[] categoryOf = new int[0];
     // the shape table of the block being decoded (layouts with one)
     private int[] shapePacked = new int[64];
     private int[] shapeThread = new int[64];
@@ -54,6 +58,16 @@ final class EventDecoder {
             readShapes(r, n);
         }
         int columns = layout.columns();
+        boolean sites = false;
+        if (layout.hasOptionalSites()) {
+            long at = r.sourceOffset();
+            int present = r.count(layout.trailingColumns(), "site column count");
+            if (present != 0 && present != layout.trailingColumns()) {
+                throw new TraceFormatException(r.source(), at, "site column count " + present + " (0 or " + layout.trailingColumns() + ")");
+            }
+            sites = present != 0;
+            columns -= layout.trailingColumns() - present;
+        }
         int[] colStart = new int[columns + 1];
         long total = 0;
         for (int k = 0; k < columns; k++) {
@@ -95,7 +109,14 @@ final class EventDecoder {
         int[] r2 = col.ref2();
         long[] v5 = scratch[3];
         long[] v6 = scratch[4];
+        long[] vSite = scratch[5];
+        long[] vCat = scratch[6];
         int ka = layout.valueColumn(0);
+        int ks = ka + 7;
+        if (sites && siteOf.length < n) {
+            siteOf = new int[Math.max(n, Math.min(ChunkCodec.MAX_EVENTS, 2 * siteOf.length))];
+            categoryOf = new int[siteOf.length];
+        }
         int[] pos = colStart.clone();
         long t = 0;
         for (int first = 0; first < n; first += SLICE) {
@@ -108,6 +129,21 @@ final class EventDecoder {
             readColumn(buf, pos, colStart, ka + 4, vx, o0, m, first, src, base);
             readColumn(buf, pos, colStart, ka + 5, v5, 0, m, first, src, base);
             readColumn(buf, pos, colStart, ka + 6, v6, 0, m, first, src, base);
+            if (sites) {
+                readColumn(buf, pos, colStart, ks, vSite, 0, m, first, src, base);
+                readColumn(buf, pos, colStart, ks + 1, vCat, 0, m, first, src, base);
+                for (int i = 0; i < m; i++) {
+                    long st = unzz(vSite[i]);
+                    long ct = unzz(vCat[i]);
+                    if (st < -1 || st != (int) st || ct < -1 || ct != (int) ct) {
+                        boolean bad = st < -1 || st != (int) st;
+                        throw valueError(buf, colStart, bad ? ks : ks + 1, first + i, src, base,
+                                "event " + (first + i) + ": " + (bad ? "site " + st : "category " + ct) + " out of range");
+                    }
+                    siteOf[first + i] = (int) st;
+                    categoryOf[first + i] = (int) ct;
+                }
+            }
             int maxSlot = identities(layout, buf, pos, colStart, pk, th, o0, m, first, src, base);
             predictor.slot(maxSlot);
             long[] pA = predictor.prevA;
@@ -145,6 +181,13 @@ final class EventDecoder {
         }
         ColumnReader.checkEnds(pos, colStart, columns, n, src, base);
         out.extendTo(o + n);
+        if (sites) {
+            for (int i = 0; i < n; i++) {
+                if (siteOf[i] != -1 || categoryOf[i] != -1) {
+                    out.setSite(o + i, siteOf[i], categoryOf[i]);
+                }
+            }
+        }
     }
 
     /** Reads a shape table: varint count, then per shape varint kind+flags, zigzag memory id, zigzag thread. */
@@ -184,7 +227,7 @@ final class EventDecoder {
                            int o0, int m, int first, String src, long base) throws TraceFormatException {
         return switch (layout) {
             case V1 -> identitiesV1(buf, pos, colStart, pk, th, o0, m, first, src, base);
-            case V2 -> identitiesByShape(buf, pos, colStart, pk, th, o0, m, first, src, base);
+            case V2, V3 -> identitiesByShape(buf, pos, colStart, pk, th, o0, m, first, src, base);
         };
     }
 

@@ -19,13 +19,17 @@ import dev.arenascope.core.trace.EventBatch;
  * distinct (kind+flags, memory, thread) keys. Not thread-safe: one encoder per thread.
  */
 final class EventEncoder {
-    private static final int COLUMNS = EventLayout.V2.columns();
+    private static final int COLUMNS = EventLayout.CURRENT.columns();
+    /** Columns every chunk has: time, shape, the seven values; the two site columns follow when present. */
+    private static final int BASE_COLUMNS = COLUMNS - EventLayout.CURRENT.trailingColumns();
 
     private final Predictor predictor = new Predictor();
     // the open chunk: its columns so far, and what the next events are predicted from
     private final byte[][] openCols = new byte[COLUMNS][];
     private final int[] openLen = new int[COLUMNS];
     private int openEvents;
+    private boolean openSites;
+    private boolean sitesWritten = true;
     private long openPrevTime;
     private long openFirstTime;
     private long openLastTime;
@@ -45,9 +49,18 @@ final class EventEncoder {
         clearShapes();
         Arrays.fill(openLen, 0);
         openEvents = 0;
+        openSites = false;
         openPrevTime = 0;
         openFirstTime = 0;
         openLastTime = 0;
+    }
+
+    /**
+     * Whether events' sites and categories are written (default: yes). A store that keeps them beside
+     * its blocks turns this off, and its blocks then carry no site columns.
+     */
+    void writeSites(boolean on) {
+        sitesWritten = on;
     }
 
     int openEvents() {
@@ -89,11 +102,15 @@ final class EventEncoder {
         }
         openLastTime = last;
         predictor.slot(maxSlot);
+        if (!openSites && sitesWritten && batch.hasSites()) {
+            startSiteColumns();
+        }
         long[] pA = predictor.prevA;
         long[] pU = predictor.prevUsed;
         long[] pX = predictor.prevAux;
         long[] vb = col.b();
-        for (int k = 0; k < COLUMNS; k++) {
+        int columns = openSites ? COLUMNS : BASE_COLUMNS;
+        for (int k = 0; k < columns; k++) {
             // every value takes at most 10 bytes, and the branch-free writer stores 8 at a time
             byte[] buf = openCols[k];
             int p = openLen[k];
@@ -114,7 +131,9 @@ final class EventEncoder {
                 case 5 -> predictedUsed(buf, p, col.used(), vb, pk, pU, from, to);
                 case 6 -> perMemoryDeltas(buf, p, col.aux(), pk, pX, from, to);
                 case 7 -> plain(buf, p, col.ref(), from, to);
-                default -> plain(buf, p, col.ref2(), from, to);
+                case 8 -> plain(buf, p, col.ref2(), from, to);
+                case 9 -> sites(buf, p, batch, from, to);
+                default -> categories(buf, p, batch, from, to);
             };
         }
         openPrevTime = ta[to - 1];
@@ -132,15 +151,34 @@ final class EventEncoder {
             out.svarint((packed >>> 16) - 1);
             out.svarint((int) key);
         }
-        for (int k = 0; k < COLUMNS; k++) {
+        int columns = openSites ? COLUMNS : BASE_COLUMNS;
+        out.varint(columns - BASE_COLUMNS);
+        for (int k = 0; k < columns; k++) {
             out.varint(openLen[k]);
         }
-        for (int k = 0; k < COLUMNS; k++) {
+        for (int k = 0; k < columns; k++) {
             if (openLen[k] > 0) {
                 out.bytes(openCols[k], 0, openLen[k]);
             }
         }
         begin();
+    }
+
+    /**
+     * Adds the site and category columns to the open chunk when its first event with a site arrives:
+     * the events before it carry none (-1, one byte each).
+     */
+    private void startSiteColumns() {
+        for (int k = BASE_COLUMNS; k < COLUMNS; k++) {
+            byte[] buf = openCols[k];
+            long need = (long) openEvents + 16;
+            if (buf == null || need > buf.length) {
+                buf = openCols[k] = new byte[(int) Math.max(need, 1 << 14)];
+            }
+            Arrays.fill(buf, 0, openEvents, (byte) 1); // zigzag(-1)
+            openLen[k] = openEvents;
+        }
+        openSites = true;
     }
 
     /** Forgets the open chunk's shapes: only the table slots they took are emptied. */
@@ -252,6 +290,28 @@ final class EventEncoder {
     private static int plain(byte[] buf, int p, int[] v, int from, int to) {
         for (int i = from; i < to; i++) {
             p = zz(buf, p, v[i]);
+        }
+        return p;
+    }
+
+    private static int sites(byte[] buf, int p, EventBatch batch, int from, int to) {
+        if (!batch.hasSites()) {
+            Arrays.fill(buf, p, p + (to - from), (byte) 1); // zigzag(-1): none
+            return p + (to - from);
+        }
+        for (int i = from; i < to; i++) {
+            p = zz(buf, p, batch.site(i));
+        }
+        return p;
+    }
+
+    private static int categories(byte[] buf, int p, EventBatch batch, int from, int to) {
+        if (!batch.hasSites()) {
+            Arrays.fill(buf, p, p + (to - from), (byte) 1);
+            return p + (to - from);
+        }
+        for (int i = from; i < to; i++) {
+            p = zz(buf, p, batch.category(i));
         }
         return p;
     }

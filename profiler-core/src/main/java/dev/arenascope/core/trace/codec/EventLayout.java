@@ -15,9 +15,14 @@ package dev.arenascope.core.trace.codec;
  *     deltas). Eleven columns; read only.</li>
  * <li>{@link #V2}: a table of the chunk's distinct (kind+flags, memory, thread) "shapes" before the
  *     column lengths, and one identity column: each event's shape index. Nine columns.</li>
+ * <li>{@link #V3}: layout 2, then a varint after the shape table saying whether the chunk carries
+ *     the two trailing <em>site</em> columns (0 or 2): each event's allocation site (stack node id)
+ *     and category (string id), zigzag, -1 for none. A chunk in which no event has a site leaves
+ *     them out and costs what a layout-2 chunk does. Frames and stack nodes travel as metadata
+ *     records (tags 5 and 6, {@link MetaCodec}) ahead of the events that name them.</li>
  * </ul>
  *
- * <p><b>Adding a layout</b> (say 3, with per-event site and category columns): add a constant here
+ * <p><b>Adding a layout</b>: add a constant here
  * with its column counts, make {@link #CURRENT} point at it if writers should use it, teach
  * {@link EventDecoder#decode} its identity step (a case in {@code identities}) and its trailing
  * columns (read after {@code ref2}, into the batch's new columns), and {@link EventEncoder} its
@@ -26,10 +31,11 @@ package dev.arenascope.core.trace.codec;
  */
 public enum EventLayout {
     V1(1, 3, 0, false),
-    V2(2, 1, 0, true);
+    V2(2, 1, 0, true),
+    V3(3, 1, 2, true);
 
     /** The layout writers produce. */
-    public static final EventLayout CURRENT = V2;
+    public static final EventLayout CURRENT = V3;
 
     private final int version;
     private final int identityColumns;
@@ -53,9 +59,14 @@ public enum EventLayout {
         return identityColumns;
     }
 
-    /** Columns after {@code ref2}. */
+    /** Columns after {@code ref2} when present (a chunk of a layout with site columns may leave them out). */
     int trailingColumns() {
         return trailingColumns;
+    }
+
+    /** Whether a chunk says after its shape table whether it carries the trailing site columns. */
+    boolean hasOptionalSites() {
+        return trailingColumns > 0;
     }
 
     /** Whether a shape table precedes the column lengths. */
@@ -63,7 +74,7 @@ public enum EventLayout {
         return shapeTable;
     }
 
-    /** All columns: time, the identity columns, the seven value columns, the trailing columns. */
+    /** All columns a chunk may have: time, the identity columns, the seven value columns, the trailing columns. */
     int columns() {
         return 1 + identityColumns + 7 + trailingColumns;
     }

@@ -15,6 +15,8 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.TraceFormatException;
 
 /**
@@ -44,6 +46,8 @@ public final class MetaCodec {
     static final int TAG_STRING = 2;
     static final int TAG_THREAD = 3;
     static final int TAG_LOSS = 4;
+    static final int TAG_FRAME = 5;
+    static final int TAG_STACK = 6;
 
     private MetaCodec() {
     }
@@ -52,6 +56,7 @@ public final class MetaCodec {
     static int firstLayout(int tag) {
         return switch (tag) {
             case TAG_MEMORY, TAG_STRING, TAG_THREAD, TAG_LOSS -> 1;
+            case TAG_FRAME, TAG_STACK -> 3;
             default -> 0;
         };
     }
@@ -76,6 +81,20 @@ public final class MetaCodec {
             case MetaRecord.Loss(long count) -> {
                 w.u8(TAG_LOSS);
                 w.varint(count);
+            }
+            case MetaRecord.Frame(StackFrame f) -> {
+                w.u8(TAG_FRAME);
+                w.varint(f.id());
+                w.string(f.function());
+                w.string(f.file());
+                w.varint(f.line());
+                w.varint(f.flags());
+            }
+            case MetaRecord.Stack(StackNode n) -> {
+                w.u8(TAG_STACK);
+                w.varint(n.id());
+                w.varint(n.frame());
+                w.svarint(n.parent());
             }
         }
     }
@@ -103,6 +122,27 @@ public final class MetaCodec {
                     throw r.error("negative loss count");
                 }
                 yield new MetaRecord.Loss(n);
+            }
+            case TAG_FRAME -> {
+                int id = r.count(Integer.MAX_VALUE - 1, "frame id");
+                String function = str(r);
+                String file = str(r);
+                int line = r.count(Integer.MAX_VALUE, "frame line");
+                int flags = r.count(0xff, "frame flags");
+                if (function == null || file == null) {
+                    throw new TraceFormatException(r.source(), at, "frame " + id + " has a null function or file");
+                }
+                yield new MetaRecord.Frame(new StackFrame(id, function, file, line, flags));
+            }
+            case TAG_STACK -> {
+                int id = r.count(Integer.MAX_VALUE - 1, "stack node id");
+                int frame = r.count(Integer.MAX_VALUE - 1, "stack node frame");
+                int parent = r.svarint32("stack node parent");
+                if (parent < -1 || parent >= id) {
+                    throw new TraceFormatException(r.source(), at, "stack node " + id + " has parent " + parent
+                            + " (a node's parent is announced before it, or is -1)");
+                }
+                yield new MetaRecord.Stack(new StackNode(id, frame, parent));
             }
             default -> throw new TraceFormatException(r.source(), at, "unknown metadata record tag " + tag);
         };

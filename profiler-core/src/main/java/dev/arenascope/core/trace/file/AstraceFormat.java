@@ -19,8 +19,11 @@ public final class AstraceFormat {
     private AstraceFormat() {}
 
     static final byte[] MAGIC = {'A', 'S', 'T', 'R', 'A', 'C', 'E', 0};
-    /** The version written: 2 (event layout 2, see {@code ChunkCodec.VERSION}); version 1 files are read too. */
-    static final int VERSION = 2;
+    /**
+     * The version written: 3 (event layout 3, see {@code ChunkCodec.VERSION}: allocation sites and
+     * categories); versions 1 and 2 are read too.
+     */
+    static final int VERSION = 3;
     /** The oldest version read. */
     static final int OLDEST_VERSION = 1;
     /** Fixed part of the header before its body. */

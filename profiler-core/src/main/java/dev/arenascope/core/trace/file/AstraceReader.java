@@ -91,6 +91,7 @@ public final class AstraceReader implements AutoCloseable {
     private final Map<Integer, MemoryInfo> memories = new HashMap<>();
     private final Map<Integer, String> strings = new HashMap<>();
     private final Map<Integer, String> threads = new HashMap<>();
+    private final dev.arenascope.core.trace.SiteTable sites = new dev.arenascope.core.trace.SiteTable();
 
     private AstraceReader(Path path, FileChannel ch) throws IOException {
         this.path = path;
@@ -275,7 +276,22 @@ public final class AstraceReader implements AutoCloseable {
             case MetaRecord.Str(int id, String v) -> strings.put(id, v);
             case MetaRecord.Thread(int id, String name) -> threads.put(id, name);
             case MetaRecord.Loss(long c) -> lost = dev.arenascope.core.trace.Saturating.add(lost, c);
+            case MetaRecord.Frame(var f) -> rememberSite(() -> sites.add(f));
+            case MetaRecord.Stack(var n) -> rememberSite(() -> sites.add(n));
         }
+    }
+
+    private void rememberSite(Runnable add) {
+        try {
+            add.run();
+        } catch (IllegalArgumentException e) {
+            problem(pos, "site table: " + e.getMessage()); // the store that loads the chunk says the same
+        }
+    }
+
+    /** The allocation-site frames and stack nodes read so far (layout 3 files; empty before). */
+    public dev.arenascope.core.trace.SiteTable sites() {
+        return sites;
     }
 
     private void problem(long offset, String what) {

@@ -256,6 +256,16 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     }
 
     @Override
+    public synchronized void onFrame(dev.arenascope.core.trace.StackFrame frame) {
+        meta.add(new MetaRecord.Frame(frame));
+    }
+
+    @Override
+    public synchronized void onStack(dev.arenascope.core.trace.StackNode node) {
+        meta.add(new MetaRecord.Stack(node));
+    }
+
+    @Override
     public synchronized void onLoss(long count) {
         lost = dev.arenascope.core.trace.Saturating.add(lost, count);
         meta.add(new MetaRecord.Loss(count));

@@ -67,7 +67,7 @@ public final class EventStore implements TraceView, EventSink {
     private static final int CACHE_SLOTS = 8;
 
     private final StoreLock lock = new StoreLock();
-    private final ChunkCodec writeCodec = new ChunkCodec();
+    private final ChunkCodec writeCodec = new ChunkCodec().writeSites(false); // sites live in the side columns
     private final ChunkCodec readCodec = new ChunkCodec();
     private final String name;
 

@@ -147,4 +147,55 @@ class ChunkCodecTest {
                     .getMessage().contains("raw length"));
         }
     }
+
+    @Test
+    void sitesAndCategoriesRoundTripAlsoWhenOnlyALaterBatchOfTheChunkHasThem() throws Exception {
+        EventBatch plain = copy(new SyntheticTrace(2).next(3000));
+        EventBatch sited = copy(new SyntheticTrace(3).next(3000));
+        for (int i = 0; i < sited.size(); i += 3) {
+            sited.setSite(i, i % 7 == 0 ? -1 : i % 50, i % 5 == 0 ? Integer.MAX_VALUE : -1);
+        }
+        List<MetaRecord> meta = List.of(
+                new MetaRecord.Frame(new dev.arenascope.core.trace.StackFrame(0, "forward", "model.py", 42, 0)),
+                new MetaRecord.Frame(new dev.arenascope.core.trace.StackFrame(1, "c10::alloc", "", 0, 1)),
+                new MetaRecord.Stack(new dev.arenascope.core.trace.StackNode(0, 0, -1)),
+                new MetaRecord.Stack(new dev.arenascope.core.trace.StackNode(1, 1, 0)));
+        try (ChunkCodec c = new ChunkCodec()) {
+            c.beginEvents();
+            c.appendEvents(plain, 0, plain.size());   // no site columns yet
+            c.appendEvents(sited, 0, sited.size());   // the columns start here, the plain events get -1
+            dev.arenascope.core.trace.ByteWriter w = new dev.arenascope.core.trace.ByteWriter(1 << 16);
+            c.finishPayload(meta, w);
+            List<MetaRecord> gotMeta = new java.util.ArrayList<>();
+            EventBatch got = new EventBatch();
+            c.decodePayload(new dev.arenascope.core.trace.ByteReader(w.array(), 0, w.size(), "p", 0), gotMeta, got);
+            assertEquals(meta, gotMeta);
+            assertEquals(plain.size() + sited.size(), got.size());
+            for (int i = 0; i < plain.size(); i++) {
+                assertEquals(plain.get(i), got.get(i), "event " + i);
+                assertEquals(-1, got.site(i));
+            }
+            for (int i = 0; i < sited.size(); i++) {
+                assertEquals(sited.get(i), got.get(plain.size() + i), "event " + (plain.size() + i));
+            }
+            // a store's codec leaves the sites out of its blocks (it keeps them beside them)
+            c.writeSites(false);
+            EventBatch stripped = new EventBatch();
+            ChunkCodec.Packed p = c.pack(List.of(), sited, 0, sited.size());
+            c.unpackEvents(p.bytes(), p.rawBytes(), stripped, "block");
+            assertTrue(!stripped.hasSites() || java.util.stream.IntStream.range(0, stripped.size()).allMatch(i -> stripped.site(i) == -1));
+            assertEquals(sited.get(3).withSite(-1, -1), stripped.get(3));
+        }
+    }
+
+    @Test
+    void aVersionTwoChunkCannotCarrySiteRecords() throws Exception {
+        try (ChunkCodec writer = new ChunkCodec(); ChunkCodec v2 = new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, 2)) {
+            EventBatch none = new EventBatch();
+            byte[] f = writer.encodeFrame(List.of(new MetaRecord.Frame(new dev.arenascope.core.trace.StackFrame(0, "f", "a.py", 1, 0))),
+                    none, 0, 0);
+            String m = assertThrows(TraceFormatException.class, () -> v2.readFrame(new ByteArrayInputStream(f), "old", 0)).getMessage();
+            assertTrue(m.contains("unknown metadata record tag 5"), m);
+        }
+    }
 }

@@ -135,11 +135,69 @@ class AstraceRoundTripTest {
         LoadedTrace got = AstraceReader.load(v1);
         assertFalse(got.report().damaged(), got.report().summary());
         TraceAssertions.assertSameTrace(want, got.store());
-        // and what this build writes of it is version 2, read back the same
-        Path v2 = dir.resolve("again.astrace");
-        got.store().replayTo(new AstraceWriter(v2));
-        assertEquals(2, Files.readAllBytes(v2)[8]);
-        TraceAssertions.assertSameTrace(want, AstraceReader.load(v2).store());
+        // and what this build writes of it is version 3, read back the same
+        Path v3 = dir.resolve("again.astrace");
+        got.store().replayTo(new AstraceWriter(v3));
+        assertEquals(3, Files.readAllBytes(v3)[8]);
+        TraceAssertions.assertSameTrace(want, AstraceReader.load(v3).store());
+    }
+
+    @Test
+    void versionTwoFilesStillLoad() throws Exception {
+        // written by the version 2 writer (shape table, nine columns, no sites) before sites came:
+        // SyntheticTrace.write(42, 3000, new AstraceWriter(file)); this build reads it event for event
+        Path v2 = dir.resolve("synthetic-v2.astrace");
+        try (var in = AstraceRoundTripTest.class.getResourceAsStream("/astrace/synthetic-v2.astrace")) {
+            Files.write(v2, in.readAllBytes());
+        }
+        assertEquals(2, Files.readAllBytes(v2)[8], "the fixture is a version 2 file");
+        EventStore want = new EventStore();
+        SyntheticTrace.write(42, 3000, want);
+        LoadedTrace got = AstraceReader.load(v2);
+        assertFalse(got.report().damaged(), got.report().summary());
+        TraceAssertions.assertSameTrace(want, got.store());
+    }
+
+    @Test
+    void allocationSitesFramesAndCategoriesSurviveTheFile() throws Exception {
+        EventStore src = dev.arenascope.core.trace.SitedTrace.store(3, 200_000); // several chunks
+        assertTrue(src.hasSites());
+        Path f = dir.resolve("sited.astrace");
+        src.replayTo(new AstraceWriter(f));
+        LoadedTrace back = AstraceReader.load(f);
+        assertFalse(back.report().damaged(), back.report().summary());
+        TraceAssertions.assertSameTrace(src, back.store()); // frames, stack nodes, every event's site and category
+        assertTrue(back.store().hasSites());
+        for (long i = 0; i < src.eventCount(); i += 13) {
+            assertEquals(src.stack(src.event(i).site()), back.store().stack(back.store().event(i).site()));
+        }
+        // chunk by chunk too (what `trace cat` and the streaming readers use): each chunk's frames and
+        // stack nodes come before the first event that names them
+        long events = 0;
+        try (AstraceReader r = AstraceReader.open(f)) {
+            for (var c = r.nextChunk(); c != null; c = r.nextChunk()) {
+                for (int i = 0; i < c.events().size(); i++, events++) {
+                    assertTrue(c.events().site(i) < r.sites().nodeCount(), "event " + events + "'s site announced before it");
+                }
+            }
+            assertEquals(src.stackNodeCount(), r.sites().nodeCount());
+        }
+        assertEquals(src.eventCount(), events);
+    }
+
+    @Test
+    void aFileWithoutSitesCostsWhatItDidBefore() throws Exception {
+        // chunks in which no event has a site leave the two site columns out: the synthetic stream
+        // written now is as small as the version 2 writer made it (within zstd's noise)
+        Path f = dir.resolve("plain.astrace");
+        Path v2 = dir.resolve("synthetic-v2.astrace");
+        try (var in = AstraceRoundTripTest.class.getResourceAsStream("/astrace/synthetic-v2.astrace")) {
+            Files.write(v2, in.readAllBytes());
+        }
+        SyntheticTrace.write(42, 3000, new AstraceWriter(f));
+        long a = Files.size(f);
+        long b = Files.size(v2);
+        assertTrue(Math.abs(a - b) <= b / 50 + 64, "version 3 without sites " + a + " bytes, version 2 " + b);
     }
 
     @Test
@@ -265,6 +323,6 @@ class AstraceRoundTripTest {
         Path v = dir.resolve("version.astrace");
         Files.write(v, version);
         e = assertThrows(TraceFormatException.class, () -> AstraceReader.load(v));
-        assertEquals(v + " at byte 8: unsupported .astrace version 9 (this build reads versions 1 to 2)", e.getMessage());
+        assertEquals(v + " at byte 8: unsupported .astrace version 9 (this build reads versions 1 to 3)", e.getMessage());
     }
 }

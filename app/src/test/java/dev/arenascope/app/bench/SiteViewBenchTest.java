@@ -1,0 +1,25 @@
+package dev.arenascope.app.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class SiteViewBenchTest {
+
+    @Test
+    void quickRunReportsEveryFigureUnderItsStableName() throws Exception {
+        SiteViewBench bench = new SiteViewBench();
+        assertEquals("ui", bench.group());
+        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof SiteViewBench), "registered");
+        Map<String, Double> f = bench.run(true);
+        assertEquals(List.of("ui.siteview_peak_ms", "ui.siteview_peak_cold_ms", "ui.siteview_peak_warm_ms", "ui.siteview_select_ms", "ui.siteview_allocations"),
+                List.copyOf(f.keySet()));
+        assertTrue(f.get("ui.siteview_peak_ms") > 0 && f.get("ui.siteview_peak_warm_ms") > 0 && f.get("ui.siteview_select_ms") > 0,
+                f.toString());
+        assertEquals(TorchBench.QUICK_ALLOCATIONS, f.get("ui.siteview_allocations"));
+    }
+}
