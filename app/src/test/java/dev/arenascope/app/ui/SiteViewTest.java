@@ -172,6 +172,21 @@ class SiteViewTest extends WindowTestBase {
         waitFor(30, "every event again", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
         fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
 
+        // a selection made elsewhere (a stripe clicked on the timeline: every allocation of a site) selects its line here
+        fxRun(() -> window.sites().table().getSelectionModel().clearSelection());
+        waitFor(10, "nothing selected", () -> window.model().selectedSiteProperty().get() == null);
+        SiteSelection fromStripe = fx(() -> {
+            var sa = dev.arenascope.core.analysis.SiteAnalysis.of(window.model().trace(), window.model().trace().memories().getFirst(), false);
+            var second = sa.liveAtPeak().rows().get(1);
+            var ms = sa.members(new dev.arenascope.core.analysis.SiteQuestion.AllocatedIn(0, sa.endNs()),
+                    dev.arenascope.core.analysis.SiteAnalysis.By.SITE, (label, fr) -> fr.equals(second.frames()));
+            return new SiteSelection(0, second.label(), "every allocation made at this site", ms);
+        });
+        fxRun(() -> window.model().selectedSiteProperty().set(fromStripe));
+        waitFor(10, "the site view follows", () -> window.sites().table().getSelectionModel().getSelectedIndex() == 1);
+        assertEquals(fromStripe, fx(() -> window.model().selectedSiteProperty().get()), "and leaves the stripe's selection as it is");
+        assertTrue(fx(() -> window.sites().flameSelected() > 0));
+
         // the same question as call trees: the trees' totals are the peak, and the first bottom-up frame is the top site's
         ask(SiteRequest.Question.PEAK, SiteRequest.Shape.BOTTOM_UP);
         List<String[]> up = shownRows();
@@ -253,6 +268,101 @@ class SiteViewTest extends WindowTestBase {
     /** The text as the report's HTML writes it (its escaping of {@code <}, {@code >}, {@code &}, quotes). */
     private static String escaped(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;").replace("'", "&#39;");
+    }
+
+    private static String key(JsonNode frames, String label) {
+        if (frames.isEmpty()) {
+            return label;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (JsonNode fr : frames) {
+            sb.append(fr.get("function").asText()).append('|').append(fr.get("file").asText()).append('|').append(fr.get("line").asInt()).append(';');
+        }
+        return sb.toString();
+    }
+
+    private static String key(SiteRow r) {
+        if (r.siteFrames().isEmpty()) {
+            return r.label();
+        }
+        StringBuilder sb = new StringBuilder();
+        for (var fr : r.siteFrames()) {
+            sb.append(fr.function()).append('|').append(fr.file()).append('|').append(fr.line()).append(';');
+        }
+        return sb.toString();
+    }
+
+    @Test
+    void theCursorTheSelectionTheTreesAndCompareModeAnswerAsTheCli() throws Exception {
+        Path f = Fixtures.torch("cs336-a2-magma27.pickle");
+        openAndShowSites(f);
+        waitForAnswer(SiteRequest.Question.PEAK, SiteRequest.Shape.SITES);
+        // live at the cursor
+        fxRun(() -> window.model().cursorProperty().set(100_000_000L));
+        ask(SiteRequest.Question.CURSOR, SiteRequest.Shape.SITES);
+        assertSameAsCli(cli("sites", f.toString(), "--at", "100ms", "--format", "json"), "live at 100 ms");
+        fxRun(() -> window.model().cursorProperty().set(180_000_000L));
+        waitFor(30, "the answer follows the cursor", () -> window.sites().answerProperty().get().question()
+                .equals(new dev.arenascope.core.analysis.SiteQuestion.LiveAt(180_000_000L)));
+        assertSameAsCli(cli("sites", f.toString(), "--at", "180ms", "--format", "json"), "live at 180 ms");
+        // allocated in the selected range (the selection is half-open, the CLI's range takes both ends)
+        fxRun(() -> window.model().selectionProperty().set(new dev.arenascope.app.ui.model.TimeRange(50_000_000L, 120_000_000L)));
+        ask(SiteRequest.Question.RANGE, SiteRequest.Shape.SITES);
+        assertSameAsCli(cli("sites", f.toString(), "--range", "50000000ns..119999999ns", "--format", "json"), "allocated in the range");
+        // the bottom-up tree's first level is the CLI's
+        ask(SiteRequest.Question.PEAK, SiteRequest.Shape.BOTTOM_UP);
+        JsonNode up = cli("sites", f.toString(), "--bottom-up", "--format", "json").get("bottom_up").get("children");
+        List<TreeItem<SiteRow>> shown = fx(() -> List.copyOf(window.sites().table().getRoot().getChildren()));
+        for (int i = 0; i < up.size(); i++) {
+            JsonNode n = up.get(i);
+            SiteRow r = shown.get(i).getValue();
+            assertEquals(n.get("function").asText(), r.frame().function(), "bottom-up node " + i);
+            assertEquals(n.get("total_bytes").asLong(), r.bytes());
+            assertEquals(n.get("self_bytes").asLong(), r.self());
+            assertEquals(n.get("count").asLong(), r.count());
+        }
+
+        // compare mode against the other snapshot: per site, the baseline's bytes and the change, as the CLI's diff says
+        Path base = Fixtures.torch("cs336-a2-bcrafton.pickle");
+        fxRun(() -> window.compareWith(base));
+        waitFor(60, "the baseline", () -> window.model().baselineProperty().get() != null);
+        ask(SiteRequest.Question.PEAK, SiteRequest.Shape.SITES);
+        waitFor(30, "the compared answer", () -> window.sites().answerProperty().get().comparing());
+        JsonNode diff = cli("sites", f.toString(), "--baseline", base.toString(), "--format", "json").get("diff");
+        java.util.Map<String, JsonNode> byKey = new java.util.HashMap<>();
+        for (JsonNode e : diff) {
+            byKey.put(key(e.get("frames"), e.get("label").asText()), e);
+        }
+        List<TreeItem<SiteRow>> rows = fx(() -> List.copyOf(window.sites().table().getRoot().getChildren()));
+        int removed = 0;
+        boolean grew = false;
+        boolean shrank = false;
+        for (TreeItem<SiteRow> it : rows) {
+            SiteRow r = it.getValue();
+            JsonNode e = byKey.get(key(r));
+            assertNotNull(e, "the CLI's diff has " + r.label());
+            assertEquals(e.get("baseline_bytes").asLong(), r.baselineBytes(), "baseline bytes of " + r.label());
+            assertEquals(e.get("delta_bytes").asLong(), r.delta(), "change of " + r.label());
+            removed += r.kind() == SiteRow.Kind.REMOVED ? 1 : 0;
+            String change = fx(() -> String.valueOf(window.sites().table().getColumns().get(7).getCellData(it)));
+            assertEquals((r.delta() > 0 ? "+" : r.delta() < 0 ? "−" : "±") + Bytes.format(Math.abs(r.delta())), change);
+            grew |= r.delta() > 0;
+            shrank |= r.delta() < 0;
+        }
+        assertEquals(diff.size(), rows.size(), "one line per site of either trace");
+        long removedInCli = 0;
+        for (JsonNode e : diff) {
+            removedInCli += e.get("status").asText().equals("removed") ? 1 : 0;
+        }
+        assertEquals(removedInCli, removed, "sites only the baseline has are listed too");
+        assertTrue(grew && shrank, "this pair has growth and shrink");
+        int firstGrowth = rows.stream().filter(it -> it.getValue().delta() > 0).findFirst().map(rows::indexOf).orElseThrow();
+        int firstShrink = rows.stream().filter(it -> it.getValue().delta() < 0).findFirst().map(rows::indexOf).orElseThrow();
+        fxRun(() -> window.sites().table().scrollTo(firstGrowth));
+        waitFor(10, "growth in red", () -> !window.sites().table().lookupAll(".site-growth").isEmpty());
+        fxRun(() -> window.sites().table().scrollTo(firstShrink));
+        waitFor(10, "shrink in green", () -> !window.sites().table().lookupAll(".site-shrink").isEmpty());
+        assertTrue(fx(() -> window.sites().flameDescribe(1)).contains("baseline"), "the flame graph's boxes carry the change");
     }
 
     @Test

@@ -79,6 +79,7 @@ public final class SiteView extends BorderPane {
     private boolean syncing;
     private SiteRow wanted; // the line to select again when a new answer arrives
     private boolean prebuild = true;
+    private SiteSelection published; // the last selection this view published (others come from the timeline)
     private TraceView prebuilt;
 
     public SiteView(SessionModel model) {
@@ -198,6 +199,92 @@ public final class SiteView extends BorderPane {
             publish(row);
         });
         flame.setOnPick(this::pickBox);
+        model.selectedSiteProperty().addListener((o, a, b) -> {
+            if (b != published) {
+                follow(b);
+            }
+        });
+    }
+
+    /**
+     * Another view (a stripe clicked on the timeline) selected {@code sel}: shows its site selected here
+     * too, without publishing anything of its own; none when the site is not part of the shown answer.
+     */
+    private void follow(SiteSelection sel) {
+        published = null;
+        SiteAnswer a = answer.get();
+        List<StackFrame> frames = sel == null || a == null ? null : framesOf(sel, a);
+        TreeItem<SiteRow> item = null;
+        if (frames != null) {
+            item = switch (a.request().shape()) {
+                case SITES -> table.find(r -> r.kind() == SiteRow.Kind.SITE && sameLocations(r.siteFrames(), frames));
+                case TOP_DOWN, BOTTOM_UP -> {
+                    List<StackFrame> own = ownFrames(a, frames);
+                    if (own == null) {
+                        yield null;
+                    }
+                    List<StackFrame> path = new ArrayList<>(own);
+                    if (a.request().shape() == SiteRequest.Shape.TOP_DOWN) {
+                        java.util.Collections.reverse(path);
+                    }
+                    yield path.isEmpty() ? null : table.findPath(path);
+                }
+                case CATEGORY -> null;
+            };
+        }
+        syncing = true;
+        if (item == null) {
+            table.view().getSelectionModel().clearSelection();
+            flame.select(-1);
+            wanted = null;
+        } else {
+            table.view().getSelectionModel().select(item);
+            table.view().scrollTo(Math.max(0, table.view().getRow(item) - 2));
+            syncFlame(item.getValue());
+            wanted = item.getValue();
+        }
+        syncing = false;
+    }
+
+    /** The site of {@code sel}'s first allocation as this answer groups it (internal frames as asked), or null. */
+    private List<StackFrame> framesOf(SiteSelection sel, SiteAnswer a) {
+        TraceView t = a.request().trace();
+        if (sel.memory() != a.request().memory() || sel.members().count() == 0 || t != model.trace()) {
+            return null;
+        }
+        long first = sel.members().allocationEvents()[0];
+        if (first < 0 || first >= t.eventCount()) {
+            return null;
+        }
+        int site = t.event(first).site();
+        List<StackFrame> all = t.stack(site);
+        if (a.request().internal()) {
+            return all;
+        }
+        List<StackFrame> kept = all.stream().filter(f -> !f.internal()).toList();
+        return kept.isEmpty() ? all : kept;
+    }
+
+    /** The answer's own frames (its interned ids) at the locations of {@code frames}, or null when no site of it has them. */
+    private static List<StackFrame> ownFrames(SiteAnswer a, List<StackFrame> frames) {
+        for (SiteBreakdown.Row r : a.sites().rows()) {
+            if (sameLocations(r.frames(), frames)) {
+                return r.frames();
+            }
+        }
+        return null;
+    }
+
+    private static boolean sameLocations(List<StackFrame> x, List<StackFrame> y) {
+        if (x.size() != y.size() || x.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < x.size(); i++) {
+            if (!x.get(i).sameLocation(y.get(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void fillMemories(TraceView t, boolean reset) {
@@ -344,9 +431,12 @@ public final class SiteView extends BorderPane {
         } else if (want != null && want.kind() == SiteRow.Kind.NODE && a.request().shape() == SiteRequest.Shape.SITES) {
             syncFlame(want);
             publish(want);
-        } else {
+        } else if (want != null) {
             wanted = null;
+            published = null;
             model.selectedSiteProperty().set(null);
+        } else if (model.selectedSiteProperty().get() != null && model.selectedSiteProperty().get() != published) {
+            follow(model.selectedSiteProperty().get()); // a stripe's selection made before this answer came
         }
     }
 
@@ -459,6 +549,7 @@ public final class SiteView extends BorderPane {
         long my = ++selectSerial;
         SiteAnswer a = answer.get();
         if (row == null || a == null || !row.selectable()) {
+            published = null;
             model.selectedSiteProperty().set(null);
             return;
         }
@@ -466,6 +557,7 @@ public final class SiteView extends BorderPane {
                 ? a.tree() : a.tree();
         SiteAnalysis.RowMatcher match = row.matcher(tree);
         if (match == null) {
+            published = null;
             model.selectedSiteProperty().set(null);
             return;
         }
@@ -475,7 +567,8 @@ public final class SiteView extends BorderPane {
                         p -> a.analysis().members(a.question(), a.request().shape().by(), match))
                 .onSuccess(ms -> {
                     if (my == selectSerial && answer.get() == a) {
-                        model.selectedSiteProperty().set(new SiteSelection(a.request().memory(), label, a.sites().question(), ms));
+                        published = new SiteSelection(a.request().memory(), label, a.sites().question(), ms);
+                        model.selectedSiteProperty().set(published);
                     }
                 }));
     }
