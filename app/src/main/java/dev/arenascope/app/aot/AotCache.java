@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /**
  * Where the JDK's ahead-of-time cache of this installation lies: {@code arenascope.aot} beside the
- * application jar, written by the build's training run ({@link AotTraining}) and passed by the launcher
- * as {@code -XX:AOTCache}. The cache only holds for the exact class path it was trained with; the JVM
+ * application jar, written by the build's training run (a {@code plan} of a small problem, see
+ * {@code app/pom.xml}) and passed by the launcher as {@code -XX:AOTCache}. The cache only holds for the exact class path it was trained with; the JVM
  * ignores one that does not match. Stateless.
  */
 public final class AotCache {
