@@ -35,7 +35,10 @@ public record SearchPlanner() implements Planner {
             deadline = Long.MAX_VALUE;
         }
         long lb = problem.lowerBound();
-        long[] best = GreedyBySizePlanner.place(problem);
+        // the first answer is greedy's; with a time limit, greedy itself stops at it (the buffers it had
+        // not placed yet are stacked above the rest), so a dense problem is still answered in time.
+        // No time at all (0) asks for greedy's answer alone, whole.
+        long[] best = GreedyBySizePlanner.place(problem, timeLimitNanos > 0 ? deadline : Long.MAX_VALUE);
         long bestHeight = Packing.heightOf(problem, best);
         boolean timedOut = false;
         long bound = lb;

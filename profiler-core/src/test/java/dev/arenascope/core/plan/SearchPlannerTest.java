@@ -127,4 +127,25 @@ class SearchPlannerTest {
             assertFalse(below.timedOut(), "proving " + (opt - 1) + " impossible should finish");
         }
     }
+
+    @Test
+    void greedyThatOutlivesTheLimitStacksTheRestAndStillAnswers() {
+        // a dense problem: every buffer overlaps hundreds of others, so greedy's gap search is slow
+        Random r = new Random(5);
+        List<PlanBuffer> bs = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            long lo = r.nextInt(20_000);
+            bs.add(new PlanBuffer("b" + i, lo, lo + 1 + r.nextInt(2000), 64L * (1 + r.nextInt(4096))));
+        }
+        PlanProblem p = new PlanProblem(bs, 64);
+        // a limit of one nanosecond is spent before greedy starts: its first 256 buffers are placed, the
+        // rest stacked above them, and the answer is valid and marked as cut short
+        Packing cut = new SearchPlanner().plan(p, Long.MAX_VALUE, 1);
+        OverlapCheck.assertValid(cut);
+        assertTrue(cut.timedOut());
+        Packing whole = new GreedyBySizePlanner().plan(p, Long.MAX_VALUE, 0);
+        assertTrue(cut.height() >= whole.height(), "stacking can only be higher than greedy's own answer");
+        // no time at all asks for greedy's whole answer
+        assertEquals(whole.height(), new SearchPlanner().plan(p, Long.MAX_VALUE, 0).height());
+    }
 }
