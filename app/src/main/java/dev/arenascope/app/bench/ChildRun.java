@@ -28,6 +28,11 @@ record ChildRun(double wallS, double rssMb, double cpuS, int exit, String stdout
 
     /** Runs {@code dev.arenascope.app.Main} with {@code jvmOptions} and {@code args}; waits for it. */
     static ChildRun cli(List<String> jvmOptions, String... args) throws IOException, InterruptedException {
+        return main(jvmOptions, "dev.arenascope.app.Main", args);
+    }
+
+    /** Runs the class {@code mainClass} of this class path with {@code jvmOptions} and {@code args}; waits for it. */
+    static ChildRun main(List<String> jvmOptions, String mainClass, String... args) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> cmd = new ArrayList<>();
         boolean timed = Files.isExecutable(TIME);
@@ -40,7 +45,7 @@ record ChildRun(double wallS, double rssMb, double cpuS, int exit, String stdout
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add("dev.arenascope.app.Main");
+        cmd.add(mainClass);
         cmd.addAll(List.of(args));
         Path err = Files.createTempFile("arenascope-bench-", ".err");
         try {

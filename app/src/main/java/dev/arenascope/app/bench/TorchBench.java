@@ -29,6 +29,14 @@ import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
  *       {@code torch.import_peak_rss_mb} the child's peak resident MiB and {@code torch.import_cpu_s}
  *       its CPU seconds (both from {@code /usr/bin/time -v}; left out where it is missing). The peak
  *       that stats prints must equal the generator's, or the bench fails.</li>
+ *   <li>{@code ui.torch_open_s}: the same file opened in the window ({@link WindowOpenProbe}, headless
+ *       through Monocle when there is no display) in a fresh JVM under {@code -Xmx2g}, what an 8 GB
+ *       laptop gives a JVM by default: seconds from File → Open to the timeline's first frame of every
+ *       event, median of rounds; the lane's peak must equal the generator's.</li>
+ *   <li>With {@code ARENASCOPE_TORCH_BIG_MB=N} (e.g. 2000), also a snapshot of about N MB, generated
+ *       likewise: {@code stats} and the window under {@code -Xmx4g} (a 16 GB laptop's default), once
+ *       each: {@code torch.big_mb}, {@code torch.big_stats_s}, {@code torch.big_peak_rss_mb} and
+ *       {@code ui.torch_big_open_s}. Off by default: it writes N MB to the temporary directory.</li>
  * </ul>
  */
 final class TorchBench implements BenchSuite {
@@ -36,6 +44,8 @@ final class TorchBench implements BenchSuite {
     static final long SEED = 16;
     static final int ALLOCATIONS = 1_000_000;
     static final int QUICK_ALLOCATIONS = 20_000;
+    /** Bytes of pickle per generated allocation, near enough to size a snapshot from a wanted size. */
+    private static final double BYTES_PER_ALLOCATION = 455.5;
 
     @Override
     public String group() {
@@ -84,9 +94,59 @@ final class TorchBench implements BenchSuite {
                 f.put("torch.import_peak_rss_mb", Medians.median(rss));
                 f.put("torch.import_cpu_s", Medians.median(cpu));
             }
+            double[] open = new double[rounds];
+            for (int i = 0; i < rounds; i++) {
+                open[i] = windowOpen(file, "-Xmx2g", sum.peakDefault());
+            }
+            f.put("ui.torch_open_s", Medians.median(open));
         } finally {
             Files.deleteIfExists(file);
         }
+        String big = System.getenv("ARENASCOPE_TORCH_BIG_MB");
+        if (big != null && !big.isBlank() && !quick) {
+            big(Long.parseLong(big.strip()), f);
+        }
+    }
+
+    /** A snapshot of about {@code mb} MB through stats and the window under -Xmx4g, once each. */
+    private static void big(long mb, Map<String, Double> f) throws Exception {
+        int allocations = (int) Math.min(Integer.MAX_VALUE, Math.round(mb * 1e6 / BYTES_PER_ALLOCATION));
+        Path file = Files.createTempFile("arenascope-bench-torch-big-", ".pickle");
+        try {
+            SyntheticSnapshot.Summary sum = SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(SEED, allocations));
+            ChildRun r = ChildRun.cli(List.of("-Xmx4g"), "stats", file.toString());
+            Matcher m = PEAK.matcher(r.stdout());
+            long peak = m.find() ? Long.parseLong(m.group(1)) : -1;
+            if (peak != sum.peakDefault()) {
+                throw new IllegalStateException("bench: stats -Xmx4g printed peak_bytes " + peak + " for the " + sum.bytes()
+                        + "-byte snapshot, the generator says " + sum.peakDefault());
+            }
+            f.put("torch.big_mb", sum.bytes() / 1e6);
+            f.put("torch.big_stats_s", r.wallS());
+            if (!Double.isNaN(r.rssMb())) {
+                f.put("torch.big_peak_rss_mb", r.rssMb());
+            }
+            f.put("ui.torch_big_open_s", windowOpen(file, "-Xmx4g", sum.peakDefault()));
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    private static final Pattern OPEN = Pattern.compile("open_s=([0-9.]+) .*peak_used=(\\d+)");
+
+    /** Seconds from File → Open to the first full frame, in a fresh JVM with heap option {@code xmx}; checks the lane's peak. */
+    private static double windowOpen(Path file, String xmx, long expectedPeak) throws Exception {
+        ChildRun r = ChildRun.main(List.of(xmx, "-Darenascope.headless=true"), WindowOpenProbe.class.getName(), file.toString());
+        Matcher m = OPEN.matcher(r.stdout());
+        if (!m.find()) {
+            throw new IllegalStateException("bench: the window probe printed no open time: " + r.stdout().strip());
+        }
+        long peak = Long.parseLong(m.group(2));
+        if (peak != expectedPeak) {
+            throw new IllegalStateException("bench: the window's lane peaks at " + peak + " for the generated snapshot under " + xmx
+                    + ", the generator says " + expectedPeak);
+        }
+        return Double.parseDouble(m.group(1));
     }
 
     private static final Pattern PEAK = Pattern.compile("\"peak_bytes\"\\s*:\\s*(\\d+)");

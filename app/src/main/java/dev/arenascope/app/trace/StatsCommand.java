@@ -90,7 +90,9 @@ public final class StatsCommand implements Command {
         g.writeNumberField("duration_ns", store.eventCount() == 0 ? 0 : store.endNs() - store.startNs());
         g.writeNumberField("lost_events", store.lostEvents());
         java.util.Map<Integer, long[]> requests = new java.util.HashMap<>();
-        for (PoolBinAnalysis b : PoolBinAnalysis.of(store)) {
+        // the per-bin figures are printed for pools only: without a pool, the pass over every event is skipped
+        boolean pools = store.memories().stream().anyMatch(m -> m.kind() == MemoryKind.POOL);
+        for (PoolBinAnalysis b : pools ? PoolBinAnalysis.of(store) : List.<PoolBinAnalysis>of()) {
             long[] r = requests.computeIfAbsent(b.memory(), k -> new long[3]);
             r[0] += b.requests();
             r[1] += b.hits();

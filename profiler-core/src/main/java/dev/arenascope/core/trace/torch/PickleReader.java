@@ -48,9 +48,23 @@ public final class PickleReader {
     private static final int MAX_KEY_DEPTH = 64;
     private static final int WINDOW = 4 << 20;
 
+    /**
+     * The items of a dict being read: keys at even indices, values at odd ones. A value the reader
+     * kept unboxed is {@link #LONG}, its value {@link #longAt}; keys are always boxed.
+     */
+    interface Items {
+        int size();
+
+        Object at(int i);
+
+        long longAt(int i);
+    }
+
     /** Sees each value as it is placed into a container; returns what to store instead (or the value). */
     interface Placement {
         /**
+         * Called for lists and dicts only (atoms are never replaced).
+         *
          * @param value     the value being placed
          * @param container the list or dict receiving it
          * @param key       the dict key, or null for a list
@@ -59,11 +73,13 @@ public final class PickleReader {
         Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException;
 
         /**
-         * A fresh, empty dict is about to receive its first items: {@code stack[from..to)}, keys and
-         * values alternating, the values already {@link #placed}. Returns what stands for the dict
-         * instead (the items are then not stored), or null to fill the dict as usual.
+         * A fresh, empty dict is about to receive its first items (keys and values alternating, the
+         * values already {@link #placed}). Returns what stands for the dict instead (the items are then
+         * not stored), or null to fill the dict as usual; {@code d} is null when the dict was read on
+         * the fast path for dicts of atoms (it is built only if this returns null). {@code items} is
+         * valid during the call only.
          */
-        default Object dict(PyDict d, Object[] stack, int from, int to, long offset) throws PickleFormatException {
+        default Object dict(PyDict d, Items items, long offset) throws PickleFormatException {
             return null;
         }
 
@@ -85,12 +101,89 @@ public final class PickleReader {
     private final LongConsumer progress;
     private long nextProgress;
 
+    /**
+     * Stands on the stack for a 64-bit integer kept unboxed in {@code longs} at the same index (ints are
+     * most of a snapshot's values; boxing each one was a third of the reader's garbage). Boxed only when
+     * the integer goes into a container other than a dict a {@link Placement} takes whole.
+     */
+    static final Object LONG = new Object();
     private Object[] stack = new Object[64];
+    private long[] longs = new long[64];
     private int sp;
+    private final StackItems stackItems = new StackItems();
+
+    /** {@code stack[from..to)} as {@link Items}. */
+    private final class StackItems implements Items {
+        int from, to;
+
+        @Override
+        public int size() {
+            return to - from;
+        }
+
+        @Override
+        public Object at(int i) {
+            return stack[from + i];
+        }
+
+        @Override
+        public long longAt(int i) {
+            return longs[from + i];
+        }
+    }
+
+    /*
+     * The fast path's items, in primitive arrays only: a reference stored into a long-lived array
+     * costs G1 a card-marking barrier with a memory fence, and a snapshot has some 100 M such items.
+     * A string is kept as its memo index.
+     */
+    private static final int FLAT_MAX = 32;
+    private static final byte T_STR = 0, T_LONG = 1, T_NONE = 2, T_TRUE = 3, T_FALSE = 4;
+    private final byte[] flatTag = new byte[FLAT_MAX];
+    private final long[] flatVal = new long[FLAT_MAX];
+    private final FlatItems flatItems = new FlatItems();
+
+    private final class FlatItems implements Items {
+        int n;
+
+        @Override
+        public int size() {
+            return n;
+        }
+
+        @Override
+        public Object at(int i) {
+            return switch (flatTag[i]) {
+                case T_STR -> memoAt((int) flatVal[i]);
+                case T_LONG -> (i & 1) == 0 ? (Object) flatVal[i] : LONG; // keys boxed, values unboxed
+                case T_NONE -> null;
+                case T_TRUE -> Boolean.TRUE;
+                default -> Boolean.FALSE;
+            };
+        }
+
+        @Override
+        public long longAt(int i) {
+            return flatVal[i];
+        }
+
+        Object boxed(int i) {
+            return flatTag[i] == T_LONG ? (Object) flatVal[i] : at(i);
+        }
+    }
     private int[] marks = new int[16];
     private int mp;
     private static final Object NONE = new Object(); // None in the memo (null there means never stored)
-    private Object[] memo = new Object[256];
+    /*
+     * The memo: pages of MEMO_PAGE slots, allocated in order as indices reach them (no array of the
+     * whole memo is ever copied to grow it); an index past the next page goes to a map (Python's memo is
+     * a dict: indices need not be dense), so a forged index never allocates more than its entry.
+     */
+    private static final int MEMO_PAGE_BITS = 14;
+    private static final int MEMO_PAGE = 1 << MEMO_PAGE_BITS;
+    private Object[][] memoPages = new Object[16][];
+    private int memoPagesUsed;
+    private java.util.TreeMap<Long, Object> memoSparse;
     private int memoCount;
 
     private PickleReader(byte[] data, FileChannel channel, long total, String source, Placement placement, LongConsumer progress) {
@@ -153,189 +246,406 @@ public final class PickleReader {
             }
             opStart = base + pos;
             int op = buf[pos++] & 0xff;
+            // the opcodes of a snapshot's bulk, kept in a small loop (the JIT compiles it quickly and
+            // recompiles it cheaply); the others are in cold()
             switch (op) {
-                case 0x80 -> { // PROTO
-                    int proto = u8();
-                    if (proto > 5) {
-                        throw error("unsupported pickle protocol " + proto);
-                    }
-                }
-                case 0x95 -> { // FRAME: an 8-byte length; the frame's opcodes follow inline
-                    long len = u64();
-                    if (len < 0 || len > left()) {
-                        throw error("FRAME of " + Long.toUnsignedString(len) + " bytes exceeds the " + left() + " bytes left");
-                    }
-                }
-                case '.' -> { // STOP
-                    if (sp != 1 || mp != 0) {
-                        throw error("STOP with " + sp + " values and " + mp + " marks on the stack (expected exactly one value)");
-                    }
-                    return stack[0];
-                }
-                case '(' -> pushMark();
-                case '0' -> {
-                    if (mp > 0 && marks[mp - 1] == sp) {
-                        popMark(); // POP on an empty frame drops the mark, as Python does
-                    } else {
-                        pop();
-                    }
-                }
-                case '1' -> clear(popMark());
-                case '2' -> push(peek());
-                case 'N' -> push(null);
-                case 0x88 -> push(Boolean.TRUE);
-                case 0x89 -> push(Boolean.FALSE);
-                case 'I' -> {
-                    String s = line();
-                    push(switch (s) {
-                        case "00" -> Boolean.FALSE;
-                        case "01" -> Boolean.TRUE;
-                        default -> parseInt(s);
-                    });
-                }
-                case 'J' -> push((long) s32());
-                case 'K' -> push((long) u8());
-                case 'M' -> push((long) u16());
-                case 'L' -> {
-                    String s = line();
-                    push(parseInt(s.endsWith("L") ? s.substring(0, s.length() - 1) : s));
-                }
-                case 0x8a -> push(longBytes(u8()));
-                case 0x8b -> {
-                    int n = s32();
-                    if (n < 0) {
-                        throw error("LONG4 with negative length " + n);
-                    }
-                    push(longBytes(n));
-                }
-                case 'F' -> {
-                    String s = line();
-                    try {
-                        push(Double.parseDouble(s));
-                    } catch (NumberFormatException e) {
-                        throw error("FLOAT is not a number: '" + clip(s) + "'");
-                    }
-                }
-                case 'G' -> push(Double.longBitsToDouble(u64be()));
-                case 'S' -> push(quotedString(line()));
-                case 'T' -> push(latin1(length(s32u(), "BINSTRING")));
-                case 'U' -> push(latin1(length(u8(), "SHORT_BINSTRING")));
-                case 'V' -> push(rawUnicodeEscape(line()));
-                case 'X' -> push(utf8(length(s32u(), "BINUNICODE")));
-                case 0x8c -> push(utf8(length(u8(), "SHORT_BINUNICODE")));
-                case 0x8d -> push(utf8(length(u64(), "BINUNICODE8")));
-                case 'B' -> push(bytes(length(s32u(), "BINBYTES")));
-                case 'C' -> push(bytes(length(u8(), "SHORT_BINBYTES")));
-                case 0x8e -> push(bytes(length(u64(), "BINBYTES8")));
-                case 0x96 -> push(bytes(length(u64(), "BYTEARRAY8")));
-                case ']' -> push(new PyList());
-                case 'l' -> {
-                    int m = popMark();
-                    PyList l = new PyList();
-                    for (int i = m; i < sp; i++) {
-                        l.add(place(stack[i], l, null));
-                    }
-                    clear(m);
-                    push(l);
-                }
-                case 'a' -> {
-                    Object v = pop();
-                    PyList l = list(peek(), "APPEND");
-                    l.add(place(v, l, null));
-                }
-                case 'e' -> {
-                    int m = popMark();
-                    PyList l = list(at(m - 1, "APPENDS"), "APPENDS");
-                    for (int i = m; i < sp; i++) {
-                        l.add(place(stack[i], l, null));
-                    }
-                    clear(m);
-                }
-                case ')' -> push(List.of());
-                case 't' -> {
-                    int m = popMark();
-                    Object t = tuple(m, sp);
-                    clear(m);
-                    push(t);
-                }
-                case 0x85 -> tupleOfTop(1);
-                case 0x86 -> tupleOfTop(2);
-                case 0x87 -> tupleOfTop(3);
-                case '}' -> push(new PyDict());
-                case 'd' -> {
-                    int m = popMark();
-                    PyDict d = new PyDict();
-                    Object r = putPairs(d, m);
-                    clear(m);
-                    push(r == null ? d : r);
-                }
-                case 's' -> {
-                    if (sp - floor() < 3) {
-                        throw error("SETITEM needs a dict, a key and a value on the stack");
-                    }
-                    PyDict d = dict(stack[sp - 3], "SETITEM");
-                    putPairs(d, sp - 2);
-                    clear(sp - 2);
-                }
-                case 'u' -> {
-                    int m = popMark();
-                    PyDict d = dict(at(m - 1, "SETITEMS"), "SETITEMS");
-                    putPairs(d, m);
-                    clear(m);
-                }
-                case 0x8f -> push(new TreeSet<>(PyOrder.INSTANCE));
-                case 0x90 -> { // ADDITEMS
-                    int m = popMark();
-                    Set<Object> set = set(at(m - 1, "ADDITEMS"));
-                    for (int i = m; i < sp; i++) {
-                        set.add(key(stack[i]));
-                    }
-                    clear(m);
-                }
-                case 0x91 -> { // FROZENSET
-                    int m = popMark();
-                    Set<Object> set = new TreeSet<>(PyOrder.INSTANCE);
-                    for (int i = m; i < sp; i++) {
-                        set.add(key(stack[i]));
-                    }
-                    clear(m);
-                    push(Collections.unmodifiableSet(set));
-                }
-                case 'g' -> push(memoGet(parseIndex(line())));
-                case 'h' -> push(memoGet(u8()));
-                case 'j' -> push(memoGet(s32u()));
-                case 'p' -> memoPut(parseIndex(line()), peek());
-                case 'q' -> memoPut(u8(), peek());
-                case 'r' -> memoPut(s32u(), peek());
+                case 'h' -> push(memoGet(u8())); // BINGET
+                case 'j' -> push(memoGet(s32u())); // LONG_BINGET
                 case 0x94 -> memoPut(memoCount, peek()); // MEMOIZE
-                case 'c' -> throw refused("GLOBAL", op, "references a class");
-                case 0x93 -> throw refused("STACK_GLOBAL", op, "references a class");
-                case 'R' -> throw refused("REDUCE", op, "calls an object");
-                case 'b' -> throw refused("BUILD", op, "calls __setstate__ on an object");
-                case 'i' -> throw refused("INST", op, "instantiates a class");
-                case 'o' -> throw refused("OBJ", op, "instantiates a class");
-                case 0x81 -> throw refused("NEWOBJ", op, "instantiates a class");
-                case 0x92 -> throw refused("NEWOBJ_EX", op, "instantiates a class");
-                case 0x82 -> throw refused("EXT1", op, "references a registered class");
-                case 0x83 -> throw refused("EXT2", op, "references a registered class");
-                case 0x84 -> throw refused("EXT4", op, "references a registered class");
-                case 'P' -> throw refused("PERSID", op, "references a persistent object");
-                case 'Q' -> throw refused("BINPERSID", op, "references a persistent object");
-                case 0x97 -> throw refused("NEXT_BUFFER", op, "needs an out-of-band buffer");
-                case 0x98 -> throw refused("READONLY_BUFFER", op, "needs an out-of-band buffer");
-                default -> throw error(String.format("unknown opcode 0x%02x", op));
+                case '(' -> pushMark();
+                case '}' -> {
+                    if (placement == null || !flatDict()) {
+                        push(new PyDict());
+                    }
+                }
+                case ']' -> push(new PyList());
+                case 'K' -> pushLong(u8());
+                case 'M' -> pushLong(u16());
+                case 'J' -> pushLong(s32());
+                case 0x8a -> long1();
+                case 'u' -> setItems();
+                case 'e' -> appends();
+                case 0x8c -> push(utf8(length(u8(), "SHORT_BINUNICODE")));
+                default -> {
+                    if (cold(op)) {
+                        return boxed(0);
+                    }
+                }
             }
         }
+    }
+
+    private void long1() throws PickleFormatException { // LONG1: up to 8 bytes stay unboxed
+        int n = u8();
+        if (n > 0 && n <= 8 && lim - pos >= n) {
+            long v = buf[pos + n - 1]; // sign-extended top byte
+            for (int i = n - 2; i >= 0; i--) {
+                v = v << 8 | (buf[pos + i] & 0xff);
+            }
+            pos += n;
+            pushLong(v);
+        } else {
+            push(longBytes(n));
+        }
+    }
+
+    private void setItems() throws PickleFormatException {
+        int m = popMark();
+        PyDict d = dict(at(m - 1, "SETITEMS"), "SETITEMS");
+        putPairs(d, m);
+        clear(m);
+    }
+
+    private void appends() throws PickleFormatException {
+        int m = popMark();
+        PyList l = list(at(m - 1, "APPENDS"), "APPENDS");
+        l.ensureCapacity(l.size() + sp - m);
+        for (int i = m; i < sp; i++) {
+            l.add(place(boxed(i), l, null));
+        }
+        clear(m);
+    }
+
+    /** Every other opcode; true at STOP (the value is then the only one on the stack). */
+    private boolean cold(int op) throws IOException {
+        switch (op) {
+            case 0x80 -> { // PROTO
+                int proto = u8();
+                if (proto > 5) {
+                    throw error("unsupported pickle protocol " + proto);
+                }
+            }
+            case 0x95 -> { // FRAME: an 8-byte length; the frame's opcodes follow inline
+                long len = u64();
+                if (len < 0 || len > left()) {
+                    throw error("FRAME of " + Long.toUnsignedString(len) + " bytes exceeds the " + left() + " bytes left");
+                }
+            }
+            case '.' -> { // STOP
+                if (sp != 1 || mp != 0) {
+                    throw error("STOP with " + sp + " values and " + mp + " marks on the stack (expected exactly one value)");
+                }
+                return true;
+            }
+            case '0' -> {
+                if (mp > 0 && marks[mp - 1] == sp) {
+                    popMark(); // POP on an empty frame drops the mark, as Python does
+                } else {
+                    pop();
+                }
+            }
+            case '1' -> clear(popMark());
+            case '2' -> {
+                peek(); // checks there is a value
+                if (stack[sp - 1] == LONG) {
+                    pushLong(longs[sp - 1]);
+                } else {
+                    push(stack[sp - 1]);
+                }
+            }
+            case 'N' -> push(null);
+            case 0x88 -> push(Boolean.TRUE);
+            case 0x89 -> push(Boolean.FALSE);
+            case 'I' -> {
+                String s = line();
+                push(switch (s) {
+                    case "00" -> Boolean.FALSE;
+                    case "01" -> Boolean.TRUE;
+                    default -> parseInt(s);
+                });
+            }
+            case 'L' -> {
+                String s = line();
+                push(parseInt(s.endsWith("L") ? s.substring(0, s.length() - 1) : s));
+            }
+            case 0x8b -> {
+                int n = s32();
+                if (n < 0) {
+                    throw error("LONG4 with negative length " + n);
+                }
+                push(longBytes(n));
+            }
+            case 'F' -> {
+                String s = line();
+                try {
+                    push(Double.parseDouble(s));
+                } catch (NumberFormatException e) {
+                    throw error("FLOAT is not a number: '" + clip(s) + "'");
+                }
+            }
+            case 'G' -> push(Double.longBitsToDouble(u64be()));
+            case 'S' -> push(quotedString(line()));
+            case 'T' -> push(latin1(length(s32u(), "BINSTRING")));
+            case 'U' -> push(latin1(length(u8(), "SHORT_BINSTRING")));
+            case 'V' -> push(rawUnicodeEscape(line()));
+            case 'X' -> push(utf8(length(s32u(), "BINUNICODE")));
+            case 0x8d -> push(utf8(length(u64(), "BINUNICODE8")));
+            case 'B' -> push(bytes(length(s32u(), "BINBYTES")));
+            case 'C' -> push(bytes(length(u8(), "SHORT_BINBYTES")));
+            case 0x8e -> push(bytes(length(u64(), "BINBYTES8")));
+            case 0x96 -> push(bytes(length(u64(), "BYTEARRAY8")));
+            case 'l' -> {
+                int m = popMark();
+                PyList l = new PyList(sp - m);
+                for (int i = m; i < sp; i++) {
+                    l.add(place(boxed(i), l, null));
+                }
+                clear(m);
+                push(l);
+            }
+            case 'a' -> {
+                Object v = pop();
+                PyList l = list(peek(), "APPEND");
+                l.add(place(v, l, null));
+            }
+            case ')' -> push(List.of());
+            case 't' -> {
+                int m = popMark();
+                Object t = tuple(m, sp);
+                clear(m);
+                push(t);
+            }
+            case 0x85 -> tupleOfTop(1);
+            case 0x86 -> tupleOfTop(2);
+            case 0x87 -> tupleOfTop(3);
+            case 'd' -> {
+                int m = popMark();
+                PyDict d = new PyDict();
+                Object r = putPairs(d, m);
+                clear(m);
+                push(r == null ? d : r);
+            }
+            case 's' -> {
+                if (sp - floor() < 3) {
+                    throw error("SETITEM needs a dict, a key and a value on the stack");
+                }
+                PyDict d = dict(stack[sp - 3], "SETITEM");
+                putPairs(d, sp - 2);
+                clear(sp - 2);
+            }
+            case 0x8f -> push(new TreeSet<>(PyOrder.INSTANCE));
+            case 0x90 -> { // ADDITEMS
+                int m = popMark();
+                Set<Object> set = set(at(m - 1, "ADDITEMS"));
+                for (int i = m; i < sp; i++) {
+                    set.add(key(boxed(i)));
+                }
+                clear(m);
+            }
+            case 0x91 -> { // FROZENSET
+                int m = popMark();
+                Set<Object> set = new TreeSet<>(PyOrder.INSTANCE);
+                for (int i = m; i < sp; i++) {
+                    set.add(key(boxed(i)));
+                }
+                clear(m);
+                push(Collections.unmodifiableSet(set));
+            }
+            case 'g' -> push(memoGet(parseIndex(line())));
+            case 'p' -> memoPut(parseIndex(line()), peek());
+            case 'q' -> memoPut(u8(), peek());
+            case 'r' -> memoPut(s32u(), peek());
+            case 'c' -> throw refused("GLOBAL", op, "references a class");
+            case 0x93 -> throw refused("STACK_GLOBAL", op, "references a class");
+            case 'R' -> throw refused("REDUCE", op, "calls an object");
+            case 'b' -> throw refused("BUILD", op, "calls __setstate__ on an object");
+            case 'i' -> throw refused("INST", op, "instantiates a class");
+            case 'o' -> throw refused("OBJ", op, "instantiates a class");
+            case 0x81 -> throw refused("NEWOBJ", op, "instantiates a class");
+            case 0x92 -> throw refused("NEWOBJ_EX", op, "instantiates a class");
+            case 0x82 -> throw refused("EXT1", op, "references a registered class");
+            case 0x83 -> throw refused("EXT2", op, "references a registered class");
+            case 0x84 -> throw refused("EXT4", op, "references a registered class");
+            case 'P' -> throw refused("PERSID", op, "references a persistent object");
+            case 'Q' -> throw refused("BINPERSID", op, "references a persistent object");
+            case 0x97 -> throw refused("NEXT_BUFFER", op, "needs an out-of-band buffer");
+            case 0x98 -> throw refused("READONLY_BUFFER", op, "needs an out-of-band buffer");
+            default -> throw error(String.format("unknown opcode 0x%02x", op));
+        }
+        return false;
     }
 
     private PickleFormatException refused(String name, int op, String why) {
         return error(String.format("opcode %s (0x%02x) %s; refused (only plain data pickles are read)", name, op, why));
     }
 
+    /**
+     * The fast path for a dict of atoms, the bulk of a snapshot (every stack frame):
+     * {@code EMPTY_DICT [MEMOIZE | BINPUT i | LONG_BINPUT i] MARK (key value)* SETITEMS} where every key
+     * and value is a string fetched from the memo, an integer, None or a bool. Called just after
+     * EMPTY_DICT; when the next opcodes (within the bytes already read) have that shape, they are read
+     * here into primitive arrays (no reference stored: see flatTag) and given to the {@link Placement}
+     * without building the dict, and
+     * the dict (or what the placement put in its place) ends up on the stack and in the memo exactly as
+     * the opcodes one by one would have left it. At anything else (a fresh string, a container, a memo
+     * slot that is empty or is the dict's own, more than 16 pairs, the window's end) the dict is built
+     * and reading goes on the ordinary way from that opcode, with nothing read twice; false (nothing
+     * read) when the opcodes after EMPTY_DICT are not a memo opcode and MARK.
+     */
+    private boolean flatDict() throws PickleFormatException {
+        final int end = lim;
+        int p = pos;
+        long memoIndex = -1;
+        if (p >= end) {
+            return false;
+        }
+        int op = buf[p] & 0xff;
+        if (op == 0x94) {
+            memoIndex = memoCount;
+            p++;
+        } else if (op == 'q' && end - p >= 2) {
+            memoIndex = buf[p + 1] & 0xff;
+            p += 2;
+        } else if (op == 'r' && end - p >= 5) {
+            memoIndex = le32(p + 1) & 0xffffffffL;
+            p += 5;
+        }
+        if (memoIndex >= total || p >= end || buf[p] != '(') {
+            return false;
+        }
+        p++;
+        final byte[] tag = flatTag;
+        final long[] val = flatVal;
+        int n = 0;
+        while (true) {
+            final int at = p; // the opcode being read: reading goes on from here when the fast path leaves
+            if (p >= end) {
+                return handOver(n, memoIndex, at);
+            }
+            op = buf[p] & 0xff;
+            if (op == 'u') {
+                break;
+            }
+            if (n == FLAT_MAX) {
+                return handOver(n, memoIndex, at);
+            }
+            switch (op) {
+                case 'h', 'j' -> {
+                    long idx;
+                    if (op == 'h' && end - p >= 2) {
+                        idx = buf[p + 1] & 0xff;
+                        p += 2;
+                    } else if (op == 'j' && end - p >= 5) {
+                        idx = le32(p + 1) & 0xffffffffL;
+                        p += 5;
+                    } else {
+                        return handOver(n, memoIndex, at);
+                    }
+                    if (idx == memoIndex || idx >= total || !(memoAt((int) idx) instanceof String)) {
+                        return handOver(n, memoIndex, at);
+                    }
+                    tag[n] = T_STR;
+                    val[n++] = idx;
+                }
+                case 'K' -> {
+                    if (end - p < 2) {
+                        return handOver(n, memoIndex, at);
+                    }
+                    tag[n] = T_LONG;
+                    val[n++] = buf[p + 1] & 0xff;
+                    p += 2;
+                }
+                case 'M' -> {
+                    if (end - p < 3) {
+                        return handOver(n, memoIndex, at);
+                    }
+                    tag[n] = T_LONG;
+                    val[n++] = (buf[p + 1] & 0xff) | (buf[p + 2] & 0xff) << 8;
+                    p += 3;
+                }
+                case 'J' -> {
+                    if (end - p < 5) {
+                        return handOver(n, memoIndex, at);
+                    }
+                    tag[n] = T_LONG;
+                    val[n++] = le32(p + 1);
+                    p += 5;
+                }
+                case 0x8a -> {
+                    int len = end - p >= 2 ? buf[p + 1] & 0xff : 0;
+                    if (len == 0 || len > 8 || end - p < 2 + len) {
+                        return handOver(n, memoIndex, at);
+                    }
+                    long v = buf[p + 1 + len]; // sign-extended top byte
+                    for (int i = len - 1; i >= 1; i--) {
+                        v = v << 8 | (buf[p + 1 + i] & 0xff);
+                    }
+                    tag[n] = T_LONG;
+                    val[n++] = v;
+                    p += 2 + len;
+                }
+                case 'N' -> {
+                    tag[n++] = T_NONE;
+                    p++;
+                }
+                case 0x88 -> {
+                    tag[n++] = T_TRUE;
+                    p++;
+                }
+                case 0x89 -> {
+                    tag[n++] = T_FALSE;
+                    p++;
+                }
+                default -> {
+                    return handOver(n, memoIndex, at);
+                }
+            }
+        }
+        if ((n & 1) != 0) {
+            return handOver(n, memoIndex, p); // odd: the ordinary path says so with its offset
+        }
+        opStart = base + p; // the SETITEMS, as the ordinary path would name it
+        pos = p + 1;
+        FlatItems items = flatItems;
+        items.n = n;
+        Object result = placement.dict(null, items, opStart);
+        if (result == null) {
+            PyDict d = new PyDict();
+            for (int i = 0; i < n; i += 2) {
+                d.put(items.boxed(i), items.boxed(i + 1));
+            }
+            result = d;
+        }
+        push(result);
+        if (memoIndex >= 0) {
+            memoPut(memoIndex, result);
+        }
+        return true;
+    }
+
+    /**
+     * Leaves the fast path at {@code p} (an opcode it does not take) in the state the opcodes one by
+     * one would have reached there: the dict below a mark, the {@code n} items read so far above it,
+     * the dict in its memo slot. Reading goes on from {@code p} the ordinary way.
+     */
+    private boolean handOver(int n, long memoIndex, int p) throws PickleFormatException {
+        PyDict d = new PyDict();
+        push(d);
+        pushMark();
+        for (int i = 0; i < n; i++) {
+            switch (flatTag[i]) {
+                case T_STR -> push(memoAt((int) flatVal[i]));
+                case T_LONG -> pushLong(flatVal[i]);
+                case T_NONE -> push(null);
+                case T_TRUE -> push(Boolean.TRUE);
+                default -> push(Boolean.FALSE);
+            }
+        }
+        if (memoIndex >= 0) {
+            memoPut(memoIndex, d);
+        }
+        pos = p;
+        return true;
+    }
+
+    private int le32(int p) {
+        return (buf[p] & 0xff) | (buf[p + 1] & 0xff) << 8 | (buf[p + 2] & 0xff) << 16 | (buf[p + 3] & 0xff) << 24;
+    }
+
     /** Lets the consumer replace a value as it goes into a container, and in the memo slot it came from. */
     private Object place(Object v, Object container, Object key) throws PickleFormatException {
-        if (placement == null) {
-            return v;
+        if (placement == null || !(v instanceof PyDict || v instanceof PyList)) {
+            return v; // atoms are never replaced
         }
         if (v instanceof PyDict d && d.replacement != null) {
             return d.replacement;
@@ -353,8 +663,8 @@ public final class PickleReader {
                 slot = l.memo;
                 l.replacement = r;
             }
-            if (slot >= 0 && memo[slot] == v) {
-                memo[slot] = r;
+            if (slot >= 0 && memoAt(slot) == v) {
+                memoSet(slot, r);
             }
         }
         return r;
@@ -368,16 +678,35 @@ public final class PickleReader {
 
     private void push(Object v) {
         if (sp == stack.length) {
-            stack = Arrays.copyOf(stack, sp * 2);
+            grow();
         }
         stack[sp++] = v;
+    }
+
+    private void pushLong(long v) {
+        if (sp == stack.length) {
+            grow();
+        }
+        longs[sp] = v;
+        stack[sp++] = LONG;
+    }
+
+    private void grow() {
+        stack = Arrays.copyOf(stack, sp * 2);
+        longs = Arrays.copyOf(longs, sp * 2);
+    }
+
+    /** The value at {@code stack[i]}, an unboxed integer boxed. */
+    private Object boxed(int i) {
+        Object o = stack[i];
+        return o == LONG ? (Object) longs[i] : o;
     }
 
     private Object pop() throws PickleFormatException {
         if (sp == 0 || (mp > 0 && marks[mp - 1] == sp)) {
             throw error("pop from an empty stack");
         }
-        Object v = stack[--sp];
+        Object v = boxed(--sp);
         stack[sp] = null;
         return v;
     }
@@ -386,14 +715,14 @@ public final class PickleReader {
         if (sp == 0 || (mp > 0 && marks[mp - 1] == sp)) {
             throw error("the stack is empty");
         }
-        return stack[sp - 1];
+        return boxed(sp - 1);
     }
 
     private Object at(int i, String what) throws PickleFormatException {
         if (i < 0 || (mp > 0 && marks[mp - 1] > i)) {
             throw error(what + " has no target below its mark");
         }
-        return stack[i];
+        return boxed(i);
     }
 
     private void pushMark() {
@@ -425,7 +754,11 @@ public final class PickleReader {
     }
 
     private Object tuple(int from, int to) {
-        return Collections.unmodifiableList(Arrays.asList(Arrays.copyOfRange(stack, from, to)));
+        Object[] t = new Object[to - from];
+        for (int i = from; i < to; i++) {
+            t[i - from] = boxed(i);
+        }
+        return Collections.unmodifiableList(Arrays.asList(t));
     }
 
     /** Puts the pairs {@code stack[m..sp)} into {@code d}; returns what the consumer put in its place, or null. */
@@ -437,22 +770,26 @@ public final class PickleReader {
             throw error("a dict is changed after it was read as " + typeName(d.replacement));
         }
         for (int i = m; i < sp; i += 2) {
-            Object k = key(stack[i]);
+            Object k = key(boxed(i));
             stack[i] = k;
-            stack[i + 1] = place(stack[i + 1], d, k);
+            if (stack[i + 1] != LONG) {
+                stack[i + 1] = place(stack[i + 1], d, k);
+            }
         }
         if (placement != null && d.isEmpty()) {
-            Object r = placement.dict(d, stack, m, sp, opStart);
+            stackItems.from = m;
+            stackItems.to = sp;
+            Object r = placement.dict(d, stackItems, opStart);
             if (r != null) {
                 d.replacement = r;
-                if (d.memo >= 0 && memo[d.memo] == d) {
-                    memo[d.memo] = r;
+                if (d.memo >= 0 && memoAt(d.memo) == d) {
+                    memoSet(d.memo, r);
                 }
                 return r;
             }
         }
         for (int i = m; i < sp; i += 2) {
-            d.put(stack[i], stack[i + 1]);
+            d.put(stack[i], boxed(i + 1));
         }
         return null;
     }
@@ -507,6 +844,9 @@ public final class PickleReader {
     }
 
     static String typeName(Object o) {
+        if (o == LONG) {
+            return "int";
+        }
         return switch (o) {
             case null -> "None";
             case PyList l -> "list";
@@ -530,14 +870,20 @@ public final class PickleReader {
             throw error("memo index " + index + " is out of range for a pickle of " + total + " bytes");
         }
         int i = (int) index;
-        if (i >= memo.length) {
-            int cap = (int) Math.min(total, Math.max((long) memo.length * 2, i + 1L));
-            memo = Arrays.copyOf(memo, cap);
+        Object val = v == null ? NONE : v;
+        int p = i >>> MEMO_PAGE_BITS;
+        if (p < memoPagesUsed) { // the common case: a slot in a page in use
+            Object[] page = memoPages[p];
+            if (page[i & (MEMO_PAGE - 1)] == null) {
+                memoCount++;
+            }
+            page[i & (MEMO_PAGE - 1)] = val;
+        } else {
+            if (memoAt(i) == null) {
+                memoCount++;
+            }
+            memoSet(i, val);
         }
-        if (memo[i] == null) {
-            memoCount++;
-        }
-        memo[i] = v == null ? NONE : v;
         if (v instanceof PyDict d && d.memo < 0) {
             d.memo = i;
         } else if (v instanceof PyList l && l.memo < 0) {
@@ -546,11 +892,51 @@ public final class PickleReader {
     }
 
     private Object memoGet(long index) throws PickleFormatException {
-        if (index < 0 || index >= memo.length || memo[(int) index] == null) {
+        Object v = index < 0 || index >= total ? null : memoAt((int) index);
+        if (v == null) {
             throw error("memo index " + index + " was never stored");
         }
-        Object v = memo[(int) index];
         return v == NONE ? null : v;
+    }
+
+    /** The memo slot {@code i} (0 &lt;= i &lt; total), or null when it was never stored. */
+    private Object memoAt(int i) {
+        int p = i >>> MEMO_PAGE_BITS;
+        if (p < memoPagesUsed) {
+            return memoPages[p][i & (MEMO_PAGE - 1)];
+        }
+        return memoSparse == null ? null : memoSparse.get((long) i);
+    }
+
+    /**
+     * Stores memo slot {@code i}. The next page in order is allocated only while the pages in use are
+     * at least half full ({@code memoCount}), so pages never take more than about 8 bytes per slot
+     * stored, whatever indices a pickle names; other slots go to the sparse map.
+     */
+    private void memoSet(int i, Object v) {
+        int p = i >>> MEMO_PAGE_BITS;
+        if (p == memoPagesUsed && memoCount >= (long) p * (MEMO_PAGE / 2)) {
+            if (p == memoPages.length) {
+                memoPages = Arrays.copyOf(memoPages, p * 2);
+            }
+            Object[] page = new Object[MEMO_PAGE];
+            if (memoSparse != null) {
+                var moved = memoSparse.subMap((long) p << MEMO_PAGE_BITS, (long) (p + 1) << MEMO_PAGE_BITS);
+                for (var e : moved.entrySet()) {
+                    page[(int) (e.getKey() & (MEMO_PAGE - 1))] = e.getValue();
+                }
+                moved.clear();
+            }
+            memoPages[memoPagesUsed++] = page;
+        }
+        if (p < memoPagesUsed) {
+            memoPages[p][i & (MEMO_PAGE - 1)] = v;
+        } else {
+            if (memoSparse == null) {
+                memoSparse = new java.util.TreeMap<>();
+            }
+            memoSparse.put((long) i, v);
+        }
     }
 
     // ---- bytes ----

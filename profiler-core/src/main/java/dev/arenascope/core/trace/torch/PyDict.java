@@ -19,7 +19,7 @@ final class PyDict extends AbstractMap<Object, Object> {
     private static final int LINEAR = 8;
     private static final Object[] NONE = new Object[0];
 
-    private Object[] kv = new Object[8];
+    private Object[] kv = NONE; // allocated at the first put: most dicts of a snapshot are taken whole by the reader's consumer
     private int n;
     private TreeMap<Object, Integer> index;
     /** The memo slot this dict was first stored in, or -1 (lets a streaming consumer replace it there). */

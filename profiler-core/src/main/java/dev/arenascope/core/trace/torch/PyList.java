@@ -16,6 +16,10 @@ final class PyList extends ArrayList<Object> {
         super(4);
     }
 
+    PyList(int capacity) {
+        super(capacity);
+    }
+
     @Override
     public boolean equals(Object o) {
         return o == this || super.equals(o);

@@ -72,11 +72,11 @@ final class SnapshotEmitter {
             boolean timed = true;
             long min = Long.MAX_VALUE;
             for (int r : t.getValue()) {
-                if (e.time[r] == TraceEntries.NO_TIME) {
+                if (e.time(r) == TraceEntries.NO_TIME) {
                     timed = false;
                     break;
                 }
-                min = Math.min(min, e.time[r]);
+                min = Math.min(min, e.time(r));
             }
             timedOf.put(t.getKey(), timed);
             if (timed) {
@@ -377,8 +377,6 @@ final class SnapshotEmitter {
         }
     }
 
-    private record Live(long size, long stream, int stack) {}
-
     /** One device's replay: its live blocks and segments and its position in the trace. */
     private final class DeviceState {
         final int device;
@@ -388,8 +386,8 @@ final class SnapshotEmitter {
         final long t0;
         final TreeMap<Long, Snapshot.Segment> segmentAt = new TreeMap<>();
         final Map<String, Integer> poolMemory = new HashMap<>();
-        final HashMap<Long, Long> live = new HashMap<>();
-        final HashMap<Long, Long> reserved = new HashMap<>();
+        final LongLongMap live = new LongLongMap();     // address -> size of the block live there
+        final LongLongMap reserved = new LongLongMap(); // address -> bytes reserved there
         final HashMap<Long, Integer> liveMemory = new HashMap<>();
         List<Snapshot.Annotation> notes = List.of();
         int nextNote;
@@ -424,23 +422,24 @@ final class SnapshotEmitter {
             for (Snapshot.Segment s : segments) {
                 segs.put(s.addr(), s);
             }
-            HashMap<Long, Live> alive = new HashMap<>();
-            for (Snapshot.Block b : blocks) {
-                alive.put(b.addr(), new Live(b.size(), b.stream(), b.stack()));
+            // address -> the row of the free that ends the block (>= 0), or -1 - i for blocks.get(i) of the final state
+            LongLongMap alive = new LongLongMap();
+            for (int i = 0; i < blocks.size(); i++) {
+                alive.put(blocks.get(i).addr(), -1L - i, 0);
             }
             if (rows != null) {
                 for (int i = rows.length - 1; i >= 0; i--) {
                     int r = rows[i];
-                    long addr = e.addr[r];
-                    switch (e.action[r]) {
-                        case TraceEntries.ALLOC -> alive.remove(addr);
-                        case TraceEntries.FREE_COMPLETED -> alive.put(addr, new Live(e.size[r], e.stream[r], e.stack[r]));
+                    long addr = e.addr(r);
+                    switch (e.action(r)) {
+                        case TraceEntries.ALLOC -> alive.remove(addr, 0);
+                        case TraceEntries.FREE_COMPLETED -> alive.put(addr, r, 0);
                         case TraceEntries.SEGMENT_ALLOC -> segs.remove(addr);
-                        case TraceEntries.SEGMENT_FREE -> segs.put(addr, new Snapshot.Segment(addr, e.size[r], e.stream[r], null));
+                        case TraceEntries.SEGMENT_FREE -> segs.put(addr, new Snapshot.Segment(addr, e.size(r), e.stream(r), null));
                         case TraceEntries.SEGMENT_MAP -> {
                             Snapshot.Segment s = segs.get(addr);
                             if (s != null) {
-                                long left = s.size() - e.size[r];
+                                long left = s.size() - e.size(r);
                                 if (left > 0) {
                                     segs.put(addr, new Snapshot.Segment(addr, left, s.stream(), s.pool()));
                                 } else {
@@ -450,7 +449,7 @@ final class SnapshotEmitter {
                         }
                         case TraceEntries.SEGMENT_UNMAP -> {
                             Snapshot.Segment s = segs.get(addr);
-                            segs.put(addr, new Snapshot.Segment(addr, (s == null ? 0 : s.size()) + e.size[r], e.stream[r], s == null ? null : s.pool()));
+                            segs.put(addr, new Snapshot.Segment(addr, (s == null ? 0 : s.size()) + e.size(r), e.stream(r), s == null ? null : s.pool()));
                         }
                         default -> { }
                     }
@@ -461,29 +460,32 @@ final class SnapshotEmitter {
             TreeMap<Long, Snapshot.Segment> sortedSegs = new TreeMap<>(segs);
             for (Snapshot.Segment s : sortedSegs.values()) {
                 int m = memoryOf(s.addr());
-                reserved.merge(s.addr(), s.size(), Long::sum);
+                reserved.put(s.addr(), reserved.get(s.addr(), 0) + s.size(), 0);
                 aux[m] += s.size();
                 emit(start, EventKind.RESERVE, m, thread(s.stream()), s.addr(), s.size(), 0, -1, -1);
             }
-            TreeMap<Long, Live> sorted = new TreeMap<>(alive);
-            for (var b : sorted.entrySet()) {
-                long addr = b.getKey();
-                Live l = b.getValue();
+            long[] sorted = alive.sortedKeys();
+            for (long addr : sorted) {
+                long v = alive.get(addr, 0);
+                Snapshot.Block b = v < 0 ? blocks.get((int) (-1 - v)) : null;
+                int r = (int) v;
+                long size = b != null ? b.size() : e.size(r);
+                long stream = b != null ? b.stream() : e.stream(r);
+                int stack = b != null ? b.stack() : e.stack(r);
                 int m = memoryOf(addr);
-                live.put(addr, l.size());
+                live.put(addr, size, 0);
                 if (m != memory) {
                     liveMemory.put(addr, m);
                 }
-                used[m] += l.size();
-                emit(start, EventKind.ALLOC, m, thread(l.stream()), addr, l.size(), l.size(), stackText(l.stack(), -1, -1), -1,
-                        site(l.stack()), -1);
+                used[m] += size;
+                emit(start, EventKind.ALLOC, m, thread(stream), addr, size, size, stackText(stack, -1, -1), -1, site(stack), -1);
             }
-            return sorted.size();
+            return sorted.length;
         }
 
         private long time(int i) {
             TraceEntries e = snap.entries();
-            long t = timed ? usToNs(e.time[rows[i]] - t0) : i * 1000L;
+            long t = timed ? usToNs(e.time(rows[i]) - t0) : i * 1000L;
             return Math.max(t, lastTime);
         }
 
@@ -533,56 +535,56 @@ final class SnapshotEmitter {
                 notesUpTo(t, false);
             }
             lastTime = t;
-            long addr = e.addr[r];
-            long size = e.size[r];
-            int th = thread(e.stream[r]);
-            scopeTo(e.meta[r], t, th);
-            switch (e.action[r]) {
+            long addr = e.addr(r);
+            long size = e.size(r);
+            int th = thread(e.stream(r));
+            scopeTo(e.meta(r), t, th);
+            switch (e.action(r)) {
                 case TraceEntries.ALLOC -> {
                     int m = memoryOf(addr);
-                    Long old = live.put(addr, size);
-                    if (old != null) {
-                        Integer om = liveMemory.remove(addr);
+                    long old = live.put(addr, size, -1);
+                    if (old >= 0) {
+                        Integer om = liveMemory.isEmpty() ? null : liveMemory.remove(addr);
                         used[om == null ? memory : om] -= old; // a block at the same address was never freed: it is replaced
                     }
                     if (m != memory) {
                         liveMemory.put(addr, m);
                     }
                     used[m] += size;
-                    emit(t, EventKind.ALLOC, m, th, addr, size, size, stackText(e.stack[r], e.context[r], e.category[r]), scope,
-                            site(e.stack[r]), category(e.category[r], e.meta[r]));
+                    emit(t, EventKind.ALLOC, m, th, addr, size, size, stackText(e.stack(r), e.context(r), e.category(r)), scope,
+                            site(e.stack(r)), category(e.category(r), e.meta(r)));
                 }
                 case TraceEntries.FREE_COMPLETED -> {
-                    Long old = live.remove(addr);
-                    Integer om = liveMemory.remove(addr);
-                    int m = om != null ? om : old != null ? memory : memoryOf(addr);
-                    if (old != null) {
+                    long old = live.remove(addr, -1);
+                    Integer om = liveMemory.isEmpty() ? null : liveMemory.remove(addr);
+                    int m = om != null ? om : old >= 0 ? memory : memoryOf(addr);
+                    if (old >= 0) {
                         used[m] -= old;
                     }
                     emit(t, EventKind.FREE, m, th, addr, size, 0, -1, -1);
                 }
                 case TraceEntries.SEGMENT_ALLOC, TraceEntries.SEGMENT_MAP -> {
                     int m = memoryOf(addr);
-                    reserved.merge(addr, size, Long::sum);
+                    reserved.put(addr, reserved.get(addr, 0) + size, 0);
                     aux[m] += size;
                     emit(t, EventKind.RESERVE, m, th, addr, size, 0, -1, -1);
                 }
                 case TraceEntries.SEGMENT_FREE, TraceEntries.SEGMENT_UNMAP -> {
                     int m = memoryOf(addr);
-                    Long had = reserved.get(addr);
-                    long released = had == null ? 0 : Math.min(had, size);
-                    if (had != null) {
+                    long had = reserved.get(addr, -1);
+                    long released = had < 0 ? 0 : Math.min(had, size);
+                    if (had >= 0) {
                         if (had - released > 0) {
-                            reserved.put(addr, had - released);
+                            reserved.put(addr, had - released, 0);
                         } else {
-                            reserved.remove(addr);
+                            reserved.remove(addr, 0);
                         }
                     }
                     aux[m] -= released;
                     emit(t, EventKind.UNRESERVE, m, th, addr, size, 0, -1, -1);
                 }
-                case TraceEntries.OOM -> emit(t, EventKind.OUT_OF_MEMORY, memory, th, addr, size, e.extra[r],
-                        string("CUDA out of memory: " + size + " bytes requested, " + e.extra[r] + " bytes free on the device"), scope);
+                case TraceEntries.OOM -> emit(t, EventKind.OUT_OF_MEMORY, memory, th, addr, size, e.extra(r),
+                        string("CUDA out of memory: " + size + " bytes requested, " + e.extra(r) + " bytes free on the device"), scope);
                 case TraceEntries.SNAPSHOT -> emit(t, EventKind.MARKER, memory, th, 0, 0, 0, string("snapshot"), -1);
                 default -> { } // free_requested: the block stays live until free_completed
             }

@@ -83,30 +83,27 @@ final class SnapshotReader implements PickleReader.Placement {
     }
 
     @Override
-    public Object dict(PyDict d, Object[] stack, int from, int to, long offset) throws PickleFormatException {
+    public Object dict(PyDict d, PickleReader.Items items, long offset) throws PickleFormatException {
+        int n = items.size();
+        Object name = null, file = null, line = null;
+        long lineValue = 0;
         boolean frame = false;
-        for (int i = from; i < to; i += 2) {
-            Object k = stack[i];
-            if (k == "action" && stack[i + 1] instanceof String) {
-                return new EntryRef(entry(stack, from, to));
+        for (int i = 0; i < n; i += 2) {
+            Object k = items.at(i);
+            if (k == "action" && items.at(i + 1) instanceof String) {
+                return new EntryRef(entry(items));
             }
-            frame |= k == "filename";
-        }
-        if (frame && to - from <= 16) {
-            Object name = null, file = null, line = null;
-            for (int i = from; i < to; i += 2) {
-                Object k = stack[i];
-                if (k == "name") {
-                    name = stack[i + 1];
-                } else if (k == "filename") {
-                    file = stack[i + 1];
-                } else if (k == "line") {
-                    line = stack[i + 1];
-                }
+            if (k == "name") {
+                name = items.at(i + 1);
+            } else if (k == "filename") {
+                file = items.at(i + 1);
+                frame = true;
+            } else if (k == "line") {
+                line = items.at(i + 1);
+                lineValue = items.longAt(i + 1);
             }
-            return stacks.frame(name, file, line, source, offset);
         }
-        return null;
+        return frame && n <= 16 ? stacks.frame(name, file, line, lineValue, source, offset) : null;
     }
 
     @Override
@@ -129,7 +126,7 @@ final class SnapshotReader implements PickleReader.Placement {
             return ref;
         }
         if (value instanceof PyDict d && key == null && d.size() <= 8 && d.containsKey("filename")) {
-            FrameRef f = stacks.frame(d.get("name"), d.get("filename"), d.get("line"), source, offset);
+            FrameRef f = stacks.frame(d.get("name"), d.get("filename"), d.get("line"), 0, source, offset);
             d.clear();
             return f;
         }
@@ -150,27 +147,45 @@ final class SnapshotReader implements PickleReader.Placement {
     }
 
     /** A row for a trace entry's items {@code kv[from..to)}; a problem is kept with the row and reported if it is in {@code device_traces}. */
-    private int entry(Object[] kv, int from, int to) {
+    private int entry(PickleReader.Items kv) {
         byte act = TraceEntries.UNKNOWN;
-        Object addr = null, size = null, stream = null, time = null, free = null, frames = null, meta = null, ctx = null, cat = null;
+        Object frames = null, meta = null, ctx = null, cat = null;
         Object action = null;
-        for (int i = from; i < to; i += 2) {
-            if (!(kv[i] instanceof String k)) {
+        // the integers: their value, unboxed where the reader left them so ({@link PickleReader#LONG})
+        Object addr = null, size = null, stream = null, time = null, free = null;
+        long vAddr = 0, vSize = 0, vStream = 0, vTime = 0, vFree = 0;
+        for (int i = 0, n = kv.size(); i < n; i += 2) {
+            if (!(kv.at(i) instanceof String k)) {
                 continue;
             }
-            Object v = kv[i + 1];
-            switch (k) {
-                case "action" -> action = v;
-                case "addr" -> addr = v;
-                case "size" -> size = v;
-                case "stream" -> stream = v;
-                case "time_us" -> time = v;
-                case "device_free" -> free = v;
-                case "frames" -> frames = v;
-                case "user_metadata" -> meta = v;
-                case "compile_context" -> ctx = v;
-                case "category" -> cat = v;
-                default -> { }
+            Object v = kv.at(i + 1);
+            long lv = kv.longAt(i + 1);
+            // canonical keys first, by identity; then by value (a key not made canonical)
+            if (k == "action" || k.equals("action")) {
+                action = v;
+            } else if (k == "addr" || k.equals("addr")) {
+                addr = v;
+                vAddr = lv;
+            } else if (k == "size" || k.equals("size")) {
+                size = v;
+                vSize = lv;
+            } else if (k == "stream" || k.equals("stream")) {
+                stream = v;
+                vStream = lv;
+            } else if (k == "time_us" || k.equals("time_us")) {
+                time = v;
+                vTime = lv;
+            } else if (k == "frames" || k.equals("frames")) {
+                frames = v;
+            } else if (k == "user_metadata" || k.equals("user_metadata")) {
+                meta = v;
+            } else if (k == "compile_context" || k.equals("compile_context")) {
+                ctx = v;
+            } else if (k == "device_free" || k.equals("device_free")) {
+                free = v;
+                vFree = lv;
+            } else if (k == "category" || k.equals("category")) {
+                cat = v;
             }
         }
         String bad = null;
@@ -183,15 +198,17 @@ final class SnapshotReader implements PickleReader.Placement {
         try {
             if (act != TraceEntries.UNKNOWN) {
                 boolean loose = act == TraceEntries.OOM || act == TraceEntries.SNAPSHOT;
-                a = loose ? opt(addr, "addr") : integer(addr, "addr", Long.MIN_VALUE);
-                s = act == TraceEntries.SNAPSHOT ? Math.max(0, opt(size, "size")) : integer(size, "size", 0);
-                st = opt(stream, "stream");
-                if (time instanceof Long l) {
+                a = loose ? opt(addr, vAddr, "addr") : integer(addr, vAddr, "addr", Long.MIN_VALUE);
+                s = act == TraceEntries.SNAPSHOT ? Math.max(0, opt(size, vSize, "size")) : integer(size, vSize, "size", 0);
+                st = opt(stream, vStream, "stream");
+                if (time == PickleReader.LONG) {
+                    t = vTime == TraceEntries.NO_TIME ? vTime + 1 : vTime;
+                } else if (time instanceof Long l) {
                     t = l == TraceEntries.NO_TIME ? l + 1 : l;
                 } else if (time != null) {
                     throw new Bad("'time_us' is a " + PickleReader.typeName(time) + ", not an integer");
                 }
-                ex = act == TraceEntries.OOM ? Math.max(0, opt(free, "device_free")) : 0;
+                ex = act == TraceEntries.OOM ? Math.max(0, opt(free, vFree, "device_free")) : 0;
             }
         } catch (Bad b) {
             bad = b.getMessage();
@@ -207,7 +224,22 @@ final class SnapshotReader implements PickleReader.Placement {
             kv[2 * i] = d.keyAt(i) instanceof String k ? canonical(k) : d.keyAt(i);
             kv[2 * i + 1] = d.valueAt(i);
         }
-        return entry(kv, 0, kv.length);
+        return entry(new PickleReader.Items() { // boxed values: no unboxed ints here
+            @Override
+            public int size() {
+                return kv.length;
+            }
+
+            @Override
+            public Object at(int i) {
+                return kv[i];
+            }
+
+            @Override
+            public long longAt(int i) {
+                return 0;
+            }
+        });
     }
 
     /** A problem with one value of the snapshot; cheap (no stack trace). */
@@ -232,6 +264,21 @@ final class SnapshotReader implements PickleReader.Placement {
 
     private static long opt(Object v, String key) throws Bad {
         return v == null ? 0 : integer(v, key, Long.MIN_VALUE);
+    }
+
+    /** An integer that may be unboxed: {@code v} is {@link PickleReader#LONG} and its value {@code lv}. */
+    private static long integer(Object v, long lv, String key, long min) throws Bad {
+        if (v == PickleReader.LONG) {
+            if (lv >= min) {
+                return lv;
+            }
+            v = lv; // out of range: boxed for the message
+        }
+        return integer(v, key, min);
+    }
+
+    private static long opt(Object v, long lv, String key) throws Bad {
+        return v == null ? 0 : integer(v, lv, key, Long.MIN_VALUE);
     }
 
     // ---------------------------------------------------------------- the walk
@@ -326,10 +373,10 @@ final class SnapshotReader implements PickleReader.Placement {
                     } else {
                         throw new SnapshotFormatException(source, "device_traces[" + d + "][" + i + "]", "expected a dict, found a " + PickleReader.typeName(e));
                     }
-                    if (entries.problem[row] != null) {
-                        throw new SnapshotFormatException(source, "device_traces[" + d + "][" + i + "]", entries.problem[row]);
+                    if (entries.problem(row) != null) {
+                        throw new SnapshotFormatException(source, "device_traces[" + d + "][" + i + "]", entries.problem(row));
                     }
-                    if (entries.action[row] == TraceEntries.UNKNOWN) {
+                    if (entries.action(row) == TraceEntries.UNKNOWN) {
                         skipped++;
                         continue;
                     }

@@ -77,12 +77,29 @@ final class StackTable {
         stackCount = 1;
     }
 
-    /** The frame held by a frame dict ({@code name}, {@code filename}, {@code line}). */
-    FrameRef frame(Object name, Object file, Object line, String source, long offset) throws PickleFormatException {
-        String n = text(name, "name", source, offset);
-        String f = text(file, "filename", source, offset);
+    /*
+     * A cache in front of frameIds keyed by the identity of the name and file strings: a pickle shares
+     * each distinct string through its memo, so a frame dict written again (the same function, file and
+     * line in another stack) finds its frame here without building a key or hashing text. Identity hash
+     * codes are the JVM's, not the input's, so an input cannot make this table's probes collide; it holds
+     * at most twice the distinct frames (it is cleared and refilled past that), and a miss falls back to
+     * frameIds, which compares by value.
+     */
+    private Object[] cacheName = new Object[1024];
+    private Object[] cacheFile = new Object[1024];
+    private long[] cacheLine = new long[1024];
+    private int[] cacheId = new int[1024];
+    private int cached;
+
+    /**
+     * The frame held by a frame dict ({@code name}, {@code filename}, {@code line}); a {@code line} of
+     * {@link PickleReader#LONG} is the integer {@code lineValue}.
+     */
+    FrameRef frame(Object name, Object file, Object line, long lineValue, String source, long offset) throws PickleFormatException {
         long l;
-        if (line == null) {
+        if (line == PickleReader.LONG) {
+            l = lineValue;
+        } else if (line == null) {
             l = -1;
         } else if (line instanceof Long v) {
             l = v;
@@ -91,6 +108,15 @@ final class StackTable {
                     + (line instanceof java.math.BigInteger b ? "integer of " + b.bitLength() + " bits" : PickleReader.typeName(line))
                     + ", not a 64-bit integer");
         }
+        int mask = cacheId.length - 1;
+        int h = mix(System.identityHashCode(name) * 31 + System.identityHashCode(file), l) & mask;
+        for (; cacheName[h] != null; h = (h + 1) & mask) {
+            if (cacheName[h] == name && cacheFile[h] == file && cacheLine[h] == l) {
+                return frameRefs[cacheId[h]];
+            }
+        }
+        String n = text(name, "name", source, offset);
+        String f = text(file, "filename", source, offset);
         FrameKey k = new FrameKey(n, f, l);
         Integer id = frameIds.get(k);
         if (id == null) {
@@ -111,7 +137,39 @@ final class StackTable {
             frames++;
             frameIds.put(k, id);
         }
+        cache(n, f, l, id);
         return frameRefs[id]; // one instance per frame: the memo slots holding it cost a reference each
+    }
+
+    private void cache(Object name, Object file, long line, int id) {
+        if (2 * (cached + 1) > cacheId.length) {
+            int cap = cacheId.length;
+            if (cap < 4 * Math.max(frames, 256)) {
+                cap *= 2; // room for the distinct frames
+            } // else: more distinct strings than frames (equal strings not shared): start over at this size
+            cacheName = new Object[cap];
+            cacheFile = new Object[cap];
+            cacheLine = new long[cap];
+            cacheId = new int[cap];
+            cached = 0;
+        }
+        int mask = cacheId.length - 1;
+        int h = mix(System.identityHashCode(name) * 31 + System.identityHashCode(file), line) & mask;
+        while (cacheName[h] != null) {
+            h = (h + 1) & mask;
+        }
+        cacheName[h] = name;
+        cacheFile[h] = file;
+        cacheLine[h] = line;
+        cacheId[h] = id;
+        cached++;
+    }
+
+    private static int mix(int a, long b) {
+        long x = (a * 0x9E3779B97F4A7C15L) ^ (b * 0xC2B2AE3D27D4EB4FL);
+        x ^= x >>> 29;
+        x *= 0xBF58476D1CE4E5B9L;
+        return (int) (x ^ (x >>> 32));
     }
 
     private static String text(Object o, String what, String source, long offset) throws PickleFormatException {
@@ -151,8 +209,85 @@ final class StackTable {
         return stackRefs[id];
     }
 
+    /*
+     * A cache in front of stackIds: open addressing over stack ids, probed with a hash seeded per table
+     * (an input cannot aim at it), compared against the stored frames, so a stack met again costs no
+     * allocation. A probe that runs past MAX_PROBE slots gives up and uses stackIds (whose keys are
+     * ordered, so even crafted collisions stay O(log n)).
+     */
+    private static final int MAX_PROBE = 32;
+    private final long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1;
+    private int[] stackSlots = new int[1024]; // stack id + 1; 0 = empty
+    private int stackSlotsUsed;
+
+    private int stackHash(List<?> list) {
+        long h = seed;
+        for (int i = 0, n = list.size(); i < n; i++) {
+            h = (h ^ (list.get(i) instanceof FrameRef f ? f.id() : -1)) * 0x9E3779B97F4A7C15L;
+            h ^= h >>> 31;
+        }
+        return (int) (h ^ (h >>> 32));
+    }
+
+    private static boolean same(int[] frames, List<?> list) {
+        if (frames.length != list.size()) {
+            return false;
+        }
+        for (int i = 0; i < frames.length; i++) {
+            if (!(list.get(i) instanceof FrameRef f) || f.id() != frames[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The stack of a frames list whose elements are {@link FrameRef}s. */
     StackRef stack(List<?> list, String source, long offset) throws PickleFormatException {
+        int mask = stackSlots.length - 1;
+        int h = stackHash(list) & mask;
+        int probe = 0;
+        for (; stackSlots[h] != 0 && probe < MAX_PROBE; h = (h + 1) & mask, probe++) {
+            int id = stackSlots[h] - 1;
+            if (same(stacks[id], list)) {
+                return stackRefs[id];
+            }
+        }
+        StackRef r = stackOf(list, source, offset);
+        if (probe < MAX_PROBE) {
+            if (2 * (stackSlotsUsed + 1) > stackSlots.length) {
+                rehashStacks();
+            } else {
+                stackSlots[h] = r.id() + 1;
+                stackSlotsUsed++;
+            }
+        }
+        return r;
+    }
+
+    /** Doubles the stack cache and puts every stack known into it (those that probe too far are left to stackIds). */
+    private void rehashStacks() {
+        stackSlots = new int[Math.max(1024, Integer.highestOneBit(Math.max(1, stackCount)) * 4)];
+        stackSlotsUsed = 0;
+        int mask = stackSlots.length - 1;
+        for (int id = 1; id < stackCount; id++) {
+            int[] f = stacks[id];
+            long x = seed;
+            for (int v : f) {
+                x = (x ^ v) * 0x9E3779B97F4A7C15L;
+                x ^= x >>> 31;
+            }
+            int h = (int) (x ^ (x >>> 32)) & mask;
+            for (int probe = 0; probe < MAX_PROBE; probe++, h = (h + 1) & mask) {
+                if (stackSlots[h] == 0) {
+                    stackSlots[h] = id + 1;
+                    stackSlotsUsed++;
+                    break;
+                }
+            }
+        }
+    }
+
+    private StackRef stackOf(List<?> list, String source, long offset) throws PickleFormatException {
         int[] ids = new int[list.size()];
         for (int i = 0; i < ids.length; i++) {
             if (list.get(i) instanceof FrameRef f) {

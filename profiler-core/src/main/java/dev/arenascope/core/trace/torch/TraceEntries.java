@@ -1,62 +1,148 @@
 package dev.arenascope.core.trace.torch;
 
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The trace entries of a snapshot in columns, one row per entry as it completed in the pickle (about
- * 60 bytes a row instead of a dict of boxed values). Which device a row belongs to is decided later,
- * by the {@code device_traces} list that holds it. Not thread-safe.
+ * 50 bytes a row instead of a dict of boxed values). Columns are kept in pages of {@value #PAGE} rows,
+ * so growing never copies what is there (a whole-column copy at 2 M rows was a spike of hundreds of
+ * MB); what few rows have (an out-of-memory entry's {@code device_free}, a problem) is kept by row.
+ * Which device a row belongs to is decided later, by the {@code device_traces} list that holds it. Not
+ * thread-safe.
  */
 final class TraceEntries {
     static final byte UNKNOWN = 0, ALLOC = 1, FREE_REQUESTED = 2, FREE_COMPLETED = 3, SEGMENT_ALLOC = 4, SEGMENT_FREE = 5,
             SEGMENT_MAP = 6, SEGMENT_UNMAP = 7, OOM = 8, SNAPSHOT = 9;
     /** {@link #time} of an entry without {@code time_us}. */
     static final long NO_TIME = Long.MIN_VALUE;
+    private static final int BITS = 16;
+    static final int PAGE = 1 << BITS;
+    private static final int MASK = PAGE - 1;
 
     /** A row's id, standing in for the entry's dict in its list and in the memo. */
     record EntryRef(int row) {}
 
-    int n;
-    byte[] action = new byte[1024];
-    long[] addr = new long[1024];
-    long[] size = new long[1024];
-    long[] time = new long[1024];
-    long[] stream = new long[1024];
-    long[] extra = new long[1024]; // device_free of an oom entry
-    int[] stack = new int[1024];   // StackTable id, 0 = no frames
-    int[] meta = new int[1024];    // string id of user_metadata, -1 = none
-    int[] context = new int[1024]; // string id of compile_context, -1 = none
-    int[] category = new int[1024];// string id of category, -1 = none
-    /** Per row: null, or why the entry cannot be read (reported only if the row is in device_traces). */
-    String[] problem = new String[1024];
+    private int n;
+    private byte[][] action = new byte[8][];
+    private long[][] addr = new long[8][];
+    private long[][] size = new long[8][];
+    private long[][] time = new long[8][];
+    private long[][] stream = new long[8][];
+    private int[][] stack = new int[8][];   // StackTable id, 0 = no frames
+    private int[][] meta = new int[8][];    // string id of user_metadata, -1 = none
+    private int[][] context = new int[8][]; // string id of compile_context, -1 = none
+    private int[][] category = new int[8][];// string id of category, -1 = none
+    private final Map<Integer, Long> extra = new HashMap<>();     // device_free of an oom entry
+    private final Map<Integer, String> problem = new HashMap<>(); // why an entry cannot be read
+
+    /** Rows added so far. */
+    int size() {
+        return n;
+    }
 
     int add(byte act, long a, long s, long t, long st, long ex, int stk, int md, int ctx, int cat, String bad) {
-        if (n == action.length) {
-            int cap = n + (n >> 1);
-            action = Arrays.copyOf(action, cap);
-            addr = Arrays.copyOf(addr, cap);
-            size = Arrays.copyOf(size, cap);
-            time = Arrays.copyOf(time, cap);
-            stream = Arrays.copyOf(stream, cap);
-            extra = Arrays.copyOf(extra, cap);
-            stack = Arrays.copyOf(stack, cap);
-            meta = Arrays.copyOf(meta, cap);
-            context = Arrays.copyOf(context, cap);
-            category = Arrays.copyOf(category, cap);
-            problem = Arrays.copyOf(problem, cap);
+        int p = n >>> BITS, i = n & MASK;
+        if (i == 0) {
+            if (p == action.length) {
+                int cap = p * 2;
+                action = Arrays.copyOf(action, cap);
+                addr = Arrays.copyOf(addr, cap);
+                size = Arrays.copyOf(size, cap);
+                time = Arrays.copyOf(time, cap);
+                stream = Arrays.copyOf(stream, cap);
+                stack = Arrays.copyOf(stack, cap);
+                meta = Arrays.copyOf(meta, cap);
+                context = Arrays.copyOf(context, cap);
+                category = Arrays.copyOf(category, cap);
+            }
+            // the first page grows from small (most snapshots are small); later pages are whole
+            int len = p == 0 ? 1024 : PAGE;
+            action[p] = new byte[len];
+            addr[p] = new long[len];
+            size[p] = new long[len];
+            time[p] = new long[len];
+            stream[p] = new long[len];
+            stack[p] = new int[len];
+            meta[p] = new int[len];
+            context[p] = new int[len];
+            category[p] = new int[len];
+        } else if (p == 0 && i == action[0].length) {
+            int len = Math.min(PAGE, i * 2);
+            action[0] = Arrays.copyOf(action[0], len);
+            addr[0] = Arrays.copyOf(addr[0], len);
+            size[0] = Arrays.copyOf(size[0], len);
+            time[0] = Arrays.copyOf(time[0], len);
+            stream[0] = Arrays.copyOf(stream[0], len);
+            stack[0] = Arrays.copyOf(stack[0], len);
+            meta[0] = Arrays.copyOf(meta[0], len);
+            context[0] = Arrays.copyOf(context[0], len);
+            category[0] = Arrays.copyOf(category[0], len);
         }
-        action[n] = act;
-        addr[n] = a;
-        size[n] = s;
-        time[n] = t;
-        stream[n] = st;
-        extra[n] = ex;
-        stack[n] = stk;
-        meta[n] = md;
-        context[n] = ctx;
-        category[n] = cat;
-        problem[n] = bad;
+        action[p][i] = act;
+        addr[p][i] = a;
+        size[p][i] = s;
+        time[p][i] = t;
+        stream[p][i] = st;
+        stack[p][i] = stk;
+        meta[p][i] = md;
+        context[p][i] = ctx;
+        category[p][i] = cat;
+        if (ex != 0) {
+            extra.put(n, ex);
+        }
+        if (bad != null) {
+            problem.put(n, bad);
+        }
         return n++;
+    }
+
+    byte action(int r) {
+        return action[r >>> BITS][r & MASK];
+    }
+
+    long addr(int r) {
+        return addr[r >>> BITS][r & MASK];
+    }
+
+    long size(int r) {
+        return size[r >>> BITS][r & MASK];
+    }
+
+    /** {@code time_us}, or {@link #NO_TIME}. */
+    long time(int r) {
+        return time[r >>> BITS][r & MASK];
+    }
+
+    long stream(int r) {
+        return stream[r >>> BITS][r & MASK];
+    }
+
+    int stack(int r) {
+        return stack[r >>> BITS][r & MASK];
+    }
+
+    int meta(int r) {
+        return meta[r >>> BITS][r & MASK];
+    }
+
+    int context(int r) {
+        return context[r >>> BITS][r & MASK];
+    }
+
+    int category(int r) {
+        return category[r >>> BITS][r & MASK];
+    }
+
+    /** {@code device_free} of an out-of-memory entry, else 0. */
+    long extra(int r) {
+        return extra.getOrDefault(r, 0L);
+    }
+
+    /** Why row {@code r} cannot be read, or null. */
+    String problem(int r) {
+        return problem.isEmpty() ? null : problem.get(r);
     }
 
     static byte action(String s) {
