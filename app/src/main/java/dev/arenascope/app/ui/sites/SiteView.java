@@ -76,6 +76,7 @@ public final class SiteView extends BorderPane {
     private long serial;
     private boolean inFlight;
     private boolean askAgain;
+    private boolean waitingShared;
     private long selectSerial;
     private boolean dirty = true;
     private boolean syncing;
@@ -171,6 +172,16 @@ public final class SiteView extends BorderPane {
             }
         });
         model.digestProperty().addListener((o, a, b) -> prebuild());
+        model.sites().revisionProperty().addListener((o, a, b) -> {
+            // a shared analysis arrived: the one this view waits for, or a live session's fresher one
+            MemoryInfo m = memory.getValue();
+            SiteAnswer shown = answer.get();
+            SiteAnalysis now = m == null ? null : model.sites().peek(m.id());
+            if (waitingShared || now != null && shown != null && shown.request().analysis() != null && shown.analysis() != now) {
+                waitingShared = false;
+                request();
+            }
+        });
         model.baselineProperty().addListener((o, a, b) -> request());
         model.baselinePairingProperty().addListener((o, a, b) -> request());
         memory.valueProperty().addListener((o, a, b) -> {
@@ -270,9 +281,10 @@ public final class SiteView extends BorderPane {
     }
 
     /**
-     * Once a file's digest is done, builds the default memory's site analysis in the background (once per
-     * trace), so the first click on the view answers from it; left out when the index would take more
-     * than a quarter of the free heap (about 40 bytes per event).
+     * Once a file's digest is done, has the default memory's site analysis built in the background (once
+     * per trace, through the session's shared {@link dev.arenascope.app.ui.model.SiteAnalyses}, which the
+     * timeline's stripes use too), so the first click on the view answers from it; left out when the
+     * index would take more than a quarter of the free heap (about 40 bytes per event).
      */
     private void prebuild() {
         TraceView t = model.trace();
@@ -286,12 +298,7 @@ public final class SiteView extends BorderPane {
         if (t.eventCount() * 40L > free / 4) {
             return;
         }
-        boolean inner = internal.isSelected();
-        int id = m.id();
-        model.tasks().submit(BackgroundTask.of("Indexing allocation sites", p -> {
-            answers.analysis(t, id, inner);
-            return null;
-        }));
+        model.sites().get(m);
     }
 
     /** Whether the view builds the site analysis ahead when a file is shown (the default); the bench turns it off to time a cold click. */
@@ -303,7 +310,10 @@ public final class SiteView extends BorderPane {
     public boolean analysisReady() {
         TraceView t = model.trace();
         MemoryInfo m = memory.getValue();
-        return t != null && m != null && answers.ready(t, m.id(), internal.isSelected());
+        if (t == null || m == null) {
+            return false;
+        }
+        return internal.isSelected() ? answers.ready(t, m.id(), true) : model.sites().peek(m.id()) != null;
     }
 
     /** Asks again soon (coalescing bursts of changes); only while the view is shown. */
@@ -347,10 +357,19 @@ public final class SiteView extends BorderPane {
             summary.setText(e.getMessage());
             return;
         }
+        SiteAnalysis shared = null;
+        if (!internal.isSelected()) { // the session's shared analysis (internal frames hidden), as the stripes use
+            shared = model.sites().get(m);
+            if (shared == null) {
+                summary.setText("Indexing the allocations of " + m.name() + "…");
+                waitingShared = true; // asked again when it arrives
+                return;
+            }
+        }
         TraceView base = model.baselineProperty().get();
         int baseMemory = base == null ? -1 : model.baselinePairingProperty().get().baselineOf(m.id());
         SiteRequest r = new SiteRequest(t, m.id(), question.getValue(), shape.getValue(), internal.isSelected(),
-                model.cursorProperty().get(), model.selectionProperty().get(), shorter, base, baseMemory);
+                model.cursorProperty().get(), model.selectionProperty().get(), shorter, base, baseMemory, shared);
         summary.setText("Answering…");
         inFlight = true;
         model.tasks().submit(BackgroundTask.of("Sites: " + r.question(), p -> answers.answer(r))
