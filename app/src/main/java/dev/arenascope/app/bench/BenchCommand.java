@@ -26,6 +26,7 @@ public final class BenchCommand implements Command {
             new LiveBench(),
             new TraceBench(),
             new UiBenchSuite(),
+            new StripesBench(),
             new SiteViewBench(),
             new PlanBench(),
             new ReportBench(),

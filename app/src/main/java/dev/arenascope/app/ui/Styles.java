@@ -20,6 +20,8 @@ public final class Styles {
     public static final String SIDE_PANEL = "side-panel";
     public static final String NUMERIC = "numeric";
     public static final String DAMAGE_BANNER = "damage-banner";
+    public static final String STRIPE_LEGEND = "stripe-legend";
+    public static final String STRIPE_CHIP = "stripe-chip";
 
     public static final String LIGHT_CSS = "/dev/arenascope/app/ui/arenascope-light.css";
     public static final String DARK_CSS = "/dev/arenascope/app/ui/arenascope-dark.css";

@@ -106,4 +106,53 @@ class Screenshots extends WindowTestBase {
         shoot(dir, "live-dark.png");
         fxRun(() -> window.applyTheme(false));
     }
+
+    /** The allocation stripes of a PyTorch snapshot at its peak, a stripe hovered and one selected, in both themes. */
+    @Test
+    void allocationStripes() throws Exception {
+        Path dir = out();
+        fxRun(() -> {
+            stage.setWidth(1280);
+            stage.setHeight(800);
+        });
+        Path torch = Fixtures.torch("cs336-a2-magma27.pickle");
+        openAndWait(torch);
+        waitFor(60, "stripes", () -> window.timeline().drawListProperty().get().lanes().stream().anyMatch(l -> l.stripes() != null));
+        for (boolean dark : new boolean[] {false, true}) {
+            fxRun(() -> window.applyTheme(dark));
+            waitFor(20, "stripes in the theme", () -> window.timeline().drawListProperty().get().lanes().stream()
+                    .anyMatch(l -> l.stripes() != null));
+            var d = fx(() -> window.timeline().drawListProperty().get());
+            var lane = d.lanes().stream().filter(l -> l.stripes() != null).findFirst().orElseThrow();
+            var s = lane.stripes();
+            // hover the largest stripe near the peak's column
+            long peak = s.analysis().peakNs();
+            int col = (int) Math.min(d.width() - 1, Math.max(0, Math.ceil(d.xOf(peak))));
+            // the middle of the tallest stripe in that column
+            int row = -1;
+            int best = 0;
+            for (int r = 0, run = 0; r < s.height(); r++) {
+                int k = s.stripeAt(col, r);
+                run = k >= 0 && r > 0 && s.stripeAt(col, r - 1) == k ? run + 1 : (k >= 0 ? 1 : 0);
+                if (run > best) {
+                    best = run;
+                    row = r - run / 2;
+                }
+            }
+            if (row < 0) {
+                throw new IllegalStateException("no stripe in the peak's column " + col);
+            }
+            double y = lane.gaugeTop() + row + 0.5;
+            javafx.geometry.Bounds b = fx(() -> window.timeline().canvas().localToScreen(window.timeline().canvas().getBoundsInLocal()));
+            robot.moveTo(b.getMinX() + col + 0.5, b.getMinY() + y);
+            if (!dark) {
+                robot.clickOn(javafx.scene.input.MouseButton.PRIMARY);
+                waitFor(10, "a selected allocation", () -> window.model().selectedAllocationProperty().get() != null);
+                robot.moveTo(b.getMinX() + col + 0.5, b.getMinY() + y);
+            }
+            Thread.sleep(600);
+            shoot(dir, dark ? "stripes-dark.png" : "stripes.png");
+        }
+        fxRun(() -> window.applyTheme(false));
+    }
 }

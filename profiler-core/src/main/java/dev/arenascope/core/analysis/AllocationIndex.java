@@ -194,6 +194,11 @@ final class AllocationIndex {
 
     private long[] offset = new long[1024]; // the event's 'a': offset or address
 
+    /** The offset or address of allocation {@code a}. */
+    long offset(int a) {
+        return offset[a];
+    }
+
     private int add(EventBatch b, int k, long idx, long eff) {
         if (size == start.length) {
             grow();

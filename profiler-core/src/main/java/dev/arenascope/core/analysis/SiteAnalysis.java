@@ -58,6 +58,7 @@ public final class SiteAnalysis {
     private final int[] cat;      // per allocation: index into categories
     private final List<String> categories = new ArrayList<>();
     private final SiteSource source;
+    private final Allocations allocations;
 
     private SiteAnalysis(TraceView view, MemoryInfo memory, boolean includeInternal) {
         this.x = AllocationIndex.build(view, memory);
@@ -119,6 +120,7 @@ public final class SiteAnalysis {
             });
         }
         source = x.withSite > 0 ? SiteSource.STACKS : anyScope ? SiteSource.SCOPES : SiteSource.NONE;
+        allocations = new Allocations(this, x, key, cat);
     }
 
     /**
@@ -220,6 +222,31 @@ public final class SiteAnalysis {
     /** Time of the trace's last event. */
     public long endNs() {
         return x.endTimeNs;
+    }
+
+    /** Every allocation one by one, with its site path and category as this analysis groups them. */
+    public Allocations allocationTable() {
+        return allocations;
+    }
+
+    /** The frames of site path {@code p} ({@link Allocations#path(int)}), innermost first; empty for -1 or an unknown path. */
+    public List<StackFrame> pathFrames(int p) {
+        return p < 0 || p >= paths.nodeCount() ? List.of() : paths.frames(p);
+    }
+
+    /** Site paths known to this analysis. */
+    public int pathCount() {
+        return paths.nodeCount();
+    }
+
+    /** The name of category number {@code c} ({@link Allocations#category(int)}). */
+    public String categoryName(int c) {
+        return categories.get(c);
+    }
+
+    /** Categories known to this analysis. */
+    public int categoryCount() {
+        return categories.size();
     }
 
     // ---------------------------------------------------------------- questions

@@ -248,6 +248,71 @@ class SiteAnalysisTest {
     }
 
     @Test
+    void allocationsOneByOneMatchTheTruthAndTheSampledQueryMatchesAScan() {
+        Generated g = generate(5, 6000);
+        Random rnd = new Random(77);
+        for (int mem = 0; mem < 3; mem++) {
+            SiteAnalysis sa = SiteAnalysis.of(g.store, g.store.memories().get(mem), false);
+            Allocations a = sa.allocationTable();
+            List<Truth> truth = g.truths.get(mem);
+            assertEquals(truth.size(), a.size(), "allocations of memory " + mem);
+            for (int i = 0; i < a.size(); i++) {
+                Truth tr = truth.get(i);
+                assertEquals(tr.bytes, a.bytes(i), "bytes of " + i);
+                assertEquals(tr.startNs, a.startNs(i), "start of " + i);
+                assertEquals(tr.endNs, a.endNs(i), "end of " + i);
+                assertEquals(tr.endNs == Long.MAX_VALUE, a.endEvent(i) < 0, "a never-freed allocation has no free event");
+                assertEquals(tr.category, a.categoryName(a.category(i)));
+                if (mem < 2) {
+                    assertEquals(tr.path, a.pathFrames(a.path(i)).stream().map(StackFrame::function).toList(), "path of " + i);
+                }
+                assertTrue(g.store.event(a.startEvent(i)).b() == tr.bytes, "the allocation's event is at its row");
+            }
+            for (int round = 0; round < 30; round++) {
+                int cols = 1 + rnd.nextInt(200);
+                long from = rnd.nextLong(g.endNs + 1);
+                long step = 1 + rnd.nextLong(Math.max(1, (g.endNs - from) / cols + 1));
+                long[] instants = new long[cols];
+                for (int c = 0; c < cols; c++) {
+                    instants[c] = from + c * step;
+                }
+                long minBytes = rnd.nextBoolean() ? 0 : 16L * rnd.nextInt(800);
+                int limit = rnd.nextInt(4) == 0 ? 3 : 1 + rnd.nextInt(400);
+                List<Integer> expected = new ArrayList<>();
+                for (int i = 0; i < a.size(); i++) {
+                    if (a.bytes(i) < minBytes) {
+                        continue;
+                    }
+                    for (long at : instants) {
+                        if (a.startNs(i) <= at && a.endNs(i) > at) {
+                            expected.add(i);
+                            break;
+                        }
+                    }
+                }
+                long[] counted = new long[2];
+                int[] got = a.largestLiveAt(instants, minBytes, limit, counted);
+                assertEquals(expected.size(), counted[0], "qualifying allocations");
+                List<Integer> want = new ArrayList<>(expected);
+                want.sort((p, q) -> a.bytes(p) != a.bytes(q) ? Long.compare(a.bytes(q), a.bytes(p)) : Integer.compare(p, q));
+                want = new ArrayList<>(want.subList(0, Math.min(limit, want.size())));
+                want.sort(Integer::compare);
+                assertEquals(want, java.util.Arrays.stream(got).boxed().toList(), "the largest, in allocation order");
+                long at = instants[0];
+                long count = 0;
+                long bytes = 0;
+                for (int i = 0; i < a.size(); i++) {
+                    if (a.startNs(i) <= at && a.endNs(i) > at) {
+                        count++;
+                        bytes += a.bytes(i);
+                    }
+                }
+                assertEquals(List.of(count, bytes), java.util.Arrays.stream(a.liveAt(at)).boxed().toList(), "live at " + at);
+            }
+        }
+    }
+
+    @Test
     void internalFramesAreHiddenUnlessAsked() {
         Generated g = generate(7, 500);
         MemoryInfo m = g.store.memories().getFirst();

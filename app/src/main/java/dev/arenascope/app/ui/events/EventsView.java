@@ -202,6 +202,7 @@ public final class EventsView extends BorderPane {
     private void initListeners() {
         debounce.setOnFinished(e -> reload());
         model.selectionProperty().addListener((o, a, b) -> scheduleReload());
+        model.selectedAllocationProperty().addListener((o, a, b) -> scheduleReload());
         model.viewRangeProperty().addListener((o, a, b) -> {
             if (model.selectionProperty().get() == null) {
                 scheduleReload();
@@ -331,6 +332,11 @@ public final class EventsView extends BorderPane {
             table.setItems(FXCollections.observableArrayList());
             return;
         }
+        var picked = model.selectedAllocationProperty().get();
+        if (picked != null && picked.allocEvent() < t.eventCount()) {
+            showAllocation(t, picked);
+            return;
+        }
         TimeRange r = model.selectionProperty().get() != null ? model.selectionProperty().get() : model.viewRangeProperty().get();
         EventFilter f = filter();
         SiteSelection site = model.selectedSiteProperty().get();
@@ -357,6 +363,28 @@ public final class EventsView extends BorderPane {
                 selectAt(c);
             }
         }).onFailure(e -> summary.setText("error: " + e.getMessage())));
+    }
+
+    /**
+     * Lists the picked allocation's own rows: its allocation and what freed it (the timeline's click on a
+     * stripe), the allocation row selected. Clearing the pick lists the range again.
+     */
+    private void showAllocation(TraceView t, dev.arenascope.app.ui.model.AllocationSelection picked) {
+        ++reloadSerial;
+        long[] idx = picked.freeEvent() >= 0 && picked.freeEvent() < t.eventCount()
+                ? new long[] {picked.allocEvent(), picked.freeEvent()} : new long[] {picked.allocEvent()};
+        EventIndexList list = EventIndexList.of(t, idx, idx.length);
+        listedOrder = requestedOrder();
+        showRows(list);
+        syncing = true;
+        table.getSelectionModel().clearAndSelect(0);
+        syncing = false;
+        shownRange.set(new TimeRange(picked.startNs(), picked.freeEvent() >= 0 ? Math.max(picked.endNs() + 1, picked.startNs() + 1)
+                : Math.max(t.endNs() + 1, picked.startNs() + 1)));
+        summary.setText("allocation of " + Bytes.format(picked.bytes()) + " at " + picked.site().label()
+                + (idx.length == 2 ? ": its allocation and free" : ": its allocation (never freed)")
+                + " — click off the stripes to list the range again");
+        status.set(summary.getText());
     }
 
     /**

@@ -54,6 +54,8 @@ public final class SessionModel {
     private final ReadOnlyStringWrapper baselineTitle = new ReadOnlyStringWrapper(this, "baselineTitle", "");
     private final ObjectProperty<BaselinePairing> baselinePairing = new SimpleObjectProperty<>(this, "baselinePairing", BaselinePairing.NONE);
     private final BooleanProperty stretchBaseline = new SimpleBooleanProperty(this, "stretchBaseline", false);
+    private final ObjectProperty<AllocationSelection> selectedAllocation = new SimpleObjectProperty<>(this, "selectedAllocation");
+    private final SiteAnalyses sites;
 
     private TraceDigest digester;
     private final AtomicBoolean digesting = new AtomicBoolean();
@@ -63,6 +65,7 @@ public final class SessionModel {
 
     public SessionModel(TaskRunner tasks) {
         this.tasks = tasks;
+        this.sites = new SiteAnalyses(tasks);
     }
 
     /** Shows {@code view} (a loaded file or a live store); resets range and selection. */
@@ -73,7 +76,9 @@ public final class SessionModel {
         selection.set(null);
         cursor.set(-1);
         selectedScope.set(null);
+        selectedAllocation.set(null);
         selectedSite.set(null);
+        sites.reset(view);
         digest.set(TraceDigest.Snapshot.EMPTY);
         digester = view == null ? null : new TraceDigest(view);
         digestPending = false;
@@ -234,11 +239,25 @@ public final class SessionModel {
     }
 
     /**
-     * The allocations the site view selected (a node of its tree or flame graph), or null: the timeline
-     * highlights them, the events table lists their events. Cleared when another session is shown.
+     * The allocation picked on the timeline (a click on its stripe), or null. The Events table lists its
+     * allocation and free rows while it is set.
+     */
+    public ObjectProperty<AllocationSelection> selectedAllocationProperty() {
+        return selectedAllocation;
+    }
+
+    /**
+     * The allocations the site view selected (a node of its tree or flame graph), or the site of the
+     * allocation picked on the timeline, or null: the timeline highlights them, the events table lists
+     * their events. Cleared when another session is shown.
      */
     public ObjectProperty<SiteSelection> selectedSiteProperty() {
         return selectedSite;
+    }
+
+    /** The core's site analysis of each memory, built on request and shared by the views. */
+    public SiteAnalyses sites() {
+        return sites;
     }
 
     /** Keep the visible range on the newest events of a live session. */

@@ -66,12 +66,16 @@ public record DrawList(TimeRange range, int width, int height, List<Lane> lanes,
      * @param bandRows   scope rows drawn beneath
      * @param markers    folded markers
      * @param highlights x spans (pairs) of the selected scope's executions, merged
+     * @param baselineUsed per column, the baseline's most in use, or null without a baseline
+     * @param stripesOn  the lane is switched to allocation stripes
+     * @param stripes    its stripes, null when drawn as an area (also while a switched lane's allocations
+     *                   are being indexed)
      */
     public record Lane(MemoryInfo memory, double top, double gaugeHeight, double height, long scaleBytes,
                        long peakUsed, long peakAux, long peakForward, long[] usedMin, long[] usedMax, long[] auxMax,
                        long[] auxMin, long[] forwardLast, long[] forwardMax, long[] count,
                        List<Band> bands, int bandRows, List<MarkerMark> markers, double[] highlights,
-                       long[] baselineUsed) {
+                       long[] baselineUsed, boolean stripesOn, StripeLayer stripes) {
 
         /** y of the gauge area's top: below the lane's header strip, which holds its label. */
         public double gaugeTop() {

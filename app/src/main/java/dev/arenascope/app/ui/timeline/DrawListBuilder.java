@@ -46,9 +46,17 @@ public final class DrawListBuilder {
      * @param pairing    which baseline memory each memory is compared with
      * @param stretch    false: the baseline is aligned at its start with the trace's start (the report's
      *                   rule too); true: it is also stretched to the trace's length
+     * @param stripes    the lanes drawn as allocation stripes, and how
      */
     public record Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
-                        ScopeStats highlight, TraceView baseline, BaselinePairing pairing, boolean stretch) {
+                        ScopeStats highlight, TraceView baseline, BaselinePairing pairing, boolean stretch,
+                        StripeOptions stripes) {
+
+        /** A frame without allocation stripes. */
+        public Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
+                     ScopeStats highlight, TraceView baseline, BaselinePairing pairing, boolean stretch) {
+            this(trace, range, width, height, digest, highlight, baseline, pairing, stretch, StripeOptions.NONE);
+        }
 
         /** A frame comparing memories paired by {@link BaselinePairing#match}, aligned at start. */
         public Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
@@ -165,8 +173,26 @@ public final class DrawListBuilder {
             }
             scale = Math.max(scale, f.baseline().peakUsed(bm));
         }
+        boolean stripesOn = f.stripes().lanes().contains(m.id());
+        StripeLayer stripes = null;
+        var analysis = stripesOn ? f.stripes().analyses().get(m.id()) : null;
+        if (analysis != null) {
+            long[] usedLast = new long[w];
+            long[] instants = new long[w];
+            for (int x = 0; x < w; x++) {
+                int i = b == w ? x : (int) ((long) x * b / w);
+                usedLast[x] = i >= b || usedMin[x] < 0 ? -1 : g.usedLast()[i];
+                // the bucket's last nanosecond: where usedLast is read
+                instants[x] = g.fromNs() + (Math.min(i, Math.max(0, b - 1)) + 1) * g.bucketNs() - 1;
+                if (x > 0) {
+                    instants[x] = Math.max(instants[x], instants[x - 1]);
+                }
+            }
+            stripes = StripeBuilder.build(analysis, t, r, instants, w, (int) Math.round(gauge), scale, usedLast, usedMax, f.stripes());
+        }
         return new DrawList.Lane(m, top, gauge, LANE_HEADER + gauge + bandRows * BAND_ROW, scale, peakUsed, peakAux, peakForward,
-                usedMin, usedMax, auxMax, auxMin, forwardLast, forwardMax, count, bands, bandRows, marks, highlights, baseline);
+                usedMin, usedMax, auxMax, auxMin, forwardLast, forwardMax, count, bands, bandRows, marks, highlights, baseline,
+                stripesOn, stripes);
     }
 
     /**

@@ -26,13 +26,24 @@ public final class TimelinePainter {
      * @param cursorNs  selected instant or -1
      */
     public static void paint(GraphicsContext g, DrawList d, Palette p, boolean dark, TimeRange selection, long cursorNs) {
+        paint(g, d, p, dark, selection, cursorNs, -1, -1);
+    }
+
+    /**
+     * @param selection           selected range or null
+     * @param cursorNs            selected instant or -1
+     * @param selectedMemory      the memory of the selected allocation, -1 for none
+     * @param selectedAllocation  its number in the memory's allocation table (its stripe drawn strong)
+     */
+    public static void paint(GraphicsContext g, DrawList d, Palette p, boolean dark, TimeRange selection, long cursorNs,
+                             int selectedMemory, int selectedAllocation) {
         double w = g.getCanvas().getWidth();
         double h = g.getCanvas().getHeight();
         g.setFill(p.background());
         g.fillRect(0, 0, w, h);
         axis(g, d, p, w);
         for (DrawList.Lane lane : d.lanes()) {
-            lane(g, d, lane, p, dark);
+            lane(g, d, lane, p, dark, lane.memory().id() == selectedMemory ? selectedAllocation : -1);
         }
         if (selection != null && selection.overlaps(d.range().fromNs(), d.range().toNs())) {
             double x0 = Math.max(0, d.xOf(selection.fromNs()));
@@ -80,7 +91,7 @@ public final class TimelinePainter {
         return (n < 1.5 ? 1 : n < 3.5 ? 2 : n < 7.5 ? 5 : 10) * mag;
     }
 
-    private static void lane(GraphicsContext g, DrawList d, DrawList.Lane lane, Palette p, boolean dark) {
+    private static void lane(GraphicsContext g, DrawList d, DrawList.Lane lane, Palette p, boolean dark, int selected) {
         int w = d.width();
         double laneTop = lane.top();
         double top = lane.gaugeTop();
@@ -95,10 +106,15 @@ public final class TimelinePainter {
         double[] xs = new double[2 * w + 2];
         double[] ys = new double[2 * w + 2];
 
-        if (twoPointer) {
+        if (lane.stripes() != null) {
+            StripePainter.paint(g, lane, p, dark, selected);
+            byteGrid(g, lane, p, w);
+        } else if (twoPointer) {
             areaDown(g, lane, lane.auxMax(), xs, ys, w, top, p.backwardEnvelope());
         }
-        if (twoPointer) {
+        if (lane.stripes() != null) {
+            // drawn above
+        } else if (twoPointer) {
             // an arena's used gauge counts both ends: the forward end alone rises from the bottom, the
             // backward end hangs from the top, and the free room between them is what is left
             areaUp(g, lane, masked(lane.forwardMax(), lane.usedMin()), xs, ys, w, bottom, p.forwardEnvelope());
@@ -107,7 +123,7 @@ public final class TimelinePainter {
             areaUp(g, lane, lane.usedMax(), xs, ys, w, bottom, p.forwardEnvelope());
             areaUp(g, lane, lane.usedMin(), xs, ys, w, bottom, p.forward());
         }
-        if (twoPointer) {
+        if (twoPointer && lane.stripes() == null) {
             // the backward end's least value is not kept per column; its envelope is drawn solid at the edge
             g.setStroke(p.backward());
             g.setLineWidth(1.2);
@@ -221,6 +237,7 @@ public final class TimelinePainter {
         g.fillRect(0, laneTop, w, DrawListBuilder.LANE_HEADER - 1);
         g.setFill(p.text());
         g.fillText(label, 6, laneTop + DrawListBuilder.LANE_HEADER / 2.0);
+        StripePainter.paintToggle(g, lane, p, w);
         g.setStroke(p.grid());
         g.setLineWidth(1);
         g.strokeLine(0, Math.floor(laneTop + lane.height()) + 0.5, w, Math.floor(laneTop + lane.height()) + 0.5);
@@ -232,6 +249,16 @@ public final class TimelinePainter {
      * figures the report gives.
      */
     static String laneLabel(DrawList.Lane lane) {
+        String base = occupancyLabel(lane);
+        if (lane.stripes() != null) {
+            StripeLayer s = lane.stripes();
+            return base + String.format(java.util.Locale.ROOT, "  ·  %,d allocations as stripes (of %,d seen), by %s", s.stripes(),
+                    s.qualified(), s.colourBy() == dev.arenascope.core.analysis.SiteAnalysis.By.SITE ? "site" : "category");
+        }
+        return lane.stripesOn() ? base + "  ·  indexing allocations…" : base;
+    }
+
+    private static String occupancyLabel(DrawList.Lane lane) {
         MemoryKind kind = lane.memory().kind();
         long cap = lane.memory().capacity();
         StringBuilder sb = new StringBuilder(lane.memory().name()).append("  ·  ").append(kindName(kind));

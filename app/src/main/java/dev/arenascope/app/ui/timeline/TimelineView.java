@@ -18,13 +18,17 @@ import javafx.scene.layout.Pane;
 import javafx.scene.layout.StackPane;
 
 import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.model.AllocationSelection;
+import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.task.UiExecutor;
+import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
 
@@ -32,7 +36,9 @@ import dev.arenascope.core.trace.TraceView;
  * The occupancy timeline: a canvas with one lane per memory. Frames are built off the FX thread (one
  * at a time; requests made meanwhile collapse into one more) and painted in one pass when they
  * arrive. Mouse: wheel zooms around the pointer, drag pans, shift-drag or right-drag selects a range,
- * a click sets the cursor (and on a scope band selects that scope).
+ * a click sets the cursor (and on a scope band selects that scope, on an allocation stripe that
+ * allocation and its site). A lane draws its occupancy as a filled area or as allocation stripes
+ * ({@link StripeBuilder}), switched in its header; the {@link StripeLegend} above colours and filters them.
  */
 public final class TimelineView extends StackPane {
     private final SessionModel model;
@@ -48,6 +54,12 @@ public final class TimelineView extends StackPane {
     private boolean pending;
     private long lastBuildNs;
 
+    private final java.util.Map<Integer, Boolean> stripeChoice = new java.util.HashMap<>();
+    private final javafx.beans.property.ObjectProperty<SiteAnalysis.By> colourBy =
+            new javafx.beans.property.SimpleObjectProperty<>(this, "colourBy", SiteAnalysis.By.SITE);
+    private final javafx.collections.ObservableSet<String> hiddenGroups = javafx.collections.FXCollections.observableSet();
+    private final StripeLegend legend;
+
     private double pressX;
     private double lastDragX;
     private boolean selecting;
@@ -60,6 +72,7 @@ public final class TimelineView extends StackPane {
     public TimelineView(SessionModel model, TaskRunner frames) {
         this.model = model;
         this.frames = frames;
+        this.legend = new StripeLegend(colourBy, hiddenGroups, dark);
         createView();
         initListeners();
     }
@@ -77,7 +90,9 @@ public final class TimelineView extends StackPane {
         hoverCard.setVisible(false);
         hoverCard.setMouseTransparent(true);
         hoverCard.setManaged(false);
-        getChildren().addAll(scroll, hoverCard);
+        javafx.scene.layout.VBox column = new javafx.scene.layout.VBox(legend, scroll);
+        javafx.scene.layout.VBox.setVgrow(scroll, javafx.scene.layout.Priority.ALWAYS);
+        getChildren().addAll(column, hoverCard);
         setMinSize(200, 120);
         StackPane.setAlignment(hoverCard, Pos.TOP_LEFT);
         StackPane.setMargin(hoverCard, new Insets(0));
@@ -96,7 +111,15 @@ public final class TimelineView extends StackPane {
             // the previous session's hover card must not stay over the new one
             hoverCard.setVisible(false);
             hoverText.set("");
+            stripeChoice.clear();
+            hiddenGroups.clear();
         });
+        model.sites().revisionProperty().addListener((o, a, b) -> requestFrame());
+        model.selectedSiteProperty().addListener((o, a, b) -> requestFrame());
+        model.selectedAllocationProperty().addListener((o, a, b) -> repaint());
+        colourBy.addListener((o, a, b) -> requestFrame());
+        hiddenGroups.addListener((javafx.collections.SetChangeListener<String>) c -> requestFrame());
+        drawList.addListener((o, a, b) -> legend.show(b));
         model.selectionProperty().addListener((o, a, b) -> repaint());
         model.cursorProperty().addListener((o, a, b) -> repaint());
         dark.addListener((o, a, b) -> repaint());
@@ -145,11 +168,20 @@ public final class TimelineView extends StackPane {
             if (d == null || dragged) {
                 return;
             }
+            DrawList.Lane lane = d.laneAt(e.getY());
+            if (lane != null) {
+                Boolean toggle = StripePainter.toggleAt(lane, d.width(), e.getX(), e.getY());
+                if (toggle != null) {
+                    setStripes(lane.memory().id(), toggle);
+                    return;
+                }
+            }
             long t = d.timeAt(e.getX());
             model.cursorProperty().set(t);
-            DrawList.Lane lane = d.laneAt(e.getY());
             if (lane != null && e.getY() >= lane.bandsTop()) {
                 selectBandAt(lane, e.getX(), e.getY());
+            } else if (lane != null && lane.stripes() != null && e.getY() >= lane.gaugeTop()) {
+                selectStripeAt(lane, e.getX(), e.getY());
             }
         });
         canvas.addEventHandler(MouseEvent.MOUSE_MOVED, e -> updateHover(e.getX(), e.getY()));
@@ -176,6 +208,77 @@ public final class TimelineView extends StackPane {
         }
     }
 
+    /** Selects the allocation whose stripe is at {@code (x, y)}, or clears the selection off the stripes. */
+    private void selectStripeAt(DrawList.Lane lane, double x, double y) {
+        StripeLayer s = lane.stripes();
+        int k = s.stripeAt((int) Math.floor(x), (int) Math.floor(y - lane.gaugeTop()));
+        if (k < 0) {
+            model.selectedAllocationProperty().set(null);
+            model.selectedSiteProperty().set(null);
+            return;
+        }
+        int i = s.allocation(k);
+        var a = s.analysis().allocationTable();
+        java.util.List<dev.arenascope.core.trace.StackFrame> path = a.pathFrames(a.path(i));
+        SiteAnalysis sa = s.analysis();
+        // every allocation made at this site, for the site view and the highlight
+        var members = sa.members(new dev.arenascope.core.analysis.SiteQuestion.AllocatedIn(0, sa.endNs()), SiteAnalysis.By.SITE,
+                (label, frames) -> frames.equals(path));
+        SiteSelection site = new SiteSelection(lane.memory().id(), path.isEmpty() ? "(no site)" : path.getFirst().label(),
+                "every allocation made at this site", members);
+        model.selectedAllocationProperty().set(new AllocationSelection(lane.memory().id(), i, a.startEvent(i), a.endEvent(i),
+                a.bytes(i), a.startNs(i), a.endNs(i), site));
+        model.selectedSiteProperty().set(site);
+    }
+
+    /**
+     * Whether {@code memory}'s lane draws allocation stripes: the user's choice, else stripes for PyTorch
+     * snapshots (caching allocators) and pools, the occupancy area for the rest.
+     */
+    public boolean stripesOn(MemoryInfo memory) {
+        Boolean chosen = stripeChoice.get(memory.id());
+        return chosen != null ? chosen : memory.kind() == MemoryKind.SEGMENTED || memory.kind() == MemoryKind.POOL;
+    }
+
+    /** Switches {@code memory}'s lane between stripes and the occupancy area (the lane header's switch). */
+    public void setStripes(int memory, boolean on) {
+        stripeChoice.put(memory, on);
+        requestFrame();
+    }
+
+    /** What stripes are coloured by (the legend's switch). */
+    public javafx.beans.property.ObjectProperty<SiteAnalysis.By> colourByProperty() {
+        return colourBy;
+    }
+
+    /** Legend group keys switched off (their allocations folded into others). */
+    public javafx.collections.ObservableSet<String> hiddenGroups() {
+        return hiddenGroups;
+    }
+
+    /** The legend above the lanes (shown while a lane draws stripes). */
+    public StripeLegend legend() {
+        return legend;
+    }
+
+    private StripeOptions stripeOptions(TraceView t) {
+        java.util.Set<Integer> lanes = new java.util.HashSet<>();
+        java.util.Map<Integer, SiteAnalysis> analyses = new java.util.HashMap<>();
+        for (MemoryInfo m : t.memories()) {
+            if (stripesOn(m)) {
+                lanes.add(m.id());
+                SiteAnalysis sa = model.sites().get(m);
+                if (sa != null) {
+                    analyses.put(m.id(), sa);
+                }
+            }
+        }
+        if (lanes.isEmpty()) {
+            return StripeOptions.NONE;
+        }
+        return new StripeOptions(lanes, analyses, colourBy.get(), hiddenGroups, model.selectedSiteProperty().get());
+    }
+
     /** Asks for a new frame; frames are built one at a time, the latest request wins. */
     public void requestFrame() {
         if (building) {
@@ -194,7 +297,7 @@ public final class TimelineView extends StackPane {
         int height = (int) Math.max(100, vh > 0 ? vh : getHeight() > 0 ? getHeight() : 400);
         DrawListBuilder.Frame frame = new DrawListBuilder.Frame(t, model.viewRangeProperty().get(), width, height,
                 model.digestProperty().get(), model.selectedScopeProperty().get(), model.baselineProperty().get(),
-                model.baselinePairingProperty().get(), model.stretchBaselineProperty().get());
+                model.baselinePairingProperty().get(), model.stretchBaselineProperty().get(), stripeOptions(t));
         building = true;
         pending = false;
         frames.submit(BackgroundTask.of("timeline frame", p -> {
@@ -227,8 +330,10 @@ public final class TimelineView extends StackPane {
             canvas.setWidth(d.width());
             canvas.setHeight(d.height());
         }
+        AllocationSelection sel = model.selectedAllocationProperty().get();
         TimelinePainter.paint(canvas.getGraphicsContext2D(), d, dark.get() ? Palette.DARK : Palette.LIGHT, dark.get(),
-                model.selectionProperty().get(), model.cursorProperty().get());
+                model.selectionProperty().get(), model.cursorProperty().get(), sel == null ? -1 : sel.memory(),
+                sel == null ? -1 : sel.allocation());
     }
 
     private void updateHover(double x, double y) {
@@ -297,6 +402,17 @@ public final class TimelineView extends StackPane {
                 }
             }
         }
+        if (lane.stripes() != null && y >= lane.gaugeTop() && y < lane.bandsTop()) {
+            StripeLayer s = lane.stripes();
+            int slot = s.slotAt(col, (int) Math.floor(y - lane.gaugeTop()));
+            if (slot >= 1 || slot == StripeLayer.OTHERS) {
+                if (lane.usedMin()[col] >= 0 && (lane.memory().kind() == MemoryKind.POOL || lane.memory().kind() == MemoryKind.SEGMENTED)) {
+                    sb.append("in use ").append(Bytes.format(lane.usedMax()[col])).append(", reserved ")
+                            .append(Bytes.format(lane.auxMax()[col])).append('\n');
+                }
+                return sb.append(slot >= 1 ? s.describeStripe(slot - 1) : s.describeOthers(col)).toString();
+            }
+        }
         if (lane.usedMin()[col] < 0) {
             sb.append("no events yet");
             return sb.toString();
@@ -358,6 +474,11 @@ public final class TimelineView extends StackPane {
 
     public Canvas canvas() {
         return canvas;
+    }
+
+    /** Whether no frame is being built or waiting to be (the shown frame is the latest asked for). */
+    public boolean idle() {
+        return !building && !pending;
     }
 
     /** Nanoseconds the last frame took to build. */

@@ -1,0 +1,138 @@
+package dev.arenascope.app.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+import javafx.scene.canvas.Canvas;
+
+import dev.arenascope.app.ui.FxToolkit;
+import dev.arenascope.app.ui.model.BaselinePairing;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.timeline.DrawList;
+import dev.arenascope.app.ui.timeline.DrawListBuilder;
+import dev.arenascope.app.ui.timeline.Palette;
+import dev.arenascope.app.ui.timeline.StripeOptions;
+import dev.arenascope.app.ui.timeline.TimelinePainter;
+import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.torch.SyntheticSnapshot;
+import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
+
+/**
+ * {@code ui} (stripes): the timeline's allocation stripes on the generated PyTorch snapshot the torch
+ * bench uses ({@link SyntheticSnapshot}, seed {@value TorchBench#SEED}, {@value TorchBench#ALLOCATIONS}
+ * allocations; {@value TorchBench#QUICK_ALLOCATIONS} with {@code --quick}), imported into a store once.
+ *
+ * <p>Figures: {@code ui.stripes_frame_ms}, one frame with the {@code cuda:0} lane drawn as stripes on a
+ * 1600×800 canvas: the draw list built (gauges, the stripes' query and raster) and painted, the median
+ * over the whole session and zooms to 1/10, 1/100 and 1/10,000 of it (the budget is 16 ms at any zoom);
+ * {@code ui.stripes_build_ms} the off-thread build alone; {@code ui.stripes_zoom_max_ms} the slowest
+ * zoom's median; {@code ui.stripes_frame_cpu_ms} the same frames in CPU time of the two threads that do the
+ * work (the builder's and the FX thread's), which a busy machine inflates less than wall time;
+ * {@code ui.stripes_index_ms} the core's allocation index ({@link SiteAnalysis#of}),
+ * built once per session off the FX thread, not per frame; {@code ui.stripes_allocations} the
+ * allocations indexed.
+ */
+final class StripesBench implements BenchSuite {
+
+    @Override
+    public String group() {
+        return "ui";
+    }
+
+    @Override
+    public Map<String, Double> run(boolean quick) throws Exception {
+        int allocations = quick ? TorchBench.QUICK_ALLOCATIONS : TorchBench.ALLOCATIONS;
+        EventStore store = new EventStore("stripes-bench");
+        Path file = Files.createTempFile("arenascope-bench-stripes-", ".pickle");
+        try {
+            SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(TorchBench.SEED, allocations));
+            TorchSnapshotToTrace.convert(file, store);
+        } finally {
+            Files.deleteIfExists(file);
+        }
+        MemoryInfo cuda = store.memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED).findFirst()
+                .orElseThrow(() -> new IllegalStateException("bench: the generated snapshot has no cuda memory"));
+        long t0 = System.nanoTime();
+        SiteAnalysis sa = SiteAnalysis.of(store, cuda, false);
+        double indexMs = (System.nanoTime() - t0) / 1e6;
+        if (sa.allocationTable().size() < allocations) {
+            throw new IllegalStateException("bench: the index holds " + sa.allocationTable().size() + " allocations, the generator made "
+                    + allocations);
+        }
+        StripeOptions stripes = new StripeOptions(Set.of(cuda.id()), Map.of(cuda.id(), sa), SiteAnalysis.By.SITE, Set.of(), null);
+        FxToolkit.start();
+        Canvas canvas = FxToolkit.call(() -> new Canvas(UiBenchSuite.WIDTH, UiBenchSuite.HEIGHT));
+        TimeRange full = new TimeRange(store.startNs(), store.endNs() + 1);
+        long mid = full.fromNs() + full.duration() / 3;
+        TimeRange[] views = {full, zoom(full, mid, 10), zoom(full, mid, 100), zoom(full, mid, 10_000)};
+        int warm = quick ? 2 : 5;
+        int rounds = quick ? 5 : 21;
+        double[] all = new double[views.length * rounds];
+        double[] cpu = new double[views.length * rounds];
+        double zoomMax = 0;
+        int k = 0;
+        for (TimeRange v : views) {
+            double[] one = new double[rounds];
+            for (int i = 0; i < warm; i++) {
+                frame(store, v, stripes, canvas);
+            }
+            for (int i = 0; i < rounds; i++) {
+                double[] wallCpu = frame(store, v, stripes, canvas);
+                one[i] = wallCpu[0];
+                cpu[k] = wallCpu[1];
+                all[k++] = one[i];
+            }
+            zoomMax = Math.max(zoomMax, Medians.median(one));
+        }
+        double buildMs = Medians.medianOf(warm, rounds, () -> {
+            long s = System.nanoTime();
+            build(store, full, stripes);
+            return (System.nanoTime() - s) / 1e6;
+        });
+        DrawList check = build(store, full, stripes);
+        if (check.lanes().stream().noneMatch(l -> l.stripes() != null && l.stripes().stripes() > 0)) {
+            throw new IllegalStateException("bench: the cuda:0 lane drew no stripes");
+        }
+        Map<String, Double> out = new LinkedHashMap<>();
+        out.put("ui.stripes_frame_ms", Medians.median(all));
+        out.put("ui.stripes_zoom_max_ms", zoomMax);
+        out.put("ui.stripes_frame_cpu_ms", Medians.median(cpu));
+        out.put("ui.stripes_build_ms", buildMs);
+        out.put("ui.stripes_index_ms", indexMs);
+        out.put("ui.stripes_allocations", (double) sa.allocationTable().size());
+        return out;
+    }
+
+    private static TimeRange zoom(TimeRange full, long mid, long factor) {
+        long d = Math.max(1000, full.duration() / factor);
+        return new TimeRange(mid, Math.min(full.toNs(), mid + d));
+    }
+
+    private static DrawList build(EventStore store, TimeRange range, StripeOptions stripes) {
+        return DrawListBuilder.build(new DrawListBuilder.Frame(store, range, UiBenchSuite.WIDTH, UiBenchSuite.HEIGHT,
+                TraceDigest.Snapshot.EMPTY, null, null, BaselinePairing.NONE, false, stripes));
+    }
+
+    /** One frame: {@code {wall ms, CPU ms}}. */
+    private static double[] frame(EventStore store, TimeRange range, StripeOptions stripes, Canvas canvas) throws Exception {
+        long t0 = System.nanoTime();
+        long c0 = CPU.getCurrentThreadCpuTime();
+        DrawList d = build(store, range, stripes);
+        long buildCpu = CPU.getCurrentThreadCpuTime() - c0;
+        long paintCpu = FxToolkit.call(() -> {
+            long p0 = CPU.getCurrentThreadCpuTime();
+            TimelinePainter.paint(canvas.getGraphicsContext2D(), d, Palette.LIGHT, false, null, -1);
+            return CPU.getCurrentThreadCpuTime() - p0;
+        });
+        return new double[] {(System.nanoTime() - t0) / 1e6, (buildCpu + paintCpu) / 1e6};
+    }
+
+    private static final java.lang.management.ThreadMXBean CPU = java.lang.management.ManagementFactory.getThreadMXBean();
+}

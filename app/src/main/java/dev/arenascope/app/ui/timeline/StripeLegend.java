@@ -1,0 +1,169 @@
+package dev.arenascope.app.ui.timeline;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ObjectProperty;
+import javafx.collections.ObservableSet;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Label;
+import javafx.scene.control.ToggleButton;
+import javafx.scene.control.ToggleGroup;
+import javafx.scene.control.Tooltip;
+import javafx.scene.layout.HBox;
+import javafx.scene.shape.Rectangle;
+
+import dev.arenascope.app.ui.Styles;
+import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.device.Bytes;
+
+/**
+ * The legend of the allocation stripes, above the lanes while any lane draws them: colour by site or
+ * by category, and one switch per colour group of the frame (the largest first, by their most bytes
+ * live at once in view); a group switched off is folded into the others band. Hidden while no lane
+ * draws stripes. One row of a fixed height (what does not fit is cut off at the right), so that the
+ * lanes below keep their size as the groups change. FX thread.
+ */
+public final class StripeLegend extends HBox {
+    /** The legend's height, px. */
+    static final double HEIGHT = 26;
+    /** Groups listed, the largest first (switched-off ones are always listed). */
+    static final int MAX_CHIPS = 12;
+
+    private final ObjectProperty<SiteAnalysis.By> colourBy;
+    private final ObservableSet<String> hidden;
+    private final BooleanProperty dark;
+    private final ToggleButton bySite = new ToggleButton("site");
+    private final ToggleButton byCategory = new ToggleButton("category");
+    private final Label others = new Label();
+    private List<String> shownKeys = List.of();
+    private DrawList last;
+
+    StripeLegend(ObjectProperty<SiteAnalysis.By> colourBy, ObservableSet<String> hidden, BooleanProperty dark) {
+        this.colourBy = colourBy;
+        this.hidden = hidden;
+        this.dark = dark;
+        setId("stripe-legend");
+        getStyleClass().add(Styles.STRIPE_LEGEND);
+        setSpacing(4);
+        setPadding(new Insets(2, 6, 2, 6));
+        setMinHeight(HEIGHT);
+        setPrefHeight(HEIGHT);
+        setMaxHeight(HEIGHT);
+        setMinWidth(0);
+        Rectangle clip = new Rectangle();
+        clip.widthProperty().bind(widthProperty());
+        clip.heightProperty().bind(heightProperty());
+        setClip(clip);
+        setAlignment(Pos.CENTER_LEFT);
+        ToggleGroup g = new ToggleGroup();
+        bySite.setToggleGroup(g);
+        byCategory.setToggleGroup(g);
+        bySite.setId("stripe-by-site");
+        byCategory.setId("stripe-by-category");
+        bySite.setSelected(colourBy.get() == SiteAnalysis.By.SITE);
+        byCategory.setSelected(colourBy.get() == SiteAnalysis.By.CATEGORY);
+        g.selectedToggleProperty().addListener((o, a, b) -> {
+            if (b == null) {
+                a.setSelected(true); // one is always chosen
+                return;
+            }
+            colourBy.set(b == bySite ? SiteAnalysis.By.SITE : SiteAnalysis.By.CATEGORY);
+        });
+        colourBy.addListener((o, a, b) -> {
+            bySite.setSelected(b == SiteAnalysis.By.SITE);
+            byCategory.setSelected(b == SiteAnalysis.By.CATEGORY);
+            hidden.clear();
+        });
+        others.setId("stripe-others");
+        dark.addListener((o, a, b) -> {
+            shownKeys = List.of();
+            show(last);
+        });
+        setVisible(false);
+        setManaged(false);
+    }
+
+    /** Shows the groups of {@code d}'s stripe lanes (hides the legend when none draws stripes). */
+    void show(DrawList d) {
+        last = d;
+        Map<String, StripeLayer.Group> groups = new LinkedHashMap<>();
+        long qualified = 0;
+        int drawn = 0;
+        if (d != null) {
+            for (DrawList.Lane lane : d.lanes()) {
+                StripeLayer s = lane.stripes();
+                if (s == null) {
+                    continue;
+                }
+                qualified += s.qualified();
+                drawn += s.stripes();
+                for (StripeLayer.Group g : s.groups()) {
+                    groups.merge(g.key(), g, (x, y) -> x.peakBytes() >= y.peakBytes() ? x : y);
+                }
+            }
+        }
+        boolean any = d != null && d.lanes().stream().anyMatch(l -> l.stripes() != null);
+        setVisible(any);
+        setManaged(any);
+        if (!any) {
+            return;
+        }
+        List<StripeLayer.Group> list = new ArrayList<>(groups.values());
+        list.sort((a, b) -> Long.compare(b.peakBytes(), a.peakBytes()));
+        List<StripeLayer.Group> chips = new ArrayList<>();
+        for (StripeLayer.Group g : list) {
+            if (chips.size() < MAX_CHIPS || g.hidden()) {
+                chips.add(g);
+            }
+        }
+        List<String> keys = chips.stream().map(g -> g.key() + (g.hidden() ? "/off" : "/on")).toList();
+        others.setText(String.format(java.util.Locale.ROOT, "%,d drawn of %,d seen, %,d group%s%s", drawn, qualified, list.size(),
+                list.size() == 1 ? "" : "s", list.size() > chips.size() ? " (the " + chips.size() + " largest listed)" : ""));
+        if (keys.equals(shownKeys)) {
+            return;
+        }
+        shownKeys = keys;
+        List<javafx.scene.Node> nodes = new ArrayList<>();
+        Label title = new Label("Stripes by");
+        nodes.add(title);
+        nodes.add(bySite);
+        nodes.add(byCategory);
+        nodes.add(others);
+        for (StripeLayer.Group g : chips) {
+            nodes.add(chip(g));
+        }
+        getChildren().setAll(nodes);
+    }
+
+    private ToggleButton chip(StripeLayer.Group g) {
+        String text = g.label().length() > 34 ? g.label().substring(0, 33) + "…" : g.label();
+        ToggleButton b = new ToggleButton(text + "  " + Bytes.format(g.peakBytes()));
+        b.getStyleClass().add(Styles.STRIPE_CHIP);
+        b.setUserData(g.key());
+        Rectangle swatch = new Rectangle(10, 10, StripePainter.groupColor(g.colourSeed(), dark.get()));
+        b.setGraphic(swatch);
+        b.setSelected(!g.hidden());
+        b.setTooltip(new Tooltip(g.detail() + "\n" + String.format(java.util.Locale.ROOT,
+                "%,d stripes in view, at most %s live at once%nclick to %s", g.stripes(), Bytes.format(g.peakBytes()),
+                g.hidden() ? "draw them again" : "fold them into others")));
+        b.setOnAction(e -> {
+            if (b.isSelected()) {
+                hidden.remove(g.key());
+            } else {
+                hidden.add(g.key());
+            }
+        });
+        return b;
+    }
+
+    /** The group switches shown (tests). */
+    public List<ToggleButton> chips() {
+        return getChildren().stream().filter(n -> n instanceof ToggleButton t && t.getUserData() instanceof String)
+                .map(n -> (ToggleButton) n).toList();
+    }
+}

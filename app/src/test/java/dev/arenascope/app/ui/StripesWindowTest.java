@@ -1,0 +1,150 @@
+package dev.arenascope.app.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import javafx.geometry.Bounds;
+import javafx.scene.input.MouseButton;
+
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.app.ui.events.EventRow;
+import dev.arenascope.app.ui.model.AllocationSelection;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.timeline.DrawList;
+import dev.arenascope.app.ui.timeline.StripeLayer;
+import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.testsupport.Fixtures;
+
+/**
+ * The allocation stripes on a real PyTorch snapshot (magma27): drawn by default, the peak's stripes
+ * name the sites the site analysis (and {@code arenascope sites --at peak}) puts on top, a click selects
+ * the allocation (its rows in the Events table, its site in the session), and the lane switches back to
+ * the occupancy area.
+ */
+class StripesWindowTest extends WindowTestBase {
+
+    private DrawList.Lane stripedLane() {
+        DrawList d = window.timeline().drawListProperty().get();
+        if (d == null) {
+            return null;
+        }
+        return d.lanes().stream().filter(l -> l.memory().kind() == MemoryKind.SEGMENTED && l.stripes() != null).findFirst().orElse(null);
+    }
+
+    @Test
+    void peakStripesNameTheirSitesAndAClickSelectsTheAllocation() {
+        Path f = Fixtures.torch("cs336-a2-magma27.pickle");
+        fxRun(() -> window.open(f));
+        waitFor(60, "the snapshot opened", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().eventCountProperty().get() > 0);
+        MemoryInfo cuda = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED)
+                .findFirst().orElseThrow());
+        SiteAnalysis sa = SiteAnalysis.of(fx(() -> window.model().trace()), cuda, false);
+        SiteBreakdown peak = sa.liveAtPeak();
+        assertEquals(13_927_831_556L, peak.totalBytes(), "the fixture's peak");
+
+        // zoom around the peak, so that a column's instant falls right after it
+        long at = sa.peakNs();
+        fxRun(() -> window.model().viewRangeProperty().set(new TimeRange(at - 200_000, at + 200_000)));
+        waitFor(60, "stripes drawn by default for the snapshot, the legend shown", () -> {
+            DrawList.Lane l = stripedLane();
+            return l != null && window.timeline().drawListProperty().get().range().fromNs() == at - 200_000
+                    && window.timeline().legend().isVisible() && window.timeline().idle();
+        });
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        waitFor(30, "the frame after the legend's layout", () -> window.timeline().idle() && stripedLane() != null);
+        Object[] shown = fx(() -> new Object[] {window.timeline().drawListProperty().get(), stripedLane()});
+        DrawList d = (DrawList) shown[0];
+        DrawList.Lane lane = (DrawList.Lane) shown[1];
+        StripeLayer s = lane.stripes();
+        int col = (int) Math.ceil(d.xOf(at));
+        while (col < d.width() - 1 && d.timeAt(col + 1) - 1 < at) {
+            col++;
+        }
+        // every stripe in the peak's column, bottom to top, through the hover card
+        Set<String> sites = new LinkedHashSet<>();
+        String firstStripeCard = null;
+        double firstStripeY = -1;
+        for (int row = s.height() - 1; row >= 0; row--) {
+            if (s.stripeAt(col, row) < 0) {
+                continue;
+            }
+            double y = lane.gaugeTop() + row + 0.5;
+            int c = col;
+            String card = fx(() -> window.timeline().hoverAt(c + 0.5, y));
+            assertTrue(card.contains("allocation ") && card.contains("allocated ") && card.contains("category "), card);
+            for (String line : card.split("\n")) {
+                if (line.startsWith("site ")) {
+                    sites.add(line.substring(5));
+                }
+            }
+            if (firstStripeCard == null && !card.contains("site (no site)")) {
+                firstStripeCard = card;
+                firstStripeY = y;
+            }
+        }
+        assertNotNull(firstStripeCard, "the peak's column holds stripes with sites");
+        List<String> top = peak.rows().stream().limit(3).map(SiteBreakdown.Row::label).toList();
+        assertTrue(sites.containsAll(top), "the peak's stripes name the top sites " + top + "; hover named " + sites);
+        assertTrue(firstStripeCard.contains("in use ") && firstStripeCard.contains("reserved "), firstStripeCard);
+        assertTrue(firstStripeCard.contains(".py"), "the stack lists the program's Python frames: " + firstStripeCard);
+
+        // a click on that stripe selects its allocation
+        Bounds b = fx(() -> window.timeline().canvas().localToScreen(window.timeline().canvas().getBoundsInLocal()));
+        robot.moveTo(b.getMinX() + col + 0.5, b.getMinY() + firstStripeY).clickOn(MouseButton.PRIMARY);
+        waitFor(10, "an allocation selected", () -> window.model().selectedAllocationProperty().get() != null);
+        AllocationSelection sel = fx(() -> window.model().selectedAllocationProperty().get());
+        String siteLine = firstStripeCard.lines().filter(l -> l.startsWith("site ")).findFirst().orElseThrow().substring(5);
+        assertEquals(siteLine, sel.site().label(), "the selected site is the stripe's");
+        assertEquals(sel.site(), fx(() -> window.model().selectedSiteProperty().get()), "published for the site view");
+        assertTrue(firstStripeCard.contains(dev.arenascope.app.ui.timeline.TimelineView.exact(sel.bytes())), "the clicked stripe is the hovered one");
+        waitFor(20, "the Events table lists the allocation's rows", () -> {
+            var items = window.events().table().getItems();
+            return !items.isEmpty() && items.getFirst().index() == sel.allocEvent();
+        });
+        List<EventRow> rows = fx(() -> List.copyOf(window.events().table().getItems()));
+        assertEquals(EventKind.ALLOC, rows.getFirst().event().kind());
+        assertEquals(sel.bytes(), rows.getFirst().event().b());
+        if (sel.freeEvent() >= 0) {
+            assertEquals(2, rows.size());
+            assertEquals(EventKind.FREE, rows.get(1).event().kind());
+            assertEquals(rows.getFirst().event().a(), rows.get(1).event().a(), "freed at the same address");
+        }
+        assertEquals(0, fx(() -> window.events().table().getSelectionModel().getSelectedIndex()), "the allocation row is selected");
+
+        // the lane's header switch: back to the occupancy area, and stripes again
+        double[] toggle = fx(() -> new double[] {d.width() - 6 - 46 - 17, lane.top() + 8});
+        robot.moveTo(b.getMinX() + toggle[0], b.getMinY() + toggle[1]).clickOn(MouseButton.PRIMARY);
+        waitFor(20, "the lane drawn as an area", () -> {
+            DrawList dl = window.timeline().drawListProperty().get();
+            return dl.lanes().stream().anyMatch(l -> l.memory().id() == cuda.id() && !l.stripesOn() && l.stripes() == null);
+        });
+        assertFalse(fx(() -> window.timeline().stripesOn(cuda)));
+        fxRun(() -> window.timeline().setStripes(cuda.id(), true));
+        waitFor(20, "stripes again", () -> stripedLane() != null && window.timeline().idle());
+
+        // clearing the selection lists the range again
+        DrawList.Lane again = fx(this::stripedLane);
+        fxRun(() -> {
+            // what a click off the stripes does
+            window.model().selectedAllocationProperty().set(null);
+            window.model().selectedSiteProperty().set(null);
+        });
+        waitFor(20, "the range listed again", () -> window.events().table().getItems().size() > 2);
+        assertNull(fx(() -> window.model().selectedAllocationProperty().get()));
+        assertTrue(again.stripes().stripes() > 0);
+    }
+}

@@ -1,0 +1,186 @@
+package dev.arenascope.app.ui.timeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.app.ui.model.BaselinePairing;
+import dev.arenascope.app.ui.model.SiteSelection;
+import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.core.analysis.Allocations;
+import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.store.EventStore;
+
+/**
+ * The stripes' raster checked column by column against a plain restacking: at each column's instant,
+ * the drawn allocations live then, in allocation order, each from the sum of those beneath it; the
+ * others band up to the bytes in use; groups switched off folded into others; the highlight.
+ */
+class StripeBuilderTest {
+
+    /** A caching-allocator memory with random sizes, sites and lifetimes (some never freed). */
+    static EventStore store(long seed, int operations) {
+        Random r = new Random(seed);
+        EventStore st = new EventStore("stripes");
+        st.onSession(new SessionInfo("stripes", "h", 0, List.of(), Map.of()));
+        st.onMemory(new MemoryInfo(0, "cuda:0", MemoryKind.SEGMENTED, "cuda:0", 0, Map.of()));
+        st.onString(0, "activation");
+        st.onString(1, "weights");
+        SiteTable sites = new SiteTable();
+        int main = sites.frame("main", "train.py", 1, 0);
+        int[] leaf = new int[6];
+        for (int i = 0; i < leaf.length; i++) {
+            leaf[i] = sites.stack(main, sites.frame("layer" + i, "model.py", 10 + i, 0));
+        }
+        sites.announceNew(st);
+        EventBatch b = new EventBatch();
+        TreeMap<Long, Long> live = new TreeMap<>();
+        long used = 0;
+        long t = 0;
+        for (int op = 0; op < operations; op++) {
+            t += 1 + r.nextInt(2000);
+            if (live.isEmpty() || r.nextInt(10) < 6) {
+                long addr = (op + 1) * 1_048_576L;
+                long bytes = r.nextInt(8) == 0 ? 1L << (20 + r.nextInt(6)) : 512L * (1 + r.nextInt(4000));
+                live.put(addr, bytes);
+                used += bytes;
+                b.add(new Event(t, EventKind.ALLOC, 0, 0, 0, addr, bytes, bytes, used, used, -1, -1, leaf[r.nextInt(leaf.length)], r.nextInt(2)));
+            } else {
+                long addr = r.nextBoolean() ? live.firstKey() : live.lastKey();
+                long bytes = live.remove(addr);
+                used -= bytes;
+                b.add(new Event(t, EventKind.FREE, 0, 0, 0, addr, bytes, 0, used, used, -1, -1));
+            }
+        }
+        st.onEvents(b);
+        return st;
+    }
+
+    private static StripeLayer layer(EventStore st, SiteAnalysis sa, TimeRange r, int w, int h, StripeOptions base) {
+        StripeOptions o = new StripeOptions(Set.of(0), Map.of(0, sa), base.colourBy(), base.hidden(), base.highlight());
+        DrawList d = DrawListBuilder.build(new DrawListBuilder.Frame(st, r, w, h, TraceDigest.Snapshot.EMPTY, null, null,
+                BaselinePairing.NONE, false, o));
+        return d.lanes().getFirst().stripes();
+    }
+
+    @Test
+    void everyColumnIsTheDrawnAllocationsRestackedAtItsInstant() {
+        EventStore st = store(3, 6000);
+        SiteAnalysis sa = SiteAnalysis.of(st, st.memories().getFirst(), false);
+        Allocations a = sa.allocationTable();
+        Random r = new Random(5);
+        for (int round = 0; round < 12; round++) {
+            long from = round == 0 ? st.startNs() : r.nextLong(st.endNs());
+            long to = round == 0 ? st.endNs() + 1 : from + 1000 + r.nextLong(Math.max(1, st.endNs() - from));
+            TimeRange range = new TimeRange(from, to);
+            int w = 50 + r.nextInt(400);
+            Set<String> hidden = round % 3 == 2 ? Set.of("site:layer2 (model.py:12)\nmain (train.py:1)") : Set.of();
+            StripeLayer s = layer(st, sa, range, w, 300, new StripeOptions(Set.of(), Map.of(), SiteAnalysis.By.SITE, hidden, null));
+            int h = s.height();
+            boolean[] drawn = new boolean[a.size()];
+            for (int k = 0; k < s.stripes(); k++) {
+                drawn[s.allocation(k)] = true;
+            }
+            long scale = DrawListBuilder.scale(st.memories().getFirst(), st.peakUsed(0), st.peakAux(0), -1);
+            double perByte = h / (double) scale;
+            long[] instants = s.instants;
+            int stripeOfAlloc[] = new int[a.size()];
+            for (int k = 0; k < s.stripes(); k++) {
+                stripeOfAlloc[s.allocation(k)] = k;
+            }
+            boolean sawHidden = false;
+            for (int x = 0; x < w; x++) {
+                long at = instants[x];
+                int[] expect = new int[h];
+                java.util.Arrays.fill(expect, StripeLayer.EMPTY);
+                long cum = 0;
+                int prevTop = 0;
+                long liveBytes = 0;
+                for (int i = 0; i < a.size(); i++) {
+                    if (a.startNs(i) > at || a.endNs(i) <= at) {
+                        continue;
+                    }
+                    liveBytes += a.bytes(i);
+                    if (!drawn[i]) {
+                        continue;
+                    }
+                    int k = stripeOfAlloc[i];
+                    if (s.groupOfStripe(k).hidden()) {
+                        sawHidden = true;
+                        continue;
+                    }
+                    int top = (int) Math.min(h, Math.round((cum + a.bytes(i)) * perByte));
+                    for (int y = prevTop; y < top; y++) {
+                        expect[h - 1 - y] = k + 1;
+                    }
+                    prevTop = Math.max(prevTop, top);
+                    cum += a.bytes(i);
+                }
+                int othersTop = (int) Math.min(h, Math.round(liveBytes * perByte));
+                for (int y = prevTop; y < othersTop; y++) {
+                    expect[h - 1 - y] = StripeLayer.OTHERS;
+                }
+                for (int row = 0; row < h; row++) {
+                    int got = s.slotAt(x, row);
+                    if (got == StripeLayer.ENVELOPE) {
+                        assertTrue(row <= h - 1 - Math.max(prevTop, othersTop), "the envelope lies above what is live at the instant");
+                        continue;
+                    }
+                    assertEquals(expect[row], got, "round " + round + ", column " + x + " of " + w + ", row " + row);
+                }
+            }
+            if (!hidden.isEmpty()) {
+                assertTrue(sawHidden, "the switched-off group had stripes in view");
+                assertTrue(s.groups().stream().anyMatch(g -> g.hidden() && g.stripes() > 0), "and the legend still lists it");
+            }
+        }
+    }
+
+    @Test
+    void theLargestAreDrawnAndTheGroupsComeLargestFirst() {
+        EventStore st = store(9, 4000);
+        SiteAnalysis sa = SiteAnalysis.of(st, st.memories().getFirst(), false);
+        TimeRange full = new TimeRange(st.startNs(), st.endNs() + 1);
+        StripeLayer s = layer(st, sa, full, 600, 400, StripeOptions.NONE);
+        assertTrue(s.stripes() > 0 && s.stripes() <= StripeBuilder.MAX_STRIPES);
+        assertTrue(s.qualified() >= s.stripes());
+        for (int g = 1; g < s.groups().size(); g++) {
+            assertTrue(s.groups().get(g - 1).peakBytes() >= s.groups().get(g).peakBytes(), "largest first");
+        }
+        assertTrue(s.groups().stream().allMatch(g -> g.key().startsWith("site:") && g.label().contains("model.py")), s.groups().toString());
+        // by category: two groups, named
+        StripeLayer c = layer(st, sa, full, 600, 400, new StripeOptions(Set.of(), Map.of(), SiteAnalysis.By.CATEGORY, Set.of(), null));
+        assertEquals(Set.of("activation", "weights"), Set.copyOf(c.groups().stream().map(StripeLayer.Group::label).toList()));
+        // a highlighted site: its stripes strong, the rest not
+        var frames = sa.pathFrames(sa.allocationTable().path(s.allocation(0)));
+        var members = sa.members(new dev.arenascope.core.analysis.SiteQuestion.AllocatedIn(0, sa.endNs()), SiteAnalysis.By.SITE,
+                (label, fr) -> fr.equals(frames));
+        StripeLayer h = layer(st, sa, full, 600, 400, new StripeOptions(Set.of(), Map.of(), SiteAnalysis.By.SITE, Set.of(),
+                new SiteSelection(0, frames.getFirst().label(), "every allocation made at this site", members)));
+        int strong = 0;
+        for (int k = 0; k < h.stripes(); k++) {
+            boolean same = sa.pathFrames(sa.allocationTable().path(h.allocation(k))).equals(frames);
+            assertEquals(same, h.strong[k], "stripe " + k);
+            strong += same ? 1 : 0;
+        }
+        assertTrue(strong > 0 && strong < h.stripes());
+        String card = s.describeStripe(0);
+        assertTrue(card.contains("allocation ") && card.contains("site layer") && card.contains("main (train.py:1)"), card);
+    }
+}
