@@ -141,7 +141,13 @@ class EventsTableTest extends WindowTestBase {
         fxRun(() -> window.model().selectionProperty().set(sel));
         waitListed("the selection listed", () -> sel.equals(fx(() -> window.events().shownRangeProperty().get())));
         fxRun(() -> window.model().cursorProperty().set(b.fromNs() + sel.duration() / 2));
-        assertTrue(fx(() -> window.events().table().getSelectionModel().getSelectedIndex()) >= 0, "a click inside selects its event");
+        // the table answers on the FX thread, after any listing still in flight (a loaded run once saw none selected
+        // at the first look): wait for it, and say what the table showed if it never comes
+        waitFor(10, "a click inside selects its event", () -> window.events().table().getSelectionModel().getSelectedIndex() >= 0,
+                () -> window.events().table().getItems().size() + " rows, shown " + window.events().shownRangeProperty().get()
+                        + ", selection " + window.model().selectionProperty().get() + ", cursor " + window.model().cursorProperty().get()
+                        + ", site filter " + window.model().selectedSiteProperty().get()
+                        + ", summary " + ((javafx.scene.control.Label) window.scene().lookup("#events-summary")).getText());
         fxRun(() -> window.model().cursorProperty().set(b.toNs() - 2));
         assertEquals(-1, fx(() -> window.events().table().getSelectionModel().getSelectedIndex()),
                 "a click after the selection selects no row (not the range's last)");

@@ -139,6 +139,12 @@ public final class EventBatch {
         return category == null ? -1 : category[i];
     }
 
+    /** Forgets every event's site and category (a store whose own columns hold them clears what a block decoded). */
+    public void dropSites() {
+        site = null;
+        category = null;
+    }
+
     /** Whether any event of this batch may carry a site or category (false: none does). */
     public boolean hasSites() {
         return site != null;

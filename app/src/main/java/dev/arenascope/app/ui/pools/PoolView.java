@@ -124,7 +124,7 @@ public final class PoolView extends BorderPane {
         wi.setPadding(new Insets(4, 6, 4, 6));
         SplitPane charts = new SplitPane(hp, rp);
         charts.setOrientation(Orientation.VERTICAL);
-        charts.setDividerPositions(0.62);
+        charts.setDividerPositions(0.7);
         VBox right = new VBox(wi, charts);
         VBox.setVgrow(charts, javafx.scene.layout.Priority.ALWAYS);
         SplitPane split = new SplitPane(table, right);
@@ -250,8 +250,13 @@ public final class PoolView extends BorderPane {
             g.fillText("No pool requests in this session", w / 2, h / 2);
             return;
         }
-        double half = (h - 36) / 2;
         double top = 16;
+        BinWhatIf wi = lastWhatIf;
+        // the plot, then the rounding-waste strip and the size labels (22 px), then the what-if
+        // histogram with its title when there is room for it
+        double avail = h - top - 22 - 2;
+        boolean showWhatIf = wi != null && !wi.perBin().isEmpty() && avail >= 100;
+        double half = showWhatIf ? Math.floor(avail * 0.6) : avail;
         long max = 1;
         for (PoolBinStats b : bins) {
             max = Math.max(max, b.requests);
@@ -262,6 +267,21 @@ public final class PoolView extends BorderPane {
         g.setFill(p.text());
         g.fillText("requests per bin (recorded, " + recordedBits() + " mantissa bits; log scale): hits solid, misses light; rounding waste in orange", 50, 2);
         double lmax = Math.log1p(max);
+        // y axis: decades of requests on the log scale, a grid line and label each
+        g.setStroke(p.grid());
+        g.setLineWidth(1);
+        g.setFill(p.mutedText());
+        g.setTextAlign(TextAlignment.RIGHT);
+        g.setTextBaseline(VPos.CENTER);
+        double lastLabel = Double.POSITIVE_INFINITY;
+        for (long t : logTicks(max)) {
+            double y = Math.round(top + half - half * Math.log1p(t) / lmax) + 0.5;
+            g.strokeLine(50, y, w - 10, y);
+            if (lastLabel - y >= 11) { // labels one line apart at least
+                g.fillText(countLabel(t), 46, y);
+                lastLabel = y;
+            }
+        }
         for (int i = 0; i < bins.size(); i++) {
             PoolBinStats b = bins.get(i);
             double x = 50 + i * bw;
@@ -275,15 +295,21 @@ public final class PoolView extends BorderPane {
             if (b.requestedBytes > 0) {
                 double wr = Math.min(1, b.roundingWaste / (double) b.requestedBytes);
                 g.setFill(p.backward());
-                g.fillRect(x, top + half + 1, Math.max(1, bw - 1), 3 + 10 * wr);
+                g.fillRect(x, top + half + 1, Math.max(1, bw - 1), 2 + 6 * wr);
             }
         }
+        // x axis: the bins' block sizes, as many as fit without overlapping
+        g.setStroke(p.grid());
+        g.strokeLine(50, top + half + 0.5, 50 + bins.size() * bw, top + half + 0.5);
         g.setFill(p.mutedText());
-        g.setTextAlign(TextAlignment.RIGHT);
-        g.fillText(String.format(Locale.ROOT, "%,d", max), 46, top);
-        BinWhatIf wi = lastWhatIf;
-        if (wi != null && !wi.perBin().isEmpty()) {
-            double y0 = top + half + 18;
+        g.setTextAlign(TextAlignment.CENTER);
+        g.setTextBaseline(VPos.TOP);
+        for (int i : labelledBins(bins.size(), bw, 56)) {
+            g.fillText(Bytes.format(bins.get(i).binBytes), 50 + (i + 0.5) * bw, top + half + 10);
+        }
+        if (showWhatIf) {
+            double y0 = top + half + 22 + 14; // below the size labels and the title
+            double wh = h - 2 - y0;
             long wmax = wi.perBin().values().stream().mapToLong(Long::longValue).max().orElse(1);
             double ww = Math.max(1, (w - 60) / wi.perBin().size());
             g.setTextAlign(TextAlignment.LEFT);
@@ -292,11 +318,57 @@ public final class PoolView extends BorderPane {
             int i = 0;
             for (Map.Entry<Integer, Long> e : wi.perBin().entrySet()) {
                 double x = 50 + i++ * ww;
-                double hh = (half - 18) * Math.log1p(e.getValue()) / Math.log1p(wmax);
+                double hh = wh * Math.log1p(e.getValue()) / Math.log1p(wmax);
                 g.setFill(Palette.roleColor(2, dark.get()));
-                g.fillRect(x, y0 + half - 18 - hh, Math.max(1, ww - 1), hh);
+                g.fillRect(x, y0 + wh - hh, Math.max(1, ww - 1), hh);
             }
         }
+    }
+
+    /** 1, 10, 100, 1k, 10k, 1M ...: a decade tick's label. */
+    static String countLabel(long v) {
+        if (v >= 1_000_000_000L && v % 1_000_000_000L == 0) {
+            return v / 1_000_000_000L + "G";
+        }
+        if (v >= 1_000_000 && v % 1_000_000 == 0) {
+            return v / 1_000_000 + "M";
+        }
+        if (v >= 1_000 && v % 1_000 == 0) {
+            return v / 1_000 + "k";
+        }
+        return Long.toString(v);
+    }
+
+    /** Decades 1, 10, 100, ... up to {@code max} (the log-scale histogram's y ticks); at least {1}. */
+    static List<Long> logTicks(long max) {
+        List<Long> t = new java.util.ArrayList<>();
+        for (long v = 1; v <= Math.max(1, max); v *= 10) {
+            t.add(v);
+            if (v > Long.MAX_VALUE / 10) {
+                break;
+            }
+        }
+        return t;
+    }
+
+    /**
+     * The bins to label on an x axis of {@code n} bins {@code binWidth} wide, labels {@code labelWidth}
+     * wide: every k-th bin from the first, k the smallest step whose labels do not overlap, and the last.
+     */
+    static List<Integer> labelledBins(int n, double binWidth, double labelWidth) {
+        List<Integer> out = new java.util.ArrayList<>();
+        if (n <= 0) {
+            return out;
+        }
+        int step = (int) Math.max(1, Math.ceil(labelWidth / Math.max(1e-9, binWidth)));
+        for (int i = 0; i < n; i += step) {
+            out.add(i);
+        }
+        int last = n - 1;
+        if (out.getLast() != last && (last - out.getLast()) * binWidth >= labelWidth) {
+            out.add(last);
+        }
+        return out;
     }
 
     private void drawReuse() {

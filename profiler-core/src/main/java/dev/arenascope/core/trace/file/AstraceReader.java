@@ -81,6 +81,8 @@ public final class AstraceReader implements AutoCloseable {
     private long lost;
     private final List<String> problems = new ArrayList<>();
     private int problemCount;
+    /** The file offset of the chunk accepted last (what a problem found while delivering it names). */
+    private long acceptedAt;
     // pull state
     private ChunkCodec.Chunk current;
     // what the chunks found so far claim (bounded against what the file holds), and which frames were seen
@@ -137,6 +139,7 @@ public final class AstraceReader implements AutoCloseable {
             throw br.error("header has " + br.remaining() + " trailing bytes");
         }
         headerMeta = List.copyOf(meta);
+        acceptedAt = AstraceFormat.HEADER_FIXED;
         meta.forEach(this::remember);
         dataStart = AstraceFormat.HEADER_FIXED + bodyLen;
         pos = dataStart;
@@ -285,7 +288,7 @@ public final class AstraceReader implements AutoCloseable {
         try {
             add.run();
         } catch (IllegalArgumentException e) {
-            problem(pos, "site table: " + e.getMessage()); // the store that loads the chunk says the same
+            problem(acceptedAt, "site table: " + e.getMessage() + " (the record is left out)");
         }
     }
 
@@ -482,14 +485,15 @@ public final class AstraceReader implements AutoCloseable {
             }
             Decoded d = decodeLocated(codec, l);
             if (d.chunk != null) {
-                accept(d.chunk);
+                accept(d.chunk, l.offset());
                 return d.chunk;
             }
             skipDamaged(d);
         }
     }
 
-    private void accept(ChunkCodec.Chunk c) {
+    private void accept(ChunkCodec.Chunk c, long offset) {
+        acceptedAt = offset;
         c.meta().forEach(this::remember);
         events += c.events().size();
         chunks++;
@@ -559,12 +563,14 @@ public final class AstraceReader implements AutoCloseable {
         try (AstraceReader r = open(path)) {
             sink.onSession(r.session);
             for (MetaRecord m : r.headerMeta) {
-                m.deliverTo(sink);
+                if (r.deliverable(m)) {
+                    m.deliverTo(sink);
+                }
             }
             int workers = decodeWorkers();
             if (workers <= 0) {
                 for (ChunkCodec.Chunk c; (c = r.nextChunk()) != null; ) {
-                    deliver(c, sink, store, eventsRead);
+                    r.deliver(c, sink, store, eventsRead);
                 }
             } else {
                 r.readParallel(workers, sink, store, eventsRead);
@@ -589,11 +595,41 @@ public final class AstraceReader implements AutoCloseable {
         return cores < 2 ? 0 : Math.min(3, cores);
     }
 
-    private static void deliver(ChunkCodec.Chunk c, EventSink sink, EventStore store, java.util.function.LongConsumer eventsRead) {
+    /**
+     * Whether {@code m} may go on to a sink: every record but a frame or stack node the reader's own
+     * site table refused (an id that skips ahead, a node naming what was never announced: a damaged
+     * or forged file), which {@link #remember} already reported.
+     */
+    private boolean deliverable(MetaRecord m) {
+        return switch (m) {
+            case MetaRecord.Frame(var f) -> f.id() < sites.frameCount() && sites.frame(f.id()).equals(f);
+            case MetaRecord.Stack(var n) -> n.id() < sites.nodeCount() && sites.node(n.id()).equals(n);
+            default -> true;
+        };
+    }
+
+    private void deliver(ChunkCodec.Chunk c, EventSink sink, EventStore store, java.util.function.LongConsumer eventsRead) {
         for (MetaRecord m : c.meta()) {
-            m.deliverTo(sink);
+            if (deliverable(m)) {
+                m.deliverTo(sink);
+            }
         }
-        int n = c.events().size();
+        EventBatch events = c.events();
+        if (events.hasSites()) {
+            // an event naming a stack node that was never (validly) announced keeps its place, not its site
+            int nodes = sites.nodeCount();
+            int dangling = 0;
+            for (int i = 0; i < events.size(); i++) {
+                if (events.site(i) >= nodes) {
+                    events.setSite(i, -1, events.category(i));
+                    dangling++;
+                }
+            }
+            if (dangling > 0) {
+                problem(acceptedAt, String.format("%,d events name a stack node that was never announced: their site is dropped", dangling));
+            }
+        }
+        int n = events.size();
         if (store != null) {
             store.appendChunk(c);
         } else if (n > 0) {
@@ -655,7 +691,7 @@ public final class AstraceReader implements AutoCloseable {
                     skipDamaged(d);
                     continue;
                 }
-                accept(d.chunk);
+                accept(d.chunk, d.at().offset());
                 deliver(d.chunk, sink, store, eventsRead);
                 spare.add(d.chunk.events());
             }

@@ -599,6 +599,7 @@ public final class EventStore implements TraceView, EventSink {
             EventBatch d = new EventBatch(blk.count);
             try {
                 readCodec.unpackEvents(blk.packed, blk.rawBytes, blk.layout, d, name + " (block " + bi + ")");
+                d.dropSites(); // a chunk adopted from a file may carry them; the side columns are what the store kept
             } catch (TraceFormatException e) {
                 throw new IllegalStateException("store block " + bi + " is corrupt: " + e.getMessage(), e);
             }

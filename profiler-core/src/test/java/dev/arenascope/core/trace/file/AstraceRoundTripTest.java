@@ -186,6 +186,33 @@ class AstraceRoundTripTest {
     }
 
     @Test
+    void siteRecordsThatBreakTheRulesAreReportedNotThrown() throws Exception {
+        // a frame id that skips ahead and a node naming a frame never announced, as a forged or damaged
+        // file may hold them: the file still loads, the problems are named, no site is left dangling
+        Path f = dir.resolve("bad-sites.astrace");
+        AstraceWriter w = new AstraceWriter(f);
+        w.onSession(new dev.arenascope.core.trace.SessionInfo("s", "h", 0, java.util.List.of(), java.util.Map.of()));
+        w.onMemory(new dev.arenascope.core.trace.MemoryInfo(0, "m", dev.arenascope.core.trace.MemoryKind.SEGMENTED, "d", 0, java.util.Map.of()));
+        w.onFrame(new dev.arenascope.core.trace.StackFrame(0, "main", "a.py", 1, 0));
+        w.onFrame(new dev.arenascope.core.trace.StackFrame(5, "skips", "a.py", 2, 0));
+        w.onStack(new dev.arenascope.core.trace.StackNode(0, 0, -1));
+        w.onStack(new dev.arenascope.core.trace.StackNode(1, 9, 0));
+        dev.arenascope.core.trace.EventBatch b = new dev.arenascope.core.trace.EventBatch();
+        b.add(new dev.arenascope.core.trace.Event(1, dev.arenascope.core.trace.EventKind.ALLOC, 0, 0, 0, 0, 16, 16, 16, 0, -1, -1, 0, -1));
+        b.add(new dev.arenascope.core.trace.Event(2, dev.arenascope.core.trace.EventKind.ALLOC, 0, 0, 0, 16, 16, 16, 32, 0, -1, -1, 1, -1));
+        w.onEvents(b);
+        w.onClose();
+        LoadedTrace t = AstraceReader.load(f);
+        String all = String.join("\n", t.report().problems());
+        assertTrue(t.report().damaged(), all);
+        assertTrue(all.contains("frame 5 announced before frame 1"), all);
+        assertEquals(1, t.store().frameCount());
+        for (long i = 0; i < t.store().eventCount(); i++) {
+            t.store().stack(t.store().event(i).site()); // resolves (or -1)
+        }
+    }
+
+    @Test
     void aFileWithoutSitesCostsWhatItDidBefore() throws Exception {
         // chunks in which no event has a site leave the two site columns out: the synthetic stream
         // written now is as small as the version 2 writer made it (within zstd's noise)
