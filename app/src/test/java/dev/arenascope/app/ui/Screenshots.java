@@ -120,8 +120,10 @@ class Screenshots extends WindowTestBase {
         waitFor(60, "stripes", () -> window.timeline().drawListProperty().get().lanes().stream().anyMatch(l -> l.stripes() != null));
         for (boolean dark : new boolean[] {false, true}) {
             fxRun(() -> window.applyTheme(dark));
-            waitFor(20, "stripes in the theme", () -> window.timeline().drawListProperty().get().lanes().stream()
-                    .anyMatch(l -> l.stripes() != null));
+            waitFor(20, "stripes in the theme, the legend laid out", () -> window.timeline().drawListProperty().get().lanes().stream()
+                    .anyMatch(l -> l.stripes() != null) && window.timeline().legend().isVisible() && window.timeline().idle());
+            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+            waitFor(20, "the frame after the layout", () -> window.timeline().idle());
             var d = fx(() -> window.timeline().drawListProperty().get());
             var lane = d.lanes().stream().filter(l -> l.stripes() != null).findFirst().orElseThrow();
             var s = lane.stripes();
@@ -152,6 +154,38 @@ class Screenshots extends WindowTestBase {
             }
             Thread.sleep(600);
             shoot(dir, dark ? "stripes-dark.png" : "stripes.png");
+        }
+        fxRun(() -> window.applyTheme(false));
+    }
+
+    /** The allocator's state at an instant: a PyTorch snapshot's segments and blocks in the address map, both themes. */
+    @Test
+    void allocatorState() throws Exception {
+        Path dir = out();
+        fxRun(() -> {
+            stage.setWidth(1280);
+            stage.setHeight(800);
+        });
+        Path torch = Fixtures.torch("cs336-a2-magma27.pickle");
+        openAndWait(torch);
+        var cuda = fx(() -> window.model().trace().memories().getFirst());
+        fxRun(() -> {
+            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots"))
+                    .findFirst().orElseThrow());
+            window.slots().addressModeButton().setSelected(true);
+            window.slots().memorySelector().setValue(cuda);
+            window.model().cursorProperty().set(window.model().trace().endNs() / 2);
+        });
+        waitFor(20, "the map", () -> window.slots().addressMapShown() != null);
+        // one step on with the arrow key, so the caption names an event and its block is outlined
+        fxRun(() -> window.slots().step(1));
+        waitFor(20, "a step", () -> window.slots().addressMapShown() != null && window.slots().addressMapShown().lastEvent() >= 0
+                && window.slots().infoLabel().getText().contains("after event"));
+        for (boolean dark : new boolean[] {false, true}) {
+            fxRun(() -> window.applyTheme(dark));
+            fxRun(() -> window.slots().redraw());
+            Thread.sleep(400);
+            shoot(dir, dark ? "allocator-state-dark.png" : "allocator-state.png");
         }
         fxRun(() -> window.applyTheme(false));
     }

@@ -75,6 +75,13 @@ final class Ticker {
         }
     }
 
+    /** Generations handed out so far: grows by one at every tick (tests see the ticker ran even when it went idle again at once). */
+    static long generationsIssued() {
+        synchronized (LOCK) {
+            return lastGeneration;
+        }
+    }
+
     /** The largest measured gap between a generation's store and the store that replaced it (0 before any). */
     static long maxGapNs() {
         return (long) MAX_GAP.getVolatile();

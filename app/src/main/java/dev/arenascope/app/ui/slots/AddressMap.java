@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
@@ -15,7 +16,9 @@ import dev.arenascope.core.trace.TraceView;
  * What holds each byte range of one memory at one instant, rebuilt by replaying its events up to
  * then: live allocations (arena ends, pool buffers, imported blocks), blocks a pool holds for reuse,
  * and the gaps between. Offsets are relative to the memory's base for arenas and absolute addresses
- * for pools and imports.
+ * for pools and imports. The instant is an event: the map after the events before index {@code end}
+ * ({@link #afterEvents}), so that a view can step through a memory's events one by one; {@link #at}
+ * takes a time (every event at or before it).
  */
 public final class AddressMap {
     /** What a block is. */
@@ -29,8 +32,15 @@ public final class AddressMap {
      * @param state   what holds it
      * @param label   descriptor or bin, may be empty
      * @param sinceNs when it became so
+     * @param requested bytes asked for (a pool request's size before its bin rounded it up); {@code bytes}
+     *                  where nothing was rounded or the trace does not say
      */
-    public record Block(long start, long bytes, State state, String label, long sinceNs) {
+    public record Block(long start, long bytes, State state, String label, long sinceNs, long requested) {
+
+        public Block(long start, long bytes, State state, String label, long sinceNs) {
+            this(start, bytes, state, label, sinceNs, bytes);
+        }
+
         public long end() {
             return start + bytes;
         }
@@ -47,8 +57,25 @@ public final class AddressMap {
      * @param gapBytes bytes of the memory held by nothing (for a caching allocator: inside its reserved
      *                 segments only; the address space between segments is not its memory)
      * @param largestGap the largest such gap
+     * @param end      the map is after the events before this index
+     * @param lastEvent index of the last of those events that concerns the memory, -1 when none
+     * @param lastText  that event in words ({@code alloc 313 MiB at 0x7f…}), empty when none
+     * @param lastBlock the block it made, held or reserved (or, for a free, the block it freed), or null
      */
-    public record Snapshot(MemoryInfo memory, long atNs, List<Block> blocks, long base, long extent, long gapBytes, long largestGap) {
+    public record Snapshot(MemoryInfo memory, long atNs, List<Block> blocks, long base, long extent, long gapBytes, long largestGap,
+                           long end, long lastEvent, String lastText, Block lastBlock) {
+
+        /** Bytes lost to rounding in the blocks in use and held. */
+        public long wasteBytes() {
+            long w = 0;
+            for (Block b : blocks) {
+                if (b.state() != State.RESERVED) {
+                    w += b.bytes() - b.requested();
+                }
+            }
+            return w;
+        }
+
         public Block at(long address) {
             for (Block b : blocks) {
                 if (address >= b.start() && address < b.end()) {
@@ -67,18 +94,36 @@ public final class AddressMap {
      * @param cancel polled every few thousand events; return true to stop (throws {@link java.util.concurrent.CancellationException})
      */
     public static Snapshot at(TraceView t, MemoryInfo memory, long atNs, java.util.function.BooleanSupplier cancel) {
+        return afterEvents(t, memory, t.firstIndexAtOrAfter(atNs + 1), atNs, cancel);
+    }
+
+    /**
+     * Replays {@code memory}'s events before index {@code end}.
+     *
+     * @param atNs   the instant to report (the cursor's), or -1 for the effective time of the last event before {@code end}
+     * @param cancel polled every few thousand events; return true to stop (throws {@link java.util.concurrent.CancellationException})
+     */
+    public static Snapshot afterEvents(TraceView t, MemoryInfo memory, long end, long atNs, java.util.function.BooleanSupplier cancel) {
         TreeMap<Long, Block> live = new TreeMap<>();
         TreeMap<Long, Block> reserved = new TreeMap<>();
-        long end = t.firstIndexAtOrAfter(atNs + 1);
+        end = Math.max(0, Math.min(end, t.eventCount()));
         int id = memory.id();
+        long lastEvent = -1;
+        long eff = Long.MIN_VALUE; // the effective time: the latest seen so far (TraceView's rule)
+        Event last = null;
+        Block lastBlock = null;
         for (long i = 0; i < end; i++) {
             if ((i & 0xfff) == 0 && cancel.getAsBoolean()) {
                 throw new java.util.concurrent.CancellationException();
             }
             Event e = t.event(i);
+            eff = Math.max(eff, e.timeNs());
             if (e.memory() != id) {
                 continue;
             }
+            lastEvent = i;
+            last = e;
+            Block before = live.get(e.a());
             switch (e.kind()) {
                 case ALLOC -> {
                     State s = memory.kind() == MemoryKind.ARENA ? (e.has(Event.FLAG_BACKWARD) ? State.BACKWARD : State.FORWARD) : State.IN_USE;
@@ -86,7 +131,8 @@ public final class AddressMap {
                     live.put(e.a(), new Block(e.a(), e.b(), s, label, e.timeNs()));
                 }
                 case FREE -> live.remove(e.a());
-                case POOL_REQUEST -> live.put(e.a(), new Block(e.a(), e.b(), State.IN_USE, "bin " + e.ref(), e.timeNs()));
+                case POOL_REQUEST -> live.put(e.a(), new Block(e.a(), e.b(), State.IN_USE, "bin " + e.ref(), e.timeNs(),
+                        e.c() > 0 && e.c() <= e.b() ? e.c() : e.b()));
                 case POOL_HOLD -> live.put(e.a(), new Block(e.a(), e.b(), State.HELD, "bin " + e.ref(), e.timeNs()));
                 case POOL_RELEASE -> live.remove(e.a());
                 case RESERVE -> reserved.put(e.a(), new Block(e.a(), e.b(), State.RESERVED, "segment", e.timeNs()));
@@ -110,6 +156,15 @@ public final class AddressMap {
                 default -> {
                 }
             }
+            Block after = live.get(e.a());
+            lastBlock = after != null ? after : before != null ? before : reserved.get(e.a());
+        }
+        String lastText = last == null ? "" : describe(t, last);
+        if (atNs < 0) {
+            atNs = end == 0 || eff == Long.MIN_VALUE ? t.startNs() : eff;
+        }
+        if (last != null && last.kind() == EventKind.UNRESERVE) {
+            lastBlock = new Block(last.a(), last.b(), State.RESERVED, "segment", last.timeNs());
         }
         List<Block> blocks = new ArrayList<>(reserved.values());
         blocks.addAll(live.values());
@@ -151,7 +206,7 @@ public final class AddressMap {
                     largest = Math.max(largest, seg.end() - cur);
                 }
             }
-            return new Snapshot(memory, atNs, List.copyOf(blocks), base, extent, free, largest);
+            return new Snapshot(memory, atNs, List.copyOf(blocks), base, extent, free, largest, end, lastEvent, lastText, lastBlock);
         }
         long covered = 0;
         long largestGap = 0;
@@ -169,6 +224,54 @@ public final class AddressMap {
         if (base + extent > cursor) {
             largestGap = Math.max(largestGap, base + extent - cursor);
         }
-        return new Snapshot(memory, atNs, List.copyOf(blocks), base, extent, Math.max(0, extent - covered), largestGap);
+        return new Snapshot(memory, atNs, List.copyOf(blocks), base, extent, Math.max(0, extent - covered), largestGap, end, lastEvent,
+                lastText, lastBlock);
+    }
+
+    /** An event in words for the map's caption: {@code alloc 313 MiB at 0x7f3a00000000}. */
+    static String describe(TraceView t, Event e) {
+        String kind = e.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        return switch (e.kind()) {
+            case ALLOC, FREE, POOL_REQUEST, POOL_HOLD, POOL_RELEASE, RESERVE, UNRESERVE, TENSOR_LIVE, TENSOR_DEAD, PLAN_BIND ->
+                    kind + " " + dev.arenascope.core.device.Bytes.format(Math.abs(e.b())) + String.format(java.util.Locale.ROOT, " at 0x%x", e.a());
+            case POINTER_RESTORE -> kind + String.format(java.util.Locale.ROOT, " to %,d", e.a());
+            default -> kind;
+        };
+    }
+
+    /**
+     * The index just past the next event of {@code memory} after index {@code end} (stepping forward
+     * one event), or {@code end} when there is none. Scans at most {@code limit} events.
+     */
+    public static long nextEnd(TraceView t, MemoryInfo memory, long end, long limit) {
+        long n = t.eventCount();
+        long from = Math.max(0, end);
+        for (long i = from, stop = from + Math.min(limit, Math.max(0, n - from)); i < stop; i++) {
+            if (t.event(i).memory() == memory.id()) {
+                return i + 1;
+            }
+        }
+        return end;
+    }
+
+    /**
+     * The index just past the previous event of {@code memory} before the last one the map at
+     * {@code end} applied (stepping back one event): the map without that last event. 0 when none.
+     */
+    public static long previousEnd(TraceView t, MemoryInfo memory, long end, long limit) {
+        long i = Math.min(end, t.eventCount()) - 1;
+        // the last applied event of the memory
+        for (long stop = Math.max(0, end - limit); i >= stop && t.event(i).memory() != memory.id(); i--) {
+            // scan back
+        }
+        if (i < 0) {
+            return 0;
+        }
+        for (long j = i - 1, stop = Math.max(0, i - limit); j >= stop; j--) {
+            if (t.event(j).memory() == memory.id()) {
+                return j + 1;
+            }
+        }
+        return Math.max(0, i);
     }
 }

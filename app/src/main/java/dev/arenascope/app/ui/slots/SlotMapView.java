@@ -49,8 +49,10 @@ import dev.arenascope.core.trace.TraceView;
 /**
  * The slot map. For memory plans: every tensor as a rectangle of offset over step, coloured by role,
  * one band per arena, with the lower bound and the plan's height as lines; "Re-plan" packs the same
- * tensors with the search planner and shows the result beside the loaded packing. For arenas and pools:
- * the address map at the selected instant (what holds each byte range, and the gaps).
+ * tensors with the search planner and shows the result beside the loaded packing. For arenas, pools and
+ * PyTorch's caching allocator: the address map at the selected instant ({@link AddressMapPainter}: for
+ * memories with segments, the allocator's state — segments to scale, blocks, free space inside them,
+ * rounding waste), stepped event by event with the arrow keys.
  */
 public final class SlotMapView extends BorderPane {
     private static final Font SMALL = Font.font("System", 10);
@@ -74,6 +76,9 @@ public final class SlotMapView extends BorderPane {
     private final Map<String, SlotArena> replanned = new HashMap<>();
     private final List<Placed> placed = new ArrayList<>();
     private AddressMap.Snapshot addressMap;
+    /** Stepping event by event: the map is after the events before this index; -1 follows the cursor's time. */
+    private long stepEnd = -1;
+    private boolean stepping;
     private TaskRunner.Handle addressTask;
     private List<SlotArena> fromFile = null;
 
@@ -177,8 +182,31 @@ public final class SlotMapView extends BorderPane {
                         : t.memories().getFirst());
             }
         });
-        memory.valueProperty().addListener((o, a, b) -> recomputeAddressMap());
-        model.cursorProperty().addListener((o, a, b) -> recomputeAddressMap());
+        memory.valueProperty().addListener((o, a, b) -> {
+            stepEnd = -1;
+            recomputeAddressMap();
+        });
+        model.cursorProperty().addListener((o, a, b) -> {
+            if (!stepping) {
+                stepEnd = -1;
+                recomputeAddressMap();
+            }
+        });
+        canvas.setFocusTraversable(true);
+        canvas.addEventHandler(MouseEvent.MOUSE_PRESSED, e -> canvas.requestFocus());
+        canvas.addEventHandler(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+            if (!addressMode.isSelected()) {
+                return;
+            }
+            switch (e.getCode()) {
+                case LEFT -> step(-1);
+                case RIGHT -> step(1);
+                default -> {
+                    return;
+                }
+            }
+            e.consume();
+        });
         replanner.addListener((o, a, b) -> updateControls());
         replan.setOnAction(e -> replanAll());
         canvas.addEventHandler(MouseEvent.MOUSE_MOVED, e -> hover(e.getX(), e.getY()));
@@ -251,18 +279,56 @@ public final class SlotMapView extends BorderPane {
             redraw();
             return;
         }
-        long at = model.cursorProperty().get() >= 0 ? model.cursorProperty().get() : defaultInstant(t, m);
+        long end = stepEnd;
+        long at = end >= 0 ? -1 : model.cursorProperty().get() >= 0 ? model.cursorProperty().get() : defaultInstant(t, m);
         if (addressTask != null) {
             addressTask.cancel();
         }
-        info.setText("replaying to " + TimeRange.formatTime(at) + "…");
+        info.setText(end >= 0 ? String.format(Locale.ROOT, "replaying to event #%,d…", end - 1) : "replaying to " + TimeRange.formatTime(at) + "…");
         TaskRunner.Handle[] self = new TaskRunner.Handle[1];
-        self[0] = model.tasks().submit(BackgroundTask.of("Address map", p -> AddressMap.at(t, m, at, p::isCancelled))
+        self[0] = model.tasks().submit(BackgroundTask.of("Address map", p -> end >= 0
+                        ? AddressMap.afterEvents(t, m, end, at, p::isCancelled) : AddressMap.at(t, m, at, p::isCancelled))
                 .onSuccess(s -> {
                     addressMap = s;
+                    if (end >= 0 && stepEnd == end) {
+                        // a step moves the session's cursor to the event's (effective) time
+                        stepping = true;
+                        try {
+                            model.cursorProperty().set(s.atNs());
+                        } finally {
+                            stepping = false;
+                        }
+                    }
                     redraw();
                 }));
         addressTask = self[0];
+    }
+
+    /** Events scanned at most for one step (a memory quiet for longer is not stepped over). */
+    private static final long STEP_SCAN = 50_000_000L;
+
+    /**
+     * Steps the address map one event of its memory forward ({@code direction > 0}) or back, and moves
+     * the session's cursor to that event's time (the arrow keys on the map).
+     */
+    public void step(int direction) {
+        TraceView t = model.trace();
+        MemoryInfo m = memory.getValue();
+        AddressMap.Snapshot s = addressMap;
+        if (!addressMode.isSelected() || t == null || m == null || s == null || s.memory().id() != m.id()) {
+            return;
+        }
+        long next = direction > 0 ? AddressMap.nextEnd(t, m, s.end(), STEP_SCAN) : AddressMap.previousEnd(t, m, s.end(), STEP_SCAN);
+        if (next == s.end() && direction > 0) {
+            return;
+        }
+        stepEnd = next;
+        recomputeAddressMap();
+    }
+
+    /** The address map shown (null before the first one is built). */
+    public AddressMap.Snapshot addressMapShown() {
+        return addressMap;
     }
 
     public void redraw() {
@@ -367,70 +433,26 @@ public final class SlotMapView extends BorderPane {
             hint(g, p, w, h, model.trace() == null ? "No session." : "Pick a memory; the map shows the selected instant.");
             return;
         }
-        info.setText(String.format(Locale.ROOT, "%s at %s: %d blocks, %s free in %s, largest gap %s", s.memory().name(),
-                TimeRange.formatTime(s.atNs()), s.blocks().size(), Bytes.format(s.gapBytes()), Bytes.format(s.extent()),
-                Bytes.format(s.largestGap())));
-        int rows = (int) Math.max(1, Math.min(32, (h - 34) / 26));
-        double rowH = (h - 34) / rows;
-        double x0 = MARGIN_LEFT;
-        double rw = w - MARGIN_LEFT - 12;
-        double bytesPerRow = s.extent() / (double) rows;
-        boolean dk = dark.get();
-        g.setFont(SMALL);
-        for (int r = 0; r < rows; r++) {
-            double y = 10 + r * rowH;
-            g.setFill(p.laneBackground());
-            g.fillRect(x0, y, rw, rowH - 4);
-            g.setStroke(p.grid());
-            g.strokeRect(x0 + 0.5, y + 0.5, rw - 1, rowH - 5);
-            g.setFill(p.mutedText());
-            g.setTextAlign(TextAlignment.RIGHT);
-            g.setTextBaseline(VPos.CENTER);
-            g.fillText(Bytes.format((long) (r * bytesPerRow)), x0 - 4, y + rowH / 2 - 2);
-        }
-        double lx = x0;
-        double ly = h - 8;
-        g.setTextAlign(TextAlignment.LEFT);
-        g.setTextBaseline(VPos.CENTER);
-        String[] names = {"in use / forward", "backward", "held for reuse", "reserved segment", "free"};
-        Color[] colors = {p.forward(), p.backward(), Palette.roleColor(2, dk), p.reserved(), p.laneBackground()};
-        for (int k = 0; k < names.length; k++) {
-            g.setFill(colors[k]);
-            g.fillRect(lx, ly - 4, 10, 8);
-            g.setStroke(p.grid());
-            g.strokeRect(lx + 0.5, ly - 3.5, 9, 7);
-            g.setFill(p.mutedText());
-            g.fillText(names[k], lx + 14, ly);
-            lx += 24 + names[k].length() * 5.6;
-        }
-        for (AddressMap.Block b : s.blocks()) {
-            double from = b.start() - s.base();
-            double to = b.end() - s.base();
-            Color c = switch (b.state()) {
-                case FORWARD, IN_USE -> p.forward();
-                case BACKWARD -> p.backward();
-                case HELD -> Palette.roleColor(2, dk);
-                case RESERVED -> p.reserved();
-            };
-            int r0 = (int) Math.max(0, Math.floor(from / bytesPerRow));
-            int r1 = (int) Math.min(rows - 1, Math.floor((to - 1) / bytesPerRow));
-            for (int r = r0; r <= r1; r++) {
-                double rs = Math.max(from, r * bytesPerRow);
-                double re = Math.min(to, (r + 1) * bytesPerRow);
-                double bx = x0 + (rs - r * bytesPerRow) / bytesPerRow * rw;
-                double bw = Math.max(1, (re - rs) / bytesPerRow * rw);
-                double y = 10 + r * rowH;
-                boolean res = b.state() == AddressMap.State.RESERVED;
-                g.setFill(c);
-                g.fillRect(bx, res ? y : y + 3, bw, res ? rowH - 4 : rowH - 10);
-                if (!res && rs == from && bw >= 3) {
-                    // a border at each block's start, so neighbouring blocks do not merge into one
-                    g.setStroke(p.background());
-                    g.setLineWidth(1);
-                    g.strokeLine(Math.floor(bx) + 0.5, y + 3, Math.floor(bx) + 0.5, y + rowH - 7);
-                }
-            }
-        }
+        info.setText(caption(s));
+        AddressMapPainter.paint(g, p, dark.get(), s, w, h);
+    }
+
+    /** The map's caption: the instant (the last event applied), segments, blocks, free bytes, waste. */
+    static String caption(AddressMap.Snapshot s) {
+        long segments = s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).count();
+        long blocks = s.blocks().size() - segments;
+        String when = s.lastEvent() >= 0
+                ? String.format(Locale.ROOT, "after event #%,d (%s) at %s", s.lastEvent(), s.lastText(), TimeRange.formatTime(s.atNs()))
+                : "at " + TimeRange.formatTime(s.atNs());
+        String what = segments > 0
+                ? String.format(Locale.ROOT, "%,d segments, %s reserved; %,d blocks; %s free in segments, largest %s", segments,
+                        Bytes.format(s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum()),
+                        blocks, Bytes.format(s.gapBytes()), Bytes.format(s.largestGap()))
+                : String.format(Locale.ROOT, "%d blocks, %s free in %s, largest gap %s", blocks, Bytes.format(s.gapBytes()),
+                        Bytes.format(s.extent()), Bytes.format(s.largestGap()));
+        long waste = s.wasteBytes();
+        return s.memory().name() + " " + when + ": " + what + (waste > 0 ? "; " + Bytes.format(waste) + " lost to rounding" : "")
+                + "  ·  ←/→ step event by event";
     }
 
     /**
@@ -501,31 +523,10 @@ public final class SlotMapView extends BorderPane {
             return "";
         }
         AddressMap.Snapshot s = addressMap;
-        if (s == null || x < MARGIN_LEFT) {
+        if (s == null) {
             return "";
         }
-        double h = canvas.getHeight();
-        int rows = (int) Math.max(1, Math.min(32, (h - 34) / 26));
-        double rowH = (h - 34) / rows;
-        int r = (int) ((y - 10) / rowH);
-        if (r < 0 || r >= rows) {
-            return "";
-        }
-        double rw = canvas.getWidth() - MARGIN_LEFT - 12;
-        long addr = s.base() + (long) ((r + (x - MARGIN_LEFT) / rw) * (s.extent() / (double) rows));
-        AddressMap.Block best = null;
-        for (AddressMap.Block b : s.blocks()) {
-            if (addr >= b.start() && addr < b.end() && (best == null || b.state() != AddressMap.State.RESERVED)) {
-                best = b;
-            }
-        }
-        if (best == null) {
-            return "free at " + String.format(Locale.ROOT, "0x%x", addr);
-        }
-        return best.state().name().toLowerCase(Locale.ROOT) + (best.label().isEmpty() ? "" : " " + best.label()) + "\n"
-                + String.format(Locale.ROOT, "0x%x – 0x%x", best.start(), best.end()) + "\n"
-                + Bytes.format(best.bytes()) + String.format(Locale.ROOT, " (%,d B)", best.bytes()) + "\n"
-                + "since " + TimeRange.formatTime(best.sinceNs());
+        return AddressMapPainter.describe(s, canvas.getWidth(), canvas.getHeight(), x, y);
     }
 
     /** Hovers at a canvas position (tests) and returns the card's text. */

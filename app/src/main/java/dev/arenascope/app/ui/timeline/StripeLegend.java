@@ -80,6 +80,9 @@ public final class StripeLegend extends HBox {
             hidden.clear();
         });
         others.setId("stripe-others");
+        for (javafx.scene.control.Control c : List.of(bySite, byCategory, others)) {
+            c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE); // cut off at the right, never squeezed
+        }
         dark.addListener((o, a, b) -> {
             shownKeys = List.of();
             show(last);
@@ -130,6 +133,7 @@ public final class StripeLegend extends HBox {
         shownKeys = keys;
         List<javafx.scene.Node> nodes = new ArrayList<>();
         Label title = new Label("Stripes by");
+        title.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         nodes.add(title);
         nodes.add(bySite);
         nodes.add(byCategory);
@@ -144,6 +148,7 @@ public final class StripeLegend extends HBox {
         String text = g.label().length() > 34 ? g.label().substring(0, 33) + "…" : g.label();
         ToggleButton b = new ToggleButton(text + "  " + Bytes.format(g.peakBytes()));
         b.getStyleClass().add(Styles.STRIPE_CHIP);
+        b.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         b.setUserData(g.key());
         Rectangle swatch = new Rectangle(10, 10, StripePainter.groupColor(g.colourSeed(), dark.get()));
         b.setGraphic(swatch);

@@ -62,7 +62,7 @@ public final class StripePainter {
             if (s.ids[k] == selected) {
                 c = strongSel;
             } else if (s.anyHighlight && !s.strong[k]) {
-                c = blend(c, p.laneBackground(), 0.75);
+                c = blend(c, p.laneBackground(), 0.6);
             }
             lut[k + 3] = argb(c);
         }

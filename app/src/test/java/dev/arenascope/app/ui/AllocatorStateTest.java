@@ -1,0 +1,122 @@
+package dev.arenascope.app.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import javafx.geometry.Bounds;
+import javafx.scene.input.KeyCode;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.arenascope.app.ui.slots.AddressMap;
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.testsupport.Fixtures;
+
+/**
+ * The allocator's state at an instant, in the slot map's address map: a PyTorch snapshot's segments
+ * and blocks at the cursor, stepped event by event with the arrow keys; a pool's rounding waste.
+ */
+class AllocatorStateTest extends WindowTestBase {
+
+    private void key(KeyCode code) {
+        fxRun(() -> window.slots().canvas().fireEvent(new javafx.scene.input.KeyEvent(javafx.scene.input.KeyEvent.KEY_PRESSED, "", "",
+                code, false, false, false, false)));
+    }
+
+    private AddressMap.Snapshot shown() {
+        return window.slots().addressMapShown();
+    }
+
+    @Test
+    void snapshotSegmentsAtTheCursorSteppedEventByEvent() {
+        Path f = Fixtures.torch("cs336-a2-magma27.pickle");
+        fxRun(() -> window.open(f));
+        waitFor(60, "the snapshot", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().eventCountProperty().get() > 0);
+        MemoryInfo cuda = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED)
+                .findFirst().orElseThrow());
+        TraceView t = fx(() -> window.model().trace());
+        long at = t.endNs() / 2;
+        fxRun(() -> {
+            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow());
+            window.slots().addressModeButton().setSelected(true);
+            window.slots().memorySelector().setValue(cuda);
+            window.model().cursorProperty().set(at);
+        });
+        waitFor(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
+        AddressMap.Snapshot s = fx(this::shown);
+        long reserved = s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
+        long inUse = s.blocks().stream().filter(b -> b.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
+        assertEquals(t.gauges(cuda.id(), at, at + 1, 1).usedLast()[0], inUse, "the blocks are the bytes in use at the cursor");
+        assertEquals(reserved - inUse, s.gapBytes(), "free is what the segments hold beyond their blocks; gaps between segments are not");
+        String caption = fx(() -> window.slots().infoLabel().getText());
+        assertTrue(caption.contains("segments") && caption.contains("reserved") && caption.contains("free in segments")
+                && caption.contains("after event #"), caption);
+
+        // the arrow keys step one event of this memory at a time, and move the cursor with it (the keys are
+        // sent to the map's canvas, where a click puts the focus; the scene would pan the timeline with them)
+        Bounds b = fx(() -> window.slots().canvas().getBoundsInLocal());
+        long end0 = s.end();
+        long next = fx(() -> AddressMap.nextEnd(t, cuda, end0, Long.MAX_VALUE));
+        assertTrue(next > end0, "there is an event to step to");
+        key(KeyCode.RIGHT);
+        waitFor(20, "one event on", () -> shown() != null && shown().end() == next);
+        AddressMap.Snapshot after = fx(this::shown);
+        Event e = t.event(next - 1);
+        assertEquals(cuda.id(), e.memory());
+        assertEquals(next - 1, after.lastEvent(), "the caption names the event just applied");
+        assertTrue(after.lastText().startsWith(e.kind().name().toLowerCase().replace('_', ' ')), after.lastText());
+        waitFor(10, "the cursor follows the step", () -> window.model().cursorProperty().get() == after.atNs());
+        assertTrue(after.atNs() >= e.timeNs() && after.atNs() >= at, "at the event's effective time (the latest time seen up to it)");
+        long delta = after.blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum() - inUse;
+        switch (e.kind()) {
+            case ALLOC -> assertEquals(e.b(), delta, "an allocation adds its block");
+            case FREE -> assertEquals(-e.b(), delta, "a free removes its block");
+            default -> assertEquals(0, delta);
+        }
+        key(KeyCode.LEFT);
+        waitFor(20, "and back", () -> shown() != null && shown().end() <= end0 && shown().end() < next);
+        assertEquals(inUse, (long) fx(() -> shown().blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED)
+                .mapToLong(AddressMap.Block::bytes).sum()), "back to the same blocks");
+        // the timeline did not pan: the keys went to the map
+        assertEquals(fx(() -> window.model().boundsProperty().get()), fx(() -> window.model().viewRangeProperty().get()));
+
+        // hover: a block names its address range and segment
+        String card = "";
+        for (int x = 110; x < b.getWidth() - 20 && !card.contains("in the segment"); x += 7) {
+            int cx = x;
+            card = fx(() -> window.slots().hoverAt(cx, 20));
+        }
+        assertTrue(card.contains("in the segment 0x"), card);
+    }
+
+    @Test
+    void poolBlocksShowTheirRoundingWaste(@TempDir Path dir) throws Exception {
+        Path f = Recordings.record("particles", Map.of("steps", "120"), dir.resolve("particles.astrace"));
+        fxRun(() -> window.open(f));
+        waitFor(60, "the recording", () -> window.model().eventCountProperty().get() > 0
+                && window.model().titleProperty().get().equals(f.getFileName().toString()));
+        MemoryInfo pool = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.POOL)
+                .findFirst().orElseThrow());
+        fxRun(() -> {
+            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow());
+            window.slots().addressModeButton().setSelected(true);
+            window.slots().memorySelector().setValue(pool);
+            window.model().cursorProperty().set(window.model().trace().endNs() / 2);
+        });
+        waitFor(20, "the pool's map", () -> shown() != null && shown().memory().id() == pool.id());
+        AddressMap.Snapshot s = fx(this::shown);
+        long waste = s.blocks().stream().filter(x -> x.state() == AddressMap.State.IN_USE).mapToLong(x -> x.bytes() - x.requested()).sum();
+        assertTrue(waste > 0, "the pool's bins round requests up");
+        assertEquals(waste + s.blocks().stream().filter(x -> x.state() == AddressMap.State.HELD).mapToLong(x -> x.bytes() - x.requested()).sum(),
+                s.wasteBytes());
+        assertTrue(fx(() -> window.slots().infoLabel().getText()).contains("lost to rounding"));
+    }
+}
