@@ -59,9 +59,17 @@ class Screenshots extends WindowTestBase {
         Path render = Recordings.record("render", Map.of("frames", "64", "max-batch", "8"), tmp.resolve("render.astrace"));
         openAndWait(render);
         waitFor(10, "bands", () -> window.timeline().drawListProperty().get().lanes().stream().anyMatch(l -> !l.bands().isEmpty()));
-        fxRun(() -> window.model().selectionProperty().set(new dev.arenascope.app.ui.model.TimeRange(
-                window.model().trace().startNs() + window.model().trace().endNs() / 3, window.model().trace().endNs() / 2)));
-        Thread.sleep(600);
+        // the middle of the run selected: a third of its length, from a third in
+        dev.arenascope.app.ui.model.TimeRange sel = fx(() -> {
+            long a = window.model().trace().startNs();
+            long len = window.model().trace().endNs() - a;
+            return new dev.arenascope.app.ui.model.TimeRange(a + len / 3, a + 2 * len / 3);
+        });
+        fxRun(() -> window.model().selectionProperty().set(sel));
+        waitFor(20, "the selection listed", () -> sel.equals(window.events().shownRangeProperty().get())
+                && !window.events().table().getItems().isEmpty());
+        fxRun(() -> window.events().table().getSelectionModel().select(Math.min(3, window.events().table().getItems().size() - 1)));
+        Thread.sleep(300); // the detail pane fills off the FX thread
         shoot(dir, "timeline-events.png");
 
         fxRun(() -> window.model().selectionProperty().set(null));

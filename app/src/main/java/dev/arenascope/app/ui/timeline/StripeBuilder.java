@@ -60,7 +60,7 @@ public final class StripeBuilder {
         // and together they show as lines of their colours rather than as a grey block
         long minBytes = Math.max(1, (long) Math.ceil(scaleBytes * MIN_STRIPE_PX / h));
         long[] counted = new long[2];
-        int[] ids = a.largestLiveAt(instants, minBytes, MAX_STRIPES, counted);
+        int[] ids = LastQuery.ask(analysis, instants, minBytes, counted);
         int n = ids.length;
 
         // colour groups, largest first once their peaks are known
@@ -238,6 +238,34 @@ public final class StripeBuilder {
             return f.function();
         }
         return f.function() + " (" + file.substring(cut + 1) + (f.line() > 0 ? ":" + f.line() : "") + ")";
+    }
+
+    /**
+     * The last query's answer, kept for the next frame: a frame that only changes the colouring, the
+     * legend's switches or the highlight samples the same instants and asks the same question. Any
+     * thread (one lock); the answer's array is shared, never written.
+     */
+    private static final class LastQuery {
+        private static java.lang.ref.WeakReference<SiteAnalysis> analysis = new java.lang.ref.WeakReference<>(null);
+        private static long[] instants;
+        private static long minBytes;
+        private static int[] ids;
+        private static long[] counted;
+
+        static synchronized int[] ask(SiteAnalysis sa, long[] at, long min, long[] countedOut) {
+            if (sa != analysis.get() || min != minBytes || !Arrays.equals(at, instants)) {
+                long[] c = new long[2];
+                int[] r = sa.allocationTable().largestLiveAt(at, min, MAX_STRIPES, c);
+                analysis = new java.lang.ref.WeakReference<>(sa); // a closed session's analysis is not kept alive
+                instants = at.clone();
+                minBytes = min;
+                ids = r;
+                counted = c;
+            }
+            countedOut[0] = counted[0];
+            countedOut[1] = counted[1];
+            return ids;
+        }
     }
 
     /** The first column whose instant is at or after {@code ns} ({@code instants.length} if none). */
