@@ -366,6 +366,25 @@ class SiteViewTest extends WindowTestBase {
     }
 
     @Test
+    void aLiveSessionIsAnsweredWhileItsEventsStream() {
+        fxRun(() -> window.startLive(new dev.arenascope.app.ui.live.NewSessionDialog.Choice("particles", "virtual:1GiB",
+                java.util.Map.of("steps", "100000"))));
+        waitFor(30, "live events", () -> window.model().eventCountProperty().get() > 2_000);
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
+        long first = fx(() -> window.model().eventCountProperty().get());
+        waitFor(60, "an answer about the streaming session", () -> {
+            SiteAnswer a = window.sites().answerProperty().get();
+            return a != null && a.request().trace() == window.model().trace() && a.analysis().allocations() > 0;
+        });
+        long answered = fx(() -> window.sites().answerProperty().get().analysis().allocations());
+        waitFor(60, "a later answer over the grown session", () -> window.model().eventCountProperty().get() > first
+                && window.sites().answerProperty().get().analysis().allocations() > answered);
+        SiteAnswer a = fx(() -> window.sites().answerProperty().get());
+        assertEquals(a.sites().totalBytes(), a.sites().rows().stream().mapToLong(r -> r.bytes()).sum(), "the rows add up");
+        fxRun(() -> window.live().stop());
+    }
+
+    @Test
     void searchKeepsTheMatchingSites() throws Exception {
         Path f = Fixtures.torch("cs336-a2-magma27.pickle");
         openAndShowSites(f);

@@ -27,7 +27,7 @@ import dev.arenascope.core.trace.StackFrame;
 /**
  * The site view's icicle: the answer's call tree drawn root on top, each frame a box as wide as its
  * bytes. Click selects a box ({@link #selectedProperty()}), double-click zooms into it (its ancestors
- * then span the width above it), double-click on the root or Esc-like {@link #zoomOut()} goes back;
+ * then span the width above it), double-click on the root (or {@link #zoomOut()}) goes back;
  * hovering names the box in {@link #hoverTextProperty()}. Boxes are coloured by source file (stable
  * hues), by change against the baseline in compare mode (growth red, shrink green, deeper for larger
  * changes), and a search dims every box that does not match. FX thread only.

@@ -20,8 +20,9 @@ import dev.arenascope.core.trace.TraceView;
  * once (about 0.3 s per million allocations); it is kept for the few most recent (trace, memory,
  * internal frames, event count) combinations, so asking another question, changing the shape or
  * moving the cursor costs one pass over the allocation columns. A live trace that grew is analysed
- * anew. The view builds the default memory's analysis ahead, once a file's digest is done, so the
- * first question after a click finds it ready.
+ * anew. The shown session's analyses with internal frames hidden are the session's shared ones
+ * ({@link dev.arenascope.app.ui.model.SiteAnalyses}, which the timeline's stripes use too), handed in
+ * with the request; this class builds the rest (internal frames kept, the baseline's).
  *
  * <p>Thread-safe: {@link #answer} runs on worker threads, concurrently if need be.
  */
@@ -46,7 +47,7 @@ public final class SiteAnswers {
      */
     public SiteAnswer answer(SiteRequest r) {
         long t0 = System.nanoTime();
-        SiteAnalysis sa = analysis(r.trace(), r.memory(), r.internal());
+        SiteAnalysis sa = r.analysis() != null ? r.analysis() : analysis(r.trace(), r.memory(), r.internal());
         SiteQuestion q = r.coreQuestion(sa);
         SiteBreakdown sb = sa.ask(q, r.shape().by());
         SiteTree tree = tree(sb, r.shape());

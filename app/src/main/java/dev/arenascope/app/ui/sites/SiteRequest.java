@@ -20,9 +20,10 @@ import dev.arenascope.core.trace.TraceView;
  * @param shorterThanNs  the temporaries' threshold (ns, positive)
  * @param baseline       the baseline trace (compare mode), or null
  * @param baselineMemory the baseline memory paired with {@code memory}, -1 for none
+ * @param analysis       the analysis to answer from (the session's shared one), or null to have {@link SiteAnswers} build or reuse one
  */
 public record SiteRequest(TraceView trace, int memory, Question question, Shape shape, boolean internal, long cursorNs,
-                          TimeRange selection, long shorterThanNs, TraceView baseline, int baselineMemory) {
+                          TimeRange selection, long shorterThanNs, TraceView baseline, int baselineMemory, SiteAnalysis analysis) {
 
     /** The questions, as the view's chooser names them. */
     public enum Question {

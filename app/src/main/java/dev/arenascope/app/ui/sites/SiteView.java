@@ -72,8 +72,11 @@ public final class SiteView extends BorderPane {
     private final BooleanProperty active = new SimpleBooleanProperty(this, "active", false);
     private final ReadOnlyObjectWrapper<SiteAnswer> answer = new ReadOnlyObjectWrapper<>(this, "answer");
     private final PauseTransition debounce = new PauseTransition(Duration.millis(60));
-    private TaskRunner.Handle running;
+    private final PauseTransition liveThrottle = new PauseTransition(Duration.seconds(1));
     private long serial;
+    private boolean inFlight;
+    private boolean askAgain;
+    private boolean waitingShared;
     private long selectSerial;
     private boolean dirty = true;
     private boolean syncing;
@@ -144,6 +147,7 @@ public final class SiteView extends BorderPane {
 
     private void initListeners() {
         debounce.setOnFinished(e -> ask());
+        liveThrottle.setOnFinished(e -> request());
         model.traceProperty().addListener((o, a, b) -> {
             answers.clear();
             wanted = null;
@@ -151,8 +155,11 @@ public final class SiteView extends BorderPane {
             request();
         });
         model.revisionProperty().addListener((o, a, b) -> {
+            // a live session's new events: at most one new answer a second, each on the analysis of the grown trace
             fillMemories(model.trace(), false);
-            request();
+            if (liveThrottle.getStatus() != javafx.animation.Animation.Status.RUNNING) {
+                liveThrottle.playFromStart();
+            }
         });
         model.cursorProperty().addListener((o, a, b) -> {
             if (question.getValue() == SiteRequest.Question.CURSOR) {
@@ -165,6 +172,16 @@ public final class SiteView extends BorderPane {
             }
         });
         model.digestProperty().addListener((o, a, b) -> prebuild());
+        model.sites().revisionProperty().addListener((o, a, b) -> {
+            // a shared analysis arrived: the one this view waits for, or a live session's fresher one
+            MemoryInfo m = memory.getValue();
+            SiteAnswer shown = answer.get();
+            SiteAnalysis now = m == null ? null : model.sites().peek(m.id());
+            if (waitingShared || now != null && shown != null && shown.request().analysis() != null && shown.analysis() != now) {
+                waitingShared = false;
+                request();
+            }
+        });
         model.baselineProperty().addListener((o, a, b) -> request());
         model.baselinePairingProperty().addListener((o, a, b) -> request());
         memory.valueProperty().addListener((o, a, b) -> {
@@ -213,13 +230,13 @@ public final class SiteView extends BorderPane {
     private void follow(SiteSelection sel) {
         published = null;
         SiteAnswer a = answer.get();
-        List<StackFrame> frames = sel == null || a == null ? null : framesOf(sel, a);
+        List<StackFrame> frames = sel == null || a == null ? null : SiteText.framesOf(sel, a, model.trace());
         TreeItem<SiteRow> item = null;
         if (frames != null) {
             item = switch (a.request().shape()) {
-                case SITES -> table.find(r -> r.kind() == SiteRow.Kind.SITE && sameLocations(r.siteFrames(), frames));
+                case SITES -> table.find(r -> r.kind() == SiteRow.Kind.SITE && SiteText.sameLocations(r.siteFrames(), frames));
                 case TOP_DOWN, BOTTOM_UP -> {
-                    List<StackFrame> own = ownFrames(a, frames);
+                    List<StackFrame> own = SiteText.ownFrames(a, frames);
                     if (own == null) {
                         yield null;
                     }
@@ -246,47 +263,6 @@ public final class SiteView extends BorderPane {
         syncing = false;
     }
 
-    /** The site of {@code sel}'s first allocation as this answer groups it (internal frames as asked), or null. */
-    private List<StackFrame> framesOf(SiteSelection sel, SiteAnswer a) {
-        TraceView t = a.request().trace();
-        if (sel.memory() != a.request().memory() || sel.members().count() == 0 || t != model.trace()) {
-            return null;
-        }
-        long first = sel.members().allocationEvents()[0];
-        if (first < 0 || first >= t.eventCount()) {
-            return null;
-        }
-        int site = t.event(first).site();
-        List<StackFrame> all = t.stack(site);
-        if (a.request().internal()) {
-            return all;
-        }
-        List<StackFrame> kept = all.stream().filter(f -> !f.internal()).toList();
-        return kept.isEmpty() ? all : kept;
-    }
-
-    /** The answer's own frames (its interned ids) at the locations of {@code frames}, or null when no site of it has them. */
-    private static List<StackFrame> ownFrames(SiteAnswer a, List<StackFrame> frames) {
-        for (SiteBreakdown.Row r : a.sites().rows()) {
-            if (sameLocations(r.frames(), frames)) {
-                return r.frames();
-            }
-        }
-        return null;
-    }
-
-    private static boolean sameLocations(List<StackFrame> x, List<StackFrame> y) {
-        if (x.size() != y.size() || x.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < x.size(); i++) {
-            if (!x.get(i).sameLocation(y.get(i))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private void fillMemories(TraceView t, boolean reset) {
         List<MemoryInfo> ms = t == null ? List.of() : t.memories();
         if (!reset && ms.size() == memory.getItems().size()) {
@@ -305,9 +281,10 @@ public final class SiteView extends BorderPane {
     }
 
     /**
-     * Once a file's digest is done, builds the default memory's site analysis in the background (once per
-     * trace), so the first click on the view answers from it; left out when the index would take more
-     * than a quarter of the free heap (about 40 bytes per event).
+     * Once a file's digest is done, has the default memory's site analysis built in the background (once
+     * per trace, through the session's shared {@link dev.arenascope.app.ui.model.SiteAnalyses}, which the
+     * timeline's stripes use too), so the first click on the view answers from it; left out when the
+     * index would take more than a quarter of the free heap (about 40 bytes per event).
      */
     private void prebuild() {
         TraceView t = model.trace();
@@ -321,12 +298,7 @@ public final class SiteView extends BorderPane {
         if (t.eventCount() * 40L > free / 4) {
             return;
         }
-        boolean inner = internal.isSelected();
-        int id = m.id();
-        model.tasks().submit(BackgroundTask.of("Indexing allocation sites", p -> {
-            answers.analysis(t, id, inner);
-            return null;
-        }));
+        model.sites().get(m);
     }
 
     /** Whether the view builds the site analysis ahead when a file is shown (the default); the bench turns it off to time a cold click. */
@@ -338,7 +310,10 @@ public final class SiteView extends BorderPane {
     public boolean analysisReady() {
         TraceView t = model.trace();
         MemoryInfo m = memory.getValue();
-        return t != null && m != null && answers.ready(t, m.id(), internal.isSelected());
+        if (t == null || m == null) {
+            return false;
+        }
+        return internal.isSelected() ? answers.ready(t, m.id(), true) : model.sites().peek(m.id()) != null;
     }
 
     /** Asks again soon (coalescing bursts of changes); only while the view is shown. */
@@ -350,14 +325,19 @@ public final class SiteView extends BorderPane {
         debounce.playFromStart();
     }
 
-    /** Asks the current question now (off the FX thread); the newest request wins. */
+    /**
+     * Asks the current question now (off the FX thread); the newest request wins. While an answer is
+     * being computed, a new request waits for it and then asks once (an analysis being built cannot be
+     * stopped half-way, and requests must not pile up behind it).
+     */
     public void ask() {
         debounce.stop();
+        if (inFlight) {
+            askAgain = true;
+            return;
+        }
         TraceView t = model.trace();
         MemoryInfo m = memory.getValue();
-        if (running != null) {
-            running.cancel();
-        }
         long my = ++serial;
         dirty = false;
         if (t == null || m == null) {
@@ -370,26 +350,37 @@ public final class SiteView extends BorderPane {
         }
         long shorter;
         try {
-            shorter = parseDuration(threshold.getText());
+            shorter = SiteText.parseDuration(threshold.getText());
             threshold.getStyleClass().remove(Styles.ERROR_TEXT);
         } catch (IllegalArgumentException e) {
             threshold.getStyleClass().add(Styles.ERROR_TEXT);
             summary.setText(e.getMessage());
             return;
         }
+        SiteAnalysis shared = null;
+        if (!internal.isSelected()) { // the session's shared analysis (internal frames hidden), as the stripes use
+            shared = model.sites().get(m);
+            if (shared == null) {
+                summary.setText("Indexing the allocations of " + m.name() + "…");
+                waitingShared = true; // asked again when it arrives
+                return;
+            }
+        }
         TraceView base = model.baselineProperty().get();
         int baseMemory = base == null ? -1 : model.baselinePairingProperty().get().baselineOf(m.id());
         SiteRequest r = new SiteRequest(t, m.id(), question.getValue(), shape.getValue(), internal.isSelected(),
-                model.cursorProperty().get(), model.selectionProperty().get(), shorter, base, baseMemory);
+                model.cursorProperty().get(), model.selectionProperty().get(), shorter, base, baseMemory, shared);
         summary.setText("Answering…");
-        running = model.tasks().submit(BackgroundTask.of("Sites: " + r.question(), p -> answers.answer(r))
+        inFlight = true;
+        model.tasks().submit(BackgroundTask.of("Sites: " + r.question(), p -> answers.answer(r))
                 .onSuccess(a -> {
-                    if (my == serial) {
+                    if (!landed() && my == serial) {
                         show(a);
                     }
                 })
+                .onCancelled(this::landed)
                 .onFailure(e -> {
-                    if (my == serial) {
+                    if (!landed() && my == serial) {
                         answer.set(null);
                         flame.show(null);
                         table.view().setRoot(new TreeItem<>());
@@ -400,9 +391,20 @@ public final class SiteView extends BorderPane {
                 }));
     }
 
+    /** An answer (or failure) came back: asks again when requests arrived meanwhile; returns whether it did. */
+    private boolean landed() {
+        inFlight = false;
+        if (askAgain) {
+            askAgain = false;
+            ask();
+            return true;
+        }
+        return false;
+    }
+
     private void show(SiteAnswer a) {
         SiteBreakdown sb = a.sites();
-        String s = capitalise(sb.question()) + " — " + Bytes.format(sb.totalBytes()) + " ("
+        String s = SiteText.capitalise(sb.question()) + " — " + Bytes.format(sb.totalBytes()) + " ("
                 + String.format(Locale.ROOT, "%,d", sb.totalBytes()) + " bytes) in " + String.format(Locale.ROOT, "%,d", sb.totalCount())
                 + " allocations";
         if (a.comparing()) {
@@ -411,10 +413,10 @@ public final class SiteView extends BorderPane {
             s += "; the baseline has no memory paired with this one";
         }
         summary.setText(s);
-        source.setText(sourceLine(sb));
-        SiteTree flameTree = a.tree() != null ? a.tree() : categoryTree(sb);
+        source.setText(SiteText.sourceLine(sb));
+        SiteTree flameTree = a.tree() != null ? a.tree() : SiteText.categoryTree(sb);
         flame.show(FlameLayout.of(flameTree, a.comparing() ? new BaselineMatch(a.baseline(), a.baselineTree() != null ? a.baselineTree()
-                : categoryTree(a.baseline())) : null));
+                : SiteText.categoryTree(a.baseline())) : null));
         flame.search(search.getText());
         answer.set(a);
         showTable(a);
@@ -448,29 +450,6 @@ public final class SiteView extends BorderPane {
             case NODE -> table.findPath(want.path());
             case REMOVED -> null;
         };
-    }
-
-    /** A one-level tree of categories, for the flame graph of a by-category answer. */
-    private static SiteTree categoryTree(SiteBreakdown sb) {
-        List<SiteTree.Node> kids = new ArrayList<>();
-        int id = 0;
-        for (SiteBreakdown.Row r : sb.rows()) {
-            kids.add(new SiteTree.Node(new StackFrame(id++, r.label(), "", 0, 0), r.bytes(), r.bytes(), r.count(), List.of()));
-        }
-        return new SiteTree(new SiteTree.Node(null, 0, sb.totalBytes(), sb.totalCount(), List.copyOf(kids)), false);
-    }
-
-    private static String sourceLine(SiteBreakdown sb) {
-        String s = switch (sb.source()) {
-            case STACKS -> "Sites from call stacks" + (sb.internalHidden() ? "; runtime-internal frames hidden" : "");
-            case SCOPES -> "No allocation carries a call stack: sites are the scopes open at each allocation";
-            case NONE -> "No allocation carries a call stack or a scope: all bytes fall under one site";
-        };
-        return sb.sampling() == null || sb.source() != SiteSource.STACKS ? s : s + "; stacks sampled (" + sb.sampling() + ")";
-    }
-
-    private static String capitalise(String s) {
-        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
     // ---------------------------------------------------------------- selection
@@ -553,9 +532,7 @@ public final class SiteView extends BorderPane {
             model.selectedSiteProperty().set(null);
             return;
         }
-        SiteTree tree = row.kind() == SiteRow.Kind.NODE && a.request().shape() == SiteRequest.Shape.SITES
-                ? a.tree() : a.tree();
-        SiteAnalysis.RowMatcher match = row.matcher(tree);
+        SiteAnalysis.RowMatcher match = row.matcher(a.tree()); // a flat table's answer has the top-down tree its flame graph draws
         if (match == null) {
             published = null;
             model.selectedSiteProperty().set(null);
@@ -574,30 +551,6 @@ public final class SiteView extends BorderPane {
     }
 
     // ---------------------------------------------------------------- bits
-
-    /** A duration as {@code 1ms}, {@code 250us}, {@code 2s}, {@code 500ns} (a bare number is milliseconds). */
-    static long parseDuration(String text) {
-        String s = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
-        double scale = 1e6;
-        for (String[] u : new String[][] {{"ns", "1"}, {"us", "1e3"}, {"µs", "1e3"}, {"ms", "1e6"}, {"min", "6e10"}, {"s", "1e9"}}) {
-            if (s.endsWith(u[0])) {
-                scale = Double.parseDouble(u[1]);
-                s = s.substring(0, s.length() - u[0].length()).strip();
-                break;
-            }
-        }
-        double v;
-        try {
-            v = Double.parseDouble(s);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("The temporaries' threshold must be a time like 1ms, 250us or 2s, not '" + text + "'");
-        }
-        double ns = v * scale;
-        if (!(ns >= 1) || ns > Long.MAX_VALUE / 2.0) {
-            throw new IllegalArgumentException("The temporaries' threshold must be at least 1 ns, not '" + text + "'");
-        }
-        return Math.round(ns);
-    }
 
     /** Set while the view is showing (its tab selected); it asks only then, and catches up when set. */
     public BooleanProperty activeProperty() {
