@@ -100,6 +100,7 @@ public final class PickleReader {
     private final Placement placement;
     private final LongConsumer progress;
     private long nextProgress;
+    private final boolean fast;
 
     /**
      * Stands on the stack for a 64-bit integer kept unboxed in {@code longs} at the same index (ints are
@@ -186,7 +187,9 @@ public final class PickleReader {
     private java.util.TreeMap<Long, Object> memoSparse;
     private int memoCount;
 
-    private PickleReader(byte[] data, FileChannel channel, long total, String source, Placement placement, LongConsumer progress) {
+    private PickleReader(byte[] data, FileChannel channel, long total, String source, Placement placement, LongConsumer progress,
+                         boolean fast) {
+        this.fast = fast;
         this.buf = data;
         this.lim = data.length;
         this.channel = channel;
@@ -205,7 +208,7 @@ public final class PickleReader {
     static Object read(Path file, Placement placement, LongConsumer progress) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
-            PickleReader r = new PickleReader(new byte[(int) Math.min(WINDOW, Math.max(64, size))], ch, size, file.toString(), placement, progress);
+            PickleReader r = new PickleReader(new byte[(int) Math.min(WINDOW, Math.max(64, size))], ch, size, file.toString(), placement, progress, true);
             r.lim = 0;
             return r.run();
         }
@@ -222,8 +225,13 @@ public final class PickleReader {
     }
 
     static Object read(byte[] data, String source, Placement placement) throws PickleFormatException {
+        return read(data, source, placement, true);
+    }
+
+    /** As {@link #read(byte[], String, Placement)}; {@code fast} false reads every dict opcode by opcode (tests compare the two). */
+    static Object read(byte[] data, String source, Placement placement, boolean fast) throws PickleFormatException {
         try {
-            return new PickleReader(data, null, data.length, source, placement, null).run();
+            return new PickleReader(data, null, data.length, source, placement, null, fast).run();
         } catch (PickleFormatException e) {
             throw e;
         } catch (IOException e) {
@@ -254,7 +262,7 @@ public final class PickleReader {
                 case 0x94 -> memoPut(memoCount, peek()); // MEMOIZE
                 case '(' -> pushMark();
                 case '}' -> {
-                    if (placement == null || !flatDict()) {
+                    if (placement == null || !fast || !flatDict()) {
                         push(new PyDict());
                     }
                 }

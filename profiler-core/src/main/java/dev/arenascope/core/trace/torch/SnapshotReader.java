@@ -61,8 +61,13 @@ final class SnapshotReader implements PickleReader.Placement {
 
     /** Reads a snapshot held in memory; {@code source} names it in errors. */
     static Snapshot read(byte[] pickle, String source) throws IOException {
+        return read(pickle, source, true);
+    }
+
+    /** As {@link #read(byte[], String)}; {@code fast} false turns the reader's fast path for dicts of atoms off (tests). */
+    static Snapshot read(byte[] pickle, String source, boolean fast) throws IOException {
         SnapshotReader r = new SnapshotReader(source, pickle.length);
-        return r.walk(PickleReader.read(pickle, source, r));
+        return r.walk(PickleReader.read(pickle, source, r, fast));
     }
 
     // ---------------------------------------------------------------- while reading
