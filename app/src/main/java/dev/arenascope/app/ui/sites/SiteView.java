@@ -428,7 +428,10 @@ public final class SiteView extends BorderPane {
         syncing = false;
         SiteRow want = wanted;
         TreeItem<SiteRow> again = want == null ? null : itemFor(want);
-        if (again != null) {
+        if (again != null && published == null && model.selectedSiteProperty().get() != null) {
+            // following another view's selection (a stripe's click): show it here again, publish nothing of ours
+            follow(model.selectedSiteProperty().get());
+        } else if (again != null) {
             table.view().getSelectionModel().select(again); // republishes with this answer's allocations
         } else if (want != null && want.kind() == SiteRow.Kind.NODE && a.request().shape() == SiteRequest.Shape.SITES) {
             syncFlame(want);
