@@ -38,6 +38,18 @@ class ListenCommandTest {
         }
     }
 
+    /** The port of the command's "listening on 127.0.0.1:PORT" line followed by {@code rest} (waits up to 20 s). */
+    private static int listeningPort(Output out, Output err, String rest) throws InterruptedException {
+        Pattern listening = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)" + Pattern.quote(rest));
+        Matcher m;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!(m = listening.matcher(out.text())).find()) {
+            assertTrue(System.nanoTime() < end, "no 'listening on' line: " + out.text() + err.text());
+            Thread.sleep(20);
+        }
+        return Integer.parseInt(m.group(1));
+    }
+
     @Test
     void listensStreamsAndWritesOneFilePerProcess() throws Exception {
         Output out = new Output();
@@ -45,14 +57,7 @@ class ListenCommandTest {
         CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Main.cli().run(new String[] {"listen", "--port", "0",
                 "--out", dir.toString(), "--connections", "1", "--seconds", "50"},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
-        Pattern listening = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+) \\(no token: loopback only\\)");
-        Matcher m;
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!(m = listening.matcher(out.text())).find()) {
-            assertTrue(System.nanoTime() < end, "no 'listening on' line: " + out.text() + err.text());
-            Thread.sleep(20);
-        }
-        int port = Integer.parseInt(m.group(1));
+        int port = listeningPort(out, err, " (no token: loopback only)");
         try (Session session = new Session("demo run")) {
             LiveSender live = LiveSender.stream(session, "127.0.0.1:" + port, null);
             int mem = session.registerMemory("scratch", MemoryKind.POOL, "virtual", 0, Map.of());
@@ -79,14 +84,8 @@ class ListenCommandTest {
         CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Main.cli().run(new String[] {"listen", "--port", "0",
                 "--seconds", "4", "--idle-timeout", "0.5", "--max-per-address", "1"},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
-        Pattern listening = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)");
-        Matcher m;
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!(m = listening.matcher(out.text())).find()) {
-            assertTrue(System.nanoTime() < end, "no 'listening on' line: " + out.text() + err.text());
-            Thread.sleep(20);
-        }
-        int port = Integer.parseInt(m.group(1));
+        int port = listeningPort(out, err, "");
+        long end;
         try (java.net.Socket first = new java.net.Socket("127.0.0.1", port)) {
             Thread.sleep(200); // accepted: the address holds its one connection
             try (java.net.Socket second = new java.net.Socket("127.0.0.1", port)) {

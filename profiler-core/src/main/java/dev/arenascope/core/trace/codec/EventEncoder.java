@@ -132,8 +132,8 @@ final class EventEncoder {
                 case 6 -> perMemoryDeltas(buf, p, col.aux(), pk, pX, from, to);
                 case 7 -> plain(buf, p, col.ref(), from, to);
                 case 8 -> plain(buf, p, col.ref2(), from, to);
-                case 9 -> sites(buf, p, batch, from, to);
-                default -> categories(buf, p, batch, from, to);
+                case 9 -> siteColumn(buf, p, batch, from, to, false);
+                default -> siteColumn(buf, p, batch, from, to, true);
             };
         }
         openPrevTime = ta[to - 1];
@@ -294,24 +294,14 @@ final class EventEncoder {
         return p;
     }
 
-    private static int sites(byte[] buf, int p, EventBatch batch, int from, int to) {
+    /** The site column (or, with {@code categories}, the category column) of events {@code [from, to)}. */
+    private static int siteColumn(byte[] buf, int p, EventBatch batch, int from, int to, boolean categories) {
         if (!batch.hasSites()) {
             Arrays.fill(buf, p, p + (to - from), (byte) 1); // zigzag(-1): none
             return p + (to - from);
         }
         for (int i = from; i < to; i++) {
-            p = zz(buf, p, batch.site(i));
-        }
-        return p;
-    }
-
-    private static int categories(byte[] buf, int p, EventBatch batch, int from, int to) {
-        if (!batch.hasSites()) {
-            Arrays.fill(buf, p, p + (to - from), (byte) 1);
-            return p + (to - from);
-        }
-        for (int i = from; i < to; i++) {
-            p = zz(buf, p, batch.category(i));
+            p = zz(buf, p, categories ? batch.category(i) : batch.site(i));
         }
         return p;
     }
