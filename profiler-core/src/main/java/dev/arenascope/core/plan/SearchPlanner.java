@@ -18,7 +18,10 @@ import java.util.Comparator;
  * <p>Each decision is made by {@link #portfolio}: restarts of the strict canonical search (every buffer at
  * its own floor, see {@link CanonicalSearch#strict}) over three static orders of the buffers (lifetime,
  * area, section load in various priorities) with a doubling node budget; at each node candidates go in
- * order of floor, then the run's order. Thread-safe (each call owns its state).
+ * order of floor, then the run's order. A decision at a capacity that leaves no slack at any step
+ * (tight problems, {@link PerfectPacking#applies}) goes to {@link TightSplit} (time cuts and bands, the
+ * pieces left searched by corners), then to {@link PerfectPacking} on the whole. Thread-safe (each call
+ * owns its state).
  */
 public record SearchPlanner() implements Planner {
 
@@ -171,7 +174,15 @@ public record SearchPlanner() implements Planner {
      */
     static CanonicalSearch.Outcome portfolio(PlanProblem problem, long capacity, long deadline, long[] out, boolean reorder) {
         if (PerfectPacking.applies(problem, capacity)) {
-            // no slack at any step: the corner search is complete and far narrower (see PerfectPacking)
+            // no slack at any step: cut into time pieces and bands first (see TightSplit), with half the
+            // time; if a band does not pack, the corner search, complete and far narrower than the
+            // canonical one (see PerfectPacking), takes the whole with the rest
+            long now = System.nanoTime();
+            long half = deadline == Long.MAX_VALUE ? deadline : now + (deadline - now) / 2;
+            CanonicalSearch.Outcome o = new TightSplit(problem, capacity, half).runInto(out);
+            if (o != CanonicalSearch.Outcome.TIMED_OUT) {
+                return o;
+            }
             return new PerfectPacking(problem, capacity, deadline).runInto(out);
         }
         CanonicalSearch.LongSet failed = new CanonicalSearch.LongSet(1 << 12);
