@@ -21,6 +21,7 @@ import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.util.LongLongMap;
 
 /**
  * Turns a {@link Snapshot} into an ArenaScope event stream; see {@link TorchSnapshotToTrace} for the
@@ -585,8 +586,12 @@ final class SnapshotEmitter {
                 }
                 case TraceEntries.OOM -> emit(t, EventKind.OUT_OF_MEMORY, memory, th, addr, size, e.extra(r),
                         string("CUDA out of memory: " + size + " bytes requested, " + e.extra(r) + " bytes free on the device"), scope);
+                case TraceEntries.FREE_REQUESTED -> { // pending: the block stays live until free_completed
+                    Integer om = liveMemory.isEmpty() ? null : liveMemory.get(addr);
+                    emit(t, EventKind.FREE_REQUESTED, om != null ? om : memoryOf(addr), th, addr, size, 0, -1, -1);
+                }
                 case TraceEntries.SNAPSHOT -> emit(t, EventKind.MARKER, memory, th, 0, 0, 0, string("snapshot"), -1);
-                default -> { } // free_requested: the block stays live until free_completed
+                default -> { }
             }
         }
 
