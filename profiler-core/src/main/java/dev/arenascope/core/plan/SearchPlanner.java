@@ -47,7 +47,7 @@ public record SearchPlanner() implements Planner {
         long bound = lb;
         LowerBounds.Basis basis = LowerBounds.Basis.LOAD;
         if (bestHeight > lb && (bestHeight > capacity || capacity == Long.MAX_VALUE)
-                && (System.nanoTime() >= deadline || CanonicalSearch.overlappingPairs(problem) > maxPairs())) {
+                && (System.nanoTime() >= deadline || TimeOverlaps.overlappingPairs(problem) > maxPairs())) {
             // no time left after the first answer, or tables past what memory holds: greedy is the answer
             return new Packing(problem, best, bestHeight, lb, capacity, name(), System.nanoTime() - t0, true);
         }
@@ -185,7 +185,7 @@ public record SearchPlanner() implements Planner {
             }
             return new PerfectPacking(problem, capacity, deadline).runInto(out);
         }
-        CanonicalSearch.LongSet failed = new CanonicalSearch.LongSet(1 << 12);
+        LongSet failed = new LongSet(1 << 12);
         int[][] orders = new int[ORDER_TURNS.length][];
         for (int k = 0; k < orders.length; k++) {
             orders[k] = staticOrder(problem, ORDER_TURNS[k]);
