@@ -166,15 +166,22 @@ class Screenshots extends WindowTestBase {
         fxRun(() -> window.applyTheme(false));
     }
 
-    /** The first instant past the middle of the trace at which a free of {@code memory} is pending (its FREE comes later). */
+    /**
+     * The instant, in the middle half of the trace, just after the largest free of {@code memory} that
+     * was requested and completed later (its block drawn pending), or the middle when there is none.
+     */
     private static long pendingInstant(dev.arenascope.core.trace.TraceView t, int memory) {
-        for (long i = t.firstIndexAtOrAfter(t.endNs() / 2); i + 1 < t.eventCount(); i++) {
+        long best = t.endNs() / 2;
+        long bestBytes = 0;
+        for (long i = t.firstIndexAtOrAfter(t.endNs() / 4), stop = t.firstIndexAtOrAfter(3 * t.endNs() / 4); i + 1 < stop; i++) {
             var e = t.event(i);
-            if (e.memory() == memory && e.kind() == dev.arenascope.core.trace.EventKind.FREE_REQUESTED && t.event(i + 1).timeNs() > e.timeNs()) {
-                return e.timeNs();
+            if (e.memory() == memory && e.kind() == dev.arenascope.core.trace.EventKind.FREE_REQUESTED && t.event(i + 1).timeNs() > e.timeNs()
+                    && e.b() > bestBytes) {
+                best = e.timeNs();
+                bestBytes = e.b();
             }
         }
-        return t.endNs() / 2;
+        return best;
     }
 
     /** The allocator's state at an instant: a PyTorch snapshot's segments and blocks in the address map, a pending free, both themes. */

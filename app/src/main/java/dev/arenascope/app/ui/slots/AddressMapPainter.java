@@ -187,9 +187,9 @@ final class AddressMapPainter {
         }
     }
 
-    /** A pending free's colour: in use still, but on its way out (red-violet, apart from in use, held and waste). */
+    /** A pending free's colour: in use still, but on its way out (magenta, apart from in use, held, waste and the last event's red). */
     static Color pendingColor(boolean dark) {
-        return dark ? Color.web("#e0609a") : Color.web("#c2185b");
+        return dark ? Color.web("#e879f9") : Color.web("#c026d3");
     }
 
     private static void fill(GraphicsContext g, Layout l, long from, long to, Color c, boolean full, Palette p) {

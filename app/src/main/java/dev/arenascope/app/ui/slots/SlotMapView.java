@@ -454,18 +454,17 @@ public final class SlotMapView extends BorderPane {
         String when = s.lastEvent() >= 0
                 ? String.format(Locale.ROOT, "after event #%,d (%s) at %s", s.lastEvent(), s.lastText(), TimeRange.formatTime(s.atNs()))
                 : "at " + TimeRange.formatTime(s.atNs());
+        long pending = s.pendingCount();
+        String pendingText = pending > 0 ? String.format(Locale.ROOT, ", %,d pending %s (%s)", pending, pending == 1 ? "free" : "frees",
+                Bytes.format(s.pendingBytes())) : "";
         String what = segments > 0
-                ? String.format(Locale.ROOT, "%,d segments, %s reserved; %,d blocks; %s free in segments, largest %s", segments,
+                ? String.format(Locale.ROOT, "%,d segments, %s reserved; %,d blocks%s; %s free in segments, largest %s", segments,
                         Bytes.format(s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum()),
-                        blocks, Bytes.format(s.gapBytes()), Bytes.format(s.largestGap()))
-                : String.format(Locale.ROOT, "%d blocks, %s free in %s, largest gap %s", blocks, Bytes.format(s.gapBytes()),
+                        blocks, pendingText, Bytes.format(s.gapBytes()), Bytes.format(s.largestGap()))
+                : String.format(Locale.ROOT, "%d blocks%s, %s free in %s, largest gap %s", blocks, pendingText, Bytes.format(s.gapBytes()),
                         Bytes.format(s.extent()), Bytes.format(s.largestGap()));
         long waste = s.wasteBytes();
-        long pending = s.pendingCount();
-        return s.memory().name() + " " + when + ": " + what
-                + (pending > 0 ? String.format(Locale.ROOT, "; %,d pending %s (%s)", pending, pending == 1 ? "free" : "frees",
-                        Bytes.format(s.pendingBytes())) : "")
-                + (waste > 0 ? "; " + Bytes.format(waste) + " lost to rounding" : "")
+        return s.memory().name() + " " + when + ": " + what + (waste > 0 ? "; " + Bytes.format(waste) + " lost to rounding" : "")
                 + "  ·  ←/→ step event by event";
     }
 
