@@ -170,6 +170,11 @@ public final class StripeLayer {
         } else {
             sb.append(", freed ").append(TimeRange.formatTime(end)).append(" (lived ")
                     .append(TimeRange.formatDuration(end - a.startNs(i))).append(")\n");
+            long requested = freeRequestedNs(trace, a, i);
+            if (requested >= 0 && requested < end) {
+                sb.append("free requested ").append(TimeRange.formatTime(requested)).append(" (pending ")
+                        .append(TimeRange.formatDuration(end - requested)).append(" until its stream's work was done)\n");
+            }
         }
         sb.append("category ").append(a.categoryName(a.category(i))).append('\n');
         List<StackFrame> path = a.pathFrames(a.path(i));
@@ -194,6 +199,30 @@ public final class StripeLayer {
             sb.append(String.format(Locale.ROOT, "  + %,d internal frame%s folded (runtime, C++)%n", internal, internal == 1 ? "" : "s"));
         }
         return sb.toString().strip();
+    }
+
+    /** Events looked back from a free for the request of that free. */
+    static final int REQUEST_SCAN = 4096;
+
+    /**
+     * When the free of allocation {@code i} was requested (a {@code FREE_REQUESTED} of its memory and
+     * address between its allocation and its free, as PyTorch's caching allocator records a pending free),
+     * or -1: looked for among the {@value #REQUEST_SCAN} events before its free.
+     */
+    static long freeRequestedNs(TraceView t, Allocations a, int i) {
+        long end = a.endEvent(i);
+        if (end < 0 || end >= t.eventCount()) {
+            return -1;
+        }
+        dev.arenascope.core.trace.Event free = t.event(end);
+        long addr = a.address(i);
+        for (long j = end - 1, stop = Math.max(a.startEvent(i), end - REQUEST_SCAN); j > stop; j--) {
+            dev.arenascope.core.trace.Event e = t.event(j);
+            if (e.kind() == dev.arenascope.core.trace.EventKind.FREE_REQUESTED && e.memory() == free.memory() && e.a() == addr) {
+                return e.timeNs();
+            }
+        }
+        return -1;
     }
 
     /** Frames a hover card lists before it says how many more there are. */
