@@ -201,28 +201,10 @@ public final class StripeLayer {
         return sb.toString().strip();
     }
 
-    /** Events looked back from a free for the request of that free. */
-    static final int REQUEST_SCAN = 4096;
-
-    /**
-     * When the free of allocation {@code i} was requested (a {@code FREE_REQUESTED} of its memory and
-     * address between its allocation and its free, as PyTorch's caching allocator records a pending free),
-     * or -1: looked for among the {@value #REQUEST_SCAN} events before its free.
-     */
+    /** When the free of allocation {@code i} was requested (a pending free), or -1 ({@link dev.arenascope.app.ui.model.FreeRequests}). */
     static long freeRequestedNs(TraceView t, Allocations a, int i) {
-        long end = a.endEvent(i);
-        if (end < 0 || end >= t.eventCount()) {
-            return -1;
-        }
-        dev.arenascope.core.trace.Event free = t.event(end);
-        long addr = a.address(i);
-        for (long j = end - 1, stop = Math.max(a.startEvent(i), end - REQUEST_SCAN); j > stop; j--) {
-            dev.arenascope.core.trace.Event e = t.event(j);
-            if (e.kind() == dev.arenascope.core.trace.EventKind.FREE_REQUESTED && e.memory() == free.memory() && e.a() == addr) {
-                return e.timeNs();
-            }
-        }
-        return -1;
+        long r = dev.arenascope.app.ui.model.FreeRequests.requestOf(t, a.startEvent(i), a.endEvent(i));
+        return r < 0 ? -1 : t.event(r).timeNs();
     }
 
     /** Frames a hover card lists before it says how many more there are. */
