@@ -60,6 +60,19 @@ public final class PickleReader {
         long longAt(int i);
     }
 
+    /**
+     * A consumer's compact stand-in for a dict or list it took whole (what a {@link Placement} puts in
+     * its place): messages name it by the Python type it stands for and what it was read as, the same
+     * whether the reader met the dict itself or, after the fast path, only its stand-in.
+     */
+    interface StandIn {
+        /** The Python type it stands for: {@code dict} or {@code list}. */
+        String pythonType();
+
+        /** What the consumer read it as, e.g. {@code stack frame}. */
+        String what();
+    }
+
     /** Sees each value as it is placed into a container; returns what to store instead (or the value). */
     interface Placement {
         /**
@@ -771,11 +784,11 @@ public final class PickleReader {
 
     /** Puts the pairs {@code stack[m..sp)} into {@code d}; returns what the consumer put in its place, or null. */
     private Object putPairs(PyDict d, int m) throws PickleFormatException {
+        if (d.replacement != null) { // before the item count: the fast path, holding only the stand-in, refuses it so too
+            throw changedAfterRead(d.replacement);
+        }
         if (((sp - m) & 1) != 0) {
             throw error("odd number of items for a dict (" + (sp - m) + ")");
-        }
-        if (d.replacement != null) {
-            throw error("a dict is changed after it was read as " + typeName(d.replacement));
         }
         for (int i = m; i < sp; i += 2) {
             Object k = key(boxed(i));
@@ -813,7 +826,14 @@ public final class PickleReader {
         if (o instanceof PyDict d) {
             return d;
         }
+        if (o instanceof StandIn s && s.pythonType().equals("dict")) {
+            throw changedAfterRead(s); // a dict the fast path left as its stand-in
+        }
         throw error(what + " on a " + typeName(o) + ", not a dict");
+    }
+
+    private PickleFormatException changedAfterRead(Object replacement) {
+        return error("a dict is changed after it was read as " + (replacement instanceof StandIn s ? "a " + s.what() : typeName(replacement)));
     }
 
     @SuppressWarnings("unchecked")
@@ -857,6 +877,8 @@ public final class PickleReader {
         }
         return switch (o) {
             case null -> "None";
+            case PyDict d when d.replacement != null -> typeName(d.replacement); // named as its stand-in, as the fast path sees it
+            case PyList l when l.replacement != null -> typeName(l.replacement);
             case PyList l -> "list";
             case List<?> l -> "tuple";
             case Map<?, ?> m -> "dict";
@@ -867,6 +889,7 @@ public final class PickleReader {
             case Double d -> "float";
             case Boolean b -> "bool";
             case byte[] b -> "bytes";
+            case StandIn s -> s.pythonType() + " read as a " + s.what();
             default -> o.getClass().getSimpleName();
         };
     }

@@ -27,17 +27,18 @@ import dev.arenascope.core.trace.StackFrame;
  * mapping. Blocks live before the trace began come from a backwards replay of each device's rows over
  * the final state (kept as one map of addresses); then the devices' rows are merged by time through a
  * heap (O(entries · log devices)) and turned into events one by one, in batches of
- * {@value #BATCH}. Runs on the caller's thread; the sink is called from it only.
+ * {@value #BATCH}. Runs on the caller's thread; the sink is called from it only (a {@link HandOffSink}
+ * takes the batches it is handed without a copy).
  */
 final class SnapshotEmitter {
-    private static final int BATCH = 1 << 14;
+    static final int BATCH = 1 << 14;
     /** The longest text one stack becomes, in characters; longer stacks end with a count of the frames left out. */
     static final int MAX_STACK_TEXT = 1 << 16;
 
     private final Snapshot snap;
     private final String source;
     private final EventSink out;
-    private final EventBatch batch = new EventBatch(BATCH);
+    private EventBatch batch = new EventBatch(BATCH);
     private final Map<String, Integer> strings = new HashMap<>();
     private final Map<Long, Integer> threads = new HashMap<>();
     private int[] stackString;
@@ -372,8 +373,12 @@ final class SnapshotEmitter {
     private void flush() {
         if (!batch.isEmpty()) {
             sites.announceNew(out); // frames and stack nodes before the events that name them
-            out.onEvents(batch);
-            batch.clear();
+            if (out instanceof HandOffSink h) {
+                batch = h.handOver(batch); // no copy: the worker owns it now
+            } else {
+                out.onEvents(batch);
+                batch.clear();
+            }
         }
     }
 

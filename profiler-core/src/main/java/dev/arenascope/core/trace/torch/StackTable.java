@@ -24,10 +24,30 @@ final class StackTable {
     static final int MAX_FRAME_TEXT = 4096;
 
     /** A frame's id, standing in for its dict in lists and in the memo. */
-    record FrameRef(int id) {}
+    record FrameRef(int id) implements PickleReader.StandIn {
+        @Override
+        public String pythonType() {
+            return "dict";
+        }
+
+        @Override
+        public String what() {
+            return "stack frame";
+        }
+    }
 
     /** A stack's id, standing in for its frames list in dicts and in the memo. */
-    record StackRef(int id) {}
+    record StackRef(int id) implements PickleReader.StandIn {
+        @Override
+        public String pythonType() {
+            return "list";
+        }
+
+        @Override
+        public String what() {
+            return "stack";
+        }
+    }
 
     private record FrameKey(String name, String file, long line) implements Comparable<FrameKey> {
         @Override
