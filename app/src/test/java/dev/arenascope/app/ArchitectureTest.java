@@ -73,6 +73,14 @@ class ArchitectureTest {
     }
 
     @Test
+    void theSharedCollectionsStandOnNothing() {
+        noClasses().that().resideInAPackage("dev.arenascope.core.util..")
+                .should().dependOnClassesThat().resideOutsideOfPackages("java..", "dev.arenascope.core.util..")
+                .because("core.util holds plain data structures every other package may use")
+                .check(classes);
+    }
+
+    @Test
     void traceImportsNothingAboveIt() {
         noClasses().that().resideInAPackage("dev.arenascope.core.trace..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.arenascope.core.record..", "dev.arenascope.core.arena..",

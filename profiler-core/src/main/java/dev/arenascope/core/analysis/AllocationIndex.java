@@ -8,6 +8,7 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.util.LongLongMap;
 
 /**
  * Every allocation of one memory with when it began and ended, built by one replay of the trace: the
@@ -56,7 +57,7 @@ final class AllocationIndex {
     long withSite;
 
     // scopes seen: id -> (name id, parent id)
-    final LongIntMap scopeSlot = new LongIntMap();
+    final LongLongMap scopeSlot = new LongLongMap();
     int[] scopeName = new int[64];
     int[] scopeParent = new int[64];
     int scopes;
@@ -74,7 +75,7 @@ final class AllocationIndex {
 
     private void replay(TraceView view) {
         int id = memory.id();
-        LongIntMap byAddress = new LongIntMap();
+        LongLongMap byAddress = new LongLongMap();
         IntStack forward = new IntStack();
         IntStack backward = new IntStack();
         long live = 0;
@@ -104,7 +105,7 @@ final class AllocationIndex {
                 }
                 switch (kind) {
                     case ALLOC -> {
-                        int old = byAddress.remove(b.a(k));
+                        int old = (int) byAddress.remove(b.a(k), -1);
                         if (old >= 0 && memory.kind() != dev.arenascope.core.trace.MemoryKind.ARENA) {
                             live -= free(old, idx, eff);
                         }
@@ -113,36 +114,36 @@ final class AllocationIndex {
                         if (memory.kind() == dev.arenascope.core.trace.MemoryKind.ARENA) {
                             ((b.flags(k) & Event.FLAG_BACKWARD) != 0 ? backward : forward).push(a);
                         } else {
-                            byAddress.put(b.a(k), a);
+                            byAddress.put(b.a(k), a, -1);
                         }
                     }
                     case POOL_REQUEST -> {
-                        int old = byAddress.remove(b.a(k));
+                        int old = (int) byAddress.remove(b.a(k), -1);
                         if (old >= 0) {
                             live -= free(old, idx, eff);
                         }
                         int a = add(b, k, idx, eff);
                         live += bytes[a];
-                        byAddress.put(b.a(k), a);
+                        byAddress.put(b.a(k), a, -1);
                     }
                     case TENSOR_LIVE -> {
                         long key = ~(long) b.ref(k); // tensors by id, apart from any address
-                        int old = byAddress.remove(key);
+                        int old = (int) byAddress.remove(key, -1);
                         if (old >= 0) {
                             live -= free(old, idx, eff);
                         }
                         int a = add(b, k, idx, eff);
                         live += bytes[a];
-                        byAddress.put(key, a);
+                        byAddress.put(key, a, -1);
                     }
                     case FREE, POOL_HOLD, POOL_RELEASE -> {
-                        int a = byAddress.remove(b.a(k));
+                        int a = (int) byAddress.remove(b.a(k), -1);
                         if (a >= 0) {
                             live -= free(a, idx, eff);
                         }
                     }
                     case TENSOR_DEAD -> {
-                        int a = byAddress.remove(~(long) b.ref(k));
+                        int a = (int) byAddress.remove(~(long) b.ref(k), -1);
                         if (a >= 0) {
                             live -= free(a, idx, eff);
                         }
@@ -169,7 +170,7 @@ final class AllocationIndex {
                         long[] freed = {0};
                         long at = idx;
                         long atNs = eff;
-                        byAddress.forEachValue(a -> freed[0] += free(a, at, atNs));
+                        byAddress.forEachValue(a -> freed[0] += free((int) a, at, atNs));
                         byAddress.clear();
                         live -= freed[0];
                     }
@@ -237,12 +238,12 @@ final class AllocationIndex {
         }
         scopeName[scopes] = nameId;
         scopeParent[scopes] = parent;
-        scopeSlot.put(scopeId, scopes++);
+        scopeSlot.put(scopeId, scopes++, -1);
     }
 
     /** The slot of scope {@code id} in {@link #scopeName}/{@link #scopeParent}, -1 when unknown. */
     int scopeSlot(int id) {
-        return id < 0 ? -1 : scopeSlot.get(id);
+        return id < 0 ? -1 : (int) scopeSlot.get(id, -1);
     }
 
     long gaugeMismatches() {

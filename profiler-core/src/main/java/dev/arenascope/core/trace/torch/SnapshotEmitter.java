@@ -21,6 +21,7 @@ import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.util.LongLongMap;
 
 /**
  * Turns a {@link Snapshot} into an ArenaScope event stream; see {@link TorchSnapshotToTrace} for the

@@ -1,4 +1,4 @@
-package dev.arenascope.core.trace.torch;
+package dev.arenascope.core.util;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 
-/** The emitter's address map against {@link HashMap} under random puts, gets and removes. */
+/** The core's long-keyed map against {@link HashMap} under random puts, gets and removes. */
 class LongLongMapTest {
 
     @Test
@@ -36,5 +36,13 @@ class LongLongMapTest {
             assertEquals(ref.containsKey(key), m.containsKey(key));
         }
         assertArrayEquals(ref.keySet().stream().mapToLong(Long::longValue).sorted().toArray(), m.sortedKeys());
+        long[] sum = {0};
+        m.forEachValue(v -> sum[0] += v);
+        assertEquals(ref.values().stream().mapToLong(Long::longValue).sum(), sum[0]);
+        m.clear();
+        assertEquals(0, m.size());
+        assertEquals(-7, m.get(ref.keySet().iterator().next(), -7));
+        m.put(3, 4, -7);
+        assertEquals(4, m.get(3, -7));
     }
 }

@@ -1,14 +1,18 @@
-package dev.arenascope.core.trace.torch;
+package dev.arenascope.core.util;
 
 import java.util.Arrays;
 
 /**
- * An open-addressing map from long keys (addresses) to long values, without a boxed entry per key:
- * linear probing with backward-shift deletion. Keys come from the input, so slots are chosen by a
- * 64-bit finalizer over the key mixed with a seed drawn per map: an input cannot aim its addresses at
- * one run of slots. Not thread-safe.
+ * The core's one primitive long-keyed map: an open-addressing map from long keys (addresses, ids) to
+ * long values, without a boxed entry per key: linear probing with backward-shift deletion, at most
+ * half full. Keys come from the input (a PyTorch snapshot's addresses, a trace's scope ids), so slots
+ * are chosen by a 64-bit finalizer over the key mixed with a seed drawn per map: an input cannot aim
+ * its keys at one run of slots, and work stays proportional to the keys put. Callers that store
+ * smaller values (an int index) cast them back; "absent" is a value the caller names per call, so
+ * any long can be stored. Memory: 17 bytes per slot, 2 to 4 slots per key. The PyTorch import's
+ * emitter calls it once or twice per event, so its loops stay this plain. Not thread-safe.
  */
-final class LongLongMap {
+public final class LongLongMap {
     private final long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong();
     private long[] keys = new long[64];
     private long[] values = new long[64];
@@ -16,7 +20,7 @@ final class LongLongMap {
     private int size;
 
     /** The value for {@code key}, or {@code absent}. */
-    long get(long key, long absent) {
+    public long get(long key, long absent) {
         int mask = keys.length - 1;
         for (int i = slot(key, mask); used[i]; i = (i + 1) & mask) {
             if (keys[i] == key) {
@@ -26,7 +30,8 @@ final class LongLongMap {
         return absent;
     }
 
-    boolean containsKey(long key) {
+    /** Whether {@code key} is in the map. */
+    public boolean containsKey(long key) {
         int mask = keys.length - 1;
         for (int i = slot(key, mask); used[i]; i = (i + 1) & mask) {
             if (keys[i] == key) {
@@ -37,7 +42,7 @@ final class LongLongMap {
     }
 
     /** Sets {@code key} to {@code value}; returns the old value or {@code absent}. */
-    long put(long key, long value, long absent) {
+    public long put(long key, long value, long absent) {
         if ((size + 1) * 2 > keys.length) {
             rehash(keys.length * 2);
         }
@@ -58,7 +63,7 @@ final class LongLongMap {
     }
 
     /** Removes {@code key}; returns its value or {@code absent}. */
-    long remove(long key, long absent) {
+    public long remove(long key, long absent) {
         int mask = keys.length - 1;
         for (int i = slot(key, mask); used[i]; i = (i + 1) & mask) {
             if (keys[i] == key) {
@@ -71,12 +76,13 @@ final class LongLongMap {
         return absent;
     }
 
-    int size() {
+    /** How many keys are in the map. */
+    public int size() {
         return size;
     }
 
-    /** The keys, in ascending (signed) order. */
-    long[] sortedKeys() {
+    /** The keys, in ascending (signed) order (a new array). */
+    public long[] sortedKeys() {
         long[] k = new long[size];
         int n = 0;
         for (int i = 0; i < keys.length; i++) {
@@ -86,6 +92,21 @@ final class LongLongMap {
         }
         Arrays.sort(k);
         return k;
+    }
+
+    /** Calls {@code f} with each value, in no particular order. */
+    public void forEachValue(java.util.function.LongConsumer f) {
+        for (int i = 0; i < keys.length; i++) {
+            if (used[i]) {
+                f.accept(values[i]);
+            }
+        }
+    }
+
+    /** Removes every key (the slots' capacity stays). */
+    public void clear() {
+        Arrays.fill(used, false);
+        size = 0;
     }
 
     private void shiftBack(int hole, int mask) {
