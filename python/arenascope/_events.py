@@ -5,6 +5,8 @@ MEMORY_CREATED = "MEMORY_CREATED"
 MEMORY_CLOSED = "MEMORY_CLOSED"
 ALLOC = "ALLOC"
 FREE = "FREE"
+#: A free asked for but not completed (a caching allocator's pending free); gauges do not move.
+FREE_REQUESTED = "FREE_REQUESTED"
 POINTER_RESTORE = "POINTER_RESTORE"
 RESET = "RESET"
 SCOPE_ENTER = "SCOPE_ENTER"

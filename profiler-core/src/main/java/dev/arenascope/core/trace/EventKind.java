@@ -67,7 +67,15 @@ public enum EventKind {
     /** A user marker. ref = text id. */
     MARKER(22),
     /** Events were lost (buffer overflow, a link that fell behind). a = count lost. */
-    LOSS(23);
+    LOSS(23),
+    /**
+     * The free of one allocation was asked for but has not completed (pools, imports): a PyTorch caching
+     * allocator's {@code free_requested}, whose block is not reusable until the work queued on its
+     * streams is done. a = address, b = bytes. The block stays in use (the gauges do not move) until its
+     * {@link #FREE}; until then it is a <em>pending free</em>. A reader older than this kind refuses a
+     * file that holds one (an unknown kind code, with its byte offset).
+     */
+    FREE_REQUESTED(24);
 
     private static final EventKind[] BY_CODE;
 

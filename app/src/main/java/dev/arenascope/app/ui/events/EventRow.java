@@ -43,6 +43,7 @@ public record EventRow(long index, Event event) {
             case ALLOC -> (e.ref() >= 0 ? str(t, e.ref()) + " " : "") + "at " + hex(e.a()) + (bwd ? " (backward)" : "")
                     + (e.c() > 0 && e.c() != e.b() ? ", requested " + Bytes.format(e.c()) : "");
             case FREE -> "at " + hex(e.a());
+            case FREE_REQUESTED -> "free requested at " + hex(e.a()) + " (pending: in use until its free)";
             case POINTER_RESTORE -> (bwd ? "backward" : "forward") + " pointer to " + hex(e.a());
             case RESET -> "reset";
             case SCOPE_ENTER -> "enter " + str(t, e.ref()) + " (scope " + e.ref2() + ")";

@@ -591,8 +591,12 @@ final class SnapshotEmitter {
                 }
                 case TraceEntries.OOM -> emit(t, EventKind.OUT_OF_MEMORY, memory, th, addr, size, e.extra(r),
                         string("CUDA out of memory: " + size + " bytes requested, " + e.extra(r) + " bytes free on the device"), scope);
+                case TraceEntries.FREE_REQUESTED -> { // pending: the block stays live until free_completed
+                    Integer om = liveMemory.isEmpty() ? null : liveMemory.get(addr);
+                    emit(t, EventKind.FREE_REQUESTED, om != null ? om : memoryOf(addr), th, addr, size, 0, -1, -1);
+                }
                 case TraceEntries.SNAPSHOT -> emit(t, EventKind.MARKER, memory, th, 0, 0, 0, string("snapshot"), -1);
-                default -> { } // free_requested: the block stays live until free_completed
+                default -> { }
             }
         }
 

@@ -21,7 +21,8 @@ import dev.arenascope.core.trace.MemoryKind;
  * interned string, one frame a line, led by {@code [category X]} and {@code [compile_context X]} lines
  * when the entry has them, ref2 = the open {@code user_metadata} scope), {@code free_completed} →
  * {@link EventKind#FREE} (a block is live from its {@code alloc} until its {@code free_completed};
- * {@code free_requested} changes nothing), {@code segment_alloc} / {@code segment_map} →
+ * {@code free_requested} → {@link EventKind#FREE_REQUESTED}, a pending free that moves no gauge),
+ * {@code segment_alloc} / {@code segment_map} →
  * {@link EventKind#RESERVE}, {@code segment_free} / {@code segment_unmap} → {@link EventKind#UNRESERVE},
  * {@code oom} → {@link EventKind#OUT_OF_MEMORY} (b = bytes requested, c = {@code device_free}),
  * {@code snapshot} → {@link EventKind#MARKER}. Other actions are skipped and counted. A run of entries
