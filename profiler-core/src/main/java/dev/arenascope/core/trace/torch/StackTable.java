@@ -24,7 +24,7 @@ final class StackTable {
     static final int MAX_FRAME_TEXT = 4096;
 
     /** A frame's id, standing in for its dict in lists and in the memo. */
-    record FrameRef(int id) implements PickleReader.StandIn {
+    record FrameRef(int id) implements PicklePlacement.StandIn {
         @Override
         public String pythonType() {
             return "dict";
@@ -37,7 +37,7 @@ final class StackTable {
     }
 
     /** A stack's id, standing in for its frames list in dicts and in the memo. */
-    record StackRef(int id) implements PickleReader.StandIn {
+    record StackRef(int id) implements PicklePlacement.StandIn {
         @Override
         public String pythonType() {
             return "list";
@@ -125,7 +125,7 @@ final class StackTable {
             l = v;
         } else {
             throw new PickleFormatException(source, offset, "a stack frame's 'line' is a "
-                    + (line instanceof java.math.BigInteger b ? "integer of " + b.bitLength() + " bits" : PickleReader.typeName(line))
+                    + (line instanceof java.math.BigInteger b ? "integer of " + b.bitLength() + " bits" : PyTypes.typeName(line))
                     + ", not a 64-bit integer");
         }
         int mask = cacheId.length - 1;
@@ -203,7 +203,7 @@ final class StackTable {
             }
             return s;
         }
-        throw new PickleFormatException(source, offset, "a stack frame's '" + what + "' is a " + PickleReader.typeName(o) + ", not a str");
+        throw new PickleFormatException(source, offset, "a stack frame's '" + what + "' is a " + PyTypes.typeName(o) + ", not a str");
     }
 
     /** Whether a function name is PyTorch's C++ capture machinery rather than the program's code. */
@@ -313,7 +313,7 @@ final class StackTable {
             if (list.get(i) instanceof FrameRef f) {
                 ids[i] = f.id();
             } else {
-                throw new PickleFormatException(source, offset, "a stack's frame " + i + " is a " + PickleReader.typeName(list.get(i))
+                throw new PickleFormatException(source, offset, "a stack's frame " + i + " is a " + PyTypes.typeName(list.get(i))
                         + ", not a dict of name, filename and line");
             }
         }

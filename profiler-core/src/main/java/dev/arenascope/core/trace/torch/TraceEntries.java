@@ -22,7 +22,7 @@ final class TraceEntries {
     private static final int MASK = PAGE - 1;
 
     /** A row's id, standing in for the entry's dict in its list and in the memo. */
-    record EntryRef(int row) implements PickleReader.StandIn {
+    record EntryRef(int row) implements PicklePlacement.StandIn {
         @Override
         public String pythonType() {
             return "dict";
