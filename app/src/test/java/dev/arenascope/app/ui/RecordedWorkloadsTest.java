@@ -14,10 +14,10 @@ import javafx.scene.control.TreeItem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.TensorSlot;
 import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.app.ui.timeline.DrawList;
+import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.plan.GreedyBySizePlanner;
 import dev.arenascope.core.plan.Packing;
 import dev.arenascope.core.plan.PlanBuffer;
@@ -51,15 +51,15 @@ class RecordedWorkloadsTest extends WindowTestBase {
         assertTrue(arena.peakUsed() > 0);
         fxRun(() -> window.tabs().getSelectionModel().select(1));
         waitFor(10, "scope rows", () -> window.scopes().tree().getExpandedItemCount() > 2);
-        ScopeStats batch = fx(() -> window.model().digestProperty().get().scopes().stream()
-                .filter(s -> s.name.equals("batch")).findFirst().orElseThrow());
-        assertTrue(batch.calls >= 3, "one batch scope per frame batch: " + batch.calls);
-        assertTrue(batch.allocations > 0 && batch.forwardBytes + batch.backwardBytes > 0);
+        ScopeAnalysis batch = fx(() -> window.model().digestProperty().get().scopes().stream()
+                .filter(s -> s.name().equals("batch")).findFirst().orElseThrow());
+        assertTrue(batch.executions() >= 3, "one batch scope per frame batch: " + batch.executions());
+        assertTrue(batch.allocations() > 0 && batch.forwardBytes() + batch.backwardBytes() > 0);
         // the tree shows the calibrated model of a scope with parameters
         String model = fx(() -> {
-            for (TreeItem<ScopeStats> g : window.scopes().tree().getRoot().getChildren()) {
-                for (TreeItem<ScopeStats> i : g.getChildren()) {
-                    if (i.getValue().name.equals("batch")) {
+            for (TreeItem<ScopeAnalysis> g : window.scopes().tree().getRoot().getChildren()) {
+                for (TreeItem<ScopeAnalysis> i : g.getChildren()) {
+                    if (i.getValue().name().equals("batch")) {
                         return String.valueOf(window.scopes().tree().getColumns().get(8).getCellData(i));
                     }
                 }
@@ -107,8 +107,8 @@ class RecordedWorkloadsTest extends WindowTestBase {
         openAndWait(f);
         fxRun(() -> window.tabs().getSelectionModel().select(3));
         waitFor(10, "bins", () -> !window.pools().table().getItems().isEmpty());
-        long requests = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.requests).sum());
-        long hits = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.hits).sum());
+        long requests = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.requests()).sum());
+        long hits = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.hits()).sum());
         assertTrue(requests > 0 && hits > 0 && hits <= requests);
         String before = fx(() -> window.pools().whatIfLabel().getText());
         fxRun(() -> window.pools().bitsSpinner().getValueFactory().setValue(1));

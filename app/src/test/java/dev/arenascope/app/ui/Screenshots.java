@@ -12,7 +12,7 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.live.NewSessionDialog;
-import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.testsupport.Fixtures;
 
 /**
@@ -74,9 +74,9 @@ class Screenshots extends WindowTestBase {
 
         fxRun(() -> window.model().selectionProperty().set(null));
         fxRun(() -> window.tabs().getSelectionModel().select(1));
-        ScopeStats blur = fx(() -> window.model().digestProperty().get().scopes().stream()
-                .filter(s -> s.name.equals("blur")).findFirst().orElse(window.model().digestProperty().get().scopes().get(0)));
-        fxRun(() -> window.scopes().select(blur.memory, blur.path));
+        ScopeAnalysis blur = fx(() -> window.model().digestProperty().get().scopes().stream()
+                .filter(s -> s.name().equals("blur")).findFirst().orElse(window.model().digestProperty().get().scopes().get(0)));
+        fxRun(() -> window.scopes().select(blur.memory(), blur.path()));
         Thread.sleep(600);
         shoot(dir, "scope-tree.png");
 

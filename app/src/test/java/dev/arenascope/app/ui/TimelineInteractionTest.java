@@ -12,9 +12,9 @@ import javafx.scene.input.MouseButton;
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.events.EventRow;
-import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.timeline.DrawList;
+import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.store.EventStore;
 
@@ -108,21 +108,21 @@ class TimelineInteractionTest extends WindowTestBase {
         showSynthetic();
         fxRun(() -> window.tabs().getSelectionModel().select(1));
         waitFor(10, "scope rows", () -> window.scopes().tree().getExpandedItemCount() > 1);
-        ScopeStats target = fx(() -> window.model().digestProperty().get().scopes().stream()
-                .filter(sc -> sc.depth == 1).findFirst().orElseThrow());
-        assertTrue(fx(() -> window.scopes().select(target.memory, target.path)));
-        assertEquals(target.path, fx(() -> window.model().selectedScopeProperty().get().path));
+        ScopeAnalysis target = fx(() -> window.model().digestProperty().get().scopes().stream()
+                .filter(sc -> sc.depth() == 1).findFirst().orElseThrow());
+        assertTrue(fx(() -> window.scopes().select(target.memory(), target.path())));
+        assertEquals(target.path(), fx(() -> window.model().selectedScopeProperty().get().path()));
         waitFor(10, "highlights on the timeline", () -> {
             DrawList d = window.timeline().drawListProperty().get();
-            return d != null && d.lanes().stream().anyMatch(l -> l.memory().id() == target.memory && l.highlights().length >= 2);
+            return d != null && d.lanes().stream().anyMatch(l -> l.memory().id() == target.memory() && l.highlights().length >= 2);
         });
         DrawList d = fx(() -> window.timeline().drawListProperty().get());
-        DrawList.Lane lane = d.lanes().stream().filter(l -> l.memory().id() == target.memory).findFirst().orElseThrow();
+        DrawList.Lane lane = d.lanes().stream().filter(l -> l.memory().id() == target.memory()).findFirst().orElseThrow();
         double[] hl = lane.highlights();
         // the first highlighted span starts where an execution of the scope starts
-        int i = target.firstIntervalEndingAfter(d.timeAt(Math.max(0, hl[0] - 1)));
+        int i = target.executionTimes().firstEndingAfter(d.timeAt(Math.max(0, hl[0] - 1)));
         assertNotNull(target);
-        assertTrue(i < target.intervalCount() && Math.abs(Math.max(0, d.xOf(target.intervalStart(i))) - hl[0]) <= 1.5,
-                "highlight at x=" + hl[0] + " matches an execution of " + target.path);
+        assertTrue(i < target.executionTimes().count() && Math.abs(Math.max(0, d.xOf(target.executionTimes().start(i))) - hl[0]) <= 1.5,
+                "highlight at x=" + hl[0] + " matches an execution of " + target.path());
     }
 }

@@ -11,6 +11,7 @@ import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.util.LongLongMap;
 
 /**
  * One bin of a binned pool over a session, derived from its
@@ -27,7 +28,8 @@ import dev.arenascope.core.trace.TraceView;
  *       served on average; {@code requests} when there was no miss (every block came from before the trace),
  *       NaN with no request.</li>
  * </ul>
- * Immutable.
+ * The one pool-bin model of the project: reports list these rows, and the window's pool histograms
+ * read the same rows from a live {@link Accumulator}. Immutable.
  *
  * @param memory           the pool's memory id
  * @param pool             the pool's name
@@ -42,10 +44,11 @@ import dev.arenascope.core.trace.TraceView;
  * @param peakHeldBytes    the most bytes held at once
  * @param releases         blocks given back to the device
  * @param meanRequestNs    mean request duration in ns (NaN when not recorded)
+ * @param heldBlocks       blocks held at the end of the trace
  */
 public record PoolBinAnalysis(int memory, String pool, int bin, long binBytes, long requests, long hits, long misses,
                               long requestedBytes, long roundingWasteBytes, long heldBytes, long peakHeldBytes,
-                              long releases, double meanRequestNs) implements FigureRow {
+                              long releases, double meanRequestNs, long heldBlocks) implements FigureRow {
 
     /** {@code hits / requests}, NaN with no request. */
     public double hitRate() {
@@ -84,22 +87,26 @@ public record PoolBinAnalysis(int memory, String pool, int bin, long binBytes, l
 
     /** Every bin of every pool in the trace, by pool then bin (one pass over its events). */
     public static List<PoolBinAnalysis> of(TraceView view) {
-        Accumulator acc = new Accumulator(view.memories());
+        Accumulator acc = new Accumulator();
         for (long i = 0, n = view.eventCount(); i < n; i++) {
             acc.accept(view.event(i));
         }
-        return acc.finish();
+        return acc.snapshot(view.memories());
     }
 
-    /** Folds pool events, in time order, into per-bin figures. Not thread-safe. */
-    static final class Accumulator {
-        private final Map<Integer, String> poolNames = new HashMap<>();
+    /**
+     * Folds pool events, in the trace's order, into per-bin figures; incremental: it may be fed more
+     * events after any {@link #snapshot}, so a live session's rows cost what its new events cost.
+     * Memory: one entry per bin and per block held at the moment (held blocks are tracked by address in
+     * a {@link LongLongMap}, whose seeded hash a trace cannot aim). Not thread-safe: one thread feeds and
+     * queries it; the rows it returns are immutable.
+     */
+    public static final class Accumulator {
+        private static final long ABSENT = Long.MIN_VALUE;
         private final Map<Long, Bin> bins = new TreeMap<>();
 
-        Accumulator(List<MemoryInfo> memories) {
-            for (MemoryInfo m : memories) {
-                poolNames.put(m.id(), m.name());
-            }
+        /** An accumulator that has seen no event. */
+        public Accumulator() {
         }
 
         private static final class Bin {
@@ -115,7 +122,7 @@ public record PoolBinAnalysis(int memory, String pool, int bin, long binBytes, l
             long releases;
             long durationSum;
             long durations;
-            final Map<Long, Long> heldBlocks = new HashMap<>();
+            final LongLongMap heldBlocks = new LongLongMap(); // address -> bytes
 
             Bin(int memory, int bin) {
                 this.memory = memory;
@@ -127,8 +134,13 @@ public record PoolBinAnalysis(int memory, String pool, int bin, long binBytes, l
             return bins.computeIfAbsent(((long) memory << 32) | (bin & 0xffffffffL), k -> new Bin(memory, bin));
         }
 
-        void accept(Event e) {
-            switch (e.kind()) {
+        /** Folds one event (events other than pool requests, holds and releases are ignored). */
+        public void accept(Event e) {
+            EventKind kind = e.kind();
+            if (kind == null) {
+                return;
+            }
+            switch (kind) {
                 case POOL_REQUEST -> {
                     Bin b = bin(e.memory(), e.ref());
                     b.requests++;
@@ -142,14 +154,14 @@ public record PoolBinAnalysis(int memory, String pool, int bin, long binBytes, l
                     }
                     if (e.has(Event.FLAG_HIT)) {
                         b.hits++;
-                        Long bytes = b.heldBlocks.remove(e.a());
-                        b.held -= bytes != null ? bytes : Math.min(b.held, e.b());
+                        long bytes = b.heldBlocks.remove(e.a(), ABSENT);
+                        b.held -= bytes != ABSENT ? bytes : Math.min(b.held, e.b());
                     }
                 }
                 case POOL_HOLD -> {
                     Bin b = bin(e.memory(), e.ref());
-                    Long before = b.heldBlocks.put(e.a(), e.b());
-                    b.held += e.b() - (before == null ? 0 : before);
+                    long before = b.heldBlocks.put(e.a(), e.b(), ABSENT);
+                    b.held += e.b() - (before == ABSENT ? 0 : before);
                     if (b.held > b.peakHeld) {
                         b.peakHeld = b.held;
                     }
@@ -157,8 +169,8 @@ public record PoolBinAnalysis(int memory, String pool, int bin, long binBytes, l
                 case POOL_RELEASE -> {
                     Bin b = bin(e.memory(), e.ref());
                     b.releases++;
-                    Long bytes = b.heldBlocks.remove(e.a());
-                    if (bytes != null) {
+                    long bytes = b.heldBlocks.remove(e.a(), ABSENT);
+                    if (bytes != ABSENT) {
                         b.held -= bytes;
                     }
                 }
@@ -166,7 +178,17 @@ public record PoolBinAnalysis(int memory, String pool, int bin, long binBytes, l
             }
         }
 
-        List<PoolBinAnalysis> finish() {
+        /**
+         * The bins so far, by pool then bin (bins that saw no request, hold or release left out); the
+         * accumulator is not changed.
+         *
+         * @param memories names the pools (the trace's memories as known now)
+         */
+        public List<PoolBinAnalysis> snapshot(List<MemoryInfo> memories) {
+            Map<Integer, String> poolNames = new HashMap<>();
+            for (MemoryInfo m : memories) {
+                poolNames.put(m.id(), m.name());
+            }
             List<PoolBinAnalysis> out = new ArrayList<>();
             for (Bin b : bins.values()) {
                 if (b.requests == 0 && b.peakHeld == 0 && b.releases == 0) {
@@ -174,7 +196,7 @@ public record PoolBinAnalysis(int memory, String pool, int bin, long binBytes, l
                 }
                 out.add(new PoolBinAnalysis(b.memory, poolNames.getOrDefault(b.memory, "#" + b.memory), b.bin,
                         b.binBytes, b.requests, b.hits, b.requests - b.hits, b.requested, b.waste, b.held, b.peakHeld,
-                        b.releases, b.durations == 0 ? Double.NaN : (double) b.durationSum / b.durations));
+                        b.releases, b.durations == 0 ? Double.NaN : (double) b.durationSum / b.durations, b.heldBlocks.size()));
             }
             out.sort(Comparator.comparingInt(PoolBinAnalysis::memory).thenComparingInt(PoolBinAnalysis::bin));
             return out;

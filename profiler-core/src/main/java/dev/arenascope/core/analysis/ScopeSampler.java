@@ -103,7 +103,11 @@ public final class ScopeSampler implements EventSink {
         return ignored;
     }
 
-    void consume(EventBatch batch, java.util.function.IntFunction<String> names) {
+    /**
+     * Samples the events of {@code batch}, in order, naming scopes and parameters through {@code names}
+     * (a null answer reads {@code #id}): for a reader that holds the trace's strings itself.
+     */
+    public void consume(EventBatch batch, java.util.function.IntFunction<String> names) {
         for (int i = 0; i < batch.size(); i++) {
             ArenaState st = arenas.get(batch.memory(i));
             if (st == null) {

@@ -83,8 +83,8 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
             }
             ordered.add(acc);
         }
-        ScopeAnalysis.Accumulator scopes = new ScopeAnalysis.Accumulator(view);
-        PoolBinAnalysis.Accumulator bins = new PoolBinAnalysis.Accumulator(view.memories());
+        ScopeAnalysis.Accumulator scopes = new ScopeAnalysis.Accumulator(view, false);
+        PoolBinAnalysis.Accumulator bins = new PoolBinAnalysis.Accumulator();
         PlanAnalysis.Accumulator plans = new PlanAnalysis.Accumulator(view);
         // calibration samples arena scopes in the same pass
         ScopeSampler sampler = null;
@@ -132,7 +132,7 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
             }
         }
         return new TraceAnalysis(SessionSummary.of(view), disambiguate(memories), calibrate(samples, scopes.finish(to)),
-                bins.finish(), plans.finish(), sites);
+                bins.snapshot(view.memories()), plans.finish(), sites);
     }
 
     /** Attaches each scope name's calibrated model, fitted from the arena scopes' samples. */

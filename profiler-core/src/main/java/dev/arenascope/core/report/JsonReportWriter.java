@@ -217,6 +217,10 @@ public final class JsonReportWriter {
             g.writeStringField("model", s.model());
         }
         number(g, "modelError", s.modelError());
+        g.writeNumberField("allocations", s.allocations());
+        g.writeNumberField("forwardBytes", s.forwardBytes());
+        g.writeNumberField("backwardBytes", s.backwardBytes());
+        g.writeNumberField("peakUsedBytes", s.peakUsedBytes());
         g.writeEndObject();
     }
 
@@ -237,6 +241,7 @@ public final class JsonReportWriter {
         g.writeNumberField("releases", b.releases());
         number(g, "reuseFactor", b.reuseFactor());
         number(g, "meanRequestNs", b.meanRequestNs());
+        g.writeNumberField("heldBlocks", b.heldBlocks());
         g.writeEndObject();
     }
 

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import dev.arenascope.app.ui.model.ScopeStats;
+import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.TraceView;
@@ -22,8 +22,8 @@ import dev.arenascope.core.trace.TraceView;
  * @param searchScopes scopes whose name or path holds the search text: events during their executions
  *                 (on their memory) match too, so searching a scope's name finds the allocations inside it
  */
-public record EventFilter(Set<EventKind> kinds, int memory, ScopeStats scope, long minBytes, String search,
-                          List<ScopeStats> searchScopes) {
+public record EventFilter(Set<EventKind> kinds, int memory, ScopeAnalysis scope, long minBytes, String search,
+                          List<ScopeAnalysis> searchScopes) {
     public static final EventFilter ALL = new EventFilter(Set.of(), -1, null, 0, "", List.of());
 
     public EventFilter {
@@ -32,31 +32,30 @@ public record EventFilter(Set<EventKind> kinds, int memory, ScopeStats scope, lo
         searchScopes = searchScopes == null ? List.of() : List.copyOf(searchScopes);
     }
 
-    public EventFilter(Set<EventKind> kinds, int memory, ScopeStats scope, long minBytes, String search) {
+    public EventFilter(Set<EventKind> kinds, int memory, ScopeAnalysis scope, long minBytes, String search) {
         this(kinds, memory, scope, minBytes, search, List.of());
     }
 
     /** The scopes of {@code all} whose name or path holds {@code search} (case-insensitive); none for a blank search. */
-    public static List<ScopeStats> scopesMatching(List<ScopeStats> all, String search) {
+    public static List<ScopeAnalysis> scopesMatching(List<ScopeAnalysis> all, String search) {
         String s = search == null ? "" : search.strip().toLowerCase(Locale.ROOT);
         if (s.isEmpty()) {
             return List.of();
         }
-        List<ScopeStats> out = new ArrayList<>();
-        for (ScopeStats sc : all) {
-            if (sc.path.toLowerCase(Locale.ROOT).contains(s)) {
+        List<ScopeAnalysis> out = new ArrayList<>();
+        for (ScopeAnalysis sc : all) {
+            if (sc.path().toLowerCase(Locale.ROOT).contains(s)) {
                 out.add(sc);
             }
         }
         return out;
     }
 
-    private static boolean during(ScopeStats scope, Event e) {
-        if (e.memory() != scope.memory) {
+    private static boolean during(ScopeAnalysis scope, Event e) {
+        if (e.memory() != scope.memory()) {
             return false;
         }
-        int i = scope.firstIntervalEndingAfter(e.timeNs());
-        return i < scope.intervalCount() && scope.intervalStart(i) <= e.timeNs();
+        return scope.executionTimes().covers(e.timeNs());
     }
 
     /** Whether every event passes (no scan needed). */
@@ -84,7 +83,7 @@ public record EventFilter(Set<EventKind> kinds, int memory, ScopeStats scope, lo
                     || EventRow.detail(trace, e).toLowerCase(Locale.ROOT).contains(search)) {
                 return true;
             }
-            for (ScopeStats sc : searchScopes) {
+            for (ScopeAnalysis sc : searchScopes) {
                 if (during(sc, e)) {
                     return true;
                 }

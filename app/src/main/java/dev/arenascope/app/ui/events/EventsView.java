@@ -33,12 +33,12 @@ import javafx.util.StringConverter;
 import org.controlsfx.control.CheckComboBox;
 
 import dev.arenascope.app.ui.Styles;
-import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
@@ -64,7 +64,7 @@ public final class EventsView extends BorderPane {
     private final TableView<EventRow> table = new TableView<>();
     private final CheckComboBox<EventKind> kinds = new CheckComboBox<>(FXCollections.observableArrayList(EventKind.values()));
     private final ComboBox<MemoryInfo> memory = new ComboBox<>();
-    private final ComboBox<ScopeStats> scope = new ComboBox<>();
+    private final ComboBox<ScopeAnalysis> scope = new ComboBox<>();
     private final TextField minSize = new TextField();
     private final TextField search = new TextField();
     private final Label summary = new Label();
@@ -153,12 +153,12 @@ public final class EventsView extends BorderPane {
         scope.setPromptText("Any scope");
         scope.setConverter(new StringConverter<>() {
             @Override
-            public String toString(ScopeStats s) {
-                return s == null ? "Any scope" : s.path;
+            public String toString(ScopeAnalysis s) {
+                return s == null ? "Any scope" : s.path();
             }
 
             @Override
-            public ScopeStats fromString(String s) {
+            public ScopeAnalysis fromString(String s) {
                 return null;
             }
         });
@@ -224,11 +224,11 @@ public final class EventsView extends BorderPane {
             }
         });
         model.digestProperty().addListener((o, a, b) -> {
-            ScopeStats keep = scope.getValue();
+            ScopeAnalysis keep = scope.getValue();
             scope.getItems().setAll(b.scopes());
             scope.getItems().add(0, null);
             if (keep != null) {
-                scope.setValue(b.scope(keep.memory, keep.path));
+                scope.setValue(b.scope(keep.memory(), keep.path()));
             }
         });
         kinds.getCheckModel().getCheckedItems().addListener((ListChangeListener<EventKind>) c -> scheduleReload());

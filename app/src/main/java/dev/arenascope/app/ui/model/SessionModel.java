@@ -19,6 +19,7 @@ import javafx.beans.property.SimpleObjectProperty;
 
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -40,7 +41,7 @@ public final class SessionModel {
     private final ObjectProperty<TimeRange> viewRange = new SimpleObjectProperty<>(this, "viewRange", new TimeRange(0, 1));
     private final ObjectProperty<TimeRange> selection = new SimpleObjectProperty<>(this, "selection");
     private final LongProperty cursor = new SimpleLongProperty(this, "cursor", -1);
-    private final ObjectProperty<ScopeStats> selectedScope = new SimpleObjectProperty<>(this, "selectedScope");
+    private final ObjectProperty<ScopeAnalysis> selectedScope = new SimpleObjectProperty<>(this, "selectedScope");
     private final ObjectProperty<SiteSelection> selectedSite = new SimpleObjectProperty<>(this, "selectedSite");
     private final BooleanProperty followLive = new SimpleBooleanProperty(this, "followLive", false);
     private final ReadOnlyLongWrapper revision = new ReadOnlyLongWrapper(this, "revision");
@@ -234,7 +235,7 @@ public final class SessionModel {
     }
 
     /** The scope whose executions the timeline highlights, or null. */
-    public ObjectProperty<ScopeStats> selectedScopeProperty() {
+    public ObjectProperty<ScopeAnalysis> selectedScopeProperty() {
         return selectedScope;
     }
 

@@ -1,6 +1,5 @@
 package dev.arenascope.app.ui.model;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -9,6 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.arenascope.core.analysis.MemoryModel;
+import dev.arenascope.core.analysis.PoolBinAnalysis;
+import dev.arenascope.core.analysis.ScopeAnalysis;
+import dev.arenascope.core.analysis.ScopeModel;
 import dev.arenascope.core.analysis.ScopeSample;
 import dev.arenascope.core.analysis.ScopeSampler;
 import dev.arenascope.core.trace.Event;
@@ -19,9 +22,13 @@ import dev.arenascope.core.trace.store.EventStore;
 
 /**
  * One pass over a trace's events that gathers what the scope tree, pool histograms, slot map and
- * timeline markers show. Incremental: {@link #advance} reads only events not read before, so a live
- * session's digest costs what its new events cost. Confined to one thread at a time; views get
- * immutable {@link Snapshot}s.
+ * timeline markers show. The scope rows and pool bins are the core's own analyses
+ * ({@link ScopeAnalysis.Accumulator}, {@link PoolBinAnalysis.Accumulator}: the figures a report
+ * prints), their models the report's calibration ({@link MemoryModel#fitScope} over each scope name's
+ * samples); this class adds only what the window alone draws: markers, plan tensors, forward-end
+ * high-water marks and the pool requests over time. Incremental: {@link #advance} reads only events not
+ * read before, so a live session's digest costs what its new events cost. Confined to one thread at a
+ * time; views get immutable {@link Snapshot}s.
  */
 public final class TraceDigest {
     private static final int MAX_MARKERS = 100_000;
@@ -29,10 +36,9 @@ public final class TraceDigest {
 
     private final TraceView trace;
     private long next;
-    private final Map<String, ScopeStats> scopes = new LinkedHashMap<>();
-    private final Map<Integer, OpenScope> openById = new HashMap<>();
-    private final Map<Integer, ArrayDeque<OpenScope>> openByMemory = new HashMap<>();
-    private final Map<Long, PoolBinStats> bins = new LinkedHashMap<>();
+    private final ScopeAnalysis.Accumulator scopes;
+    private final PoolBinAnalysis.Accumulator bins = new PoolBinAnalysis.Accumulator();
+    private final Map<String, List<ScopeSample>> samplesByName = new LinkedHashMap<>();
     private final List<Marker> markers = new ArrayList<>();
     private final Map<Long, TensorBuilder> tensors = new LinkedHashMap<>();
     private final Map<Integer, Integer> planSteps = new HashMap<>();
@@ -47,26 +53,6 @@ public final class TraceDigest {
     private final java.util.Set<Integer> stagedMemories = new java.util.HashSet<>();
     private final ScopeSampler sampler = new ScopeSampler();
     private final java.util.Set<Integer> announced = new java.util.HashSet<>();
-    private final Map<Integer, ScopeStats> statsByScopeId = new HashMap<>();
-
-    private static final class OpenScope {
-        final int id;
-        final int memory;
-        final ScopeStats stats;
-        final long startNs;
-        final long entryBytes;
-        long peak;
-        final Map<String, Long> params = new LinkedHashMap<>();
-
-        OpenScope(int id, int memory, ScopeStats stats, long startNs, long entryBytes) {
-            this.id = id;
-            this.memory = memory;
-            this.stats = stats;
-            this.startNs = startNs;
-            this.entryBytes = entryBytes;
-            this.peak = entryBytes;
-        }
-    }
 
     private static final class TensorBuilder {
         int memory;
@@ -80,6 +66,7 @@ public final class TraceDigest {
 
     public TraceDigest(TraceView trace) {
         this.trace = trace;
+        this.scopes = new ScopeAnalysis.Accumulator(trace, true);
     }
 
     public TraceView trace() {
@@ -118,9 +105,12 @@ public final class TraceDigest {
                 }
             }
             for (int k = 0; k < chunk.size(); k++) {
-                accept(chunk.get(k));
+                Event e = chunk.get(k);
+                scopes.accept(e);
+                bins.accept(e);
+                accept(e);
             }
-            sampler.onEvents(chunk);
+            sampler.consume(chunk, this::str);
             drainSamples();
             if (progress != null) {
                 progress.progress(to - start, total);
@@ -138,14 +128,17 @@ public final class TraceDigest {
     private static final int CHUNK = 8192;
     private java.util.List<dev.arenascope.core.trace.MemoryInfo> memories = List.of();
 
+    /** Keeps each scope name's calibration samples (up to a cap a name) for its model. */
     private void drainSamples() {
         for (ScopeSample s : sampler.drainSamples()) {
-            ScopeStats st = statsByScopeId.remove(s.scopeId());
-            if (st != null) {
-                st.addSample(s);
+            List<ScopeSample> list = samplesByName.computeIfAbsent(s.name(), n -> new ArrayList<>());
+            if (list.size() < MAX_SAMPLES) {
+                list.add(s);
             }
         }
     }
+
+    private static final int MAX_SAMPLES = 4096;
 
     private String str(int id) {
         String s = trace.string(id);
@@ -154,8 +147,10 @@ public final class TraceDigest {
 
     private void accept(Event e) {
         EventKind k = e.kind();
+        if (k == null) {
+            return;
+        }
         int mem = e.memory();
-        long level = e.used(); // all bytes in use: an arena's used gauge already counts both ends
         if (mem >= 0 && mem < memories.size()) {
             if (mem >= peakForward.length) {
                 peakForward = Arrays.copyOf(peakForward, Math.max(memories.size(), mem + 1));
@@ -165,96 +160,8 @@ public final class TraceDigest {
                 peakForward[mem] = fwd;
             }
         }
-        ArrayDeque<OpenScope> stack = mem >= 0 ? openByMemory.get(mem) : null;
-        if (stack != null) {
-            for (OpenScope s : stack) {
-                if (level > s.peak) {
-                    s.peak = level;
-                }
-            }
-        }
         switch (k) {
-            case SCOPE_ENTER -> {
-                OpenScope parent = openById.get((int) e.c());
-                String name = str(e.ref());
-                String path = parent == null ? name : parent.stats.path + "/" + name;
-                int depth = parent == null ? 0 : parent.stats.depth + 1;
-                ScopeStats st = scopes.computeIfAbsent(mem + ":" + path, p -> new ScopeStats(path, name, mem, depth));
-                OpenScope os = new OpenScope(e.ref2(), mem, st, e.timeNs(), level);
-                sampler.onString(e.ref(), name);
-                if (statsByScopeId.size() < 1_000_000) {
-                    statsByScopeId.put(e.ref2(), st);
-                }
-                openById.put(e.ref2(), os);
-                openByMemory.computeIfAbsent(mem, m -> new ArrayDeque<>()).push(os);
-            }
-            case SCOPE_PARAM -> {
-                OpenScope os = openById.get(e.ref2());
-                if (os != null) {
-                    String pn = str(e.ref());
-                    sampler.onString(e.ref(), pn);
-                    os.params.put(pn, e.a());
-                }
-            }
-            case SCOPE_EXIT -> {
-                OpenScope os = openById.remove(e.ref2());
-                if (os != null) {
-                    ArrayDeque<OpenScope> st = openByMemory.get(os.memory);
-                    if (st != null) {
-                        st.remove(os);
-                    }
-                    os.stats.peakBytes = Math.max(os.stats.peakBytes, os.peak);
-                    os.stats.addExecution(os.startNs, e.timeNs(), os.peak - os.entryBytes, os.params);
-                }
-            }
-            case ALLOC -> {
-                if (stack != null) {
-                    boolean bwd = e.has(Event.FLAG_BACKWARD);
-                    for (OpenScope s : stack) {
-                        s.stats.allocations++;
-                        if (bwd) {
-                            s.stats.backwardBytes += e.b();
-                        } else {
-                            s.stats.forwardBytes += e.b();
-                        }
-                    }
-                }
-            }
-            case POOL_REQUEST -> {
-                PoolBinStats b = bin(mem, e.ref());
-                b.requests++;
-                b.binBytes = Math.max(b.binBytes, e.b());
-                b.requestedBytes += e.c();
-                b.roundingWaste += Math.max(0, e.b() - e.c());
-                boolean hit = e.has(Event.FLAG_HIT);
-                if (hit) {
-                    b.hits++;
-                    if (b.heldBlocks > 0) {
-                        b.heldBlocks--;
-                        b.heldBytes = Math.max(0, b.heldBytes - e.b());
-                    }
-                }
-                addRequest(e.timeNs(), e.c(), mem, hit);
-                if (stack != null) {
-                    for (OpenScope s : stack) {
-                        s.stats.allocations++;
-                        s.stats.forwardBytes += e.b();
-                    }
-                }
-            }
-            case POOL_HOLD -> {
-                PoolBinStats b = bin(mem, e.ref());
-                b.heldBlocks++;
-                b.heldBytes += e.b();
-                b.maxHeldBytes = Math.max(b.maxHeldBytes, b.heldBytes);
-            }
-            case POOL_RELEASE -> {
-                PoolBinStats b = bin(mem, e.ref());
-                if (b.heldBlocks > 0) {
-                    b.heldBlocks--;
-                    b.heldBytes = Math.max(0, b.heldBytes - e.b());
-                }
-            }
+            case POOL_REQUEST -> addRequest(e.timeNs(), e.c(), mem, e.has(Event.FLAG_HIT));
             case OUT_OF_MEMORY -> marker(e, e.b(), e.ref() >= 0 ? str(e.ref()) : "");
             case RESET -> marker(e, e.b(), "");
             case MARKER -> marker(e, 0, e.ref() >= 0 ? str(e.ref()) : "");
@@ -292,10 +199,6 @@ public final class TraceDigest {
         });
     }
 
-    private PoolBinStats bin(int mem, int bin) {
-        return bins.computeIfAbsent(((long) mem << 32) | (bin & 0xffffffffL), key -> new PoolBinStats(mem, bin));
-    }
-
     private void marker(Event e, long bytes, String text) {
         if (markers.size() < MAX_MARKERS) {
             markers.add(new Marker(e.timeNs(), e.kind(), e.memory(), bytes, text));
@@ -322,14 +225,10 @@ public final class TraceDigest {
 
     /** An immutable copy of what has been gathered so far. */
     public Snapshot snapshot() {
-        List<ScopeStats> sc = new ArrayList<>(scopes.size());
-        for (ScopeStats s : scopes.values()) {
-            sc.add(s.copy());
-        }
-        List<PoolBinStats> bs = new ArrayList<>(bins.size());
-        for (PoolBinStats b : bins.values()) {
-            bs.add(b.copy());
-        }
+        List<ScopeAnalysis> sc = scopes.snapshot(trace.endNs());
+        List<PoolBinAnalysis> bs = bins.snapshot(trace.memories());
+        Map<String, List<ScopeSample>> samples = new LinkedHashMap<>();
+        samplesByName.forEach((name, list) -> samples.put(name, List.copyOf(list)));
         List<TensorSlot> ts = new ArrayList<>(tensors.size());
         for (TensorBuilder t : tensors.values()) {
             int steps = planSteps.getOrDefault(t.memory, Math.max(1, currentStep + 1));
@@ -343,7 +242,7 @@ public final class TraceDigest {
         for (int m = 0; m < peakForward.length; m++) {
             fwd.put(m, peakForward[m]);
         }
-        return new Snapshot(next, List.copyOf(sc), List.copyOf(bs), List.copyOf(markers), List.copyOf(ts),
+        return new Snapshot(next, List.copyOf(sc), List.copyOf(bs), Map.copyOf(samples), List.copyOf(markers), List.copyOf(ts),
                 Map.copyOf(planHeights), Map.copyOf(fwd), new PoolRequests(Arrays.copyOf(requestTime, requestCount),
                 Arrays.copyOf(requestSize, requestCount), Arrays.copyOf(requestPool, requestCount),
                 Arrays.copyOf(requestHit, requestCount)));
@@ -360,8 +259,10 @@ public final class TraceDigest {
      * What a digest gathered.
      *
      * @param events      events read
-     * @param scopes      per scope path, in first-seen order
-     * @param bins        per pool and bin
+     * @param scopes      per memory and scope path, in first-seen order (a parent before its children),
+     *                    with the executions still open counted up to the trace's end
+     * @param bins        per pool and bin, by pool then bin
+     * @param samples     per scope name, its calibration samples (up to a cap)
      * @param markers     OOM, reset, loss and user markers in time order
      * @param tensors     plan tensors (slot map)
      * @param planHeights per plan arena, the highest byte any tensor reaches
@@ -369,10 +270,11 @@ public final class TraceDigest {
      *                    for kinds other than arenas that is the high-water of bytes in use
      * @param requests    every pool request (capped)
      */
-    public record Snapshot(long events, List<ScopeStats> scopes, List<PoolBinStats> bins, List<Marker> markers,
+    public record Snapshot(long events, List<ScopeAnalysis> scopes, List<PoolBinAnalysis> bins,
+                           Map<String, List<ScopeSample>> samples, List<Marker> markers,
                            List<TensorSlot> tensors, Map<Integer, Long> planHeights, Map<Integer, Long> peakForward,
                            PoolRequests requests) {
-        public static final Snapshot EMPTY = new Snapshot(0, List.of(), List.of(), List.of(), List.of(), Map.of(), Map.of(),
+        public static final Snapshot EMPTY = new Snapshot(0, List.of(), List.of(), Map.of(), List.of(), List.of(), Map.of(), Map.of(),
                 new PoolRequests(new long[0], new long[0], new int[0], new boolean[0]));
 
         /** The forward end's high-water of {@code memory}, -1 when no event of it was read yet. */
@@ -380,17 +282,35 @@ public final class TraceDigest {
             return peakForward.getOrDefault(memory, -1L);
         }
 
-        public List<ScopeStats> scopesOf(int memory) {
-            return scopes.stream().filter(s -> s.memory == memory).toList();
+        public List<ScopeAnalysis> scopesOf(int memory) {
+            return scopes.stream().filter(s -> s.memory() == memory).toList();
         }
 
-        public ScopeStats scope(int memory, String path) {
-            for (ScopeStats s : scopes) {
-                if (s.memory == memory && s.path.equals(path)) {
+        /** The row of {@code path} on {@code memory}, or null. */
+        public ScopeAnalysis scope(int memory, String path) {
+            for (ScopeAnalysis s : scopes) {
+                if (s.memory() == memory && s.path().equals(path)) {
                     return s;
                 }
             }
             return null;
+        }
+
+        /**
+         * The calibrated memory model of {@code scope}'s name, as the report fits it ({@link MemoryModel}
+         * over the name's samples), or null when the name has no samples (not an arena scope) or no fit.
+         * Costs a fit: callers keep the answer.
+         */
+        public ScopeModel model(ScopeAnalysis scope) {
+            List<ScopeSample> list = samples.get(scope.name());
+            if (list == null || list.isEmpty()) {
+                return null;
+            }
+            try {
+                return MemoryModel.fitScope(scope.name(), list);
+            } catch (RuntimeException e) {
+                return null; // samples no model fits: the report shows none either
+            }
         }
 
         public static <T> List<T> listOf(Collection<T> c) {

@@ -30,11 +30,11 @@ import javafx.scene.text.TextAlignment;
 import javafx.util.StringConverter;
 
 import dev.arenascope.app.ui.Styles;
-import dev.arenascope.app.ui.model.PoolBinStats;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceDigest;
 import dev.arenascope.app.ui.timeline.Palette;
+import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.pool.Bins;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -53,7 +53,7 @@ public final class PoolView extends BorderPane {
     private final Spinner<Integer> bits = new Spinner<>(0, Bins.MAX_MANTISSA_BITS, 4);
     private final Label figures = new Label();
     private final Label whatIf = new Label();
-    private final TableView<PoolBinStats> table = new TableView<>();
+    private final TableView<PoolBinAnalysis> table = new TableView<>();
     private final Canvas histogram = new Canvas(400, 200);
     private final Canvas reuse = new Canvas(400, 120);
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
@@ -99,16 +99,16 @@ public final class PoolView extends BorderPane {
         table.setPlaceholder(new Label("No pool requests recorded (pools and the particles workload record them)"));
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.getColumns().setAll(List.of(
-                col("Bin", b -> Integer.toString(b.bin)),
-                col("Size", b -> Bytes.format(b.binBytes)),
-                col("Requests", b -> String.format(Locale.ROOT, "%,d", b.requests)),
-                col("Hits", b -> String.format(Locale.ROOT, "%,d", b.hits)),
+                col("Bin", b -> Integer.toString(b.bin())),
+                col("Size", b -> Bytes.format(b.binBytes())),
+                col("Requests", b -> String.format(Locale.ROOT, "%,d", b.requests())),
+                col("Hits", b -> String.format(Locale.ROOT, "%,d", b.hits())),
                 col("Misses", b -> String.format(Locale.ROOT, "%,d", b.misses())),
-                col("Hit %", b -> b.requests == 0 ? "" : String.format(Locale.ROOT, "%.1f", 100.0 * b.hits / b.requests)),
-                col("Held", b -> String.format(Locale.ROOT, "%,d", b.heldBlocks)),
-                col("Held B", b -> Bytes.format(b.heldBytes)),
-                col("Waste", b -> Bytes.format(b.roundingWaste))));
-        for (TableColumn<PoolBinStats, ?> c : table.getColumns()) {
+                col("Hit %", b -> b.requests() == 0 ? "" : String.format(Locale.ROOT, "%.1f", 100.0 * b.hits() / b.requests())),
+                col("Held", b -> String.format(Locale.ROOT, "%,d", b.heldBlocks())),
+                col("Held B", b -> Bytes.format(b.heldBytes())),
+                col("Waste", b -> Bytes.format(b.roundingWasteBytes()))));
+        for (TableColumn<PoolBinAnalysis, ?> c : table.getColumns()) {
             c.getStyleClass().add(Styles.NUMERIC);
         }
         Pane hp = new Pane(histogram);
@@ -132,8 +132,8 @@ public final class PoolView extends BorderPane {
         setCenter(split);
     }
 
-    private static TableColumn<PoolBinStats, String> col(String t, Function<PoolBinStats, String> f) {
-        TableColumn<PoolBinStats, String> c = new TableColumn<>(t);
+    private static TableColumn<PoolBinAnalysis, String> col(String t, Function<PoolBinAnalysis, String> f) {
+        TableColumn<PoolBinAnalysis, String> c = new TableColumn<>(t);
         c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(f.apply(cd.getValue())));
         c.setSortable(false);
         return c;
@@ -196,19 +196,19 @@ public final class PoolView extends BorderPane {
     private void update() {
         MemoryInfo m = pool.getValue();
         TraceDigest.Snapshot d = model.digestProperty().get();
-        List<PoolBinStats> bins = m == null ? List.of() : d.bins().stream().filter(b -> b.memory == m.id()).sorted((x, y) -> Integer.compare(x.bin, y.bin)).toList();
+        List<PoolBinAnalysis> bins = m == null ? List.of() : d.bins().stream().filter(b -> b.memory() == m.id()).sorted((x, y) -> Integer.compare(x.bin(), y.bin())).toList();
         table.getItems().setAll(bins);
         long req = 0;
         long hits = 0;
         long waste = 0;
         long held = 0;
         long asked = 0;
-        for (PoolBinStats b : bins) {
-            req += b.requests;
-            hits += b.hits;
-            waste += b.roundingWaste;
-            held += b.heldBytes;
-            asked += b.requestedBytes;
+        for (PoolBinAnalysis b : bins) {
+            req += b.requests();
+            hits += b.hits();
+            waste += b.roundingWasteBytes();
+            held += b.heldBytes();
+            asked += b.requestedBytes();
         }
         figures.setText(m == null ? "" : String.format(Locale.ROOT, "%,d requests · %.1f%% hits · %d bins · held %s · rounding waste %s (%.1f%%)",
                 req, req == 0 ? 0 : 100.0 * hits / req, bins.size(), Bytes.format(held), Bytes.format(waste), asked == 0 ? 0 : 100.0 * waste / asked));
@@ -241,7 +241,7 @@ public final class PoolView extends BorderPane {
         double h = histogram.getHeight();
         g.setFill(p.background());
         g.fillRect(0, 0, w, h);
-        List<PoolBinStats> bins = table.getItems();
+        List<PoolBinAnalysis> bins = table.getItems();
         g.setFont(SMALL);
         if (bins.isEmpty()) {
             g.setFill(p.mutedText());
@@ -258,8 +258,8 @@ public final class PoolView extends BorderPane {
         boolean showWhatIf = wi != null && !wi.perBin().isEmpty() && avail >= 100;
         double half = showWhatIf ? Math.floor(avail * 0.6) : avail;
         long max = 1;
-        for (PoolBinStats b : bins) {
-            max = Math.max(max, b.requests);
+        for (PoolBinAnalysis b : bins) {
+            max = Math.max(max, b.requests());
         }
         double bw = Math.max(1, (w - 60) / bins.size());
         g.setTextAlign(TextAlignment.LEFT);
@@ -283,17 +283,17 @@ public final class PoolView extends BorderPane {
             }
         }
         for (int i = 0; i < bins.size(); i++) {
-            PoolBinStats b = bins.get(i);
+            PoolBinAnalysis b = bins.get(i);
             double x = 50 + i * bw;
-            double total = half * Math.log1p(b.requests) / lmax;
-            double hh = b.requests == 0 ? 0 : total * b.hits / b.requests;
+            double total = half * Math.log1p(b.requests()) / lmax;
+            double hh = b.requests() == 0 ? 0 : total * b.hits() / b.requests();
             double mh = total - hh;
             g.setFill(p.forward());
             g.fillRect(x, top + half - hh, Math.max(1, bw - 1), hh);
             g.setFill(p.forwardEnvelope());
             g.fillRect(x, top + half - hh - mh, Math.max(1, bw - 1), mh);
-            if (b.requestedBytes > 0) {
-                double wr = Math.min(1, b.roundingWaste / (double) b.requestedBytes);
+            if (b.requestedBytes() > 0) {
+                double wr = Math.min(1, b.roundingWasteBytes() / (double) b.requestedBytes());
                 g.setFill(p.backward());
                 g.fillRect(x, top + half + 1, Math.max(1, bw - 1), 2 + 6 * wr);
             }
@@ -305,7 +305,7 @@ public final class PoolView extends BorderPane {
         g.setTextAlign(TextAlignment.CENTER);
         g.setTextBaseline(VPos.TOP);
         for (int i : labelledBins(bins.size(), bw, 56)) {
-            g.fillText(Bytes.format(bins.get(i).binBytes), 50 + (i + 0.5) * bw, top + half + 10);
+            g.fillText(Bytes.format(bins.get(i).binBytes()), 50 + (i + 0.5) * bw, top + half + 10);
         }
         if (showWhatIf) {
             double y0 = top + half + 22 + 14; // below the size labels and the title
@@ -453,7 +453,7 @@ public final class PoolView extends BorderPane {
         return dark;
     }
 
-    public TableView<PoolBinStats> table() {
+    public TableView<PoolBinAnalysis> table() {
         return table;
     }
 

@@ -17,10 +17,11 @@ import javafx.scene.control.TreeTableView;
 import javafx.scene.layout.BorderPane;
 
 import dev.arenascope.app.ui.Styles;
-import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.core.analysis.ScopeAnalysis;
+import dev.arenascope.core.analysis.ScopeExecutions;
 import dev.arenascope.core.analysis.ScopeModel;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -33,8 +34,10 @@ import dev.arenascope.core.trace.TraceView;
  */
 public final class ScopeTreeView extends BorderPane {
     private final SessionModel model;
-    private final TreeTableView<ScopeStats> tree = new TreeTableView<>();
-    private final Map<ScopeStats, ScopeModel> models = new HashMap<>();
+    private final TreeTableView<ScopeAnalysis> tree = new TreeTableView<>();
+    /** Each scope name's model, fitted when its row is first drawn after a digest (the fit costs). */
+    private final Map<String, ScopeModel> models = new HashMap<>();
+    private TraceDigest.Snapshot digest = TraceDigest.Snapshot.EMPTY;
     private boolean syncing;
 
     public ScopeTreeView(SessionModel model) {
@@ -49,15 +52,15 @@ public final class ScopeTreeView extends BorderPane {
         tree.setShowRoot(false);
         tree.setPlaceholder(new Label("No scopes recorded (arenas record them inside scope(...) blocks)"));
         tree.setColumnResizePolicy(TreeTableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        TreeTableColumn<ScopeStats, String> name = column("Scope", 220, s -> s.name);
+        TreeTableColumn<ScopeAnalysis, String> name = column("Scope", 220, s -> group(s) ? s.memoryName() : s.name());
         tree.getColumns().setAll(List.of(name,
-                column("Calls", 70, s -> group(s) ? "" : String.format("%,d", s.calls)),
-                column("Allocations", 90, s -> group(s) ? "" : String.format("%,d", s.allocations)),
-                column("Forward", 90, s -> group(s) ? "" : Bytes.format(s.forwardBytes)),
-                column("Backward", 90, s -> group(s) ? "" : Bytes.format(s.backwardBytes)),
-                column("Peak", 90, s -> group(s) ? "" : Bytes.format(s.peakBytes)),
-                column("Time", 90, s -> group(s) ? "" : TimeRange.formatDuration(s.totalNs)),
-                column("Params", 140, s -> s.lastParams.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                column("Calls", 70, s -> group(s) ? "" : String.format("%,d", s.executions())),
+                column("Allocations", 90, s -> group(s) ? "" : String.format("%,d", s.allocations())),
+                column("Forward", 90, s -> group(s) ? "" : Bytes.format(s.forwardBytes())),
+                column("Backward", 90, s -> group(s) ? "" : Bytes.format(s.backwardBytes())),
+                column("Peak", 90, s -> group(s) ? "" : Bytes.format(s.peakUsedBytes())),
+                column("Time", 90, s -> group(s) ? "" : TimeRange.formatDuration(s.totalNs())),
+                column("Params", 140, s -> s.params().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                         .collect(Collectors.joining(", "))),
                 column("Model (bytes)", 200, s -> {
                     ScopeModel m = modelOf(s);
@@ -74,19 +77,26 @@ public final class ScopeTreeView extends BorderPane {
         setCenter(tree);
     }
 
-    private static boolean group(ScopeStats s) {
-        return s.depth < 0;
+    private static boolean group(ScopeAnalysis s) {
+        return s.depth() < 0;
     }
 
-    private ScopeModel modelOf(ScopeStats s) {
-        if (group(s) || s.samples.isEmpty()) {
+    private ScopeModel modelOf(ScopeAnalysis s) {
+        if (group(s)) {
             return null;
         }
-        return models.computeIfAbsent(s, ScopeStats::model);
+        TraceDigest.Snapshot d = digest;
+        return models.computeIfAbsent(s.name(), n -> d.model(s));
     }
 
-    private static TreeTableColumn<ScopeStats, String> column(String title, double width, Function<ScopeStats, String> f) {
-        TreeTableColumn<ScopeStats, String> c = new TreeTableColumn<>(title);
+    /** The row that groups one memory's scopes (depth -1, no figures). */
+    private static ScopeAnalysis groupRow(int memory, String name) {
+        return new ScopeAnalysis(memory, name, "", -1, 0, 0, 0, 0, 0, 0, Map.of(), null, Double.NaN, 0, 0, 0, 0,
+                ScopeExecutions.NONE);
+    }
+
+    private static TreeTableColumn<ScopeAnalysis, String> column(String title, double width, Function<ScopeAnalysis, String> f) {
+        TreeTableColumn<ScopeAnalysis, String> c = new TreeTableColumn<>(title);
         c.setPrefWidth(width);
         c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(cd.getValue().getValue() == null ? "" : f.apply(cd.getValue().getValue())));
         return c;
@@ -98,7 +108,7 @@ public final class ScopeTreeView extends BorderPane {
             if (syncing) {
                 return;
             }
-            ScopeStats s = b == null ? null : b.getValue();
+            ScopeAnalysis s = b == null ? null : b.getValue();
             model.selectedScopeProperty().set(s == null || group(s) ? null : s);
         });
     }
@@ -106,31 +116,32 @@ public final class ScopeTreeView extends BorderPane {
     private void rebuild(TraceDigest.Snapshot d) {
         TraceView t = model.trace();
         models.clear();
+        digest = d;
         Set<String> expanded = new HashSet<>();
         collectExpanded(tree.getRoot(), expanded);
-        ScopeStats selected = model.selectedScopeProperty().get();
-        TreeItem<ScopeStats> root = new TreeItem<>();
-        Map<String, TreeItem<ScopeStats>> byKey = new HashMap<>();
-        TreeItem<ScopeStats> toSelect = null;
-        for (ScopeStats s : d.scopes()) {
-            TreeItem<ScopeStats> parent = byKey.get(s.memory + ":" + parentPath(s.path));
+        ScopeAnalysis selected = model.selectedScopeProperty().get();
+        TreeItem<ScopeAnalysis> root = new TreeItem<>();
+        Map<String, TreeItem<ScopeAnalysis>> byKey = new HashMap<>();
+        TreeItem<ScopeAnalysis> toSelect = null;
+        for (ScopeAnalysis s : d.scopes()) {
+            TreeItem<ScopeAnalysis> parent = byKey.get(s.memory() + ":" + parentPath(s.path()));
             if (parent == null) {
-                String groupKey = s.memory + ":";
+                String groupKey = s.memory() + ":";
                 parent = byKey.get(groupKey);
                 if (parent == null) {
-                    MemoryInfo m = t != null && s.memory >= 0 && s.memory < t.memories().size() ? t.memories().get(s.memory) : null;
-                    parent = new TreeItem<>(new ScopeStats("", m == null ? "memory " + s.memory : m.name(), s.memory, -1));
+                    MemoryInfo m = t != null && s.memory() >= 0 && s.memory() < t.memories().size() ? t.memories().get(s.memory()) : null;
+                    parent = new TreeItem<>(groupRow(s.memory(), m == null ? "memory " + s.memory() : m.name()));
                     parent.setExpanded(true);
                     byKey.put(groupKey, parent);
                     root.getChildren().add(parent);
                 }
             }
-            TreeItem<ScopeStats> item = new TreeItem<>(s);
-            String key = s.memory + ":" + s.path;
-            item.setExpanded(expanded.isEmpty() ? s.depth < 2 : expanded.contains(key));
+            TreeItem<ScopeAnalysis> item = new TreeItem<>(s);
+            String key = s.memory() + ":" + s.path();
+            item.setExpanded(expanded.isEmpty() ? s.depth() < 2 : expanded.contains(key));
             byKey.put(key, item);
             parent.getChildren().add(item);
-            if (selected != null && selected.memory == s.memory && selected.path.equals(s.path)) {
+            if (selected != null && selected.memory() == s.memory() && selected.path().equals(s.path())) {
                 toSelect = item;
             }
         }
@@ -148,13 +159,13 @@ public final class ScopeTreeView extends BorderPane {
         return i < 0 ? "" : path.substring(0, i);
     }
 
-    private static void collectExpanded(TreeItem<ScopeStats> item, Set<String> out) {
+    private static void collectExpanded(TreeItem<ScopeAnalysis> item, Set<String> out) {
         if (item == null) {
             return;
         }
-        for (TreeItem<ScopeStats> c : item.getChildren()) {
+        for (TreeItem<ScopeAnalysis> c : item.getChildren()) {
             if (c.isExpanded() && c.getValue() != null) {
-                out.add(c.getValue().memory + ":" + c.getValue().path);
+                out.add(c.getValue().memory() + ":" + c.getValue().path());
             }
             collectExpanded(c, out);
         }
@@ -165,11 +176,11 @@ public final class ScopeTreeView extends BorderPane {
         return selectIn(tree.getRoot(), memory, path);
     }
 
-    private boolean selectIn(TreeItem<ScopeStats> item, int memory, String path) {
-        for (TreeItem<ScopeStats> c : item.getChildren()) {
-            ScopeStats s = c.getValue();
-            if (s != null && s.depth >= 0 && s.memory == memory && s.path.equals(path)) {
-                for (TreeItem<ScopeStats> p = c.getParent(); p != null; p = p.getParent()) {
+    private boolean selectIn(TreeItem<ScopeAnalysis> item, int memory, String path) {
+        for (TreeItem<ScopeAnalysis> c : item.getChildren()) {
+            ScopeAnalysis s = c.getValue();
+            if (s != null && s.depth() >= 0 && s.memory() == memory && s.path().equals(path)) {
+                for (TreeItem<ScopeAnalysis> p = c.getParent(); p != null; p = p.getParent()) {
                     p.setExpanded(true);
                 }
                 tree.getSelectionModel().select(c);
@@ -183,7 +194,7 @@ public final class ScopeTreeView extends BorderPane {
         return false;
     }
 
-    public TreeTableView<ScopeStats> tree() {
+    public TreeTableView<ScopeAnalysis> tree() {
         return tree;
     }
 }

@@ -6,9 +6,9 @@ import java.util.List;
 
 import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.Marker;
-import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.trace.GaugeSeries;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -49,18 +49,18 @@ public final class DrawListBuilder {
      * @param stripes    the lanes drawn as allocation stripes, and how
      */
     public record Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
-                        ScopeStats highlight, TraceView baseline, BaselinePairing pairing, boolean stretch,
+                        ScopeAnalysis highlight, TraceView baseline, BaselinePairing pairing, boolean stretch,
                         StripeOptions stripes) {
 
         /** A frame without allocation stripes. */
         public Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
-                     ScopeStats highlight, TraceView baseline, BaselinePairing pairing, boolean stretch) {
+                     ScopeAnalysis highlight, TraceView baseline, BaselinePairing pairing, boolean stretch) {
             this(trace, range, width, height, digest, highlight, baseline, pairing, stretch, StripeOptions.NONE);
         }
 
         /** A frame comparing memories paired by {@link BaselinePairing#match}, aligned at start. */
         public Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
-                     ScopeStats highlight, TraceView baseline) {
+                     ScopeAnalysis highlight, TraceView baseline) {
             this(trace, range, width, height, digest, highlight, baseline,
                     baseline == null ? BaselinePairing.NONE : BaselinePairing.match(trace.memories(), baseline.memories()), false);
         }
@@ -90,9 +90,9 @@ public final class DrawListBuilder {
         int totalRows = 0;
         for (int i = 0; i < memories.size(); i++) {
             int maxDepth = -1;
-            for (ScopeStats s : f.digest().scopes()) {
-                if (s.memory == memories.get(i).id()) {
-                    maxDepth = Math.max(maxDepth, s.depth);
+            for (ScopeAnalysis s : f.digest().scopes()) {
+                if (s.memory() == memories.get(i).id()) {
+                    maxDepth = Math.max(maxDepth, s.depth());
                 }
             }
             rows[i] = Math.min(MAX_BAND_ROWS, maxDepth + 1);
@@ -151,8 +151,8 @@ public final class DrawListBuilder {
 
         List<DrawList.Band> bands = new ArrayList<>();
         if (bandRows > 0) {
-            for (ScopeStats sc : f.digest().scopes()) {
-                if (sc.memory == m.id() && sc.depth < bandRows) {
+            for (ScopeAnalysis sc : f.digest().scopes()) {
+                if (sc.memory() == m.id() && sc.depth() < bandRows) {
                     bands(sc, r, w, bands);
                 }
             }
@@ -200,37 +200,37 @@ public final class DrawListBuilder {
      * {@link #FOLD_PX} wide becomes a band; a run of narrower ones becomes one folded band with their
      * count, found by binary search so the cost is per pixel, not per execution.
      */
-    static void bands(ScopeStats sc, TimeRange r, int w, List<DrawList.Band> out) {
+    static void bands(ScopeAnalysis sc, TimeRange r, int w, List<DrawList.Band> out) {
         double pxPerNs = w / (double) r.duration();
-        int n = sc.intervalCount();
-        int i = sc.firstIntervalEndingAfter(r.fromNs());
+        int n = sc.executionTimes().count();
+        int i = sc.executionTimes().firstEndingAfter(r.fromNs());
         while (i < n) {
-            long a = sc.intervalStart(i);
+            long a = sc.executionTimes().start(i);
             if (a >= r.toNs()) {
                 break;
             }
-            long b = sc.intervalEnd(i);
+            long b = sc.executionTimes().end(i);
             double x0 = (a - r.fromNs()) * pxPerNs;
             double x1 = (b - r.fromNs()) * pxPerNs;
             if (x1 - x0 >= FOLD_PX) {
-                out.add(new DrawList.Band(Math.max(-1, x0), Math.min(w + 1, x1), sc.depth, 0, sc.name, a, b, 1));
+                out.add(new DrawList.Band(Math.max(-1, x0), Math.min(w + 1, x1), sc.depth(), 0, sc.name(), a, b, 1));
                 i++;
                 continue;
             }
             long foldEnd = r.fromNs() + (long) Math.ceil((Math.max(x0, 0) + FOLD_PX) / pxPerNs);
-            int j = Math.max(i + 1, sc.firstIntervalEndingAfter(foldEnd));
+            int j = Math.max(i + 1, sc.executionTimes().firstEndingAfter(foldEnd));
             j = Math.min(j, n);
-            long lastEnd = sc.intervalEnd(j - 1);
-            while (j < n && sc.intervalStart(j) < r.toNs() && (sc.intervalEnd(j) - sc.intervalStart(j)) * pxPerNs < FOLD_PX
-                    && (sc.intervalStart(j) - lastEnd) * pxPerNs < 1) {
+            long lastEnd = sc.executionTimes().end(j - 1);
+            while (j < n && sc.executionTimes().start(j) < r.toNs() && (sc.executionTimes().end(j) - sc.executionTimes().start(j)) * pxPerNs < FOLD_PX
+                    && (sc.executionTimes().start(j) - lastEnd) * pxPerNs < 1) {
                 // keep folding while the next narrow execution starts within a pixel of the run
-                int k = Math.max(j + 1, sc.firstIntervalEndingAfter(sc.intervalEnd(j) + (long) Math.ceil(FOLD_PX / pxPerNs)));
+                int k = Math.max(j + 1, sc.executionTimes().firstEndingAfter(sc.executionTimes().end(j) + (long) Math.ceil(FOLD_PX / pxPerNs)));
                 k = Math.min(k, n);
-                lastEnd = sc.intervalEnd(k - 1);
+                lastEnd = sc.executionTimes().end(k - 1);
                 j = k;
             }
             double fx1 = Math.max(x0 + FOLD_PX, (lastEnd - r.fromNs()) * pxPerNs);
-            out.add(new DrawList.Band(Math.max(-1, x0), Math.min(w + 1, fx1), sc.depth, 0, sc.name, a, lastEnd, j - i));
+            out.add(new DrawList.Band(Math.max(-1, x0), Math.min(w + 1, fx1), sc.depth(), 0, sc.name(), a, lastEnd, j - i));
             i = j;
         }
     }
@@ -324,19 +324,19 @@ public final class DrawListBuilder {
         return out;
     }
 
-    private static double[] highlights(ScopeStats s, int memory, TimeRange r, int w) {
-        if (s == null || s.memory != memory) {
+    private static double[] highlights(ScopeAnalysis s, int memory, TimeRange r, int w) {
+        if (s == null || s.memory() != memory) {
             return new double[0];
         }
         double[] out = new double[16];
         int n = 0;
-        for (int i = s.firstIntervalEndingAfter(r.fromNs()); i < s.intervalCount(); i++) {
-            long a = s.intervalStart(i);
+        for (int i = s.executionTimes().firstEndingAfter(r.fromNs()); i < s.executionTimes().count(); i++) {
+            long a = s.executionTimes().start(i);
             if (a >= r.toNs()) {
                 break;
             }
             double x0 = Math.max(0, (a - r.fromNs()) * (double) w / r.duration());
-            double x1 = Math.min(w, (s.intervalEnd(i) - r.fromNs()) * (double) w / r.duration());
+            double x1 = Math.min(w, (s.executionTimes().end(i) - r.fromNs()) * (double) w / r.duration());
             x1 = Math.max(x1, x0 + 2);
             if (n > 0 && x0 - out[n - 1] < 1) {
                 out[n - 1] = Math.max(out[n - 1], x1);

@@ -19,13 +19,13 @@ import javafx.scene.layout.StackPane;
 
 import dev.arenascope.app.ui.Styles;
 import dev.arenascope.app.ui.model.AllocationSelection;
-import dev.arenascope.app.ui.model.SiteSelection;
-import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.task.UiExecutor;
+import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -195,10 +195,9 @@ public final class TimelineView extends StackPane {
         int depth = (int) ((y - lane.bandsTop()) / DrawListBuilder.BAND_ROW);
         for (DrawList.Band b : lane.bands()) {
             if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
-                for (ScopeStats s : model.digestProperty().get().scopes()) {
-                    if (s.memory == lane.memory().id() && s.depth == depth && s.name.equals(b.name())) {
-                        int i = s.firstIntervalEndingAfter(b.startNs());
-                        if (i < s.intervalCount() && s.intervalStart(i) <= b.startNs()) {
+                for (ScopeAnalysis s : model.digestProperty().get().scopes()) {
+                    if (s.memory() == lane.memory().id() && s.depth() == depth && s.name().equals(b.name())) {
+                        if (s.executionTimes().covers(b.startNs())) {
                             model.selectedScopeProperty().set(s);
                             return;
                         }

@@ -8,9 +8,9 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import dev.arenascope.app.ui.model.ScopeStats;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.store.EventStore;
 
@@ -54,13 +54,13 @@ class DrawListBuilderTest {
         TraceDigest d = new TraceDigest(s);
         d.advance(null);
         TraceDigest.Snapshot snap = d.snapshot();
-        List<ScopeStats> scopes = snap.scopes();
+        List<ScopeAnalysis> scopes = snap.scopes();
         assertFalse(scopes.isEmpty());
-        ScopeStats sc = scopes.get(0);
+        ScopeAnalysis sc = scopes.get(0);
         TimeRange full = new TimeRange(s.startNs(), s.endNs());
         DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 800, 600, snap, sc, null));
-        DrawList.Lane lane = dl.lanes().stream().filter(l -> l.memory().id() == sc.memory).findFirst().orElseThrow();
-        assertTrue(lane.highlights().length >= 2, "executions of " + sc.path + " are highlighted");
+        DrawList.Lane lane = dl.lanes().stream().filter(l -> l.memory().id() == sc.memory()).findFirst().orElseThrow();
+        assertTrue(lane.highlights().length >= 2, "executions of " + sc.path() + " are highlighted");
         String tip = TimelineView.describe(dl, 400, lane.top() + lane.gaugeHeight() / 2);
         assertTrue(tip.contains(lane.memory().name()), tip);
         assertTrue(tip.matches("(?s).*(KiB|MiB|GiB| B).*"), "figures carry units: " + tip);
