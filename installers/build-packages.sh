@@ -104,6 +104,26 @@ common=(--name arenascope --app-version "$version" --vendor "ArenaScope"
   --runtime-image "$target/runtime" --java-options "--enable-native-access=ALL-UNNAMED" \
   --icon "$here/src/packaging/linux/arenascope.png" --app-content "$man/arenascope.1.gz"
 
+# --- the ahead-of-time cache, trained on the packaged runtime and class path -----------------------
+# Like the source build's (app/pom.xml): one `plan` of a small problem, so every command starts with
+# its classes already loaded and linked. The cache holds only for this runtime and this class path in
+# this order, so it is trained with the app image's own java and the class path its launcher reads from
+# arenascope.cfg; a cache that does not match is ignored by the JVM, never an error. The JDK 25 JVM
+# accepts the class path's folder moved (the image under /opt after installing), file names equal.
+appdir="$target/image/arenascope/lib/app"
+cfg="$appdir/arenascope.cfg"
+[ -f "$cfg" ] || { echo "installers: no launcher configuration at $cfg" >&2; exit 1; }
+cp_train="$(sed -n 's/^app\.classpath=//p' "$cfg" | sed "s|\$APPDIR|$appdir|g" | paste -sd: -)"
+[ -n "$cp_train" ] || { echo "installers: $cfg names no app.classpath" >&2; exit 1; }
+"$target/image/arenascope/lib/runtime/bin/java" -XX:AOTCacheOutput="$appdir/arenascope.aot" \
+  --enable-native-access=ALL-UNNAMED -cp "$cp_train" dev.arenascope.app.Main plan --input "$repo/app/src/aot/plan-small.csv" \
+  > "$target/work/aot-training.txt" 2>&1 || { echo "installers: the AOT training run failed:" >&2; tail -n 5 "$target/work/aot-training.txt" >&2; exit 1; }
+[ -s "$appdir/arenascope.aot" ] || { echo "installers: the AOT training wrote no cache" >&2; exit 1; }
+# the launcher's JVM options: one line per option in [JavaOptions]
+sed -i 's|^\(\[JavaOptions\]\)$|\1\njava-options=-XX:AOTCache=$APPDIR/arenascope.aot|' "$cfg"
+grep -q 'AOTCache=\$APPDIR/arenascope.aot' "$cfg" || { echo "installers: could not add the AOT cache to $cfg" >&2; exit 1; }
+echo "installers: AOT cache $(stat -c %s "$appdir/arenascope.aot") bytes"
+
 pkg_opts=(--app-image "$target/image/arenascope" --dest "$pkgdir" --resource-dir "$here/src/packaging/linux"
           --linux-shortcut --linux-menu-group "Development" --linux-app-category devel
           --file-associations "$here/src/packaging/astrace.properties"
@@ -151,6 +171,7 @@ tar -C "$target/work/tar" -czf "$pkgdir/arenascope-$version-linux-x64.tar.gz" "a
   printf '%-48s %12s\n' "artifact" "bytes"
   printf '%-48s %12s\n' "runtime (jlink)" "$(du -sb "$target/runtime" | cut -f1)"
   printf '%-48s %12s\n' "app image (unpacked)" "$(du -sb "$target/image/arenascope" | cut -f1)"
+  printf '%-48s %12s\n' "of which the AOT cache" "$(stat -c %s "$target/image/arenascope/lib/app/arenascope.aot")"
   for f in "$pkgdir"/*.deb "$pkgdir"/*.rpm "$pkgdir"/*.tar.gz; do
     [ -f "$f" ] && printf '%-48s %12s\n' "$(basename "$f")" "$(stat -c %s "$f")"
   done

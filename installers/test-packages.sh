@@ -39,6 +39,15 @@ export PATH="/usr/bin:/bin" JAVA_HOME=""
 cd "$work"
 "$bin" --version | tee version.txt | grep -q "^arenascope " || fail "--version printed: $(cat version.txt)"
 pass "arenascope --version: $(cat version.txt)"
+# the ahead-of-time cache: present, named in the launcher's options, and usable from /opt (AOTMode=on,
+# through JAVA_TOOL_OPTIONS, which the JVM reads whatever launcher started it,
+# makes a cache that does not match the runtime or class path an error instead of silently unused)
+[ -s "$app/lib/app/arenascope.aot" ] || fail "no AOT cache in lib/app"
+grep -q 'AOTCache=$APPDIR/arenascope.aot' "$app/lib/app/arenascope.cfg" || fail "the launcher does not pass the AOT cache"
+printf 'id,lower,upper,size\na,0,2,64\nb,1,3,64\n' > small.csv
+JAVA_TOOL_OPTIONS="-XX:AOTMode=on" "$bin" plan --input small.csv > aot.txt 2>&1 || fail "the packaged AOT cache does not load: $(tail -n 3 aot.txt)"
+grep -q "proof: optimal" aot.txt || fail "plan with the AOT cache printed: $(cat aot.txt)"
+pass "AOT cache $(stat -c %s "$app/lib/app/arenascope.aot") bytes, loads with AOTMode=on"
 if "$bin" --help | grep -q "^  record "; then
   "$bin" record render --device host --out "$work/render.astrace" > record.txt 2>&1 || fail "record render failed: $(tail -n 3 record.txt)"
   [ -s "$work/render.astrace" ] || fail "record render wrote no trace"

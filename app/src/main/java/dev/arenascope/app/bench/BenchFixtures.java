@@ -5,7 +5,9 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -50,6 +52,32 @@ final class BenchFixtures {
             files.add(resource("minimalloc/" + name + ".1048576.csv"));
         }
         return files;
+    }
+
+    /**
+     * MiniMalloc's own wall time per problem (seconds), from the packaged {@code
+     * minimalloc/minimalloc-times.tsv}: {@code problem<TAB>seconds} lines after {@code #} comments and
+     * a header. A malformed line is a broken build ({@link IllegalStateException} naming the line).
+     */
+    static Map<String, Double> miniMallocTimes() throws IOException {
+        Map<String, Double> times = new LinkedHashMap<>();
+        List<String> lines = Files.readAllLines(resource("minimalloc/minimalloc-times.tsv"));
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            if (line.isEmpty() || line.startsWith("#") || line.startsWith("problem\t")) {
+                continue;
+            }
+            String[] cols = line.split("\t");
+            try {
+                if (cols.length != 2) {
+                    throw new NumberFormatException("expected problem<TAB>seconds");
+                }
+                times.put(cols[0], Double.parseDouble(cols[1]));
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException("minimalloc-times.tsv line " + (i + 1) + ": " + e.getMessage());
+            }
+        }
+        return times;
     }
 
     /** The PyTorch snapshot: the file {@code env} names when it is set, else the packaged {@code name}. */

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.arenascope.app.aot.AotCache;
+import dev.arenascope.app.aot.LeanJvm;
 
 /**
  * Start-up of a headless command as a user meets it: {@code arenascope plan} on an 8-buffer problem in
@@ -20,6 +21,14 @@ import dev.arenascope.app.aot.AotCache;
  * <p>Figures: {@code cli.start_ms} (with the cache when there is one, else without), {@code
  * cli.start_no_aot_ms}, {@code cli.aot_cache} (1 when {@code start_ms} used the cache, 0 when there was
  * none). The launcher script's own time (finding Java, the freshness check) is not included.
+ *
+ * <p>Then MiniMalloc's problems as a build would call the planner: {@code plan --input P.csv --capacity
+ * 1048576} in a fresh JVM with the launcher's options for it (the cache and {@link LeanJvm}), median
+ * wall of 3 runs after a warm-up: {@code cli.plan_P_s}; {@code cli.plan_P_vs_minimalloc}, MiniMalloc's
+ * wall time for the same decision on the project's machine ({@code fixtures/minimalloc/minimalloc-times.tsv},
+ * measured once with its Release build) divided by ours; {@code cli.plan_min_vs_minimalloc}, the
+ * smallest of those ratios, and {@code cli.plan_5x_count}, how many problems are at least 5 times faster.
+ * A run that does not print "fits the capacity" fails the bench. {@code --quick}: two problems, one run.
  */
 final class CliBench implements BenchSuite {
 
@@ -47,12 +56,51 @@ final class CliBench implements BenchSuite {
                 f.put("cli.aot_cache", 0.0);
             }
             f.put("cli.start_no_aot_ms", plain);
+            miniMalloc(quick, cache, f);
             return f;
         } finally {
             try (var s = Files.walk(dir)) {
                 s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+    }
+
+    private static void miniMalloc(boolean quick, Optional<Path> cache, Map<String, Double> f) throws Exception {
+        Map<String, Double> theirs = BenchFixtures.miniMallocTimes();
+        List<Path> files = BenchFixtures.miniMalloc(null);
+        if (quick) {
+            files = files.subList(0, 2);
+        }
+        List<String> jvm = new ArrayList<>(LeanJvm.OPTIONS);
+        cache.ifPresent(c -> jvm.addAll(0, List.of("-XX:AOTCache=" + c, "-XX:AOTMode=on")));
+        double worst = Double.POSITIVE_INFINITY;
+        int fast = 0;
+        for (Path file : files) {
+            String name = file.getFileName().toString().split("\\.")[0];
+            String[] args = {"plan", "--input", file.toString(), "--capacity", "1048576"};
+            if (!quick) {
+                ChildRun.cli(jvm, args);
+            }
+            double[] wall = new double[quick ? 1 : 3];
+            for (int i = 0; i < wall.length; i++) {
+                ChildRun r = ChildRun.cli(jvm, args);
+                if (!r.stdout().contains("fits the capacity")) {
+                    throw new IllegalStateException("bench: plan of " + name + " found no packing within 1 MiB: " + r.stdout());
+                }
+                wall[i] = r.wallS();
+            }
+            double ours = Medians.median(wall);
+            Double ref = theirs.get(name);
+            if (ref == null) {
+                throw new IllegalStateException("bench: no MiniMalloc time for problem " + name + " in minimalloc-times.tsv");
+            }
+            f.put("cli.plan_" + name + "_s", ours);
+            f.put("cli.plan_" + name + "_vs_minimalloc", ref / ours);
+            worst = Math.min(worst, ref / ours);
+            fast += ref / ours >= 5 ? 1 : 0;
+        }
+        f.put("cli.plan_min_vs_minimalloc", worst);
+        f.put("cli.plan_5x_count", (double) fast);
     }
 
     private static double startMs(List<String> jvm, Path csv, int rounds) throws Exception {

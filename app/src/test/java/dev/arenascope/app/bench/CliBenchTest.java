@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.app.aot.AotCache;
+import dev.arenascope.app.aot.LeanJvm;
 
 class CliBenchTest {
     @TempDir
@@ -25,12 +27,32 @@ class CliBenchTest {
         assertEquals("cli", bench.group());
         assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof CliBench), "registered");
         Map<String, Double> f = bench.run(true);
-        assertEquals(Set.of("cli.start_ms", "cli.start_no_aot_ms", "cli.aot_cache"), f.keySet());
+        assertEquals(Set.of("cli.start_ms", "cli.start_no_aot_ms", "cli.aot_cache",
+                "cli.plan_A_s", "cli.plan_A_vs_minimalloc", "cli.plan_B_s", "cli.plan_B_vs_minimalloc",
+                "cli.plan_min_vs_minimalloc", "cli.plan_5x_count"), f.keySet());
+        // the ratio is MiniMalloc's measured time (A 3.3 s) over the fresh JVM's wall time
+        assertEquals(3.3 / f.get("cli.plan_A_s"), f.get("cli.plan_A_vs_minimalloc"), 1e-9);
+        assertEquals(Math.min(f.get("cli.plan_A_vs_minimalloc"), f.get("cli.plan_B_vs_minimalloc")),
+                f.get("cli.plan_min_vs_minimalloc"), 1e-12);
         assertTrue(f.get("cli.start_ms") > 0 && f.get("cli.start_no_aot_ms") > 0, f.toString());
         if (f.get("cli.aot_cache") == 0) {
             // tests run from class folders: no jar, so no cache beside it, and both figures are one
             assertEquals(f.get("cli.start_no_aot_ms"), f.get("cli.start_ms"));
         }
+    }
+
+    @Test
+    void everyProblemHasAMiniMallocTime() throws Exception {
+        Map<String, Double> t = BenchFixtures.miniMallocTimes();
+        assertEquals(BenchFixtures.MINIMALLOC, List.copyOf(t.keySet()));
+        assertTrue(t.values().stream().allMatch(v -> v > 0), t.toString());
+    }
+
+    @Test
+    void theLauncherGivesAPlanWithACapacityTheLeanOptions() throws Exception {
+        // the bench measures `plan --capacity` with LeanJvm.OPTIONS because the launcher adds them
+        String launcher = Files.readString(Path.of("..", "arenascope"));
+        assertTrue(launcher.contains("lean=(" + String.join(" ", LeanJvm.OPTIONS) + ")"), "the launcher's lean options");
     }
 
     @Test
