@@ -65,7 +65,10 @@ import dev.arenascope.core.trace.MemoryKind;
  * {@link ArenaBuilder} its settings, {@link ArenaObserver} the one observer every happening is told to (it feeds both the session's
  * events and an active {@link AllocationRecorder}), {@link RegionStack} the one mechanism of temp
  * scopes and labelled scopes, {@link Poison} the poisoning settings and {@link ArenaCopy} the copies
- * of {@link #clone()} and {@link #cast}.
+ * of {@link #clone()} and {@link #cast}. What stays here is one algorithm that reads best whole: the two
+ * pointers and every way they move (allocation at either end, pointer sets and resets, and the closing of
+ * {@link Temp} and {@link Scope}, public handle types of this class), with the gauges they drive; split
+ * further, each piece would have to reach back into the same two offsets and high-water marks.
  */
 public final class ManualMemory implements AutoCloseable {
     /** The environment variable that turns poisoning on for every arena without its own setting. */

@@ -3,14 +3,12 @@ package dev.arenascope.core.pool;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.DeviceBuffer;
 import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.device.DeviceOutOfMemoryException;
-import dev.arenascope.core.device.Durations;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
@@ -58,6 +56,11 @@ import dev.arenascope.core.trace.MemoryKind;
  * <p><b>Bad input.</b> A negative size, an alignment that is not a positive power of two or a request
  * to a closed pool throws {@link IllegalArgumentException} / {@link IllegalStateException} with a
  * one-line message naming the pool; nothing changes, statistics included.
+ *
+ * <p><b>Parts.</b> This class holds the request paths (hit, miss with ceiling, eviction and retry, give
+ * back), which share one lock and its invariants and read best together; beside it {@link Bins} the
+ * bin math, {@link BinTable} and {@link PoolBin} the bins and their held blocks, {@link PoolStatistics}
+ * the counters and {@link PoolReport} the text of {@link #allocationReport()}.
  */
 public final class MemoryPool implements AutoCloseable {
     /**
@@ -80,8 +83,8 @@ public final class MemoryPool implements AutoCloseable {
     private final int memoryId;
 
     private final Object lock = new Object();
-    /** Bins by exponent, then mantissa; rows and bins are created on first use. Guarded by lock. */
-    private final Bin[][] rows = new Bin[Bins.MAX_EXPONENT + 1][];
+    /** The bins, created on first use. Guarded by lock. */
+    private final BinTable bins;
     private final PoolStatistics stats = new PoolStatistics();
     private long usedBytes;
     private long reservedBytes;
@@ -204,6 +207,7 @@ public final class MemoryPool implements AutoCloseable {
         this.device = device;
         this.maxAllocBytes = maxAllocBytes == DEFAULT_LIMIT ? defaultMaxAllocBytes(device) : maxAllocBytes;
         this.mantissaBits = mantissaBits;
+        this.bins = new BinTable(mantissaBits);
         this.session = session;
         session.addDevice(device.info());
         // a pool has no fixed capacity: it grows up to its limit. A limit the user chose is shown as its
@@ -281,12 +285,12 @@ public final class MemoryPool implements AutoCloseable {
         boolean recording = session.isRecording();
         long t0 = recording ? session.now() : 0;
         int binNr = Bins.bin(padded, mantissaBits);
-        Bin bin;
+        PoolBin bin;
         synchronized (lock) {
             if (closed) {
                 throw closedError();
             }
-            bin = bin(binNr);
+            bin = bins.bin(binNr);
             if (bin.heldCount > 0) {
                 DeviceBuffer block = bin.pop();
                 long size = bin.allocSize;
@@ -326,7 +330,7 @@ public final class MemoryPool implements AutoCloseable {
         int binNr = binNumber(size);
         long alloc = Bins.size(binNr, mantissaBits);
         synchronized (lock) {
-            Bin bin = existingBin(binNr);
+            PoolBin bin = bins.existing(binNr);
             if (bin != null && bin.heldCount > 0) {
                 return true;
             }
@@ -334,7 +338,7 @@ public final class MemoryPool implements AutoCloseable {
         }
     }
 
-    private PooledBuffer miss(Bin bin, long nbytes, long alignment, boolean recording, long t0) {
+    private PooledBuffer miss(PoolBin bin, long nbytes, long alignment, boolean recording, long t0) {
         long size = bin.allocSize;
         List<DeviceBuffer> evicted = new ArrayList<>();
         String refusal = null;
@@ -422,7 +426,7 @@ public final class MemoryPool implements AutoCloseable {
     }
 
     /** Counts a failure and publishes OUT_OF_MEMORY. Under lock. */
-    private void fail(String why, long nbytes, Bin bin, long remaining) {
+    private void fail(String why, long nbytes, PoolBin bin, long remaining) {
         stats.pushFailure(nbytes);
         if (session.isRecording()) {
             publish(EventKind.OUT_OF_MEMORY, 0, 0, nbytes, Math.max(0, remaining),
@@ -430,12 +434,12 @@ public final class MemoryPool implements AutoCloseable {
         }
     }
 
-    private PoolOutOfMemoryException outOfMemory(String why, long nbytes, Bin bin) {
+    private PoolOutOfMemoryException outOfMemory(String why, long nbytes, PoolBin bin) {
         return new PoolOutOfMemoryException(requestText(nbytes, bin) + ": " + why + " (held blocks freed)",
                 nbytes, bin.number, bin.allocSize);
     }
 
-    private String requestText(long nbytes, Bin bin) {
+    private String requestText(long nbytes, PoolBin bin) {
         return "pool '" + name + "': cannot allocate " + nbytes + " bytes (bin " + bin.number + ", " + bin.allocSize
                 + " bytes)";
     }
@@ -463,7 +467,7 @@ public final class MemoryPool implements AutoCloseable {
     /** Takes a buffer back from its owner: holds its block, or frees it when not holding. */
     void giveBack(PooledBuffer buffer) {
         DeviceBuffer release = null;
-        Bin bin = buffer.bin;
+        PoolBin bin = buffer.bin;
         long size = bin.allocSize;
         synchronized (lock) {
             if (buffer.returned) {
@@ -536,13 +540,13 @@ public final class MemoryPool implements AutoCloseable {
     private void evictLargest(long bytes, List<DeviceBuffer> out) {
         long popped = 0;
         boolean recording = !closed && session.isRecording();
-        for (int e = rows.length - 1; e >= 0 && heldBlocks > 0 && popped < bytes; e--) {
-            Bin[] row = rows[e];
+        for (int e = BinTable.ROWS - 1; e >= 0 && heldBlocks > 0 && popped < bytes; e--) {
+            PoolBin[] row = bins.row(e);
             if (row == null) {
                 continue;
             }
             for (int m = row.length - 1; m >= 0 && popped < bytes; m--) {
-                Bin bin = row[m];
+                PoolBin bin = row[m];
                 while (bin != null && bin.heldCount > 0 && popped < bytes) {
                     DeviceBuffer block = bin.pop();
                     heldBlocks--;
@@ -558,7 +562,7 @@ public final class MemoryPool implements AutoCloseable {
         }
     }
 
-    private void publishRelease(DeviceBuffer block, Bin bin) {
+    private void publishRelease(DeviceBuffer block, PoolBin bin) {
         publish(EventKind.POOL_RELEASE, 0, block.address(), bin.allocSize, 0, bin.number, -1);
         session.publish(EventKind.UNRESERVE, 0, memoryId, block.address(), bin.allocSize, 0, usedBytes, reservedBytes, -1, -1);
     }
@@ -621,19 +625,7 @@ public final class MemoryPool implements AutoCloseable {
     /** A frozen copy of the pool's statistics, with the figures of every bin that saw a request or holds a block. */
     public PoolStatistics statistics() {
         synchronized (lock) {
-            List<BinStatistics> bins = new ArrayList<>();
-            for (Bin[] row : rows) {
-                if (row == null) {
-                    continue;
-                }
-                for (Bin b : row) {
-                    if (b != null && (b.requests > 0 || b.heldCount > 0)) {
-                        bins.add(new BinStatistics(b.number, b.allocSize, b.requests, b.hits, b.misses, b.heldCount,
-                                b.heldCount * b.allocSize, b.roundingWaste));
-                    }
-                }
-            }
-            return stats.copy(bins);
+            return stats.copy(bins.statistics());
         }
     }
 
@@ -693,25 +685,7 @@ public final class MemoryPool implements AutoCloseable {
             heldCount = heldBlocks;
             active = activeBlocks;
         }
-        StringBuilder sb = new StringBuilder();
-        sb.append(header()).append(closed ? " [closed]" : "").append('\n');
-        sb.append(String.format(Locale.ROOT, "  requests %d: %d reuses (hits), %d device allocations (misses, mean %s), %d failed%n",
-                s.requests(), s.reuses(), s.allocations(), nanos(s.meanAllocNanos()), s.failures()));
-        sb.append(String.format(Locale.ROOT, "  returns %d, device frees %d (mean %s), reuse factor %.2f%n",
-                s.returns(), s.frees(), nanos(s.meanFreeNanos()), s.reuseFactor()));
-        sb.append(String.format(Locale.ROOT, "  now: %d blocks in use (%s), %d held (%s), %s reserved; rounding waste %s over all requests%n",
-                active, Bytes.format(used), heldCount, Bytes.format(held), Bytes.format(reserved),
-                Bytes.format(s.roundingWasteBytes())));
-        if (!s.bins().isEmpty()) {
-            sb.append(String.format(Locale.ROOT, "  %7s %20s %10s %10s %10s %6s %12s %14s%n",
-                    "bin", "alloc size", "requests", "hits", "misses", "held", "held bytes", "rounding waste"));
-            for (BinStatistics b : s.bins()) {
-                sb.append(String.format(Locale.ROOT, "  %7d %20d %10d %10d %10d %6d %12s %14s%n",
-                        b.bin(), b.allocSize(), b.requests(), b.hits(), b.misses(), b.heldBlocks(),
-                        Bytes.format(b.heldBytes()), Bytes.format(b.roundingWasteBytes())));
-            }
-        }
-        return sb.toString();
+        return PoolReport.text(header() + (closed ? " [closed]" : ""), s, active, used, heldCount, held, reserved);
     }
 
     /** Prints {@link #allocationReport()} to {@code out}. */
@@ -722,10 +696,6 @@ public final class MemoryPool implements AutoCloseable {
     /** Prints {@link #allocationReport()} to standard output. */
     public void printAllocationReport() {
         printAllocationReport(System.out);
-    }
-
-    private static String nanos(double ns) {
-        return Durations.format(ns);
     }
 
     /**
@@ -764,55 +734,5 @@ public final class MemoryPool implements AutoCloseable {
     /** Publishes an event of this pool with its gauges now. Under lock. */
     private void publish(EventKind kind, int flags, long a, long b, long c, int ref, int ref2) {
         session.publish(kind, flags, memoryId, a, b, c, usedBytes, reservedBytes, ref, ref2);
-    }
-
-    /** The bin with this number, created on first use. Under lock. */
-    private Bin bin(int binNr) {
-        int e = binNr >>> mantissaBits;
-        Bin[] row = rows[e];
-        if (row == null) {
-            row = rows[e] = new Bin[1 << mantissaBits];
-        }
-        int m = binNr & ((1 << mantissaBits) - 1);
-        Bin bin = row[m];
-        if (bin == null) {
-            bin = row[m] = new Bin(binNr, Bins.size(binNr, mantissaBits));
-        }
-        return bin;
-    }
-
-    private Bin existingBin(int binNr) {
-        Bin[] row = rows[binNr >>> mantissaBits];
-        return row == null ? null : row[binNr & ((1 << mantissaBits) - 1)];
-    }
-
-    /** One bin: its held blocks (a stack) and counters. Guarded by the pool's lock. */
-    static final class Bin {
-        final int number;
-        final long allocSize;
-        private DeviceBuffer[] held = new DeviceBuffer[4];
-        int heldCount;
-        long requests;
-        long hits;
-        long misses;
-        long roundingWaste;
-
-        Bin(int number, long allocSize) {
-            this.number = number;
-            this.allocSize = allocSize;
-        }
-
-        void push(DeviceBuffer block) {
-            if (heldCount == held.length) {
-                held = java.util.Arrays.copyOf(held, heldCount * 2);
-            }
-            held[heldCount++] = block;
-        }
-
-        DeviceBuffer pop() {
-            DeviceBuffer block = held[--heldCount];
-            held[heldCount] = null;
-            return block;
-        }
     }
 }

@@ -19,14 +19,14 @@ import dev.arenascope.core.device.DeviceBuffer;
  */
 public final class PooledBuffer implements AutoCloseable {
     private final MemoryPool pool;
-    final MemoryPool.Bin bin;
+    final PoolBin bin;
     final DeviceBuffer block;
     private final long size;
     private final long offset;
     /** Read and written under the pool's lock (a plain read outside it is only a hint). */
     boolean returned;
 
-    PooledBuffer(MemoryPool pool, MemoryPool.Bin bin, DeviceBuffer block, long size, long offset) {
+    PooledBuffer(MemoryPool pool, PoolBin bin, DeviceBuffer block, long size, long offset) {
         this.pool = pool;
         this.bin = bin;
         this.block = block;

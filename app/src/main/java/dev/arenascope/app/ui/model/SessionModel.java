@@ -148,7 +148,7 @@ public final class SessionModel {
         }
         TraceDigest d = digester;
         tasks.submit(BackgroundTask.of("Analysing " + title.get(), p -> {
-            d.advance((done, total) -> p.update(done, total, "events"));
+            d.advance(p);
             return d.snapshot();
         }).onSuccess(s -> {
             digesting.set(false);

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.core.analysis.MemoryModel;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.analysis.ScopeAnalysis;
@@ -81,9 +82,12 @@ public final class TraceDigest {
     /**
      * Reads events up to the trace's current end.
      *
-     * @param progress told of progress every few thousand events; may throw to cancel
+     * @param progress told of progress ({@code "events"} read of those new) every few thousand events,
+     *                 and asked whether to stop; null for neither. A cancelled advance stops after a whole
+     *                 chunk, with every event before it counted once: the next advance goes on from there.
+     * @throws java.util.concurrent.CancellationException when {@code progress} says so
      */
-    public void advance(ProgressSink progress) {
+    public void advance(BackgroundTask.Progress progress) {
         long end = trace.eventCount();
         long total = end - next;
         long start = next;
@@ -112,17 +116,13 @@ public final class TraceDigest {
             }
             sampler.consume(chunk, this::str);
             drainSamples();
+            next = to;
             if (progress != null) {
-                progress.progress(to - start, total);
+                progress.update(to - start, total, "events");
+                progress.checkCancelled();
             }
         }
         next = end;
-    }
-
-    /** Progress callback for {@link #advance}. */
-    @FunctionalInterface
-    public interface ProgressSink {
-        void progress(long done, long total);
     }
 
     private static final int CHUNK = 8192;

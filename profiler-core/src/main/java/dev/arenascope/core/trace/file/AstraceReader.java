@@ -5,17 +5,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 
 import dev.arenascope.core.trace.ByteReader;
@@ -50,6 +44,10 @@ import dev.arenascope.core.trace.store.EventStore;
  * first chunk that would take the whole file past its bound, so a small file never costs more than a
  * constant plus a multiple of its size. A chunk that repeats an earlier one byte for byte
  * ({@link DuplicateFrames}) is skipped and recorded, so no event counts twice. Not thread-safe.
+ *
+ * <p>Parts: this class is the pull reader (header, footer, frames found, checked and resynchronised,
+ * metadata remembered); {@link AstraceLoad} is the whole-file pipeline on top of it (decoding on worker
+ * threads, delivery in file order).
  */
 public final class AstraceReader implements AutoCloseable {
     private static final int MAX_PROBLEMS = 8;
@@ -327,10 +325,10 @@ public final class AstraceReader implements AutoCloseable {
     // ---------------------------------------------------------------- locating frames
 
     /** A frame found in the file, checked for fitting; not yet checksummed. */
-    private record Located(long offset, byte[] header, FrameHeader fh, byte[] payload) {}
+    record Located(long offset, byte[] header, FrameHeader fh, byte[] payload) {}
 
     /** The next frame from {@link #pos}, advancing past it; null at the end. Records and skips damage. */
-    private Located locate() throws IOException {
+    Located locate() throws IOException {
         while (!done) {
             long left = (footerOffset >= 0 ? footerOffset : size) - pos;
             if (left <= 0) {
@@ -492,7 +490,7 @@ public final class AstraceReader implements AutoCloseable {
         }
     }
 
-    private void accept(ChunkCodec.Chunk c, long offset) {
+    void accept(ChunkCodec.Chunk c, long offset) {
         acceptedAt = offset;
         c.meta().forEach(this::remember);
         events += c.events().size();
@@ -533,7 +531,7 @@ public final class AstraceReader implements AutoCloseable {
      * @throws TraceFormatException when the header cannot be read
      */
     public static ReadReport read(Path path, EventSink sink) throws IOException {
-        return read(path, sink, null);
+        return AstraceLoad.read(path, sink, null, null);
     }
 
     /** Reads a whole file into a new store. */
@@ -550,49 +548,8 @@ public final class AstraceReader implements AutoCloseable {
      */
     public static LoadedTrace load(Path path, java.util.function.LongConsumer eventsRead) throws IOException {
         EventStore store = new EventStore(path.getFileName().toString());
-        ReadReport r = read(path, store, store, eventsRead);
+        ReadReport r = AstraceLoad.read(path, store, store, eventsRead);
         return new LoadedTrace(store, r);
-    }
-
-    private static ReadReport read(Path path, EventSink sink, EventStore store) throws IOException {
-        return read(path, sink, store, null);
-    }
-
-    private static ReadReport read(Path path, EventSink sink, EventStore store, java.util.function.LongConsumer eventsRead)
-            throws IOException {
-        try (AstraceReader r = open(path)) {
-            sink.onSession(r.session);
-            for (MetaRecord m : r.headerMeta) {
-                if (r.deliverable(m)) {
-                    m.deliverTo(sink);
-                }
-            }
-            int workers = decodeWorkers();
-            if (workers <= 0) {
-                for (ChunkCodec.Chunk c; (c = r.nextChunk()) != null; ) {
-                    r.deliver(c, sink, store, eventsRead);
-                }
-            } else {
-                r.readParallel(workers, sink, store, eventsRead);
-            }
-            ReadReport res = r.result();
-            long extraLoss = r.footerLost - r.lost;
-            if (extraLoss > 0) {
-                sink.onLoss(extraLoss); // losses the footer totals but no surviving chunk carried
-            }
-            sink.onClose();
-            return res;
-        }
-    }
-
-    /**
-     * Threads that decode chunks while the calling thread delivers them: one a core up to three, the
-     * caller's share of the work (indexing into a store) being smaller than a chunk's decoding; none
-     * on a single core.
-     */
-    private static int decodeWorkers() {
-        int cores = Runtime.getRuntime().availableProcessors();
-        return cores < 2 ? 0 : Math.min(3, cores);
     }
 
     /**
@@ -600,7 +557,7 @@ public final class AstraceReader implements AutoCloseable {
      * site table refused (an id that skips ahead, a node naming what was never announced: a damaged
      * or forged file), which {@link #remember} already reported.
      */
-    private boolean deliverable(MetaRecord m) {
+    boolean deliverable(MetaRecord m) {
         return switch (m) {
             case MetaRecord.Frame(var f) -> f.id() < sites.frameCount() && sites.frame(f.id()).equals(f);
             case MetaRecord.Stack(var n) -> n.id() < sites.nodeCount() && sites.node(n.id()).equals(n);
@@ -608,46 +565,50 @@ public final class AstraceReader implements AutoCloseable {
         };
     }
 
-    private void deliver(ChunkCodec.Chunk c, EventSink sink, EventStore store, java.util.function.LongConsumer eventsRead) {
-        for (MetaRecord m : c.meta()) {
-            if (deliverable(m)) {
-                m.deliverTo(sink);
+    /**
+     * Drops the site of each event of {@code events} that names a stack node never (validly) announced:
+     * the event keeps its place, and the problem is recorded against the chunk accepted last.
+     */
+    void dropDanglingSites(EventBatch events) {
+        if (!events.hasSites()) {
+            return;
+        }
+        int nodes = sites.nodeCount();
+        int dangling = 0;
+        for (int i = 0; i < events.size(); i++) {
+            if (events.site(i) >= nodes) {
+                events.setSite(i, -1, events.category(i));
+                dangling++;
             }
         }
-        EventBatch events = c.events();
-        if (events.hasSites()) {
-            // an event naming a stack node that was never (validly) announced keeps its place, not its site
-            int nodes = sites.nodeCount();
-            int dangling = 0;
-            for (int i = 0; i < events.size(); i++) {
-                if (events.site(i) >= nodes) {
-                    events.setSite(i, -1, events.category(i));
-                    dangling++;
-                }
-            }
-            if (dangling > 0) {
-                problem(acceptedAt, String.format("%,d events name a stack node that was never announced: their site is dropped", dangling));
-            }
-        }
-        int n = events.size();
-        if (store != null) {
-            store.appendChunk(c);
-        } else if (n > 0) {
-            sink.onEvents(c.events());
-        }
-        if (eventsRead != null) {
-            eventsRead.accept(n);
+        if (dangling > 0) {
+            problem(acceptedAt, String.format("%,d events name a stack node that was never announced: their site is dropped", dangling));
         }
     }
 
+    /** Losses the footer totals but no surviving chunk carried. */
+    long unreportedLoss() {
+        return footerLost - lost;
+    }
+
+    /** The file's format version (its chunks' event layout). */
+    int version() {
+        return version;
+    }
+
+    /** The file, as messages name it. */
+    String source() {
+        return source;
+    }
+
     /** A decoded frame or why it could not be decoded. */
-    private record Decoded(Located at, ChunkCodec.Chunk chunk, TraceFormatException error) {}
+    record Decoded(Located at, ChunkCodec.Chunk chunk, TraceFormatException error) {}
 
     private Decoded decodeLocated(ChunkCodec cc, Located l) {
         return decodeLocated(cc, l, null);
     }
 
-    private Decoded decodeLocated(ChunkCodec cc, Located l, EventBatch into) {
+    Decoded decodeLocated(ChunkCodec cc, Located l, EventBatch into) {
         try {
             return new Decoded(l, cc.decodeFrame(l.header, 0, l.fh, l.payload, 0, source, l.offset, into), null);
         } catch (TraceFormatException e) {
@@ -656,52 +617,9 @@ public final class AstraceReader implements AutoCloseable {
     }
 
     /** Records a damaged frame and moves to the next sound one (its header may have lied about its length). */
-    private void skipDamaged(Decoded d) throws IOException {
+    void skipDamaged(Decoded d) throws IOException {
         problem(d.at.offset, stripSource(d.error));
         done = false;
         resync(d.at.offset + 1);
-    }
-
-    private void readParallel(int workers, EventSink sink, EventStore store, java.util.function.LongConsumer eventsRead)
-            throws IOException {
-        ExecutorService pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-decode-", 0).factory());
-        ThreadLocal<ChunkCodec> codecs = ThreadLocal.withInitial(() -> new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, version));
-        ArrayDeque<Future<Decoded>> window = new ArrayDeque<>();
-        // a sink sees a batch only during onEvents, so once delivered a chunk's batch decodes another
-        ConcurrentLinkedQueue<EventBatch> spare = new ConcurrentLinkedQueue<>();
-        try {
-            while (true) {
-                while (window.size() < workers * 2) {
-                    Located l = locate();
-                    if (l == null) {
-                        break;
-                    }
-                    window.add(pool.submit(() -> decodeLocated(codecs.get(), l, spare.poll())));
-                }
-                Future<Decoded> f = window.poll();
-                if (f == null) {
-                    return;
-                }
-                Decoded d = f.get();
-                if (d.chunk == null) {
-                    for (Future<Decoded> rest : window) {
-                        rest.cancel(true);
-                    }
-                    window.clear();
-                    skipDamaged(d);
-                    continue;
-                }
-                accept(d.chunk, d.at().offset());
-                deliver(d.chunk, sink, store, eventsRead);
-                spare.add(d.chunk.events());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading " + source, e);
-        } catch (ExecutionException e) {
-            throw new IOException("decoding " + source + " failed: " + e.getCause(), e.getCause());
-        } finally {
-            pool.shutdownNow();
-        }
     }
 }

@@ -3,7 +3,6 @@ package dev.arenascope.core.trace.file;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -19,10 +18,8 @@ import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.SerializedString;
 
 import dev.arenascope.core.device.DeviceInfo;
-import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
-import dev.arenascope.core.trace.MemoryKind;
 
 /**
  * Parses one chunk of whole JSON Lines (a byte range that starts at a line start and ends just past a
@@ -423,11 +420,11 @@ final class JsonlChunkParser {
                     case F_DEVICE -> device = p.getValueAsString();
                     case F_FUNCTION -> function = p.getValueAsString();
                     case F_FILE -> file = p.getValueAsString();
-                    case F_ATTRIBUTES -> attrs = readMap(p);
-                    case F_DEVICES -> devices = readDevices(p);
+                    case F_ATTRIBUTES -> attrs = JsonlValues.readMap(p);
+                    case F_DEVICES -> devices = JsonlValues.readDevices(p);
                     default -> { }
                 }
-            } catch (BadValue e) {
+            } catch (JsonlValues.BadValue e) {
                 bad = e.getMessage();
             }
             if (v.isStructStart() && p.currentToken() == v) {
@@ -468,7 +465,7 @@ final class JsonlChunkParser {
         return switch (type) {
             case "session" -> null;
             case "memory" -> {
-                if (kindName == null || memoryKind(kindName) == null) {
+                if (kindName == null || JsonlValues.memoryKind(kindName) == null) {
                     yield "memory line without a known kind (" + kindName + ")";
                 }
                 yield id < 0 || id > EventBatch.MAX_MEMORY_ID ? "memory id " + id + " out of range" : null;
@@ -555,75 +552,5 @@ final class JsonlChunkParser {
                 return KIND_TABLE_CODES[slot];
             }
         }
-    }
-
-    static MemoryKind memoryKind(String s) {
-        try {
-            return MemoryKind.valueOf(s);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-    }
-
-    private static final class BadValue extends Exception {
-        BadValue(String m) {
-            super(m, null, false, false);
-        }
-    }
-
-    private static Map<String, String> readMap(JsonParser p) throws IOException, BadValue {
-        if (p.currentToken() != JsonToken.START_OBJECT) {
-            throw new BadValue("'attributes' is not an object");
-        }
-        Map<String, String> m = new LinkedHashMap<>();
-        String bad = null;
-        for (String k = p.nextFieldName(); k != null; k = p.nextFieldName()) {
-            JsonToken v = p.nextToken();
-            if (v.isStructStart()) {
-                p.skipChildren();
-                bad = "attribute '" + k + "' is not a string";
-            } else {
-                m.put(k, p.getValueAsString(""));
-            }
-        }
-        if (bad != null) {
-            throw new BadValue(bad);
-        }
-        return m;
-    }
-
-    private static List<DeviceInfo> readDevices(JsonParser p) throws IOException, BadValue {
-        if (p.currentToken() != JsonToken.START_ARRAY) {
-            throw new BadValue("'devices' is not an array");
-        }
-        List<DeviceInfo> out = new ArrayList<>();
-        for (JsonToken tok = p.nextToken(); tok != JsonToken.END_ARRAY; tok = p.nextToken()) {
-            if (tok != JsonToken.START_OBJECT) {
-                p.skipChildren();
-                continue;
-            }
-            String kind = null;
-            String name = "";
-            long index = 0, total = 0, free = 0;
-            for (String f = p.nextFieldName(); f != null; f = p.nextFieldName()) {
-                p.nextToken();
-                switch (f) {
-                    case "kind" -> kind = p.getValueAsString();
-                    case "name" -> name = p.getValueAsString("");
-                    case "index" -> index = p.getValueAsLong();
-                    case "total_bytes" -> total = p.getValueAsLong();
-                    case "free_bytes" -> free = p.getValueAsLong();
-                    default -> p.skipChildren();
-                }
-            }
-            DeviceKind dk;
-            try {
-                dk = DeviceKind.valueOf(String.valueOf(kind));
-            } catch (IllegalArgumentException e) {
-                continue;
-            }
-            out.add(new DeviceInfo(dk, (int) index, name, total, free));
-        }
-        return out;
     }
 }

@@ -429,7 +429,7 @@ public final class JsonlReader {
                 ensureSession();
                 int id = (int) m.id();
                 memoryDeclared[id] = true;
-                sink.onMemory(new MemoryInfo(id, name, JsonlChunkParser.memoryKind(m.kind()), m.device() == null ? "" : m.device(),
+                sink.onMemory(new MemoryInfo(id, name, JsonlValues.memoryKind(m.kind()), m.device() == null ? "" : m.device(),
                         m.capacity(), m.attributes()));
             }
             case "string" -> {

@@ -18,7 +18,6 @@ import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
-import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 
@@ -44,6 +43,12 @@ import dev.arenascope.core.trace.codec.ChunkCodec;
  * costs nothing and one with sites 16 bytes per allocation; {@link #event}, {@link #copyEvents} and
  * {@link #replayTo} put them back on the events.
  *
+ * <h2>Parts</h2>
+ * This class holds the open block, the append path and the queries; beside it {@link SealedBlocks}
+ * (packed blocks, their lookup and decode cache), {@link SiteColumns} (the site side columns),
+ * {@link GaugeIndex} / {@link GaugeQuery} and {@link ScopeIndex} (the level-of-detail indexes) and
+ * {@link StoreLock} (the read-write lock as try-with-resources guards).
+ *
  * <h2>Order and time</h2>
  * Events are indexed in arrival order, which is time order but for a few nanoseconds: threads stamp
  * times just before they enqueue, so an event may arrive a little after a younger one. Such an event
@@ -64,11 +69,9 @@ import dev.arenascope.core.trace.codec.ChunkCodec;
 public final class EventStore implements TraceView, EventSink {
     /** Events per sealed block. */
     public static final int BLOCK_EVENTS = 16384;
-    private static final int CACHE_SLOTS = 8;
 
     private final StoreLock lock = new StoreLock();
     private final ChunkCodec writeCodec = new ChunkCodec().writeSites(false); // sites live in the side columns
-    private final ChunkCodec readCodec = new ChunkCodec();
     private final String name;
 
     private SessionInfo session = new SessionInfo("", "", 0, List.of(), Map.of());
@@ -77,29 +80,16 @@ public final class EventStore implements TraceView, EventSink {
     private final Map<Integer, String> threads = new HashMap<>();
     private long lost;
     private final SiteTable sites = new SiteTable();
-    private final LongColumn sitedIndex = new LongColumn();  // event indexes that carry a site or category, ascending
-    private final LongColumn sitedValue = new LongColumn();  // site << 32 | category (both as unsigned 32 bits)
+    private final SiteColumns siteColumns = new SiteColumns();
 
-    private final List<Block> blocks = new ArrayList<>();
+    private final SealedBlocks blocks;
+    private final MemoryIndexes indexes = new MemoryIndexes();
     private EventBatch tail = new EventBatch(1024); // grows to BLOCK_EVENTS, then is reused
     private long tailFirstIndex;
     private long tailFirstEff;
     private long count;
     private long firstTime;
     private long lastEff = Long.MIN_VALUE;
-
-    private GaugeIndex[] gauges = new GaugeIndex[8];
-    private ScopeIndex[] scopes = new ScopeIndex[8];
-    private final boolean[] touched = new boolean[EventBatch.MAX_MEMORY_ID + 2];
-    private final int[] touchedList = new int[EventBatch.MAX_MEMORY_ID + 2];
-    private int touchedCount;
-
-    private final long[] cacheKey = new long[CACHE_SLOTS];
-    private final EventBatch[] cacheVal = new EventBatch[CACHE_SLOTS];
-    private int cacheNext;
-
-    /** A sealed block: events {@code [firstIndex, firstIndex+count)} packed by the chunk codec. */
-    private record Block(long firstIndex, int count, long firstEff, long lastEff, byte[] packed, int rawBytes, int layout) {}
 
     public EventStore() {
         this("store");
@@ -108,7 +98,7 @@ public final class EventStore implements TraceView, EventSink {
     /** @param name what the store holds (a file name), used in messages */
     public EventStore(String name) {
         this.name = name;
-        Arrays.fill(cacheKey, -1);
+        this.blocks = new SealedBlocks(name);
     }
 
     // ---------------------------------------------------------------- EventSink (the one writer)
@@ -180,8 +170,8 @@ public final class EventStore implements TraceView, EventSink {
                 if (tail.isEmpty()) {
                     tailFirstEff = Math.max(b.time(i), lastEff);
                 }
-                indexRange(b, i, j);
-                keepSites(b, i, j, count);
+                index(b, i, j);
+                siteColumns.keep(b, i, j, count);
                 tail.addRange(b, i, j);
                 count += j - i;
                 if (tail.size() == BLOCK_EVENTS) {
@@ -189,7 +179,7 @@ public final class EventStore implements TraceView, EventSink {
                 }
                 i = j;
             }
-            flushIndexes();
+            indexes.flush();
         }
     }
 
@@ -208,157 +198,27 @@ public final class EventStore implements TraceView, EventSink {
             }
             long first = count;
             long firstEffective = Math.max(b.time(0), lastEff);
-            indexRange(b, 0, b.size());
-            keepSites(b, 0, b.size(), count);
+            index(b, 0, b.size());
+            siteColumns.keep(b, 0, b.size(), count);
             count += b.size();
-            blocks.add(new Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes(), chunk.version()));
+            blocks.add(new SealedBlocks.Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes(), chunk.version()));
             tailFirstIndex = count;
-            flushIndexes();
+            indexes.flush();
         }
     }
 
-    // scratch for indexRange: effective times, and the events grouped by memory (a counting sort)
-    private long[] effScratch = new long[0];
-    private int[] orderScratch = new int[0];
-    private int[] groupCount = new int[8];
-
-    /**
-     * Indexes events {@code [from, to)} of {@code b}: one pass in arrival order computes effective
-     * times and feeds the scope indexes, then each memory's gauge index takes its events in one run
-     * (a tight loop per memory rather than a dispatch per event).
-     */
-    private void indexRange(EventBatch b, int from, int to) {
-        int n = to - from;
-        if (n <= 0) {
-            return;
-        }
-        if (effScratch.length < n) {
-            effScratch = new long[Math.max(n, 1024)];
-            orderScratch = new int[Math.max(n, 1024)];
-        }
-        long[] eff = effScratch;
-        int[] cnt = groupCount;
-        if (count == 0 && lastEff == Long.MIN_VALUE) {
+    /** Indexes events {@code [from, to)} of {@code b}, the next of the store's events. */
+    private void index(EventBatch b, int from, int to) {
+        if (to > from && count == 0 && lastEff == Long.MIN_VALUE) {
             firstTime = b.time(from);
         }
-        long last = lastEff;
-        int scopeEnter = EventKind.SCOPE_ENTER.code();
-        int scopeExit = EventKind.SCOPE_EXIT.code();
-        for (int k = 0; k < n; k++) {
-            int i = from + k;
-            long e = Math.max(b.time(i), last);
-            eff[k] = e;
-            last = e;
-            int packed = b.packed(i);
-            int slot = (packed >>> 16) - 1;
-            if (slot < 0) {
-                continue;
-            }
-            if (slot >= cnt.length) {
-                cnt = groupCount = Arrays.copyOf(cnt, Math.max(slot + 1, cnt.length * 2));
-            }
-            if (cnt[slot]++ == 0 && !touched[slot]) {
-                touched[slot] = true;
-                touchedList[touchedCount++] = slot;
-            }
-            int kind = packed & 0xff;
-            if (kind == scopeEnter || kind == scopeExit) {
-                ScopeIndex s = scope(slot);
-                if (kind == scopeEnter) {
-                    s.enter(e, b.ref2(i), b.ref(i), (int) b.c(i));
-                } else {
-                    s.exit(e, b.ref2(i));
-                }
-            }
-        }
-        lastEff = last;
-        // group by memory: cnt[slot] becomes each group's start in 'order'
-        int at = 0;
-        for (int t = 0; t < touchedCount; t++) {
-            int slot = touchedList[t];
-            int c = cnt[slot];
-            cnt[slot] = at;
-            at += c;
-        }
-        int[] order = orderScratch;
-        for (int k = 0; k < n; k++) {
-            int slot = (b.packed(from + k) >>> 16) - 1;
-            if (slot >= 0) {
-                order[cnt[slot]++] = k;
-            }
-        }
-        // cnt[slot] is now each group's end
-        int start = 0;
-        for (int t = 0; t < touchedCount; t++) {
-            int slot = touchedList[t];
-            int end = cnt[slot];
-            cnt[slot] = 0;
-            if (end > start) {
-                gauge(slot).addRun(b, from, eff, order, start, end);
-            }
-            start = end;
-        }
-    }
-
-    /** Keeps the sites of events {@code [from, to)} of {@code b}, the first being store event {@code firstIndex}. */
-    private void keepSites(EventBatch b, int from, int to, long firstIndex) {
-        if (!b.hasSites()) {
-            return;
-        }
-        for (int i = from; i < to; i++) {
-            int site = b.site(i);
-            int cat = b.category(i);
-            if (site != -1 || cat != -1) {
-                sitedIndex.add(firstIndex + (i - from));
-                sitedValue.add((long) site << 32 | (cat & 0xFFFF_FFFFL));
-            }
-        }
-    }
-
-    /** The first position in the site columns whose event index is at least {@code index}. */
-    private long sitedAtOrAfter(long index) {
-        long lo = 0;
-        long hi = sitedIndex.size();
-        while (lo < hi) {
-            long mid = (lo + hi) >>> 1;
-            if (sitedIndex.get(mid) < index) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
-    }
-
-    private Event withSite(Event e, long index) {
-        long p = sitedAtOrAfter(index);
-        if (p < sitedIndex.size() && sitedIndex.get(p) == index) {
-            long v = sitedValue.get(p);
-            return e.withSite((int) (v >> 32), (int) v);
-        }
-        return e;
-    }
-
-    /**
-     * Sets the sites of events {@code [outFrom, out.size())} of {@code out}, which hold store events from
-     * {@code firstIndex} on.
-     */
-    private void putSites(EventBatch out, int outFrom, long firstIndex) {
-        long end = firstIndex + (out.size() - outFrom);
-        for (long p = sitedAtOrAfter(firstIndex); p < sitedIndex.size(); p++) {
-            long idx = sitedIndex.get(p);
-            if (idx >= end) {
-                break;
-            }
-            long v = sitedValue.get(p);
-            out.setSite(outFrom + (int) (idx - firstIndex), (int) (v >> 32), (int) v);
-        }
+        lastEff = indexes.add(b, from, to, lastEff);
     }
 
     /** Whether any event of the store carries a site or a category. */
     public boolean hasSites() {
         try (var held = lock.read()) {
-            return sitedIndex.size() > 0;
+            return !siteColumns.isEmpty();
         }
     }
 
@@ -395,41 +255,10 @@ public final class EventStore implements TraceView, EventSink {
         return sites.frames(site);
     }
 
-    private GaugeIndex gauge(int slot) {
-        if (slot >= gauges.length) {
-            int cap = Math.max(slot + 1, gauges.length * 2);
-            gauges = Arrays.copyOf(gauges, cap);
-            scopes = Arrays.copyOf(scopes, cap);
-        }
-        GaugeIndex g = gauges[slot];
-        return g != null ? g : (gauges[slot] = new GaugeIndex());
-    }
-
-    private ScopeIndex scope(int slot) {
-        gauge(slot); // keeps the arrays the same length
-        ScopeIndex s = scopes[slot];
-        return s != null ? s : (scopes[slot] = new ScopeIndex());
-    }
-
-    private void flushIndexes() {
-        for (int k = 0; k < touchedCount; k++) {
-            int s = touchedList[k];
-            GaugeIndex g = gauges[s];
-            if (g != null) {
-                g.flush();
-            }
-            if (scopes[s] != null) {
-                scopes[s].flush();
-            }
-            touched[s] = false;
-        }
-        touchedCount = 0;
-    }
-
     private void seal() {
         int n = tail.size();
         ChunkCodec.Packed p = writeCodec.pack(List.of(), tail, 0, n);
-        blocks.add(new Block(tailFirstIndex, n, tailFirstEff, lastEff, p.bytes(), p.rawBytes(), ChunkCodec.VERSION));
+        blocks.add(new SealedBlocks.Block(tailFirstIndex, n, tailFirstEff, lastEff, p.bytes(), p.rawBytes(), ChunkCodec.VERSION));
         tailFirstIndex += n;
         tail.clear();
     }
@@ -536,9 +365,9 @@ public final class EventStore implements TraceView, EventSink {
             if (index >= tailFirstIndex) {
                 return tail.get((int) (index - tailFirstIndex));
             }
-            int bi = blockOf(index);
-            Event e = decoded(bi).get((int) (index - blocks.get(bi).firstIndex));
-            return sitedIndex.size() == 0 ? e : withSite(e, index);
+            int bi = blocks.blockOf(index);
+            Event e = blocks.decoded(bi).get((int) (index - blocks.get(bi).firstIndex()));
+            return siteColumns.isEmpty() ? e : siteColumns.on(e, index);
         }
     }
 
@@ -560,54 +389,17 @@ public final class EventStore implements TraceView, EventSink {
                     }
                     break;
                 }
-                int bi = blockOf(i);
-                Block blk = blocks.get(bi);
-                EventBatch d = decoded(bi);
-                long end = Math.min(to, blk.firstIndex + blk.count);
+                int bi = blocks.blockOf(i);
+                SealedBlocks.Block blk = blocks.get(bi);
+                EventBatch d = blocks.decoded(bi);
+                long end = Math.min(to, blk.firstIndex() + blk.count());
                 for (; i < end; i++) {
-                    out.addFrom(d, (int) (i - blk.firstIndex));
+                    out.addFrom(d, (int) (i - blk.firstIndex()));
                 }
             }
-            if (sitedIndex.size() > 0) {
-                putSites(out, outFrom, from);
+            if (!siteColumns.isEmpty()) {
+                siteColumns.put(out, outFrom, from);
             }
-        }
-    }
-
-    private int blockOf(long index) {
-        int lo = 0;
-        int hi = blocks.size() - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (blocks.get(mid).firstIndex <= index) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return lo;
-    }
-
-    private EventBatch decoded(int bi) {
-        synchronized (cacheKey) {
-            for (int k = 0; k < CACHE_SLOTS; k++) {
-                if (cacheKey[k] == bi) {
-                    return cacheVal[k];
-                }
-            }
-            Block blk = blocks.get(bi);
-            EventBatch d = new EventBatch(blk.count);
-            try {
-                readCodec.unpackEvents(blk.packed, blk.rawBytes, blk.layout, d, name + " (block " + bi + ")");
-                d.dropSites(); // a chunk adopted from a file may carry them; the side columns are what the store kept
-            } catch (TraceFormatException e) {
-                throw new IllegalStateException("store block " + bi + " is corrupt: " + e.getMessage(), e);
-            }
-            int slot = cacheNext;
-            cacheNext = (cacheNext + 1) % CACHE_SLOTS;
-            cacheKey[slot] = bi;
-            cacheVal[slot] = d;
-            return d;
         }
     }
 
@@ -617,29 +409,18 @@ public final class EventStore implements TraceView, EventSink {
             if (count == 0 || timeNs > lastEff) {
                 return count;
             }
-            // first block whose last effective time reaches timeNs
-            int lo = 0;
-            int hi = blocks.size();
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (blocks.get(mid).lastEff >= timeNs) {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
+            int lo = blocks.firstEndingAtOrAfter(timeNs);
             EventBatch d;
             long base;
             long eff;
             if (lo < blocks.size()) {
-                Block blk = blocks.get(lo);
-                d = decoded(lo);
-                base = blk.firstIndex;
-                eff = lo == 0 ? Long.MIN_VALUE : blocks.get(lo - 1).lastEff;
+                d = blocks.decoded(lo);
+                base = blocks.get(lo).firstIndex();
+                eff = lo == 0 ? Long.MIN_VALUE : blocks.get(lo - 1).lastEff();
             } else {
                 d = tail;
                 base = tailFirstIndex;
-                eff = blocks.isEmpty() ? Long.MIN_VALUE : blocks.getLast().lastEff;
+                eff = blocks.isEmpty() ? Long.MIN_VALUE : blocks.last().lastEff();
             }
             for (int i = 0; i < d.size(); i++) {
                 eff = Math.max(eff, d.time(i));
@@ -669,7 +450,7 @@ public final class EventStore implements TraceView, EventSink {
         long[] xLast = new long[buckets];
         long[] cnt = new long[buckets];
         try (var held = lock.read()) {
-            GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
+            GaugeIndex g = indexes.gauge(memory);
             if (g != null) {
                 new GaugeQuery(g).fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
             }
@@ -681,7 +462,7 @@ public final class EventStore implements TraceView, EventSink {
     public List<ScopeInterval> scopes(int memory, long fromNs, long toNs, long minDurationNs) {
         List<ScopeInterval> out = new ArrayList<>();
         try (var held = lock.read()) {
-            ScopeIndex s = memory >= 0 && memory < scopes.length ? scopes[memory] : null;
+            ScopeIndex s = indexes.scope(memory);
             if (s != null) {
                 s.query(memory, fromNs, toNs, minDurationNs, out);
             }
@@ -692,7 +473,7 @@ public final class EventStore implements TraceView, EventSink {
     /** Events of {@code memory} so far. */
     public long eventCount(int memory) {
         try (var held = lock.read()) {
-            GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
+            GaugeIndex g = indexes.gauge(memory);
             return g == null ? 0 : g.events();
         }
     }
@@ -700,7 +481,7 @@ public final class EventStore implements TraceView, EventSink {
     @Override
     public long peakUsed(int memory) {
         try (var held = lock.read()) {
-            GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
+            GaugeIndex g = indexes.gauge(memory);
             return g == null ? 0 : g.peakUsed();
         }
     }
@@ -708,7 +489,7 @@ public final class EventStore implements TraceView, EventSink {
     @Override
     public long peakAux(int memory) {
         try (var held = lock.read()) {
-            GaugeIndex g = memory >= 0 && memory < gauges.length ? gauges[memory] : null;
+            GaugeIndex g = indexes.gauge(memory);
             return g == null ? 0 : g.peakAux();
         }
     }
@@ -721,20 +502,9 @@ public final class EventStore implements TraceView, EventSink {
     public long memoryBytes() {
         try (var held = lock.read()) {
             long n = (long) Math.max(1024, Integer.highestOneBit(Math.max(1, tail.size()) * 2 - 1)) * 68; // the open block's columns
-            for (Block b : blocks) {
-                n += 64 + b.packed.length;
-            }
-            for (GaugeIndex g : gauges) {
-                if (g != null) {
-                    n += g.bytes();
-                }
-            }
-            for (ScopeIndex s : scopes) {
-                if (s != null) {
-                    n += s.bytes();
-                }
-            }
-            return n + sitedIndex.bytes() + sitedValue.bytes();
+            n += blocks.bytes();
+            n += indexes.bytes();
+            return n + siteColumns.bytes();
         }
     }
 
@@ -747,11 +517,11 @@ public final class EventStore implements TraceView, EventSink {
             new TreeMap<>(threads).forEach(sink::onThread);
             sites.announceAll(sink);
             for (int bi = 0; bi < blocks.size(); bi++) {
-                EventBatch d = decoded(bi);
-                if (sitedIndex.size() > 0) {
+                EventBatch d = blocks.decoded(bi);
+                if (!siteColumns.isEmpty()) {
                     EventBatch withSites = new EventBatch(d.size());
                     withSites.addRange(d, 0, d.size());
-                    putSites(withSites, 0, blocks.get(bi).firstIndex);
+                    siteColumns.put(withSites, 0, blocks.get(bi).firstIndex());
                     d = withSites;
                 }
                 sink.onEvents(d);
