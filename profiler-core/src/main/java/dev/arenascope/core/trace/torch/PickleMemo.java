@@ -16,8 +16,14 @@ final class PickleMemo {
     private static final int PAGE_BITS = 14;
     static final int PAGE = 1 << PAGE_BITS;
 
+    /** Page 0, where a pickle memoises its strings (every key and frame text): read without the page table. */
+    private final Object[] first = new Object[PAGE];
     private Object[][] pages = new Object[16][];
-    private int pagesUsed;
+    private int pagesUsed = 1;
+
+    PickleMemo() {
+        pages[0] = first; // as the first store would have allocated it (page 0 is always allowed)
+    }
     private TreeMap<Long, Object> sparse;
     private int count;
 
@@ -28,6 +34,9 @@ final class PickleMemo {
 
     /** Slot {@code i} ({@code i >= 0}), or null when it was never stored. */
     Object at(int i) {
+        if (i < PAGE) {
+            return first[i];
+        }
         int p = i >>> PAGE_BITS;
         if (p < pagesUsed) {
             return pages[p][i & (PAGE - 1)];

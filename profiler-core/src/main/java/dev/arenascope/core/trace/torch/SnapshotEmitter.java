@@ -146,6 +146,12 @@ final class SnapshotEmitter {
                 heap.add(st);
             }
         }
+        if (heap.size() == 1) { // one device: nothing to merge
+            DeviceState st = heap.poll();
+            while (st.hasNext()) {
+                st.emitNext();
+            }
+        }
         while (!heap.isEmpty()) {
             DeviceState st = heap.poll();
             st.emitNext();
