@@ -101,16 +101,10 @@ final class CanonicalSearch {
 
     // Ranks: the order candidates at one level are tried in, and the order the canonical rule lists
     // buffers of one level in. They start as the static order; a component split off by decomposition
-    // is re-ranked by the run's heuristic on its own remaining bytes (see #rerank).
-    private final int[] rank;            // search index -> rank
-    private final int[] byRank;          // rank -> search index
-    private final long[] width;          // lifetime length
-    private final long[] area;           // width x size (saturating)
-    private int heuristic = -1;          // SearchPlanner.staticOrder heuristic used to re-rank; -1: never
-    private int[] rankSave = new int[64];
-    private int rankSp;
-    private long rankSalt;               // identifies the ranking in force (part of order-dependent keys)
-    private final int[] sortIdx;
+    // is re-ranked by the run's heuristic on its own remaining bytes (see ComponentRanking).
+    private final int[] rank;            // search index -> rank (ranking's array)
+    private final int[] byRank;          // rank -> search index (ranking's array)
+    private final ComponentRanking ranking;
 
     /**
      * @param order    problem indices of the buffers to search (non-zero size), in static order
@@ -181,22 +175,11 @@ final class CanonicalSearch {
                 sectionBuffers[s][count[s]++] = i;
             }
         }
-        neighbors = neighbors(lower, upper, deadline);
+        neighbors = TimeOverlaps.neighbors(lower, upper, deadline);
         open = new int[m];
         for (int i = 0; i < m; i++) {
             open[i] = neighbors[i].length;
         }
-        rank = new int[m];
-        byRank = new int[m];
-        width = new long[m];
-        area = new long[m];
-        for (int i = 0; i < m; i++) {
-            rank[i] = i;
-            byRank[i] = i;
-            width[i] = upper[i] - lower[i];
-            area[i] = Math.multiplyHigh(width[i], size[i]) != 0 ? Long.MAX_VALUE : width[i] * size[i];
-        }
-        sortIdx = new int[m];
         zobrist = new long[m];
         for (int i = 0; i < m; i++) {
             zobrist[i] = mix(0x2545F4914F6CDD1DL * (order[i] + 1)); // by problem index: shared across orders
@@ -221,6 +204,9 @@ final class CanonicalSearch {
                 cross[s]++;
             }
         }
+        ranking = new ComponentRanking(placed, sl, su, zobrist, rem, size, lower, upper);
+        rank = ranking.rank;
+        byRank = ranking.byRank;
         stackC = new int[m + 1];
         stackF = new int[m + 1];
         stackT = new int[m + 1];
@@ -289,7 +275,7 @@ final class CanonicalSearch {
      * heuristic {@code h} (6, 7 or 8), its section loads taken from the bytes still unplaced there.
      */
     CanonicalSearch reorderComponents(int h) {
-        this.heuristic = h;
+        ranking.heuristic(h);
         return this;
     }
 
@@ -374,12 +360,11 @@ final class CanonicalSearch {
             }
             // a component starts afresh on its own skyline: its buffers may go below x, where the order
             // of placements across independent components put them only by accident
-            int rmark = rankSp;
-            long saltBefore = rankSalt;
-            rerank(s, e + 1);
+            int rmark = ranking.mark();
+            long saltBefore = ranking.salt();
+            ranking.rerank(s, e + 1);
             boolean ok = branch(s, e + 1, 0, -1);
-            restoreRanks(rmark);
-            rankSalt = saltBefore;
+            ranking.restore(rmark, saltBefore);
             if (!ok) {
                 unwindTo(mark);
                 return false;
@@ -469,7 +454,7 @@ final class CanonicalSearch {
         // A node that skips no candidate explores every completion of its state, whatever path led to
         // it: its failure is remembered under the state alone (and holds for every static order). One
         // that skips (see below) is remembered under the state, x and the last buffer, for this order.
-        long restricted = h ^ mix(salt + rankSalt + (x * 0x9E3779B97F4A7C15L) + last);
+        long restricted = h ^ mix(salt + ranking.salt() + (x * 0x9E3779B97F4A7C15L) + last);
         if (failed.contains(h) || (last >= 0 && failed.contains(restricted))) {
             return false;
         }
@@ -503,75 +488,6 @@ final class CanonicalSearch {
         }
         failed.add(skipped ? restricted : h);
         return false;
-    }
-
-    /**
-     * Re-ranks the unplaced buffers of the component {@code [a, b)} by the run's heuristic, section
-     * load being the bytes unplaced in the section now: the ranks the component's buffers hold are
-     * dealt out again in the new order (ties keep their old order, so identical buffers stay in index
-     * order). Old ranks go on a stack for {@link #restoreRanks}. The new ranking depends only on the
-     * component's unplaced set, which {@link #rankSalt} then names.
-     */
-    private void rerank(int a, int b) {
-        if (heuristic < 0) {
-            return;
-        }
-        int k = 0;
-        long set = 0;
-        for (int i = 0; i < m; i++) {
-            if (!placed[i] && sl[i] >= a && su[i] <= b) {
-                sortIdx[k++] = i;
-                set ^= zobrist[i];
-            }
-        }
-        if (k < 2) {
-            return;
-        }
-        // keys by position in sortIdx: section load from the bytes unplaced now, the rest static
-        long[] load = new long[k];
-        long[] w = new long[k];
-        long[] sz = new long[k];
-        long[] ar = new long[k];
-        int[] held = new int[k]; // the ranks the component holds, dealt out again below
-        Integer[] idx = new Integer[k];
-        for (int j = 0; j < k; j++) {
-            int i = sortIdx[j];
-            for (int s = sl[i]; s < su[i]; s++) {
-                load[j] = Math.max(load[j], rem[s]);
-            }
-            w[j] = width[i];
-            sz[j] = size[i];
-            ar[j] = area[i];
-            held[j] = rank[i];
-            idx[j] = j;
-        }
-        Arrays.sort(held);
-        final int[] who = sortIdx;
-        Arrays.sort(idx, SearchPlanner.byHeuristic(heuristic, load, w, sz, ar).thenComparingInt(p -> rank[who[p]]));
-        if (rankSave.length < rankSp + 2 * k) {
-            rankSave = Arrays.copyOf(rankSave, Math.max(rankSave.length * 2, rankSp + 2 * k));
-        }
-        for (int j = 0; j < k; j++) {
-            int i = who[idx[j]];
-            rankSave[rankSp++] = i;
-            rankSave[rankSp++] = rank[i];
-        }
-        for (int j = 0; j < k; j++) {
-            int i = who[idx[j]];
-            rank[i] = held[j];
-            byRank[held[j]] = i;
-        }
-        rankSalt = mix(set + 0x3C6EF372FE94F82BL);
-    }
-
-    /** Takes back re-rankings until the rank stack is at {@code mark}. */
-    private void restoreRanks(int mark) {
-        while (rankSp > mark) {
-            int r = rankSave[--rankSp];
-            int i = rankSave[--rankSp];
-            rank[i] = r;
-            byRank[r] = i;
-        }
     }
 
     /**
@@ -672,99 +588,6 @@ final class CanonicalSearch {
         }
     }
 
-    /**
-     * For each buffer, the buffers overlapping it in time: a sweep over starts in step order, O(n log n
-     * + pairs). Checks the deadline as it goes ({@link PastDeadline}).
-     */
-    static int[][] neighbors(long[] lower, long[] upper, long deadline) {
-        int m = lower.length;
-        Integer[] boxed = new Integer[m];
-        for (int i = 0; i < m; i++) {
-            boxed[i] = i;
-        }
-        Arrays.sort(boxed, (x, y) -> Long.compare(lower[x], lower[y]));
-        int[] byLower = new int[m];
-        int[] count = new int[m];
-        for (int i = 0; i < m; i++) {
-            byLower[i] = boxed[i];
-        }
-        // pass 1 counts, pass 2 fills: j after i in start order overlaps i when lower[j] < upper[i]
-        for (int pass = 0; pass < 2; pass++) {
-            int[][] out = pass == 1 ? new int[m][] : null;
-            if (out != null) {
-                for (int i = 0; i < m; i++) {
-                    out[i] = new int[count[i]];
-                    count[i] = 0;
-                }
-            }
-            for (int a = 0; a < m; a++) {
-                if ((a & 1023) == 0 && System.nanoTime() > deadline) {
-                    throw new PastDeadline();
-                }
-                int i = byLower[a];
-                for (int b = a + 1; b < m && lower[byLower[b]] < upper[i]; b++) {
-                    int j = byLower[b];
-                    if (out != null) {
-                        out[i][count[i]] = j;
-                        out[j][count[j]] = i;
-                    }
-                    count[i]++;
-                    count[j]++;
-                }
-            }
-            if (out != null) {
-                for (int[] nb : out) {
-                    Arrays.sort(nb);
-                }
-                return out;
-            }
-        }
-        throw new AssertionError();
-    }
-
-    /**
-     * Pairs of buffers that overlap in time, counted in O(n log n) without listing them: what the
-     * search's tables would hold.
-     */
-    static long overlappingPairs(PlanProblem problem) {
-        int n = problem.size();
-        long[] lo = new long[n];
-        long[] up = new long[n];
-        for (int i = 0; i < n; i++) {
-            lo[i] = problem.buffers().get(i).lower();
-            up[i] = problem.buffers().get(i).upper();
-        }
-        Arrays.sort(lo);
-        Arrays.sort(up);
-        // pairs = sum over buffers of the buffers starting before its end, minus those that ended by
-        // its start, minus itself; each pair counted twice
-        long total = 0;
-        for (int i = 0; i < n; i++) {
-            long l = problem.buffers().get(i).lower();
-            long u = problem.buffers().get(i).upper();
-            total += countBelow(lo, u) - countAtOrBelow(up, l) - 1;
-        }
-        return total / 2;
-    }
-
-    private static int countBelow(long[] sorted, long v) {
-        int l = 0;
-        int r = sorted.length;
-        while (l < r) {
-            int mid = (l + r) >>> 1;
-            if (sorted[mid] < v) {
-                l = mid + 1;
-            } else {
-                r = mid;
-            }
-        }
-        return l;
-    }
-
-    private static int countAtOrBelow(long[] sorted, long v) {
-        return countBelow(sorted, v == Long.MAX_VALUE ? v : v + 1);
-    }
-
     private static long gcd(long a, long b) {
         while (b != 0) {
             long t = a % b;
@@ -778,65 +601,5 @@ final class CanonicalSearch {
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
         return z ^ (z >>> 31);
-    }
-
-    /** An open-addressing set of non-zero longs; grows to 2^22 entries, then is cleared when 3/4 full. */
-    static final class LongSet {
-        private static final int MAX = 1 << 22;
-        private long[] table;
-        private int mask;
-        private int size;
-
-        LongSet(int capacity) {
-            table = new long[capacity];
-            mask = capacity - 1;
-        }
-
-        boolean contains(long key) {
-            key = key == 0 ? 1 : key;
-            for (int i = (int) mix(key) & mask; ; i = (i + 1) & mask) {
-                long v = table[i];
-                if (v == key) {
-                    return true;
-                }
-                if (v == 0) {
-                    return false;
-                }
-            }
-        }
-
-        void add(long key) {
-            key = key == 0 ? 1 : key;
-            if (size >= table.length / 4 * 3) {
-                long[] old = table;
-                size = 0;
-                if (old.length < MAX) {
-                    table = new long[old.length * 2];
-                    mask = table.length - 1;
-                    for (long v : old) {
-                        if (v != 0) {
-                            insert(v);
-                        }
-                    }
-                } else {
-                    java.util.Arrays.fill(table, 0);
-                }
-            }
-            insert(key);
-        }
-
-        private void insert(long key) {
-            for (int i = (int) mix(key) & mask; ; i = (i + 1) & mask) {
-                long v = table[i];
-                if (v == key) {
-                    return;
-                }
-                if (v == 0) {
-                    table[i] = key;
-                    size++;
-                    return;
-                }
-            }
-        }
     }
 }

@@ -38,7 +38,7 @@ final class PerfectPacking {
     private final int leaves;
     private final boolean[] placed;
     private final long[] offset;
-    private final CanonicalSearch.LongSet failed = new CanonicalSearch.LongSet(1 << 14);
+    private final LongSet failed = new LongSet(1 << 14);
     private long nodes;
 
     /**

@@ -18,7 +18,10 @@ import java.util.Comparator;
  * <p>Each decision is made by {@link #portfolio}: restarts of the strict canonical search (every buffer at
  * its own floor, see {@link CanonicalSearch#strict}) over three static orders of the buffers (lifetime,
  * area, section load in various priorities) with a doubling node budget; at each node candidates go in
- * order of floor, then the run's order. Thread-safe (each call owns its state).
+ * order of floor, then the run's order. A decision at a capacity that leaves no slack at any step
+ * (tight problems, {@link PerfectPacking#applies}) goes to {@link TightSplit} (time cuts and bands, the
+ * pieces left searched by corners), then to {@link PerfectPacking} on the whole. Thread-safe (each call
+ * owns its state).
  */
 public record SearchPlanner() implements Planner {
 
@@ -44,7 +47,7 @@ public record SearchPlanner() implements Planner {
         long bound = lb;
         LowerBounds.Basis basis = LowerBounds.Basis.LOAD;
         if (bestHeight > lb && (bestHeight > capacity || capacity == Long.MAX_VALUE)
-                && (System.nanoTime() >= deadline || CanonicalSearch.overlappingPairs(problem) > maxPairs())) {
+                && (System.nanoTime() >= deadline || TimeOverlaps.overlappingPairs(problem) > maxPairs())) {
             // no time left after the first answer, or tables past what memory holds: greedy is the answer
             return new Packing(problem, best, bestHeight, lb, capacity, name(), System.nanoTime() - t0, true);
         }
@@ -171,10 +174,18 @@ public record SearchPlanner() implements Planner {
      */
     static CanonicalSearch.Outcome portfolio(PlanProblem problem, long capacity, long deadline, long[] out, boolean reorder) {
         if (PerfectPacking.applies(problem, capacity)) {
-            // no slack at any step: the corner search is complete and far narrower (see PerfectPacking)
+            // no slack at any step: cut into time pieces and bands first (see TightSplit), with half the
+            // time; if a band does not pack, the corner search, complete and far narrower than the
+            // canonical one (see PerfectPacking), takes the whole with the rest
+            long now = System.nanoTime();
+            long half = deadline == Long.MAX_VALUE ? deadline : now + (deadline - now) / 2;
+            CanonicalSearch.Outcome o = new TightSplit(problem, capacity, half).runInto(out);
+            if (o != CanonicalSearch.Outcome.TIMED_OUT) {
+                return o;
+            }
             return new PerfectPacking(problem, capacity, deadline).runInto(out);
         }
-        CanonicalSearch.LongSet failed = new CanonicalSearch.LongSet(1 << 12);
+        LongSet failed = new LongSet(1 << 12);
         int[][] orders = new int[ORDER_TURNS.length][];
         for (int k = 0; k < orders.length; k++) {
             orders[k] = staticOrder(problem, ORDER_TURNS[k]);

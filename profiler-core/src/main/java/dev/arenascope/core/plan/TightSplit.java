@@ -1,0 +1,537 @@
+package dev.arenascope.core.plan;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Packs a problem without slack (every step exactly full, {@link PerfectPacking#applies}) by cutting it
+ * into independent pieces before any search: cuts in time, then bands of bytes, recursively; only the
+ * pieces that neither cut splits are searched ({@link PerfectPacking}).
+ *
+ * <p><b>Time cuts</b> (exact). Where no buffer is live across a time {@code t}, what lies before and
+ * after {@code t} packs independently, each within the same height.
+ *
+ * <p><b>Bands</b> (a restriction, tried first). Inside a piece of height {@code H} live over
+ * {@code [T0, T1)}, look at each event strictly inside: the buffers ending there free exactly the bytes
+ * the buffers starting there take. When no proper part of the enders frees what some proper part of the
+ * starters takes (no common subset sum but 0 and the whole), all of them must lie in one connected
+ * region of bytes — they are joined. At the other events, every join balance forces comes first: when
+ * the groups out of balance there (bytes starting minus ending, per group) have no part in balance, they
+ * are one region's and are joined; this runs to a fixpoint. Then one guess — at the event with the fewest
+ * groups out of balance, its smallest part in balance (two groups that cancel, then three, then the
+ * smallest common subset sum) is joined — and the forced joins again, until every event is in balance
+ * for every group. What is left are groups whose live bytes are the same at every step
+ * of the piece ({@code y} each, summing to {@code H}); each is packed alone in a band of {@code y} bytes,
+ * the bands stacked. A problem cut by guillotine cuts ({@link TightProblems}) comes apart this way down
+ * to single buffers. A band need not be how every packing lies (groups could interleave), so a band
+ * that does not pack proves nothing: then the answer is {@link CanonicalSearch.Outcome#TIMED_OUT} and the
+ * caller searches the whole. A piece reached by time cuts alone that does not pack does prove the whole
+ * infeasible ({@link CanonicalSearch.Outcome#INFEASIBLE}).
+ *
+ * <p>Work: each level of cutting looks at each buffer and event, plus subset sums of the enders and
+ * starters of each event (over the gcd of their sizes, at most {@link #MAX_SUM_BITS} wide; past that an
+ * event is not used to join), once per guess for the events whose groups changed; the deadline bounds
+ * it all ({@link CanonicalSearch.Outcome#TIMED_OUT}). One instance per search, not thread-safe.
+ */
+final class TightSplit {
+    /** The widest subset-sum bitset one event may use (bits). */
+    static final int MAX_SUM_BITS = 1 << 22;
+
+    private final PlanProblem problem;
+    private final long capacity;
+    private final long deadline;
+    private final long[] lo;
+    private final long[] hi;
+    private final long[] size;
+    private long searchNodes;
+    private int searched;
+    private int largestSearched;
+
+    TightSplit(PlanProblem problem, long capacity, long deadline) {
+        this.problem = problem;
+        this.capacity = capacity;
+        this.deadline = deadline;
+        int n = problem.size();
+        lo = new long[n];
+        hi = new long[n];
+        size = new long[n];
+        for (int i = 0; i < n; i++) {
+            lo[i] = problem.buffers().get(i).lower();
+            hi[i] = problem.buffers().get(i).upper();
+            size[i] = problem.alignedSize(i);
+        }
+    }
+
+    /** Nodes the searches of the pieces that did not come apart took, in all. */
+    long searchNodes() {
+        return searchNodes;
+    }
+
+    /** How many pieces were searched, and the most buffers one of them held. */
+    int searchedPieces() {
+        return searched;
+    }
+
+    int largestSearchedPiece() {
+        return largestSearched;
+    }
+
+    private record Item(int[] members, long height, long base, boolean exact) {}
+
+    /** Packs; on {@link CanonicalSearch.Outcome#FOUND} writes offsets by problem index into {@code out}. */
+    CanonicalSearch.Outcome runInto(long[] out) {
+        int n = problem.size();
+        int[] all = new int[n];
+        int c = 0;
+        for (int i = 0; i < n; i++) {
+            if (size[i] > 0) {
+                all[c++] = i;
+            } else {
+                out[i] = 0;
+            }
+        }
+        List<Item> work = new ArrayList<>();
+        work.add(new Item(Arrays.copyOf(all, c), capacity, 0, true));
+        while (!work.isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                return CanonicalSearch.Outcome.TIMED_OUT;
+            }
+            Item it = work.remove(work.size() - 1);
+            for (int[] piece : timePieces(it.members)) {
+                if (piece.length == 1) {
+                    if (size[piece[0]] != it.height) {
+                        return it.exact ? CanonicalSearch.Outcome.INFEASIBLE : CanonicalSearch.Outcome.TIMED_OUT;
+                    }
+                    out[piece[0]] = it.base;
+                    continue;
+                }
+                List<int[]> bands = bands(piece, it.height);
+                if (bands == null) {
+                    return CanonicalSearch.Outcome.TIMED_OUT;
+                }
+                if (bands.size() > 1) {
+                    long y = it.base;
+                    for (int[] band : bands) {
+                        long h = startLoad(band);
+                        work.add(new Item(band, h, y, false));
+                        y += h;
+                    }
+                    continue;
+                }
+                CanonicalSearch.Outcome o = search(piece, it.height, it.base, out);
+                if (o != CanonicalSearch.Outcome.FOUND) {
+                    return o == CanonicalSearch.Outcome.INFEASIBLE && it.exact ? o : CanonicalSearch.Outcome.TIMED_OUT;
+                }
+            }
+        }
+        return CanonicalSearch.Outcome.FOUND;
+    }
+
+    /** The members split where no member is live across a time: pieces in time order. */
+    private List<int[]> timePieces(int[] members) {
+        Integer[] idx = new Integer[members.length];
+        for (int q = 0; q < members.length; q++) {
+            idx[q] = members[q];
+        }
+        Arrays.sort(idx, (a, b) -> Long.compare(lo[a], lo[b]));
+        List<int[]> pieces = new ArrayList<>();
+        int start = 0;
+        long reach = Long.MIN_VALUE;
+        for (int q = 0; q < idx.length; q++) {
+            if (q > 0 && lo[idx[q]] >= reach) {
+                pieces.add(slice(idx, start, q));
+                start = q;
+            }
+            reach = Math.max(reach, hi[idx[q]]);
+        }
+        pieces.add(slice(idx, start, idx.length));
+        return pieces;
+    }
+
+    private static int[] slice(Integer[] idx, int from, int to) {
+        int[] r = new int[to - from];
+        for (int q = from; q < to; q++) {
+            r[q - from] = idx[q];
+        }
+        return r;
+    }
+
+    /** The live bytes of a band at its first step (all of its members that start first). */
+    private long startLoad(int[] band) {
+        long t0 = Long.MAX_VALUE;
+        for (int i : band) {
+            t0 = Math.min(t0, lo[i]);
+        }
+        long s = 0;
+        for (int i : band) {
+            if (lo[i] == t0) {
+                s += size[i];
+            }
+        }
+        return s;
+    }
+
+    /**
+     * Groups of a piece (no time cut inside, {@code height} bytes live at every step) whose live bytes
+     * stay the same at every step; one group when it does not come apart. Larger bands first.
+     */
+    private List<int[]> bands(int[] piece, long height) {
+        int k = piece.length;
+        long t0 = Long.MAX_VALUE;
+        long t1 = Long.MIN_VALUE;
+        for (int i : piece) {
+            t0 = Math.min(t0, lo[i]);
+            t1 = Math.max(t1, hi[i]);
+        }
+        // events inside the piece: local indices of the members starting and ending there
+        Integer[] byLo = new Integer[k];
+        Integer[] byHi = new Integer[k];
+        for (int q = 0; q < k; q++) {
+            byLo[q] = q;
+            byHi[q] = q;
+        }
+        Arrays.sort(byLo, (a, b) -> Long.compare(lo[piece[a]], lo[piece[b]]));
+        Arrays.sort(byHi, (a, b) -> Long.compare(hi[piece[a]], hi[piece[b]]));
+        int[] parent = new int[k];
+        for (int q = 0; q < k; q++) {
+            parent[q] = q;
+        }
+        List<int[][]> reducible = new ArrayList<>();
+        int a = 0;
+        int b = 0;
+        while (a < k || b < k) {
+            long t = Math.min(a < k ? lo[piece[byLo[a]]] : Long.MAX_VALUE, b < k ? hi[piece[byHi[b]]] : Long.MAX_VALUE);
+            int a0 = a;
+            int b0 = b;
+            while (a < k && lo[piece[byLo[a]]] == t) {
+                a++;
+            }
+            while (b < k && hi[piece[byHi[b]]] == t) {
+                b++;
+            }
+            if (t == t0 || t == t1) {
+                continue;
+            }
+            int[] starters = new int[a - a0];
+            int[] enders = new int[b - b0];
+            for (int q = a0; q < a; q++) {
+                starters[q - a0] = byLo[q];
+            }
+            for (int q = b0; q < b; q++) {
+                enders[q - b0] = byHi[q];
+            }
+            if (starters.length == 0 || enders.length == 0) {
+                return List.of(piece); // not tight inside: leave it to the search
+            }
+            if (commonPart(piece, enders, starters)) {
+                reducible.add(new int[][] {enders, starters});
+            } else {
+                int r = enders[0];
+                for (int q : enders) {
+                    union(parent, r, q);
+                }
+                for (int q : starters) {
+                    union(parent, r, q);
+                }
+            }
+        }
+        // at events with a common part: first every join that is forced (the groups out of balance there
+        // have no part in balance, so they are one region's), to a fixpoint; then one guess (at the event
+        // with the fewest groups out of balance, its smallest part in balance), and again
+        long[] seen = new long[reducible.size()];
+        while (true) {
+            if (System.nanoTime() > deadline) {
+                return null;
+            }
+            boolean changed = true;
+            int guessAt = -1;
+            int guessWidth = Integer.MAX_VALUE;
+            int[] guess = null;
+            List<Integer> guessRoots = null;
+            while (changed) {
+                changed = false;
+                guessAt = -1;
+                guessWidth = Integer.MAX_VALUE;
+                for (int x = 0; x < reducible.size(); x++) {
+                    int[][] ev = reducible.get(x);
+                    java.util.TreeMap<Integer, Long> net = new java.util.TreeMap<>();
+                    for (int q : ev[1]) {
+                        net.merge(find(parent, q), size[piece[q]], Long::sum);
+                    }
+                    for (int q : ev[0]) {
+                        net.merge(find(parent, q), -size[piece[q]], Long::sum);
+                    }
+                    List<Integer> roots = new ArrayList<>();
+                    List<Long> nets = new ArrayList<>();
+                    long sig = 17;
+                    for (var en : net.entrySet()) {
+                        if (en.getValue() != 0) {
+                            roots.add(en.getKey());
+                            nets.add(en.getValue());
+                            sig = sig * 1_000_003L + en.getKey() * 31L + en.getValue();
+                        }
+                    }
+                    if (roots.isEmpty()) {
+                        continue;
+                    }
+                    long[] v = nets.stream().mapToLong(Long::longValue).toArray();
+                    int[] sub = null;
+                    if (seen[x] != sig) {
+                        int[] all = new int[v.length];
+                        for (int q = 0; q < all.length; q++) {
+                            all[q] = q;
+                        }
+                        sub = smallestBalanced(v, all);
+                        if (sub == null) {
+                            for (int q = 1; q < roots.size(); q++) {
+                                union(parent, roots.get(0), roots.get(q));
+                            }
+                            changed = true;
+                            continue;
+                        }
+                        seen[x] = sig;
+                    }
+                    if (roots.size() < guessWidth) {
+                        guessWidth = roots.size();
+                        guessAt = x;
+                        guess = sub;
+                        guessRoots = roots;
+                    }
+                }
+            }
+            if (guessAt < 0) {
+                break;
+            }
+            if (guess == null) {
+                int[] all = new int[guessRoots.size()];
+                long[] v = new long[all.length];
+                int[][] ev = reducible.get(guessAt);
+                java.util.HashMap<Integer, Long> net = new java.util.HashMap<>();
+                for (int q : ev[1]) {
+                    net.merge(find(parent, q), size[piece[q]], Long::sum);
+                }
+                for (int q : ev[0]) {
+                    net.merge(find(parent, q), -size[piece[q]], Long::sum);
+                }
+                for (int q = 0; q < all.length; q++) {
+                    all[q] = q;
+                    v[q] = net.get(guessRoots.get(q));
+                }
+                guess = smallestBalanced(v, all);
+            }
+            for (int q = 1; q < guess.length; q++) {
+                union(parent, guessRoots.get(guess[0]), guessRoots.get(guess[q]));
+            }
+            seen[guessAt] = 0;
+        }
+        java.util.LinkedHashMap<Integer, List<Integer>> groups = new java.util.LinkedHashMap<>();
+        for (int q = 0; q < k; q++) {
+            groups.computeIfAbsent(find(parent, q), x -> new ArrayList<>()).add(piece[q]);
+        }
+        if (groups.size() == 1) {
+            return List.of(piece);
+        }
+        List<int[]> out = new ArrayList<>();
+        for (List<Integer> g : groups.values()) {
+            out.add(g.stream().mapToInt(Integer::intValue).toArray());
+        }
+        out.sort((x, y) -> Long.compare(startLoad(y), startLoad(x)));
+        return out;
+    }
+
+    /**
+     * A proper subset of {@code part} (indices into {@code v}) whose values sum to zero, or null: two
+     * values that cancel first, then three, then the smallest common sum (few pieces that cancel are
+     * the likeliest to be one region's; a chance match among many small pieces the least).
+     */
+    private static int[] smallestBalanced(long[] v, int[] part) {
+        if (part.length < 4) {
+            return null; // a proper part and its rest each need a positive and a negative value
+        }
+        java.util.HashMap<Long, Integer> byValue = new java.util.HashMap<>();
+        for (int x : part) {
+            byValue.putIfAbsent(v[x], x);
+        }
+        for (int x : part) {
+            Integer y = byValue.get(-v[x]);
+            if (v[x] > 0 && y != null) {
+                return new int[] {x, y};
+            }
+        }
+        if (part.length >= 5 && part.length <= 400) {
+            for (int i = 0; i < part.length; i++) {
+                for (int j = i + 1; j < part.length; j++) {
+                    int x = part[i];
+                    int y = part[j];
+                    if ((v[x] > 0) == (v[y] > 0)) {
+                        Integer z = byValue.get(-(v[x] + v[y]));
+                        if (z != null) {
+                            return new int[] {x, y, z};
+                        }
+                    }
+                }
+            }
+        }
+        return smallestCommonSum(v, part);
+    }
+
+    /** A proper subset of {@code part} whose values sum to zero at the smallest common sum of positives and negated negatives, or null. */
+    private static int[] smallestCommonSum(long[] v, int[] part) {
+        long g = 0;
+        long total = 0;
+        int pos = 0;
+        int neg = 0;
+        for (int x : part) {
+            g = gcd(g, Math.abs(v[x]));
+            if (v[x] > 0) {
+                total += v[x];
+                pos++;
+            } else {
+                neg++;
+            }
+        }
+        if (pos < 2 && neg < 2 || g == 0 || total / g + 1 > MAX_SUM_BITS) {
+            return null;
+        }
+        int w = (int) (total / g);
+        int[] fromPos = reach(v, part, g, w, true);
+        int[] fromNeg = reach(v, part, g, w, false);
+        for (int s = 1; s < w; s++) {
+            if (fromPos[s] >= 0 && fromNeg[s] >= 0) {
+                List<Integer> pick = new ArrayList<>();
+                rebuild(v, g, fromPos, s, pick);
+                rebuild(v, g, fromNeg, s, pick);
+                return pick.stream().mapToInt(Integer::intValue).toArray();
+            }
+        }
+        return null;
+    }
+
+    /** For each sum (in units of {@code g}) of some positive (or negated negative) values: the item that first reached it, -1 if none; 0 reached by none (marked -2). */
+    private static int[] reach(long[] v, int[] part, long g, int w, boolean positive) {
+        int[] from = new int[w + 1];
+        Arrays.fill(from, -1);
+        from[0] = -2;
+        for (int x : part) {
+            if ((v[x] > 0) != positive) {
+                continue;
+            }
+            int s = (int) (Math.abs(v[x]) / g);
+            for (int t = w; t >= s; t--) {
+                if (from[t] == -1 && from[t - s] != -1) {
+                    from[t] = x;
+                }
+            }
+        }
+        return from;
+    }
+
+    private static void rebuild(long[] v, long g, int[] from, int s, List<Integer> pick) {
+        while (s > 0) {
+            int x = from[s];
+            pick.add(x);
+            s -= (int) (Math.abs(v[x]) / g);
+        }
+    }
+
+    /** Whether some proper, non-empty part of the enders frees exactly what some proper part of the starters takes. */
+    private boolean commonPart(int[] piece, int[] enders, int[] starters) {
+        if (enders.length == 1 || starters.length == 1) {
+            return false; // a single buffer on one side: only 0 and the whole
+        }
+        long g = 0;
+        long total = 0;
+        for (int q : enders) {
+            g = gcd(g, size[piece[q]]);
+            total += size[piece[q]];
+        }
+        for (int q : starters) {
+            g = gcd(g, size[piece[q]]);
+        }
+        long width = total / g + 1;
+        if (width > MAX_SUM_BITS) {
+            return true; // too wide to tell: do not join on it
+        }
+        long[] e = sums(piece, enders, g, (int) width);
+        long[] s = sums(piece, starters, g, (int) width);
+        int w = (int) (total / g);
+        for (int x = 0; x < e.length; x++) {
+            long both = e[x] & s[x];
+            if (x == 0) {
+                both &= ~1L;
+            }
+            if (x == (w >> 6)) {
+                both &= ~(1L << (w & 63));
+            }
+            if (both != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private long[] sums(int[] piece, int[] side, long g, int width) {
+        long[] bits = new long[(width >> 6) + 1];
+        bits[0] = 1;
+        for (int q : side) {
+            int s = (int) (size[piece[q]] / g);
+            int ws = s >> 6;
+            int bs = s & 63;
+            for (int w = bits.length - 1; w >= ws; w--) {
+                long v = bits[w - ws] << bs;
+                if (bs != 0 && w - ws - 1 >= 0) {
+                    v |= bits[w - ws - 1] >>> (64 - bs);
+                }
+                bits[w] |= v;
+            }
+        }
+        return bits;
+    }
+
+    /** The corner search on one piece that did not come apart, within {@code height}, offsets from {@code base}. */
+    private CanonicalSearch.Outcome search(int[] piece, long height, long base, long[] out) {
+        List<PlanBuffer> bs = new ArrayList<>(piece.length);
+        for (int i : piece) {
+            bs.add(new PlanBuffer(problem.buffers().get(i).id(), lo[i], hi[i], size[i]));
+        }
+        PlanProblem sub = new PlanProblem(bs, 1);
+        long[] found = new long[piece.length];
+        searched++;
+        largestSearched = Math.max(largestSearched, piece.length);
+        PerfectPacking pp = new PerfectPacking(sub, height, deadline);
+        CanonicalSearch.Outcome o = pp.runInto(found);
+        searchNodes += pp.nodes();
+        if (o == CanonicalSearch.Outcome.FOUND) {
+            for (int q = 0; q < piece.length; q++) {
+                out[piece[q]] = base + found[q];
+            }
+        }
+        return o;
+    }
+
+    private static int find(int[] parent, int x) {
+        while (parent[x] != x) {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        return x;
+    }
+
+    private static void union(int[] parent, int x, int y) {
+        int a = find(parent, x);
+        int b = find(parent, y);
+        if (a != b) {
+            parent[a] = b;
+        }
+    }
+
+    private static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+}
