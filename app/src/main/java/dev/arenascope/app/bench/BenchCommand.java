@@ -28,6 +28,7 @@ public final class BenchCommand implements Command {
             new UiBenchSuite(),
             new StripesBench(),
             new SiteViewBench(),
+            new AllocatorStateBench(),
             new PlanBench(),
             new ReportBench(),
             new SitesBench(),

@@ -98,6 +98,47 @@ class AllocatorStateTest extends WindowTestBase {
     }
 
     @Test
+    void aPendingFreeIsDrawnApartCountedAndNamedOnHover() {
+        // fixtures/torch/README.md: magma27's largest pending free, 100,663,296 B, 1,492 us after the first entry
+        Path f = Fixtures.torch("cs336-a2-magma27.pickle");
+        fxRun(() -> window.open(f));
+        waitFor(60, "the snapshot", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().eventCountProperty().get() > 0);
+        MemoryInfo cuda = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED)
+                .findFirst().orElseThrow());
+        long at = 1_492_000;
+        fxRun(() -> {
+            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow());
+            window.slots().addressModeButton().setSelected(true);
+            window.slots().memorySelector().setValue(cuda);
+            window.model().cursorProperty().set(at);
+        });
+        waitFor(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
+        AddressMap.Snapshot s = fx(this::shown);
+        assertEquals(1, s.pendingCount());
+        assertEquals(100_663_296L, s.pendingBytes());
+        waitFor(10, "the caption counts it", () -> window.slots().infoLabel().getText().contains("1 pending free (96.0 MiB)"));
+        // hover finds the pending block and says when its free was requested
+        Bounds b = fx(() -> window.slots().canvas().getBoundsInLocal());
+        String card = "";
+        for (int y = 12; y < b.getHeight() - 30 && !card.startsWith("pending free"); y += 6) {
+            for (int x = 106; x < b.getWidth() - 14 && !card.startsWith("pending free"); x += 3) {
+                int cx = x;
+                int cy = y;
+                card = fx(() -> window.slots().hoverAt(cx, cy));
+            }
+        }
+        assertTrue(card.startsWith("pending free") && card.contains("free requested at " + dev.arenascope.app.ui.model.TimeRange.formatTime(at)), card);
+        // one step on: its free completes, nothing is pending, the bytes leave
+        long inUse = s.blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
+        key(KeyCode.RIGHT);
+        waitFor(20, "the free completed", () -> shown() != null && shown().end() > s.end() && shown().pendingCount() == 0);
+        assertEquals(inUse - 100_663_296L, (long) fx(() -> shown().blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED)
+                .mapToLong(AddressMap.Block::bytes).sum()));
+        assertTrue(fx(() -> shown().lastText()).startsWith("free 96.0 MiB"), fx(() -> shown().lastText()));
+    }
+
+    @Test
     void poolBlocksShowTheirRoundingWaste(@TempDir Path dir) throws Exception {
         Path f = Recordings.record("particles", Map.of("steps", "120"), dir.resolve("particles.astrace"));
         fxRun(() -> window.open(f));

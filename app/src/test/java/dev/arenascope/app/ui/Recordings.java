@@ -12,10 +12,10 @@ import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.Workloads;
 
 /** Records a sample workload on the virtual device into a trace file, as {@code arenascope record} does. */
-final class Recordings {
+public final class Recordings {
     private Recordings() {}
 
-    static Path record(String workload, Map<String, String> options, Path file) throws Exception {
+    public static Path record(String workload, Map<String, String> options, Path file) throws Exception {
         Workload w = Workloads.find(workload);
         EventSink out = TraceFormats.output(file).open(file);
         try (Session session = new Session(workload); VirtualDevice device = new VirtualDevice(4L << 30)) {

@@ -166,7 +166,25 @@ class Screenshots extends WindowTestBase {
         fxRun(() -> window.applyTheme(false));
     }
 
-    /** The allocator's state at an instant: a PyTorch snapshot's segments and blocks in the address map, both themes. */
+    /**
+     * The instant, in the middle half of the trace, just after the largest free of {@code memory} that
+     * was requested and completed later (its block drawn pending), or the middle when there is none.
+     */
+    private static long pendingInstant(dev.arenascope.core.trace.TraceView t, int memory) {
+        long best = t.endNs() / 2;
+        long bestBytes = 0;
+        for (long i = t.firstIndexAtOrAfter(t.endNs() / 4), stop = t.firstIndexAtOrAfter(3 * t.endNs() / 4); i + 1 < stop; i++) {
+            var e = t.event(i);
+            if (e.memory() == memory && e.kind() == dev.arenascope.core.trace.EventKind.FREE_REQUESTED && t.event(i + 1).timeNs() > e.timeNs()
+                    && e.b() > bestBytes) {
+                best = e.timeNs();
+                bestBytes = e.b();
+            }
+        }
+        return best;
+    }
+
+    /** The allocator's state at an instant: a PyTorch snapshot's segments and blocks in the address map, a pending free, both themes. */
     @Test
     void allocatorState() throws Exception {
         Path dir = out();
@@ -182,12 +200,11 @@ class Screenshots extends WindowTestBase {
                     .findFirst().orElseThrow());
             window.slots().addressModeButton().setSelected(true);
             window.slots().memorySelector().setValue(cuda);
-            window.model().cursorProperty().set(window.model().trace().endNs() / 2);
+            window.model().cursorProperty().set(pendingInstant(window.model().trace(), cuda.id()));
         });
-        waitFor(20, "the map", () -> window.slots().addressMapShown() != null);
-        // one step on with the arrow key, so the caption names an event and its block is outlined
-        fxRun(() -> window.slots().step(1));
-        waitFor(20, "a step", () -> window.slots().addressMapShown() != null && window.slots().addressMapShown().lastEvent() >= 0
+        // the cursor just after a free was requested and before it completed: the caption names that
+        // event, its block is outlined and drawn as a pending free
+        waitFor(20, "the map", () -> window.slots().addressMapShown() != null && window.slots().addressMapShown().lastEvent() >= 0
                 && window.slots().infoLabel().getText().contains("after event"));
         for (boolean dark : new boolean[] {false, true}) {
             fxRun(() -> window.applyTheme(dark));

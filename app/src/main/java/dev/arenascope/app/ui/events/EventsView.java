@@ -366,13 +366,16 @@ public final class EventsView extends BorderPane {
     }
 
     /**
-     * Lists the picked allocation's own rows: its allocation and what freed it (the timeline's click on a
-     * stripe), the allocation row selected. Clearing the pick lists the range again.
+     * Lists the picked allocation's own rows: its allocation, the request of its free when the trace has
+     * one (a PyTorch pending free) and what freed it (the timeline's click on a stripe), the allocation
+     * row selected. Clearing the pick lists the range again.
      */
     private void showAllocation(TraceView t, dev.arenascope.app.ui.model.AllocationSelection picked) {
         ++reloadSerial;
-        long[] idx = picked.freeEvent() >= 0 && picked.freeEvent() < t.eventCount()
-                ? new long[] {picked.allocEvent(), picked.freeEvent()} : new long[] {picked.allocEvent()};
+        boolean freed = picked.freeEvent() >= 0 && picked.freeEvent() < t.eventCount();
+        long request = freed ? dev.arenascope.app.ui.model.FreeRequests.requestOf(t, picked.allocEvent(), picked.freeEvent()) : -1;
+        long[] idx = !freed ? new long[] {picked.allocEvent()} : request >= 0
+                ? new long[] {picked.allocEvent(), request, picked.freeEvent()} : new long[] {picked.allocEvent(), picked.freeEvent()};
         EventIndexList list = EventIndexList.of(t, idx, idx.length);
         listedOrder = requestedOrder();
         showRows(list);
@@ -382,7 +385,8 @@ public final class EventsView extends BorderPane {
         shownRange.set(new TimeRange(picked.startNs(), picked.freeEvent() >= 0 ? Math.max(picked.endNs() + 1, picked.startNs() + 1)
                 : Math.max(t.endNs() + 1, picked.startNs() + 1)));
         summary.setText("allocation of " + Bytes.format(picked.bytes()) + " at " + picked.site().label()
-                + (idx.length == 2 ? ": its allocation and free" : ": its allocation (never freed)")
+                + (idx.length == 3 ? ": its allocation, the request of its free and its free"
+                        : idx.length == 2 ? ": its allocation and free" : ": its allocation (never freed)")
                 + " — click off the stripes to list the range again");
         status.set(summary.getText());
     }

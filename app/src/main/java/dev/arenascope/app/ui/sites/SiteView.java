@@ -57,7 +57,7 @@ import dev.arenascope.core.trace.TraceView;
  */
 public final class SiteView extends BorderPane {
     private final SessionModel model;
-    private final SiteAnswers answers = new SiteAnswers();
+    private final SiteAnswers answers;
     private final ComboBox<MemoryInfo> memory = new ComboBox<>();
     private final ComboBox<SiteRequest.Question> question = new ComboBox<>(FXCollections.observableArrayList(SiteRequest.Question.values()));
     private final ComboBox<SiteRequest.Shape> shape = new ComboBox<>(FXCollections.observableArrayList(SiteRequest.Shape.values()));
@@ -87,6 +87,7 @@ public final class SiteView extends BorderPane {
 
     public SiteView(SessionModel model) {
         this.model = model;
+        this.answers = new SiteAnswers(model.sites());
         createView();
         initListeners();
     }
@@ -149,7 +150,6 @@ public final class SiteView extends BorderPane {
         debounce.setOnFinished(e -> ask());
         liveThrottle.setOnFinished(e -> request());
         model.traceProperty().addListener((o, a, b) -> {
-            answers.clear();
             wanted = null;
             fillMemories(b, true);
             request();
@@ -313,7 +313,7 @@ public final class SiteView extends BorderPane {
         if (t == null || m == null) {
             return false;
         }
-        return internal.isSelected() ? answers.ready(t, m.id(), true) : model.sites().peek(m.id()) != null;
+        return internal.isSelected() ? model.sites().ready(t, m.id(), true) : model.sites().peek(m.id()) != null;
     }
 
     /** Asks again soon (coalescing bursts of changes); only while the view is shown. */

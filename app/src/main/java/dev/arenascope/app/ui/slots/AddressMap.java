@@ -3,26 +3,30 @@ package dev.arenascope.app.ui.slots;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 import dev.arenascope.core.trace.Event;
-import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
 
 /**
  * What holds each byte range of one memory at one instant, rebuilt by replaying its events up to
- * then: live allocations (arena ends, pool buffers, imported blocks), blocks a pool holds for reuse,
- * and the gaps between. Offsets are relative to the memory's base for arenas and absolute addresses
- * for pools and imports. The instant is an event: the map after the events before index {@code end}
- * ({@link #afterEvents}), so that a view can step through a memory's events one by one; {@link #at}
- * takes a time (every event at or before it).
+ * then: live allocations (arena ends, pool buffers, imported blocks), blocks whose free was requested
+ * but has not completed (PyTorch's pending frees), blocks a pool holds for reuse, and the gaps between.
+ * Offsets are relative to the memory's base for arenas and absolute addresses for pools and imports.
+ * The instant is an event: the map after the events before index {@code end} ({@link #afterEvents}),
+ * so that a view can step through a memory's events one by one; {@link #at} takes a time (every event
+ * at or before it). These replay from the start; a view that steps keeps an {@link AddressMapReplay},
+ * whose moves cost what they move.
  */
 public final class AddressMap {
     /** What a block is. */
-    public enum State { FORWARD, BACKWARD, IN_USE, HELD, RESERVED }
+    public enum State {
+        FORWARD, BACKWARD, IN_USE,
+        /** Still in use, its free requested and not yet completed (a {@code FREE_REQUESTED} before its {@code FREE}). */
+        PENDING_FREE,
+        HELD, RESERVED
+    }
 
     /**
      * A held byte range.
@@ -34,11 +38,21 @@ public final class AddressMap {
      * @param sinceNs when it became so
      * @param requested bytes asked for (a pool request's size before its bin rounded it up); {@code bytes}
      *                  where nothing was rounded or the trace does not say
+     * @param freeRequestedNs when its free was requested ({@link State#PENDING_FREE}), else -1
      */
-    public record Block(long start, long bytes, State state, String label, long sinceNs, long requested) {
+    public record Block(long start, long bytes, State state, String label, long sinceNs, long requested, long freeRequestedNs) {
+
+        public Block(long start, long bytes, State state, String label, long sinceNs, long requested) {
+            this(start, bytes, state, label, sinceNs, requested, -1);
+        }
 
         public Block(long start, long bytes, State state, String label, long sinceNs) {
-            this(start, bytes, state, label, sinceNs, bytes);
+            this(start, bytes, state, label, sinceNs, bytes, -1);
+        }
+
+        /** This block, its free requested at {@code atNs} (still in use until the free completes). */
+        public Block pendingFree(long atNs) {
+            return new Block(start, bytes, State.PENDING_FREE, label, sinceNs, requested, atNs);
         }
 
         public long end() {
@@ -76,6 +90,16 @@ public final class AddressMap {
             return w;
         }
 
+        /** Blocks whose free was requested and has not completed. */
+        public long pendingCount() {
+            return blocks.stream().filter(b -> b.state() == State.PENDING_FREE).count();
+        }
+
+        /** Their bytes. */
+        public long pendingBytes() {
+            return blocks.stream().filter(b -> b.state() == State.PENDING_FREE).mapToLong(Block::bytes).sum();
+        }
+
         public Block at(long address) {
             for (Block b : blocks) {
                 if (address >= b.start() && address < b.end()) {
@@ -89,7 +113,7 @@ public final class AddressMap {
     private AddressMap() {}
 
     /**
-     * Replays {@code memory}'s events up to {@code atNs}.
+     * Replays {@code memory}'s events up to {@code atNs}, from the start.
      *
      * @param cancel polled every few thousand events; return true to stop (throws {@link java.util.concurrent.CancellationException})
      */
@@ -98,77 +122,37 @@ public final class AddressMap {
     }
 
     /**
-     * Replays {@code memory}'s events before index {@code end}.
+     * Replays {@code memory}'s events before index {@code end}, from the start (O(end)).
      *
      * @param atNs   the instant to report (the cursor's), or -1 for the effective time of the last event before {@code end}
      * @param cancel polled every few thousand events; return true to stop (throws {@link java.util.concurrent.CancellationException})
      */
     public static Snapshot afterEvents(TraceView t, MemoryInfo memory, long end, long atNs, java.util.function.BooleanSupplier cancel) {
-        TreeMap<Long, Block> live = new TreeMap<>();
-        TreeMap<Long, Block> reserved = new TreeMap<>();
-        end = Math.max(0, Math.min(end, t.eventCount()));
-        int id = memory.id();
-        long lastEvent = -1;
-        long eff = Long.MIN_VALUE; // the effective time: the latest seen so far (TraceView's rule)
-        Event last = null;
-        Block lastBlock = null;
-        for (long i = 0; i < end; i++) {
-            if ((i & 0xfff) == 0 && cancel.getAsBoolean()) {
-                throw new java.util.concurrent.CancellationException();
-            }
-            Event e = t.event(i);
-            eff = Math.max(eff, e.timeNs());
-            if (e.memory() != id) {
-                continue;
-            }
-            lastEvent = i;
-            last = e;
-            Block before = live.get(e.a());
-            switch (e.kind()) {
-                case ALLOC -> {
-                    State s = memory.kind() == MemoryKind.ARENA ? (e.has(Event.FLAG_BACKWARD) ? State.BACKWARD : State.FORWARD) : State.IN_USE;
-                    String label = e.ref() >= 0 && t.string(e.ref()) != null ? t.string(e.ref()) : "";
-                    live.put(e.a(), new Block(e.a(), e.b(), s, label, e.timeNs()));
-                }
-                case FREE -> live.remove(e.a());
-                case POOL_REQUEST -> live.put(e.a(), new Block(e.a(), e.b(), State.IN_USE, "bin " + e.ref(), e.timeNs(),
-                        e.c() > 0 && e.c() <= e.b() ? e.c() : e.b()));
-                case POOL_HOLD -> live.put(e.a(), new Block(e.a(), e.b(), State.HELD, "bin " + e.ref(), e.timeNs()));
-                case POOL_RELEASE -> live.remove(e.a());
-                case RESERVE -> reserved.put(e.a(), new Block(e.a(), e.b(), State.RESERVED, "segment", e.timeNs()));
-                case UNRESERVE -> reserved.remove(e.a());
-                case POINTER_RESTORE -> {
-                    boolean bwd = e.has(Event.FLAG_BACKWARD);
-                    Iterator<Map.Entry<Long, Block>> it = live.entrySet().iterator();
-                    while (it.hasNext()) {
-                        Block b = it.next().getValue();
-                        if (bwd ? b.state() == State.BACKWARD && b.start() < e.a() : b.state() == State.FORWARD && b.start() >= e.a()) {
-                            it.remove();
-                        }
-                    }
-                }
-                case RESET, MEMORY_CLOSED -> live.clear();
-                case PLAN_BIND, TENSOR_LIVE -> {
-                    String label = e.ref() >= 0 && t.string(e.ref()) != null ? t.string(e.ref()) : "";
-                    live.put(e.a(), new Block(e.a(), e.b(), State.IN_USE, label, e.timeNs()));
-                }
-                case TENSOR_DEAD -> live.remove(e.a());
-                default -> {
-                }
-            }
-            Block after = live.get(e.a());
-            lastBlock = after != null ? after : before != null ? before : reserved.get(e.a());
-        }
-        String lastText = last == null ? "" : describe(t, last);
+        return new AddressMapReplay(t, memory).moveTo(end, atNs, cancel);
+    }
+
+    /** The snapshot of a replay's state: O(blocks + segments). */
+    static Snapshot snapshot(TraceView t, MemoryInfo memory, AddressMapReplay.State st, long atNs) {
+        long end = st.end;
+        String lastText = st.last == null ? "" : describe(t, st.last);
         if (atNs < 0) {
-            atNs = end == 0 || eff == Long.MIN_VALUE ? t.startNs() : eff;
+            atNs = end == 0 || st.eff == Long.MIN_VALUE ? t.startNs() : st.eff;
         }
-        if (last != null && last.kind() == EventKind.UNRESERVE) {
-            lastBlock = new Block(last.a(), last.b(), State.RESERVED, "segment", last.timeNs());
+        // both maps are in address order: merge them
+        List<Block> blocks = new ArrayList<>(st.reserved.size() + st.live.size());
+        Iterator<Block> ri = st.reserved.values().iterator();
+        Iterator<Block> li = st.live.values().iterator();
+        Block r = ri.hasNext() ? ri.next() : null;
+        Block l = li.hasNext() ? li.next() : null;
+        while (r != null || l != null) {
+            if (l == null || r != null && r.start() <= l.start()) {
+                blocks.add(r);
+                r = ri.hasNext() ? ri.next() : null;
+            } else {
+                blocks.add(l);
+                l = li.hasNext() ? li.next() : null;
+            }
         }
-        List<Block> blocks = new ArrayList<>(reserved.values());
-        blocks.addAll(live.values());
-        blocks.sort((x, y) -> Long.compare(x.start(), y.start()));
         long base;
         long extent;
         boolean offsets = memory.kind() == MemoryKind.ARENA || memory.kind().name().startsWith("PLAN");
@@ -179,20 +163,28 @@ public final class AddressMap {
             base = 0;
             extent = Math.max(1, memory.capacity());
         } else {
-            base = blocks.stream().mapToLong(Block::start).min().orElse(0);
-            long hi = blocks.stream().mapToLong(Block::end).max().orElse(base + 1);
+            base = blocks.getFirst().start();
+            long hi = base + 1;
+            for (Block b : blocks) {
+                hi = Math.max(hi, b.end());
+            }
             extent = Math.max(1, hi - base);
         }
-        if (!reserved.isEmpty()) {
+        Block[] inUse = st.live.values().toArray(Block[]::new);
+        if (!st.reserved.isEmpty()) {
             // a caching allocator's memory is its segments: what lies between them is not this memory at
-            // all, so free bytes are the segments' bytes no live block covers
+            // all, so free bytes are the segments' bytes no live block covers (one merge of both in address order)
             long free = 0;
             long largest = 0;
-            List<Block> inUse = live.values().stream().sorted((x, y) -> Long.compare(x.start(), y.start())).toList();
-            for (Block seg : reserved.values()) {
+            int j = 0;
+            for (Block seg : st.reserved.values()) {
+                while (j < inUse.length && inUse[j].end() <= seg.start()) {
+                    j++;
+                }
                 long cur = seg.start();
-                for (Block b : inUse) {
-                    if (b.end() <= cur || b.start() >= seg.end()) {
+                for (int k = j; k < inUse.length && inUse[k].start() < seg.end(); k++) {
+                    Block b = inUse[k];
+                    if (b.end() <= cur) {
                         continue;
                     }
                     if (b.start() > cur) {
@@ -206,12 +198,12 @@ public final class AddressMap {
                     largest = Math.max(largest, seg.end() - cur);
                 }
             }
-            return new Snapshot(memory, atNs, List.copyOf(blocks), base, extent, free, largest, end, lastEvent, lastText, lastBlock);
+            return new Snapshot(memory, atNs, List.copyOf(blocks), base, extent, free, largest, end, st.lastEvent, lastText, st.lastBlock);
         }
         long covered = 0;
         long largestGap = 0;
         long cursor = base;
-        for (Block b : live.values().stream().sorted((x, y) -> Long.compare(x.start(), y.start())).toList()) {
+        for (Block b : inUse) {
             if (b.start() > cursor) {
                 largestGap = Math.max(largestGap, b.start() - cursor);
             }
@@ -224,15 +216,15 @@ public final class AddressMap {
         if (base + extent > cursor) {
             largestGap = Math.max(largestGap, base + extent - cursor);
         }
-        return new Snapshot(memory, atNs, List.copyOf(blocks), base, extent, Math.max(0, extent - covered), largestGap, end, lastEvent,
-                lastText, lastBlock);
+        return new Snapshot(memory, atNs, List.copyOf(blocks), base, extent, Math.max(0, extent - covered), largestGap, end, st.lastEvent,
+                lastText, st.lastBlock);
     }
 
     /** An event in words for the map's caption: {@code alloc 313 MiB at 0x7f3a00000000}. */
     static String describe(TraceView t, Event e) {
         String kind = e.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
         return switch (e.kind()) {
-            case ALLOC, FREE, POOL_REQUEST, POOL_HOLD, POOL_RELEASE, RESERVE, UNRESERVE, TENSOR_LIVE, TENSOR_DEAD, PLAN_BIND ->
+            case ALLOC, FREE, FREE_REQUESTED, POOL_REQUEST, POOL_HOLD, POOL_RELEASE, RESERVE, UNRESERVE, TENSOR_LIVE, TENSOR_DEAD, PLAN_BIND ->
                     kind + " " + dev.arenascope.core.device.Bytes.format(Math.abs(e.b())) + String.format(java.util.Locale.ROOT, " at 0x%x", e.a());
             case POINTER_RESTORE -> kind + String.format(java.util.Locale.ROOT, " to %,d", e.a());
             default -> kind;

@@ -20,8 +20,8 @@ import dev.arenascope.core.device.Bytes;
  * PyTorch caching allocator, a pool's device blocks) is drawn as its segments only, one after another
  * in address order with a dark edge and the address where each begins: the address space between
  * segments is not this memory and takes no room, so what is drawn free is free inside segments. Blocks
- * in use, blocks a pool holds for reuse, rounding waste (what a block holds beyond the bytes asked
- * for) and free space each have their colour; the block the last event made or freed is outlined.
+ * in use, pending frees (in use, their free requested and not yet completed), blocks a pool holds for
+ * reuse, rounding waste (what a block holds beyond the bytes asked for) and free space each have their colour; the block the last event made or freed is outlined.
  * FX thread.
  */
 final class AddressMapPainter {
@@ -105,11 +105,14 @@ final class AddressMapPainter {
             g.fillText(Bytes.format((long) (r * bytesPerRow)), l.x0() - 4, y + l.rowH() / 2 - 2);
         }
         Color waste = dark ? Color.web("#d9822b") : Color.web("#e8913a");
+        Color pending = pendingColor(dark);
+        boolean anyPending = false;
         for (AddressMap.Block b : s.blocks()) {
             boolean seg = b.state() == AddressMap.State.RESERVED;
             Color c = switch (b.state()) {
                 case FORWARD, IN_USE -> p.forward();
                 case BACKWARD -> p.backward();
+                case PENDING_FREE -> pending;
                 case HELD -> Palette.roleColor(2, dark);
                 case RESERVED -> free;
             };
@@ -117,6 +120,7 @@ final class AddressMapPainter {
             if (from < 0) {
                 continue;
             }
+            anyPending |= b.state() == AddressMap.State.PENDING_FREE;
             fill(g, l, from, from + b.bytes(), c, seg, p);
             if (!seg && b.requested() < b.bytes()) {
                 fill(g, l, from + b.requested(), from + b.bytes(), waste, false, p);
@@ -155,6 +159,10 @@ final class AddressMapPainter {
         g.setTextBaseline(VPos.CENTER);
         List<String> names = new ArrayList<>(List.of("in use / forward", "backward", "held for reuse", "rounding waste"));
         List<Color> colors = new ArrayList<>(List.of(p.forward(), p.backward(), Palette.roleColor(2, dark), waste));
+        if (segmented || anyPending) {
+            names.add(1, "pending free");
+            colors.add(1, pending);
+        }
         if (segmented) {
             names.add("free in a segment");
             colors.add(free);
@@ -177,6 +185,11 @@ final class AddressMapPainter {
         if (segmented) {
             g.fillText("segments only, in address order: the address space between them is not this memory", lx + 6, ly);
         }
+    }
+
+    /** A pending free's colour: in use still, but on its way out (magenta, apart from in use, held, waste and the last event's red). */
+    static Color pendingColor(boolean dark) {
+        return dark ? Color.web("#e879f9") : Color.web("#c026d3");
     }
 
     private static void fill(GraphicsContext g, Layout l, long from, long to, Color c, boolean full, Palette p) {
@@ -256,7 +269,12 @@ final class AddressMapPainter {
             sb.append(String.format(Locale.ROOT, "%n%s asked for, %s lost to rounding", Bytes.format(best.requested()),
                     Bytes.format(best.bytes() - best.requested())));
         }
-        sb.append("\nsince ").append(TimeRange.formatTime(best.sinceNs())).append(seg);
+        sb.append("\nsince ").append(TimeRange.formatTime(best.sinceNs()));
+        if (best.state() == AddressMap.State.PENDING_FREE) {
+            sb.append("\nfree requested at ").append(TimeRange.formatTime(best.freeRequestedNs()))
+                    .append(": in use until the free completes (its stream's work is done)");
+        }
+        sb.append(seg);
         return sb.toString();
     }
 }

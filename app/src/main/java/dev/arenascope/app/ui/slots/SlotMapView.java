@@ -76,6 +76,8 @@ public final class SlotMapView extends BorderPane {
     private final Map<String, SlotArena> replanned = new HashMap<>();
     private final List<Placed> placed = new ArrayList<>();
     private AddressMap.Snapshot addressMap;
+    /** The shown memory's replay, kept between steps (FX thread; moved on the task runner). */
+    private AddressMapReplay replay;
     /** Stepping event by event: the map is after the events before this index; -1 follows the cursor's time. */
     private long stepEnd = -1;
     private boolean stepping;
@@ -159,6 +161,7 @@ public final class SlotMapView extends BorderPane {
             fromFile = null;
             replanned.clear();
             addressMap = null;
+            replay = null;
             memory.getItems().setAll(b == null ? List.of() : b.memories());
             if (!memory.getItems().isEmpty()) {
                 memory.getSelectionModel().select(0);
@@ -285,9 +288,13 @@ public final class SlotMapView extends BorderPane {
             addressTask.cancel();
         }
         info.setText(end >= 0 ? String.format(Locale.ROOT, "replaying to event #%,d…", end - 1) : "replaying to " + TimeRange.formatTime(at) + "…");
+        if (replay == null || replay.trace() != t || replay.memory().id() != m.id()) {
+            replay = new AddressMapReplay(t, m);
+        }
+        AddressMapReplay r = replay;
         TaskRunner.Handle[] self = new TaskRunner.Handle[1];
-        self[0] = model.tasks().submit(BackgroundTask.of("Address map", p -> end >= 0
-                        ? AddressMap.afterEvents(t, m, end, at, p::isCancelled) : AddressMap.at(t, m, at, p::isCancelled))
+        self[0] = model.tasks().submit(BackgroundTask.of("Address map", p -> r.moveTo(end >= 0 ? end : t.firstIndexAtOrAfter(at + 1), at,
+                        p::isCancelled))
                 .onSuccess(s -> {
                     addressMap = s;
                     if (end >= 0 && stepEnd == end) {
@@ -447,11 +454,14 @@ public final class SlotMapView extends BorderPane {
         String when = s.lastEvent() >= 0
                 ? String.format(Locale.ROOT, "after event #%,d (%s) at %s", s.lastEvent(), s.lastText(), TimeRange.formatTime(s.atNs()))
                 : "at " + TimeRange.formatTime(s.atNs());
+        long pending = s.pendingCount();
+        String pendingText = pending > 0 ? String.format(Locale.ROOT, ", %,d pending %s (%s)", pending, pending == 1 ? "free" : "frees",
+                Bytes.format(s.pendingBytes())) : "";
         String what = segments > 0
-                ? String.format(Locale.ROOT, "%,d segments, %s reserved; %,d blocks; %s free in segments, largest %s", segments,
+                ? String.format(Locale.ROOT, "%,d segments, %s reserved; %,d blocks%s; %s free in segments, largest %s", segments,
                         Bytes.format(s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum()),
-                        blocks, Bytes.format(s.gapBytes()), Bytes.format(s.largestGap()))
-                : String.format(Locale.ROOT, "%d blocks, %s free in %s, largest gap %s", blocks, Bytes.format(s.gapBytes()),
+                        blocks, pendingText, Bytes.format(s.gapBytes()), Bytes.format(s.largestGap()))
+                : String.format(Locale.ROOT, "%d blocks%s, %s free in %s, largest gap %s", blocks, pendingText, Bytes.format(s.gapBytes()),
                         Bytes.format(s.extent()), Bytes.format(s.largestGap()));
         long waste = s.wasteBytes();
         return s.memory().name() + " " + when + ": " + what + (waste > 0 ? "; " + Bytes.format(waste) + " lost to rounding" : "")

@@ -170,6 +170,11 @@ public final class StripeLayer {
         } else {
             sb.append(", freed ").append(TimeRange.formatTime(end)).append(" (lived ")
                     .append(TimeRange.formatDuration(end - a.startNs(i))).append(")\n");
+            long requested = freeRequestedNs(trace, a, i);
+            if (requested >= 0 && requested < end) {
+                sb.append("free requested ").append(TimeRange.formatTime(requested)).append(" (pending ")
+                        .append(TimeRange.formatDuration(end - requested)).append(" until its stream's work was done)\n");
+            }
         }
         sb.append("category ").append(a.categoryName(a.category(i))).append('\n');
         List<StackFrame> path = a.pathFrames(a.path(i));
@@ -194,6 +199,12 @@ public final class StripeLayer {
             sb.append(String.format(Locale.ROOT, "  + %,d internal frame%s folded (runtime, C++)%n", internal, internal == 1 ? "" : "s"));
         }
         return sb.toString().strip();
+    }
+
+    /** When the free of allocation {@code i} was requested (a pending free), or -1 ({@link dev.arenascope.app.ui.model.FreeRequests}). */
+    static long freeRequestedNs(TraceView t, Allocations a, int i) {
+        long r = dev.arenascope.app.ui.model.FreeRequests.requestOf(t, a.startEvent(i), a.endEvent(i));
+        return r < 0 ? -1 : t.event(r).timeNs();
     }
 
     /** Frames a hover card lists before it says how many more there are. */

@@ -24,8 +24,11 @@ record Snapshot(TraceEntries entries, StackTable stacks, List<String> strings, M
     /** A segment of the final state; {@code pool} is its private pool ({@code segment_pool_id}) or null for the default pools. */
     record Segment(long addr, long size, long stream, String pool) {}
 
-    /** A block live in the final state; {@code stack} is a {@link StackTable} id (0 = no frames). */
-    record Block(long addr, long size, long stream, int stack) {}
+    /**
+     * A block live in the final state; {@code stack} is a {@link StackTable} id (0 = no frames);
+     * {@code pending}: its state is {@code active_pending_free} (freed, not yet reusable).
+     */
+    record Block(long addr, long size, long stream, int stack, boolean pending) {}
 
     /**
      * One of {@code external_annotations}: a named range edge (e.g. {@code ProfilerStep#3}, stage

@@ -289,6 +289,7 @@ final class SnapshotEmitter {
             }
             // address -> the row of the free that ends the block (>= 0), or -1 - i for blocks.get(i) of the final state
             LongLongMap alive = new LongLongMap();
+            LongLongMap requested = new LongLongMap(); // final-state blocks whose free_requested is in the trace
             for (int i = 0; i < blocks.size(); i++) {
                 alive.put(blocks.get(i).addr(), -1L - i, 0);
             }
@@ -299,6 +300,11 @@ final class SnapshotEmitter {
                     switch (e.action(r)) {
                         case TraceEntries.ALLOC -> alive.remove(addr, 0);
                         case TraceEntries.FREE_COMPLETED -> alive.put(addr, r, 0);
+                        case TraceEntries.FREE_REQUESTED -> {
+                            if (alive.get(addr, 0) < 0) {
+                                requested.put(addr, 1, 0);
+                            }
+                        }
                         case TraceEntries.SEGMENT_ALLOC -> segs.remove(addr);
                         case TraceEntries.SEGMENT_FREE -> segs.put(addr, new Snapshot.Segment(addr, e.size(r), e.stream(r), null));
                         case TraceEntries.SEGMENT_MAP -> {
@@ -344,6 +350,10 @@ final class SnapshotEmitter {
                 }
                 used[m] += size;
                 emit(start, EventKind.ALLOC, m, thread(stream), addr, size, size, texts.text(stack, -1, -1), -1, texts.site(stack), -1);
+                if (b != null && b.pending() && !requested.containsKey(addr)) {
+                    // pending in the final state, its request older than the trace: pending from the start
+                    emit(start, EventKind.FREE_REQUESTED, m, thread(stream), addr, size, 0, -1, -1);
+                }
             }
             return sorted.length;
         }

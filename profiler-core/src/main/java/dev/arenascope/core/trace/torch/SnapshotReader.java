@@ -351,7 +351,8 @@ final class SnapshotReader implements PicklePlacement {
                     long baddr = integer(b, "address", bw, Long.MIN_VALUE, Long.MAX_VALUE);
                     long bsize = integer(b, "size", bw, 0, Long.MAX_VALUE);
                     int stack = b.get("frames") instanceof StackRef r ? r.id() : historyStack(b.get("history"), bw);
-                    blocks.computeIfAbsent(device, d -> new ArrayList<>()).add(new Snapshot.Block(baddr, bsize, stream, stack));
+                    blocks.computeIfAbsent(device, d -> new ArrayList<>()).add(new Snapshot.Block(baddr, bsize, stream, stack,
+                            "active_pending_free".equals(state)));
                 }
             }
         }

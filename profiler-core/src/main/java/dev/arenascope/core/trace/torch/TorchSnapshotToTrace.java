@@ -36,7 +36,9 @@ import dev.arenascope.core.trace.MemoryKind;
  * state {@code active_allocated} or {@code active_pending_free}; older snapshots' blocks take their
  * frames from the last {@code history} record) and replay the trace backwards (an {@code alloc} means
  * the block was not live before it, a {@code free_completed} that it was). They are emitted at the
- * trace's first instant, before its first entry.
+ * trace's first instant, before its first entry; a block of the final state in {@code active_pending_free}
+ * whose {@code free_requested} is not in the trace is pending from then on (a {@code FREE_REQUESTED} after
+ * its {@code ALLOC}).
  *
  * <p>Time: {@code time_us} (wall-clock microseconds) relative to the earliest entry, when every entry
  * of a device has it; otherwise (older PyTorch) the entry's position, one microsecond per entry. The

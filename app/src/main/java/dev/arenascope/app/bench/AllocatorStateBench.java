@@ -1,0 +1,93 @@
+package dev.arenascope.app.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import dev.arenascope.app.ui.slots.AddressMap;
+import dev.arenascope.app.ui.slots.AddressMapReplay;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.torch.SyntheticSnapshot;
+import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
+
+/**
+ * {@code ui} (allocator state): stepping the Slot map's allocator state on the generated PyTorch
+ * snapshot the torch bench uses ({@link SyntheticSnapshot}, seed {@value TorchBench#SEED},
+ * {@value TorchBench#ALLOCATIONS} allocations; {@value TorchBench#QUICK_ALLOCATIONS} with {@code --quick}).
+ *
+ * <p>Figures (wall time, medians): {@code ui.allocator_step_ms}, one arrow-key step at the middle of the
+ * trace, forward or back, as the view does it (find the memory's next or previous event, move the kept
+ * {@link AddressMapReplay}, build the map's snapshot); {@code ui.allocator_jump_ms}, a move to a random
+ * event index the replay has passed (from its nearest checkpoint); {@code ui.allocator_first_ms}, the
+ * first move to the middle (every event before it replayed once); {@code ui.allocator_replay_ms}, a fresh
+ * replay from the start to the middle, what every step cost before the replay was kept;
+ * {@code ui.allocator_blocks}, the blocks the map holds at the middle.
+ */
+final class AllocatorStateBench implements BenchSuite {
+
+    @Override
+    public String group() {
+        return "ui";
+    }
+
+    @Override
+    public Map<String, Double> run(boolean quick) throws Exception {
+        int allocations = quick ? TorchBench.QUICK_ALLOCATIONS : TorchBench.ALLOCATIONS;
+        EventStore store = new EventStore("allocator-state-bench");
+        Path file = Files.createTempFile("arenascope-bench-allocator-", ".pickle");
+        try {
+            SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(TorchBench.SEED, allocations));
+            TorchSnapshotToTrace.convert(file, store);
+        } finally {
+            Files.deleteIfExists(file);
+        }
+        MemoryInfo cuda = store.memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED).findFirst()
+                .orElseThrow(() -> new IllegalStateException("bench: the generated snapshot has no cuda memory"));
+        long mid = store.eventCount() / 2;
+        AddressMapReplay replay = new AddressMapReplay(store, cuda);
+        long t0 = System.nanoTime();
+        AddressMap.Snapshot at = replay.moveTo(mid, -1, () -> false);
+        double firstMs = (System.nanoTime() - t0) / 1e6;
+        if (at.blocks().size() < 2) {
+            throw new IllegalStateException("bench: the map at the middle holds " + at.blocks().size() + " blocks");
+        }
+        int rounds = quick ? 21 : 101;
+        double[] steps = new double[2 * rounds];
+        long end = mid;
+        for (int i = 0; i < 2 * rounds; i++) {
+            // forward and back in turns, so the replay stays at the middle
+            long s = System.nanoTime();
+            long next = i % 2 == 0 ? AddressMap.nextEnd(store, cuda, end, Long.MAX_VALUE) : AddressMap.previousEnd(store, cuda, end, Long.MAX_VALUE);
+            AddressMap.Snapshot m = replay.moveTo(next, -1, () -> false);
+            steps[i] = (System.nanoTime() - s) / 1e6;
+            if (m.end() != next) {
+                throw new IllegalStateException("bench: a step to " + next + " ended at " + m.end());
+            }
+            end = next;
+        }
+        SplittableRandom rnd = new SplittableRandom(TorchBench.SEED);
+        double[] jumps = new double[rounds];
+        for (int i = 0; i < rounds; i++) {
+            long to = rnd.nextLong(mid + 1);
+            long s = System.nanoTime();
+            replay.moveTo(to, -1, () -> false);
+            jumps[i] = (System.nanoTime() - s) / 1e6;
+        }
+        double replayMs = Medians.medianOf(1, quick ? 3 : 5, () -> {
+            long s = System.nanoTime();
+            AddressMap.afterEvents(store, cuda, mid, -1, () -> false);
+            return (System.nanoTime() - s) / 1e6;
+        });
+        Map<String, Double> out = new LinkedHashMap<>();
+        out.put("ui.allocator_step_ms", Medians.median(steps));
+        out.put("ui.allocator_jump_ms", Medians.median(jumps));
+        out.put("ui.allocator_first_ms", firstMs);
+        out.put("ui.allocator_replay_ms", replayMs);
+        out.put("ui.allocator_blocks", (double) at.blocks().size());
+        return out;
+    }
+}

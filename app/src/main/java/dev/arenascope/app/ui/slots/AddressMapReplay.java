@@ -1,0 +1,210 @@
+package dev.arenascope.app.ui.slots;
+
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * One memory's blocks replayed event by event, movable to any event index at a cost proportional to
+ * the move, not to the index: the state is kept between moves, so a step forward applies only the
+ * events stepped over, and a move back (or a jump) starts from the nearest earlier <em>checkpoint</em>,
+ * a copy of the state taken as the replay first passes it. Checkpoints are at least
+ * {@value #MIN_SPACING} events apart and at least {@value #SPACING_PER_BLOCK} events per block held at
+ * the time, so a move back costs O({@value #MIN_SPACING} + {@value #SPACING_PER_BLOCK} · blocks) events and
+ * the checkpoints together hold about one block reference per {@value #SPACING_PER_BLOCK} events replayed
+ * (blocks are immutable and shared with the state). The first move to an index costs the events up to it
+ * once; a trace that grows (a live session) keeps every checkpoint, since events are only appended.
+ *
+ * <p>Thread-safety: {@link #moveTo} is synchronized (a cancelled background move may still be running
+ * when the next begins); the {@link AddressMap.Snapshot}s it returns are immutable. Cancellation leaves
+ * the state at the last whole event applied, ready for the next move.
+ */
+public final class AddressMapReplay {
+    /** The fewest events between two checkpoints. */
+    static final long MIN_SPACING = 4096;
+    /** Events between two checkpoints per block held at the first of them. */
+    static final long SPACING_PER_BLOCK = 8;
+
+    private final TraceView trace;
+    private final MemoryInfo memory;
+    private final TreeMap<Long, Checkpoint> checkpoints = new TreeMap<>();
+    private State state = new State();
+    /** The end of the last checkpoint: the replay has been at least this far. */
+    private long frontier;
+
+    /** The replay's state: everything {@link AddressMap.Snapshot} is built from. */
+    static final class State {
+        final TreeMap<Long, AddressMap.Block> live = new TreeMap<>();
+        final TreeMap<Long, AddressMap.Block> reserved = new TreeMap<>();
+        /** Events before this index are applied. */
+        long end;
+        /** The latest event time among them (TraceView's effective time), {@code Long.MIN_VALUE} when none. */
+        long eff = Long.MIN_VALUE;
+        long lastEvent = -1;
+        Event last;
+        AddressMap.Block lastBlock;
+
+        State copy() {
+            State s = new State();
+            s.live.putAll(live);
+            s.reserved.putAll(reserved);
+            s.end = end;
+            s.eff = eff;
+            s.lastEvent = lastEvent;
+            s.last = last;
+            s.lastBlock = lastBlock;
+            return s;
+        }
+    }
+
+    /** A state kept as arrays (blocks are shared, not copied). */
+    private record Checkpoint(AddressMap.Block[] live, AddressMap.Block[] reserved, long end, long eff, long lastEvent, Event last,
+                              AddressMap.Block lastBlock) {
+        static Checkpoint of(State s) {
+            return new Checkpoint(s.live.values().toArray(AddressMap.Block[]::new), s.reserved.values().toArray(AddressMap.Block[]::new),
+                    s.end, s.eff, s.lastEvent, s.last, s.lastBlock);
+        }
+
+        State restore() {
+            State s = new State();
+            for (AddressMap.Block b : live) {
+                s.live.put(b.start(), b);
+            }
+            for (AddressMap.Block b : reserved) {
+                s.reserved.put(b.start(), b);
+            }
+            s.end = end;
+            s.eff = eff;
+            s.lastEvent = lastEvent;
+            s.last = last;
+            s.lastBlock = lastBlock;
+            return s;
+        }
+    }
+
+    private final long minSpacing;
+    private final long perBlock;
+
+    public AddressMapReplay(TraceView trace, MemoryInfo memory) {
+        this(trace, memory, MIN_SPACING, SPACING_PER_BLOCK);
+    }
+
+    /** A replay with other checkpoint spacings (tests: many checkpoints on a small trace). */
+    AddressMapReplay(TraceView trace, MemoryInfo memory, long minSpacing, long perBlock) {
+        this.trace = trace;
+        this.memory = memory;
+        this.minSpacing = Math.max(1, minSpacing);
+        this.perBlock = Math.max(0, perBlock);
+    }
+
+    public TraceView trace() {
+        return trace;
+    }
+
+    public MemoryInfo memory() {
+        return memory;
+    }
+
+    /** Checkpoints kept (for tests and the bench). */
+    public synchronized int checkpoints() {
+        return checkpoints.size();
+    }
+
+    /**
+     * The map after the memory's events before index {@code end} (clamped to the trace).
+     *
+     * @param atNs   the instant to report (the cursor's), or -1 for the effective time of the last event before {@code end}
+     * @param cancel polled every few thousand events; true stops the move with a {@link CancellationException}
+     */
+    public synchronized AddressMap.Snapshot moveTo(long end, long atNs, BooleanSupplier cancel) {
+        end = Math.max(0, Math.min(end, trace.eventCount()));
+        if (end < state.end || checkpointBetween(state.end, end)) {
+            Map.Entry<Long, Checkpoint> c = checkpoints.floorEntry(end);
+            state = c == null ? new State() : c.getValue().restore();
+        }
+        State s = state;
+        for (long i = s.end; i < end; i++) {
+            if ((i & 0xfff) == 0 && cancel.getAsBoolean()) {
+                throw new CancellationException();
+            }
+            apply(s, trace.event(i), i);
+            s.end = i + 1;
+            if (s.end >= frontier + spacing(s)) {
+                checkpoints.put(s.end, Checkpoint.of(s));
+                frontier = s.end;
+            }
+        }
+        return AddressMap.snapshot(trace, memory, s, atNs);
+    }
+
+    /** Whether a checkpoint after {@code from} and at or before {@code to} is nearer than replaying from {@code from}. */
+    private boolean checkpointBetween(long from, long to) {
+        Long k = checkpoints.floorKey(to);
+        return k != null && k > from;
+    }
+
+    private long spacing(State s) {
+        return Math.max(minSpacing, perBlock * (s.live.size() + s.reserved.size()));
+    }
+
+    /** Applies event {@code e} (index {@code i}) to {@code s}. */
+    private void apply(State s, Event e, long i) {
+        s.eff = Math.max(s.eff, e.timeNs());
+        if (e.memory() != memory.id()) {
+            return;
+        }
+        s.lastEvent = i;
+        s.last = e;
+        TreeMap<Long, AddressMap.Block> live = s.live;
+        AddressMap.Block before = live.get(e.a());
+        switch (e.kind()) {
+            case ALLOC -> {
+                AddressMap.State st = memory.kind() == MemoryKind.ARENA
+                        ? (e.has(Event.FLAG_BACKWARD) ? AddressMap.State.BACKWARD : AddressMap.State.FORWARD) : AddressMap.State.IN_USE;
+                live.put(e.a(), new AddressMap.Block(e.a(), e.b(), st, label(e), e.timeNs()));
+            }
+            case FREE_REQUESTED -> {
+                if (before != null && before.state() != AddressMap.State.HELD) {
+                    live.put(e.a(), before.pendingFree(e.timeNs()));
+                }
+            }
+            case FREE, POOL_RELEASE, TENSOR_DEAD -> live.remove(e.a());
+            case POOL_REQUEST -> live.put(e.a(), new AddressMap.Block(e.a(), e.b(), AddressMap.State.IN_USE, "bin " + e.ref(), e.timeNs(),
+                    e.c() > 0 && e.c() <= e.b() ? e.c() : e.b()));
+            case POOL_HOLD -> live.put(e.a(), new AddressMap.Block(e.a(), e.b(), AddressMap.State.HELD, "bin " + e.ref(), e.timeNs()));
+            case RESERVE -> s.reserved.put(e.a(), new AddressMap.Block(e.a(), e.b(), AddressMap.State.RESERVED, "segment", e.timeNs()));
+            case UNRESERVE -> s.reserved.remove(e.a());
+            case POINTER_RESTORE -> {
+                boolean bwd = e.has(Event.FLAG_BACKWARD);
+                Iterator<AddressMap.Block> it = live.values().iterator();
+                while (it.hasNext()) {
+                    AddressMap.Block b = it.next();
+                    if (bwd ? b.state() == AddressMap.State.BACKWARD && b.start() < e.a()
+                            : b.state() == AddressMap.State.FORWARD && b.start() >= e.a()) {
+                        it.remove();
+                    }
+                }
+            }
+            case RESET, MEMORY_CLOSED -> live.clear();
+            case PLAN_BIND, TENSOR_LIVE -> live.put(e.a(), new AddressMap.Block(e.a(), e.b(), AddressMap.State.IN_USE, label(e), e.timeNs()));
+            default -> {
+            }
+        }
+        AddressMap.Block after = live.get(e.a());
+        s.lastBlock = e.kind() == EventKind.UNRESERVE ? new AddressMap.Block(e.a(), e.b(), AddressMap.State.RESERVED, "segment", e.timeNs())
+                : after != null ? after : before != null ? before : s.reserved.get(e.a());
+    }
+
+    private String label(Event e) {
+        String l = e.ref() >= 0 ? trace.string(e.ref()) : null;
+        return l == null ? "" : l;
+    }
+}
