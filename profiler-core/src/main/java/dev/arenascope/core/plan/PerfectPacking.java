@@ -40,6 +40,7 @@ final class PerfectPacking {
     private final long[] offset;
     private final LongSet failed = new LongSet(1 << 14);
     private long nodes;
+    private long nodeLimit = Long.MAX_VALUE;
 
     /**
      * Whether {@code problem} at {@code capacity} leaves no slack: at every section of time with a live
@@ -173,6 +174,12 @@ final class PerfectPacking {
         }
     }
 
+    /** Gives up (as timed out) after about this many nodes: a budget that does not depend on the machine's speed. */
+    PerfectPacking nodeLimit(long limit) {
+        nodeLimit = limit;
+        return this;
+    }
+
     long nodes() {
         return nodes;
     }
@@ -191,7 +198,7 @@ final class PerfectPacking {
         long set = 0;
         boolean descend = true;
         while (true) {
-            if ((++nodes & 255) == 0 && System.nanoTime() > deadline) {
+            if ((++nodes & 255) == 0 && (System.nanoTime() > deadline || nodes > nodeLimit)) {
                 return CanonicalSearch.Outcome.TIMED_OUT;
             }
             if (descend) {

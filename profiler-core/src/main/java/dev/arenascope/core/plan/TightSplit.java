@@ -23,16 +23,21 @@ import java.util.List;
  * smallest common subset sum) is joined — and the forced joins again, until every event is in balance
  * for every group. What is left are groups whose live bytes are the same at every step
  * of the piece ({@code y} each, summing to {@code H}); each is packed alone in a band of {@code y} bytes,
- * the bands stacked. A problem cut by guillotine cuts ({@link TightProblems}) comes apart this way down
- * to single buffers. A band need not be how every packing lies (groups could interleave), so a band
- * that does not pack proves nothing: then the answer is {@link CanonicalSearch.Outcome#TIMED_OUT} and the
- * caller searches the whole. A piece reached by time cuts alone that does not pack does prove the whole
- * infeasible ({@link CanonicalSearch.Outcome#INFEASIBLE}).
+ * the bands stacked, each solved the same way. A problem cut by guillotine cuts ({@link TightProblems})
+ * mostly comes apart this way: every one of the suite up to 1,000 buffers does, leaving at most a
+ * 23-buffer piece to search. A band need not be how every packing lies (groups could interleave, and a
+ * guess can be wrong), so a band that does not pack proves nothing: the piece's bands are guessed again
+ * ({@link #RETRIES} times, random choices among the guesses), then the piece is searched whole, within
+ * {@link #LEAF_NODES} nodes; if that fails too, the piece fails, and the one above it guesses again. When
+ * the whole fails so, the answer is {@link CanonicalSearch.Outcome#TIMED_OUT} and the caller searches the
+ * whole problem. A piece reached by time cuts alone is searched without a node limit, and when it does
+ * not pack, that proves the whole infeasible ({@link CanonicalSearch.Outcome#INFEASIBLE}).
  *
  * <p>Work: each level of cutting looks at each buffer and event, plus subset sums of the enders and
  * starters of each event (over the gcd of their sizes, at most {@link #MAX_SUM_BITS} wide; past that an
- * event is not used to join), once per guess for the events whose groups changed; the deadline bounds
- * it all ({@link CanonicalSearch.Outcome#TIMED_OUT}). One instance per search, not thread-safe.
+ * event is not used to join), once per guess for the events whose groups changed; at most
+ * {@link #MAX_ATTEMPTS} splits in all, recursion at most {@link #MAX_DEPTH} levels deep, and the deadline
+ * bounds it all ({@link CanonicalSearch.Outcome#TIMED_OUT}). One instance per search, not thread-safe.
  */
 final class TightSplit {
     /** The widest subset-sum bitset one event may use (bits). */
@@ -77,8 +82,6 @@ final class TightSplit {
         return largestSearched;
     }
 
-    private record Item(int[] members, long height, long base, boolean exact) {}
-
     /** Packs; on {@link CanonicalSearch.Outcome#FOUND} writes offsets by problem index into {@code out}. */
     CanonicalSearch.Outcome runInto(long[] out) {
         int n = problem.size();
@@ -91,41 +94,63 @@ final class TightSplit {
                 out[i] = 0;
             }
         }
-        List<Item> work = new ArrayList<>();
-        work.add(new Item(Arrays.copyOf(all, c), capacity, 0, true));
-        while (!work.isEmpty()) {
-            if (System.nanoTime() > deadline) {
-                return CanonicalSearch.Outcome.TIMED_OUT;
-            }
-            Item it = work.remove(work.size() - 1);
-            for (int[] piece : timePieces(it.members)) {
-                if (piece.length == 1) {
-                    if (size[piece[0]] != it.height) {
-                        return it.exact ? CanonicalSearch.Outcome.INFEASIBLE : CanonicalSearch.Outcome.TIMED_OUT;
-                    }
-                    out[piece[0]] = it.base;
-                    continue;
-                }
-                List<int[]> bands = bands(piece, it.height);
-                if (bands == null) {
-                    return CanonicalSearch.Outcome.TIMED_OUT;
-                }
-                if (bands.size() > 1) {
-                    long y = it.base;
-                    for (int[] band : bands) {
-                        long h = startLoad(band);
-                        work.add(new Item(band, h, y, false));
-                        y += h;
-                    }
-                    continue;
-                }
-                CanonicalSearch.Outcome o = search(piece, it.height, it.base, out);
-                if (o != CanonicalSearch.Outcome.FOUND) {
-                    return o == CanonicalSearch.Outcome.INFEASIBLE && it.exact ? o : CanonicalSearch.Outcome.TIMED_OUT;
-                }
+        return solve(Arrays.copyOf(all, c), capacity, 0, true, 0, out);
+    }
+
+    /**
+     * Packs {@code members} (live bytes {@code height} or nothing at every step) within {@code [base,
+     * base + height)}. {@code exact}: reached by time cuts alone, so a failure proves the whole fails.
+     */
+    private CanonicalSearch.Outcome solve(int[] members, long height, long base, boolean exact, int depth, long[] out) {
+        for (int[] piece : timePieces(members)) {
+            CanonicalSearch.Outcome o = solvePiece(piece, height, base, exact, depth, out);
+            if (o != CanonicalSearch.Outcome.FOUND) {
+                return o;
             }
         }
         return CanonicalSearch.Outcome.FOUND;
+    }
+
+    /** One piece without a time cut inside: bands (guessed again on failure), else the corner search. */
+    private CanonicalSearch.Outcome solvePiece(int[] piece, long height, long base, boolean exact, int depth, long[] out) {
+        if (piece.length == 1) {
+            if (size[piece[0]] != height) {
+                return exact ? CanonicalSearch.Outcome.INFEASIBLE : CanonicalSearch.Outcome.TIMED_OUT;
+            }
+            out[piece[0]] = base;
+            return CanonicalSearch.Outcome.FOUND;
+        }
+        if (depth < MAX_DEPTH) {
+            for (int attempt = 0; attempt <= RETRIES && attempts < MAX_ATTEMPTS; attempt++) {
+                attempts++;
+                List<int[]> bands = bands(piece, height, attempt == 0 ? null
+                        : new java.util.SplittableRandom(attempt * 0x9E3779B97F4A7C15L + piece.length));
+                if (bands == null || System.nanoTime() > deadline) {
+                    return CanonicalSearch.Outcome.TIMED_OUT;
+                }
+                if (bands.size() == 1) {
+                    continue;
+                }
+                boolean ok = true;
+                long y = base;
+                for (int[] band : bands) {
+                    long h = startLoad(band);
+                    if (solve(band, h, y, false, depth + 1, out) != CanonicalSearch.Outcome.FOUND) {
+                        ok = false;
+                        break;
+                    }
+                    y += h;
+                }
+                if (ok) {
+                    return CanonicalSearch.Outcome.FOUND;
+                }
+                if (System.nanoTime() > deadline) {
+                    return CanonicalSearch.Outcome.TIMED_OUT;
+                }
+            }
+        }
+        CanonicalSearch.Outcome o = search(piece, height, base, exact ? Long.MAX_VALUE : LEAF_NODES, out);
+        return o == CanonicalSearch.Outcome.INFEASIBLE && !exact ? CanonicalSearch.Outcome.TIMED_OUT : o;
     }
 
     /** The members split where no member is live across a time: pieces in time order. */
@@ -176,7 +201,17 @@ final class TightSplit {
      * Groups of a piece (no time cut inside, {@code height} bytes live at every step) whose live bytes
      * stay the same at every step; one group when it does not come apart. Larger bands first.
      */
-    private List<int[]> bands(int[] piece, long height) {
+    /** Guesses tried again at a piece whose bands did not all pack (each with other random choices). */
+    static final int RETRIES = 8;
+    /** Nodes the corner search may take on a band's piece before it counts as not packing. */
+    static final long LEAF_NODES = 200_000;
+    /** Levels of bands deeper than this are searched whole instead (bounds the recursion). */
+    static final int MAX_DEPTH = 1000;
+    /** Band splits one run may make in all, retries included. */
+    static final int MAX_ATTEMPTS = 4000;
+    private int attempts;
+    private int lastScore;          // how sure smallestBalanced's last answer is: 0 (surest) to 3
+    private List<int[]> bands(int[] piece, long height, java.util.SplittableRandom rnd) {
         int k = piece.length;
         long t0 = Long.MAX_VALUE;
         long t1 = Long.MIN_VALUE;
@@ -240,6 +275,7 @@ final class TightSplit {
         // have no part in balance, so they are one region's), to a fixpoint; then one guess (at the event
         // with the fewest groups out of balance, its smallest part in balance), and again
         long[] seen = new long[reducible.size()];
+        int[] sureness = new int[reducible.size()];
         while (true) {
             if (System.nanoTime() > deadline) {
                 return null;
@@ -253,6 +289,7 @@ final class TightSplit {
                 changed = false;
                 guessAt = -1;
                 guessWidth = Integer.MAX_VALUE;
+                int ambiguous = 0;
                 for (int x = 0; x < reducible.size(); x++) {
                     int[][] ev = reducible.get(x);
                     java.util.TreeMap<Integer, Long> net = new java.util.TreeMap<>();
@@ -282,7 +319,7 @@ final class TightSplit {
                         for (int q = 0; q < all.length; q++) {
                             all[q] = q;
                         }
-                        sub = smallestBalanced(v, all);
+                        sub = smallestBalanced(v, all, rnd);
                         if (sub == null) {
                             for (int q = 1; q < roots.size(); q++) {
                                 union(parent, roots.get(0), roots.get(q));
@@ -291,9 +328,11 @@ final class TightSplit {
                             continue;
                         }
                         seen[x] = sig;
+                        sureness[x] = lastScore;
                     }
-                    if (roots.size() < guessWidth) {
-                        guessWidth = roots.size();
+                    int rankHere = sureness[x] * (1 << 20) + roots.size();
+                    if (rnd != null ? rnd.nextInt(++ambiguous) == 0 : rankHere < guessWidth) {
+                        guessWidth = rankHere;
                         guessAt = x;
                         guess = sub;
                         guessRoots = roots;
@@ -318,7 +357,7 @@ final class TightSplit {
                     all[q] = q;
                     v[q] = net.get(guessRoots.get(q));
                 }
-                guess = smallestBalanced(v, all);
+                guess = smallestBalanced(v, all, rnd);
             }
             for (int q = 1; q < guess.length; q++) {
                 union(parent, guessRoots.get(guess[0]), guessRoots.get(guess[q]));
@@ -345,20 +384,39 @@ final class TightSplit {
      * values that cancel first, then three, then the smallest common sum (few pieces that cancel are
      * the likeliest to be one region's; a chance match among many small pieces the least).
      */
-    private static int[] smallestBalanced(long[] v, int[] part) {
+    private int[] smallestBalanced(long[] v, int[] part, java.util.SplittableRandom rnd) {
         if (part.length < 4) {
             return null; // a proper part and its rest each need a positive and a negative value
         }
         java.util.HashMap<Long, Integer> byValue = new java.util.HashMap<>();
+        java.util.HashMap<Long, Integer> count = new java.util.HashMap<>();
         for (int x : part) {
             byValue.putIfAbsent(v[x], x);
+            count.merge(v[x], 1, Integer::sum);
         }
+        int[] pair = null;
+        int pairs = 0;
         for (int x : part) {
             Integer y = byValue.get(-v[x]);
             if (v[x] > 0 && y != null) {
-                return new int[] {x, y};
+                if (rnd == null) {
+                    if (count.get(v[x]) == 1 && count.get(-v[x]) == 1) {
+                        lastScore = 0; // the only two groups of their size: the likeliest to be one region's
+                        return new int[] {x, y};
+                    }
+                    if (pair == null) {
+                        pair = new int[] {x, y};
+                    }
+                } else if (rnd.nextInt(++pairs) == 0) {
+                    pair = new int[] {x, y};
+                }
             }
         }
+        if (pair != null) {
+            lastScore = 1;
+            return pair;
+        }
+        lastScore = 2;
         if (part.length >= 5 && part.length <= 400) {
             for (int i = 0; i < part.length; i++) {
                 for (int j = i + 1; j < part.length; j++) {
@@ -373,6 +431,7 @@ final class TightSplit {
                 }
             }
         }
+        lastScore = 3;
         return smallestCommonSum(v, part);
     }
 
@@ -490,7 +549,7 @@ final class TightSplit {
     }
 
     /** The corner search on one piece that did not come apart, within {@code height}, offsets from {@code base}. */
-    private CanonicalSearch.Outcome search(int[] piece, long height, long base, long[] out) {
+    private CanonicalSearch.Outcome search(int[] piece, long height, long base, long nodeLimit, long[] out) {
         List<PlanBuffer> bs = new ArrayList<>(piece.length);
         for (int i : piece) {
             bs.add(new PlanBuffer(problem.buffers().get(i).id(), lo[i], hi[i], size[i]));
@@ -499,7 +558,7 @@ final class TightSplit {
         long[] found = new long[piece.length];
         searched++;
         largestSearched = Math.max(largestSearched, piece.length);
-        PerfectPacking pp = new PerfectPacking(sub, height, deadline);
+        PerfectPacking pp = new PerfectPacking(sub, height, deadline).nodeLimit(nodeLimit);
         CanonicalSearch.Outcome o = pp.runInto(found);
         searchNodes += pp.nodes();
         if (o == CanonicalSearch.Outcome.FOUND) {
