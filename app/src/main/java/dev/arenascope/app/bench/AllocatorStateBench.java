@@ -21,7 +21,9 @@ import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
  *
  * <p>Figures (wall time, medians): {@code ui.allocator_step_ms}, one arrow-key step at the middle of the
  * trace, forward or back, as the view does it (find the memory's next or previous event, move the kept
- * {@link AddressMapReplay}, build the map's snapshot); {@code ui.allocator_jump_ms}, a move to a random
+ * {@link AddressMapReplay}, build the map's snapshot), and the two apart: {@code ui.allocator_step_forward_ms}
+ * (the events stepped over applied) and {@code ui.allocator_step_back_ms} (from the nearest checkpoint);
+ * {@code ui.allocator_jump_ms}, a move to a random
  * event index the replay has passed (from its nearest checkpoint); {@code ui.allocator_first_ms}, the
  * first move to the middle (every event before it replayed once); {@code ui.allocator_replay_ms}, a fresh
  * replay from the start to the middle, what every step cost before the replay was kept;
@@ -57,6 +59,8 @@ final class AllocatorStateBench implements BenchSuite {
         }
         int rounds = quick ? 21 : 101;
         double[] steps = new double[2 * rounds];
+        double[] forward = new double[rounds];
+        double[] back = new double[rounds];
         long end = mid;
         for (int i = 0; i < 2 * rounds; i++) {
             // forward and back in turns, so the replay stays at the middle
@@ -64,6 +68,7 @@ final class AllocatorStateBench implements BenchSuite {
             long next = i % 2 == 0 ? AddressMap.nextEnd(store, cuda, end, Long.MAX_VALUE) : AddressMap.previousEnd(store, cuda, end, Long.MAX_VALUE);
             AddressMap.Snapshot m = replay.moveTo(next, -1, () -> false);
             steps[i] = (System.nanoTime() - s) / 1e6;
+            (i % 2 == 0 ? forward : back)[i / 2] = steps[i];
             if (m.end() != next) {
                 throw new IllegalStateException("bench: a step to " + next + " ended at " + m.end());
             }
@@ -84,6 +89,8 @@ final class AllocatorStateBench implements BenchSuite {
         });
         Map<String, Double> out = new LinkedHashMap<>();
         out.put("ui.allocator_step_ms", Medians.median(steps));
+        out.put("ui.allocator_step_forward_ms", Medians.median(forward));
+        out.put("ui.allocator_step_back_ms", Medians.median(back));
         out.put("ui.allocator_jump_ms", Medians.median(jumps));
         out.put("ui.allocator_first_ms", firstMs);
         out.put("ui.allocator_replay_ms", replayMs);

@@ -27,7 +27,7 @@ import java.util.List;
  * mostly comes apart this way: every one of the suite up to 1,000 buffers does, leaving at most a
  * 23-buffer piece to search. A band need not be how every packing lies (groups could interleave, and a
  * guess can be wrong), so a band that does not pack proves nothing: the piece's bands are guessed again
- * ({@link #RETRIES} times, random choices among the guesses), then the piece is searched whole, within
+ * ({@link #RETRIES} times, now and then taking another guess than the surest, seeded), then the piece is searched whole, within
  * {@link #LEAF_NODES} nodes; if that fails too, the piece fails, and the one above it guesses again. When
  * the whole fails so, the answer is {@link CanonicalSearch.Outcome#TIMED_OUT} and the caller searches the
  * whole problem. A piece reached by time cuts alone is searched without a node limit, and when it does
@@ -43,6 +43,15 @@ final class TightSplit {
     /** The widest subset-sum bitset one event may use (bits). */
     static final int MAX_SUM_BITS = 1 << 22;
 
+    /** Times a piece whose bands did not all pack is split again, now and then taking another guess than the surest. */
+    static final int RETRIES = 32;
+    /** Nodes the corner search may take on a band's piece before it counts as not packing. */
+    static final long LEAF_NODES = 200_000;
+    /** Levels of bands deeper than this are searched whole instead (bounds the recursion). */
+    static final int MAX_DEPTH = 1000;
+    /** Band splits one run may make in all, retries included. */
+    static final int MAX_ATTEMPTS = 4000;
+
     private final PlanProblem problem;
     private final long capacity;
     private final long deadline;
@@ -52,6 +61,8 @@ final class TightSplit {
     private long searchNodes;
     private int searched;
     private int largestSearched;
+    private int attempts;
+    private int lastScore;           // how sure smallestBalanced's last answer is: 0 (surest) to 3
 
     TightSplit(PlanProblem problem, long capacity, long deadline) {
         this.problem = problem;
@@ -201,16 +212,6 @@ final class TightSplit {
      * Groups of a piece (no time cut inside, {@code height} bytes live at every step) whose live bytes
      * stay the same at every step; one group when it does not come apart. Larger bands first.
      */
-    /** Guesses tried again at a piece whose bands did not all pack (each with other random choices). */
-    static final int RETRIES = 8;
-    /** Nodes the corner search may take on a band's piece before it counts as not packing. */
-    static final long LEAF_NODES = 200_000;
-    /** Levels of bands deeper than this are searched whole instead (bounds the recursion). */
-    static final int MAX_DEPTH = 1000;
-    /** Band splits one run may make in all, retries included. */
-    static final int MAX_ATTEMPTS = 4000;
-    private int attempts;
-    private int lastScore;          // how sure smallestBalanced's last answer is: 0 (surest) to 3
     private List<int[]> bands(int[] piece, long height, java.util.SplittableRandom rnd) {
         int k = piece.length;
         long t0 = Long.MAX_VALUE;
@@ -272,98 +273,27 @@ final class TightSplit {
             }
         }
         // at events with a common part: first every join that is forced (the groups out of balance there
-        // have no part in balance, so they are one region's), to a fixpoint; then one guess (at the event
-        // with the fewest groups out of balance, its smallest part in balance), and again
-        long[] seen = new long[reducible.size()];
-        int[] sureness = new int[reducible.size()];
+        // have no part in balance, so they are one region's), to a fixpoint; then one guess, and again.
+        // Guesses go surest first (see smallestBalanced), fewest groups out of balance next
+        Joins st = new Joins(parent, new long[reducible.size()], new int[reducible.size()]);
         while (true) {
             if (System.nanoTime() > deadline) {
                 return null;
             }
-            boolean changed = true;
-            int guessAt = -1;
-            int guessWidth = Integer.MAX_VALUE;
-            int[] guess = null;
-            List<Integer> guessRoots = null;
-            while (changed) {
-                changed = false;
-                guessAt = -1;
-                guessWidth = Integer.MAX_VALUE;
-                int ambiguous = 0;
-                for (int x = 0; x < reducible.size(); x++) {
-                    int[][] ev = reducible.get(x);
-                    java.util.TreeMap<Integer, Long> net = new java.util.TreeMap<>();
-                    for (int q : ev[1]) {
-                        net.merge(find(parent, q), size[piece[q]], Long::sum);
-                    }
-                    for (int q : ev[0]) {
-                        net.merge(find(parent, q), -size[piece[q]], Long::sum);
-                    }
-                    List<Integer> roots = new ArrayList<>();
-                    List<Long> nets = new ArrayList<>();
-                    long sig = 17;
-                    for (var en : net.entrySet()) {
-                        if (en.getValue() != 0) {
-                            roots.add(en.getKey());
-                            nets.add(en.getValue());
-                            sig = sig * 1_000_003L + en.getKey() * 31L + en.getValue();
-                        }
-                    }
-                    if (roots.isEmpty()) {
-                        continue;
-                    }
-                    long[] v = nets.stream().mapToLong(Long::longValue).toArray();
-                    int[] sub = null;
-                    if (seen[x] != sig) {
-                        int[] all = new int[v.length];
-                        for (int q = 0; q < all.length; q++) {
-                            all[q] = q;
-                        }
-                        sub = smallestBalanced(v, all, rnd);
-                        if (sub == null) {
-                            for (int q = 1; q < roots.size(); q++) {
-                                union(parent, roots.get(0), roots.get(q));
-                            }
-                            changed = true;
-                            continue;
-                        }
-                        seen[x] = sig;
-                        sureness[x] = lastScore;
-                    }
-                    int rankHere = sureness[x] * (1 << 20) + roots.size();
-                    if (rnd != null ? rnd.nextInt(++ambiguous) == 0 : rankHere < guessWidth) {
-                        guessWidth = rankHere;
-                        guessAt = x;
-                        guess = sub;
-                        guessRoots = roots;
-                    }
-                }
-            }
-            if (guessAt < 0) {
+            List<int[]> cands = propagate(st, piece, reducible);
+            if (cands.isEmpty()) {
                 break;
             }
-            if (guess == null) {
-                int[] all = new int[guessRoots.size()];
-                long[] v = new long[all.length];
-                int[][] ev = reducible.get(guessAt);
-                java.util.HashMap<Integer, Long> net = new java.util.HashMap<>();
-                for (int q : ev[1]) {
-                    net.merge(find(parent, q), size[piece[q]], Long::sum);
-                }
-                for (int q : ev[0]) {
-                    net.merge(find(parent, q), -size[piece[q]], Long::sum);
-                }
-                for (int q = 0; q < all.length; q++) {
-                    all[q] = q;
-                    v[q] = net.get(guessRoots.get(q));
-                }
-                guess = smallestBalanced(v, all, rnd);
+            cands.sort((x, y) -> Integer.compare(x[1], y[1]));
+            if (rnd != null) {
+                // a retry: now and then another guess than the surest
+                int[] c = cands.get(rnd.nextInt(8) == 0 ? rnd.nextInt(cands.size()) : 0);
+                guess(st, piece, reducible.get(c[0]), rnd.nextInt(8) == 0 ? rnd : null);
+                continue;
             }
-            for (int q = 1; q < guess.length; q++) {
-                union(parent, guessRoots.get(guess[0]), guessRoots.get(guess[q]));
-            }
-            seen[guessAt] = 0;
+            guess(st, piece, reducible.get(cands.get(0)[0]), null);
         }
+        parent = st.parent;
         java.util.LinkedHashMap<Integer, List<Integer>> groups = new java.util.LinkedHashMap<>();
         for (int q = 0; q < k; q++) {
             groups.computeIfAbsent(find(parent, q), x -> new ArrayList<>()).add(piece[q]);
@@ -377,6 +307,88 @@ final class TightSplit {
         }
         out.sort((x, y) -> Long.compare(startLoad(y), startLoad(x)));
         return out;
+    }
+
+    /** Union-find over a piece's members with what each reducible event's last look found. */
+    private record Joins(int[] parent, long[] seen, int[] sureness) {}
+
+    /**
+     * Makes every join balance forces, to a fixpoint; returns the events still out of balance as
+     * {event index, rank} (rank: how sure its guess is, then how many groups are out of balance there).
+     */
+    private List<int[]> propagate(Joins st, int[] piece, List<int[][]> reducible) {
+        boolean changed = true;
+        List<int[]> cands = new ArrayList<>();
+        while (changed) {
+            changed = false;
+            cands.clear();
+            for (int x = 0; x < reducible.size(); x++) {
+                List<Integer> roots = new ArrayList<>();
+                long[] v = nets(st.parent, piece, reducible.get(x), roots);
+                if (roots.isEmpty()) {
+                    continue;
+                }
+                long sig = 17;
+                for (int q = 0; q < v.length; q++) {
+                    sig = sig * 1_000_003L + roots.get(q) * 31L + v[q];
+                }
+                if (st.seen[x] != sig) {
+                    int[] sub = smallestBalanced(v, identity(v.length), null);
+                    if (sub == null) {
+                        for (int q = 1; q < roots.size(); q++) {
+                            union(st.parent, roots.get(0), roots.get(q));
+                        }
+                        changed = true;
+                        continue;
+                    }
+                    st.seen[x] = sig;
+                    st.sureness[x] = lastScore;
+                }
+                cands.add(new int[] {x, st.sureness[x] * (1 << 20) + roots.size()});
+            }
+        }
+        return cands;
+    }
+
+    /** Joins the guessed part in balance at one event (see smallestBalanced). */
+    private void guess(Joins st, int[] piece, int[][] ev, java.util.SplittableRandom rnd) {
+        List<Integer> roots = new ArrayList<>();
+        long[] v = nets(st.parent, piece, ev, roots);
+        int[] g = smallestBalanced(v, identity(v.length), rnd);
+        if (g == null) {
+            g = identity(v.length);
+        }
+        for (int q = 1; q < g.length; q++) {
+            union(st.parent, roots.get(g[0]), roots.get(g[q]));
+        }
+        Arrays.fill(st.seen, 0);
+    }
+
+    /** Bytes starting minus ending at one event per group out of balance there (its root into {@code roots}). */
+    private long[] nets(int[] parent, int[] piece, int[][] ev, List<Integer> roots) {
+        java.util.TreeMap<Integer, Long> net = new java.util.TreeMap<>();
+        for (int q : ev[1]) {
+            net.merge(find(parent, q), size[piece[q]], Long::sum);
+        }
+        for (int q : ev[0]) {
+            net.merge(find(parent, q), -size[piece[q]], Long::sum);
+        }
+        List<Long> v = new ArrayList<>();
+        for (var en : net.entrySet()) {
+            if (en.getValue() != 0) {
+                roots.add(en.getKey());
+                v.add(en.getValue());
+            }
+        }
+        return v.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static int[] identity(int n) {
+        int[] r = new int[n];
+        for (int q = 0; q < n; q++) {
+            r[q] = q;
+        }
+        return r;
     }
 
     /**

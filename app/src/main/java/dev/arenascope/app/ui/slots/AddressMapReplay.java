@@ -1,6 +1,9 @@
 package dev.arenascope.app.ui.slots;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
@@ -15,13 +18,15 @@ import dev.arenascope.core.trace.TraceView;
 /**
  * One memory's blocks replayed event by event, movable to any event index at a cost proportional to
  * the move, not to the index: the state is kept between moves, so a step forward applies only the
- * events stepped over, and a move back (or a jump) starts from the nearest earlier <em>checkpoint</em>,
- * a copy of the state taken as the replay first passes it. Checkpoints are at least
- * {@value #MIN_SPACING} events apart and at least {@value #SPACING_PER_BLOCK} events per block held at
- * the time, so a move back costs O({@value #MIN_SPACING} + {@value #SPACING_PER_BLOCK} · blocks) events and
- * the checkpoints together hold about one block reference per {@value #SPACING_PER_BLOCK} events replayed
- * (blocks are immutable and shared with the state). The first move to an index costs the events up to it
- * once; a trace that grows (a live session) keeps every checkpoint, since events are only appended.
+ * events stepped over; a step back undoes the memory's events stepped back over (an undo record is
+ * kept for the last {@value #UNDO} events of the memory applied); a longer move back, or a jump, starts
+ * from the nearest earlier <em>checkpoint</em>, a copy of the state taken as the replay first passes
+ * it. Checkpoints are at least {@value #MIN_SPACING} events apart and at least
+ * {@value #SPACING_PER_BLOCK} events per block held at the time, so such a move costs
+ * O({@value #MIN_SPACING} + {@value #SPACING_PER_BLOCK} · blocks) events, and the checkpoints together
+ * hold about one block reference per {@value #SPACING_PER_BLOCK} events replayed (blocks are immutable
+ * and shared with the state). The first move to an index costs the events up to it once; a trace that
+ * grows (a live session) keeps every checkpoint, since events are only appended.
  *
  * <p>Thread-safety: {@link #moveTo} is synchronized (a cancelled background move may still be running
  * when the next begins); the {@link AddressMap.Snapshot}s it returns are immutable. Cancellation leaves
@@ -32,6 +37,8 @@ public final class AddressMapReplay {
     static final long MIN_SPACING = 4096;
     /** Events between two checkpoints per block held at the first of them. */
     static final long SPACING_PER_BLOCK = 8;
+    /** The memory's events applied last whose undo is kept. */
+    static final int UNDO = 4096;
 
     private final TraceView trace;
     private final MemoryInfo memory;
@@ -39,6 +46,15 @@ public final class AddressMapReplay {
     private State state = new State();
     /** The end of the last checkpoint: the replay has been at least this far. */
     private long frontier;
+    /** Undo records of the memory's events applied last to {@link #state}, oldest first, contiguous. */
+    private final ArrayDeque<Undo> undo = new ArrayDeque<>();
+
+    /**
+     * How to take back the memory's event {@code index}: the blocks at its address before it (and those
+     * a pointer restore or reset removed), and the state's last block and effective time just after it.
+     */
+    private record Undo(long index, Event event, AddressMap.Block liveBefore, AddressMap.Block reservedBefore,
+                        AddressMap.Block[] removed, AddressMap.Block lastBlockAfter, long effAfter) {}
 
     /** The replay's state: everything {@link AddressMap.Snapshot} is built from. */
     static final class State {
@@ -126,9 +142,13 @@ public final class AddressMapReplay {
      */
     public synchronized AddressMap.Snapshot moveTo(long end, long atNs, BooleanSupplier cancel) {
         end = Math.max(0, Math.min(end, trace.eventCount()));
+        if (end < state.end && undoTo(end)) {
+            return AddressMap.snapshot(trace, memory, state, atNs);
+        }
         if (end < state.end || checkpointBetween(state.end, end)) {
             Map.Entry<Long, Checkpoint> c = checkpoints.floorEntry(end);
             state = c == null ? new State() : c.getValue().restore();
+            undo.clear();
         }
         State s = state;
         for (long i = s.end; i < end; i++) {
@@ -143,6 +163,54 @@ public final class AddressMapReplay {
             }
         }
         return AddressMap.snapshot(trace, memory, s, atNs);
+    }
+
+    /**
+     * Takes the state back to just after the memory's event {@code end - 1} when that event's undo is
+     * kept (a step back lands there): undoes the memory's events after it, newest first. False, and
+     * nothing changed, otherwise.
+     */
+    private boolean undoTo(long end) {
+        Undo target = null;
+        for (Iterator<Undo> it = undo.descendingIterator(); it.hasNext(); ) {
+            Undo u = it.next();
+            if (u.index() < end - 1) {
+                break;
+            }
+            if (u.index() == end - 1) {
+                target = u;
+                break;
+            }
+        }
+        if (target == null) {
+            return false;
+        }
+        State s = state;
+        while (undo.peekLast().index() > target.index()) {
+            Undo u = undo.removeLast();
+            long a = u.event().a();
+            if (u.liveBefore() == null) {
+                s.live.remove(a);
+            } else {
+                s.live.put(a, u.liveBefore());
+            }
+            if (u.reservedBefore() == null) {
+                s.reserved.remove(a);
+            } else {
+                s.reserved.put(a, u.reservedBefore());
+            }
+            if (u.removed() != null) {
+                for (AddressMap.Block b : u.removed()) {
+                    s.live.put(b.start(), b);
+                }
+            }
+        }
+        s.end = end;
+        s.eff = target.effAfter();
+        s.lastEvent = target.index();
+        s.last = target.event();
+        s.lastBlock = target.lastBlockAfter();
+        return true;
     }
 
     /** Whether a checkpoint after {@code from} and at or before {@code to} is nearer than replaying from {@code from}. */
@@ -165,6 +233,8 @@ public final class AddressMapReplay {
         s.last = e;
         TreeMap<Long, AddressMap.Block> live = s.live;
         AddressMap.Block before = live.get(e.a());
+        AddressMap.Block reservedBefore = s.reserved.get(e.a());
+        AddressMap.Block[] removed = null;
         switch (e.kind()) {
             case ALLOC -> {
                 AddressMap.State st = memory.kind() == MemoryKind.ARENA
@@ -184,16 +254,22 @@ public final class AddressMapReplay {
             case UNRESERVE -> s.reserved.remove(e.a());
             case POINTER_RESTORE -> {
                 boolean bwd = e.has(Event.FLAG_BACKWARD);
+                List<AddressMap.Block> gone = new ArrayList<>();
                 Iterator<AddressMap.Block> it = live.values().iterator();
                 while (it.hasNext()) {
                     AddressMap.Block b = it.next();
                     if (bwd ? b.state() == AddressMap.State.BACKWARD && b.start() < e.a()
                             : b.state() == AddressMap.State.FORWARD && b.start() >= e.a()) {
+                        gone.add(b);
                         it.remove();
                     }
                 }
+                removed = gone.toArray(AddressMap.Block[]::new);
             }
-            case RESET, MEMORY_CLOSED -> live.clear();
+            case RESET, MEMORY_CLOSED -> {
+                removed = live.values().toArray(AddressMap.Block[]::new);
+                live.clear();
+            }
             case PLAN_BIND, TENSOR_LIVE -> live.put(e.a(), new AddressMap.Block(e.a(), e.b(), AddressMap.State.IN_USE, label(e), e.timeNs()));
             default -> {
             }
@@ -201,6 +277,10 @@ public final class AddressMapReplay {
         AddressMap.Block after = live.get(e.a());
         s.lastBlock = e.kind() == EventKind.UNRESERVE ? new AddressMap.Block(e.a(), e.b(), AddressMap.State.RESERVED, "segment", e.timeNs())
                 : after != null ? after : before != null ? before : s.reserved.get(e.a());
+        undo.addLast(new Undo(i, e, before, reservedBefore, removed, s.lastBlock, s.eff));
+        if (undo.size() > UNDO) {
+            undo.removeFirst();
+        }
     }
 
     private String label(Event e) {
