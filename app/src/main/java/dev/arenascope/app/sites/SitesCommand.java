@@ -4,7 +4,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 import dev.arenascope.app.cli.Args;
@@ -15,6 +14,7 @@ import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.analysis.SiteTree;
+import dev.arenascope.core.device.Durations;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.file.LoadedTrace;
@@ -212,22 +212,12 @@ public final class SitesCommand implements Command {
         private TimeArg() {}
 
         static long duration(String command, String option, String text) {
-            String s = text.strip().toLowerCase(Locale.ROOT);
-            double scale = 1e9;
-            for (String[] u : new String[][] {{"ns", "1"}, {"us", "1e3"}, {"µs", "1e3"}, {"ms", "1e6"}, {"min", "6e10"}, {"s", "1e9"}}) {
-                if (s.endsWith(u[0])) {
-                    scale = Double.parseDouble(u[1]);
-                    s = s.substring(0, s.length() - u[0].length()).strip();
-                    break;
-                }
-            }
-            double v;
+            double ns;
             try {
-                v = Double.parseDouble(s);
+                ns = Durations.parse(text, 1e9);
             } catch (NumberFormatException e) {
                 throw new UsageException(command + ": " + option + " must be a time like 41.2s, 350ms, 12000us or 5ns, got '" + text + "'");
             }
-            double ns = v * scale;
             if (!(ns >= 0) || ns > Long.MAX_VALUE / 2.0) {
                 throw new UsageException(command + ": " + option + " must be a time of 0 or more, got '" + text + "'");
             }

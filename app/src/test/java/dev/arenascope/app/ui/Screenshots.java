@@ -4,11 +4,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
-import javafx.embed.swing.SwingFXUtils;
-import javafx.scene.image.WritableImage;
-
-import javax.imageio.ImageIO;
-
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.live.NewSessionDialog;
@@ -16,46 +11,16 @@ import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.testsupport.Fixtures;
 
 /**
- * A tool, not a test: renders every view of the window into PNG files for the docs, headless (Monocle
- * and the software renderer). Its name does not match the test suite's patterns, so {@code mvn verify}
- * never runs it; {@code docs/screenshots/make.sh} does, with {@code -Dtest=Screenshots
- * -Darenascope.screenshots=DIR}. It runs on the test class path because it drives the window the way
- * the window's tests do ({@link WindowTestBase}).
+ * A tool, not a test ({@link ScreenshotTool}): renders every view of the window into PNG files for the
+ * docs, headless (Monocle and the software renderer). It runs on the test class path because it drives
+ * the window the way the window's tests do ({@link WindowTestBase}).
  */
-class Screenshots extends WindowTestBase {
-
-    private static Path out() {
-        String d = System.getProperty("arenascope.screenshots");
-        if (d == null || d.isBlank()) {
-            throw new IllegalStateException("no output folder: run docs/screenshots/make.sh (or pass -Darenascope.screenshots=DIR)");
-        }
-        return Path.of(d);
-    }
-
-    private void shoot(Path dir, String name) throws Exception {
-        Thread.sleep(400);
-        WritableImage img = fx(() -> window.scene().snapshot(null));
-        Files.createDirectories(dir);
-        ImageIO.write(SwingFXUtils.fromFXImage(img, null), "png", dir.resolve(name).toFile());
-    }
-
-    private void openAndWait(Path f) {
-        fxRun(() -> window.open(f));
-        waitFor(60, "the file", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
-                && window.model().digestProperty().get().events() == window.model().eventCountProperty().get()
-                && window.model().eventCountProperty().get() > 0
-                && window.timeline().drawListProperty().get() != null
-                && window.timeline().drawListProperty().get().events() == window.model().eventCountProperty().get());
-    }
+class Screenshots extends ScreenshotTool {
 
     @Test
     void everyView() throws Exception {
-        Path dir = out();
+        Path dir = start(1280, 800);
         Path tmp = Files.createTempDirectory("shots");
-        fxRun(() -> {
-            stage.setWidth(1280);
-            stage.setHeight(800);
-        });
         Path render = Recordings.record("render", Map.of("frames", "64", "max-batch", "8"), tmp.resolve("render.astrace"));
         openAndWait(render);
         waitFor(10, "bands", () -> window.timeline().drawListProperty().get().lanes().stream().anyMatch(l -> !l.bands().isEmpty()));
@@ -118,11 +83,7 @@ class Screenshots extends WindowTestBase {
     /** The allocation stripes of a PyTorch snapshot at its peak, a stripe hovered and one selected, in both themes. */
     @Test
     void allocationStripes() throws Exception {
-        Path dir = out();
-        fxRun(() -> {
-            stage.setWidth(1280);
-            stage.setHeight(800);
-        });
+        Path dir = start(1280, 800);
         Path torch = Fixtures.torch("cs336-a2-magma27.pickle");
         openAndWait(torch);
         waitFor(60, "stripes", () -> window.timeline().drawListProperty().get().lanes().stream().anyMatch(l -> l.stripes() != null));
@@ -187,11 +148,7 @@ class Screenshots extends WindowTestBase {
     /** The allocator's state at an instant: a PyTorch snapshot's segments and blocks in the address map, a pending free, both themes. */
     @Test
     void allocatorState() throws Exception {
-        Path dir = out();
-        fxRun(() -> {
-            stage.setWidth(1280);
-            stage.setHeight(800);
-        });
+        Path dir = start(1280, 800);
         Path torch = Fixtures.torch("cs336-a2-magma27.pickle");
         openAndWait(torch);
         var cuda = fx(() -> window.model().trace().memories().getFirst());

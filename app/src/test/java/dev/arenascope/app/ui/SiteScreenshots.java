@@ -1,12 +1,6 @@
 package dev.arenascope.app.ui;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-
-import javafx.embed.swing.SwingFXUtils;
-import javafx.scene.image.WritableImage;
-
-import javax.imageio.ImageIO;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,22 +12,7 @@ import dev.arenascope.testsupport.Fixtures;
  * renders the Site view's flame graph and tree table on the magma27 PyTorch snapshot at its peak, in the
  * light and the dark theme, and its compare mode against the bcrafton snapshot.
  */
-class SiteScreenshots extends WindowTestBase {
-
-    private static Path out() {
-        String d = System.getProperty("arenascope.screenshots");
-        if (d == null || d.isBlank()) {
-            throw new IllegalStateException("no output folder: run docs/screenshots/make.sh (or pass -Darenascope.screenshots=DIR)");
-        }
-        return Path.of(d);
-    }
-
-    private void shoot(Path dir, String name) throws Exception {
-        Thread.sleep(500);
-        WritableImage img = fx(() -> window.scene().snapshot(null));
-        Files.createDirectories(dir);
-        ImageIO.write(SwingFXUtils.fromFXImage(img, null), "png", dir.resolve(name).toFile());
-    }
+class SiteScreenshots extends ScreenshotTool {
 
     private void answered(SiteRequest.Question q, SiteRequest.Shape s) {
         fxRun(() -> {
@@ -49,15 +28,8 @@ class SiteScreenshots extends WindowTestBase {
 
     @Test
     void siteView() throws Exception {
-        Path dir = out();
-        fxRun(() -> {
-            stage.setWidth(1280);
-            stage.setHeight(860);
-        });
-        Path magma = Fixtures.torch("cs336-a2-magma27.pickle");
-        fxRun(() -> window.open(magma));
-        waitFor(60, "the file", () -> window.model().titleProperty().get().equals(magma.getFileName().toString())
-                && window.timeline().drawListProperty().get() != null);
+        Path dir = start(1280, 860);
+        openAndWait(Fixtures.torch("cs336-a2-magma27.pickle"));
         fxRun(() -> {
             window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1);
             // the timeline short, the site view tall: its flame graph is the subject here

@@ -128,22 +128,16 @@ public final class TraceDiff {
 
         /** Whether the figure moved in its worse direction past {@link #NOISE_PCT} (only figures in both traces do). */
         public boolean regression() {
-            if (presence != Presence.BOTH) {
-                return false;
-            }
-            double pct = change();
-            if (Double.isNaN(pct)) {
-                return false;
-            }
-            return switch (figure().better()) {
-                case LOWER -> pct > NOISE_PCT;
-                case HIGHER -> pct < -NOISE_PCT;
-                case NEITHER -> false;
-            };
+            return movedPastNoise(1);
         }
 
         /** Whether the figure moved in its better direction past {@link #NOISE_PCT}. */
         public boolean improvement() {
+            return movedPastNoise(-1);
+        }
+
+        /** Whether the figure moved past the noise toward worse ({@code toward = 1}) or better ({@code -1}). */
+        private boolean movedPastNoise(int toward) {
             if (presence != Presence.BOTH) {
                 return false;
             }
@@ -152,8 +146,8 @@ public final class TraceDiff {
                 return false;
             }
             return switch (figure().better()) {
-                case LOWER -> pct < -NOISE_PCT;
-                case HIGHER -> pct > NOISE_PCT;
+                case LOWER -> toward * pct > NOISE_PCT;
+                case HIGHER -> -toward * pct > NOISE_PCT;
                 case NEITHER -> false;
             };
         }

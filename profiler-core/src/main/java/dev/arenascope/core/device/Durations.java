@@ -42,4 +42,29 @@ public final class Durations {
         }
         return format(Math.round(ns));
     }
+
+    /**
+     * Reads a duration a person typed: a number with a unit ({@code ns}, {@code us} or {@code µs},
+     * {@code ms}, {@code s}, {@code min}; case and spaces before the unit do not matter), or a bare number
+     * in the unit the caller names. Checks no range: the caller says what it accepts.
+     *
+     * @param bareUnitNs nanoseconds in one unit of a bare number ({@code 1e9} for seconds, {@code 1e6} for milliseconds)
+     * @return the duration in nanoseconds, unrounded
+     * @throws NumberFormatException when what precedes the unit is not a number
+     */
+    public static double parse(String text, double bareUnitNs) {
+        String s = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
+        double scale = bareUnitNs;
+        for (String[] u : UNITS) {
+            if (s.endsWith(u[0])) {
+                scale = Double.parseDouble(u[1]);
+                s = s.substring(0, s.length() - u[0].length()).strip();
+                break;
+            }
+        }
+        return Double.parseDouble(s) * scale;
+    }
+
+    /** Unit suffixes, longest match first where one ends another ({@code ms} and {@code min} before {@code s}). */
+    private static final String[][] UNITS = {{"ns", "1"}, {"us", "1e3"}, {"µs", "1e3"}, {"ms", "1e6"}, {"min", "6e10"}, {"s", "1e9"}};
 }

@@ -20,6 +20,7 @@ import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SinkAttachment;
 import dev.arenascope.core.trace.SinkOwner;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 
@@ -128,7 +129,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
     private volatile int connections;
     private volatile String lastError;
     private volatile boolean refused;
-    private volatile SinkOwner owner;
+    private final SinkAttachment attachment = new SinkAttachment();
     private final AtomicLong handed = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
     private Thread thread;
@@ -217,7 +218,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
 
     @Override
     public void onAttach(SinkOwner owner) {
-        this.owner = owner;
+        attachment.attach(owner);
     }
 
     @Override
@@ -343,11 +344,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
      */
     @Override
     public void close() {
-        SinkOwner o = owner;
-        if (o != null) {
-            owner = null;
-            o.detach();
-        }
+        attachment.detach(); // delivers, then calls onClose
         onClose();
     }
 

@@ -82,29 +82,11 @@ final class ManyToOneEventRing {
         if (w == null) {
             w = allocate();
         }
-        final int tailAt = trailer + TAIL_POSITION;
-        long tail;
-        do {
-            tail = (long) WORD.getVolatile(w, tailAt);
-            long headCache = (long) WORD.getOpaque(w, trailer + HEAD_CACHE);
-            if (tail - headCache >= capacity) {
-                long head = (long) WORD.getAcquire(w, trailer + HEAD_POSITION);
-                if (tail - head >= capacity) {
-                    WORD.getAndAdd(w, trailer + LOST_COUNT, 1L);
-                    return false;
-                }
-                WORD.setOpaque(w, trailer + HEAD_CACHE, head);
-            }
-        } while (!WORD.compareAndSet(w, tailAt, tail, tail + 1));
-        final int at = ((int) tail & mask) << RECORD_SHIFT;
-        w[at + TIME_WORD] = time;
-        w[at + A_WORD] = a;
-        w[at + B_WORD] = b;
-        w[at + C_WORD] = c;
-        w[at + USED_WORD] = used;
-        w[at + AUX_WORD] = aux;
-        w[at + REFS_WORD] = EventRingDescriptor.refs(ref, ref2);
-        WORD.setRelease(w, at + HEADER_WORD, EventRingDescriptor.header(packed, thread));
+        long tail = claim(w, 1);
+        if (tail < 0) {
+            return false;
+        }
+        commit(w, ((int) tail & mask) << RECORD_SHIFT, time, packed, thread, a, b, c, used, aux, ref, ref2);
         return true;
     }
 
@@ -124,25 +106,45 @@ final class ManyToOneEventRing {
         if (w == null) {
             w = allocate();
         }
+        long tail = claim(w, 2);
+        if (tail < 0) {
+            return false;
+        }
+        final int ext = ((int) (tail + 1) & mask) << RECORD_SHIFT;
+        w[ext + A_WORD] = site;
+        w[ext + B_WORD] = category;
+        WORD.setRelease(w, ext + HEADER_WORD, EventRingDescriptor.header(SITE_EXTENSION, thread));
+        commit(w, ((int) tail & mask) << RECORD_SHIFT, time, packed, thread, a, b, c, used, aux, ref, ref2);
+        return true;
+    }
+
+    /**
+     * Claims {@code records} consecutive records (1 or 2) by CAS on the tail, refreshing the cached head
+     * only when the cache says full; on a full ring counts one lost event.
+     *
+     * @return the first claimed position, or -1 when there was no room
+     */
+    private long claim(long[] w, int records) {
         final int tailAt = trailer + TAIL_POSITION;
         long tail;
         do {
             tail = (long) WORD.getVolatile(w, tailAt);
             long headCache = (long) WORD.getOpaque(w, trailer + HEAD_CACHE);
-            if (tail + 1 - headCache >= capacity) {
+            if (tail + records - 1 - headCache >= capacity) {
                 long head = (long) WORD.getAcquire(w, trailer + HEAD_POSITION);
-                if (tail + 1 - head >= capacity) {
+                if (tail + records - 1 - head >= capacity) {
                     WORD.getAndAdd(w, trailer + LOST_COUNT, 1L);
-                    return false;
+                    return -1;
                 }
                 WORD.setOpaque(w, trailer + HEAD_CACHE, head);
             }
-        } while (!WORD.compareAndSet(w, tailAt, tail, tail + 2));
-        final int ext = ((int) (tail + 1) & mask) << RECORD_SHIFT;
-        w[ext + A_WORD] = site;
-        w[ext + B_WORD] = category;
-        WORD.setRelease(w, ext + HEADER_WORD, EventRingDescriptor.header(SITE_EXTENSION, thread));
-        final int at = ((int) tail & mask) << RECORD_SHIFT;
+        } while (!WORD.compareAndSet(w, tailAt, tail, tail + records));
+        return tail;
+    }
+
+    /** Fills the claimed record at word {@code at} with plain stores, then commits its header with release semantics. */
+    private static void commit(long[] w, int at, long time, int packed, int thread, long a, long b, long c, long used, long aux,
+                               int ref, int ref2) {
         w[at + TIME_WORD] = time;
         w[at + A_WORD] = a;
         w[at + B_WORD] = b;
@@ -151,7 +153,6 @@ final class ManyToOneEventRing {
         w[at + AUX_WORD] = aux;
         w[at + REFS_WORD] = EventRingDescriptor.refs(ref, ref2);
         WORD.setRelease(w, at + HEADER_WORD, EventRingDescriptor.header(packed, thread));
-        return true;
     }
 
     /**

@@ -2,12 +2,12 @@ package dev.arenascope.app.ui.sites;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteSource;
 import dev.arenascope.core.analysis.SiteTree;
+import dev.arenascope.core.device.Durations;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
 
@@ -85,22 +85,12 @@ final class SiteText {
 
     /** A duration as {@code 1ms}, {@code 250us}, {@code 2s}, {@code 500ns} (a bare number is milliseconds). */
     static long parseDuration(String text) {
-        String s = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
-        double scale = 1e6;
-        for (String[] u : new String[][] {{"ns", "1"}, {"us", "1e3"}, {"µs", "1e3"}, {"ms", "1e6"}, {"min", "6e10"}, {"s", "1e9"}}) {
-            if (s.endsWith(u[0])) {
-                scale = Double.parseDouble(u[1]);
-                s = s.substring(0, s.length() - u[0].length()).strip();
-                break;
-            }
-        }
-        double v;
+        double ns;
         try {
-            v = Double.parseDouble(s);
+            ns = Durations.parse(text, 1e6);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("The temporaries' threshold must be a time like 1ms, 250us or 2s, not '" + text + "'");
         }
-        double ns = v * scale;
         if (!(ns >= 1) || ns > Long.MAX_VALUE / 2.0) {
             throw new IllegalArgumentException("The temporaries' threshold must be at least 1 ns, not '" + text + "'");
         }

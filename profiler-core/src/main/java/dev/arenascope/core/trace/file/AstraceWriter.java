@@ -24,6 +24,7 @@ import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SinkAttachment;
 import dev.arenascope.core.trace.SinkOwner;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 import dev.arenascope.core.trace.codec.MetaCodec;
@@ -84,7 +85,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private long lostHere;
     /** The first write failure, or null. */
     private IOException writeFailure;
-    private volatile SinkOwner owner;
+    private final SinkAttachment attachment = new SinkAttachment();
 
     /**
      * Creates (or replaces) {@code path} and writes at the default zstd level. The caller owns the writer:
@@ -227,7 +228,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
 
     @Override
     public void onAttach(SinkOwner owner) {
-        this.owner = owner;
+        attachment.attach(owner);
     }
 
     /** Bytes written to the file so far. */
@@ -498,11 +499,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
      */
     @Override
     public void close() {
-        SinkOwner o = owner;
-        if (o != null) {
-            owner = null;
-            o.detach(); // delivers, then calls onClose
-        }
+        attachment.detach(); // delivers, then calls onClose
         onClose();
     }
 }

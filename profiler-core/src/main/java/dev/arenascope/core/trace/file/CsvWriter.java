@@ -12,6 +12,7 @@ import java.util.Map;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.SinkAttachment;
 import dev.arenascope.core.trace.SinkOwner;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SiteTable;
@@ -131,7 +132,7 @@ public final class CsvWriter implements EventSink, AutoCloseable {
 
     @Override
     public void onAttach(SinkOwner owner) {
-        this.owner = owner;
+        attachment.attach(owner);
     }
 
     /** Events handed to this writer after it closed (not in the file). */
@@ -145,14 +146,10 @@ public final class CsvWriter implements EventSink, AutoCloseable {
      */
     @Override
     public void close() {
-        SinkOwner o = owner;
-        if (o != null) {
-            owner = null;
-            o.detach();
-        }
+        attachment.detach(); // delivers, then calls onClose
         onClose();
     }
 
-    private volatile SinkOwner owner;
+    private final SinkAttachment attachment = new SinkAttachment();
     private long lostAfterClose;
 }

@@ -18,6 +18,7 @@ import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.SinkAttachment;
 import dev.arenascope.core.trace.SinkOwner;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
@@ -253,7 +254,7 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
 
     @Override
     public void onAttach(SinkOwner owner) {
-        this.owner = owner;
+        attachment.attach(owner);
     }
 
     /** Events handed to this writer after it closed (not in the file). */
@@ -267,14 +268,10 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
      */
     @Override
     public void close() {
-        SinkOwner o = owner;
-        if (o != null) {
-            owner = null;
-            o.detach();
-        }
+        attachment.detach(); // delivers, then calls onClose
         onClose();
     }
 
-    private volatile SinkOwner owner;
+    private final SinkAttachment attachment = new SinkAttachment();
     private long lostAfterClose;
 }
