@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.arenascope.app.aot.AotCache;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.torch.SyntheticSnapshot;
@@ -24,7 +25,10 @@ import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
  *   <li>On a snapshot generated here by {@link SyntheticSnapshot} (seed {@value #SEED},
  *       {@value #ALLOCATIONS} allocations, about 2 M entries and 460 MB; {@value #QUICK_ALLOCATIONS}
  *       in quick mode) in the temporary directory: {@code arenascope stats FILE} run in a fresh JVM
- *       as a user runs it, JVM start included, median of rounds. {@code torch.import_mb_per_s} is
+ *       as the launcher starts it (with the build's ahead-of-time cache when there is one, see
+ *       {@link AotCache}), JVM start included, median of rounds; {@code torch.stats_no_aot_s} the same
+ *       without the cache (alternating with those runs; equal to {@code torch.stats_s} when there is no
+ *       cache, {@code torch.aot_cache} 0, else 1). {@code torch.import_mb_per_s} is
  *       the pickle's MB (10^6 bytes) over the wall seconds, {@code torch.stats_s} those seconds,
  *       {@code torch.import_peak_rss_mb} the child's peak resident MiB and {@code torch.import_cpu_s}
  *       its CPU seconds (both from {@code /usr/bin/time -v}; left out where it is missing). The peak
@@ -74,15 +78,13 @@ final class TorchBench implements BenchSuite {
         try {
             SyntheticSnapshot.Summary sum = SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(SEED, allocations));
             int rounds = quick ? 1 : 3;
-            double[] wall = new double[rounds], rss = new double[rounds], cpu = new double[rounds];
+            List<String> aot = launcherAot();
+            double[] wall = new double[rounds], rss = new double[rounds], cpu = new double[rounds], plain = new double[rounds];
             for (int i = 0; i < rounds; i++) {
-                ChildRun r = ChildRun.cli(List.of(), "stats", file.toString());
-                Matcher m = PEAK.matcher(r.stdout());
-                long peak = m.find() ? Long.parseLong(m.group(1)) : -1;
-                if (peak != sum.peakDefault()) {
-                    throw new IllegalStateException("bench: stats printed peak_bytes " + peak + " for the generated snapshot, the generator says "
-                            + sum.peakDefault());
+                if (!aot.isEmpty()) { // alternating with the timed runs: both see the same machine
+                    plain[i] = stats(file, List.of(), sum.peakDefault()).wallS();
                 }
+                ChildRun r = stats(file, aot, sum.peakDefault());
                 wall[i] = r.wallS();
                 rss[i] = r.rssMb();
                 cpu[i] = r.cpuS();
@@ -90,6 +92,8 @@ final class TorchBench implements BenchSuite {
             double w = Medians.median(wall);
             f.put("torch.import_mb_per_s", sum.bytes() / 1e6 / w);
             f.put("torch.stats_s", w);
+            f.put("torch.stats_no_aot_s", aot.isEmpty() ? w : Medians.median(plain));
+            f.put("torch.aot_cache", aot.isEmpty() ? 0.0 : 1.0);
             if (!Double.isNaN(rss[0])) {
                 f.put("torch.import_peak_rss_mb", Medians.median(rss));
                 f.put("torch.import_cpu_s", Medians.median(cpu));
@@ -114,7 +118,9 @@ final class TorchBench implements BenchSuite {
         Path file = Files.createTempFile("arenascope-bench-torch-big-", ".pickle");
         try {
             SyntheticSnapshot.Summary sum = SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(SEED, allocations));
-            ChildRun r = ChildRun.cli(List.of("-Xmx4g"), "stats", file.toString());
+            List<String> jvm = new java.util.ArrayList<>(launcherAot());
+            jvm.add("-Xmx4g");
+            ChildRun r = ChildRun.cli(jvm, "stats", file.toString());
             Matcher m = PEAK.matcher(r.stdout());
             long peak = m.find() ? Long.parseLong(m.group(1)) : -1;
             if (peak != sum.peakDefault()) {
@@ -130,6 +136,26 @@ final class TorchBench implements BenchSuite {
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    /** {@code stats FILE} in a fresh JVM with {@code jvm} options; checks the peak it prints against the generator's. */
+    private static ChildRun stats(Path file, List<String> jvm, long expectedPeak) throws Exception {
+        ChildRun r = ChildRun.cli(jvm, "stats", file.toString());
+        Matcher m = PEAK.matcher(r.stdout());
+        long peak = m.find() ? Long.parseLong(m.group(1)) : -1;
+        if (peak != expectedPeak) {
+            throw new IllegalStateException("bench: stats printed peak_bytes " + peak + " for the generated snapshot, the generator says "
+                    + expectedPeak);
+        }
+        return r;
+    }
+
+    /**
+     * The options the launcher starts a command with: the build's ahead-of-time cache when there is one
+     * beside the jar and not older than it (as the launcher checks), else none.
+     */
+    private static List<String> launcherAot() {
+        return AotCache.beside(AotCache.appJar()).map(c -> List.of("-XX:AOTCache=" + c)).orElse(List.of());
     }
 
     private static final Pattern OPEN = Pattern.compile("open_s=([0-9.]+) .*peak_used=(\\d+)");

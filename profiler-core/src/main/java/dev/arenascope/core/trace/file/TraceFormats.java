@@ -92,8 +92,9 @@ public final class TraceFormats {
     }
 
     /**
-     * Loads a file into a new store as {@link #load(Path)} does, telling {@code eventsRead} (on the
-     * calling thread) how many events each batch or chunk added. The callback may throw an unchecked
+     * Loads a file into a new store as {@link #load(Path)} does, telling {@code eventsRead} (on one
+     * thread, in order: the calling thread, or for a PyTorch snapshot the import's sink thread, see
+     * {@code TorchSnapshotToTrace}) how many events each batch or chunk added. The callback may throw an unchecked
      * exception (a {@code CancellationException} when the user cancels) to stop the read; it
      * propagates with the file closed and the partial store dropped.
      *

@@ -2,7 +2,6 @@ package dev.arenascope.core.trace.torch;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,8 +18,6 @@ import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
-import dev.arenascope.core.trace.SiteTable;
-import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.util.LongLongMap;
 
 /**
@@ -28,24 +25,19 @@ import dev.arenascope.core.util.LongLongMap;
  * mapping. Blocks live before the trace began come from a backwards replay of each device's rows over
  * the final state (kept as one map of addresses); then the devices' rows are merged by time through a
  * heap (O(entries · log devices)) and turned into events one by one, in batches of
- * {@value #BATCH}. Runs on the caller's thread; the sink is called from it only.
+ * {@value #BATCH}. Runs on the caller's thread; the sink is called from it only (a {@link HandOffSink}
+ * takes the batches it is handed without a copy).
  */
 final class SnapshotEmitter {
-    private static final int BATCH = 1 << 14;
-    /** The longest text one stack becomes, in characters; longer stacks end with a count of the frames left out. */
-    static final int MAX_STACK_TEXT = 1 << 16;
+    static final int BATCH = 1 << 14;
 
     private final Snapshot snap;
     private final String source;
     private final EventSink out;
-    private final EventBatch batch = new EventBatch(BATCH);
+    private EventBatch batch = new EventBatch(BATCH);
     private final Map<String, Integer> strings = new HashMap<>();
     private final Map<Long, Integer> threads = new HashMap<>();
-    private int[] stackString;
-    private int[] stackSite;
-    private int[] frameSite;
-    private final SiteTable sites = new SiteTable();
-    private int[] metaString;
+    private StackTexts texts;
     private long[] used = new long[4];
     private long[] aux = new long[4];
     private long events;
@@ -60,7 +52,7 @@ final class SnapshotEmitter {
 
     /** Checks what the stream will cost, then sends it; nothing reaches the sink when the check refuses. */
     TorchSnapshotToTrace.Result run() throws SnapshotFormatException {
-        checkTextBudget();
+        StackTexts.checkBudget(snap, source);
         TreeSet<Integer> devices = new TreeSet<>();
         devices.addAll(snap.traces().keySet());
         devices.addAll(snap.segments().keySet());
@@ -117,14 +109,7 @@ final class SnapshotEmitter {
         String name = Path.of(source).getFileName() == null ? source : Path.of(source).getFileName().toString();
         out.onSession(new SessionInfo(name, "unknown", timed ? usToNs(t0) : 0, infos, attrs));
 
-        stackString = new int[snap.stacks().stackCount()];
-        Arrays.fill(stackString, -2);
-        stackSite = new int[snap.stacks().stackCount()];
-        Arrays.fill(stackSite, -2);
-        frameSite = new int[snap.stacks().frameCount()];
-        Arrays.fill(frameSite, -1);
-        metaString = new int[snap.strings().size()];
-        Arrays.fill(metaString, -2);
+        texts = new StackTexts(snap, this::string);
         int id = 0;
         List<DeviceState> states = new ArrayList<>();
         for (int d : devices) {
@@ -159,6 +144,12 @@ final class SnapshotEmitter {
             initialBlocks += st.emitInitial(snap.segments().getOrDefault(st.device, List.of()), snap.liveBlocks().getOrDefault(st.device, List.of()));
             if (st.hasNext()) {
                 heap.add(st);
+            }
+        }
+        if (heap.size() == 1) { // one device: nothing to merge
+            DeviceState st = heap.poll();
+            while (st.hasNext()) {
+                st.emitNext();
             }
         }
         while (!heap.isEmpty()) {
@@ -196,27 +187,6 @@ final class SnapshotEmitter {
         return per;
     }
 
-    /** Refuses a snapshot whose stacks would become more text than its size can honestly account for. */
-    private void checkTextBudget() throws SnapshotFormatException {
-        StackTable st = snap.stacks();
-        long budget = 16 * snap.inputBytes() + (64L << 20);
-        long total = 0;
-        for (int s = 1; s < st.stackCount(); s++) {
-            long len = 0;
-            for (int f : st.frames(s)) {
-                len += st.name(f).length() + st.file(f).length() + 24;
-                if (len > MAX_STACK_TEXT) {
-                    break;
-                }
-            }
-            total += Math.min(len, MAX_STACK_TEXT + 64);
-            if (total > budget) {
-                throw new SnapshotFormatException(source, "", "its " + st.stackCount() + " distinct stacks would become more than "
-                        + budget + " characters of text, beyond what a snapshot of " + snap.inputBytes() + " bytes holds; refused");
-            }
-        }
-    }
-
     /** Microseconds to nanoseconds, saturating instead of overflowing (forged times stay finite). */
     static long usToNs(long us) {
         long limit = Long.MAX_VALUE / 1000;
@@ -231,116 +201,6 @@ final class SnapshotEmitter {
             out.onString(id, s);
         }
         return id;
-    }
-
-    /**
-     * Whether a frame is the runtime's rather than the program's: a C++ internal of PyTorch's capture
-     * ({@link StackTable#internal}), or any frame outside a Python file (the interpreter's own
-     * {@code _PyEval_EvalFrameDefault}, {@code THPVariable_dealloc}, ... with {@code stacks="all"}).
-     */
-    private static boolean internal(StackTable st, int frame) {
-        return st.internal(frame) || !st.file(frame).endsWith(".py");
-    }
-
-    /** A stack with the entry's labels, as one key of the text cache (ordered: an input cannot make keys collide). */
-    private record Labelled(int stack, int context, int category) implements Comparable<Labelled> {
-        @Override
-        public int compareTo(Labelled o) {
-            int c = Integer.compare(stack, o.stack);
-            if (c == 0) {
-                c = Integer.compare(context, o.context);
-            }
-            return c != 0 ? c : Integer.compare(category, o.category);
-        }
-    }
-
-    private final Map<Labelled, Integer> labelled = new HashMap<>();
-
-    /**
-     * The string id of a stack's text (one frame a line, {@code name at file:line}, led by the entry's
-     * category and compile context when it has them), or -1 for none. Each distinct text is built once.
-     */
-    private int stackText(int stack, int context, int category) {
-        if (context < 0 && category < 0) {
-            if (stack == 0) {
-                return -1;
-            }
-            if (stackString[stack] == -2) {
-                stackString[stack] = string(text(stack, context, category));
-            }
-            return stackString[stack];
-        }
-        Labelled key = new Labelled(stack, context, category);
-        Integer id = labelled.get(key);
-        if (id == null) {
-            id = string(text(stack, context, category));
-            labelled.put(key, id);
-        }
-        return id;
-    }
-
-    private String text(int stack, int context, int category) {
-        StringBuilder sb = new StringBuilder();
-        if (category >= 0) {
-            sb.append("[category ").append(snap.strings().get(category)).append(']');
-        }
-        if (context >= 0) {
-            if (!sb.isEmpty()) {
-                sb.append('\n');
-            }
-            sb.append("[compile_context ").append(snap.strings().get(context)).append(']');
-        }
-        StackTable st = snap.stacks();
-        int[] frames = st.frames(stack);
-        for (int i = 0; i < frames.length; i++) {
-            if (!sb.isEmpty()) {
-                sb.append('\n');
-            }
-            if (sb.length() > MAX_STACK_TEXT) {
-                sb.append("... ").append(frames.length - i).append(" more frames");
-                break;
-            }
-            sb.append(st.text(frames[i]));
-        }
-        return sb.toString();
-    }
-
-    /**
-     * The site (a {@link SiteTable} node) of a stack: its frames outermost first (PyTorch lists them
-     * innermost first), C++ internals flagged {@link StackFrame#FLAG_INTERNAL}; -1 for no frames.
-     */
-    private int site(int stack) {
-        if (stack == 0) {
-            return -1;
-        }
-        if (stackSite[stack] == -2) {
-            StackTable st = snap.stacks();
-            int[] frames = st.frames(stack);
-            int node = -1;
-            for (int i = frames.length - 1; i >= 0; i--) {
-                int f = frames[i];
-                if (frameSite[f] < 0) {
-                    long line = st.line(f);
-                    frameSite[f] = sites.frame(st.name(f), st.file(f), line < 0 || line > Integer.MAX_VALUE ? 0 : (int) line,
-                            internal(st, f) ? StackFrame.FLAG_INTERNAL : 0);
-                }
-                node = sites.node(node, frameSite[f]);
-            }
-            stackSite[stack] = node;
-        }
-        return stackSite[stack];
-    }
-
-    /** An allocation's category: its {@code category} field, else its {@code user_metadata}; -1 for none. */
-    private int category(int category, int meta) {
-        return category >= 0 ? metaName(category) : meta >= 0 ? metaName(meta) : -1;
-    }
-
-    private int metaName(int meta) {
-        if (metaString[meta] == -2) {
-            metaString[meta] = string(snap.strings().get(meta));
-        }
-        return metaString[meta];
     }
 
     private int thread(long stream) {
@@ -372,9 +232,13 @@ final class SnapshotEmitter {
 
     private void flush() {
         if (!batch.isEmpty()) {
-            sites.announceNew(out); // frames and stack nodes before the events that name them
-            out.onEvents(batch);
-            batch.clear();
+            texts.announceNew(out); // frames and stack nodes before the events that name them
+            if (out instanceof HandOffSink h) {
+                batch = h.handOver(batch); // no copy: the worker owns it now
+            } else {
+                out.onEvents(batch);
+                batch.clear();
+            }
         }
     }
 
@@ -485,7 +349,7 @@ final class SnapshotEmitter {
                     liveMemory.put(addr, m);
                 }
                 used[m] += size;
-                emit(start, EventKind.ALLOC, m, thread(stream), addr, size, size, stackText(stack, -1, -1), -1, site(stack), -1);
+                emit(start, EventKind.ALLOC, m, thread(stream), addr, size, size, texts.text(stack, -1, -1), -1, texts.site(stack), -1);
                 if (b != null && b.pending() && !requested.containsKey(addr)) {
                     // pending in the final state, its request older than the trace: pending from the start
                     emit(start, EventKind.FREE_REQUESTED, m, thread(stream), addr, size, 0, -1, -1);
@@ -527,13 +391,13 @@ final class SnapshotEmitter {
                 return;
             }
             if (scope >= 0) {
-                emit(t, EventKind.SCOPE_EXIT, memory, th, 0, 0, 0, metaName(meta), scope);
+                emit(t, EventKind.SCOPE_EXIT, memory, th, 0, 0, 0, texts.metaName(meta), scope);
                 scope = -1;
             }
             meta = newMeta;
             if (newMeta >= 0) {
                 scope = scopes++;
-                emit(t, EventKind.SCOPE_ENTER, memory, th, 0, 0, -1, metaName(newMeta), scope);
+                emit(t, EventKind.SCOPE_ENTER, memory, th, 0, 0, -1, texts.metaName(newMeta), scope);
             }
         }
 
@@ -562,8 +426,8 @@ final class SnapshotEmitter {
                         liveMemory.put(addr, m);
                     }
                     used[m] += size;
-                    emit(t, EventKind.ALLOC, m, th, addr, size, size, stackText(e.stack(r), e.context(r), e.category(r)), scope,
-                            site(e.stack(r)), category(e.category(r), e.meta(r)));
+                    emit(t, EventKind.ALLOC, m, th, addr, size, size, texts.text(e.stack(r), e.context(r), e.category(r)), scope,
+                            texts.site(e.stack(r)), texts.category(e.category(r), e.meta(r)));
                 }
                 case TraceEntries.FREE_COMPLETED -> {
                     long old = live.remove(addr, -1);
@@ -610,7 +474,7 @@ final class SnapshotEmitter {
             lastTime = Math.max(lastTime, latest); // after every device's last event: threads are shared
             notesUpTo(Long.MAX_VALUE, true);
             if (scope >= 0) {
-                emit(lastTime, EventKind.SCOPE_EXIT, memory, thread(0), 0, 0, 0, metaName(meta), scope);
+                emit(lastTime, EventKind.SCOPE_EXIT, memory, thread(0), 0, 0, 0, texts.metaName(meta), scope);
                 scope = -1;
             }
         }

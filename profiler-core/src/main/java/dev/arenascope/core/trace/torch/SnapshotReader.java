@@ -36,7 +36,7 @@ import dev.arenascope.core.trace.torch.TraceEntries.EntryRef;
  * {@link SnapshotFormatException} instead of being expanded. Not thread-safe; one instance reads one
  * input.
  */
-final class SnapshotReader implements PickleReader.Placement {
+final class SnapshotReader implements PicklePlacement {
     private static final long BUDGET_SLACK = 1 << 16;
 
     private final String source;
@@ -88,7 +88,7 @@ final class SnapshotReader implements PickleReader.Placement {
     }
 
     @Override
-    public Object dict(PyDict d, PickleReader.Items items, long offset) throws PickleFormatException {
+    public Object dict(PyDict d, PicklePlacement.Items items, long offset) throws PickleFormatException {
         int n = items.size();
         Object name = null, file = null, line = null;
         long lineValue = 0;
@@ -152,7 +152,7 @@ final class SnapshotReader implements PickleReader.Placement {
     }
 
     /** A row for a trace entry's items {@code kv[from..to)}; a problem is kept with the row and reported if it is in {@code device_traces}. */
-    private int entry(PickleReader.Items kv) {
+    private int entry(PicklePlacement.Items kv) {
         byte act = TraceEntries.UNKNOWN;
         Object frames = null, meta = null, ctx = null, cat = null;
         Object action = null;
@@ -211,7 +211,7 @@ final class SnapshotReader implements PickleReader.Placement {
                 } else if (time instanceof Long l) {
                     t = l == TraceEntries.NO_TIME ? l + 1 : l;
                 } else if (time != null) {
-                    throw new Bad("'time_us' is a " + PickleReader.typeName(time) + ", not an integer");
+                    throw new Bad("'time_us' is a " + PyTypes.typeName(time) + ", not an integer");
                 }
                 ex = act == TraceEntries.OOM ? Math.max(0, opt(free, vFree, "device_free")) : 0;
             }
@@ -229,7 +229,7 @@ final class SnapshotReader implements PickleReader.Placement {
             kv[2 * i] = d.keyAt(i) instanceof String k ? canonical(k) : d.keyAt(i);
             kv[2 * i + 1] = d.valueAt(i);
         }
-        return entry(new PickleReader.Items() { // boxed values: no unboxed ints here
+        return entry(new PicklePlacement.Items() { // boxed values: no unboxed ints here
             @Override
             public int size() {
                 return kv.length;
@@ -262,7 +262,7 @@ final class SnapshotReader implements PickleReader.Placement {
             return b.longValue(); // an address past 2^63, kept as its unsigned bits
         }
         if (v == null || !(v instanceof Long || v instanceof BigInteger)) {
-            throw new Bad("has no integer '" + key + "'" + (v == null ? "" : " (found a " + PickleReader.typeName(v) + ")"));
+            throw new Bad("has no integer '" + key + "'" + (v == null ? "" : " (found a " + PyTypes.typeName(v) + ")"));
         }
         throw new Bad("'" + key + "' is out of range: " + (v instanceof Long l ? l.toString() : "an integer of " + ((BigInteger) v).bitLength() + " bits"));
     }
@@ -321,7 +321,7 @@ final class SnapshotReader implements PickleReader.Placement {
             segs = root; // the oldest snapshots are a bare list of segments
         } else {
             throw new SnapshotFormatException(source, "", "not a PyTorch memory snapshot: the pickle holds a "
-                    + PickleReader.typeName(root) + ", not a dict");
+                    + PyTypes.typeName(root) + ", not a dict");
         }
         Map<Integer, List<Snapshot.Segment>> segments = new TreeMap<>();
         Map<Integer, List<Snapshot.Block>> blocks = new TreeMap<>();
@@ -377,7 +377,7 @@ final class SnapshotReader implements PickleReader.Placement {
                     } else if (e instanceof PyDict pd) {
                         row = entry(pd); // an entry that did not read as one while the pickle was read
                     } else {
-                        throw new SnapshotFormatException(source, "device_traces[" + d + "][" + i + "]", "expected a dict, found a " + PickleReader.typeName(e));
+                        throw new SnapshotFormatException(source, "device_traces[" + d + "][" + i + "]", "expected a dict, found a " + PyTypes.typeName(e));
                     }
                     if (entries.problem(row) != null) {
                         throw new SnapshotFormatException(source, "device_traces[" + d + "][" + i + "]", entries.problem(row));
@@ -444,14 +444,14 @@ final class SnapshotReader implements PickleReader.Placement {
         if (o instanceof List<?> l) {
             return l;
         }
-        throw new SnapshotFormatException(source, where, "expected a list, found a " + PickleReader.typeName(o));
+        throw new SnapshotFormatException(source, where, "expected a list, found a " + PyTypes.typeName(o));
     }
 
     private PyDict map(Object o, String where) throws SnapshotFormatException {
         if (o instanceof PyDict m) {
             return m;
         }
-        throw new SnapshotFormatException(source, where, "expected a dict, found a " + PickleReader.typeName(o));
+        throw new SnapshotFormatException(source, where, "expected a dict, found a " + PyTypes.typeName(o));
     }
 
     private long integer(PyDict m, String key, String where, long min, long max) throws SnapshotFormatException {

@@ -24,10 +24,30 @@ final class StackTable {
     static final int MAX_FRAME_TEXT = 4096;
 
     /** A frame's id, standing in for its dict in lists and in the memo. */
-    record FrameRef(int id) {}
+    record FrameRef(int id) implements PicklePlacement.StandIn {
+        @Override
+        public String pythonType() {
+            return "dict";
+        }
+
+        @Override
+        public String what() {
+            return "stack frame";
+        }
+    }
 
     /** A stack's id, standing in for its frames list in dicts and in the memo. */
-    record StackRef(int id) {}
+    record StackRef(int id) implements PicklePlacement.StandIn {
+        @Override
+        public String pythonType() {
+            return "list";
+        }
+
+        @Override
+        public String what() {
+            return "stack";
+        }
+    }
 
     private record FrameKey(String name, String file, long line) implements Comparable<FrameKey> {
         @Override
@@ -105,7 +125,7 @@ final class StackTable {
             l = v;
         } else {
             throw new PickleFormatException(source, offset, "a stack frame's 'line' is a "
-                    + (line instanceof java.math.BigInteger b ? "integer of " + b.bitLength() + " bits" : PickleReader.typeName(line))
+                    + (line instanceof java.math.BigInteger b ? "integer of " + b.bitLength() + " bits" : PyTypes.typeName(line))
                     + ", not a 64-bit integer");
         }
         int mask = cacheId.length - 1;
@@ -183,7 +203,7 @@ final class StackTable {
             }
             return s;
         }
-        throw new PickleFormatException(source, offset, "a stack frame's '" + what + "' is a " + PickleReader.typeName(o) + ", not a str");
+        throw new PickleFormatException(source, offset, "a stack frame's '" + what + "' is a " + PyTypes.typeName(o) + ", not a str");
     }
 
     /** Whether a function name is PyTorch's C++ capture machinery rather than the program's code. */
@@ -293,7 +313,7 @@ final class StackTable {
             if (list.get(i) instanceof FrameRef f) {
                 ids[i] = f.id();
             } else {
-                throw new PickleFormatException(source, offset, "a stack's frame " + i + " is a " + PickleReader.typeName(list.get(i))
+                throw new PickleFormatException(source, offset, "a stack's frame " + i + " is a " + PyTypes.typeName(list.get(i))
                         + ", not a dict of name, filename and line");
             }
         }

@@ -49,6 +49,12 @@ import dev.arenascope.core.trace.MemoryKind;
  * <p>Memory and time: the pickle is read once through a window of a few MiB; the trace entries are
  * kept as about 60 bytes each and frames and stacks once each, never as the pickle's object graph.
  *
+ * <p>Threads: the pickle is read and the events are made on the caller's thread; the sink is called
+ * from one second thread, in order ({@link HandOffSink}: what a store does with each batch runs beside
+ * the emission), and {@code convert} returns only after the sink's {@link EventSink#onClose}, so the
+ * caller then sees everything the sink built. An exception the sink throws (a cancel from a progress
+ * callback) ends the conversion and is thrown to the caller.
+ *
  * <p>Bad input: a pickle that is malformed or refers to classes throws {@link PickleFormatException}
  * (file and byte offset); a pickle that is not a snapshot, or repeats its contents through memo
  * references beyond what its size can hold, throws {@link SnapshotFormatException} (file and the path
@@ -87,12 +93,31 @@ public final class TorchSnapshotToTrace {
      */
     public static Result convert(Path in, EventSink out, LongConsumer progress) throws IOException {
         Snapshot snap = SnapshotReader.read(in, progress);
-        return new SnapshotEmitter(snap, in.toString(), out).run();
+        return emit(snap, in.toString(), out);
     }
 
     /** Converts a snapshot held in memory; {@code source} names it in errors and in the session. */
     public static Result convert(byte[] pickle, String source, EventSink out) throws IOException {
         Snapshot snap = SnapshotReader.read(pickle, source);
-        return new SnapshotEmitter(snap, source, out).run();
+        return emit(snap, source, out);
+    }
+
+    /**
+     * The events of a read snapshot: the emitter on this thread, the sink on a second one
+     * ({@link HandOffSink}; about half of the emission's work is the sink's, a store's encoding).
+     * Returns once the sink has seen every event and its close; a failure on either side ends both.
+     */
+    private static Result emit(Snapshot snap, String source, EventSink out) throws SnapshotFormatException {
+        HandOffSink h = new HandOffSink(out, source, SnapshotEmitter.BATCH);
+        boolean done = false;
+        try {
+            Result r = new SnapshotEmitter(snap, source, h).run();
+            done = true;
+            return r;
+        } finally {
+            if (!done) {
+                h.abandon();
+            }
+        }
     }
 }

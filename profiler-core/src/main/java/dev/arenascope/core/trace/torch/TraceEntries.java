@@ -22,7 +22,17 @@ final class TraceEntries {
     private static final int MASK = PAGE - 1;
 
     /** A row's id, standing in for the entry's dict in its list and in the memo. */
-    record EntryRef(int row) {}
+    record EntryRef(int row) implements PicklePlacement.StandIn {
+        @Override
+        public String pythonType() {
+            return "dict";
+        }
+
+        @Override
+        public String what() {
+            return "trace entry";
+        }
+    }
 
     private int n;
     private byte[][] action = new byte[8][];

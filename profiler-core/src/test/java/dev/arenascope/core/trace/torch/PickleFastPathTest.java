@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PickleFastPathTest {
 
     /** A consumer that replaces nothing: the reader then takes its fast paths and must build the same values. */
-    private static final PickleReader.Placement PASS = (value, container, key, offset) -> value;
+    private static final PicklePlacement PASS = (value, container, key, offset) -> value;
 
     private static Object both(byte[] pickle) throws PickleFormatException {
         Object plain = PickleReader.read(pickle, "t.pickle");
@@ -89,14 +89,14 @@ class PickleFastPathTest {
         w.dict().mark().str("a").integer(1).setItems();
         w.get(memo).get(memo).appends().stop();
         Object token = new Object();
-        PickleReader.Placement swap = new PickleReader.Placement() {
+        PicklePlacement swap = new PicklePlacement() {
             @Override
             public Object placed(Object value, Object container, Object key, long offset) {
                 return value;
             }
 
             @Override
-            public Object dict(PyDict d, PickleReader.Items items, long offset) {
+            public Object dict(PyDict d, PicklePlacement.Items items, long offset) {
                 assertEquals(2, items.size());
                 assertEquals("a", items.at(0));
                 assertSame(PickleReader.LONG, items.at(1));

@@ -1,0 +1,60 @@
+package dev.arenascope.core.trace.torch;
+
+/**
+ * What a consumer of {@link PickleReader} (the snapshot reader) sees while a pickle is read: each dict
+ * or list as it is placed into its container, and each fresh dict's items, and may put something
+ * compact in its place (and in the memo), so it holds only what it keeps. Called on the reading thread.
+ */
+interface PicklePlacement {
+    /** Sees each value as it is placed into a container; returns what to store instead (or the value). */
+    /**
+     * Called for lists and dicts only (atoms are never replaced).
+     *
+     * @param value     the value being placed
+     * @param container the list or dict receiving it
+     * @param key       the dict key, or null for a list
+     * @param offset    the byte offset of the opcode placing it
+     */
+    Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException;
+
+    /**
+     * A fresh, empty dict is about to receive its first items (keys and values alternating, the
+     * values already {@link #placed}). Returns what stands for the dict instead (the items are then
+     * not stored), or null to fill the dict as usual; {@code d} is null when the dict was read on
+     * the fast path for dicts of atoms (it is built only if this returns null). {@code items} is
+     * valid during the call only.
+     */
+    default Object dict(PyDict d, Items items, long offset) throws PickleFormatException {
+        return null;
+    }
+
+    /** The instance to use for a decoded short string (lets a consumer compare its keys by identity). */
+    default String canonical(String s) {
+        return s;
+    }
+
+    /**
+     * The items of a dict being read: keys at even indices, values at odd ones. A value the reader
+     * kept unboxed is {@link PickleReader#LONG}, its value {@link #longAt}; keys are always boxed.
+     */
+    interface Items {
+        int size();
+
+        Object at(int i);
+
+        long longAt(int i);
+    }
+
+    /**
+     * A consumer's compact stand-in for a dict or list it took whole (what a {@link PicklePlacement} puts in
+     * its place): messages name it by the Python type it stands for and what it was read as, the same
+     * whether the reader met the dict itself or, after the fast path, only its stand-in.
+     */
+    interface StandIn {
+        /** The Python type it stands for: {@code dict} or {@code list}. */
+        String pythonType();
+
+        /** What the consumer read it as, e.g. {@code stack frame}. */
+        String what();
+    }
+}
