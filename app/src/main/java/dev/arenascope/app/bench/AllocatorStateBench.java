@@ -1,7 +1,5 @@
 package dev.arenascope.app.bench;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -9,10 +7,7 @@ import java.util.SplittableRandom;
 import dev.arenascope.app.ui.slots.AddressMap;
 import dev.arenascope.app.ui.slots.AddressMapReplay;
 import dev.arenascope.core.trace.MemoryInfo;
-import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.store.EventStore;
-import dev.arenascope.core.trace.torch.SyntheticSnapshot;
-import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
 /**
  * {@code ui} (allocator state): stepping the Slot map's allocator state on the generated PyTorch
@@ -38,17 +33,9 @@ final class AllocatorStateBench implements BenchSuite {
 
     @Override
     public Map<String, Double> run(boolean quick) throws Exception {
-        int allocations = quick ? TorchBench.QUICK_ALLOCATIONS : TorchBench.ALLOCATIONS;
-        EventStore store = new EventStore("allocator-state-bench");
-        Path file = Files.createTempFile("arenascope-bench-allocator-", ".pickle");
-        try {
-            SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(TorchBench.SEED, allocations));
-            TorchSnapshotToTrace.convert(file, store);
-        } finally {
-            Files.deleteIfExists(file);
-        }
-        MemoryInfo cuda = store.memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED).findFirst()
-                .orElseThrow(() -> new IllegalStateException("bench: the generated snapshot has no cuda memory"));
+        BenchFixtures.GeneratedStore g = BenchFixtures.generatedStore(quick);
+        EventStore store = g.store();
+        MemoryInfo cuda = g.cuda();
         long mid = store.eventCount() / 2;
         AddressMapReplay replay = new AddressMapReplay(store, cuda);
         long t0 = System.nanoTime();

@@ -5,10 +5,17 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.torch.SyntheticSnapshot;
+import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
 /**
  * The real-world inputs the bench measures on: the repository's {@code fixtures/} (MiniMalloc's
@@ -92,13 +99,64 @@ final class BenchFixtures {
         return resource("torch/" + name);
     }
 
-    /** The packaged resource {@code relative}, copied to a temporary file (once per JVM). */
-    private static synchronized Path resource(String relative) throws IOException {
+    /** The bench's generated PyTorch snapshot: its file and what the generator says of it. */
+    record Generated(Path file, SyntheticSnapshot.Summary summary) {}
+
+    /** The generated snapshot imported into a store, and its {@code cuda} (segmented) memory. */
+    record GeneratedStore(EventStore store, MemoryInfo cuda) {}
+
+    private static final Map<Integer, Generated> GENERATED = new HashMap<>();
+    private static final Map<Integer, GeneratedStore> GENERATED_STORES = new HashMap<>();
+
+    /**
+     * The snapshot the torch and ui suites measure on ({@link SyntheticSnapshot}, seed
+     * {@link TorchBench#SEED}, {@link TorchBench#ALLOCATIONS} allocations, or {@link
+     * TorchBench#QUICK_ALLOCATIONS} with {@code quick}): written once per JVM into the bench's temporary
+     * folder (removed when the JVM exits), so that suites running one after the other share it.
+     */
+    static synchronized Generated generatedSnapshot(boolean quick) throws IOException {
+        int allocations = quick ? TorchBench.QUICK_ALLOCATIONS : TorchBench.ALLOCATIONS;
+        Generated g = GENERATED.get(allocations);
+        if (g == null) {
+            Path file = tempDir().resolve("generated-" + allocations + ".pickle");
+            SyntheticSnapshot.Summary sum = SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(TorchBench.SEED, allocations));
+            file.toFile().deleteOnExit();
+            g = new Generated(file, sum);
+            GENERATED.put(allocations, g);
+        }
+        return g;
+    }
+
+    /**
+     * {@link #generatedSnapshot} imported into an {@link EventStore} (once per JVM; the suites only read
+     * it) with its cuda memory. A snapshot without one is a broken generator ({@link IllegalStateException}).
+     */
+    static synchronized GeneratedStore generatedStore(boolean quick) throws IOException {
+        Generated g = generatedSnapshot(quick);
+        int allocations = quick ? TorchBench.QUICK_ALLOCATIONS : TorchBench.ALLOCATIONS;
+        GeneratedStore s = GENERATED_STORES.get(allocations);
+        if (s == null) {
+            EventStore store = new EventStore("bench-generated-" + allocations);
+            TorchSnapshotToTrace.convert(g.file(), store);
+            MemoryInfo cuda = store.memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("bench: the generated snapshot has no cuda memory"));
+            s = new GeneratedStore(store, cuda);
+            GENERATED_STORES.put(allocations, s);
+        }
+        return s;
+    }
+
+    private static synchronized Path tempDir() throws IOException {
         if (temp == null) {
             temp = Files.createTempDirectory("arenascope-bench-");
             temp.toFile().deleteOnExit();
         }
-        Path out = temp.resolve(relative);
+        return temp;
+    }
+
+    /** The packaged resource {@code relative}, copied to a temporary file (once per JVM). */
+    private static synchronized Path resource(String relative) throws IOException {
+        Path out = tempDir().resolve(relative);
         if (!Files.exists(out)) {
             Files.createDirectories(out.getParent()).toFile().deleteOnExit();
             try (InputStream in = BenchFixtures.class.getResourceAsStream(ROOT + relative)) {

@@ -1,7 +1,5 @@
 package dev.arenascope.app.bench;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -51,15 +49,9 @@ final class SiteViewBench implements BenchSuite {
     @Override
     public Map<String, Double> run(boolean quick) throws Exception {
         int allocations = quick ? TorchBench.QUICK_ALLOCATIONS : TorchBench.ALLOCATIONS;
-        Path file = Files.createTempFile("arenascope-bench-sites-", ".pickle");
-        LoadedTrace t;
-        SyntheticSnapshot.Summary sum;
-        try {
-            sum = SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(TorchBench.SEED, allocations));
-            t = TraceFormats.load(file);
-        } finally {
-            Files.deleteIfExists(file);
-        }
+        BenchFixtures.Generated g = BenchFixtures.generatedSnapshot(quick);
+        SyntheticSnapshot.Summary sum = g.summary();
+        LoadedTrace t = TraceFormats.load(g.file());
         FxToolkit.start();
         int rounds = quick ? 2 : 5;
         double[] ready = new double[rounds];

@@ -1,7 +1,5 @@
 package dev.arenascope.app.bench;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -19,10 +17,7 @@ import dev.arenascope.app.ui.timeline.StripeOptions;
 import dev.arenascope.app.ui.timeline.TimelinePainter;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.trace.MemoryInfo;
-import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.store.EventStore;
-import dev.arenascope.core.trace.torch.SyntheticSnapshot;
-import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
 /**
  * {@code ui} (stripes): the timeline's allocation stripes on the generated PyTorch snapshot the torch
@@ -49,16 +44,9 @@ final class StripesBench implements BenchSuite {
     @Override
     public Map<String, Double> run(boolean quick) throws Exception {
         int allocations = quick ? TorchBench.QUICK_ALLOCATIONS : TorchBench.ALLOCATIONS;
-        EventStore store = new EventStore("stripes-bench");
-        Path file = Files.createTempFile("arenascope-bench-stripes-", ".pickle");
-        try {
-            SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(TorchBench.SEED, allocations));
-            TorchSnapshotToTrace.convert(file, store);
-        } finally {
-            Files.deleteIfExists(file);
-        }
-        MemoryInfo cuda = store.memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED).findFirst()
-                .orElseThrow(() -> new IllegalStateException("bench: the generated snapshot has no cuda memory"));
+        BenchFixtures.GeneratedStore g = BenchFixtures.generatedStore(quick);
+        EventStore store = g.store();
+        MemoryInfo cuda = g.cuda();
         long t0 = System.nanoTime();
         SiteAnalysis sa = SiteAnalysis.of(store, cuda, false);
         double indexMs = (System.nanoTime() - t0) / 1e6;

@@ -73,39 +73,35 @@ final class TorchBench implements BenchSuite {
 
     /** The generated snapshot through {@code stats} in a fresh JVM. */
     private static void big(boolean quick, Map<String, Double> f) throws Exception {
-        int allocations = quick ? QUICK_ALLOCATIONS : ALLOCATIONS;
-        Path file = Files.createTempFile("arenascope-bench-torch-", ".pickle");
-        try {
-            SyntheticSnapshot.Summary sum = SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(SEED, allocations));
-            int rounds = quick ? 1 : 3;
-            List<String> aot = launcherAot();
-            double[] wall = new double[rounds], rss = new double[rounds], cpu = new double[rounds], plain = new double[rounds];
-            for (int i = 0; i < rounds; i++) {
-                if (!aot.isEmpty()) { // alternating with the timed runs: both see the same machine
-                    plain[i] = stats(file, List.of(), sum.peakDefault()).wallS();
-                }
-                ChildRun r = stats(file, aot, sum.peakDefault());
-                wall[i] = r.wallS();
-                rss[i] = r.rssMb();
-                cpu[i] = r.cpuS();
+        BenchFixtures.Generated g = BenchFixtures.generatedSnapshot(quick);
+        Path file = g.file();
+        SyntheticSnapshot.Summary sum = g.summary();
+        int rounds = quick ? 1 : 3;
+        List<String> aot = launcherAot();
+        double[] wall = new double[rounds], rss = new double[rounds], cpu = new double[rounds], plain = new double[rounds];
+        for (int i = 0; i < rounds; i++) {
+            if (!aot.isEmpty()) { // alternating with the timed runs: both see the same machine
+                plain[i] = stats(file, List.of(), sum.peakDefault()).wallS();
             }
-            double w = Medians.median(wall);
-            f.put("torch.import_mb_per_s", sum.bytes() / 1e6 / w);
-            f.put("torch.stats_s", w);
-            f.put("torch.stats_no_aot_s", aot.isEmpty() ? w : Medians.median(plain));
-            f.put("torch.aot_cache", aot.isEmpty() ? 0.0 : 1.0);
-            if (!Double.isNaN(rss[0])) {
-                f.put("torch.import_peak_rss_mb", Medians.median(rss));
-                f.put("torch.import_cpu_s", Medians.median(cpu));
-            }
-            double[] open = new double[rounds];
-            for (int i = 0; i < rounds; i++) {
-                open[i] = windowOpen(file, "-Xmx2g", sum.peakDefault());
-            }
-            f.put("ui.torch_open_s", Medians.median(open));
-        } finally {
-            Files.deleteIfExists(file);
+            ChildRun r = stats(file, aot, sum.peakDefault());
+            wall[i] = r.wallS();
+            rss[i] = r.rssMb();
+            cpu[i] = r.cpuS();
         }
+        double w = Medians.median(wall);
+        f.put("torch.import_mb_per_s", sum.bytes() / 1e6 / w);
+        f.put("torch.stats_s", w);
+        f.put("torch.stats_no_aot_s", aot.isEmpty() ? w : Medians.median(plain));
+        f.put("torch.aot_cache", aot.isEmpty() ? 0.0 : 1.0);
+        if (!Double.isNaN(rss[0])) {
+            f.put("torch.import_peak_rss_mb", Medians.median(rss));
+            f.put("torch.import_cpu_s", Medians.median(cpu));
+        }
+        double[] open = new double[rounds];
+        for (int i = 0; i < rounds; i++) {
+            open[i] = windowOpen(file, "-Xmx2g", sum.peakDefault());
+        }
+        f.put("ui.torch_open_s", Medians.median(open));
         String big = System.getenv("ARENASCOPE_TORCH_BIG_MB");
         if (big != null && !big.isBlank() && !quick) {
             big(Long.parseLong(big.strip()), f);
