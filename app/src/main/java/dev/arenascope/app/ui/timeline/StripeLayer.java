@@ -17,8 +17,8 @@ import dev.arenascope.core.trace.TraceView;
  * of what lived between two sampled instants. Built off the FX thread by {@link StripeBuilder};
  * {@link #slotAt} answers hover and click in constant time.
  *
- * <p>The raster is {@code width × height} slots, column-major (a column's pixels contiguous, as the
- * builder fills them), row 0 at the gauge area's top: {@link #EMPTY},
+ * <p>The raster is {@code width × height} slots, row-major as the image is (row 0 at the gauge area's
+ * top, a row's pixels contiguous): {@link #EMPTY},
  * {@link #OTHERS}, {@link #ENVELOPE}, or {@code k ≥ 1} for stripe {@code k-1}
  * ({@link #allocation(int)}). Immutable once built; the painter's image cache is FX-thread state.
  */
@@ -140,7 +140,7 @@ public final class StripeLayer {
         if (col < 0 || col >= width || row < 0 || row >= height) {
             return EMPTY;
         }
-        return slots[col * height + row];
+        return slots[row * width + col];
     }
 
     /** The stripe at {@code (col, row)}, or -1. */
