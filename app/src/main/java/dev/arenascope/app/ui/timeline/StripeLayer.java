@@ -20,7 +20,7 @@ import dev.arenascope.core.trace.TraceView;
  * <p>The raster is {@code width × height} slots, row-major as the image is (row 0 at the gauge area's
  * top, a row's pixels contiguous): {@link #EMPTY},
  * {@link #OTHERS}, {@link #ENVELOPE}, or {@code k ≥ 1} for stripe {@code k-1}
- * ({@link #allocation(int)}). Immutable once built; the painter's image cache is FX-thread state.
+ * ({@link #allocation(int)}). Immutable once built.
  */
 public final class StripeLayer {
     public static final int EMPTY = -1;
@@ -58,9 +58,6 @@ public final class StripeLayer {
     final TraceView trace;
     final SiteAnalysis.By colourBy;
     final boolean anyHighlight;
-    // FX thread: the painter's image of the raster
-    javafx.scene.image.WritableImage image;
-    int[] argb;
 
     StripeLayer(int width, int height, int[] slots, int[] ids, int[] groupOf, boolean[] strong, List<Group> groups,
                 long[] instants, long[] drawnBytes, int[] drawnCount, long[] usedLast, long minBytes, long qualified,

@@ -30,6 +30,36 @@ public final class StripePainter {
         return Color.hsb(hue, dark ? 0.50 : 0.46, dark ? 0.72 : 0.90);
     }
 
+    /** A lane's image and its pixels, kept between frames (a frame's layer is new; its image need not be). */
+    private static final class Raster {
+        final WritableImage image;
+        final int[] argb;
+
+        Raster(int w, int h) {
+            image = new WritableImage(w, h);
+            argb = new int[w * h];
+        }
+    }
+
+    /**
+     * FX thread: per canvas, per lane (memory id), the image its stripes were last drawn into. Each lane
+     * of a canvas has its own (a frame draws them all before the canvas is rendered), and a frame
+     * rewrites the one the frame before drew, as an animation rewrites its image; a new image and a
+     * 2.5 MB pixel array a frame cost more than the rest of the painting. A closed window's canvas is
+     * forgotten with it.
+     */
+    private static final java.util.Map<javafx.scene.canvas.Canvas, java.util.Map<Integer, Raster>> RASTERS = new java.util.WeakHashMap<>();
+
+    private static Raster raster(GraphicsContext g, int memory, int w, int h) {
+        java.util.Map<Integer, Raster> lanes = RASTERS.computeIfAbsent(g.getCanvas(), c -> new java.util.HashMap<>());
+        Raster r = lanes.get(memory);
+        if (r == null || (int) r.image.getWidth() != w || (int) r.image.getHeight() != h) {
+            r = new Raster(w, h);
+            lanes.put(memory, r);
+        }
+        return r;
+    }
+
     private static final java.util.Map<Long, Long> SHADES = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
@@ -104,21 +134,16 @@ public final class StripePainter {
             }
             lut[k + 3] = c;
         }
-        if (s.argb == null || s.argb.length != w * h) {
-            s.argb = new int[w * h];
-        }
-        int[] out = s.argb;
+        Raster r = raster(g, lane.memory().id(), w, h);
+        int[] out = r.argb;
         int[] slots = s.slots;
         // the raster is row-major like the image: one sequential pass through the table
         for (int i = 0, e = w * h; i < e; i++) {
             out[i] = lut[slots[i] + 2];
         }
-        if (s.image == null || (int) s.image.getWidth() != w || (int) s.image.getHeight() != h) {
-            s.image = new WritableImage(w, h);
-        }
         // opaque pixels are their own premultiplied form: the image takes them without a multiply per pixel
-        s.image.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbPreInstance(), out, 0, w);
-        g.drawImage(s.image, 0, lane.gaugeTop());
+        r.image.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbPreInstance(), out, 0, w);
+        g.drawImage(r.image, 0, lane.gaugeTop());
     }
 
     /** The header switch's halves: {@code {areaX0, stripesX0, stripesX1}} for a canvas {@code w} wide. */
