@@ -39,7 +39,8 @@ import java.util.function.LongConsumer;
  *
  * <p>Rooms: this class is the opcode loop, the stack and the containers; the byte window and the
  * decoding of arguments are its superclass {@link PickleInput}; the memo's storage is
- * {@link PickleMemo}; the fast path for dicts of atoms is {@link PickleFlatDicts}; what a consumer sees
+ * {@link PickleMemo}; the fast path for dicts of atoms is {@link PickleFlatDicts} (with its memory of
+ * bodies already read, {@link PickleBodies}); what a consumer sees
  * is {@link PicklePlacement}; Python type names and hashability are {@link PyTypes}.
  */
 public final class PickleReader extends PickleInput {

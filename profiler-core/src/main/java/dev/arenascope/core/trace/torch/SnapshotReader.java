@@ -111,6 +111,12 @@ final class SnapshotReader implements PicklePlacement {
         return frame && n <= 16 ? stacks.frame(name, file, line, lineValue, source, offset) : null;
     }
 
+    /** A frame's stand-in depends on its name, file and line only (interning has no other effect). */
+    @Override
+    public boolean reusable(Object standIn) {
+        return standIn instanceof FrameRef;
+    }
+
     @Override
     public Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException {
         if (value instanceof PyList l && container instanceof PyDict && (key == "frames" || "frames".equals(key))) {
