@@ -28,10 +28,10 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.util.Duration;
-import javafx.util.StringConverter;
 
 import org.controlsfx.control.CheckComboBox;
 
+import dev.arenascope.app.ui.ShownAs;
 import dev.arenascope.app.ui.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.SiteSelection;
@@ -125,43 +125,13 @@ public final class EventsView extends BorderPane {
 
         kinds.setId("events-kinds");
         kinds.setTitle("Kinds");
-        kinds.setConverter(new StringConverter<>() {
-            @Override
-            public String toString(EventKind k) {
-                return k == null ? "" : EventRow.kindName(k);
-            }
-
-            @Override
-            public EventKind fromString(String s) {
-                return null;
-            }
-        });
+        kinds.setConverter(ShownAs.converter("", EventRow::kindName));
         memory.setId("events-memory");
         memory.setPromptText("All memories");
-        memory.setConverter(new StringConverter<>() {
-            @Override
-            public String toString(MemoryInfo m) {
-                return m == null ? "All memories" : m.name();
-            }
-
-            @Override
-            public MemoryInfo fromString(String s) {
-                return null;
-            }
-        });
+        memory.setConverter(ShownAs.converter("All memories", MemoryInfo::name));
         scope.setId("events-scope");
         scope.setPromptText("Any scope");
-        scope.setConverter(new StringConverter<>() {
-            @Override
-            public String toString(ScopeAnalysis s) {
-                return s == null ? "Any scope" : s.path();
-            }
-
-            @Override
-            public ScopeAnalysis fromString(String s) {
-                return null;
-            }
-        });
+        scope.setConverter(ShownAs.converter("Any scope", ScopeAnalysis::path));
         minSize.setId("events-min-size");
         minSize.setPromptText(MIN_SIZE_PROMPT);
         minSize.setPrefColumnCount(MIN_SIZE_PROMPT.length() + 1);
