@@ -67,6 +67,7 @@ public final class EventsView extends BorderPane {
     private final ComboBox<ScopeAnalysis> scope = new ComboBox<>();
     private final TextField minSize = new TextField();
     private final TextField search = new TextField();
+    private static final double SEARCH_MIN_WIDTH = 120;
     private final Label summary = new Label();
     private final Button siteFilter = new Button();
     private final TextArea detail = new TextArea();
@@ -142,6 +143,16 @@ public final class EventsView extends BorderPane {
         search.setPromptText("Search (kind, memory, tensor, scope…)");
         HBox.setHgrow(search, Priority.ALWAYS);
         summary.setId("events-summary");
+        // the choosers keep their width and the summary gives way (cut with an ellipsis, whole in its
+        // tooltip and in the status line): a long selection summary squeezed them to empty boxes
+        for (Region r : List.of(kinds, memory, scope)) {
+            r.setMinWidth(Region.USE_PREF_SIZE);
+        }
+        search.setMinWidth(SEARCH_MIN_WIDTH);
+        summary.setMinWidth(0);
+        Tooltip whole = new Tooltip();
+        whole.textProperty().bind(summary.textProperty());
+        summary.setTooltip(whole);
         siteFilter.setId("events-site-filter");
         siteFilter.setVisible(false);
         siteFilter.setManaged(false);
