@@ -2,6 +2,7 @@ package dev.arenascope.app.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.arenascope.app.aot.AotCache;
+import dev.arenascope.app.aot.LeanJvm;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.torch.SyntheticSnapshot;
@@ -26,9 +28,11 @@ import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
  *       {@value #ALLOCATIONS} allocations, about 2 M entries and 460 MB; {@value #QUICK_ALLOCATIONS}
  *       in quick mode) in the temporary directory: {@code arenascope stats FILE} run in a fresh JVM
  *       as the launcher starts it (with the build's ahead-of-time cache when there is one, see
- *       {@link AotCache}), JVM start included, median of rounds; {@code torch.stats_no_aot_s} the same
- *       without the cache (alternating with those runs; equal to {@code torch.stats_s} when there is no
- *       cache, {@code torch.aot_cache} 0, else 1). {@code torch.import_mb_per_s} is
+ *       {@link AotCache}, and the serial collector, {@link LeanJvm#BATCH_OPTIONS}), JVM start included,
+ *       median of five rounds; {@code torch.stats_no_aot_s} the same without the cache (equal to
+ *       {@code torch.stats_s} when there is no cache, {@code torch.aot_cache} 0, else 1) and
+ *       {@code torch.stats_g1_s} with the cache on the JVM's default collector (G1, what the window and
+ *       the installed packages run on), the three taking turns. {@code torch.import_mb_per_s} is
  *       the pickle's MB (10^6 bytes) over the wall seconds, {@code torch.stats_s} those seconds,
  *       {@code torch.import_peak_rss_mb} the child's peak resident MiB and {@code torch.import_cpu_s}
  *       its CPU seconds (both from {@code /usr/bin/time -v}; left out where it is missing). The peak
@@ -76,14 +80,18 @@ final class TorchBench implements BenchSuite {
         BenchFixtures.Generated g = BenchFixtures.generatedSnapshot(quick);
         Path file = g.file();
         SyntheticSnapshot.Summary sum = g.summary();
-        int rounds = quick ? 1 : 3;
+        int rounds = quick ? 1 : 3, statsRounds = quick ? 1 : 5;
         List<String> aot = launcherAot();
-        double[] wall = new double[rounds], rss = new double[rounds], cpu = new double[rounds], plain = new double[rounds];
-        for (int i = 0; i < rounds; i++) {
-            if (!aot.isEmpty()) { // alternating with the timed runs: both see the same machine
-                plain[i] = stats(file, List.of(), sum.peakDefault()).wallS();
+        List<String> launcher = new ArrayList<>(aot);
+        launcher.addAll(LeanJvm.BATCH_OPTIONS);
+        double[] wall = new double[statsRounds], rss = new double[statsRounds], cpu = new double[statsRounds];
+        double[] plain = new double[statsRounds], g1 = new double[statsRounds];
+        for (int i = 0; i < statsRounds; i++) { // the three kinds take turns: all see the same machine
+            if (!aot.isEmpty()) {
+                plain[i] = stats(file, LeanJvm.BATCH_OPTIONS, sum.peakDefault()).wallS();
             }
-            ChildRun r = stats(file, aot, sum.peakDefault());
+            g1[i] = stats(file, aot, sum.peakDefault()).wallS();
+            ChildRun r = stats(file, launcher, sum.peakDefault());
             wall[i] = r.wallS();
             rss[i] = r.rssMb();
             cpu[i] = r.cpuS();
@@ -92,6 +100,7 @@ final class TorchBench implements BenchSuite {
         f.put("torch.import_mb_per_s", sum.bytes() / 1e6 / w);
         f.put("torch.stats_s", w);
         f.put("torch.stats_no_aot_s", aot.isEmpty() ? w : Medians.median(plain));
+        f.put("torch.stats_g1_s", Medians.median(g1));
         f.put("torch.aot_cache", aot.isEmpty() ? 0.0 : 1.0);
         if (!Double.isNaN(rss[0])) {
             f.put("torch.import_peak_rss_mb", Medians.median(rss));
@@ -114,7 +123,8 @@ final class TorchBench implements BenchSuite {
         Path file = Files.createTempFile("arenascope-bench-torch-big-", ".pickle");
         try {
             SyntheticSnapshot.Summary sum = SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(SEED, allocations));
-            List<String> jvm = new java.util.ArrayList<>(launcherAot());
+            List<String> jvm = new ArrayList<>(launcherAot());
+            jvm.addAll(LeanJvm.BATCH_OPTIONS);
             jvm.add("-Xmx4g");
             ChildRun r = ChildRun.cli(jvm, "stats", file.toString());
             Matcher m = PEAK.matcher(r.stdout());

@@ -56,6 +56,14 @@ class CliBenchTest {
     }
 
     @Test
+    void theLauncherGivesTheBatchCommandsTheSerialCollector() throws Exception {
+        // the torch bench times `stats` with LeanJvm.BATCH_OPTIONS because the launcher adds them
+        String launcher = Files.readString(Path.of("..", "arenascope"));
+        String line = String.join("|", LeanJvm.BATCH_COMMANDS) + ") lean=(" + String.join(" ", LeanJvm.BATCH_OPTIONS) + ")";
+        assertTrue(launcher.contains(line), "the launcher's batch line: " + line);
+    }
+
+    @Test
     void aCacheOlderThanTheJarIsNotUsed() throws Exception {
         Path jar = Files.writeString(dir.resolve("arenascope-app.jar"), "jar");
         assertEquals(Optional.empty(), AotCache.beside(Optional.of(jar)));

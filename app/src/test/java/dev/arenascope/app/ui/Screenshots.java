@@ -54,7 +54,8 @@ class Screenshots extends ScreenshotTool {
         Thread.sleep(300);
         shoot(dir, "slot-map.png");
 
-        Path particles = Recordings.record("particles", Map.of("steps", "400"), tmp.resolve("particles.astrace"));
+        Path particles = Recordings.record("particles", Map.of("steps", "400"), tmp.resolve("particles.astrace"),
+                dev.arenascope.core.record.StackCapture.all(32)); // stripes coloured by the Java sites
         openAndWait(particles);
         fxRun(() -> window.tabs().getSelectionModel().select(3));
         fxRun(() -> window.pools().bitsSpinner().getValueFactory().setValue(2));

@@ -132,6 +132,10 @@ class StripesWindowTest extends WindowTestBase {
             assertEquals(sel.freeEvent(), rows.getLast().index());
         }
         assertEquals(0, fx(() -> window.events().table().getSelectionModel().getSelectedIndex()), "the allocation row is selected");
+        // the long summary of the selection gives way; the filter choosers keep their width
+        waitFor(10, "the filter bar laid out with the choosers whole", () -> java.util.stream.Stream.of("#events-kinds", "#events-memory", "#events-scope")
+                .map(id -> (javafx.scene.layout.Region) window.scene().lookup(id))
+                .allMatch(r -> r.getWidth() >= r.prefWidth(-1) - 0.5 && r.getWidth() > 40));
 
         // the lane's header switch: back to the occupancy area, and stripes again
         double[] toggle = fx(() -> new double[] {d.width() - 6 - 46 - 17, lane.top() + 8});

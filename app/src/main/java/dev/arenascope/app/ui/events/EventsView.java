@@ -28,10 +28,10 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.util.Duration;
-import javafx.util.StringConverter;
 
 import org.controlsfx.control.CheckComboBox;
 
+import dev.arenascope.app.ui.ShownAs;
 import dev.arenascope.app.ui.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.SiteSelection;
@@ -67,6 +67,7 @@ public final class EventsView extends BorderPane {
     private final ComboBox<ScopeAnalysis> scope = new ComboBox<>();
     private final TextField minSize = new TextField();
     private final TextField search = new TextField();
+    private static final double SEARCH_MIN_WIDTH = 120;
     private final Label summary = new Label();
     private final Button siteFilter = new Button();
     private final TextArea detail = new TextArea();
@@ -125,43 +126,13 @@ public final class EventsView extends BorderPane {
 
         kinds.setId("events-kinds");
         kinds.setTitle("Kinds");
-        kinds.setConverter(new StringConverter<>() {
-            @Override
-            public String toString(EventKind k) {
-                return k == null ? "" : EventRow.kindName(k);
-            }
-
-            @Override
-            public EventKind fromString(String s) {
-                return null;
-            }
-        });
+        kinds.setConverter(ShownAs.converter("", EventRow::kindName));
         memory.setId("events-memory");
         memory.setPromptText("All memories");
-        memory.setConverter(new StringConverter<>() {
-            @Override
-            public String toString(MemoryInfo m) {
-                return m == null ? "All memories" : m.name();
-            }
-
-            @Override
-            public MemoryInfo fromString(String s) {
-                return null;
-            }
-        });
+        memory.setConverter(ShownAs.converter("All memories", MemoryInfo::name));
         scope.setId("events-scope");
         scope.setPromptText("Any scope");
-        scope.setConverter(new StringConverter<>() {
-            @Override
-            public String toString(ScopeAnalysis s) {
-                return s == null ? "Any scope" : s.path();
-            }
-
-            @Override
-            public ScopeAnalysis fromString(String s) {
-                return null;
-            }
-        });
+        scope.setConverter(ShownAs.converter("Any scope", ScopeAnalysis::path));
         minSize.setId("events-min-size");
         minSize.setPromptText(MIN_SIZE_PROMPT);
         minSize.setPrefColumnCount(MIN_SIZE_PROMPT.length() + 1);
@@ -172,6 +143,16 @@ public final class EventsView extends BorderPane {
         search.setPromptText("Search (kind, memory, tensor, scope…)");
         HBox.setHgrow(search, Priority.ALWAYS);
         summary.setId("events-summary");
+        // the choosers keep their width and the summary gives way (cut with an ellipsis, whole in its
+        // tooltip and in the status line): a long selection summary squeezed them to empty boxes
+        for (Region r : List.of(kinds, memory, scope)) {
+            r.setMinWidth(Region.USE_PREF_SIZE);
+        }
+        search.setMinWidth(SEARCH_MIN_WIDTH);
+        summary.setMinWidth(0);
+        Tooltip whole = new Tooltip();
+        whole.textProperty().bind(summary.textProperty());
+        summary.setTooltip(whole);
         siteFilter.setId("events-site-filter");
         siteFilter.setVisible(false);
         siteFilter.setManaged(false);

@@ -27,8 +27,8 @@ import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
-import javafx.util.StringConverter;
 
+import dev.arenascope.app.ui.ShownAs;
 import dev.arenascope.app.ui.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
@@ -70,17 +70,7 @@ public final class PoolView extends BorderPane {
         setId("pool-view");
         pool.setId("pool-selector");
         pool.setPromptText("pool");
-        pool.setConverter(new StringConverter<>() {
-            @Override
-            public String toString(MemoryInfo m) {
-                return m == null ? "" : m.name();
-            }
-
-            @Override
-            public MemoryInfo fromString(String s) {
-                return null;
-            }
-        });
+        pool.setConverter(ShownAs.converter("", MemoryInfo::name));
         bits.setId("pool-whatif-bits");
         bits.setPrefWidth(70);
         figures.setId("pool-figures");

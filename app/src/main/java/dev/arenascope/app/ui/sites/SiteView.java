@@ -26,8 +26,8 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.util.Duration;
-import javafx.util.StringConverter;
 
+import dev.arenascope.app.ui.ShownAs;
 import dev.arenascope.app.ui.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.SiteSelection;
@@ -95,17 +95,7 @@ public final class SiteView extends BorderPane {
     private void createView() {
         setId("site-view");
         memory.setId("site-memory");
-        memory.setConverter(new StringConverter<>() {
-            @Override
-            public String toString(MemoryInfo m) {
-                return m == null ? "" : m.name();
-            }
-
-            @Override
-            public MemoryInfo fromString(String s) {
-                return null;
-            }
-        });
+        memory.setConverter(ShownAs.converter("", MemoryInfo::name));
         question.setId("site-question");
         question.setValue(SiteRequest.Question.PEAK);
         shape.setId("site-shape");

@@ -6,7 +6,8 @@ package dev.arenascope.core.trace.torch;
  * in primitive arrays, and handed to the {@link PicklePlacement} without building the dict. What it
  * leaves on the reader's stack and in its memo is exactly what the opcodes one by one would have left;
  * at anything it does not take it hands over to the ordinary path at that exact opcode (nothing read
- * twice). {@code FastPathEquivalenceTest} checks the two paths give the same events or the same
+ * twice). A dict of the same bytes as one read before whose stand-in the placement calls reusable (a
+ * frame met again) is answered from {@link PickleBodies} without reading its items. {@code FastPathEquivalenceTest} checks the two paths give the same events or the same
  * refusal. One per reader, on the reading thread.
  */
 final class PickleFlatDicts {
@@ -26,6 +27,8 @@ final class PickleFlatDicts {
     private final byte[] flatTag = new byte[FLAT_MAX];
     private final long[] flatVal = new long[FLAT_MAX];
     private final FlatItems flatItems = new FlatItems();
+    /** Bodies of dicts read before, with the placement's reusable stand-in for them. */
+    private final PickleBodies bodies = new PickleBodies();
 
     private final class FlatItems implements PicklePlacement.Items {
         int n;
@@ -92,6 +95,18 @@ final class PickleFlatDicts {
             return false;
         }
         p++;
+        if (end - p >= PickleBodies.BODY_MAX) { // the same bytes as a dict read before?
+            int hit = bodies.find(buf, p, memoIndex, r.memo.overwrites());
+            if (hit >= 0) {
+                Object standIn = bodies.standIn(hit);
+                r.pos = p + bodies.length(hit);
+                r.opStart = r.base + r.pos - 1; // its SETITEMS
+                r.push(standIn);
+                r.memoPut(memoIndex, standIn);
+                return true;
+            }
+        }
+        final int body = p;
         final byte[] tag = flatTag;
         final long[] val = flatVal;
         int n = 0;
@@ -187,6 +202,15 @@ final class PickleFlatDicts {
         FlatItems items = flatItems;
         items.n = n;
         Object result = r.placement.dict(null, items, r.opStart);
+        if (result != null && memoIndex >= 0 && end - body >= PickleBodies.BODY_MAX && r.placement.reusable(result)) {
+            long maxSlot = -1;
+            for (int i = 0; i < n; i++) {
+                if (tag[i] == T_STR) {
+                    maxSlot = Math.max(maxSlot, val[i]);
+                }
+            }
+            bodies.keep(buf, body, p + 1 - body, maxSlot, r.memo.overwrites(), result);
+        }
         if (result == null) {
             PyDict d = new PyDict();
             for (int i = 0; i < n; i += 2) {

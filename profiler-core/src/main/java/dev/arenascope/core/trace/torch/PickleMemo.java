@@ -26,6 +26,17 @@ final class PickleMemo {
     }
     private TreeMap<Long, Object> sparse;
     private int count;
+    private long overwrites;
+
+    /**
+     * Bumped each time {@link #put} stores into a slot that already held a value: while it stays the
+     * same, every slot holds what it held before (a string slot can change no other way: {@link #set}
+     * only puts a container's stand-in in that container's slot). {@link PickleFlatDicts} keys its
+     * cache of frame dicts by the memo slots their strings come from, valid while this is unchanged.
+     */
+    long overwrites() {
+        return overwrites;
+    }
 
     /** Slots stored (each index counted once). */
     int count() {
@@ -51,11 +62,15 @@ final class PickleMemo {
             Object[] page = pages[p];
             if (page[i & (PAGE - 1)] == null) {
                 count++;
+            } else {
+                overwrites++;
             }
             page[i & (PAGE - 1)] = v;
         } else {
             if (at(i) == null) {
                 count++;
+            } else {
+                overwrites++;
             }
             set(i, v);
         }

@@ -28,6 +28,15 @@ interface PicklePlacement {
         return null;
     }
 
+    /**
+     * Whether {@code standIn}, returned by {@link #dict}, is what any dict with the same items gets, the
+     * call having had no other effect: the reader may then give it to a later dict of the same bytes
+     * (the same items, its strings from the same unchanged memo slots) without calling {@link #dict}.
+     */
+    default boolean reusable(Object standIn) {
+        return false;
+    }
+
     /** The instance to use for a decoded short string (lets a consumer compare its keys by identity). */
     default String canonical(String s) {
         return s;

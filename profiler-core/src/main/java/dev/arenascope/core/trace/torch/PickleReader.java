@@ -39,7 +39,8 @@ import java.util.function.LongConsumer;
  *
  * <p>Rooms: this class is the opcode loop, the stack and the containers; the byte window and the
  * decoding of arguments are its superclass {@link PickleInput}; the memo's storage is
- * {@link PickleMemo}; the fast path for dicts of atoms is {@link PickleFlatDicts}; what a consumer sees
+ * {@link PickleMemo}; the fast path for dicts of atoms is {@link PickleFlatDicts} (with its memory of
+ * bodies already read, {@link PickleBodies}); what a consumer sees
  * is {@link PicklePlacement}; Python type names and hashability are {@link PyTypes}.
  */
 public final class PickleReader extends PickleInput {
@@ -499,9 +500,15 @@ public final class PickleReader extends PickleInput {
         }
         for (int i = m; i < sp; i += 2) {
             Object k = key(boxed(i));
-            stack[i] = k;
-            if (stack[i + 1] != LONG) {
-                stack[i + 1] = place(stack[i + 1], d, k);
+            if (stack[i] == LONG) {
+                stack[i] = k; // an integer key, boxed (a slot is written only when it changes: each write to this long-lived array costs the collector a barrier)
+            }
+            Object v = stack[i + 1];
+            if (v != LONG) {
+                Object p = place(v, d, k);
+                if (p != v) {
+                    stack[i + 1] = p;
+                }
             }
         }
         if (placement != null && d.isEmpty()) {

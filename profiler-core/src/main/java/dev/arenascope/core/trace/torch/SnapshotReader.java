@@ -111,11 +111,17 @@ final class SnapshotReader implements PicklePlacement {
         return frame && n <= 16 ? stacks.frame(name, file, line, lineValue, source, offset) : null;
     }
 
+    /** A frame's stand-in depends on its name, file and line only (interning has no other effect). */
+    @Override
+    public boolean reusable(Object standIn) {
+        return standIn instanceof FrameRef;
+    }
+
     @Override
     public Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException {
         if (value instanceof PyList l && container instanceof PyDict && (key == "frames" || "frames".equals(key))) {
-            for (Object o : l) {
-                if (!(o instanceof FrameRef)) {
+            for (int i = 0, n = l.size(); i < n; i++) {
+                if (!(l.get(i) instanceof FrameRef)) {
                     return value; // not a list of frames; the walk ignores it
                 }
             }
@@ -151,6 +157,35 @@ final class SnapshotReader implements PicklePlacement {
         return id;
     }
 
+    private static final int K_ACTION = 0, K_ADDR = 1, K_SIZE = 2, K_STREAM = 3, K_TIME = 4, K_FRAMES = 5, K_META = 6, K_CONTEXT = 7,
+            K_FREE = 8, K_CATEGORY = 9;
+
+    /** Which of an entry's keys {@code k} is, by identity with the canonical instances ({@link #canonical}); -1 for none. */
+    private static int entryKey(String k) {
+        if (k == "action") {
+            return K_ACTION;
+        } else if (k == "addr") {
+            return K_ADDR;
+        } else if (k == "size") {
+            return K_SIZE;
+        } else if (k == "stream") {
+            return K_STREAM;
+        } else if (k == "time_us") {
+            return K_TIME;
+        } else if (k == "frames") {
+            return K_FRAMES;
+        } else if (k == "user_metadata") {
+            return K_META;
+        } else if (k == "compile_context") {
+            return K_CONTEXT;
+        } else if (k == "device_free") {
+            return K_FREE;
+        } else if (k == "category") {
+            return K_CATEGORY;
+        }
+        return -1;
+    }
+
     /** A row for a trace entry's items {@code kv[from..to)}; a problem is kept with the row and reported if it is in {@code device_traces}. */
     private int entry(PicklePlacement.Items kv) {
         byte act = TraceEntries.UNKNOWN;
@@ -165,32 +200,38 @@ final class SnapshotReader implements PicklePlacement {
             }
             Object v = kv.at(i + 1);
             long lv = kv.longAt(i + 1);
-            // canonical keys first, by identity; then by value (a key not made canonical)
-            if (k == "action" || k.equals("action")) {
-                action = v;
-            } else if (k == "addr" || k.equals("addr")) {
-                addr = v;
-                vAddr = lv;
-            } else if (k == "size" || k.equals("size")) {
-                size = v;
-                vSize = lv;
-            } else if (k == "stream" || k.equals("stream")) {
-                stream = v;
-                vStream = lv;
-            } else if (k == "time_us" || k.equals("time_us")) {
-                time = v;
-                vTime = lv;
-            } else if (k == "frames" || k.equals("frames")) {
-                frames = v;
-            } else if (k == "user_metadata" || k.equals("user_metadata")) {
-                meta = v;
-            } else if (k == "compile_context" || k.equals("compile_context")) {
-                ctx = v;
-            } else if (k == "device_free" || k.equals("device_free")) {
-                free = v;
-                vFree = lv;
-            } else if (k == "category" || k.equals("category")) {
-                cat = v;
+            int key = entryKey(k);
+            if (key < 0) { // a key not made canonical (a long string, or one read the ordinary way): by value
+                String c = KEYS.get(k);
+                key = c == null || c == k ? -1 : entryKey(c);
+            }
+            switch (key) {
+                case K_ACTION -> action = v;
+                case K_ADDR -> {
+                    addr = v;
+                    vAddr = lv;
+                }
+                case K_SIZE -> {
+                    size = v;
+                    vSize = lv;
+                }
+                case K_STREAM -> {
+                    stream = v;
+                    vStream = lv;
+                }
+                case K_TIME -> {
+                    time = v;
+                    vTime = lv;
+                }
+                case K_FRAMES -> frames = v;
+                case K_META -> meta = v;
+                case K_CONTEXT -> ctx = v;
+                case K_FREE -> {
+                    free = v;
+                    vFree = lv;
+                }
+                case K_CATEGORY -> cat = v;
+                default -> { } // a key this reader does not use
             }
         }
         String bad = null;

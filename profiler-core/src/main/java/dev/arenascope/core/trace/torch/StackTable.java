@@ -240,39 +240,45 @@ final class StackTable {
     private int[] stackSlots = new int[1024]; // stack id + 1; 0 = empty
     private int stackSlotsUsed;
 
-    private int stackHash(List<?> list) {
+    private int[] scratch = new int[16];
+
+    private int stackHash(int[] ids, int n) {
         long h = seed;
-        for (int i = 0, n = list.size(); i < n; i++) {
-            h = (h ^ (list.get(i) instanceof FrameRef f ? f.id() : -1)) * 0x9E3779B97F4A7C15L;
+        for (int i = 0; i < n; i++) {
+            h = (h ^ ids[i]) * 0x9E3779B97F4A7C15L;
             h ^= h >>> 31;
         }
         return (int) (h ^ (h >>> 32));
     }
 
-    private static boolean same(int[] frames, List<?> list) {
-        if (frames.length != list.size()) {
-            return false;
+    /**
+     * The stack of a frames list whose elements are {@link FrameRef}s; any other element is refused
+     * ({@link PickleFormatException} at {@code offset}).
+     */
+    StackRef stack(List<?> list, String source, long offset) throws PickleFormatException {
+        int n = list.size();
+        if (n > scratch.length) {
+            scratch = new int[Math.max(n, 2 * scratch.length)];
         }
-        for (int i = 0; i < frames.length; i++) {
-            if (!(list.get(i) instanceof FrameRef f) || f.id() != frames[i]) {
-                return false;
+        final int[] ids = scratch;
+        for (int i = 0; i < n; i++) {
+            if (list.get(i) instanceof FrameRef f) {
+                ids[i] = f.id();
+            } else {
+                throw new PickleFormatException(source, offset, "a stack's frame " + i + " is a " + PyTypes.typeName(list.get(i))
+                        + ", not a dict of name, filename and line");
             }
         }
-        return true;
-    }
-
-    /** The stack of a frames list whose elements are {@link FrameRef}s. */
-    StackRef stack(List<?> list, String source, long offset) throws PickleFormatException {
         int mask = stackSlots.length - 1;
-        int h = stackHash(list) & mask;
+        int h = stackHash(ids, n) & mask;
         int probe = 0;
         for (; stackSlots[h] != 0 && probe < MAX_PROBE; h = (h + 1) & mask, probe++) {
             int id = stackSlots[h] - 1;
-            if (same(stacks[id], list)) {
+            if (Arrays.equals(stacks[id], 0, stacks[id].length, ids, 0, n)) {
                 return stackRefs[id];
             }
         }
-        StackRef r = stackOf(list, source, offset);
+        StackRef r = stack(Arrays.copyOf(ids, n));
         if (probe < MAX_PROBE) {
             if (2 * (stackSlotsUsed + 1) > stackSlots.length) {
                 rehashStacks();
@@ -305,19 +311,6 @@ final class StackTable {
                 }
             }
         }
-    }
-
-    private StackRef stackOf(List<?> list, String source, long offset) throws PickleFormatException {
-        int[] ids = new int[list.size()];
-        for (int i = 0; i < ids.length; i++) {
-            if (list.get(i) instanceof FrameRef f) {
-                ids[i] = f.id();
-            } else {
-                throw new PickleFormatException(source, offset, "a stack's frame " + i + " is a " + PyTypes.typeName(list.get(i))
-                        + ", not a dict of name, filename and line");
-            }
-        }
-        return stack(ids);
     }
 
     int frameCount() {

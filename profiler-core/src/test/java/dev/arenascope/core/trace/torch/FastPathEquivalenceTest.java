@@ -88,6 +88,91 @@ class FastPathEquivalenceTest {
         assertTrue(outcome(b, true).endsWith("a dict is changed after it was read as a stack frame"), outcome(b, true));
     }
 
+    /**
+     * A snapshot whose trace holds {@code entries} entries of one frame each, the same frame written anew
+     * (f at a.py:100000); {@code between.apply(i)} is written raw before entry i, above a mark of its own.
+     */
+    private static byte[] traceOfFrames(int entries, java.util.function.IntFunction<byte[]> between) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PickleWriter w = new PickleWriter(out);
+        w.dict().mark().str("segments").list().str("device_traces").list().list().mark();
+        for (int i = 0; i < entries; i++) {
+            w.mark(); // the raw bytes between entries sit above a mark of their own, dropped by POP_MARK
+            out.write(between.apply(i));
+            out.write('1');
+            w.dict().mark().str("action").str("alloc").str("addr").integer(4096L * (i + 1)).str("size").integer(512).str("frames").list().mark();
+            // 23 bytes from MARK to SETITEMS once every string is in the memo: the reader's memory of dict
+            // bodies (PickleBodies) finds such a body again by its own bytes only, whatever follows it
+            w.dict().mark().str("name").str("f").str("filename").str("a.py").str("line").integer(100_000).str("x").integer(70_000).setItems();
+            w.appends().setItems();
+        }
+        w.appends().append().setItems().stop();
+        return out.toByteArray();
+    }
+
+    @Test
+    void aFrameOfTheSameBytesAfterItsStringWasOverwrittenReadsTheNewString() throws IOException {
+        // before the third entry, BINPUT stores "g" over the memo slot of "f": the third frame's bytes are
+        // those of the second, which the fast path read and kept
+        byte[] b = traceOfFrames(4, i -> i == 2 ? new byte[] {(byte) 0x8c, 1, 'g', 'q', 0} : new byte[0]);
+        int slot = -1;
+        for (int i = 0; i + 2 < b.length; i++) { // the "f" string's MEMOIZE gives its slot: find BINGET of it instead
+            if (b[i] == (byte) 0x8c && b[i + 1] == 1 && b[i + 2] == 'f') {
+                slot = slotOf(b, i + 3);
+                break;
+            }
+        }
+        for (int i = 0; i + 4 < b.length; i++) { // aim the BINPUT at that slot
+            if (b[i] == (byte) 0x8c && b[i + 1] == 1 && b[i + 2] == 'g' && b[i + 3] == 'q') {
+                b[i + 4] = (byte) slot;
+            }
+        }
+        same(b, "overwritten string");
+        Snapshot s = SnapshotReader.read(b, "t.pickle", true);
+        assertEquals(2, s.stacks().frameCount(), "frames f and g");
+        List<String> names = new ArrayList<>();
+        for (int row = 0; row < s.entries().size(); row++) {
+            names.add(s.stacks().name(s.stacks().frames(s.entries().stack(row))[0]));
+        }
+        assertEquals(List.of("f", "f", "g", "g"), names);
+    }
+
+    @Test
+    void aFrameDictStoredOverItsOwnStringIsReadTheOrdinaryWay() throws IOException {
+        // the third entry's frame dict goes to the memo slot of its own "f" (BINPUT instead of MEMOIZE):
+        // its BINGET of that slot then fetches the dict itself, which no frame may have as its name
+        byte[] b = traceOfFrames(3, i -> new byte[0]);
+        int slot = -1, frame = 0;
+        for (int i = 0; i + 2 < b.length; i++) {
+            if (b[i] == (byte) 0x8c && b[i + 1] == 1 && b[i + 2] == 'f') {
+                slot = slotOf(b, i + 3);
+            }
+        }
+        for (int i = 3; i + 3 < b.length; i++) { // the last "EMPTY_LIST MEMOIZE MARK EMPTY_DICT MEMOIZE MARK": the third frame dict
+            if (b[i - 3] == ']' && b[i - 2] == (byte) 0x94 && b[i - 1] == '(' && b[i] == '}' && b[i + 1] == (byte) 0x94 && b[i + 2] == '(') {
+                frame = i;
+            }
+        }
+        byte[] c = new byte[b.length + 1];
+        System.arraycopy(b, 0, c, 0, frame + 1);
+        c[frame + 1] = 'q';
+        c[frame + 2] = (byte) slot;
+        System.arraycopy(b, frame + 2, c, frame + 3, b.length - frame - 2);
+        String slow = outcome(c, false);
+        assertTrue(slow.startsWith("refused: t.pickle") && slow.endsWith("a stack frame's 'name' is a dict, not a str"), slow);
+        same(c, "a frame dict stored over its own string");
+    }
+
+    /** The memo slot a MEMOIZE at {@code b[at]} takes: MEMOIZE opcodes before it (this writer memoizes every value once). */
+    private static int slotOf(byte[] b, int at) {
+        assertEquals((byte) 0x94, b[at]);
+        int n = 0;
+        for (int i = 2; i < at; i++) {
+            n += b[i] == (byte) 0x94 ? 1 : 0; // the small test pickles hold no 0x94 byte in an argument
+        }
+        return n;
+    }
+
     @Test
     void mutatedSnapshotsImportOrFailTheSame() throws IOException {
         mutations(1616, 800);

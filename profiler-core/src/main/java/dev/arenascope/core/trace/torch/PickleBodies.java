@@ -1,0 +1,110 @@
+package dev.arenascope.core.trace.torch;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * {@link PickleFlatDicts}' memory of dict bodies already read. A pickler writes a frame that is met
+ * again (the same function, file and line in another stack) as the same bytes, its strings fetched
+ * from the same memo slots; a body (the bytes after a dict's MARK up to and including its SETITEMS)
+ * whose dict the placement answered with a {@linkplain PicklePlacement#reusable reusable} stand-in is
+ * kept here, so the same bytes again give that stand-in without reading the items one by one or
+ * asking the placement.
+ *
+ * <p>When an entry applies: the bytes are the same (compared exactly, up to the body's length), the
+ * memo has had no slot overwritten since the body was read ({@link PickleMemo#overwrites()}: its
+ * strings are still the ones read then), and the new dict goes to a memo slot past every slot the body
+ * names (so no BINGET in it could fetch the dict itself, as it could when a dict is stored over one of
+ * those strings). Then the opcodes one by one would read the same items and the placement would answer
+ * the same stand-in.
+ *
+ * <p>Bounded: {@value #SETS} sets of two entries, found by a hash of the body's first bytes (no chains,
+ * no probing: a lookup is a constant number of loads and compares, whatever an input's bytes collide
+ * on; a collision only costs a miss); bodies longer than {@value #BODY_MAX} bytes are not kept; after
+ * 2<sup>26</sup> overwrites of memo slots the cache stops (its epoch would no longer fit). About 290 KiB
+ * whatever the input. One per reader, on the reading thread.
+ */
+final class PickleBodies {
+    /** The longest body kept, in bytes; a lookup needs this many bytes in the window. */
+    static final int BODY_MAX = 24;
+    private static final int SETS = 1 << 12;
+    private static final long MAX_EPOCH = (1L << 26) - 1;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** The masks of a body of {@code len} bytes' three words: {@code MASKS[3 * len + word]}. */
+    private static final long[] MASKS = new long[3 * (BODY_MAX + 1)];
+
+    static {
+        for (int len = 0; len <= BODY_MAX; len++) {
+            for (int w = 0; w < 3; w++) {
+                int b = len - 8 * w;
+                MASKS[3 * len + w] = b >= 8 ? -1L : b <= 0 ? 0 : (1L << 8 * b) - 1;
+            }
+        }
+    }
+
+    /**
+     * Per set, two entries of four words: the body's three words (masked to its length) and
+     * {@code (epoch + 1) << 38 | (last memo slot named + 1) << 5 | length}; 0 = empty.
+     */
+    private final long[] words = new long[8 * SETS];
+    private final Object[] standIns = new Object[2 * SETS];
+
+    private static int set(long a0, long a1, long a2) {
+        long x = a0 * 0x9E3779B97F4A7C15L ^ a1 * 0xC2B2AE3D27D4EB4FL ^ (a2 & 0xffffffffL) * 0x165667B19E3779F9L;
+        x ^= x >>> 29;
+        return (int) (x ^ x >>> 32) & (SETS - 1);
+    }
+
+    /**
+     * The entry whose body {@code buf[p..]} starts with, for a dict going to memo slot
+     * {@code memoIndex}, or -1. Needs {@value #BODY_MAX} bytes at {@code p}.
+     */
+    int find(byte[] buf, int p, long memoIndex, long overwrites) {
+        long a0 = (long) LONGS.get(buf, p), a1 = (long) LONGS.get(buf, p + 8), a2 = (long) LONGS.get(buf, p + 16);
+        int e = set(a0, a1, a2) * 8;
+        final long[] w = words;
+        for (int way = 0; way < 8; way += 4, e += 4) {
+            long meta = w[e + 3];
+            int m = 3 * ((int) meta & 31);
+            if ((a0 & MASKS[m]) == w[e] && (a1 & MASKS[m + 1]) == w[e + 1] && (a2 & MASKS[m + 2]) == w[e + 2]
+                    && meta >>> 38 == overwrites + 1 && memoIndex >= (meta >>> 5 & 0xffffffffL)) {
+                return e >>> 2;
+            }
+        }
+        return -1;
+    }
+
+    /** The length in bytes of entry {@code i}'s body (its last byte is the SETITEMS). */
+    int length(int i) {
+        return (int) words[4 * i + 3] & 31;
+    }
+
+    Object standIn(int i) {
+        return standIns[i];
+    }
+
+    /**
+     * Keeps the body {@code buf[from..from+len)}, read as {@code standIn} while the memo had
+     * {@code overwrites} overwrites; {@code maxSlot} is the last memo slot it names (-1 for none).
+     * Needs {@value #BODY_MAX} bytes at {@code from}; a body that does not fit the limits is not kept.
+     */
+    void keep(byte[] buf, int from, int len, long maxSlot, long overwrites, Object standIn) {
+        if (len > BODY_MAX || maxSlot >= Integer.MAX_VALUE || overwrites >= MAX_EPOCH) {
+            return;
+        }
+        long a0 = (long) LONGS.get(buf, from), a1 = (long) LONGS.get(buf, from + 8), a2 = (long) LONGS.get(buf, from + 16);
+        int e = set(a0, a1, a2) * 8;
+        final long[] w = words;
+        if (w[e + 3] >>> 38 == overwrites + 1) { // way 0 in use: it moves to way 1, the new body takes way 0
+            System.arraycopy(w, e, w, e + 4, 4);
+            standIns[(e >>> 2) + 1] = standIns[e >>> 2];
+        }
+        int m = 3 * len;
+        w[e] = a0 & MASKS[m];
+        w[e + 1] = a1 & MASKS[m + 1];
+        w[e + 2] = a2 & MASKS[m + 2];
+        w[e + 3] = (overwrites + 1) << 38 | (maxSlot + 1) << 5 | len;
+        standIns[e >>> 2] = standIn;
+    }
+}
