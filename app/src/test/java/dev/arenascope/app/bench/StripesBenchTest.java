@@ -16,7 +16,8 @@ class StripesBenchTest {
         assertEquals("ui", bench.group(), "runs with --only ui");
         assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof StripesBench), "registered");
         Map<String, Double> f = bench.run(true);
-        assertEquals(List.of("ui.stripes_frame_ms", "ui.stripes_zoom_max_ms", "ui.stripes_frame_cpu_ms", "ui.stripes_build_ms", "ui.stripes_index_ms",
+        assertEquals(List.of("ui.stripes_frame_ms", "ui.stripes_zoom_max_ms", "ui.stripes_frame_cpu_ms", "ui.stripes_zoom_max_cpu_ms",
+                "ui.stripes_build_ms", "ui.stripes_index_ms",
                 "ui.stripes_allocations"), List.copyOf(f.keySet()));
         assertTrue(f.get("ui.stripes_frame_ms") > 0 && f.get("ui.stripes_build_ms") > 0, f.toString());
         assertTrue(f.get("ui.stripes_allocations") >= TorchBench.QUICK_ALLOCATIONS, f.toString());

@@ -1,6 +1,5 @@
 package dev.arenascope.core.analysis;
 
-import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.core.trace.StackFrame;
@@ -17,10 +16,12 @@ import dev.arenascope.core.trace.StackFrame;
  * {@link #endEvent(int)} -1.
  *
  * <h2>The sampled query</h2>
- * {@link #largestLiveAt} finds the largest allocations live at any of a timeline's instants in time
- * proportional to the allocations that could qualify, not to all of them: allocations are grouped in
- * blocks of {@value #BLOCK} (in allocation order) whose largest size and latest end are kept, and a
- * block that cannot hold a qualifying allocation is skipped whole. Built with the analysis (one pass).
+ * {@link #largestLiveAt} / {@link #largest} find the largest allocations live at any of a timeline's
+ * instants in time proportional to the allocations that could qualify, not to all of them: the table is
+ * kept again thinned by size ({@link SizeLevels}: the allocations of at least 2^j bytes, in columns of
+ * their own) and cut in blocks of {@value #BLOCK} whose largest size and latest end are kept; the query
+ * scans the thinnest level that holds every allocation of its {@code minBytes}, skipping a block that
+ * cannot hold a qualifying allocation whole. Built with the analysis (two passes).
  *
  * <p>Immutable; safe to share between threads. Methods taking an allocation number throw
  * {@link ArrayIndexOutOfBoundsException} outside {@code 0 .. size()-1}.
@@ -29,28 +30,20 @@ public final class Allocations {
     /** {@link #endNs(int)} of an allocation never freed. */
     public static final long NEVER = Long.MAX_VALUE;
     /** Allocations per block of the overlap index. */
-    static final int BLOCK = 256;
+    static final int BLOCK = SizeLevels.BLOCK;
 
     private final AllocationIndex x;
     private final int[] path;
     private final int[] category;
     private final SiteAnalysis owner;
-    private final long[] blockMaxBytes;
-    private final long[] blockMaxEnd;
+    private final SizeLevels levels;
 
     Allocations(SiteAnalysis owner, AllocationIndex x, int[] path, int[] category) {
         this.owner = owner;
         this.x = x;
         this.path = path;
         this.category = category;
-        int blocks = (x.size + BLOCK - 1) / BLOCK;
-        blockMaxBytes = new long[blocks];
-        blockMaxEnd = new long[blocks];
-        for (int i = 0; i < x.size; i++) {
-            int b = i / BLOCK;
-            blockMaxBytes[b] = Math.max(blockMaxBytes[b], x.bytes[i]);
-            blockMaxEnd[b] = Math.max(blockMaxEnd[b], x.endNs[i]);
-        }
+        levels = new SizeLevels(x.size, x.bytes, x.startNs, x.endNs);
     }
 
     /** How many allocations. */
@@ -170,126 +163,46 @@ public final class Allocations {
      * @throws IllegalArgumentException when {@code limit} is negative
      */
     public int[] largestLiveAt(long[] instants, long minBytes, int limit, long[] counted) {
-        if (limit < 0) {
-            throw new IllegalArgumentException("limit must not be negative, got " + limit);
-        }
+        Largest r = largest(instants, minBytes, limit);
         if (counted != null && counted.length >= 2) {
-            counted[0] = 0;
-            counted[1] = 0;
+            counted[0] = r.qualified();
+            counted[1] = r.qualifiedBytes();
         }
-        if (instants.length == 0 || x.size == 0) {
-            return new int[0];
-        }
-        long first = instants[0];
-        int end = firstStartingAtOrAfter(instants[instants.length - 1] + 1);
-        TopK top = new TopK(limit);
-        long n = 0;
-        long bytesIn = 0;
-        long[] bytes = x.bytes;
-        long[] starts = x.startNs;
-        long[] ends = x.endNs;
-        int k = 0; // the first instant at or after the allocation's start: never moves back (starts never decrease)
-        for (int b = 0, blocks = (end + BLOCK - 1) / BLOCK; b < blocks; b++) {
-            if (blockMaxEnd[b] <= first || blockMaxBytes[b] < minBytes) {
-                continue;
-            }
-            for (int i = b * BLOCK, e = Math.min(end, i + BLOCK); i < e; i++) {
-                long size = bytes[i];
-                if (size < minBytes || ends[i] <= first) {
-                    continue;
-                }
-                long s = starts[i];
-                while (k < instants.length && instants[k] < s) {
-                    k++;
-                }
-                if (k == instants.length || instants[k] >= ends[i]) {
-                    continue;
-                }
-                n++;
-                bytesIn += size;
-                top.offer(size, i);
-            }
-        }
-        if (counted != null && counted.length >= 2) {
-            counted[0] = n;
-            counted[1] = bytesIn;
-        }
-        return top.inAllocationOrder();
+        return r.ids();
     }
 
     /**
-     * The {@code limit} largest (size, number) pairs offered, ties going to the smaller number: a
-     * min-heap whose root is the weakest kept, so that once it is full most offers are refused by one
-     * comparison.
+     * {@link #largestLiveAt} with what a drawing needs of each answer beside it, so that it is not
+     * gathered again from the table's columns (at a coarse zoom the answers are spread over the whole
+     * table: each a cache miss). Same allocations, same order.
+     *
+     * @throws IllegalArgumentException when {@code limit} is negative
      */
-    private static final class TopK {
-        private final int limit;
-        private long[] size;
-        private int[] id;
-        private int n;
+    public Largest largest(long[] instants, long minBytes, int limit) {
+        return levels.largest(instants, minBytes, limit);
+    }
 
-        TopK(int limit) {
-            this.limit = limit;
-            int cap = Math.max(1, Math.min(limit, 1024)); // grown as offers come, up to the limit
-            size = new long[cap];
-            id = new int[cap];
-        }
+    /**
+     * The least size of the allocations a query for at least {@code minBytes} reads (0: every
+     * allocation): the floor of the size level it scans. For tests and the bench's account of a query.
+     */
+    public long scannedFloor(long minBytes) {
+        return levels.forMinBytes(minBytes).floor;
+    }
 
-        /** Whether (s1, i1) ranks below (s2, i2): smaller, or as large and made later. */
-        private static boolean weaker(long s1, int i1, long s2, int i2) {
-            return s1 < s2 || (s1 == s2 && i1 > i2);
-        }
+    /**
+     * The answer of {@link #largest}: per allocation kept (in allocation order) its number, bytes, start
+     * and end ({@link #startNs}, {@link #endNs}) and the first of the asked instants at or after its
+     * start; and how many allocations qualified before the limit, and their bytes. The arrays are the
+     * answer's own, shared by whoever holds it: read only.
+     */
+    public record Largest(int[] ids, long[] bytes, long[] startNs, long[] endNs, int[] firstInstant, long qualified,
+                          long qualifiedBytes) {
+        static final Largest NONE = new Largest(new int[0], new long[0], new long[0], new long[0], new int[0], 0, 0);
 
-        void offer(long s, int i) {
-            if (limit == 0) {
-                return;
-            }
-            if (n < limit) {
-                if (n == size.length) {
-                    int cap = (int) Math.min(limit, 2L * n);
-                    size = Arrays.copyOf(size, cap);
-                    id = Arrays.copyOf(id, cap);
-                }
-                int c = n++;
-                while (c > 0) {
-                    int p = (c - 1) >>> 1;
-                    if (!weaker(s, i, size[p], id[p])) {
-                        break;
-                    }
-                    size[c] = size[p];
-                    id[c] = id[p];
-                    c = p;
-                }
-                size[c] = s;
-                id[c] = i;
-                return;
-            }
-            if (!weaker(size[0], id[0], s, i)) {
-                return; // no stronger than the weakest kept
-            }
-            int c = 0;
-            while (true) {
-                int l = 2 * c + 1;
-                if (l >= n) {
-                    break;
-                }
-                int r = l + 1;
-                int m = r < n && weaker(size[r], id[r], size[l], id[l]) ? r : l;
-                if (!weaker(size[m], id[m], s, i)) {
-                    break;
-                }
-                size[c] = size[m];
-                id[c] = id[m];
-                c = m;
-            }
-            size[c] = s;
-            id[c] = i;
-        }
-
-        int[] inAllocationOrder() {
-            int[] out = Arrays.copyOf(id, n);
-            Arrays.sort(out);
-            return out;
+        /** Allocations kept. */
+        public int size() {
+            return ids.length;
         }
     }
 
@@ -298,6 +211,7 @@ public final class Allocations {
         int end = firstStartingAtOrAfter(ns + 1);
         long count = 0;
         long sum = 0;
+        long[] blockMaxEnd = levels.forMinBytes(0).blockMaxEnd;
         for (int b = 0, blocks = (end + BLOCK - 1) / BLOCK; b < blocks; b++) {
             if (blockMaxEnd[b] <= ns) {
                 continue;

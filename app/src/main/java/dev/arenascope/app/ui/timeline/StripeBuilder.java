@@ -18,19 +18,25 @@ import dev.arenascope.core.trace.TraceView;
  * the manner of PyTorch's memory_viz (one band per live allocation, stacked in allocation order) but
  * sampled like the rest of the timeline: one instant per pixel column (the column's last nanosecond).
  *
- * <p>Cost, independent of the number of allocations beyond one pass of the core's block-skipping
- * query ({@link Allocations#largestLiveAt}): the allocations seen at the columns' instants with at least
- * a quarter pixel of height are asked for, the {@value #MAX_STRIPES} largest kept; a sweep over the
- * columns keeps the live ones in stacking order (new ones only ever join on top, since allocation order
- * is time order) and fills their pixels. Every stripe is at least a quarter pixel high and the lane
- * holds at most its height in bytes, so a column costs at most four times its height: a frame costs
- * {@code 4 × width × height} at most. Pure; any thread.
+ * <p>Cost, independent of the number of allocations beyond one pass of the core's query over the
+ * allocations large enough to draw ({@link Allocations#largest}: a size level of the table at a coarse
+ * zoom, blocks skipped by time at a fine one): the allocations seen at the columns' instants with at
+ * least a quarter pixel of height are asked for, the {@value #MAX_STRIPES} largest kept, with their
+ * sizes, times and first columns (no gather from the table's columns); a sweep over the columns keeps
+ * the live ones in stacking order (new ones only ever join on top, since allocation order is time
+ * order; one that ends leaves a hole of no bytes, squeezed out once holes are half the stack) and
+ * refills only the positions above the lowest that changed, into a tile of {@value #TILE} columns
+ * copied row by row into the row-major raster. Every stripe is at least a quarter pixel high and the
+ * lane holds at most its height in bytes, so a column costs at most four times its height: a frame
+ * costs {@code 4 × width × height} at most. Pure; any thread.
  */
 public final class StripeBuilder {
     /** The most stripes one lane draws one by one; the rest are folded into "others". */
     public static final int MAX_STRIPES = 8192;
     /** Stripes are drawn one by one from this many pixels of height up (1/4 px); smaller ones fold into others. */
     static final double MIN_STRIPE_PX = 0.25;
+    /** Columns the sweep fills before copying them into the row-major raster (16 ints: a cache line per row). */
+    private static final int TILE = 16;
 
     private StripeBuilder() {}
 
@@ -59,8 +65,8 @@ public final class StripeBuilder {
         // a quarter of a pixel: thinner stripes still stack exactly (their bytes move the ones above),
         // and together they show as lines of their colours rather than as a grey block
         long minBytes = Math.max(1, (long) Math.ceil(scaleBytes * MIN_STRIPE_PX / h));
-        long[] counted = new long[2];
-        int[] ids = LastQuery.ask(analysis, instants, minBytes, counted);
+        Allocations.Largest q = LastQuery.ask(analysis, instants, minBytes);
+        int[] ids = q.ids();
         int n = ids.length;
 
         // colour groups, largest first once their peaks are known
@@ -105,20 +111,19 @@ public final class StripeBuilder {
         }
 
         // the sweep: first and last column of each stripe
-        int[] firstCol = new int[n];
+        int[] firstCol = q.firstInstant(); // the query's own: the first column at or after the start
         int[] endCol = new int[n];
-        int[] startsAt = new int[w + 1];
-        int[] endsAt = new int[w + 1];
+        long[] ends = q.endNs();
         for (int k = 0; k < n; k++) {
-            int i = ids[k];
-            firstCol[k] = firstAtOrAfter(instants, a.startNs(i));
-            long end = a.endNs(i);
-            endCol[k] = end == Allocations.NEVER ? w : firstAtOrAfter(instants, end);
-            startsAt[firstCol[k]]++;
-            endsAt[endCol[k]]++;
+            long end = ends[k];
+            endCol[k] = end == Allocations.NEVER ? w : firstAtOrAfter(instants, firstCol[k], end);
         }
         int[] slots = new int[w * h];
-        Arrays.fill(slots, StripeLayer.EMPTY);
+        // the sweep fills a tile of TILE columns, column-major (a column's pixels contiguous), and each
+        // full tile is copied into the row-major raster a cache line per row: filling the raster column
+        // by column directly would touch a line (and a page) per pixel; position 0 holds the column before
+        int[] tile = new int[(TILE + 1) * h];
+        int tileX0 = 0;
         long[] drawnBytes = new long[w];
         int[] drawnCount = new int[w];
         long[] groupPeak = new long[groups];
@@ -127,94 +132,145 @@ public final class StripeBuilder {
         for (int k = 0; k < n; k++) {
             groupStripes[groupOf[k]]++;
         }
-        long[] stripeBytes = new long[n];
+        long[] stripeBytes = q.bytes();
+        // stripes by the column they end at (a counting sort), so a column finds its ending ones directly
+        int[] endFrom = new int[w + 2];
         for (int k = 0; k < n; k++) {
-            stripeBytes[k] = a.bytes(ids[k]);
+            endFrom[endCol[k] + 1]++;
+        }
+        for (int x = 0; x <= w; x++) {
+            endFrom[x + 1] += endFrom[x];
+        }
+        int[] byEnd = new int[n];
+        int[] fillAt = Arrays.copyOf(endFrom, w + 1);
+        for (int k = 0; k < n; k++) {
+            byEnd[fillAt[endCol[k]]++] = k;
         }
         int cap = Math.min(n, 1024) + 1;
-        int[] active = new int[cap];   // live stripes in stacking order
+        int[] active = new int[cap];   // live stripes in stacking order; -1: a hole where one ended
+        long[] actBytes = new long[cap]; // their drawn bytes (0 for a group switched off)
         long[] posCum = new long[cap];  // bytes of the drawn stripes up to and including position j
         int[] posTop = new int[cap];    // their top pixel row, counted from the bottom
+        int[] pos = new int[n];         // each live stripe's position
         int live = 0;
+        int dead = 0; // holes among the live positions
+        int firstHole = Integer.MAX_VALUE;
         int visible = 0;
         int next = 0; // the next stripe to join (stripes join in allocation order)
         for (int x = 0; x < w; x++) {
+            int c = x - tileX0 + 1; // this column's place in the tile
+            if (c > TILE) {
+                flush(tile, h, slots, w, tileX0, TILE);
+                System.arraycopy(tile, TILE * h, tile, 0, h);
+                tileX0 = x;
+                c = 1;
+            }
+            Arrays.fill(tile, c * h, (c + 1) * h, StripeLayer.EMPTY);
             int dirty = live; // the lowest position whose place changed in this column
-            if (endsAt[x] > 0) {
-                int m = 0;
-                for (int j = 0; j < live; j++) {
+            for (int t = endFrom[x], e = endFrom[x + 1]; t < e; t++) {
+                int k = byEnd[t];
+                if (firstCol[k] >= x) {
+                    continue; // never joined (seen at no instant of the view: not asked for, but harmless)
+                }
+                int at = pos[k];
+                active[at] = -1;
+                actBytes[at] = 0;
+                dead++;
+                firstHole = Math.min(firstHole, at);
+                dirty = Math.min(dirty, at);
+                groupLive[groupOf[k]] -= stripeBytes[k];
+                if (!hidden[groupOf[k]]) {
+                    visible--;
+                }
+            }
+            // an ended one stays as a hole of no bytes (the ones above it fall by its bytes all the same)
+            // until holes are half the positions; then they are squeezed out at once
+            if (dead > live / 2 && dead > 32) {
+                int m = firstHole;
+                for (int j = firstHole; j < live; j++) {
                     int k = active[j];
-                    if (endCol[k] > x) {
-                        active[m++] = k;
-                    } else {
-                        dirty = Math.min(dirty, m);
-                        groupLive[groupOf[k]] -= stripeBytes[k];
-                        if (!hidden[groupOf[k]]) {
-                            visible--;
-                        }
+                    if (k >= 0) {
+                        active[m] = k;
+                        actBytes[m] = actBytes[j];
+                        pos[k] = m++;
                     }
                 }
                 live = m;
-                dirty = Math.min(dirty, live);
-            }
-            while (next < n && firstCol[next] <= x) {
-                if (endCol[next] > x) {
-                    if (live == active.length) {
-                        active = Arrays.copyOf(active, live * 2);
-                        posCum = Arrays.copyOf(posCum, live * 2);
-                        posTop = Arrays.copyOf(posTop, live * 2);
-                    }
-                    active[live++] = next;
-                    int g = groupOf[next];
-                    groupLive[g] += stripeBytes[next];
-                    groupPeak[g] = Math.max(groupPeak[g], groupLive[g]);
-                    if (!hidden[g]) {
-                        visible++;
-                    }
-                }
-                next++;
+                dirty = Math.min(dirty, firstHole);
+                dead = 0;
+                firstHole = Integer.MAX_VALUE;
             }
             // positions below 'dirty' sit where they sat in the previous column: copy their pixels
             int keepTop = dirty == 0 ? 0 : posTop[dirty - 1];
             if (x > 0 && keepTop > 0) {
-                System.arraycopy(slots, x * h - keepTop, slots, (x + 1) * h - keepTop, keepTop);
+                System.arraycopy(tile, c * h - keepTop, tile, (c + 1) * h - keepTop, keepTop);
             }
+            // from 'dirty' up: restack
             long cum = dirty == 0 ? 0 : posCum[dirty - 1];
             int prevTop = keepTop;
             for (int j = dirty; j < live; j++) {
-                int k = active[j];
-                if (!hidden[groupOf[k]]) {
-                    long b = stripeBytes[k];
-                    int top = (int) Math.min(h, Math.round((cum + b) * perByte));
-                    fill(slots, w, h, x, prevTop, top, k + 1);
-                    prevTop = Math.max(prevTop, top);
+                long b = actBytes[j];
+                if (b > 0) {
                     cum += b;
+                    int top = (int) Math.min(h, Math.round(cum * perByte));
+                    if (top > prevTop) {
+                        fill(tile, h, c, prevTop, top, active[j] + 1);
+                        prevTop = top;
+                    }
                 }
                 posCum[j] = cum;
                 posTop[j] = prevTop;
             }
-            prevTop = live == 0 ? 0 : posTop[live - 1];
-            cum = live == 0 ? 0 : posCum[live - 1];
+            // new ones join on top
+            while (next < n && firstCol[next] <= x) {
+                int k = next++;
+                if (endCol[k] <= x) {
+                    continue;
+                }
+                if (live == active.length) {
+                    active = Arrays.copyOf(active, live * 2);
+                    actBytes = Arrays.copyOf(actBytes, live * 2);
+                    posCum = Arrays.copyOf(posCum, live * 2);
+                    posTop = Arrays.copyOf(posTop, live * 2);
+                }
+                int g = groupOf[k];
+                groupLive[g] += stripeBytes[k];
+                groupPeak[g] = Math.max(groupPeak[g], groupLive[g]);
+                long b = 0;
+                if (!hidden[g]) {
+                    visible++;
+                    b = stripeBytes[k];
+                    cum += b;
+                    int top = (int) Math.min(h, Math.round(cum * perByte));
+                    if (top > prevTop) {
+                        fill(tile, h, c, prevTop, top, k + 1);
+                        prevTop = top;
+                    }
+                }
+                active[live] = k;
+                actBytes[live] = b;
+                pos[k] = live;
+                posCum[live] = cum;
+                posTop[live] = prevTop;
+                live++;
+            }
             int count = visible;
             drawnBytes[x] = cum;
             drawnCount[x] = count;
             if (usedLast[x] >= 0) {
                 int othersTop = (int) Math.min(h, Math.round(usedLast[x] * perByte));
                 if (othersTop > prevTop) {
-                    fill(slots, w, h, x, prevTop, othersTop, StripeLayer.OTHERS);
+                    fill(tile, h, c, prevTop, othersTop, StripeLayer.OTHERS);
                     prevTop = othersTop;
                 }
                 int envTop = (int) Math.min(h, Math.round(usedMax[x] * perByte));
                 if (envTop > prevTop) {
-                    fill(slots, w, h, x, prevTop, envTop, StripeLayer.ENVELOPE);
+                    fill(tile, h, c, prevTop, envTop, StripeLayer.ENVELOPE);
                 }
             }
         }
-        Integer[] order = new Integer[groups];
-        for (int g = 0; g < groups; g++) {
-            order[g] = g;
-        }
-        Arrays.sort(order, (p, q) -> groupPeak[p] != groupPeak[q] ? Long.compare(groupPeak[q], groupPeak[p]) : keys.get(p).compareTo(keys.get(q)));
+        flush(tile, h, slots, w, tileX0, w - tileX0);
+        int[] order = byPeakThenKey(groupPeak, keys);
         int[] rank = new int[groups];
         List<StripeLayer.Group> list = new ArrayList<>(groups);
         for (int j = 0; j < groups; j++) {
@@ -227,7 +283,7 @@ public final class StripeBuilder {
             groupOf[k] = rank[groupOf[k]];
         }
         return new StripeLayer(w, h, slots, ids, groupOf, strong, list, instants, drawnBytes, drawnCount, usedLast, minBytes,
-                counted[0], analysis, trace, by, anyHighlight);
+                q.qualified(), analysis, trace, by, anyHighlight);
     }
 
     /** {@code function (file:line)} with the file's folders left out: what the legend has room for. */
@@ -249,23 +305,100 @@ public final class StripeBuilder {
         private static java.lang.ref.WeakReference<SiteAnalysis> analysis = new java.lang.ref.WeakReference<>(null);
         private static long[] instants;
         private static long minBytes;
-        private static int[] ids;
-        private static long[] counted;
+        private static Allocations.Largest answer;
 
-        static synchronized int[] ask(SiteAnalysis sa, long[] at, long min, long[] countedOut) {
+        static synchronized Allocations.Largest ask(SiteAnalysis sa, long[] at, long min) {
             if (sa != analysis.get() || min != minBytes || !Arrays.equals(at, instants)) {
-                long[] c = new long[2];
-                int[] r = sa.allocationTable().largestLiveAt(at, min, MAX_STRIPES, c);
+                Allocations.Largest r = sa.allocationTable().largest(at, min, MAX_STRIPES);
                 analysis = new java.lang.ref.WeakReference<>(sa); // a closed session's analysis is not kept alive
                 instants = at.clone();
                 minBytes = min;
-                ids = r;
-                counted = c;
+                answer = r;
             }
-            countedOut[0] = counted[0];
-            countedOut[1] = counted[1];
-            return ids;
+            return answer;
         }
+    }
+
+    /**
+     * Group numbers ordered by peak bytes, largest first, then by key: the legend's order. Peaks are
+     * sorted as primitives (a group's peak and number packed in one long where the number fits beside
+     * it); only groups of equal peak compare their keys' text, which is long and shares its prefix.
+     */
+    static int[] byPeakThenKey(long[] peak, List<String> keys) {
+        int groups = peak.length;
+        long[] packed = new long[groups];
+        int bits = 32 - Integer.numberOfLeadingZeros(Math.max(1, groups - 1));
+        boolean fits = true;
+        for (int g = 0; g < groups && fits; g++) {
+            fits = peak[g] >= 0 && peak[g] < (1L << (63 - bits));
+        }
+        int[] order = new int[groups];
+        if (!fits) {
+            Integer[] boxed = new Integer[groups];
+            for (int g = 0; g < groups; g++) {
+                boxed[g] = g;
+            }
+            Arrays.sort(boxed, (p, r) -> peak[p] != peak[r] ? Long.compare(peak[r], peak[p]) : keys.get(p).compareTo(keys.get(r)));
+            for (int g = 0; g < groups; g++) {
+                order[g] = boxed[g];
+            }
+            return order;
+        }
+        long mask = (1L << bits) - 1;
+        for (int g = 0; g < groups; g++) {
+            packed[g] = ((1L << (63 - bits)) - 1 - peak[g]) << bits | g; // ascending = peak descending
+        }
+        Arrays.sort(packed);
+        for (int j = 0; j < groups; j++) {
+            order[j] = (int) (packed[j] & mask);
+        }
+        // runs of one peak: by key
+        for (int j = 0; j < groups; ) {
+            int e = j + 1;
+            while (e < groups && peak[order[e]] == peak[order[j]]) {
+                e++;
+            }
+            if (e - j > 1) {
+                Integer[] run = new Integer[e - j];
+                for (int t = j; t < e; t++) {
+                    run[t - j] = order[t];
+                }
+                Arrays.sort(run, (p, r) -> keys.get(p).compareTo(keys.get(r)));
+                for (int t = j; t < e; t++) {
+                    order[t] = run[t - j];
+                }
+            }
+            j = e;
+        }
+        return order;
+    }
+
+    /**
+     * {@link #firstAtOrAfter(long[], long)} known to be at or after column {@code from}: galloping from
+     * there, so a stripe that spans a few columns costs a few steps, not a search of the whole row.
+     */
+    static int firstAtOrAfter(long[] instants, int from, long ns) {
+        int n = instants.length;
+        if (from >= n || instants[from] >= ns) {
+            return Math.min(from, n);
+        }
+        int lo = from + 1; // instants[lo - 1] < ns
+        int step = 1;
+        int hi = lo;
+        while (hi < n && instants[hi] < ns) {
+            lo = hi + 1;
+            hi = Math.min(n, hi + step);
+            step <<= 1;
+        }
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (instants[mid] < ns) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /** The first column whose instant is at or after {@code ns} ({@code instants.length} if none). */
@@ -283,11 +416,21 @@ public final class StripeBuilder {
         return lo;
     }
 
-    /** Fills rows {@code [from, to)} counted up from the bottom of column {@code x} with {@code slot}. */
-    private static void fill(int[] slots, int w, int h, int x, int from, int to, int slot) {
-        int base = x * h + h - 1; // column-major: a column's pixels are contiguous, top row first
+    /** Fills rows {@code [from, to)} counted up from the bottom of tile column {@code c} with {@code slot}. */
+    private static void fill(int[] tile, int h, int c, int from, int to, int slot) {
+        int base = c * h + h - 1; // column-major: a column's pixels are contiguous, top row first
         for (int y = Math.max(0, from), e = Math.min(h, to); y < e; y++) {
-            slots[base - y] = slot;
+            tile[base - y] = slot;
+        }
+    }
+
+    /** Copies tile columns {@code 1 .. cols} into raster columns {@code x0 ..}: row by row, a run of {@code cols} each. */
+    private static void flush(int[] tile, int h, int[] slots, int w, int x0, int cols) {
+        for (int y = 0; y < h; y++) {
+            int row = y * w + x0;
+            for (int c = 0, at = h + y; c < cols; c++, at += h) {
+                slots[row + c] = tile[at];
+            }
         }
     }
 }

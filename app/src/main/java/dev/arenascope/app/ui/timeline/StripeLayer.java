@@ -17,10 +17,10 @@ import dev.arenascope.core.trace.TraceView;
  * of what lived between two sampled instants. Built off the FX thread by {@link StripeBuilder};
  * {@link #slotAt} answers hover and click in constant time.
  *
- * <p>The raster is {@code width × height} slots, column-major (a column's pixels contiguous, as the
- * builder fills them), row 0 at the gauge area's top: {@link #EMPTY},
+ * <p>The raster is {@code width × height} slots, row-major as the image is (row 0 at the gauge area's
+ * top, a row's pixels contiguous): {@link #EMPTY},
  * {@link #OTHERS}, {@link #ENVELOPE}, or {@code k ≥ 1} for stripe {@code k-1}
- * ({@link #allocation(int)}). Immutable once built; the painter's image cache is FX-thread state.
+ * ({@link #allocation(int)}). Immutable once built.
  */
 public final class StripeLayer {
     public static final int EMPTY = -1;
@@ -58,9 +58,6 @@ public final class StripeLayer {
     final TraceView trace;
     final SiteAnalysis.By colourBy;
     final boolean anyHighlight;
-    // FX thread: the painter's image of the raster
-    javafx.scene.image.WritableImage image;
-    int[] argb;
 
     StripeLayer(int width, int height, int[] slots, int[] ids, int[] groupOf, boolean[] strong, List<Group> groups,
                 long[] instants, long[] drawnBytes, int[] drawnCount, long[] usedLast, long minBytes, long qualified,
@@ -140,7 +137,7 @@ public final class StripeLayer {
         if (col < 0 || col >= width || row < 0 || row >= height) {
             return EMPTY;
         }
-        return slots[col * height + row];
+        return slots[row * width + col];
     }
 
     /** The stripe at {@code (col, row)}, or -1. */

@@ -30,6 +30,68 @@ public final class StripePainter {
         return Color.hsb(hue, dark ? 0.50 : 0.46, dark ? 0.72 : 0.90);
     }
 
+    /** A lane's image and its pixels, kept between frames (a frame's layer is new; its image need not be). */
+    private static final class Raster {
+        final WritableImage image;
+        final int[] argb;
+
+        Raster(int w, int h) {
+            image = new WritableImage(w, h);
+            argb = new int[w * h];
+        }
+    }
+
+    /**
+     * FX thread: per canvas, per lane (memory id), the image its stripes were last drawn into. Each lane
+     * of a canvas has its own (a frame draws them all before the canvas is rendered), and a frame
+     * rewrites the one the frame before drew, as an animation rewrites its image; a new image and a
+     * 2.5 MB pixel array a frame cost more than the rest of the painting. A closed window's canvas is
+     * forgotten with it.
+     */
+    private static final java.util.Map<javafx.scene.canvas.Canvas, java.util.Map<Integer, Raster>> RASTERS = new java.util.WeakHashMap<>();
+
+    private static Raster raster(GraphicsContext g, int memory, int w, int h) {
+        java.util.Map<Integer, Raster> lanes = RASTERS.computeIfAbsent(g.getCanvas(), c -> new java.util.HashMap<>());
+        Raster r = lanes.get(memory);
+        if (r == null || (int) r.image.getWidth() != w || (int) r.image.getHeight() != h) {
+            r = new Raster(w, h);
+            lanes.put(memory, r);
+        }
+        return r;
+    }
+
+    private static final java.util.Map<Long, Long> SHADES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * A group's two shades as opaque ARGB, {@code even << 32 | odd}: its colour and the one a shade
+     * apart that every other stripe of it takes. Kept per (seed, theme) across frames (a frame has
+     * thousands of groups and each colour is an HSB conversion); the table is forgotten past 65,536 seeds.
+     */
+    static long shades(int seed, boolean dark) {
+        long key = (long) seed << 1 | (dark ? 1 : 0);
+        Long v = SHADES.get(key);
+        if (v == null) {
+            Color c = groupColor(seed, dark);
+            Color o = c.deriveColor(0, 1, dark ? 1.12 : 0.92, 1);
+            v = (long) argb(c) << 32 | (argb(o) & 0xffffffffL);
+            if (SHADES.size() >= 65_536) {
+                SHADES.clear();
+            }
+            SHADES.put(key, v);
+        }
+        return v;
+    }
+
+    /** Shade {@code at & 1} of a group blended toward the background (a stripe of a site not highlighted), made once a frame. */
+    private static int faded(int[] cache, int seed, int at, boolean dark, Color background) {
+        if (cache[at] == 0) {
+            Color c = groupColor(seed, dark);
+            c = (at & 1) == 0 ? c : c.deriveColor(0, 1, dark ? 1.12 : 0.92, 1);
+            cache[at] = argb(blend(c, background, 0.6));
+        }
+        return cache[at];
+    }
+
     /** The colour of the others band. */
     public static Color othersColor(boolean dark) {
         return dark ? Color.web("#4a525c") : Color.web("#cdd3da");
@@ -50,42 +112,38 @@ public final class StripePainter {
         lut[0] = argb(blend(p.forwardEnvelope(), p.laneBackground(), 0.35));
         lut[1] = bg;
         lut[2] = argb(othersColor(dark));
-        Color[] groupColors = new Color[s.groups.size()];
-        for (int gi = 0; gi < groupColors.length; gi++) {
-            groupColors[gi] = groupColor(s.groups.get(gi).colourSeed(), dark);
+        int groups = s.groups.size();
+        int[] even = new int[groups];
+        int[] odd = new int[groups];
+        for (int gi = 0; gi < groups; gi++) {
+            long both = shades(s.groups.get(gi).colourSeed(), dark);
+            even[gi] = (int) (both >>> 32);
+            odd[gi] = (int) both;
         }
         Color strongSel = dark ? Color.web("#ffd33d") : Color.web("#f5b400");
+        int sel = argb(strongSel);
+        Color bgc = p.laneBackground();
+        int[] faded = s.anyHighlight ? new int[2 * groups] : null; // 0: not made yet
         for (int k = 0; k < n; k++) {
-            Color c = groupColors[s.groupOf[k]];
             // neighbours of one site apart by a shade
-            c = (k & 1) == 0 ? c : c.deriveColor(0, 1, dark ? 1.12 : 0.92, 1);
+            int c = (k & 1) == 0 ? even[s.groupOf[k]] : odd[s.groupOf[k]];
             if (s.ids[k] == selected) {
-                c = strongSel;
+                c = sel;
             } else if (s.anyHighlight && !s.strong[k]) {
-                c = blend(c, p.laneBackground(), 0.6);
+                c = faded(faded, s.groups.get(s.groupOf[k]).colourSeed(), s.groupOf[k] << 1 | (k & 1), dark, bgc);
             }
-            lut[k + 3] = argb(c);
+            lut[k + 3] = c;
         }
-        if (s.argb == null || s.argb.length != w * h) {
-            s.argb = new int[w * h];
-        }
-        int[] out = s.argb;
+        Raster r = raster(g, lane.memory().id(), w, h);
+        int[] out = r.argb;
         int[] slots = s.slots;
-        // column-major slots to row-major pixels, a band of columns at a time so both stay in cache
-        for (int x0 = 0; x0 < w; x0 += 16) {
-            int x1 = Math.min(w, x0 + 16);
-            for (int y = 0; y < h; y++) {
-                int row = y * w;
-                for (int x = x0; x < x1; x++) {
-                    out[row + x] = lut[slots[x * h + y] + 2];
-                }
-            }
+        // the raster is row-major like the image: one sequential pass through the table
+        for (int i = 0, e = w * h; i < e; i++) {
+            out[i] = lut[slots[i] + 2];
         }
-        if (s.image == null || (int) s.image.getWidth() != w || (int) s.image.getHeight() != h) {
-            s.image = new WritableImage(w, h);
-        }
-        s.image.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbInstance(), out, 0, w);
-        g.drawImage(s.image, 0, lane.gaugeTop());
+        // opaque pixels are their own premultiplied form: the image takes them without a multiply per pixel
+        r.image.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbPreInstance(), out, 0, w);
+        g.drawImage(r.image, 0, lane.gaugeTop());
     }
 
     /** The header switch's halves: {@code {areaX0, stripesX0, stripesX1}} for a canvas {@code w} wide. */

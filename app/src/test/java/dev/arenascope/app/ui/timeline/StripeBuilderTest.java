@@ -36,6 +36,14 @@ class StripeBuilderTest {
 
     /** A caching-allocator memory with random sizes, sites and lifetimes (some never freed). */
     static EventStore store(long seed, int operations) {
+        return store(seed, operations, 6, 8);
+    }
+
+    /**
+     * As {@link #store(long, int)}: an operation allocates {@code allocTenths} times in ten (else frees
+     * the oldest or newest live block), and one allocation in {@code bigOneIn} is 1–32 MiB (0: none).
+     */
+    static EventStore store(long seed, int operations, int allocTenths, int bigOneIn) {
         Random r = new Random(seed);
         EventStore st = new EventStore("stripes");
         st.onSession(new SessionInfo("stripes", "h", 0, List.of(), Map.of()));
@@ -55,9 +63,9 @@ class StripeBuilderTest {
         long t = 0;
         for (int op = 0; op < operations; op++) {
             t += 1 + r.nextInt(2000);
-            if (live.isEmpty() || r.nextInt(10) < 6) {
+            if (live.isEmpty() || r.nextInt(10) < allocTenths) {
                 long addr = (op + 1) * 1_048_576L;
-                long bytes = r.nextInt(8) == 0 ? 1L << (20 + r.nextInt(6)) : 512L * (1 + r.nextInt(4000));
+                long bytes = bigOneIn > 0 && r.nextInt(bigOneIn) == 0 ? 1L << (20 + r.nextInt(6)) : 512L * (1 + r.nextInt(4000));
                 live.put(addr, bytes);
                 used += bytes;
                 b.add(new Event(t, EventKind.ALLOC, 0, 0, 0, addr, bytes, bytes, used, used, -1, -1, leaf[r.nextInt(leaf.length)], r.nextInt(2)));
@@ -92,64 +100,127 @@ class StripeBuilderTest {
             int w = 50 + r.nextInt(400);
             Set<String> hidden = round % 3 == 2 ? Set.of("site:layer2 (model.py:12)\nmain (train.py:1)") : Set.of();
             StripeLayer s = layer(st, sa, range, w, 300, new StripeOptions(Set.of(), Map.of(), SiteAnalysis.By.SITE, hidden, null));
-            int h = s.height();
-            boolean[] drawn = new boolean[a.size()];
-            for (int k = 0; k < s.stripes(); k++) {
-                drawn[s.allocation(k)] = true;
-            }
-            long scale = DrawListBuilder.scale(st.memories().getFirst(), st.peakUsed(0), st.peakAux(0), -1);
-            double perByte = h / (double) scale;
-            long[] instants = s.instants;
-            int stripeOfAlloc[] = new int[a.size()];
-            for (int k = 0; k < s.stripes(); k++) {
-                stripeOfAlloc[s.allocation(k)] = k;
-            }
-            boolean sawHidden = false;
-            for (int x = 0; x < w; x++) {
-                long at = instants[x];
-                int[] expect = new int[h];
-                java.util.Arrays.fill(expect, StripeLayer.EMPTY);
-                long cum = 0;
-                int prevTop = 0;
-                long liveBytes = 0;
-                for (int i = 0; i < a.size(); i++) {
-                    if (a.startNs(i) > at || a.endNs(i) <= at) {
-                        continue;
-                    }
-                    liveBytes += a.bytes(i);
-                    if (!drawn[i]) {
-                        continue;
-                    }
-                    int k = stripeOfAlloc[i];
-                    if (s.groupOfStripe(k).hidden()) {
-                        sawHidden = true;
-                        continue;
-                    }
-                    int top = (int) Math.min(h, Math.round((cum + a.bytes(i)) * perByte));
-                    for (int y = prevTop; y < top; y++) {
-                        expect[h - 1 - y] = k + 1;
-                    }
-                    prevTop = Math.max(prevTop, top);
-                    cum += a.bytes(i);
-                }
-                int othersTop = (int) Math.min(h, Math.round(liveBytes * perByte));
-                for (int y = prevTop; y < othersTop; y++) {
-                    expect[h - 1 - y] = StripeLayer.OTHERS;
-                }
-                for (int row = 0; row < h; row++) {
-                    int got = s.slotAt(x, row);
-                    if (got == StripeLayer.ENVELOPE) {
-                        assertTrue(row <= h - 1 - Math.max(prevTop, othersTop), "the envelope lies above what is live at the instant");
-                        continue;
-                    }
-                    assertEquals(expect[row], got, "round " + round + ", column " + x + " of " + w + ", row " + row);
-                }
-            }
+            boolean sawHidden = assertRestacked(st, a, s, "round " + round);
             if (!hidden.isEmpty()) {
                 assertTrue(sawHidden, "the switched-off group had stripes in view");
                 assertTrue(s.groups().stream().anyMatch(g -> g.hidden() && g.stripes() > 0), "and the legend still lists it");
             }
         }
+    }
+
+    /**
+     * Asserts every column of {@code s} is the plain restacking at its instant of the allocations it
+     * draws (in allocation order, each from the sum of those beneath it, switched-off groups left out),
+     * the others band up to the bytes live then, and the envelope only above both; returns whether a
+     * switched-off group had a live stripe.
+     */
+    static boolean assertRestacked(EventStore st, Allocations a, StripeLayer s, String what) {
+        int w = s.width;
+        int h = s.height();
+        boolean[] drawn = new boolean[a.size()];
+        for (int k = 0; k < s.stripes(); k++) {
+            drawn[s.allocation(k)] = true;
+        }
+        boolean sawHidden = false;
+        long scale = DrawListBuilder.scale(st.memories().getFirst(), st.peakUsed(0), st.peakAux(0), -1);
+        double perByte = h / (double) scale;
+        long[] instants = s.instants;
+        int stripeOfAlloc[] = new int[a.size()];
+        for (int k = 0; k < s.stripes(); k++) {
+            stripeOfAlloc[s.allocation(k)] = k;
+        }
+        for (int x = 0; x < w; x++) {
+            long at = instants[x];
+            int[] expect = new int[h];
+            java.util.Arrays.fill(expect, StripeLayer.EMPTY);
+            long cum = 0;
+            int prevTop = 0;
+            long liveBytes = 0;
+            for (int i = 0; i < a.size(); i++) {
+                if (a.startNs(i) > at || a.endNs(i) <= at) {
+                    continue;
+                }
+                liveBytes += a.bytes(i);
+                if (!drawn[i]) {
+                    continue;
+                }
+                int k = stripeOfAlloc[i];
+                if (s.groupOfStripe(k).hidden()) {
+                    sawHidden = true;
+                    continue;
+                }
+                int top = (int) Math.min(h, Math.round((cum + a.bytes(i)) * perByte));
+                for (int y = prevTop; y < top; y++) {
+                    expect[h - 1 - y] = k + 1;
+                }
+                prevTop = Math.max(prevTop, top);
+                cum += a.bytes(i);
+            }
+            int othersTop = (int) Math.min(h, Math.round(liveBytes * perByte));
+            for (int y = prevTop; y < othersTop; y++) {
+                expect[h - 1 - y] = StripeLayer.OTHERS;
+            }
+            for (int row = 0; row < h; row++) {
+                int got = s.slotAt(x, row);
+                if (got == StripeLayer.ENVELOPE) {
+                    assertTrue(row <= h - 1 - Math.max(prevTop, othersTop), "the envelope lies above what is live at the instant");
+                    continue;
+                }
+                assertEquals(expect[row], got, what + ", column " + x + " of " + w + ", row " + row);
+            }
+        }
+        return sawHidden;
+    }
+
+    /**
+     * The whole session of many more allocations than are drawn one by one (a coarse zoom: the query
+     * skips nothing by time, it reads the size levels and keeps the largest): the drawn allocations are
+     * exactly the {@link StripeBuilder#MAX_STRIPES} largest of those of at least the lane's quarter
+     * pixel seen at a column's instant (ties to the earlier), and every column their exact restacking.
+     */
+    @Test
+    void theWholeSessionOfManyAllocationsIsTheLargestRestackedExactly() {
+        boolean cut = false;
+        boolean thinned = false;
+        // store 0: sizes up to 2 MB (many more than are drawn qualify); store 1: one in four of 1-32 MiB
+        // (size levels of 2 MiB and up are kept, and a low lane asks for that much)
+        EventStore[] stores = {store(11, 60_000, 5, 0), store(12, 90_000, 5, 4)};
+        for (int[] cfg : new int[][] {{0, 1600, 800}, {0, 317, 800}, {1, 1600, 800}, {1, 1600, 150}, {1, 640, 120}}) {
+            EventStore st = stores[cfg[0]];
+            SiteAnalysis sa = SiteAnalysis.of(st, st.memories().getFirst(), false);
+            Allocations a = sa.allocationTable();
+            assertTrue(a.size() > 3 * StripeBuilder.MAX_STRIPES, a.size() + " allocations");
+            TimeRange full = new TimeRange(st.startNs(), st.endNs() + 1);
+            int w = cfg[1];
+            StripeLayer s = layer(st, sa, full, w, cfg[2], StripeOptions.NONE);
+            long min = s.minBytes();
+            String what = "store " + cfg[0] + ", whole session " + w + " px wide, " + s.height() + " high, from " + min + " B";
+            List<Integer> seen = new ArrayList<>();
+            for (int i = 0; i < a.size(); i++) {
+                if (a.bytes(i) < min) {
+                    continue;
+                }
+                int col = StripeBuilder.firstAtOrAfter(s.instants, a.startNs(i));
+                if (col < s.instants.length && s.instants[col] < a.endNs(i)) {
+                    seen.add(i);
+                }
+            }
+            assertEquals(seen.size(), s.qualified(), "qualifying allocations, " + what);
+            List<Integer> want = new ArrayList<>(seen);
+            want.sort((p, q) -> a.bytes(p) != a.bytes(q) ? Long.compare(a.bytes(q), a.bytes(p)) : Integer.compare(p, q));
+            want = new ArrayList<>(want.subList(0, Math.min(want.size(), StripeBuilder.MAX_STRIPES)));
+            want.sort(Integer::compare);
+            List<Integer> got = new ArrayList<>();
+            for (int k = 0; k < s.stripes(); k++) {
+                got.add(s.allocation(k));
+            }
+            assertEquals(want, got, "the largest, in allocation order, " + what);
+            assertRestacked(st, a, s, what);
+            cut |= seen.size() > StripeBuilder.MAX_STRIPES;
+            thinned |= a.scannedFloor(min) > 0;
+        }
+        assertTrue(cut, "some view had more allocations than are drawn one by one");
+        assertTrue(thinned, "some view's query read a size level, not the whole table");
     }
 
     @Test
