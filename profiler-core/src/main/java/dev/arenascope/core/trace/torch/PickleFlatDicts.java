@@ -23,6 +23,14 @@ final class PickleFlatDicts {
      * A string is kept as its memo index.
      */
     private static final int FLAT_MAX = 32;
+    /**
+     * The most bytes a dict this path takes spans: a memo opcode, MARK, FLAT_MAX items of at most 10
+     * bytes (LONG1 of 8), SETITEMS. The path starts only this far from the window's end (or in the
+     * input's last bytes), so inside a file its checks against the window's end never fail: the JIT
+     * sees them untaken and does not recompile the loop each time a new one is first met at some
+     * window's end, as it did about ten times in the first second of a big import.
+     */
+    private static final int MARGIN = 5 + 1 + FLAT_MAX * 10 + 1;
     private static final byte T_STR = 0, T_LONG = 1, T_NONE = 2, T_TRUE = 3, T_FALSE = 4;
     private final byte[] flatTag = new byte[FLAT_MAX];
     private final long[] flatVal = new long[FLAT_MAX];
@@ -67,9 +75,10 @@ final class PickleFlatDicts {
      * without building the dict, and
      * the dict (or what the placement put in its place) ends up on the stack and in the memo exactly as
      * the opcodes one by one would have left it. At anything else (a fresh string, a container, a memo
-     * slot that is empty or is the dict's own, more than 16 pairs, the window's end) the dict is built
+     * slot that is empty or is the dict's own, more than 16 pairs, the input's end) the dict is built
      * and reading goes on the ordinary way from that opcode, with nothing read twice; false (nothing
-     * read) when the opcodes after EMPTY_DICT are not a memo opcode and MARK.
+     * read) when the opcodes after EMPTY_DICT are not a memo opcode and MARK, or start within
+     * {@link #MARGIN} bytes of the window's end while more input follows.
      */
     boolean read() throws PickleFormatException {
         final PickleReader r = this.r;
@@ -77,8 +86,8 @@ final class PickleFlatDicts {
         final int end = r.lim;
         int p = r.pos;
         long memoIndex = -1;
-        if (p >= end) {
-            return false;
+        if (end - p < MARGIN && r.base + end < r.total || p >= end) {
+            return false; // near the window's end, more input to come: the ordinary path (which refills the window) reads it
         }
         int op = buf[p] & 0xff;
         if (op == 0x94) {
@@ -96,9 +105,9 @@ final class PickleFlatDicts {
         }
         p++;
         if (end - p >= PickleBodies.BODY_MAX) { // the same bytes as a dict read before?
-            int hit = bodies.find(buf, p, memoIndex, r.memo.overwrites());
-            if (hit >= 0) {
-                Object standIn = bodies.standIn(hit);
+            int hit = bodies.find(buf, p, r.memo.overwrites());
+            if (hit >= 0 && memoIndex >= 0 && r.memo.at((int) memoIndex) == null) { // to an empty slot: none of the body's strings
+                Object standIn = r.placement.reused(bodies.standIn(hit));
                 r.pos = p + bodies.length(hit);
                 r.opStart = r.base + r.pos - 1; // its SETITEMS
                 r.push(standIn);
@@ -202,14 +211,8 @@ final class PickleFlatDicts {
         FlatItems items = flatItems;
         items.n = n;
         Object result = r.placement.dict(null, items, r.opStart);
-        if (result != null && memoIndex >= 0 && end - body >= PickleBodies.BODY_MAX && r.placement.reusable(result)) {
-            long maxSlot = -1;
-            for (int i = 0; i < n; i++) {
-                if (tag[i] == T_STR) {
-                    maxSlot = Math.max(maxSlot, val[i]);
-                }
-            }
-            bodies.keep(buf, body, p + 1 - body, maxSlot, r.memo.overwrites(), result);
+        if (result != null && end - body >= PickleBodies.BODY_MAX) {
+            bodies.keep(buf, body, p + 1 - body, r.placement.reusable(result), r.memo.overwrites());
         }
         if (result == null) {
             PyDict d = new PyDict();

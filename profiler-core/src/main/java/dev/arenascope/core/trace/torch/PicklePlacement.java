@@ -29,12 +29,18 @@ interface PicklePlacement {
     }
 
     /**
-     * Whether {@code standIn}, returned by {@link #dict}, is what any dict with the same items gets, the
-     * call having had no other effect: the reader may then give it to a later dict of the same bytes
-     * (the same items, its strings from the same unchanged memo slots) without calling {@link #dict}.
+     * A number for {@code standIn}, returned by {@link #dict}, when it is what any dict with the same
+     * items gets, the call having had no other effect; else -1. The reader may then give
+     * {@link #reused reused(number)} to a later dict of the same bytes (the same items, its strings from
+     * the same unchanged memo slots) without calling {@link #dict}.
      */
-    default boolean reusable(Object standIn) {
-        return false;
+    default int reusable(Object standIn) {
+        return -1;
+    }
+
+    /** The stand-in {@link #reusable} numbered {@code number}. */
+    default Object reused(int number) {
+        throw new IllegalStateException("no reusable stand-ins");
     }
 
     /** The instance to use for a decoded short string (lets a consumer compare its keys by identity). */

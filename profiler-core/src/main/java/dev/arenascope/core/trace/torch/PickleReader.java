@@ -49,6 +49,8 @@ public final class PickleReader extends PickleInput {
     /** The longest binary integer (LONG1, LONG4) accepted, in bytes (a little under 4300 digits). */
     public static final int MAX_INT_BYTES = 1784;
     private static final int WINDOW = 4 << 20;
+    /** Bytes kept ahead of each opcode in the window while the input goes on: a short string with its length byte and more. */
+    private static final int SLACK = 320;
 
     /**
      * Stands on the stack for a 64-bit integer kept unboxed in {@code longs} at the same index (ints are
@@ -137,8 +139,16 @@ public final class PickleReader extends PickleInput {
 
     private Object run() throws IOException {
         while (true) {
-            if (pos >= lim) {
-                fill(1, true);
+            if (lim - pos < SLACK) {
+                // the window is topped up before an opcode gets near its end, so the argument reads'
+                // own refills (rare events the JIT first meets late, recompiling this loop each time)
+                // happen only at the input's end
+                if (base + lim < total) {
+                    fill(Math.min(SLACK, left()), false);
+                }
+                if (pos >= lim) {
+                    fill(1, true); // the input's end: refused as truncated
+                }
             }
             opStart = base + pos;
             int op = buf[pos++] & 0xff;

@@ -111,10 +111,15 @@ final class SnapshotReader implements PicklePlacement {
         return frame && n <= 16 ? stacks.frame(name, file, line, lineValue, source, offset) : null;
     }
 
-    /** A frame's stand-in depends on its name, file and line only (interning has no other effect). */
+    /** A frame's stand-in depends on its name, file and line only (interning has no other effect): its id. */
     @Override
-    public boolean reusable(Object standIn) {
-        return standIn instanceof FrameRef;
+    public int reusable(Object standIn) {
+        return standIn instanceof FrameRef f ? f.id() : -1;
+    }
+
+    @Override
+    public Object reused(int number) {
+        return stacks.frameRef(number);
     }
 
     @Override

@@ -313,6 +313,11 @@ final class StackTable {
         }
     }
 
+    /** The stand-in of frame {@code id} (one instance per frame). */
+    FrameRef frameRef(int id) {
+        return frameRefs[id];
+    }
+
     int frameCount() {
         return frames;
     }

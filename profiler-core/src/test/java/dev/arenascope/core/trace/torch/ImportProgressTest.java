@@ -43,4 +43,39 @@ class ImportProgressTest {
         assertTrue(e.getMessage().startsWith(file + ": import cancelled after "), e.getMessage());
         assertNull(untouched.session);
     }
+
+    /** The events and session of an import from a file (streamed through the window) or from memory, or the refusal. */
+    private static String outcome(Path file, byte[] inMemory) {
+        CollectingSink sink = new CollectingSink(false);
+        try {
+            if (inMemory == null) {
+                TorchSnapshotToTrace.convert(file, sink);
+            } else {
+                TorchSnapshotToTrace.convert(inMemory, file.toString(), sink);
+            }
+        } catch (java.io.IOException e) {
+            return "refused: " + e.getMessage();
+        }
+        return sink.session + "\n" + sink.memories + "\n" + new java.util.TreeMap<>(sink.strings) + "\n" + sink.events;
+    }
+
+    @Test
+    void aFileStreamedThroughTheWindowImportsAsFromMemory(@TempDir Path dir) throws Exception {
+        // the window is topped up ahead of each opcode and the dict fast path stays clear of its end:
+        // across several windows, and cut short in the middle of one, the file reads as the whole array does
+        Path file = dir.resolve("gen.pickle");
+        SyntheticSnapshot.write(file, SyntheticSnapshot.Spec.plain(5, 25_000));
+        byte[] whole = Files.readAllBytes(file);
+        assertTrue(whole.length > 2 * (4 << 20), "more than two windows: " + whole.length);
+        String streamed = outcome(file, null);
+        assertTrue(streamed.startsWith("SessionInfo"), streamed.substring(0, Math.min(200, streamed.length())));
+        assertEquals(outcome(file, whole), streamed);
+        for (int cut : new int[] {(4 << 20) + 1, (4 << 20) + 333, whole.length - 5}) {
+            Path part = dir.resolve("cut" + cut + ".pickle");
+            Files.write(part, java.util.Arrays.copyOf(whole, cut));
+            String refused = outcome(part, null);
+            assertTrue(refused.startsWith("refused: " + part + " at byte "), refused);
+            assertEquals(outcome(part, Files.readAllBytes(part)), refused, "cut at " + cut);
+        }
+    }
 }
