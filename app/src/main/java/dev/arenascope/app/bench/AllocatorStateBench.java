@@ -20,7 +20,11 @@ import dev.arenascope.core.trace.store.EventStore;
  * (the events stepped over applied) and {@code ui.allocator_step_back_ms} (from the nearest checkpoint);
  * {@code ui.allocator_jump_ms}, a move to a random
  * event index the replay has passed (from its nearest checkpoint); {@code ui.allocator_first_ms}, the
- * first move to the middle (every event before it replayed once); {@code ui.allocator_replay_ms}, a fresh
+ * first move to the middle after the trace opened, made once the background build of the checkpoints
+ * that the window starts at open had finished ({@code ui.allocator_prepare_ms}, that build alone, on its
+ * thread; {@code ui.allocator_checkpoints} what it kept); {@code ui.allocator_first_at_open_ms}, the same
+ * first move asked the moment the build starts (on a fresh replay: it waits for the build to pass the
+ * middle, then replays from its checkpoint); {@code ui.allocator_replay_ms}, a fresh
  * replay from the start to the middle, what every step cost before the replay was kept;
  * {@code ui.allocator_blocks}, the blocks the map holds at the middle.
  */
@@ -37,10 +41,24 @@ final class AllocatorStateBench implements BenchSuite {
         EventStore store = g.store();
         MemoryInfo cuda = g.cuda();
         long mid = store.eventCount() / 2;
+        // at open: the window builds the shown memory's checkpoints in the background
         AddressMapReplay replay = new AddressMapReplay(store, cuda);
+        double[] prepareMs = {-1};
+        Thread build = new Thread(() -> {
+            long p0 = System.nanoTime();
+            if (replay.prepare(() -> false)) {
+                prepareMs[0] = (System.nanoTime() - p0) / 1e6;
+            }
+        }, "bench-prepare");
+        build.start();
+        build.join();
+        if (prepareMs[0] < 0) {
+            throw new IllegalStateException("bench: the background build of the checkpoints stopped before the end of the trace");
+        }
         long t0 = System.nanoTime();
         AddressMap.Snapshot at = replay.moveTo(mid, -1, () -> false);
         double firstMs = (System.nanoTime() - t0) / 1e6;
+        AddressMap.Snapshot atMid = at;
         if (at.blocks().size() < 2) {
             throw new IllegalStateException("bench: the map at the middle holds " + at.blocks().size() + " blocks");
         }
@@ -74,12 +92,28 @@ final class AllocatorStateBench implements BenchSuite {
             AddressMap.afterEvents(store, cuda, mid, -1, () -> false);
             return (System.nanoTime() - s) / 1e6;
         });
+        // the first move asked at the moment of opening, the build just started: it waits for the build
+        // to pass the middle instead of replaying the same events beside it (last, on a replay of its own,
+        // so that the figures above are taken with one replay's checkpoints in the heap, as the window has)
+        AddressMapReplay fresh = new AddressMapReplay(store, cuda);
+        Thread early = new Thread(() -> fresh.prepare(() -> false), "bench-prepare-early");
+        long e0 = System.nanoTime();
+        early.start();
+        AddressMap.Snapshot atOpen = fresh.moveTo(mid, -1, () -> false);
+        double firstAtOpenMs = (System.nanoTime() - e0) / 1e6;
+        early.join();
+        if (!atOpen.equals(atMid)) {
+            throw new IllegalStateException("bench: the move made while the build ran found another state");
+        }
         Map<String, Double> out = new LinkedHashMap<>();
         out.put("ui.allocator_step_ms", Medians.median(steps));
         out.put("ui.allocator_step_forward_ms", Medians.median(forward));
         out.put("ui.allocator_step_back_ms", Medians.median(back));
         out.put("ui.allocator_jump_ms", Medians.median(jumps));
         out.put("ui.allocator_first_ms", firstMs);
+        out.put("ui.allocator_first_at_open_ms", firstAtOpenMs);
+        out.put("ui.allocator_prepare_ms", prepareMs[0]);
+        out.put("ui.allocator_checkpoints", (double) replay.checkpoints());
         out.put("ui.allocator_replay_ms", replayMs);
         out.put("ui.allocator_blocks", (double) at.blocks().size());
         return out;

@@ -51,6 +51,7 @@ class AllocatorStateTest extends WindowTestBase {
             window.model().cursorProperty().set(at);
         });
         waitFor(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
+        waitFor(30, "the memory's checkpoints built in the background", () -> fx(() -> window.slots().replayPrepared()));
         AddressMap.Snapshot s = fx(this::shown);
         long reserved = s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
         long inUse = s.blocks().stream().filter(b -> b.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();

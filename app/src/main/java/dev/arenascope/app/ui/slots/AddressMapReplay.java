@@ -28,8 +28,11 @@ import dev.arenascope.core.trace.TraceView;
  * and shared with the state). The first move to an index costs the events up to it once; a trace that
  * grows (a live session) keeps every checkpoint, since events are only appended.
  *
+ * <p>{@link #prepare} builds the checkpoints ahead, in the background, so that the first move to an
+ * index is as cheap as a later one.
+ *
  * <p>Thread-safety: {@link #moveTo} is synchronized (a cancelled background move may still be running
- * when the next begins); the {@link AddressMap.Snapshot}s it returns are immutable. Cancellation leaves
+ * when the next begins); {@link #prepare} runs beside moves; the {@link AddressMap.Snapshot}s it returns are immutable. Cancellation leaves
  * the state at the last whole event applied, ready for the next move.
  */
 public final class AddressMapReplay {
@@ -39,6 +42,8 @@ public final class AddressMapReplay {
     static final long SPACING_PER_BLOCK = 8;
     /** The memory's events applied last whose undo is kept. */
     static final int UNDO = 4096;
+    /** The block references {@link #prepare}'s checkpoints may hold in all (about 4 MB of arrays, and the blocks they keep). */
+    static final long BACKGROUND_BLOCK_REFS = 1L << 20;
 
     private final TraceView trace;
     private final MemoryInfo memory;
@@ -108,17 +113,28 @@ public final class AddressMapReplay {
 
     private final long minSpacing;
     private final long perBlock;
+    private final long maxBlockRefs;
+    /** A {@link #prepare} is running. */
+    private boolean building;
+    /** Block references the checkpoints hold. */
+    private long blockRefs;
 
     public AddressMapReplay(TraceView trace, MemoryInfo memory) {
-        this(trace, memory, MIN_SPACING, SPACING_PER_BLOCK);
+        this(trace, memory, MIN_SPACING, SPACING_PER_BLOCK, BACKGROUND_BLOCK_REFS);
     }
 
     /** A replay with other checkpoint spacings (tests: many checkpoints on a small trace). */
     AddressMapReplay(TraceView trace, MemoryInfo memory, long minSpacing, long perBlock) {
+        this(trace, memory, minSpacing, perBlock, BACKGROUND_BLOCK_REFS);
+    }
+
+    /** ... and another bound on the background build's checkpoints (tests). */
+    AddressMapReplay(TraceView trace, MemoryInfo memory, long minSpacing, long perBlock, long maxBlockRefs) {
         this.trace = trace;
         this.memory = memory;
         this.minSpacing = Math.max(1, minSpacing);
         this.perBlock = Math.max(0, perBlock);
+        this.maxBlockRefs = Math.max(0, maxBlockRefs);
     }
 
     public TraceView trace() {
@@ -142,6 +158,19 @@ public final class AddressMapReplay {
      */
     public synchronized AddressMap.Snapshot moveTo(long end, long atNs, BooleanSupplier cancel) {
         end = Math.max(0, Math.min(end, trace.eventCount()));
+        // the background build is on its way past 'end': wait for its checkpoint rather than replay the
+        // same events here as well (the wait lets it publish; a step or a short move never waits)
+        while (building && frontier < end && end - nearestStart(end) > minSpacing) {
+            if (cancel.getAsBoolean()) {
+                throw new CancellationException();
+            }
+            try {
+                wait(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CancellationException("interrupted");
+            }
+        }
         if (end < state.end && undoTo(end)) {
             return AddressMap.snapshot(trace, memory, state, atNs);
         }
@@ -155,10 +184,10 @@ public final class AddressMapReplay {
             if ((i & 0xfff) == 0 && cancel.getAsBoolean()) {
                 throw new CancellationException();
             }
-            apply(s, trace.event(i), i);
+            apply(s, trace.event(i), i, true);
             s.end = i + 1;
             if (s.end >= frontier + spacing(s)) {
-                checkpoints.put(s.end, Checkpoint.of(s));
+                keep(Checkpoint.of(s));
                 frontier = s.end;
             }
         }
@@ -213,6 +242,75 @@ public final class AddressMapReplay {
         return true;
     }
 
+    /** Where a move to {@code end} would replay from: the kept state or the nearest checkpoint at or before it. */
+    private long nearestStart(long end) {
+        Long k = checkpoints.floorKey(end);
+        long c = k == null ? 0 : k;
+        return state.end <= end ? Math.max(state.end, c) : c;
+    }
+
+    /** Keeps a checkpoint (caller holds the lock). */
+    private void keep(Checkpoint c) {
+        if (checkpoints.put(c.end(), c) == null) {
+            blockRefs += c.live().length + c.reserved().length;
+        }
+    }
+
+    /**
+     * Replays the trace up to its end ahead of any move, keeping checkpoints as a move would, so that the
+     * first move to any index costs at most a checkpoint's spacing of events (the window starts this off
+     * the FX thread when a trace opens). Runs in a state of its own, outside the lock but to publish each
+     * checkpoint, so moves go on meanwhile (one that would replay past the build's frontier waits for it
+     * instead of replaying the same events). Starts from the latest checkpoint; a second call while one
+     * runs returns at once. Memory: stops, its checkpoints kept, once the checkpoints hold {@code
+     * maxBlockRefs} block references ({@value #BACKGROUND_BLOCK_REFS} by default, a few tens of MB at
+     * most; beyond it the first move there replays from the last checkpoint, as without the build).
+     *
+     * @param cancel polled every few thousand events; true stops the build (checkpoints kept, no error)
+     * @return whether it reached the end of the trace as it was when it started
+     */
+    public boolean prepare(BooleanSupplier cancel) {
+        State s;
+        long last;
+        long n = trace.eventCount();
+        synchronized (this) {
+            if (building) {
+                return false;
+            }
+            building = true;
+            Map.Entry<Long, Checkpoint> c = checkpoints.lastEntry();
+            s = c == null ? new State() : c.getValue().restore();
+            last = s.end;
+        }
+        try {
+            for (long i = s.end; i < n; i++) {
+                if ((i & 0xfff) == 0 && cancel.getAsBoolean()) {
+                    return false;
+                }
+                apply(s, trace.event(i), i, false);
+                s.end = i + 1;
+                if (s.end >= last + spacing(s)) {
+                    Checkpoint c = Checkpoint.of(s);
+                    synchronized (this) {
+                        if (blockRefs + c.live().length + c.reserved().length > maxBlockRefs) {
+                            return false;
+                        }
+                        keep(c);
+                        frontier = Math.max(frontier, s.end);
+                        notifyAll();
+                    }
+                    last = s.end;
+                }
+            }
+            return true;
+        } finally {
+            synchronized (this) {
+                building = false;
+                notifyAll();
+            }
+        }
+    }
+
     /** Whether a checkpoint after {@code from} and at or before {@code to} is nearer than replaying from {@code from}. */
     private boolean checkpointBetween(long from, long to) {
         Long k = checkpoints.floorKey(to);
@@ -223,8 +321,8 @@ public final class AddressMapReplay {
         return Math.max(minSpacing, perBlock * (s.live.size() + s.reserved.size()));
     }
 
-    /** Applies event {@code e} (index {@code i}) to {@code s}. */
-    private void apply(State s, Event e, long i) {
+    /** Applies event {@code e} (index {@code i}) to {@code s}; {@code keepUndo}: record its undo (the moved state only). */
+    private void apply(State s, Event e, long i, boolean keepUndo) {
         s.eff = Math.max(s.eff, e.timeNs());
         if (e.memory() != memory.id()) {
             return;
@@ -277,9 +375,11 @@ public final class AddressMapReplay {
         AddressMap.Block after = live.get(e.a());
         s.lastBlock = e.kind() == EventKind.UNRESERVE ? new AddressMap.Block(e.a(), e.b(), AddressMap.State.RESERVED, "segment", e.timeNs())
                 : after != null ? after : before != null ? before : s.reserved.get(e.a());
-        undo.addLast(new Undo(i, e, before, reservedBefore, removed, s.lastBlock, s.eff));
-        if (undo.size() > UNDO) {
-            undo.removeFirst();
+        if (keepUndo) {
+            undo.addLast(new Undo(i, e, before, reservedBefore, removed, s.lastBlock, s.eff));
+            if (undo.size() > UNDO) {
+                undo.removeFirst();
+            }
         }
     }
 

@@ -82,6 +82,8 @@ public final class SlotMapView extends BorderPane {
     private long stepEnd = -1;
     private boolean stepping;
     private TaskRunner.Handle addressTask;
+    /** The kept replay's background build of checkpoints (FX thread). */
+    private TaskRunner.Handle prepareTask;
     private List<SlotArena> fromFile = null;
 
     /** Where an arena was drawn, for hit testing. */
@@ -161,11 +163,16 @@ public final class SlotMapView extends BorderPane {
             fromFile = null;
             replanned.clear();
             addressMap = null;
+            if (prepareTask != null) {
+                prepareTask.cancel(); // a closed trace's build stops
+                prepareTask = null;
+            }
             replay = null;
             memory.getItems().setAll(b == null ? List.of() : b.memories());
             if (!memory.getItems().isEmpty()) {
                 memory.getSelectionModel().select(0);
             }
+            prepareReplay();
             planArenas.set(List.of());
         });
         planArenas.addListener((o, a, b) -> {
@@ -187,6 +194,7 @@ public final class SlotMapView extends BorderPane {
         });
         memory.valueProperty().addListener((o, a, b) -> {
             stepEnd = -1;
+            prepareReplay();
             recomputeAddressMap();
         });
         model.cursorProperty().addListener((o, a, b) -> {
@@ -288,9 +296,7 @@ public final class SlotMapView extends BorderPane {
             addressTask.cancel();
         }
         info.setText(end >= 0 ? String.format(Locale.ROOT, "replaying to event #%,d…", end - 1) : "replaying to " + TimeRange.formatTime(at) + "…");
-        if (replay == null || replay.trace() != t || replay.memory().id() != m.id()) {
-            replay = new AddressMapReplay(t, m);
-        }
+        prepareReplay();
         AddressMapReplay r = replay;
         TaskRunner.Handle[] self = new TaskRunner.Handle[1];
         self[0] = model.tasks().submit(BackgroundTask.of("Address map", p -> r.moveTo(end >= 0 ? end : t.firstIndexAtOrAfter(at + 1), at,
@@ -309,6 +315,34 @@ public final class SlotMapView extends BorderPane {
                     redraw();
                 }));
         addressTask = self[0];
+    }
+
+    /**
+     * Makes the replay of the memory the map shows, for the trace open, when it is not the one kept, and
+     * starts building its checkpoints in the background ({@link AddressMapReplay#prepare}), so that the
+     * first move there (a cursor, a step) costs what a later one does. Called when a trace opens and when
+     * the memory changes, whether or not the map is shown; the previous build is cancelled. FX thread.
+     */
+    private void prepareReplay() {
+        TraceView t = model.trace();
+        MemoryInfo m = memory.getValue();
+        if (t == null || m == null) {
+            return;
+        }
+        if (replay != null && replay.trace() == t && replay.memory().id() == m.id()) {
+            return;
+        }
+        if (prepareTask != null) {
+            prepareTask.cancel();
+        }
+        AddressMapReplay r = new AddressMapReplay(t, m);
+        replay = r;
+        prepareTask = model.tasks().submit(BackgroundTask.of("Allocator state checkpoints", p -> r.prepare(p::isCancelled)));
+    }
+
+    /** The kept replay's background build has finished (tests and the bench wait for it). */
+    public boolean replayPrepared() {
+        return prepareTask != null && prepareTask.isDone();
     }
 
     /** Events scanned at most for one step (a memory quiet for longer is not stepped over). */

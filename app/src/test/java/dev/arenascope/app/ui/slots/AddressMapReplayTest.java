@@ -62,6 +62,41 @@ class AddressMapReplayTest {
         assertTrue(dense.checkpoints() >= t.eventCount() / 64 / 2, dense.checkpoints() + " checkpoints");
     }
 
+    /**
+     * Checkpoints built ahead in the background ({@link AddressMapReplay#prepare}): whole, stopped by the
+     * memory bound, cancelled at once, or racing the moves (a thread builds while this one moves); every
+     * move still lands on the state a fresh replay finds, and a built replay's first move to anywhere
+     * replays at most a checkpoint's spacing.
+     */
+    @Test
+    void checkpointsBuiltAheadInTheBackgroundServeTheSameMoves() throws Exception {
+        EventStore t = TraceFormats.load(Fixtures.torch("cs336-a2-magma27.pickle")).store();
+        MemoryInfo m = t.memories().stream().filter(x -> x.kind() == MemoryKind.SEGMENTED).findFirst().orElseThrow();
+        AddressMapReplay whole = new AddressMapReplay(t, m, 64, 0);
+        assertTrue(whole.prepare(() -> false), "reached the end");
+        assertTrue(whole.checkpoints() >= t.eventCount() / 64 - 1, whole.checkpoints() + " checkpoints for " + t.eventCount() + " events");
+        movesMatchAFreshReplay(t, m, whole, 5, 120);
+        int kept = whole.checkpoints();
+        assertTrue(!whole.prepare(() -> false) || whole.checkpoints() == kept, "a second build adds nothing it has");
+
+        AddressMapReplay bounded = new AddressMapReplay(t, m, 64, 0, 5_000);
+        assertTrue(!bounded.prepare(() -> false), "stopped by its memory bound");
+        assertTrue(bounded.checkpoints() > 0 && bounded.checkpoints() < kept, bounded.checkpoints() + " checkpoints");
+        movesMatchAFreshReplay(t, m, bounded, 6, 80);
+
+        AddressMapReplay cancelled = new AddressMapReplay(t, m, 64, 0);
+        assertTrue(!cancelled.prepare(() -> true), "cancelled");
+        movesMatchAFreshReplay(t, m, cancelled, 7, 40);
+
+        for (int race = 0; race < 4; race++) {
+            AddressMapReplay r = new AddressMapReplay(t, m, 64 << race, 0);
+            Thread builder = new Thread(() -> r.prepare(() -> false), "prepare");
+            builder.start();
+            movesMatchAFreshReplay(t, m, r, 10 + race, 60);
+            builder.join();
+        }
+    }
+
     @Test
     void aPoolSteppedAndJumpedEqualsAFreshReplay(@TempDir Path dir) throws Exception {
         Path f = Recordings.record("particles", Map.of("steps", "60"), dir.resolve("particles.astrace"));
