@@ -40,7 +40,8 @@ import java.util.function.LongConsumer;
  * <p>Rooms: this class is the opcode loop, the stack and the containers; the byte window and the
  * decoding of arguments are its superclass {@link PickleInput}; the memo's storage is
  * {@link PickleMemo}; the fast path for dicts of atoms is {@link PickleFlatDicts} (with its memory of
- * bodies already read, {@link PickleBodies}); what a consumer sees
+ * bodies already read, {@link PickleBodies}), and for lists of such dicts met again (frames lists)
+ * {@link PickleFrameLists}; what a consumer sees
  * is {@link PicklePlacement}; Python type names and hashability are {@link PyTypes}.
  */
 public final class PickleReader extends PickleInput {
@@ -91,6 +92,7 @@ public final class PickleReader extends PickleInput {
 
     final PickleMemo memo = new PickleMemo();
     private final PickleFlatDicts flat = new PickleFlatDicts(this);
+    private final PickleFrameLists lists = new PickleFrameLists(this, flat);
 
     private PickleReader(byte[] data, FileChannel channel, long total, String source, PicklePlacement placement, LongConsumer progress,
                          boolean fast) {
@@ -164,7 +166,11 @@ public final class PickleReader extends PickleInput {
                         push(new PyDict());
                     }
                 }
-                case ']' -> push(new PyList());
+                case ']' -> {
+                    if (placement == null || !fast || !lists.read()) {
+                        push(new PyList());
+                    }
+                }
                 case 'K' -> pushLong(u8());
                 case 'M' -> pushLong(u16());
                 case 'J' -> pushLong(s32());
@@ -462,6 +468,21 @@ public final class PickleReader extends PickleInput {
             throw error(what + " has no target below its mark");
         }
         return boxed(i);
+    }
+
+    /** Values on the stack (for the fast paths' checks). */
+    int depth() {
+        return sp;
+    }
+
+    /** Marks on the stack. */
+    int marks() {
+        return mp;
+    }
+
+    /** The value on top of the stack, as stored (an unboxed integer is {@link #LONG}). */
+    Object top() {
+        return stack[sp - 1];
     }
 
     void pushMark() {

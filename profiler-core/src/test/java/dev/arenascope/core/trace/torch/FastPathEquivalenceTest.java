@@ -89,25 +89,59 @@ class FastPathEquivalenceTest {
     }
 
     /**
-     * A snapshot whose trace holds {@code entries} entries of one frame each, the same frame written anew
-     * (f at a.py:100000); {@code between.apply(i)} is written raw before entry i, above a mark of its own.
+     * A snapshot whose trace holds {@code entries} entries, each with the same stack of the same frame
+     * twice, written anew (f at a.py:100000); {@code between.apply(i, m)} is written raw before entry i,
+     * above a mark of its own, {@code m} being the memo slot the next MEMOIZE takes there; {@code tail}
+     * is written raw after the last entry, inside the trace list.
      */
-    private static byte[] traceOfFrames(int entries, java.util.function.IntFunction<byte[]> between) throws IOException {
+    private static byte[] traceOfFrames(int entries, java.util.function.BiFunction<Integer, Integer, byte[]> between, byte[] tail)
+            throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PickleWriter w = new PickleWriter(out);
         w.dict().mark().str("segments").list().str("device_traces").list().list().mark();
         for (int i = 0; i < entries; i++) {
             w.mark(); // the raw bytes between entries sit above a mark of their own, dropped by POP_MARK
-            out.write(between.apply(i));
+            out.write(between.apply(i, w.nextMemo()));
             out.write('1');
             w.dict().mark().str("action").str("alloc").str("addr").integer(4096L * (i + 1)).str("size").integer(512).str("frames").list().mark();
-            // 23 bytes from MARK to SETITEMS once every string is in the memo: the reader's memory of dict
-            // bodies (PickleBodies) finds such a body again by its own bytes only, whatever follows it
-            w.dict().mark().str("name").str("f").str("filename").str("a.py").str("line").integer(100_000).str("x").integer(70_000).setItems();
+            for (int k = 0; k < 2; k++) {
+                // 23 bytes from MARK to SETITEMS once every string is in the memo: the reader's memory of
+                // dict bodies (PickleBodies) finds such a body again by its own bytes only, whatever follows
+                // it, and the frames list, 54 bytes, is found again by its own bytes (PickleFrameLists)
+                w.dict().mark().str("name").str("f").str("filename").str("a.py").str("line").integer(100_000).str("x").integer(70_000)
+                        .setItems();
+            }
             w.appends().setItems();
         }
+        out.write(tail);
         w.appends().append().setItems().stop();
         return out.toByteArray();
+    }
+
+    private static byte[] traceOfFrames(int entries, java.util.function.IntFunction<byte[]> between) throws IOException {
+        return traceOfFrames(entries, (i, m) -> between.apply(i), new byte[0]);
+    }
+
+    @Test
+    void aFramesListWhoseMemoSlotsAreTakenIsReadTheOrdinaryWay() throws IOException {
+        // before the third entry a string goes by LONG_BINPUT to the slot its frames list's MEMOIZE will
+        // take (the entry dict takes the one before): MEMOIZE then overwrites it and, the memo's count not
+        // moving, both frame dicts go to that same slot too, so the slot after it stays empty, and the
+        // LONG_BINGET of it at the end is refused; a list taken from the memory of lists must not fill it
+        int[] slot = new int[1];
+        byte[] b = traceOfFrames(4, (i, m) -> {
+            if (i != 2) {
+                return new byte[0];
+            }
+            slot[0] = m + 2;
+            return new byte[] {(byte) 0x8c, 1, 'z', 'r', (byte) slot[0], (byte) (slot[0] >> 8), 0, 0};
+        }, new byte[0]);
+        byte[] c = traceOfFrames(4, (i, m) -> i != 2 ? new byte[0] : new byte[] {(byte) 0x8c, 1, 'z', 'r', (byte) slot[0], (byte) (slot[0] >> 8), 0, 0},
+                new byte[] {'j', (byte) (slot[0] + 1), (byte) ((slot[0] + 1) >> 8), 0, 0});
+        same(b, "a frames list over a taken slot");
+        String slow = outcome(c, false);
+        assertTrue(slow.endsWith("memo index " + (slot[0] + 1) + " was never stored"), slow);
+        same(c, "the slot after it stays empty");
     }
 
     @Test
@@ -130,11 +164,13 @@ class FastPathEquivalenceTest {
         same(b, "overwritten string");
         Snapshot s = SnapshotReader.read(b, "t.pickle", true);
         assertEquals(2, s.stacks().frameCount(), "frames f and g");
+        assertEquals(3, s.stacks().stackCount(), "no stack, (f, f) and (g, g)");
         List<String> names = new ArrayList<>();
         for (int row = 0; row < s.entries().size(); row++) {
-            names.add(s.stacks().name(s.stacks().frames(s.entries().stack(row))[0]));
+            int[] frames = s.stacks().frames(s.entries().stack(row));
+            names.add(s.stacks().name(frames[0]) + s.stacks().name(frames[1]));
         }
-        assertEquals(List.of("f", "f", "g", "g"), names);
+        assertEquals(List.of("ff", "ff", "gg", "gg"), names);
     }
 
     @Test
