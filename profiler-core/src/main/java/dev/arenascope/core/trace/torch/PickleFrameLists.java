@@ -116,8 +116,10 @@ final class PickleFrameLists {
             int[] nums = numbers[hit];
             int c = r.memo.count();
             boolean free = (long) c + nums.length < r.total;
-            for (int k = 0; free && k <= nums.length; k++) {
-                free = r.memo.at(c + k) == null;
+            if (free && !r.memo.emptyFrom(c)) { // a sparse memo: slot by slot
+                for (int k = 0; free && k <= nums.length; k++) {
+                    free = r.memo.at(c + k) == null;
+                }
             }
             if (free) {
                 PyList l = new PyList(nums.length);
