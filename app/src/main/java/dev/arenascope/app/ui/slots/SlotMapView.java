@@ -76,14 +76,12 @@ public final class SlotMapView extends BorderPane {
     private final Map<String, SlotArena> replanned = new HashMap<>();
     private final List<Placed> placed = new ArrayList<>();
     private AddressMap.Snapshot addressMap;
-    /** The shown memory's replay, kept between steps (FX thread; moved on the task runner). */
-    private AddressMapReplay replay;
+    /** The shown memory's replay, kept between steps, and its background build (FX thread). */
+    private final KeptReplay kept;
     /** Stepping event by event: the map is after the events before this index; -1 follows the cursor's time. */
     private long stepEnd = -1;
     private boolean stepping;
     private TaskRunner.Handle addressTask;
-    /** The kept replay's background build of checkpoints (FX thread). */
-    private TaskRunner.Handle prepareTask;
     private List<SlotArena> fromFile = null;
 
     /** Where an arena was drawn, for hit testing. */
@@ -91,6 +89,7 @@ public final class SlotMapView extends BorderPane {
 
     public SlotMapView(SessionModel model) {
         this.model = model;
+        this.kept = new KeptReplay(model.tasks());
         createView();
         initListeners();
     }
@@ -163,11 +162,7 @@ public final class SlotMapView extends BorderPane {
             fromFile = null;
             replanned.clear();
             addressMap = null;
-            if (prepareTask != null) {
-                prepareTask.cancel(); // a closed trace's build stops
-                prepareTask = null;
-            }
-            replay = null;
+            kept.forget(); // a closed trace's build stops
             memory.getItems().setAll(b == null ? List.of() : b.memories());
             if (!memory.getItems().isEmpty()) {
                 memory.getSelectionModel().select(0);
@@ -296,8 +291,7 @@ public final class SlotMapView extends BorderPane {
             addressTask.cancel();
         }
         info.setText(end >= 0 ? String.format(Locale.ROOT, "replaying to event #%,d…", end - 1) : "replaying to " + TimeRange.formatTime(at) + "…");
-        prepareReplay();
-        AddressMapReplay r = replay;
+        AddressMapReplay r = kept.keep(t, m);
         TaskRunner.Handle[] self = new TaskRunner.Handle[1];
         self[0] = model.tasks().submit(BackgroundTask.of("Address map", p -> r.moveTo(end >= 0 ? end : t.firstIndexAtOrAfter(at + 1), at,
                         p::isCancelled))
@@ -317,32 +311,18 @@ public final class SlotMapView extends BorderPane {
         addressTask = self[0];
     }
 
-    /**
-     * Makes the replay of the memory the map shows, for the trace open, when it is not the one kept, and
-     * starts building its checkpoints in the background ({@link AddressMapReplay#prepare}), so that the
-     * first move there (a cursor, a step) costs what a later one does. Called when a trace opens and when
-     * the memory changes, whether or not the map is shown; the previous build is cancelled. FX thread.
-     */
+    /** {@link KeptReplay#keep} for the trace open and the memory the map shows. */
     private void prepareReplay() {
         TraceView t = model.trace();
         MemoryInfo m = memory.getValue();
-        if (t == null || m == null) {
-            return;
+        if (t != null && m != null) {
+            kept.keep(t, m);
         }
-        if (replay != null && replay.trace() == t && replay.memory().id() == m.id()) {
-            return;
-        }
-        if (prepareTask != null) {
-            prepareTask.cancel();
-        }
-        AddressMapReplay r = new AddressMapReplay(t, m);
-        replay = r;
-        prepareTask = model.tasks().submit(BackgroundTask.of("Allocator state checkpoints", p -> r.prepare(p::isCancelled)));
     }
 
-    /** The kept replay's background build has finished (tests and the bench wait for it). */
+    /** The kept replay's background build has finished (tests wait for it). */
     public boolean replayPrepared() {
-        return prepareTask != null && prepareTask.isDone();
+        return kept.prepared();
     }
 
     /** Events scanned at most for one step (a memory quiet for longer is not stepped over). */

@@ -1,0 +1,54 @@
+package dev.arenascope.app.ui.slots;
+
+import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The Slot map's one kept {@link AddressMapReplay} (the trace open, the memory the map shows) and the
+ * background build of its checkpoints ({@link AddressMapReplay#prepare}), started as soon as the replay
+ * is made, so that the first move of the allocator state (a cursor, a step) costs what a later one
+ * does. The view makes it when a trace opens and when the memory changes, whether or not the map is
+ * shown; a new one cancels the previous build, and so does {@link #forget}. FX thread.
+ */
+final class KeptReplay {
+    private final TaskRunner tasks;
+    private AddressMapReplay replay;
+    private TaskRunner.Handle build;
+
+    KeptReplay(TaskRunner tasks) {
+        this.tasks = tasks;
+    }
+
+    /** The replay of {@code memory} in {@code trace}: the kept one, or a new one whose build starts now. */
+    AddressMapReplay keep(TraceView trace, MemoryInfo memory) {
+        if (replay != null && replay.trace() == trace && replay.memory().id() == memory.id()) {
+            return replay;
+        }
+        forget();
+        AddressMapReplay r = new AddressMapReplay(trace, memory);
+        replay = r;
+        build = tasks.submit(BackgroundTask.of("Allocator state checkpoints", p -> r.prepare(p::isCancelled)));
+        return r;
+    }
+
+    /** The kept replay, or null. */
+    AddressMapReplay replay() {
+        return replay;
+    }
+
+    /** Whether the kept replay's build has finished (or stopped). */
+    boolean prepared() {
+        return build != null && build.isDone();
+    }
+
+    /** Drops the kept replay and cancels its build (a trace closed). */
+    void forget() {
+        if (build != null) {
+            build.cancel();
+        }
+        build = null;
+        replay = null;
+    }
+}
