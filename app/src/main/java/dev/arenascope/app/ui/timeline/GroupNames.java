@@ -18,8 +18,13 @@ final class GroupNames {
      * @param key    {@code site:} and the frames, one a line
      * @param label  the innermost frame, folders left out
      * @param detail the frames, one a line
+     * @param seed   the key's hash: the group's colour seed, kept so a frame need not read the key
      */
-    record Name(String key, String label, String detail) {}
+    record Name(String key, String label, String detail, int seed) {
+        Name(String key, String label, String detail) {
+            this(key, label, detail, key.hashCode());
+        }
+    }
 
     private static final Map<SiteAnalysis, GroupNames> CACHE = Collections.synchronizedMap(new WeakHashMap<>());
     private static final Name NO_SITE = new Name("site:(no site)", "(no site)", "(no site)");

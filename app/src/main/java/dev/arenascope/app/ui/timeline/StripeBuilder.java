@@ -77,6 +77,7 @@ public final class StripeBuilder {
         List<String> keys = new ArrayList<>();
         List<String> labels = new ArrayList<>();
         List<String> details = new ArrayList<>();
+        int[] seeds = new int[64]; // per group, its colour seed
         int[] groupOf = new int[n];
         SiteSelection hl = options.highlight();
         boolean anyHighlight = hl != null && hl.memory() == analysis.memory().id();
@@ -91,11 +92,14 @@ public final class StripeBuilder {
                     keys.add(nm.key());
                     labels.add(nm.label());
                     details.add(nm.detail());
+                    seeds = seed(seeds, g, nm.seed());
                 } else {
                     String name = a.categoryName(key);
-                    keys.add("category:" + name);
+                    String ck = "category:" + name;
+                    keys.add(ck);
                     labels.add(name);
                     details.add("category " + name);
+                    seeds = seed(seeds, g, ck.hashCode());
                 }
             }
             groupOf[k] = g;
@@ -165,7 +169,6 @@ public final class StripeBuilder {
                 tileX0 = x;
                 c = 1;
             }
-            Arrays.fill(tile, c * h, (c + 1) * h, StripeLayer.EMPTY);
             int dirty = live; // the lowest position whose place changed in this column
             for (int t = endFrom[x], e = endFrom[x + 1]; t < e; t++) {
                 int k = byEnd[t];
@@ -266,8 +269,12 @@ public final class StripeBuilder {
                 int envTop = (int) Math.min(h, Math.round(usedMax[x] * perByte));
                 if (envTop > prevTop) {
                     fill(tile, h, c, prevTop, envTop, StripeLayer.ENVELOPE);
+                    prevTop = envTop;
                 }
             }
+            // every row below prevTop was written (the kept ones copied, the rest filled upward without a
+            // gap); the rest of the column is empty
+            fill(tile, h, c, prevTop, h, StripeLayer.EMPTY);
         }
         flush(tile, h, slots, w, tileX0, w - tileX0);
         int[] order = byPeakThenKey(groupPeak, keys);
@@ -277,13 +284,20 @@ public final class StripeBuilder {
             int g = order[j];
             rank[g] = j;
             list.add(new StripeLayer.Group(keys.get(g), labels.get(g), details.get(g), groupStripes[g], groupPeak[g], hidden[g],
-                    keys.get(g).hashCode()));
+                    seeds[g]));
         }
         for (int k = 0; k < n; k++) {
             groupOf[k] = rank[groupOf[k]];
         }
         return new StripeLayer(w, h, slots, ids, groupOf, strong, list, instants, drawnBytes, drawnCount, usedLast, minBytes,
                 q.qualified(), analysis, trace, by, anyHighlight);
+    }
+
+    /** {@code seeds} with {@code seeds[g] = seed}, grown when full. */
+    private static int[] seed(int[] seeds, int g, int seed) {
+        int[] out = g < seeds.length ? seeds : Arrays.copyOf(seeds, Math.max(g + 1, 2 * seeds.length));
+        out[g] = seed;
+        return out;
     }
 
     /** {@code function (file:line)} with the file's folders left out: what the legend has room for. */
