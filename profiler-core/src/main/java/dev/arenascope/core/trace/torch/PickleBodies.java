@@ -22,7 +22,7 @@ import java.nio.ByteOrder;
  * <p>Bounded: {@value #SETS} sets of two entries, found by a hash of the body's first bytes (no chains,
  * no probing: a lookup is a constant number of loads and compares, whatever an input's bytes collide
  * on; a collision only costs a miss); bodies longer than {@value #BODY_MAX} bytes are not kept; after
- * 2<sup>27</sup> overwrites of memo slots the cache stops (its epoch would no longer fit). 256 KiB
+ * 2<sup>27</sup> overwrites of memo slots the cache stops (its epoch would no longer fit). 260 KiB
  * whatever the input; an entry is one half of a 64-byte cache line, its set the whole line. One per reader, on the reading thread.
  */
 final class PickleBodies {
@@ -48,6 +48,16 @@ final class PickleBodies {
      * {@code (epoch + 1) << 37 | stand-in number << 5 | length}; 0 = empty.
      */
     private final long[] words = new long[8 * SETS];
+    /**
+     * One bit per hash of a body's first 8 bytes, set for every body kept (never cleared): a dict whose
+     * first bytes no kept body began with (every trace entry: its address comes in those bytes) is
+     * turned away with one load from this 4 KiB table instead of a probe of the sets.
+     */
+    private final long[] firstWords = new long[512];
+
+    private static int firstBit(long a0) {
+        return (int) ((a0 * 0xD6E8FEB86659FD93L) >>> 49); // 15 bits
+    }
 
     private static int set(long a0, long a1, long a2) {
         long x = a0 * 0x9E3779B97F4A7C15L ^ a1 * 0xC2B2AE3D27D4EB4FL ^ (a2 & 0xffffffffL) * 0x165667B19E3779F9L;
@@ -60,7 +70,12 @@ final class PickleBodies {
      * overwrites, or -1. Needs {@value #BODY_MAX} bytes at {@code p}.
      */
     int find(byte[] buf, int p, long overwrites) {
-        long a0 = (long) LONGS.get(buf, p), a1 = (long) LONGS.get(buf, p + 8), a2 = (long) LONGS.get(buf, p + 16);
+        long a0 = (long) LONGS.get(buf, p);
+        int bit = firstBit(a0);
+        if ((firstWords[bit >>> 6] & 1L << bit) == 0) {
+            return -1;
+        }
+        long a1 = (long) LONGS.get(buf, p + 8), a2 = (long) LONGS.get(buf, p + 16);
         int e = set(a0, a1, a2) * 8;
         final long[] w = words;
         for (int way = 0; way < 8; way += 4, e += 4) {
@@ -99,6 +114,8 @@ final class PickleBodies {
         if (w[e + 3] >>> 37 == overwrites + 1) { // way 0 in use: it moves to way 1, the new body takes way 0
             System.arraycopy(w, e, w, e + 4, 4);
         }
+        int bit = firstBit(a0);
+        firstWords[bit >>> 6] |= 1L << bit;
         int m = 3 * len;
         w[e] = a0 & MASKS[m];
         w[e + 1] = a1 & MASKS[m + 1];

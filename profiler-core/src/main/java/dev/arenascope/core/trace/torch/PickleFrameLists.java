@@ -24,8 +24,9 @@ import java.util.Arrays;
  * <p>Bounded: {@value #SETS} sets of two entries found by a hash of the list's first {@value #HASHED}
  * bytes (a collision costs a miss, never a chain), lists of at most {@value #LIST_MAX} bytes and
  * {@value #ITEMS_MAX} items, and at most {@value #BUDGET} bytes kept in all (past that the memory starts
- * over, after at least as many bytes of input were read): about 9 MiB whatever the input. One per
- * reader, on the reading thread.
+ * over, after at least as many bytes of input were read); each element kept takes 4 bytes of numbers
+ * and at least 9 of the list's bytes (a frame dict names its file): about 12 MiB whatever the input.
+ * One per reader, on the reading thread.
  */
 final class PickleFrameLists {
     private static final int SETS = 1 << 13;
@@ -116,8 +117,10 @@ final class PickleFrameLists {
             int[] nums = numbers[hit];
             int c = r.memo.count();
             boolean free = (long) c + nums.length < r.total;
-            for (int k = 0; free && k <= nums.length; k++) {
-                free = r.memo.at(c + k) == null;
+            if (free && !r.memo.emptyFrom(c)) { // a sparse memo: slot by slot
+                for (int k = 0; free && k <= nums.length; k++) {
+                    free = r.memo.at(c + k) == null;
+                }
             }
             if (free) {
                 PyList l = new PyList(nums.length);

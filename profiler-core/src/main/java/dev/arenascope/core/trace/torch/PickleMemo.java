@@ -27,6 +27,7 @@ final class PickleMemo {
     private TreeMap<Long, Object> sparse;
     private int count;
     private long overwrites;
+    private int highest = -1;
 
     /**
      * Bumped each time {@link #put} stores into a slot that already held a value: while it stays the
@@ -36,6 +37,11 @@ final class PickleMemo {
      */
     long overwrites() {
         return overwrites;
+    }
+
+    /** Whether no slot at or past {@code i} was ever stored (they are then all empty). */
+    boolean emptyFrom(int i) {
+        return highest < i;
     }
 
     /** Slots stored (each index counted once). */
@@ -57,6 +63,9 @@ final class PickleMemo {
 
     /** Stores {@code v} (not null) in slot {@code i}, counting the slot if it was empty. */
     void put(int i, Object v) {
+        if (i > highest) {
+            highest = i;
+        }
         int p = i >>> PAGE_BITS;
         if (p < pagesUsed) { // the common case: a slot in a page in use
             Object[] page = pages[p];
@@ -78,6 +87,9 @@ final class PickleMemo {
 
     /** Replaces what slot {@code i} holds (a consumer's stand-in for the value stored there), or stores it. */
     void set(int i, Object v) {
+        if (i > highest) {
+            highest = i;
+        }
         int p = i >>> PAGE_BITS;
         if (p == pagesUsed && count >= (long) p * (PAGE / 2)) {
             if (p == pages.length) {
