@@ -11,7 +11,8 @@ import java.util.Arrays;
  * columns of their own (bytes, start and end), the allocations of at least {@code 2^j} bytes, where that
  * is at most half of the previous level's and at most a quarter of all. A query scans the level with the
  * largest floor at or below its {@code minBytes}: never more than twice the allocations of at least half
- * its floor, and the level's columns are contiguous, so the scan streams rather than gathers.
+ * its {@code minBytes} (four times when that level is the whole table), and the level's columns are
+ * contiguous, so the scan streams rather than gathers.
  *
  * <p>Each level is cut into blocks of {@value #BLOCK} entries whose largest size and latest end are kept,
  * and a block that cannot hold an allocation live at the first instant with enough bytes is skipped

@@ -22,13 +22,14 @@ import dev.arenascope.core.trace.TraceView;
  * allocations large enough to draw ({@link Allocations#largest}: a size level of the table at a coarse
  * zoom, blocks skipped by time at a fine one): the allocations seen at the columns' instants with at
  * least a quarter pixel of height are asked for, the {@value #MAX_STRIPES} largest kept, with their
- * sizes, times and first columns (no gather from the table's columns); a sweep over the columns keeps
- * the live ones in stacking order (new ones only ever join on top, since allocation order is time
- * order; one that ends leaves a hole of no bytes, squeezed out once holes are half the stack) and
- * refills only the positions above the lowest that changed, into a tile of {@value #TILE} columns
- * copied row by row into the row-major raster. Every stripe is at least a quarter pixel high and the
- * lane holds at most its height in bytes, so a column costs at most four times its height: a frame
- * costs {@code 4 × width × height} at most. Pure; any thread.
+ * sizes, times and first columns (not gathered again from the table's columns); a sweep over the
+ * columns keeps the live ones in stacking order (new ones only ever join on top, since allocation
+ * order is time order; one that ends leaves a hole of no bytes, squeezed out once holes are half the
+ * stack) and refills only the positions above the lowest that changed, into a tile of {@value #TILE}
+ * columns copied row by row into the row-major raster. Every stripe is at least a quarter pixel high
+ * and the lane holds at most its height in bytes, so at most four times its height in stripes are live
+ * at a column, eight with the holes: a frame costs {@code 8 × width × height} steps at most. Pure; any
+ * thread.
  */
 public final class StripeBuilder {
     /** The most stripes one lane draws one by one; the rest are folded into "others". */
