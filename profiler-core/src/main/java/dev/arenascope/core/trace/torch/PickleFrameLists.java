@@ -41,7 +41,7 @@ final class PickleFrameLists {
     private final PickleFlatDicts flat;
     /** Per entry (set * 2 + way): the list's bytes after its MARK up to and including APPENDS, or null. */
     private final byte[][] bytes = new byte[2 * SETS][];
-    /** Per entry: the placement's numbers of the elements' stand-ins. */
+    /** Per entry: the placement's numbers of the elements' stand-ins, and one int more for the placement ({@link PyList#kept}). */
     private final int[][] numbers = new int[2 * SETS][];
     /** Per entry: the memo's overwrites when it was kept, plus one (0 = empty). */
     private final long[] epochs = new long[2 * SETS];
@@ -116,20 +116,22 @@ final class PickleFrameLists {
         if (hit >= 0) {
             int[] nums = numbers[hit];
             int c = r.memo.count();
-            boolean free = (long) c + nums.length < r.total;
+            boolean free = (long) c + nums.length - 1 < r.total;
             if (free && !r.memo.emptyFrom(c)) { // a sparse memo: slot by slot
-                for (int k = 0; free && k <= nums.length; k++) {
+                for (int k = 0; free && k < nums.length; k++) {
                     free = r.memo.at(c + k) == null;
                 }
             }
             if (free) {
-                PyList l = new PyList(nums.length);
+                int n = nums.length - 1; // the last int is the placement's (PyList.kept)
+                PyList l = new PyList(n);
                 r.memoPut(c, l);
-                for (int k = 0; k < nums.length; k++) {
+                for (int k = 0; k < n; k++) {
                     Object standIn = r.placement.reused(nums[k]);
                     r.memoPut(c + 1 + k, standIn);
                     l.add(standIn);
                 }
+                l.kept = nums;
                 r.push(l);
                 r.pos = q + bytes[hit].length;
                 r.opStart = r.base + r.pos - 1; // the APPENDS
@@ -153,7 +155,9 @@ final class PickleFrameLists {
             int op = buf[at] & 0xff;
             if (op == 'e') {
                 if (epoch == r.memo.overwrites() + 1 && n > 0) {
-                    keep(set, Arrays.copyOfRange(buf, q, at + 1), Arrays.copyOf(scratch, n), epoch);
+                    int[] nums = Arrays.copyOf(scratch, n + 1);
+                    nums[n] = 0; // the placement's int (PyList.kept), nothing noted yet
+                    keep(set, Arrays.copyOfRange(buf, q, at + 1), nums, epoch);
                 }
                 return true; // APPENDS, the ordinary way
             }

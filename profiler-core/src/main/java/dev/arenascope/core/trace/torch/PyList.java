@@ -11,6 +11,14 @@ final class PyList extends ArrayList<Object> {
     int memo = -1;
     /** What a streaming consumer put in this value's place, or null (later placements get the same). */
     Object replacement;
+    /**
+     * Set when {@link PickleFrameLists} made this list from a list it kept: its first
+     * {@code kept.length - 1} elements are the placement's {@link PicklePlacement#reused reused(kept[k])},
+     * in order; the last int is the placement's own, shared by every list made from the same kept one
+     * (0 until the placement uses it), to note what it made of such a list while the list still has
+     * just those elements.
+     */
+    int[] kept;
 
     PyList() {
         super(4);

@@ -125,12 +125,24 @@ final class SnapshotReader implements PicklePlacement {
     @Override
     public Object placed(Object value, Object container, Object key, long offset) throws PickleFormatException {
         if (value instanceof PyList l && container instanceof PyDict && (key == "frames" || "frames".equals(key))) {
+            // a list the reader made from one it kept holds the frames its numbers name (reused): the
+            // stack found for the first such list is noted in its last int for the others
+            int[] kept = l.kept;
+            boolean made = kept != null && l.size() == kept.length - 1;
+            if (made && kept[kept.length - 1] > 0) {
+                l.clear();
+                l.trimToSize();
+                return stacks.stackRef(kept[kept.length - 1] - 1);
+            }
             for (int i = 0, n = l.size(); i < n; i++) {
                 if (!(l.get(i) instanceof FrameRef)) {
                     return value; // not a list of frames; the walk ignores it
                 }
             }
             StackRef s = stacks.stack(l, source, offset);
+            if (made) {
+                kept[kept.length - 1] = s.id() + 1;
+            }
             l.clear();
             l.trimToSize();
             return s;

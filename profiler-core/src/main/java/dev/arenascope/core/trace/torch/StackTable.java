@@ -313,6 +313,11 @@ final class StackTable {
         }
     }
 
+    /** The stand-in of stack {@code id} (one instance per stack). */
+    StackRef stackRef(int id) {
+        return stackRefs[id];
+    }
+
     /** The stand-in of frame {@code id} (one instance per frame). */
     FrameRef frameRef(int id) {
         return frameRefs[id];

@@ -96,6 +96,12 @@ class FastPathEquivalenceTest {
      */
     private static byte[] traceOfFrames(int entries, java.util.function.BiFunction<Integer, Integer, byte[]> between, byte[] tail)
             throws IOException {
+        return traceOfFrames(entries, between, tail, -1);
+    }
+
+    /** As above; entry {@code grown}'s frames list gets a third frame by APPEND after its APPENDS. */
+    private static byte[] traceOfFrames(int entries, java.util.function.BiFunction<Integer, Integer, byte[]> between, byte[] tail,
+                                        int grown) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PickleWriter w = new PickleWriter(out);
         w.dict().mark().str("segments").list().str("device_traces").list().list().mark();
@@ -111,7 +117,11 @@ class FastPathEquivalenceTest {
                 w.dict().mark().str("name").str("f").str("filename").str("a.py").str("line").integer(100_000).str("x").integer(70_000)
                         .setItems();
             }
-            w.appends().setItems();
+            w.appends();
+            if (i == grown) {
+                w.dict().mark().str("name").str("h").str("filename").str("a.py").str("line").integer(7).setItems().append();
+            }
+            w.setItems();
         }
         out.write(tail);
         w.appends().append().setItems().stop();
@@ -120,6 +130,20 @@ class FastPathEquivalenceTest {
 
     private static byte[] traceOfFrames(int entries, java.util.function.IntFunction<byte[]> between) throws IOException {
         return traceOfFrames(entries, (i, m) -> between.apply(i), new byte[0]);
+    }
+
+    @Test
+    void aFramesListGrownAfterItsAppendsGetsItsOwnStack() throws IOException {
+        // the third entry's list, the same bytes as the second's (taken from the memory of lists), gets one
+        // frame more by APPEND before it is placed: its stack is (f, f, h), not the (f, f) noted for the list
+        byte[] b = traceOfFrames(4, (i, m) -> new byte[0], new byte[0], 2);
+        same(b, "a grown frames list");
+        Snapshot s = SnapshotReader.read(b, "t.pickle", true);
+        List<Integer> depths = new ArrayList<>();
+        for (int row = 0; row < s.entries().size(); row++) {
+            depths.add(s.stacks().frames(s.entries().stack(row)).length);
+        }
+        assertEquals(List.of(2, 2, 3, 2), depths);
     }
 
     @Test
