@@ -29,8 +29,32 @@ final class KeptReplay {
         forget();
         AddressMapReplay r = new AddressMapReplay(trace, memory);
         replay = r;
-        build = tasks.submit(BackgroundTask.of("Allocator state checkpoints", p -> r.prepare(p::isCancelled)));
+        build = tasks.submit(BackgroundTask.of(TITLE, p -> {
+            yieldToOpen(p);
+            return r.prepare(p::isCancelled);
+        }));
         return r;
+    }
+
+    private static final String TITLE = "Allocator state checkpoints";
+    /** How long the build lets the open's own work go first, at most (ms). */
+    private static final long YIELD_MS = 5_000;
+
+    /**
+     * Lets the open's own work go first: the timeline's first frames and the allocation index a new trace
+     * asks for (on a two-core machine the build beside them delayed the first full frame by a few tenths
+     * of a second): a short pause for them to start, then waits while another task of the runner is in
+     * flight, {@value #YIELD_MS} ms at most (a live session's tasks never end). A move asked meanwhile
+     * replays by itself, as without the build.
+     */
+    private void yieldToOpen(BackgroundTask.Progress p) throws InterruptedException {
+        long until = System.nanoTime() + YIELD_MS * 1_000_000;
+        Thread.sleep(300);
+        while (System.nanoTime() < until && tasks.running().stream().anyMatch(h -> !h.isDone() && !TITLE.equals(h.title()))) {
+            p.checkCancelled();
+            Thread.sleep(50);
+        }
+        p.checkCancelled();
     }
 
     /** The kept replay, or null. */
