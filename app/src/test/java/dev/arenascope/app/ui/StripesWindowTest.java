@@ -66,25 +66,37 @@ class StripesWindowTest extends WindowTestBase {
         });
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
         waitFor(30, "the frame after the legend's layout", () -> window.timeline().idle() && stripedLane() != null);
-        Object[] shown = fx(() -> new Object[] {window.timeline().drawListProperty().get(), stripedLane()});
-        DrawList d = (DrawList) shown[0];
-        DrawList.Lane lane = (DrawList.Lane) shown[1];
-        StripeLayer s = lane.stripes();
-        int col = (int) Math.ceil(d.xOf(at));
-        while (col < d.width() - 1 && d.timeAt(col + 1) - 1 < at) {
-            col++;
-        }
-        // every stripe in the peak's column, bottom to top, through the hover card
+        // every stripe in the peak's column, bottom to top, through the hover card, all read in one FX
+        // call: the layer scanned is then the one the cards describe (a frame installed between two
+        // calls could restack the column under the pointer)
+        record Column(DrawList d, DrawList.Lane lane, int col, List<Double> ys, List<String> cards) {}
+        Column column = fx(() -> {
+            DrawList d0 = window.timeline().drawListProperty().get();
+            DrawList.Lane l0 = stripedLane();
+            StripeLayer s = l0.stripes();
+            int c = (int) Math.ceil(d0.xOf(at));
+            while (c < d0.width() - 1 && d0.timeAt(c + 1) - 1 < at) {
+                c++;
+            }
+            List<Double> ys = new java.util.ArrayList<>();
+            List<String> cards = new java.util.ArrayList<>();
+            for (int row = s.height() - 1; row >= 0; row--) {
+                if (s.stripeAt(c, row) >= 0) {
+                    double y = l0.gaugeTop() + row + 0.5;
+                    ys.add(y);
+                    cards.add(window.timeline().hoverAt(c + 0.5, y));
+                }
+            }
+            return new Column(d0, l0, c, ys, cards);
+        });
+        DrawList d = column.d();
+        DrawList.Lane lane = column.lane();
+        int col = column.col();
         Set<String> sites = new LinkedHashSet<>();
         String firstStripeCard = null;
         double firstStripeY = -1;
-        for (int row = s.height() - 1; row >= 0; row--) {
-            if (s.stripeAt(col, row) < 0) {
-                continue;
-            }
-            double y = lane.gaugeTop() + row + 0.5;
-            int c = col;
-            String card = fx(() -> window.timeline().hoverAt(c + 0.5, y));
+        for (int i = 0; i < column.cards().size(); i++) {
+            String card = column.cards().get(i);
             assertTrue(card.contains("allocation ") && card.contains("allocated ") && card.contains("category "), card);
             for (String line : card.split("\n")) {
                 if (line.startsWith("site ")) {
@@ -93,7 +105,7 @@ class StripesWindowTest extends WindowTestBase {
             }
             if (firstStripeCard == null && !card.contains("site (no site)")) {
                 firstStripeCard = card;
-                firstStripeY = y;
+                firstStripeY = column.ys().get(i);
             }
         }
         assertNotNull(firstStripeCard, "the peak's column holds stripes with sites");
