@@ -137,10 +137,10 @@ public final class TaskRunner {
                 ui.execute(task.onCancelled);
             } catch (Throwable e) {
                 finish(h);
-                LOG.log(System.Logger.Level.INFO, () -> "background task '" + h.title + "' failed: " + e);
-                if (h.isCancelled()) {
+                if (h.isCancelled()) { // what the cancel's interrupt ended (a sleep, a blocked read): not a failure
                     ui.execute(task.onCancelled);
                 } else {
+                    LOG.log(System.Logger.Level.INFO, () -> "background task '" + h.title + "' failed: " + e);
                     ui.execute(() -> task.onFailure.accept(e));
                 }
             }
