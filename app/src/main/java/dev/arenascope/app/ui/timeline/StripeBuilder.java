@@ -405,24 +405,19 @@ public final class StripeBuilder {
             hi = Math.min(n, hi + step);
             step <<= 1;
         }
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (instants[mid] < ns) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
+        return lowerBound(instants, lo, hi, ns);
     }
 
     /** The first column whose instant is at or after {@code ns} ({@code instants.length} if none). */
     static int firstAtOrAfter(long[] instants, long ns) {
-        int lo = 0;
-        int hi = instants.length;
+        return lowerBound(instants, 0, instants.length, ns);
+    }
+
+    /** The first index in {@code [lo, hi)} of ascending {@code a} whose value is at or after {@code key}, else {@code hi}. */
+    private static int lowerBound(long[] a, int lo, int hi, long key) {
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (instants[mid] < ns) {
+            if (a[mid] < key) {
                 lo = mid + 1;
             } else {
                 hi = mid;
