@@ -32,8 +32,8 @@ import javafx.scene.layout.Region;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
-import javafx.util.StringConverter;
 
+import dev.arenascope.app.ui.ShownAs;
 import dev.arenascope.app.ui.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TensorSlot;
@@ -105,17 +105,7 @@ public final class SlotMapView extends BorderPane {
         planMode.setSelected(true);
         memory.setId("slot-memory");
         memory.setPromptText("memory");
-        memory.setConverter(new StringConverter<>() {
-            @Override
-            public String toString(MemoryInfo m) {
-                return m == null ? "" : m.name() + " (" + TimelinePainter.kindName(m.kind()) + ")";
-            }
-
-            @Override
-            public MemoryInfo fromString(String s) {
-                return null;
-            }
-        });
+        memory.setConverter(ShownAs.converter("", m -> m.name() + " (" + TimelinePainter.kindName(m.kind()) + ")"));
         replan.setId("slot-replan");
         info.setId("slot-info");
         Region spacer = new Region();
