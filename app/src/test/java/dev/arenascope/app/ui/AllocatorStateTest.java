@@ -30,6 +30,21 @@ class AllocatorStateTest extends WindowTestBase {
                 code, false, false, false, false)));
     }
 
+    /** The open trace's first memory of kind {@code k}. */
+    private MemoryInfo firstMemory(MemoryKind k) {
+        return fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == k).findFirst().orElseThrow());
+    }
+
+    /** The slot map's tab, in address mode, on memory {@code m}, with the cursor at {@code atNs}. */
+    private void showAddressMap(MemoryInfo m, long atNs) {
+        fxRun(() -> {
+            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow());
+            window.slots().addressModeButton().setSelected(true);
+            window.slots().memorySelector().setValue(m);
+            window.model().cursorProperty().set(atNs);
+        });
+    }
+
     private AddressMap.Snapshot shown() {
         return window.slots().addressMapShown();
     }
@@ -37,19 +52,11 @@ class AllocatorStateTest extends WindowTestBase {
     @Test
     void snapshotSegmentsAtTheCursorSteppedEventByEvent() {
         Path f = Fixtures.torch("cs336-a2-magma27.pickle");
-        fxRun(() -> window.open(f));
-        waitFor(60, "the snapshot", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
-                && window.model().eventCountProperty().get() > 0);
-        MemoryInfo cuda = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED)
-                .findFirst().orElseThrow());
+        openUntilLoaded(f);
+        MemoryInfo cuda = firstMemory(MemoryKind.SEGMENTED);
         TraceView t = fx(() -> window.model().trace());
         long at = t.endNs() / 2;
-        fxRun(() -> {
-            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow());
-            window.slots().addressModeButton().setSelected(true);
-            window.slots().memorySelector().setValue(cuda);
-            window.model().cursorProperty().set(at);
-        });
+        showAddressMap(cuda, at);
         waitFor(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
         waitFor(30, "the memory's checkpoints built in the background", () -> fx(() -> window.slots().replayPrepared()));
         AddressMap.Snapshot s = fx(this::shown);
@@ -102,18 +109,10 @@ class AllocatorStateTest extends WindowTestBase {
     void aPendingFreeIsDrawnApartCountedAndNamedOnHover() {
         // fixtures/torch/README.md: magma27's largest pending free, 100,663,296 B, 1,492 us after the first entry
         Path f = Fixtures.torch("cs336-a2-magma27.pickle");
-        fxRun(() -> window.open(f));
-        waitFor(60, "the snapshot", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
-                && window.model().eventCountProperty().get() > 0);
-        MemoryInfo cuda = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED)
-                .findFirst().orElseThrow());
+        openUntilLoaded(f);
+        MemoryInfo cuda = firstMemory(MemoryKind.SEGMENTED);
         long at = 1_492_000;
-        fxRun(() -> {
-            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow());
-            window.slots().addressModeButton().setSelected(true);
-            window.slots().memorySelector().setValue(cuda);
-            window.model().cursorProperty().set(at);
-        });
+        showAddressMap(cuda, at);
         waitFor(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
         AddressMap.Snapshot s = fx(this::shown);
         assertEquals(1, s.pendingCount());
@@ -142,17 +141,9 @@ class AllocatorStateTest extends WindowTestBase {
     @Test
     void poolBlocksShowTheirRoundingWaste(@TempDir Path dir) throws Exception {
         Path f = Recordings.record("particles", Map.of("steps", "120"), dir.resolve("particles.astrace"));
-        fxRun(() -> window.open(f));
-        waitFor(60, "the recording", () -> window.model().eventCountProperty().get() > 0
-                && window.model().titleProperty().get().equals(f.getFileName().toString()));
-        MemoryInfo pool = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.POOL)
-                .findFirst().orElseThrow());
-        fxRun(() -> {
-            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow());
-            window.slots().addressModeButton().setSelected(true);
-            window.slots().memorySelector().setValue(pool);
-            window.model().cursorProperty().set(window.model().trace().endNs() / 2);
-        });
+        openUntilLoaded(f);
+        MemoryInfo pool = firstMemory(MemoryKind.POOL);
+        showAddressMap(pool, fx(() -> window.model().trace().endNs()) / 2);
         waitFor(20, "the pool's map", () -> shown() != null && shown().memory().id() == pool.id());
         AddressMap.Snapshot s = fx(this::shown);
         long waste = s.blocks().stream().filter(x -> x.state() == AddressMap.State.IN_USE).mapToLong(x -> x.bytes() - x.requested()).sum();

@@ -39,9 +39,7 @@ class SiteViewTest extends WindowTestBase {
     Path dir;
 
     private void openAndShowSites(Path f) {
-        fxRun(() -> window.open(f));
-        waitFor(60, "the file", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
-                && window.model().eventCountProperty().get() > 0);
+        openUntilLoaded(f);
         fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
     }
 

@@ -47,9 +47,7 @@ class StripesWindowTest extends WindowTestBase {
     @Test
     void peakStripesNameTheirSitesAndAClickSelectsTheAllocation() {
         Path f = Fixtures.torch("cs336-a2-magma27.pickle");
-        fxRun(() -> window.open(f));
-        waitFor(60, "the snapshot opened", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
-                && window.model().eventCountProperty().get() > 0);
+        openUntilLoaded(f);
         MemoryInfo cuda = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED)
                 .findFirst().orElseThrow());
         SiteAnalysis sa = SiteAnalysis.of(fx(() -> window.model().trace()), cuda, false);

@@ -1,5 +1,7 @@
 package dev.arenascope.app.ui;
 
+import java.nio.file.Path;
+
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.prefs.Preferences;
@@ -41,6 +43,13 @@ abstract class WindowTestBase {
                 stage.close();
             });
         }
+    }
+
+    /** Opens {@code f} in the window and waits until it is the window's trace with its events in. */
+    protected void openUntilLoaded(Path f) {
+        fxRun(() -> window.open(f));
+        waitFor(60, "the file " + f.getFileName() + " open", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().eventCountProperty().get() > 0);
     }
 
     /** Waits up to {@code seconds} for {@code condition} (checked on the FX thread). */
