@@ -16,7 +16,7 @@ import dev.arenascope.core.trace.StackFrame;
  * {@link #endEvent(int)} -1.
  *
  * <h2>The sampled query</h2>
- * {@link #largestLiveAt} / {@link #largest} find the largest allocations live at any of a timeline's
+ * {@link #largest} finds the largest allocations live at any of a timeline's
  * instants in time proportional to the allocations that could qualify, not to all of them: the table is
  * kept again thinned by size ({@link SizeLevels}: the allocations of at least 2^j bytes, in columns of
  * their own) and cut in blocks of {@value #BLOCK} whose largest size and latest end are kept; the query
@@ -155,27 +155,11 @@ public final class Allocations {
      * (each made at or before the instant and freed after it), at most {@code limit} of them, in
      * allocation order; when more qualify, the largest are kept (ties: the earlier). A timeline asks
      * with the instants it samples (one per pixel column): an allocation live between two of them
-     * is not seen there and is not returned.
+     * is not seen there and is not returned. The answer carries what a drawing needs of each beside
+     * it, so that it is not gathered again from the table's columns (at a coarse zoom the answers are
+     * spread over the whole table: each a cache miss), and how many qualified before the limit.
      *
      * @param instants ns, sorted ascending (not checked beyond the first and last)
-     * @param counted  when not null, {@code counted[0]} receives how many allocations qualified before
-     *                 the limit was applied, {@code counted[1]} their bytes
-     * @throws IllegalArgumentException when {@code limit} is negative
-     */
-    public int[] largestLiveAt(long[] instants, long minBytes, int limit, long[] counted) {
-        Largest r = largest(instants, minBytes, limit);
-        if (counted != null && counted.length >= 2) {
-            counted[0] = r.qualified();
-            counted[1] = r.qualifiedBytes();
-        }
-        return r.ids();
-    }
-
-    /**
-     * {@link #largestLiveAt} with what a drawing needs of each answer beside it, so that it is not
-     * gathered again from the table's columns (at a coarse zoom the answers are spread over the whole
-     * table: each a cache miss). Same allocations, same order.
-     *
      * @throws IllegalArgumentException when {@code limit} is negative
      */
     public Largest largest(long[] instants, long minBytes, int limit) {

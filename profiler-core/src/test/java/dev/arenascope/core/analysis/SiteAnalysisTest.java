@@ -290,9 +290,9 @@ class SiteAnalysisTest {
                         }
                     }
                 }
-                long[] counted = new long[2];
-                int[] got = a.largestLiveAt(instants, minBytes, limit, counted);
-                assertEquals(expected.size(), counted[0], "qualifying allocations");
+                Allocations.Largest largest = a.largest(instants, minBytes, limit);
+                int[] got = largest.ids();
+                assertEquals(expected.size(), largest.qualified(), "qualifying allocations");
                 List<Integer> want = new ArrayList<>(expected);
                 want.sort((p, q) -> a.bytes(p) != a.bytes(q) ? Long.compare(a.bytes(q), a.bytes(p)) : Integer.compare(p, q));
                 want = new ArrayList<>(want.subList(0, Math.min(limit, want.size())));
