@@ -8,7 +8,7 @@ package dev.arenascope.core.device;
  *
  * <p>{@link #line} replaces every C0 control (tab and newline included), DEL, every C1 control and the
  * bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069, and the marks
- * U+200E, U+200F, U+061C) with a visible escape, {@code \x1b} or {@code \u202e}; everything else,
+ * U+200E, U+200F, U+061C) with a visible escape, {@code \x1b} for ESC or {@code \}{@code u202e} for U+202E; everything else,
  * any script included, is kept. Stateless.
  */
 public final class Printable {

@@ -126,7 +126,7 @@ final class JsonlLiveProtocol {
     }
 
     /**
-     * Whether the line {@code buf[from, to)} opens with the goodbye: {@code {"type":"goodbye"}, with any
+     * Whether the line {@code buf[from, to)} opens with the goodbye, <code>&#123;"type":"goodbye"</code>, with any
      * JSON whitespace between the tokens (a hand-written or pretty-printing sender's).
      */
     static boolean isGoodbye(byte[] buf, int from, int to) {

@@ -47,7 +47,7 @@ final class JsonlChunkParser {
 
     /**
      * Jackson's factory, except that bytes are always UTF-8 (as JSON Lines are): the stock factory sniffs
-     * the first four bytes of its input for UTF-16/32, so a line {@code {\0\0\0} read first made the
+     * the first four bytes of its input for UTF-16/32, so a line <code>&#123;\0\0\0</code> read first made the
      * whole chunk "UTF-32" and failed it with an I/O error instead of one bad line. A UTF-8 byte order
      * mark is skipped as the stock factory does.
      */
