@@ -13,7 +13,7 @@ run      runs script.py with its argv, recording the pools and arenas of the lib
          (adapters: pyopencl, pycuda, hysop, algan, torch; --adapters all (default), none, or a comma
          list) to FILE.jsonl (default: <script>.jsonl, or <script>-1.jsonl, -2, ... when taken) or
          live to `arenascope listen` on HOST:PORT, trying to connect and be answered for
-         --connect-timeout S seconds (default 30) with a growing wait between attempts.
+         --connect-timeout S seconds (default 30; a dropped connection is tried again).
          --stacks N captures N Python frames per allocation (default 0: off). The script's exit code is
          kept; when events were lost or not delivered, one line says so and the exit code is 3 (if the
          script itself exited 0).

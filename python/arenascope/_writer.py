@@ -90,10 +90,8 @@ class LiveSink:
     the receiver answers how many events it delivered, which :meth:`close` compares with what was sent.
     """
 
-    #: Seconds the first attempt waits for the hello's answer; each retry waits twice as long, up to
-    #: :attr:`MAX_ATTEMPT_WAIT`, all within the connect timeout.
-    FIRST_ATTEMPT_WAIT = 1.0
-    MAX_ATTEMPT_WAIT = 5.0
+    #: The longest pause between two connection attempts (after 0.1 s, 0.2 s, ...).
+    MAX_RETRY_PAUSE = 1.0
 
     def __init__(self, address, name, token=None, connect_timeout=30.0):
         host, sep, port = address.rpartition(":")
@@ -105,24 +103,23 @@ class LiveSink:
         self.receiver_message = None
         hello = json_line({"arenascope_live": "jsonl", "version": LIVE_VERSION, "pid": os.getpid(), "name": name,
                            "token": token or os.environ.get("ARENASCOPE_TOKEN", "")}).encode("ascii")
-        # a busy receiver (many senders at once, a loaded machine) may not accept or answer at once: try
-        # again with a growing wait, as the Java sender does, until the connect timeout is spent
+        # a busy receiver (many senders at once, a loaded machine) may be slow to accept or to answer, or
+        # drop the connection: a connection that is open is waited on (a second one would only add to the
+        # receiver's load and count as a session of its own), one refused or closed is tried again after a
+        # growing pause, as the Java sender does, until the connect timeout is spent
         deadline = time.monotonic() + connect_timeout
-        wait = self.FIRST_ATTEMPT_WAIT
         attempts = 0
         while True:
             attempts += 1
             left = deadline - time.monotonic()
-            attempt = max(0.05, min(wait, left))
-            problem = self._attempt(host.strip("[]"), int(port), hello, attempt)
+            problem = self._attempt(host.strip("[]"), int(port), hello, max(0.05, left))
             if problem is None:
                 break
             left = deadline - time.monotonic()
-            if left <= 0:
+            if left <= 0.05:
                 raise LiveError("%s: %s (%d attempt%s in %g s, the connect timeout)"
                                 % (address, problem, attempts, "" if attempts == 1 else "s", connect_timeout))
-            time.sleep(min(0.1 * attempts, left, 1.0))
-            wait = min(wait * 2, self.MAX_ATTEMPT_WAIT)
+            time.sleep(min(0.1 * attempts, left, self.MAX_RETRY_PAUSE))
         self._sock.settimeout(None)
         self.broken = None
         self.unsent_events = 0
