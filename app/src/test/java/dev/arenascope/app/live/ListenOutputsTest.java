@@ -126,7 +126,7 @@ class ListenOutputsTest {
         assertTrue(answer.contains("\"events\":0") && answer.contains("not stored"), answer);
         assertEquals(0, l.code().get(30, TimeUnit.SECONDS), l.err().text());
         String out = l.out().text();
-        assertTrue(out.contains("'app' cut: 0 events, 0 lost (not stored: "), out);
+        assertTrue(out.contains("'app' cut: 0 events, 0 lost (not stored: ") && out.contains("app-p3-c1.astrace: no such file or directory"), out);
         assertFalse(out.contains(" -> "), "no file named: " + out);
         assertFalse((out + l.err().text()).contains("\tat "), "no stack trace: " + out + l.err().text());
         Files.createDirectories(dir); // for @TempDir's clean-up
