@@ -5,13 +5,15 @@ import os
 import runpy
 import sys
 
-USAGE = """usage: python -m arenascope run [--out FILE.jsonl | --live HOST:PORT] [--stacks N] [--adapters LIST]
-                                  [--name NAME] script.py [args...]
+USAGE = """usage: python -m arenascope run [--out FILE.jsonl | --live HOST:PORT [--connect-timeout S]] [--stacks N]
+                                  [--adapters LIST] [--name NAME] script.py [args...]
        python -m arenascope bench [--events N] [--json FILE]
 
 run      runs script.py with its argv, recording the pools and arenas of the libraries it imports
          (adapters: pyopencl, pycuda, hysop, algan, torch; --adapters all (default), none, or a comma
-         list) to FILE.jsonl (default: <script>.jsonl) or live to `arenascope listen` on HOST:PORT.
+         list) to FILE.jsonl (default: <script>.jsonl, or <script>-1.jsonl, -2, ... when taken) or
+         live to `arenascope listen` on HOST:PORT, trying to connect and be answered for
+         --connect-timeout S seconds (default 30; a dropped connection is tried again).
          --stacks N captures N Python frames per allocation (default 0: off). The script's exit code is
          kept; when events were lost or not delivered, one line says so and the exit code is 3 (if the
          script itself exited 0).
@@ -31,6 +33,7 @@ def _run(argv):
     p.add_argument("--adapters", default="all")
     p.add_argument("--name")
     p.add_argument("--token")
+    p.add_argument("--connect-timeout", type=float, default=30.0)
     p.add_argument("script")
     p.add_argument("args", nargs=argparse.REMAINDER)
     a = p.parse_args(argv)
@@ -46,11 +49,16 @@ def _run(argv):
     if not os.path.isfile(a.script):
         print("arenascope run: no such script: %s" % a.script, file=sys.stderr)
         return 2
+    if not a.connect_timeout > 0:
+        p.error("--connect-timeout must be a positive number of seconds, got %s" % a.connect_timeout)
     out = a.out
+    exclusive = False
     if out is None and a.live is None:
         out = os.path.splitext(os.path.basename(a.script))[0] + ".jsonl"
+        exclusive = True   # a name made up here: never another run's file (NAME-1.jsonl, ... when taken)
     try:
-        s = Session(out=out, live=a.live, name=a.name or os.path.basename(a.script), stacks=a.stacks, token=a.token)
+        s = Session(out=out, live=a.live, name=a.name or os.path.basename(a.script), stacks=a.stacks, token=a.token,
+                    connect_timeout=a.connect_timeout, exclusive=exclusive)
     except (LiveError, ValueError, OSError) as e:
         print("arenascope run: %s" % e, file=sys.stderr)
         return 2
@@ -65,6 +73,10 @@ def _run(argv):
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if e.code is not None and not isinstance(e.code, int):
             print(e.code, file=sys.stderr)
+    except KeyboardInterrupt:
+        import traceback
+        traceback.print_exc()
+        code = 130   # as Python itself exits on an uncaught Ctrl-C (128 + SIGINT)
     except BaseException:
         import traceback
         traceback.print_exc()

@@ -54,9 +54,17 @@ class Session:
 
     :param stacks: Python frames captured per allocation (0: none)
     :param capacity: events the queue holds before further ones are dropped (and counted as lost)
+    :param connect_timeout: seconds a live session keeps trying to connect and be answered
+    :param exclusive: ``out`` is a name made up for the user: created exclusively, ``NAME-1.jsonl``,
+        ``NAME-2.jsonl``, ... when it exists (see :attr:`FileSink.path` for the name used)
+
+    After ``os.fork()`` the child does not record: its copy of the session is closed without writing
+    (the parent's file or connection is left to the parent), and :func:`current` is None in the child,
+    so a new session may be started there.
     """
 
-    def __init__(self, out=None, live=None, name=None, stacks=0, capacity=1 << 18, token=None):
+    def __init__(self, out=None, live=None, name=None, stacks=0, capacity=1 << 18, token=None, connect_timeout=30.0,
+                 exclusive=False):
         if (out is None) == (live is None):
             raise ValueError("a session records to exactly one of out=FILE.jsonl or live=HOST:PORT")
         if stacks < 0:
@@ -64,7 +72,9 @@ class Session:
         self.name = name or os.path.basename(sys.argv[0] or "python") or "python"
         self.stacks = int(stacks)
         self.t0 = time.perf_counter_ns()
-        sink = FileSink(out) if out is not None else LiveSink(live, self.name, token)
+        sink = FileSink(out, exclusive) if out is not None else LiveSink(live, self.name, token, connect_timeout)
+        self.pid = os.getpid()
+        self.forked_from = None    # in a forked child: the parent's pid (the child does not record)
         self.writer = Writer(sink, capacity)
         self._queue = self.writer.queue
         self._cap = capacity
@@ -248,8 +258,18 @@ class Session:
             self.global_exit(entry)
         self.writer.close()
 
+    def _forget_after_fork(self, parent):
+        """In a forked child: the session's copy stops, writing nothing (the queue holds the parent's events)."""
+        self.forked_from = parent
+        self.closed = True
+        self._lock = threading.RLock()   # another thread of the parent may have held it
+        self.writer.abandon()
+
     def summary(self):
         """One line: events written, lost, where (and, live, what the receiver confirmed)."""
+        if self.forked_from is not None:
+            return ("arenascope: pid %d, forked from pid %d, recorded nothing (the parent records to %s)"
+                    % (os.getpid(), self.forked_from, self.writer.sink.describe()))
         w = self.writer
         sink = w.sink
         line = "arenascope: %d events, %d lost -> %s" % (w.events_written, w.dropped, sink.describe())
@@ -258,12 +278,16 @@ class Session:
                 line += " (connection broke: %s; %d events not delivered)" % (sink.broken, sink.unsent_events)
             elif sink.delivered_events is not None:
                 line += " (receiver confirmed %d)" % sink.delivered_events
+            if sink.receiver_message:
+                line += " (receiver: %s)" % sink.receiver_message
         if w.error:
             line += " (" + w.error + ")"
         return line
 
     def ok(self):
         """Whether everything recorded reached the output."""
+        if self.forked_from is not None:
+            return True
         w = self.writer
         sink = w.sink
         if w.error or w.dropped:
@@ -297,3 +321,18 @@ def stop(session):
         if _current is session:
             _current = None
     session.close()
+
+
+def _after_fork_in_child():
+    """``os.fork()`` copied the recording: the child's copy stops (parent and child writing one file
+    or connection would duplicate events, send times backwards and double the peaks)."""
+    global _current, _current_lock
+    s = _current
+    _current = None
+    _current_lock = threading.Lock()   # may have been held by another thread at the fork
+    if s is not None and not s.closed:
+        s._forget_after_fork(s.pid)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -34,12 +34,35 @@ def json_line(obj):
 
 
 class FileSink:
-    """Writes lines to a file, opened for writing (replaced) at construction."""
+    """Writes lines to a file, opened for writing (replaced) at construction; with ``exclusive``,
+    created anew (``O_CREAT|O_EXCL``) under the first of ``NAME.jsonl``, ``NAME-1.jsonl``, ... that
+    does not exist, so runs started together never share a file (:attr:`path` is the one used)."""
 
-    def __init__(self, path):
-        self.path = os.fspath(path)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    def __init__(self, path, exclusive=False):
+        path = os.fspath(path)
+        if not exclusive:
+            self.path = path
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        else:
+            stem, ext = os.path.splitext(path)
+            for k in range(100000):
+                self.path = path if k == 0 else "%s-%d%s" % (stem, k, ext)
+                try:
+                    self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                    break
+                except FileExistsError:
+                    continue
+            else:
+                raise OSError("%s: this name and 100000 numbered ones are all taken" % path)
         self.delivered_events = None  # a file takes everything it is given
+        self.receiver_message = None
+
+    def abandon(self):
+        """In a forked child: lets go of the file without writing (the parent writes it)."""
+        try:
+            os.close(self._fd)
+        except OSError:
+            pass
 
     def write(self, data, events):
         view = memoryview(data)
@@ -67,37 +90,71 @@ class LiveSink:
     the receiver answers how many events it delivered, which :meth:`close` compares with what was sent.
     """
 
-    def __init__(self, address, name, token=None, timeout=5.0):
+    #: The longest pause between two connection attempts (after 0.1 s, 0.2 s, ...).
+    MAX_RETRY_PAUSE = 1.0
+
+    def __init__(self, address, name, token=None, connect_timeout=30.0):
         host, sep, port = address.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise ValueError("--live expects HOST:PORT (e.g. 127.0.0.1:7766), got %r" % address)
+        if not connect_timeout > 0:
+            raise ValueError("the connect timeout must be positive, got %r" % connect_timeout)
         self.address = address
-        try:
-            self._sock = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
-        except OSError as e:
-            raise LiveError("cannot connect to %s: %s" % (address, e.strerror or e)) from None
-        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        hello = {"arenascope_live": "jsonl", "version": LIVE_VERSION, "pid": os.getpid(), "name": name,
-                 "token": token or os.environ.get("ARENASCOPE_TOKEN", "")}
-        self._in = self._sock.makefile("rb")
-        try:
-            self._sock.sendall(json_line(hello).encode("ascii"))
-            answer = self._in.readline(1 << 16)
-        except OSError as e:
-            self._sock.close()
-            raise LiveError("%s: the hello was not answered (%s)" % (address, e)) from None
-        try:
-            ack = json.loads(answer.decode("utf-8"))
-        except ValueError:
-            self._sock.close()
-            raise LiveError("%s is not an ArenaScope receiver (answer %r)" % (address, answer[:80])) from None
-        if ack.get("status") != 0:
-            self._sock.close()
-            raise LiveError("%s refused the connection: %s" % (address, ack.get("message", "")))
+        self.receiver_message = None
+        hello = json_line({"arenascope_live": "jsonl", "version": LIVE_VERSION, "pid": os.getpid(), "name": name,
+                           "token": token or os.environ.get("ARENASCOPE_TOKEN", "")}).encode("ascii")
+        # a busy receiver (many senders at once, a loaded machine) may be slow to accept or to answer, or
+        # drop the connection: a connection that is open is waited on (a second one would only add to the
+        # receiver's load and count as a session of its own), one refused or closed is tried again after a
+        # growing pause, as the Java sender does, until the connect timeout is spent
+        deadline = time.monotonic() + connect_timeout
+        attempts = 0
+        while True:
+            attempts += 1
+            left = deadline - time.monotonic()
+            problem = self._attempt(host.strip("[]"), int(port), hello, max(0.05, left))
+            if problem is None:
+                break
+            left = deadline - time.monotonic()
+            if left <= 0.05:
+                raise LiveError("%s: %s (%d attempt%s in %g s, the connect timeout)"
+                                % (address, problem, attempts, "" if attempts == 1 else "s", connect_timeout))
+            time.sleep(min(0.1 * attempts, left, self.MAX_RETRY_PAUSE))
         self._sock.settimeout(None)
         self.broken = None
         self.unsent_events = 0
         self.delivered_events = None
+
+    def _attempt(self, host, port, hello, timeout):
+        """One connection and hello; None when accepted, else what went wrong (a refusal raises)."""
+        try:
+            sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as e:
+            return "cannot connect: %s" % (e.strerror or e)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            f = sock.makefile("rb")
+            sock.sendall(hello)
+            answer = f.readline(1 << 16)
+        except OSError as e:
+            sock.close()
+            return "the hello was not answered (%s)" % (e.strerror or e)
+        if not answer:
+            sock.close()
+            return "the hello was not answered (the receiver closed the connection)"
+        try:
+            ack = json.loads(answer.decode("utf-8"))
+            status = ack.get("status")
+        except (ValueError, AttributeError):
+            sock.close()
+            raise LiveError("%s is not an ArenaScope receiver (answer %r)" % (self.address, answer[:80])) from None
+        if status != 0:
+            sock.close()
+            raise LiveError("%s refused the connection: %s" % (self.address, ack.get("message", "")))
+        self._sock = sock
+        self._sock_fd = sock.fileno()
+        self._in = f
+        return None
 
     def write(self, data, events):
         if self.broken is not None:
@@ -118,11 +175,21 @@ class LiveSink:
                 self._sock.settimeout(10.0)
                 answer = self._in.readline(1 << 16)
                 if answer:
-                    self.delivered_events = json.loads(answer.decode("utf-8")).get("events")
+                    last = json.loads(answer.decode("utf-8"))
+                    self.delivered_events = last.get("events")
+                    self.receiver_message = last.get("message")
         except (OSError, ValueError) as e:
             self.broken = self.broken or str(e)
         finally:
             self._sock.close()
+
+    def abandon(self):
+        """In a forked child: lets go of the connection without a goodbye (the parent's stays open)."""
+        try:
+            self._sock.detach()
+            os.close(self._sock_fd)
+        except (OSError, AttributeError):
+            pass
 
     def describe(self):
         return self.address
@@ -188,6 +255,13 @@ class Writer:
         except OSError as e:
             self.error = "cannot write %s: %s" % (self.sink.describe(), e)
             print("arenascope: " + self.error + " (recording stopped; what was written is readable)", file=sys.stderr)
+
+    def abandon(self):
+        """In a forked child: drops the queue (the parent's events) and the sink, writing nothing."""
+        self.queue.clear()
+        self._stop.set()
+        self._drop_lock = threading.Lock()
+        self.sink.abandon()
 
     def close(self):
         self._stop.set()

@@ -4,8 +4,8 @@
 Every pool is mirrored by :class:`_PoolState`: the blocks it handed out and the blocks it holds, per
 bin, as ArenaScope's Java pool keeps them. Events (memory kind POOL): ``RESERVE`` then
 ``POOL_REQUEST`` for a request the pool served with a new device block (a miss), ``POOL_REQUEST`` with
-``FLAG_HIT`` for one served from a held block (hit and miss are read from the pool's ``held_blocks``
-before and after the request), ``POOL_HOLD`` when a buffer comes back and is held, ``POOL_RELEASE`` with
+``FLAG_HIT`` for one served from a held block (hit and miss are read from the pool's counters before
+and after the request, under the mirror's lock, so threads sharing a pool cannot mix them up), ``POOL_HOLD`` when a buffer comes back and is held, ``POOL_RELEASE`` with
 ``UNRESERVE`` for each block given back to the device (``free_held``, ``stop_holding``, a buffer
 returned while not holding). Gauges: ``used`` = bin sizes of the blocks handed out, ``aux`` = bin sizes
 of the blocks handed out and held (pyopencl's ``managed_bytes``).
@@ -57,7 +57,10 @@ class _PoolState(Tracked):
         self.held_count = 0
         self.active = {}        # address -> _Block
         self.holding = True
-        self.lock = threading.Lock()
+        # re-entrant: a traced request holds it across the pool's own call and the mirror's change, so
+        # that no other thread's request or release falls between them (hit or miss is decided, and the
+        # events are written, in the order the pool changed)
+        self.lock = threading.RLock()
         self.bin_sizes = {}     # bin -> alloc_size(bin)
 
     def bin_of(self, pool, nbytes):
@@ -82,7 +85,9 @@ class _PoolState(Tracked):
                         lst.remove(addr)
                     else:
                         lst.pop()
-                self.held_count -= 1
+                    self.held_count -= 1
+                else:
+                    hit = False   # the mirror held nothing of that bin: counted as a new block (never a negative gauge)
             block = _Block(addr, bin_nr, size)
             self.active[addr] = block
             self.used += size
@@ -158,19 +163,32 @@ class _PoolState(Tracked):
 # ---------------------------------------------------------------------- pyopencl / pycuda (C++ types)
 
 def _traced_request(state, orig, pool, nbytes, args, kwargs):
-    """One request to a C++ pool. The mirror says whether it is a hit (pyopencl and pycuda serve a
-    request from its bin's held blocks whenever there is one); the pool's counters are read only to
-    notice what the mirror cannot see (buffers collected, held blocks freed by a retried allocation)."""
-    if pool.active_blocks < len(state.active):
-        state.collect(None)
-    t0 = time.perf_counter_ns()
-    buf = orig(pool, nbytes, *args, **kwargs)
-    bin_nr, size = state.bin_of(pool, nbytes)
-    hit = bool(state.held.get(bin_nr))
-    if not hit and state.held_count and pool.held_blocks < state.held_count:
-        state.reconcile(pool, pool.held_blocks)
-    block = state.request(buf, nbytes, bin_nr, size, hit, t0)
-    _watch(state, buf, block)
+    """One request to a C++ pool, under the mirror's lock (held across the pool's call: requests and
+    explicit releases of other threads wait, so hit or miss is that of this request). A miss is a
+    request that grew the pool's ``managed_bytes`` by its bin size (a new device block); a hit took a
+    held block and left it unchanged. Buffers the collector took meanwhile (they move from active to
+    held without a callback, in any thread) are found from their dead weak references before the mirror
+    changes; a pool without ``managed_bytes`` falls back to the mirror's held blocks."""
+    with state.lock:
+        if pool.active_blocks < len(state.active):
+            state.collect(None)
+        m0 = getattr(pool, "managed_bytes", None)
+        t0 = time.perf_counter_ns()
+        buf = orig(pool, nbytes, *args, **kwargs)
+        bin_nr, size = state.bin_of(pool, nbytes)
+        m1 = getattr(pool, "managed_bytes", None)
+        if pool.active_blocks < len(state.active) + 1:
+            state.collect(None)   # a buffer died while the pool served: its block is held now, in the mirror too
+        if m0 is None or m1 is None:
+            hit = bool(state.held.get(bin_nr))
+        else:
+            hit = state.holding and m1 == m0
+        if not hit and state.held_count and pool.held_blocks < state.held_count:
+            state.reconcile(pool, pool.held_blocks)   # a retried allocation freed the held blocks first
+        if hit and not state.held.get(bin_nr):
+            state.collect(None)
+        block = state.request(buf, nbytes, bin_nr, size, hit, t0)
+        _watch(state, buf, block)
     return buf
 
 
@@ -218,20 +236,20 @@ def make_traced_pool_class(orig, label, device_of=None, release_types=(), releas
 
         def free_held(self):
             st = self._arenascope_state
-            if st is not None and not st.session.closed:
+            if st is None or st.session.closed:
+                return orig.free_held(self)
+            with st.lock:
                 st.collect(self)
-            orig.free_held(self)
-            st = self._arenascope_state
-            if st is not None and not st.session.closed:
+                orig.free_held(self)
                 st.release_held(self)
 
         def stop_holding(self):
             st = self._arenascope_state
-            if st is not None and not st.session.closed:
+            if st is None or st.session.closed:
+                return orig.stop_holding(self)
+            with st.lock:
                 st.collect(self)
-            orig.stop_holding(self)
-            st = self._arenascope_state
-            if st is not None and not st.session.closed:
+                orig.stop_holding(self)
                 st.holding = False
                 st.release_held(self)
 
@@ -251,8 +269,10 @@ def _patch_release(typ, name):
 
     def release(self, *args, **kwargs):
         found = _released(self)   # before: a released buffer has no address any more
-        r = orig(self, *args, **kwargs)
-        if found is not None:
+        if found is None:
+            return orig(self, *args, **kwargs)
+        with found[0].lock:       # the pool's change and the mirror's, with no request between them
+            r = orig(self, *args, **kwargs)
             found[0].give_back(found[1])
         return r
     release._arenascope = True
@@ -318,16 +338,17 @@ def track_pool(pool, name=None, session=None, device=""):
     call = getattr(type(pool), "__call__", None)
 
     def traced_allocate(nbytes, *args, **kwargs):
-        t0 = time.perf_counter_ns()
-        held0 = pool.held_blocks
-        buf = allocate(nbytes, *args, **kwargs)
-        held1 = pool.held_blocks
-        bin_nr, size = state.bin_of(pool, nbytes)
-        hit = held1 == held0 - 1
-        if not hit and held1 < held0:
-            state.reconcile(pool, held1)
-        block = state.request(buf, nbytes, bin_nr, size, hit, t0)
-        _watch(state, buf, block)
+        with state.lock:   # the pool's change and the mirror's, with no other thread's request between them
+            t0 = time.perf_counter_ns()
+            held0 = pool.held_blocks
+            buf = allocate(nbytes, *args, **kwargs)
+            held1 = pool.held_blocks
+            bin_nr, size = state.bin_of(pool, nbytes)
+            hit = held1 == held0 - 1
+            if not hit and held1 < held0:
+                state.reconcile(pool, held1)
+            block = state.request(buf, nbytes, bin_nr, size, hit, t0)
+            _watch(state, buf, block)
         return buf
 
     pool.allocate = traced_allocate
@@ -336,6 +357,10 @@ def track_pool(pool, name=None, session=None, device=""):
     free = pool.free
 
     def traced_free(buf, size, *args, **kwargs):
+        with state.lock:
+            return _free(buf, size, *args, **kwargs)
+
+    def _free(buf, size, *args, **kwargs):
         held0 = pool.held_blocks
         r = free(buf, size, *args, **kwargs)
         block = state.active.get(_address(buf))
@@ -354,16 +379,18 @@ def track_pool(pool, name=None, session=None, device=""):
     free_held = pool.free_held
 
     def traced_free_held():
-        r = free_held()
-        state.release_held(pool)
+        with state.lock:
+            r = free_held()
+            state.release_held(pool)
         return r
     pool.free_held = traced_free_held
     stop_holding = pool.stop_holding
 
     def traced_stop_holding():
-        r = stop_holding()
-        state.holding = False
-        state.release_held(pool)
+        with state.lock:
+            r = stop_holding()
+            state.holding = False
+            state.release_held(pool)
         return r
     pool.stop_holding = traced_stop_holding
     return TrackedCall(pool) if call is not None else pool

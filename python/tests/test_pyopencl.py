@@ -39,3 +39,33 @@ def test_stacks_cost_nothing_to_correctness(tmp):
     want = json.loads(truth.read_text())
     [pool] = [m for m in stats(out)["memories"] if m["kind"] == "POOL"]
     assert pool["requests"] == want["requests"] and pool["reserved_peak_bytes"] == want["reserved_peak_bytes"]
+
+
+def _pool_events(path):
+    """(RESERVE count, UNRESERVE count, reserved gauges in order) of the one pool in a JSONL trace."""
+    pools = set()
+    reserve = unreserve = 0
+    aux = []
+    with open(path) as f:
+        for line in f:
+            o = json.loads(line)
+            if o.get("type") == "memory" and o.get("kind") == "POOL":
+                pools.add(o["id"])
+            elif "kind" in o and "t" in o and o.get("mem") in pools:
+                reserve += o["kind"] == "RESERVE"
+                unreserve += o["kind"] == "UNRESERVE"
+                aux.append(o["aux"])
+    assert len(pools) == 1
+    return reserve, unreserve, aux
+
+
+def test_eight_threads_on_one_pool_count_what_the_pool_holds(tmp):
+    _device_or_skip()
+    out = tmp / "threads.jsonl"
+    truth = tmp / "truth.json"
+    run_client(["run", "--out", str(out), "%s/pyopencl_threads.py" % HERE, str(truth)], tmp)
+    want = json.loads(truth.read_text())
+    reserve, unreserve, aux = _pool_events(out)
+    assert reserve - unreserve == want["held_blocks"], (reserve, unreserve, want)
+    assert min(aux) >= 0, min(aux)
+    assert aux[-1] == want["managed_bytes"], (aux[-1], want)

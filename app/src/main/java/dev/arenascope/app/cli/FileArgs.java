@@ -22,6 +22,19 @@ public final class FileArgs {
     public static Path readable(String command, String arg) {
         Path file = Path.of(arg);
         if (!Files.exists(file)) {
+            if (Files.isSymbolicLink(file)) {
+                // a link whose target is missing, or a loop of links (a -> b -> a): not "no such file"
+                try {
+                    file.toRealPath();
+                } catch (java.nio.file.FileSystemException e) {
+                    String why = e.getReason() == null ? "" : e.getReason();
+                    throw new UsageException(command + ": " + file + ": "
+                            + (why.toLowerCase(java.util.Locale.ROOT).contains("too many") ? "a loop of symbolic links"
+                            : "a symbolic link to a missing file" + (why.isEmpty() ? "" : " (" + why + ")")));
+                } catch (java.io.IOException e) {
+                    throw new UsageException(command + ": " + file + ": a symbolic link that does not resolve (" + e.getMessage() + ")");
+                }
+            }
             throw new UsageException(command + ": " + file + ": no such file");
         }
         if (Files.isDirectory(file)) {

@@ -15,12 +15,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.device.Printable;
 import dev.arenascope.core.live.ConnectionStats;
 import dev.arenascope.core.live.LiveProtocol;
 import dev.arenascope.core.live.LiveReceiver;
 import dev.arenascope.core.live.PeerInfo;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.file.OutputFiles;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
 
@@ -59,7 +61,8 @@ public final class ListenCommand implements Command {
                   --bind ADDR       address to listen on (default 127.0.0.1); any other address
                                     needs a token
                   --token T         token senders must present (default: $ARENASCOPE_TOKEN)
-                  --out DIR         write each connection to DIR/SESSION-pPID-cN.EXT
+                  --out DIR         write each connection to DIR/SESSION-pPID-cN.EXT (checked
+                                    writable at start; -1, -2, ... when an earlier run has the name)
                   --format EXT      file format for --out: %s (default .astrace)
                   --seconds S       stop after S seconds
                   --connections N   stop once N connections have ended
@@ -117,7 +120,7 @@ public final class ListenCommand implements Command {
             if (TraceFormats.output(Path.of("x" + ext)) == null) {
                 throw new UsageException(name() + ": --format: cannot write '" + ext + "' (writes " + TraceFormats.outputExtensions() + ")");
             }
-            Files.createDirectories(dir);
+            checkOutDir(dir);
         }
         InetAddress address;
         try {
@@ -158,12 +161,12 @@ public final class ListenCommand implements Command {
                     if (c.state().ended()) {
                         ended++;
                         if (reported.put(c.connection(), c.state()) != c.state()) {
-                            out.println(line(c) + ending(c, files.get(c.connection()), stores.get(c.connection())));
+                            out.println(Printable.line(line(c) + ending(c, files.get(c.connection()), stores.get(c.connection()))));
                         }
                     } else if (c.state() == ConnectionStats.State.STREAMING
                             && (status || reported.put(c.connection(), c.state()) != c.state())) {
                         reported.put(c.connection(), c.state());
-                        out.println(line(c));
+                        out.println(Printable.line(line(c))); // names come from the sender: no control or bidi characters
                     }
                 }
                 if (status) {
@@ -171,7 +174,7 @@ public final class ListenCommand implements Command {
                     LiveReceiver.AcceptStats now = receiver.acceptStats();
                     String trouble = acceptLine(acceptSaid, now, perAddress);
                     if (trouble != null) {
-                        out.println(trouble);
+                        out.println(Printable.line(trouble));
                         acceptSaid = now;
                     }
                 }
@@ -216,7 +219,50 @@ public final class ListenCommand implements Command {
                 now.failures(), now.shed(), now.refusedPerAddress());
     }
 
-    /** The sink for one connection: a trace file under --out, else an in-memory store. */
+    /**
+     * Creates {@code --out} when missing and proves it can hold files (one is created and removed), so
+     * a directory that cannot take a trace is said at start (exit 2), not found out when the first
+     * session arrives and is lost.
+     */
+    private void checkOutDir(Path dir) {
+        try {
+            if (Files.exists(dir) && !Files.isDirectory(dir)) {
+                throw new UsageException(name() + ": --out " + dir + ": not a directory");
+            }
+            Files.createDirectories(dir);
+            Path probe = Files.createTempFile(dir, ".arenascope-listen-", ".probe");
+            Files.delete(probe);
+        } catch (UsageException e) {
+            throw e;
+        } catch (IOException | SecurityException e) {
+            String why = e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason()
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                    : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            throw new UsageException(name() + ": --out " + dir + ": cannot write files there (" + why + ")");
+        }
+    }
+
+    /** The longest session name kept in a file name (file systems allow 255 bytes per name; pid, connection and extension follow). */
+    static final int MAX_NAME_IN_FILE = 96;
+
+    /**
+     * The file name part for a session name: letters, digits, {@code . _ -} (anything else an underscore),
+     * no leading dot or dash (a hidden file, or one that reads as an option), at most
+     * {@value #MAX_NAME_IN_FILE} characters, {@code session} when nothing is left.
+     */
+    static String fileStem(String sessionName) {
+        String base = sessionName.replaceAll("[^A-Za-z0-9._-]", "_").replaceFirst("^[.-]+", "");
+        if (base.length() > MAX_NAME_IN_FILE) {
+            base = base.substring(0, MAX_NAME_IN_FILE);
+        }
+        return base.isEmpty() ? "session" : base;
+    }
+
+    /**
+     * The sink for one connection: a trace file under --out (created exclusively: a name an earlier run
+     * or another connection holds gets {@code -1}, {@code -2}, ...), else an in-memory store. The file is
+     * named in {@code files} only once it exists.
+     */
     private static EventSink open(PeerInfo peer, Path dir, String ext, Map<Integer, String> files, Map<Integer, EventStore> stores)
             throws IOException {
         if (dir == null) {
@@ -224,10 +270,16 @@ public final class ListenCommand implements Command {
             stores.put(peer.connection(), s);
             return s;
         }
-        String base = peer.session().name().replaceAll("[^A-Za-z0-9._-]", "_");
-        Path file = dir.resolve(base + "-p" + peer.processId() + "-c" + peer.connection() + ext);
+        Path file = OutputFiles.createNew(dir.resolve(fileStem(peer.session().name()) + "-p" + peer.processId() + "-c" + peer.connection() + ext));
+        EventSink sink;
+        try {
+            sink = TraceFormats.output(file).open(file);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(file);
+            throw e;
+        }
         files.put(peer.connection(), file.toString());
-        return TraceFormats.output(file).open(file);
+        return sink;
     }
 
     private static String line(ConnectionStats c) {

@@ -14,6 +14,7 @@ import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.trace.file.OutputFiles;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.DeviceUnavailableException;
@@ -58,7 +59,8 @@ public final class RecordCommand implements Command {
 
                 Runs a sample workload that does real work on the chosen device and records every
                 allocation. With neither --out nor --live the trace goes to WORKLOAD-DATE-TIME.astrace in
-                the working directory.
+                the working directory (WORKLOAD-DATE-TIME-1.astrace, -2, ... when that name is taken:
+                no run writes over another's file).
 
                   --device NAME     auto (CUDA when a device answers, else host; default), cuda, cuda:N,
                                     host, or virtual (accounting only, no bytes)
@@ -148,6 +150,11 @@ public final class RecordCommand implements Command {
             session.addDevice(device.info());
             RecordingMeter meter = new RecordingMeter();
             session.addSink(meter);
+            if (file != null && outName == null) {
+                // a name made up here: created exclusively, numbered when an earlier run or a run started in the
+                // same second has it (never two writers on one file)
+                file = OutputFiles.createNew(file);
+            }
             EventSink fileSink = file == null ? null : TraceOutputs.fileSink(file);
             if (fileSink != null) {
                 session.addSink(fileSink);

@@ -24,6 +24,7 @@ import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.report.Report;
 import dev.arenascope.core.report.ReportFormat;
 import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.OutputFiles;
 import dev.arenascope.core.trace.file.ReadReport;
 
 /**
@@ -112,6 +113,16 @@ public final class ReportCommand implements Command {
         if (gate != null && baselineArg == null) {
             throw new UsageException("report: --fail-on-regression needs --baseline TRACE to compare with");
         }
+        if (outArg != null) {
+            // the report replaces --out only when complete, but never a file this run reads
+            Path target = Path.of(outArg);
+            if (OutputFiles.sameFile(target, trace)) {
+                throw new UsageException("report: --out " + target + " is the trace being reported on; name another file");
+            }
+            if (baselineArg != null && OutputFiles.sameFile(target, Path.of(baselineArg))) {
+                throw new UsageException("report: --out " + target + " is the --baseline trace; name another file");
+            }
+        }
         List<ReadReport> damaged = new ArrayList<>();
         TraceAnalysis current = analyse(trace, searchMs, damaged);
         Report report;
@@ -129,7 +140,7 @@ public final class ReportCommand implements Command {
             w.flush();
         } else {
             Path target = Path.of(outArg);
-            Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+            Path tmp = OutputFiles.temporaryFor(target); // its own name: two reports to one --out never share it
             // an encoder that replaces what UTF-8 cannot hold (a lone surrogate in a recorded name) instead of
             // failing with "Input length = 1", as the stdout path does
             try (Writer w = new java.io.BufferedWriter(new java.io.OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8))) {
@@ -139,7 +150,7 @@ public final class ReportCommand implements Command {
                 throw new UsageException("report: cannot write " + target + ": " + e.getMessage());
             }
             try {
-                Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                OutputFiles.commit(tmp, target);
             } finally {
                 Files.deleteIfExists(tmp);     // left only when the move failed
             }

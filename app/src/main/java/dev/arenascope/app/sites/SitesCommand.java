@@ -86,6 +86,7 @@ public final class SitesCommand implements Command {
         boolean bottomUp = a.flag("bottom-up");
         boolean topDown = a.flag("top-down");
         String by = a.string("by", "site");
+        boolean topGiven = a.has("top");
         int top = a.intValue("top", -1);
         boolean internal = a.flag("internal");
         String format = a.string("format", "text");
@@ -114,7 +115,7 @@ public final class SitesCommand implements Command {
         if ((bottomUp || topDown) && byCategory) {
             throw new UsageException(name() + ": a call tree is by site; --by category has no tree");
         }
-        if (top < -1 || top == 0) {
+        if (topGiven && top < 1) { // -1 is "not given" inside, never a value the user may type
             throw new UsageException(name() + ": --top must be a positive number, got " + top);
         }
         long shorterThanNs = shorter == null ? SiteQuestion.DEFAULT_TEMPORARY_NS : TimeArg.duration(name(), "--shorter-than", shorter);

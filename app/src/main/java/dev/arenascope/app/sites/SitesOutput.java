@@ -13,6 +13,7 @@ import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.analysis.SiteSource;
 import dev.arenascope.core.analysis.SiteTree;
 import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.device.Printable;
 import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.StackFrame;
 
@@ -44,22 +45,44 @@ final class SitesOutput {
         }
     }
 
+    /**
+     * The longest folded stack written, in characters (the pickle importer's bound on a stack's text):
+     * a deeper one keeps its innermost frames under a {@code [N outer frames]} root, so the output
+     * stays proportional to the trace, however deep its stack chains.
+     */
+    static final int MAX_FOLDED = 1 << 16;
+
     static String foldedStack(SiteBreakdown.Row r) {
         if (r.frames().isEmpty()) {
             return clean(r.label());
         }
-        StringBuilder sb = new StringBuilder();
-        for (int k = r.frames().size() - 1; k >= 0; k--) {
+        // innermost first until the bound, then outermost first
+        List<String> kept = new ArrayList<>();
+        int length = 0;
+        int k = 0;
+        for (; k < r.frames().size(); k++) {
+            String f = clean(r.frames().get(k).label());
+            if (length + f.length() + 1 > MAX_FOLDED) {
+                break;
+            }
+            kept.add(f);
+            length += f.length() + 1;
+        }
+        StringBuilder sb = new StringBuilder(length + 24);
+        if (k < r.frames().size()) {
+            sb.append('[').append(r.frames().size() - k).append(" outer frames]");
+        }
+        for (int i = kept.size() - 1; i >= 0; i--) {
             if (sb.length() > 0) {
                 sb.append(';');
             }
-            sb.append(clean(r.frames().get(k).label()));
+            sb.append(kept.get(i));
         }
         return sb.toString();
     }
 
     private static String clean(String frame) {
-        String s = frame.replace(';', ':').replace('\n', ' ').replace('\r', ' ').replace('\t', ' ').strip();
+        String s = Printable.line(frame.replace(';', ':').replace('\n', ' ').replace('\r', ' ').replace('\t', ' ')).strip();
         return s.isEmpty() ? "?" : s;
     }
 
@@ -67,7 +90,7 @@ final class SitesOutput {
 
     static void text(Answer a, PrintStream out) {
         SiteBreakdown sb = a.sites();
-        out.println(a.trace() + ", memory " + sb.memory() + ": " + sb.question());
+        out.println(Printable.line(a.trace() + ", memory " + sb.memory() + ": " + sb.question()));
         out.println(sourceLine(sb));
         out.println("total " + Bytes.format(sb.totalBytes()) + " (" + String.format(Locale.ROOT, "%,d", sb.totalBytes())
                 + " bytes) in " + String.format(Locale.ROOT, "%,d", sb.totalCount()) + " allocations");
@@ -82,9 +105,9 @@ final class SitesOutput {
             out.println(String.format(Locale.ROOT, "%12s %6s %9s  %s", "bytes", "%", "count", a.byCategory() ? "category" : "site (innermost frame first)"));
             for (SiteBreakdown.Row r : sb.rows()) {
                 out.println(String.format(Locale.ROOT, "%12s %6s %9s  %s", Bytes.format(r.bytes()), pct(r.bytes(), sb.totalBytes()),
-                        String.format(Locale.ROOT, "%,d", r.count()), r.label()));
+                        String.format(Locale.ROOT, "%,d", r.count()), Printable.line(r.label())));
                 for (int k = 1; k < Math.min(r.frames().size(), 6); k++) {
-                    out.println(String.format(Locale.ROOT, "%30s    <- %s", "", r.frames().get(k).label()));
+                    out.println(String.format(Locale.ROOT, "%30s    <- %s", "", Printable.line(r.frames().get(k).label())));
                 }
                 if (r.frames().size() > 6) {
                     out.println(String.format(Locale.ROOT, "%30s    <- ... %d more", "", r.frames().size() - 6));
@@ -93,7 +116,7 @@ final class SitesOutput {
         }
         if (a.diff() != null) {
             out.println();
-            out.println("against " + a.baselineTrace() + ": " + Bytes.format(a.diff().baseline().totalBytes()) + " -> "
+            out.println("against " + Printable.line(a.baselineTrace()) + ": " + Bytes.format(a.diff().baseline().totalBytes()) + " -> "
                     + Bytes.format(sb.totalBytes()));
             out.println(String.format(Locale.ROOT, "%12s %12s %12s  %-8s %s", "baseline", "now", "delta", "status", "site"));
             for (SiteDiff.Entry e : a.diff().entries()) {
@@ -102,7 +125,7 @@ final class SitesOutput {
                 }
                 out.println(String.format(Locale.ROOT, "%12s %12s %12s  %-8s %s", Bytes.format(e.baselineBytes()),
                         Bytes.format(e.currentBytes()), (e.deltaBytes() >= 0 ? "+" : "-") + Bytes.format(Math.abs(e.deltaBytes())),
-                        e.status().name().toLowerCase(Locale.ROOT), e.label()));
+                        e.status().name().toLowerCase(Locale.ROOT), Printable.line(e.label())));
             }
         }
     }
@@ -117,7 +140,7 @@ final class SitesOutput {
             return;
         }
         out.println(String.format(Locale.ROOT, "%12s %6s %12s  %s%s", Bytes.format(n.totalBytes()), pct(n.totalBytes(), total),
-                Bytes.format(n.selfBytes()), "  ".repeat(depth), n.frame().label()));
+                Bytes.format(n.selfBytes()), "  ".repeat(depth), Printable.line(n.frame().label())));
         for (SiteTree.Node c : n.children()) {
             printNode(c, depth + 1, total, out, lines);
         }

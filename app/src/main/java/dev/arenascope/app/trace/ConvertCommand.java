@@ -13,6 +13,7 @@ import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.file.OutputFiles;
 import dev.arenascope.core.trace.file.ReadReport;
 import dev.arenascope.core.trace.file.TraceFormats;
 
@@ -67,17 +68,25 @@ public final class ConvertCommand implements Command {
             throw new UsageException(name() + ": " + outFile + ": cannot write '" + TraceFormats.extension(outFile) + "' files (writes "
                     + TraceFormats.outputExtensions() + ")");
         }
-        if (Files.exists(outFile) && Files.isSameFile(in, outFile)) {
+        if (OutputFiles.sameFile(in, outFile)) {
             throw new UsageException(name() + ": IN and OUT are the same file");
         }
-        EventSink sink = writer.open(outFile);
+        FileArgs.output(name(), "OUT", outFile.toString());
+        // written under a temporary name beside OUT and moved there once complete: a run stopped half-way
+        // (SIGTERM, a full disk, a refused input) leaves OUT as it was, never a cut file that looks whole
+        Path tmp = OutputFiles.temporaryFor(outFile);
         ReadReport report;
         try {
-            report = reader.read(in, sink);
-        } catch (TraceFormatException e) {
-            closeQuietly(sink);
-            Files.deleteIfExists(outFile);
-            throw new UsageException(name() + ": " + e.getMessage(), e);
+            EventSink sink = writer.open(tmp);
+            try {
+                report = reader.read(in, sink);
+            } catch (TraceFormatException e) {
+                closeQuietly(sink);
+                throw new UsageException(name() + ": " + e.getMessage(), e);
+            }
+            OutputFiles.commit(tmp, outFile);
+        } finally {
+            Files.deleteIfExists(tmp);
         }
         if (report.damaged()) {
             return TraceLoader.finish(name(), report, "wrote what was sound to " + outFile, err);

@@ -52,7 +52,7 @@ class CliInputErrorsTest {
         Path in = dir.resolve("in.astrace");
         SyntheticTrace.write(1, 1_000, new AstraceWriter(in));
         String out = dir.resolve("no/such/dir/out.jsonl").toString();
-        cli("convert", in.toString(), out).isOneLineUsageError("convert", out, "no such file or directory");
+        cli("convert", in.toString(), out).isOneLineUsageError("convert", out, "no such directory");
     }
 
     @Test

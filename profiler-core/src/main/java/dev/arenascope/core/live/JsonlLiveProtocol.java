@@ -37,7 +37,6 @@ final class JsonlLiveProtocol {
     static final int MAX_HELLO_BYTES = 1 << 16;
     /** The longest stream line; a longer one cuts the connection (what came before is kept). */
     static final int MAX_LINE = 1 << 20;
-    static final byte[] GOODBYE = "{\"type\":\"goodbye\"".getBytes(StandardCharsets.US_ASCII);
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -81,10 +80,19 @@ final class JsonlLiveProtocol {
             throw new TraceFormatException(source, 0, "not an ArenaScope live hello (no \"arenascope_live\":\"jsonl\")");
         }
         int version = h.path("version").canConvertToInt() ? h.path("version").asInt() : 0;
+        JsonNode pid = h.path("pid");
+        if (!pid.isMissingNode() && !(pid.isIntegralNumber() && pid.canConvertToLong() && pid.asLong() >= 0)) {
+            // a pid names the sender's files and lines: one that does not fit (10^23 wrapped to a negative) is refused
+            throw new TraceFormatException(source, 0, "the hello's pid " + clip(pid.toString()) + " is not a process id (0 to 2^63-1)");
+        }
         String name = h.path("name").isTextual() ? h.path("name").asText() : "python";
         SessionInfo session = new SessionInfo(name, h.path("host").asText(""), 0, List.of(), Map.of());
         return new Hello(version, h.path("token").asText(""), h.path("sender").asLong(0),
                 Math.max(1, h.path("connection").asInt(1)), h.path("pid").asLong(0), session);
+    }
+
+    private static String clip(String s) {
+        return s.length() > 40 ? s.substring(0, 40) + "..." : s;
     }
 
     static byte[] answer(int status, String message) {
@@ -95,9 +103,17 @@ final class JsonlLiveProtocol {
     }
 
     static byte[] closed(long events) {
+        return closed(events, null);
+    }
+
+    /** The last answer, with {@code message} when the receiver could not keep the session (events: what it kept). */
+    static byte[] closed(long events, String message) {
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         o.put("status", "closed");
         o.put("events", events);
+        if (message != null) {
+            o.put("message", message);
+        }
         return line(o);
     }
 
@@ -109,16 +125,44 @@ final class JsonlLiveProtocol {
         }
     }
 
-    /** Whether {@code buf[from...]} starts with the goodbye line's opening. */
+    /**
+     * Whether the line {@code buf[from, to)} opens with the goodbye, <code>&#123;"type":"goodbye"</code>, with any
+     * JSON whitespace between the tokens (a hand-written or pretty-printing sender's).
+     */
     static boolean isGoodbye(byte[] buf, int from, int to) {
-        if (to - from < GOODBYE.length) {
+        int i = skipSpace(buf, from, to);
+        if (i >= to || buf[i] != '{') {
             return false;
         }
-        for (int i = 0; i < GOODBYE.length; i++) {
-            if (buf[from + i] != GOODBYE[i]) {
-                return false;
+        i = expect(buf, skipSpace(buf, i + 1, to), to, "\"type\"");
+        if (i < 0) {
+            return false;
+        }
+        i = skipSpace(buf, i, to);
+        if (i >= to || buf[i] != ':') {
+            return false;
+        }
+        i = expect(buf, skipSpace(buf, i + 1, to), to, "\"goodbye\"");
+        return i >= 0;
+    }
+
+    private static int skipSpace(byte[] buf, int i, int to) {
+        while (i < to && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n')) {
+            i++;
+        }
+        return i;
+    }
+
+    /** The offset after {@code word} at {@code i}, or -1. */
+    private static int expect(byte[] buf, int i, int to, String word) {
+        if (to - i < word.length()) {
+            return -1;
+        }
+        for (int k = 0; k < word.length(); k++) {
+            if (buf[i + k] != word.charAt(k)) {
+                return -1;
             }
         }
-        return true;
+        return i + word.length();
     }
 }

@@ -37,7 +37,7 @@ final class LazySink implements EventSink {
             try {
                 s = factory.open(peer);
             } catch (Exception e) {
-                throw new IllegalStateException("cannot open a sink for connection " + peer.connection() + ": " + e.getMessage(), e);
+                throw new IllegalStateException("cannot open a sink for connection " + peer.connection() + ": " + why(e), e);
             }
             if (s == null) {
                 throw new IllegalStateException("no sink for connection " + peer.connection());
@@ -48,6 +48,20 @@ final class LazySink implements EventSink {
             }
         }
         return sink;
+    }
+
+    /** What went wrong, in words: a file system error's file and reason (a missing directory says so, not just the path). */
+    static String why(Exception e) {
+        if (e instanceof java.nio.file.NoSuchFileException n) {
+            return n.getFile() + ": no such file or directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException a) {
+            return a.getFile() + ": permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getFile() + ": " + f.getReason();
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     @Override

@@ -139,8 +139,9 @@ final class LiveConnection {
         } catch (IOException e) {
             end(ConnectionStats.State.DISCONNECTED, source + ": " + e.getMessage());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, source + ": sink failed", e);
-            end(ConnectionStats.State.CUT, "the sink failed: " + e);
+            LOG.log(Level.WARNING, source + ": the sink failed: " + rootMessage(e));
+            LOG.log(Level.FINE, source + ": the sink failed", e);
+            end(ConnectionStats.State.CUT, "not stored: " + rootMessage(e));
         } finally {
             if (sink == null) {
                 sink = textSink;
@@ -320,7 +321,29 @@ final class LiveConnection {
             }
             boolean goodbye = JsonlLiveProtocol.isGoodbye(buf, lastLine, whole);
             long before = reader.events();
-            reader.accept(buf, 0, goodbye ? lastLine : whole);
+            try {
+                reader.accept(buf, 0, goodbye ? lastLine : whole);
+            } catch (RuntimeException e) {
+                // the sink cannot take the session (a file that cannot be created or written): say so to the
+                // sender at once, with what was kept, and read the rest away so the answer is not lost to a reset
+                events = reader.events();
+                lost = reader.lost();
+                String why = "not stored: " + rootMessage(e);
+                LOG.log(Level.WARNING, source + ": " + why);
+                end(ConnectionStats.State.CUT, why);
+                try {
+                    out.write(JsonlLiveProtocol.closed(events, why));
+                    out.flush();
+                    socket.shutdownOutput();
+                    byte[] sink = new byte[1 << 16];
+                    while (counted.read(sink, 0, sink.length) >= 0) {
+                        // discarded: nothing more can be stored
+                    }
+                } catch (IOException ignored) {
+                    // the sender is gone or idle: it was told, or will see the connection drop
+                }
+                return;
+            }
             events = reader.events();
             lost = reader.lost();
             if (events > before) {
@@ -339,6 +362,12 @@ final class LiveConnection {
             System.arraycopy(buf, whole, buf, 0, len - whole);
             len -= whole;
         }
+    }
+
+    /** What went wrong, in one line: the exception's message (which names the cause), else its class. */
+    static String rootMessage(Throwable e) {
+        String m = e.getMessage();
+        return (m == null ? e.getClass().getSimpleName() : m).replace('\n', ' ');
     }
 
     private void rejectText(OutputStream out, int status, String why) {

@@ -4,7 +4,7 @@ package dev.arenascope.core.report;
 final class Html {
     private Html() {}
 
-    /** Escapes {@code & < > " '} for text and attribute values. */
+    /** Escapes {@code & < > " '} for text and attribute values; control and bidirectional characters are neutralised. */
     static String esc(String s) {
         if (s == null) {
             return "";
@@ -21,6 +21,9 @@ final class Html {
                 default -> {
                     if (c < 0x20 && c != '\n' && c != '\t') {
                         sb.append(' '); // control characters are not allowed in HTML text
+                    } else if (c >= 0x7f && dev.arenascope.core.device.Printable.unsafe(c)) {
+                        // DEL, C1 controls and bidirectional overrides: shown as their code, so no name reverses the text after it
+                        sb.append(dev.arenascope.core.device.Printable.line(String.valueOf(c)));
                     } else {
                         sb.append(c);
                     }

@@ -18,10 +18,10 @@ public final class MarkdownReportWriter {
         sb.append("# Memory report: ").append(esc(r.trace().session().name())).append("\n\n");
         sb.append('_').append(esc(r.generator()));
         if (!r.source().isEmpty()) {
-            sb.append(" · trace `").append(r.source().replace("`", "'")).append('`');
+            sb.append(" · trace `").append(code(r.source())).append('`');
         }
         if (r.hasBaseline()) {
-            sb.append(" · baseline `").append((r.baselineSource().isEmpty() ? r.diff().baseline().session().name() : r.baselineSource()).replace("`", "'")).append('`');
+            sb.append(" · baseline `").append(code(r.baselineSource().isEmpty() ? r.diff().baseline().session().name() : r.baselineSource())).append('`');
         }
         sb.append("_\n\n");
         if (r.hasBaseline()) {
@@ -123,7 +123,29 @@ public final class MarkdownReportWriter {
         return text + " (was " + esc(was) + ", " + Units.changePct(ch) + mark + ")" + sub;
     }
 
-    private static String esc(String s) {
-        return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("*", "\\*").replace("_", "\\_");
+    /**
+     * Text from the trace as Markdown that renders as that text: Markdown's own characters escaped
+     * ({@code \\ | * _ [ ] ` !}, so no name makes a link, image, emphasis or cell), HTML's escaped as
+     * entities ({@code & < >}, so {@code <script>} or {@code <img onerror>} stay text in every renderer
+     * that passes HTML through), and control characters and line breaks as spaces.
+     */
+    static String esc(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 8);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '\\', '|', '*', '_', '[', ']', '`', '!' -> sb.append('\\').append(c);
+                case '&' -> sb.append("&amp;");
+                case '<' -> sb.append("&lt;");
+                case '>' -> sb.append("&gt;");
+                default -> sb.append(dev.arenascope.core.device.Printable.unsafe(c) ? ' ' : c);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Text for a code span: no backtick to close it early, no line break. */
+    private static String code(String s) {
+        return dev.arenascope.core.device.Printable.line(s.replace('`', '\''));
     }
 }

@@ -116,4 +116,55 @@ class JsonlLiveTest {
             assertTrue(answer.startsWith("{\"status\":3,\"message\":\"bad hello: "), answer);
         }
     }
+
+    /** One text session: hello, {@code body}, then {@code goodbye}; returns the receiver's last line. */
+    private static String session(LiveReceiver r, String hello, byte[] body, String goodbye) throws Exception {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), r.port())) {
+            OutputStream out = s.getOutputStream();
+            BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+            out.write(hello.getBytes(StandardCharsets.UTF_8));
+            String answer = in.readLine();
+            if (!answer.contains("\"status\":0")) {
+                return answer;
+            }
+            out.write(body);
+            out.write(goodbye.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            return in.readLine();
+        }
+    }
+
+    @Test
+    void aLineJacksonWouldTakeForUtf32IsOneBadLineNotALostSession() throws Exception {
+        try (LiveReceiver r = start(null)) {
+            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            body.write(new byte[] {'{', 0, 0, 0, '\n'});
+            body.write(LINES.getBytes(StandardCharsets.UTF_8));
+            body.write(new byte[] {'{', 0, 0, 0, '\n'});
+            String last = session(r, HELLO.formatted(""), body.toByteArray(), "{\"type\":\"goodbye\",\"events\":4,\"lost\":0}\n");
+            assertEquals("{\"status\":\"closed\",\"events\":4}", last);
+            ConnectionStats c = ended(r);
+            assertEquals(ConnectionStats.State.CLOSED, c.state(), c.detail());
+            assertEquals(4, stores.get(c.connection()).eventCount());
+        }
+    }
+
+    @Test
+    void aGoodbyeWrittenWithSpacesIsAGoodbye() throws Exception {
+        try (LiveReceiver r = start(null)) {
+            String last = session(r, HELLO.formatted(""), LINES.getBytes(StandardCharsets.UTF_8),
+                    "{ \"type\" : \"goodbye\", \"events\": 4, \"lost\": 0 }\n");
+            assertEquals("{\"status\":\"closed\",\"events\":4}", last);
+            assertEquals(ConnectionStats.State.CLOSED, ended(r).state());
+        }
+    }
+
+    @Test
+    void aHelloPidThatIsNoProcessIdIsRefused() throws Exception {
+        try (LiveReceiver r = start(null)) {
+            String answer = session(r, "{\"arenascope_live\":\"jsonl\",\"version\":1,\"pid\":100000000000000000000000,\"name\":\"p\"}\n",
+                    new byte[0], "");
+            assertTrue(answer.contains("\"status\":3") && answer.contains("is not a process id"), answer);
+        }
+    }
 }

@@ -72,18 +72,42 @@ public final class CsvWriter implements EventSink, AutoCloseable {
         }
         return stackText.computeIfAbsent(site, s -> {
             java.util.List<StackFrame> fs = sites.frames(s);
-            StringBuilder sb = new StringBuilder();
-            for (int k = fs.size() - 1; k >= 0; k--) {
+            // innermost frames first up to the bound, so a deep chain costs the cell MAX_STACK_TEXT, not its depth squared
+            int length = 0;
+            int k = 0;
+            for (; k < fs.size() && length + fs.get(k).label().length() + 1 <= MAX_STACK_TEXT; k++) {
+                length += fs.get(k).label().length() + 1;
+            }
+            StringBuilder sb = new StringBuilder(length + 24);
+            if (k < fs.size()) {
+                sb.append('[').append(fs.size() - k).append(" outer frames]");
+            }
+            for (int i = k - 1; i >= 0; i--) {
                 if (sb.length() > 0) {
                     sb.append(';');
                 }
-                sb.append(fs.get(k).label().replace(';', ':'));
+                sb.append(fs.get(i).label().replace(';', ':'));
             }
             return quote(sb.toString());
         });
     }
 
+    /** The longest stack cell written, in characters (the pickle importer's bound on a stack's text). */
+    static final int MAX_STACK_TEXT = 1 << 16;
+
+    /**
+     * A text cell: quoted when it holds a comma, quote or line break; and, as OWASP advises against CSV
+     * injection, a cell that starts with {@code = + - @}, a tab or a carriage return (a spreadsheet would
+     * run it as a formula: {@code =cmd|...}, {@code +SUM(...)}) gets a leading {@code '}, so it opens as
+     * the text it is. Names come from whoever made the trace.
+     */
     static String quote(String s) {
+        if (!s.isEmpty()) {
+            char c = s.charAt(0);
+            if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') {
+                s = "'" + s;
+            }
+        }
         if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0 && s.indexOf('\r') < 0) {
             return s;
         }

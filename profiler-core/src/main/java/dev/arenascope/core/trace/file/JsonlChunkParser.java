@@ -43,7 +43,29 @@ import dev.arenascope.core.trace.EventKind;
  * and the result never depends on the chunk size. Not thread-safe: one instance per chunk.
  */
 final class JsonlChunkParser {
-    static final JsonFactory FACTORY = JsonFactory.builder().disable(StreamReadFeature.AUTO_CLOSE_SOURCE).build();
+    static final JsonFactory FACTORY = new Utf8Only();
+
+    /**
+     * Jackson's factory, except that bytes are always UTF-8 (as JSON Lines are): the stock factory sniffs
+     * the first four bytes of its input for UTF-16/32, so a line <code>&#123;\0\0\0</code> read first made the
+     * whole chunk "UTF-32" and failed it with an I/O error instead of one bad line. A UTF-8 byte order
+     * mark is skipped as the stock factory does.
+     */
+    private static final class Utf8Only extends JsonFactory {
+        private static final long serialVersionUID = 1L;
+
+        Utf8Only() {
+            super((com.fasterxml.jackson.core.JsonFactoryBuilder) new com.fasterxml.jackson.core.JsonFactoryBuilder()
+                    .disable(StreamReadFeature.AUTO_CLOSE_SOURCE));
+        }
+
+        @Override
+        protected JsonParser _createParser(byte[] data, int offset, int len, com.fasterxml.jackson.core.io.IOContext ctxt) {
+            int skip = len >= 3 && (data[offset] & 0xff) == 0xEF && (data[offset + 1] & 0xff) == 0xBB && (data[offset + 2] & 0xff) == 0xBF ? 3 : 0;
+            return new com.fasterxml.jackson.core.json.UTF8StreamJsonParser(ctxt, _parserFeatures, null, _objectCodec,
+                    _byteSymbolCanonicalizer.makeChild(_factoryFeatures), data, offset + skip, offset + len, skip, false);
+        }
+    }
 
     /** A run of consecutive events and, per event, its line in the chunk. */
     static final class Run {
@@ -71,6 +93,9 @@ final class JsonlChunkParser {
     record Meta(int line, String type, long id, String name, String kind, String device, long capacity, long count,
                 String host, long startNs, String value, Map<String, String> attributes, List<DeviceInfo> devices,
                 String function, String file, long codeLine, long frame, long parent, long flags) {}
+
+    /** The longest function or file name of a frame, in characters (as the PyTorch importer's bound). */
+    static final int MAX_FRAME_TEXT = 4096;
 
     /** What a chunk parsed into. */
     static final class Parsed {
@@ -209,6 +234,8 @@ final class JsonlChunkParser {
                 return objLine;
             } catch (StreamConstraintsException e) {
                 return objLine; // nested too deep, a number or string too long: that line alone says which
+            } catch (IOException e) {
+                return objLine; // bytes that do not decode: that line alone is bad
             }
         } catch (IOException e) {
             throw new IllegalStateException("reading bytes in memory failed", e); // a byte array cannot fail to read
@@ -224,6 +251,8 @@ final class JsonlChunkParser {
                 }
             } catch (StreamReadException | StreamConstraintsException e) {
                 bad(line, JsonlProblems.plain(e));
+            } catch (IOException e) {
+                bad(line, "not valid JSON (" + e.getMessage() + ")"); // a decoding problem: the line, not the file
             }
         } catch (IOException e) {
             throw new IllegalStateException("reading bytes in memory failed", e);
@@ -348,6 +377,7 @@ final class JsonlChunkParser {
         attrs = Map.of();
         devices = List.of();
         String bad = null;
+        long seen = 0;   // field codes met in this object: a key given twice is refused, not "the last one wins"
         int prev = F_OBJECT_START;
         while (true) {
             int code;
@@ -364,6 +394,12 @@ final class JsonlChunkParser {
                 break; // END_OBJECT
             }
             prev = code == F_OTHER ? prev : code;
+            if (code != F_OTHER) {
+                if ((seen & 1L << code) != 0 && bad == null) {
+                    bad = "the key '" + FIELD_NAMES[code] + "' appears twice";
+                }
+                seen |= 1L << code;
+            }
             if (code < F_FIRST_TEXT) {
                 long x;
                 try {
@@ -457,7 +493,32 @@ final class JsonlChunkParser {
         if (site < -1 || site > Integer.MAX_VALUE || cat < -1 || cat > Integer.MAX_VALUE) {
             return "site or cat out of range (-1 for none, else an id)";
         }
+        if (t < MIN_TIME || t > MAX_TIME) {
+            return "'t' " + t + " is out of range (" + MIN_TIME + " to " + MAX_TIME + " ns from the session's start)";
+        }
+        if (used < 0 || aux < 0) {
+            return "gauge '" + (used < 0 ? "used" : "aux") + "' is negative (" + (used < 0 ? used : aux) + "): a gauge counts bytes";
+        }
+        if (b < 0 && SIZE_IN_B[kindCode]) {
+            return "'b' is negative (" + b + "): a " + KIND_NAMES[kindCode] + "'s 'b' is a size in bytes";
+        }
         return null;
+    }
+
+    /**
+     * An event's time bounds, in ns from the session's start (about ±73 and 146 years): any two times
+     * differ by less than 2^63, so a duration, a peak's time or a span never overflows.
+     */
+    static final long MIN_TIME = -(1L << 61), MAX_TIME = 1L << 62;
+
+    /** The kinds whose {@code b} is a number of bytes (never negative). */
+    private static final boolean[] SIZE_IN_B = new boolean[256];
+
+    static {
+        for (EventKind k : new EventKind[] {EventKind.MEMORY_CREATED, EventKind.MEMORY_CLOSED, EventKind.ALLOC, EventKind.FREE,
+                EventKind.POOL_REQUEST, EventKind.POOL_HOLD, EventKind.POOL_RELEASE, EventKind.RESERVE, EventKind.UNRESERVE}) {
+            SIZE_IN_B[k.code()] = true;
+        }
     }
 
     private String checkMeta() {
@@ -475,6 +536,8 @@ final class JsonlChunkParser {
             case "loss" -> count < 0 ? "negative loss count" : null;
             case "frame" -> id < 0 || id > Integer.MAX_VALUE ? "frame id " + id + " out of range"
                     : function == null ? "frame line needs a 'function'"
+                    : function.length() > MAX_FRAME_TEXT || file != null && file.length() > MAX_FRAME_TEXT
+                            ? "frame " + id + ": a function or file name longer than the " + MAX_FRAME_TEXT + " characters a frame may have"
                     : codeLine < 0 || codeLine > Integer.MAX_VALUE ? "frame line number " + codeLine + " out of range"
                     : flags < 0 || flags > 0xff ? "frame flags " + flags + " out of range" : null;
             case "stack" -> id < 0 || id > Integer.MAX_VALUE ? "stack id " + id + " out of range"

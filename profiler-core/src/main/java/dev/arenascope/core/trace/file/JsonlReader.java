@@ -71,6 +71,13 @@ public final class JsonlReader {
     static final int READ_AHEAD = 16;
     /** Below this size the file is parsed on the calling thread alone. */
     private static final long PARALLEL_FROM = 4L * CHUNK;
+    /**
+     * The deepest stack a {@code "stack"} line may declare, in frames: a chain K deep costs every
+     * consumer of whole stacks (folded output, CSV cells, the site tree) K frames per site, so a forged
+     * chain must not be allowed to square the input's size. Real stacks (Python's default recursion
+     * limit is 1000) fit.
+     */
+    public static final int MAX_STACK_DEPTH = 1024;
     /** Declared string ids below this are kept in a bit set, the rest (forged ones) in a hash set. */
     private static final int DENSE_STRING_IDS = 1 << 20;
 
@@ -83,6 +90,11 @@ public final class JsonlReader {
     private final Queue<byte[]> buffers = new ConcurrentLinkedQueue<>();
     private final Queue<Run> runs = new ConcurrentLinkedQueue<>();
     private final boolean[] memoryDeclared = new boolean[EventBatch.MAX_MEMORY_ID + 1];
+    /** Per declared memory, its kind's ordinal (a memory declared again must keep its kind). */
+    private final byte[] memoryKinds = new byte[EventBatch.MAX_MEMORY_ID + 1];
+    /** Per declared stack node, its depth in frames (so a chain's bound is checked in constant time a node). */
+    private int[] stackDepths = new int[64];
+    private int stackDepthCount;
     private final BitSet stringDeclared = new BitSet();
     /** Frames and stacks declared so far, checked as the store checks them (dense ids, in order). */
     private final SiteTable declaredSites = new SiteTable();
@@ -428,9 +440,14 @@ public final class JsonlReader {
             case "memory" -> {
                 ensureSession();
                 int id = (int) m.id();
+                dev.arenascope.core.trace.MemoryKind kind = JsonlValues.memoryKind(m.kind());
+                if (memoryDeclared[id] && memoryKinds[id] != kind.ordinal()) {
+                    return "memory " + id + " declared again as " + kind + " (it is "
+                            + dev.arenascope.core.trace.MemoryKind.values()[memoryKinds[id]] + "): one id, one memory";
+                }
                 memoryDeclared[id] = true;
-                sink.onMemory(new MemoryInfo(id, name, JsonlValues.memoryKind(m.kind()), m.device() == null ? "" : m.device(),
-                        m.capacity(), m.attributes()));
+                memoryKinds[id] = (byte) kind.ordinal();
+                sink.onMemory(new MemoryInfo(id, name, kind, m.device() == null ? "" : m.device(), m.capacity(), m.attributes()));
             }
             case "string" -> {
                 ensureSession();
@@ -464,10 +481,20 @@ public final class JsonlReader {
             case "stack" -> {
                 ensureSession();
                 StackNode n = new StackNode((int) m.id(), (int) m.frame(), (int) m.parent());
+                int depth = n.parent() < 0 ? 1 : n.parent() < stackDepthCount ? stackDepths[n.parent()] + 1 : 1;
+                if (depth > MAX_STACK_DEPTH && n.id() >= declaredSites.nodeCount()) {
+                    return "stack " + n.id() + " is " + depth + " frames deep, more than the " + MAX_STACK_DEPTH + " a stack may have";
+                }
                 try {
                     declaredSites.add(n);
                 } catch (IllegalArgumentException e) {
                     return e.getMessage();
+                }
+                if (n.id() == stackDepthCount) {
+                    if (stackDepthCount == stackDepths.length) {
+                        stackDepths = Arrays.copyOf(stackDepths, stackDepths.length * 2);
+                    }
+                    stackDepths[stackDepthCount++] = depth;
                 }
                 sink.onStack(n);
             }

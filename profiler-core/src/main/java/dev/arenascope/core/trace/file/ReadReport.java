@@ -30,7 +30,7 @@ public record ReadReport(String file, long events, long parts, String partName, 
     public String summary() {
         StringBuilder sb = new StringBuilder();
         if (!problems.isEmpty()) {
-            sb.append(problems.getFirst());
+            sb.append(dev.arenascope.core.device.Printable.line(problems.getFirst())); // it may quote the file's bytes
             if (problemCount > 1) {
                 sb.append(" (and ").append(problemCount - 1).append(" more problem").append(problemCount > 2 ? "s" : "").append(')');
             }
