@@ -64,7 +64,7 @@ public final class SiteTable {
         if (id == null) {
             id = stringIds.size();
             if (id == strings.length) {
-                strings = Arrays.copyOf(strings, id * 2);
+                strings = Arrays.copyOf(strings, Math.max(16, id * 2));
             }
             strings[id] = s;
             stringIds.put(s, id);
@@ -274,6 +274,18 @@ public final class SiteTable {
 
     public synchronized int nodeCount() {
         return nodes.size();
+    }
+
+    /**
+     * Gives back the room the tables kept to grow and their lookup indexes (a consumer's copy that is
+     * complete: a store after its stream closed); lookups still work, building an index again.
+     */
+    public synchronized void trim() {
+        frames.trim();
+        nodes.trim();
+        frames.dropIndex();
+        nodes.dropIndex();
+        strings = Arrays.copyOf(strings, stringIds.size());
     }
 
     /** Bytes the table's arrays hold (its strings aside). */

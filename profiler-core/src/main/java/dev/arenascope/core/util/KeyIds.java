@@ -153,6 +153,13 @@ public final class KeyIds {
         }
     }
 
+    /** Gives back the keys' room to grow (a table that is done growing: after a read). */
+    public void trim() {
+        if (keys.length > size * width) {
+            keys = Arrays.copyOf(keys, size * width);
+        }
+    }
+
     /** Frees the index (the keys stay); the next lookup builds it again. */
     public void dropIndex() {
         slots = new int[64];
@@ -164,8 +171,12 @@ public final class KeyIds {
         if (size == Integer.MAX_VALUE - 1) {
             throw new IllegalStateException("more than " + (Integer.MAX_VALUE - 1) + " keys");
         }
-        if ((size + 1) * width > keys.length) {
-            keys = Arrays.copyOf(keys, (int) Math.min((long) Integer.MAX_VALUE - 8, 2L * keys.length));
+        if ((long) (size + 1) * width > keys.length) {
+            if ((long) (size + 1) * width > Integer.MAX_VALUE - 8) {
+                throw new IllegalStateException("more than " + (Integer.MAX_VALUE - 8) / width + " keys");
+            }
+            // by half again, not double: a table of millions of keys wastes a third at most, not a half
+            keys = Arrays.copyOf(keys, (int) Math.min((long) Integer.MAX_VALUE - 8, keys.length + (keys.length >> 1) + 2L * width));
         }
         keys[size * width] = a;
         if (width == 2) {

@@ -181,14 +181,15 @@ final class StackTable {
                     + " frames together; refused");
         }
         if (end + n > pool.length) {
-            pool = Arrays.copyOf(pool, (int) Math.min(MAX_POOL, Math.max(end + n, 2L * pool.length)));
+            pool = Arrays.copyOf(pool, (int) Math.min(MAX_POOL, Math.max((long) end + n, pool.length + (pool.length >> 1))));
         }
         System.arraycopy(ids, 0, pool, end, n);
         int id = stackCount++;
         if (stackCount == hashes.length) {
-            hashes = Arrays.copyOf(hashes, stackCount * 2);
-            stackRefs = Arrays.copyOf(stackRefs, stackCount * 2);
-            start = Arrays.copyOf(start, stackCount * 2 + 1);
+            int cap = stackCount + (stackCount >> 1);
+            hashes = Arrays.copyOf(hashes, cap);
+            stackRefs = Arrays.copyOf(stackRefs, cap);
+            start = Arrays.copyOf(start, cap + 1);
         }
         start[id + 1] = end + n;
         hashes[id] = hash;
@@ -247,6 +248,10 @@ final class StackTable {
     void doneReading() {
         stackSlots = new int[1];
         frameKeys.dropIndex();
+        frameKeys.trim();
+        pool = Arrays.copyOf(pool, start[stackCount]);
+        start = Arrays.copyOf(start, stackCount + 1);
+        hashes = null;
         frameRefs = null;
         stackRefs = null;
         scratch = null;
