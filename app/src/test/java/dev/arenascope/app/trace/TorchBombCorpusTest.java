@@ -128,34 +128,6 @@ class TorchBombCorpusTest {
             }
             w.appends().append();
         }), "longer than the 4096");
-        // 4000-character frames in stacks of 200 random ones: far more text than bytes
-        String[] names = new String[64];
-        for (int i = 0; i < names.length; i++) {
-            names[i] = ("f" + i).repeat(2000).substring(0, 4000);
-        }
-        c.put(snapshot("text.pickle", (w, raw) -> {
-            int[] memo = new int[names.length];
-            SplittableRandom rnd = new SplittableRandom(7);
-            w.list().list().mark();
-            for (int s = 0; s < 6000; s++) {
-                w.dict().mark().str("action").str("alloc").str("addr").integer(4096L * s).str("size").integer(512).str("frames");
-                w.list().mark();
-                for (int k = 0; k < 200; k++) {
-                    int f = rnd.nextInt(names.length);
-                    if (memo[f] == 0) {
-                        memo[f] = w.nextMemo() + 1;
-                        w.dict().mark().str("name").str(names[f]).str("filename").str("a.py").str("line").integer(f).setItems();
-                    } else {
-                        w.get(memo[f] - 1);
-                    }
-                }
-                w.appends().setItems();
-                if (s % 1000 == 999) {
-                    w.appends().mark();
-                }
-            }
-            w.appends().append();
-        }), "characters of text");
         // 2 M nested lists (no recursion may follow them), then not a snapshot
         c.put(pickle("nested.pickle", (w, raw) -> {
             for (int i = 0; i < 2_000_000; i++) {
@@ -191,6 +163,53 @@ class TorchBombCorpusTest {
         Files.write(cut, java.util.Arrays.copyOf(b, b.length / 2));
         c.put(cut, "truncated");
         return c;
+    }
+
+    /**
+     * 4000-character frames in stacks of 200 random ones: as text far more than its bytes (it was refused
+     * while stacks became text), as frames and stack nodes 64 frames and 1.2 M nodes: read, not refused.
+     */
+    private Path longFrames() throws IOException {
+        String[] names = new String[64];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = ("f" + i).repeat(2000).substring(0, 4000);
+        }
+        return snapshot("text.pickle", (w, raw) -> {
+            int[] memo = new int[names.length];
+            SplittableRandom rnd = new SplittableRandom(7);
+            w.list().list().mark();
+            for (int s = 0; s < 6000; s++) {
+                w.dict().mark().str("action").str("alloc").str("addr").integer(4096L * s).str("size").integer(512).str("frames");
+                w.list().mark();
+                for (int k = 0; k < 200; k++) {
+                    int f = rnd.nextInt(names.length);
+                    if (memo[f] == 0) {
+                        memo[f] = w.nextMemo() + 1;
+                        w.dict().mark().str("name").str(names[f]).str("filename").str("a.py").str("line").integer(f).setItems();
+                    } else {
+                        w.get(memo[f] - 1);
+                    }
+                }
+                w.appends().setItems();
+                if (s % 1000 == 999) {
+                    w.appends().mark();
+                }
+            }
+            w.appends().append();
+        });
+    }
+
+    @Test
+    void longFramesInManyDistinctStacksAreReadInTheSmallHeap() throws Exception {
+        Path file = longFrames();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(java, HEAP, "-cp", System.getProperty("java.class.path"), "dev.arenascope.app.Main",
+                "stats", file.toString()).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "stats did not end");
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("\"peak_bytes\""), out);
     }
 
     @Test

@@ -6,6 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.arenascope.core.util.KeyIds;
+
 /**
  * A session's allocation-site table: interned {@link StackFrame frames} and the {@link StackNode
  * stack tree} over them. A site (what {@link Event#site()} carries) is a node id: the node of the
@@ -44,16 +46,48 @@ public final class SiteTable {
      */
     public static final String SAMPLING_ATTRIBUTE = "sites.sampling";
 
-    private record FrameKey(String function, String file, int line, int flags) {}
-
-    private final List<StackFrame> frames = new ArrayList<>();
-    private final Map<FrameKey, Integer> frameIds = new HashMap<>();
-    private int[] nodeFrame = new int[64];
-    private int[] nodeParent = new int[64];
-    private int nodes;
-    private final Map<Long, Integer> nodeIds = new HashMap<>();
+    /*
+     * Everything is in primitive arrays, linear in the distinct frames and nodes (no object per frame or
+     * node): strings once each, a frame as two longs (function and file string ids; line and flags), a
+     * node as one (parent and frame), each table indexed by a seeded open-addressing hash (KeyIds). A
+     * frame costs about 32 bytes beside its strings, a node 16 to 24.
+     */
+    private final Map<String, Integer> stringIds = new HashMap<>();
+    private String[] strings = new String[64];
+    private final KeyIds frames = new KeyIds(2);
+    private final KeyIds nodes = new KeyIds(1);
     private int announcedFrames;
     private int announcedNodes;
+
+    private int stringId(String s) {
+        Integer id = stringIds.get(s);
+        if (id == null) {
+            id = stringIds.size();
+            if (id == strings.length) {
+                strings = Arrays.copyOf(strings, Math.max(16, id * 2));
+            }
+            strings[id] = s;
+            stringIds.put(s, id);
+        }
+        return id;
+    }
+
+    private static long frameKey(int function, int file) {
+        return (long) function << 32 | (file & 0xFFFF_FFFFL);
+    }
+
+    private static long frameKey2(int line, int flags) {
+        return (long) line << 32 | (flags & 0xFFFF_FFFFL);
+    }
+
+    private static long nodeKey(int parent, int frame) {
+        return (long) parent << 32 | (frame & 0xFFFF_FFFFL);
+    }
+
+    private StackFrame frameAt(int id) {
+        long a = frames.key(id), b = frames.key2(id);
+        return new StackFrame(id, strings[(int) (a >>> 32)], strings[(int) a], (int) (b >> 32), (int) b);
+    }
 
     // ---------------------------------------------------------------- producers
 
@@ -63,15 +97,17 @@ public final class SiteTable {
      * @throws IllegalArgumentException when function or file is null, line is negative or flags out of range
      */
     public synchronized int frame(String function, String file, int line, int flags) {
-        FrameKey key = new FrameKey(function, file, line, flags);
-        Integer id = frameIds.get(key);
-        if (id != null) {
-            return id;
+        if (function == null || file == null || line < 0 || flags < 0 || flags > 0xff) {
+            new StackFrame(frames.size(), function, file, line, flags); // refuses them as a frame would
         }
-        StackFrame f = new StackFrame(frames.size(), function, file, line, flags);
-        frames.add(f);
-        frameIds.put(key, f.id());
-        return f.id();
+        Integer fn = stringIds.get(function), fl = stringIds.get(file);
+        if (fn != null && fl != null) {
+            int id = frames.find(frameKey(fn, fl), frameKey2(line, flags));
+            if (id >= 0) {
+                return id;
+            }
+        }
+        return frames.intern(frameKey(stringId(function), stringId(file)), frameKey2(line, flags));
     }
 
     /**
@@ -84,17 +120,10 @@ public final class SiteTable {
         if (frame < 0 || frame >= frames.size()) {
             throw new IllegalArgumentException("no frame " + frame + " (the table has " + frames.size() + ")");
         }
-        if (parent < -1 || parent >= nodes) {
-            throw new IllegalArgumentException("no stack node " + parent + " (the table has " + nodes + ")");
+        if (parent < -1 || parent >= nodes.size()) {
+            throw new IllegalArgumentException("no stack node " + parent + " (the table has " + nodes.size() + ")");
         }
-        long key = (long) parent << 32 | (frame & 0xFFFF_FFFFL);
-        Integer id = nodeIds.get(key);
-        if (id != null) {
-            return id;
-        }
-        int n = appendNode(frame, parent);
-        nodeIds.put(key, n);
-        return n;
+        return nodes.intern(nodeKey(parent, frame));
     }
 
     /**
@@ -134,36 +163,39 @@ public final class SiteTable {
 
     /** Takes the frames and nodes not yet announced (as {@link #announceNew} does), for delivery to several sinks. */
     public Delta takeNew() {
-        List<StackFrame> newFrames;
+        List<StackFrame> newFrames = new ArrayList<>();
         List<StackNode> newNodes = new ArrayList<>();
         synchronized (this) {
-            newFrames = List.copyOf(frames.subList(announcedFrames, frames.size()));
-            for (int i = announcedNodes; i < nodes; i++) {
-                newNodes.add(new StackNode(i, nodeFrame[i], nodeParent[i]));
+            for (int i = announcedFrames; i < frames.size(); i++) {
+                newFrames.add(frameAt(i));
+            }
+            for (int i = announcedNodes; i < nodes.size(); i++) {
+                newNodes.add(nodeAt(i));
             }
             announcedFrames = frames.size();
-            announcedNodes = nodes;
+            announcedNodes = nodes.size();
         }
-        return new Delta(newFrames, List.copyOf(newNodes));
+        return new Delta(List.copyOf(newFrames), List.copyOf(newNodes));
     }
 
     /** Whether frames or nodes were added since the last {@link #announceNew}. */
     public synchronized boolean hasUnannounced() {
-        return announcedFrames < frames.size() || announcedNodes < nodes;
+        return announcedFrames < frames.size() || announcedNodes < nodes.size();
     }
 
     /** Delivers every frame and node to {@code sink} (a replay), frames first. */
     public void announceAll(EventSink sink) {
-        List<StackFrame> fs;
-        List<StackNode> ns = new ArrayList<>();
+        int fs, ns;
         synchronized (this) {
-            fs = List.copyOf(frames);
-            for (int i = 0; i < nodes; i++) {
-                ns.add(new StackNode(i, nodeFrame[i], nodeParent[i]));
-            }
+            fs = frames.size();
+            ns = nodes.size();
         }
-        fs.forEach(sink::onFrame);
-        ns.forEach(sink::onStack);
+        for (int i = 0; i < fs; i++) {
+            sink.onFrame(frame(i));
+        }
+        for (int i = 0; i < ns; i++) {
+            sink.onStack(node(i));
+        }
     }
 
     // ---------------------------------------------------------------- consumers
@@ -176,7 +208,7 @@ public final class SiteTable {
      */
     public synchronized void add(StackFrame f) {
         if (f.id() < frames.size()) {
-            if (!frames.get(f.id()).equals(f)) {
+            if (!frameAt(f.id()).equals(f)) {
                 throw new IllegalArgumentException("frame " + f.id() + " announced twice with different contents");
             }
             return;
@@ -185,8 +217,7 @@ public final class SiteTable {
             throw new IllegalArgumentException("frame " + f.id() + " announced before frame " + frames.size()
                     + " (frame ids must be announced in order from 0)");
         }
-        frames.add(f);
-        frameIds.putIfAbsent(new FrameKey(f.function(), f.file(), f.line(), f.flags()), f.id());
+        frames.append(frameKey(stringId(f.function()), stringId(f.file())), frameKey2(f.line(), f.flags()));
     }
 
     /**
@@ -196,46 +227,45 @@ public final class SiteTable {
      *                                  announced, or it repeats an id with different contents
      */
     public synchronized void add(StackNode n) {
-        if (n.id() < nodes) {
-            if (nodeFrame[n.id()] != n.frame() || nodeParent[n.id()] != n.parent()) {
+        if (n.id() < nodes.size()) {
+            if (nodeFrame0(n.id()) != n.frame() || nodeParent0(n.id()) != n.parent()) {
                 throw new IllegalArgumentException("stack node " + n.id() + " announced twice with different contents");
             }
             return;
         }
-        if (n.id() > nodes) {
-            throw new IllegalArgumentException("stack node " + n.id() + " announced before node " + nodes
+        if (n.id() > nodes.size()) {
+            throw new IllegalArgumentException("stack node " + n.id() + " announced before node " + nodes.size()
                     + " (node ids must be announced in order from 0)");
         }
         if (n.frame() >= frames.size()) {
             throw new IllegalArgumentException("stack node " + n.id() + " names frame " + n.frame()
                     + ", which was not announced (" + frames.size() + " frames so far)");
         }
-        appendNode(n.frame(), n.parent());
-        nodeIds.putIfAbsent((long) n.parent() << 32 | (n.frame() & 0xFFFF_FFFFL), n.id());
+        nodes.append(nodeKey(n.parent(), n.frame()), 0);
     }
 
     // ---------------------------------------------------------------- reading
 
     /** The frame with this id, or null. */
     public synchronized StackFrame frame(int id) {
-        return id >= 0 && id < frames.size() ? frames.get(id) : null;
+        return id >= 0 && id < frames.size() ? frameAt(id) : null;
     }
 
     /** The node with this id, or null. */
     public synchronized StackNode node(int id) {
-        return id >= 0 && id < nodes ? new StackNode(id, nodeFrame[id], nodeParent[id]) : null;
+        return id >= 0 && id < nodes.size() ? nodeAt(id) : null;
     }
 
     /** The frame id of node {@code id}; the node must exist. */
     public synchronized int nodeFrame(int id) {
         checkNode(id);
-        return nodeFrame[id];
+        return nodeFrame0(id);
     }
 
     /** The parent of node {@code id} (-1 at the root); the node must exist. */
     public synchronized int nodeParent(int id) {
         checkNode(id);
-        return nodeParent[id];
+        return nodeParent0(id);
     }
 
     public synchronized int frameCount() {
@@ -243,31 +273,50 @@ public final class SiteTable {
     }
 
     public synchronized int nodeCount() {
-        return nodes;
+        return nodes.size();
+    }
+
+    /**
+     * Gives back the room the tables kept to grow and their lookup indexes (a consumer's copy that is
+     * complete: a store after its stream closed); lookups still work, building an index again.
+     */
+    public synchronized void trim() {
+        frames.trim();
+        nodes.trim();
+        frames.dropIndex();
+        nodes.dropIndex();
+        strings = Arrays.copyOf(strings, stringIds.size());
+    }
+
+    /** Bytes the table's arrays hold (its strings aside). */
+    public synchronized long bytes() {
+        return frames.bytes() + nodes.bytes() + 4L * strings.length;
     }
 
     /** The frames of {@code site}, innermost first; empty for -1 or an unknown site. */
     public synchronized List<StackFrame> frames(int site) {
         List<StackFrame> out = new ArrayList<>();
-        for (int n = site; n >= 0 && n < nodes; n = nodeParent[n]) {
-            out.add(frames.get(nodeFrame[n]));
+        for (int n = site; n >= 0 && n < nodes.size(); n = nodeParent0(n)) {
+            out.add(frameAt(nodeFrame0(n)));
         }
         return out;
     }
 
     private void checkNode(int id) {
-        if (id < 0 || id >= nodes) {
-            throw new IndexOutOfBoundsException("stack node " + id + " of " + nodes);
+        if (id < 0 || id >= nodes.size()) {
+            throw new IndexOutOfBoundsException("stack node " + id + " of " + nodes.size());
         }
     }
 
-    private int appendNode(int frame, int parent) {
-        if (nodes == nodeFrame.length) {
-            nodeFrame = Arrays.copyOf(nodeFrame, nodes * 2);
-            nodeParent = Arrays.copyOf(nodeParent, nodes * 2);
-        }
-        nodeFrame[nodes] = frame;
-        nodeParent[nodes] = parent;
-        return nodes++;
+    private int nodeFrame0(int id) {
+        return (int) nodes.key(id);
+    }
+
+    private int nodeParent0(int id) {
+        return (int) (nodes.key(id) >> 32);
+    }
+
+    private StackNode nodeAt(int id) {
+        return new StackNode(id, nodeFrame0(id), nodeParent0(id));
     }
 }

@@ -57,6 +57,27 @@ public interface TraceView {
         return out;
     }
 
+    /**
+     * A site in one line: its innermost frame of the program's own code ({@link StackFrame#label()}),
+     * else its innermost frame; empty for -1 or an unknown site. What lists show for an allocation whose
+     * stack is a site only (a PyTorch snapshot's).
+     */
+    default String siteLabel(int site) {
+        StackFrame first = null;
+        for (StackNode n = stackNode(site); n != null; n = stackNode(n.parent())) {
+            StackFrame f = frame(n.frame());
+            if (f != null) {
+                if (!f.internal()) {
+                    return f.label();
+                }
+                if (first == null) {
+                    first = f;
+                }
+            }
+        }
+        return first == null ? "" : first.label();
+    }
+
     long eventCount();
 
     /** Time of the first event (ns since the session start), 0 when empty. */

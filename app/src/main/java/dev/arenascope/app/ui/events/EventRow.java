@@ -40,7 +40,7 @@ public record EventRow(long index, Event event) {
         return switch (e.kind()) {
             case MEMORY_CREATED -> "created, capacity " + Bytes.format(e.b()) + " " + str(t, e.ref());
             case MEMORY_CLOSED -> "closed";
-            case ALLOC -> (e.ref() >= 0 ? str(t, e.ref()) + " " : "") + "at " + hex(e.a()) + (bwd ? " (backward)" : "")
+            case ALLOC -> (e.ref() >= 0 ? str(t, e.ref()) + " " : e.site() >= 0 ? t.siteLabel(e.site()) + " " : "") + "at " + hex(e.a()) + (bwd ? " (backward)" : "")
                     + (e.c() > 0 && e.c() != e.b() ? ", requested " + Bytes.format(e.c()) : "");
             case FREE -> "at " + hex(e.a());
             case FREE_REQUESTED -> "free requested at " + hex(e.a()) + " (pending: in use until its free)";

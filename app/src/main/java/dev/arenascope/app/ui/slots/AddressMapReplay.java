@@ -383,8 +383,14 @@ public final class AddressMapReplay {
         }
     }
 
+    /** Sites' one-line labels, each made once (an allocation whose stack is a site only: a PyTorch snapshot's). */
+    private final java.util.HashMap<Integer, String> siteLabels = new java.util.HashMap<>();
+
     private String label(Event e) {
         String l = e.ref() >= 0 ? trace.string(e.ref()) : null;
+        if (l == null && e.site() >= 0) {
+            l = siteLabels.computeIfAbsent(e.site(), trace::siteLabel);
+        }
         return l == null ? "" : l;
     }
 }

@@ -275,6 +275,7 @@ public final class EventStore implements TraceView, EventSink {
     @Override
     public void onClose() {
         compact();
+        sites.trim(); // the stream is complete: the site table keeps no room to grow (a third of it on millions of nodes)
     }
 
     // ---------------------------------------------------------------- TraceView

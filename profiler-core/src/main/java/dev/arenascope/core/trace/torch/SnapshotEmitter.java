@@ -52,7 +52,6 @@ final class SnapshotEmitter {
 
     /** Checks what the stream will cost, then sends it; nothing reaches the sink when the check refuses. */
     TorchSnapshotToTrace.Result run() throws SnapshotFormatException {
-        StackTexts.checkBudget(snap, source);
         TreeSet<Integer> devices = new TreeSet<>();
         devices.addAll(snap.traces().keySet());
         devices.addAll(snap.segments().keySet());
@@ -349,7 +348,7 @@ final class SnapshotEmitter {
                     liveMemory.put(addr, m);
                 }
                 used[m] += size;
-                emit(start, EventKind.ALLOC, m, thread(stream), addr, size, size, texts.text(stack, -1, -1), -1, texts.site(stack), -1);
+                emit(start, EventKind.ALLOC, m, thread(stream), addr, size, size, -1, -1, texts.site(stack), -1);
                 if (b != null && b.pending() && !requested.containsKey(addr)) {
                     // pending in the final state, its request older than the trace: pending from the start
                     emit(start, EventKind.FREE_REQUESTED, m, thread(stream), addr, size, 0, -1, -1);
@@ -426,7 +425,7 @@ final class SnapshotEmitter {
                         liveMemory.put(addr, m);
                     }
                     used[m] += size;
-                    emit(t, EventKind.ALLOC, m, th, addr, size, size, texts.text(e.stack(r), e.context(r), e.category(r)), scope,
+                    emit(t, EventKind.ALLOC, m, th, addr, size, size, texts.text(e.context(r), e.category(r)), scope,
                             texts.site(e.stack(r)), texts.category(e.category(r), e.meta(r)));
                 }
                 case TraceEntries.FREE_COMPLETED -> {

@@ -473,6 +473,7 @@ final class SnapshotReader implements PicklePlacement {
         if (devices.size() > EventBatch.MAX_MEMORY_ID) {
             throw new SnapshotFormatException(source, "", devices.size() + " devices; at most " + EventBatch.MAX_MEMORY_ID + " are supported");
         }
+        stacks.doneReading();
         return new Snapshot(entries, stacks, strings, rows, segments, blocks, settings, notes, skipped, inputBytes);
     }
 

@@ -5,23 +5,33 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.arenascope.core.util.KeyIds;
+
 /**
  * The stack frames of a snapshot, interned as they are met: each distinct frame (function, file,
  * line) and each distinct stack (a sequence of frames) gets a small id. The pickle's memo already
  * shares identical frame dicts; the reader replaces each shared dict by its id the first time it is
  * placed, so a frame is looked at once however often stacks repeat it.
  *
+ * <p>Memory is linear in what is distinct and holds no object per frame or stack beyond its stand-in:
+ * function and file names are kept once each (a string id), a frame is two longs in a {@link KeyIds}
+ * table (the name and file ids; the line) and a stack is its run of frame ids in one flat array, found
+ * again by a seeded open-addressing hash over the run (an input cannot aim its stacks at one run of
+ * slots). About 50 bytes a distinct frame and 4 bytes a frame of a distinct stack plus 30 a stack;
+ * nothing per trace entry.
+ *
  * <p>Frames whose function is a C++ internal of PyTorch's capture ({@code torch::unwind},
  * {@code CapturedTraceback}, {@code c10::}, {@code at::}) are marked {@link #internal}.
  *
- * <p>Keys are ordered values ({@link Comparable}), so a {@link HashMap} keeps lookups O(log n) even
- * when an input makes hash codes collide. Bad input: a frame name or file name past
- * {@value #MAX_FRAME_TEXT} characters, or a line that is not a 64-bit integer, is refused. Not
- * thread-safe.
+ * <p>Bad input: a frame name or file name past {@value #MAX_FRAME_TEXT} characters, a line that is not
+ * a 64-bit integer, or more than {@value #MAX_POOL} frames in all distinct stacks together (a snapshot
+ * of tens of GB), is refused. Not thread-safe.
  */
 final class StackTable {
     /** The longest function or file name a frame may carry, in characters. */
     static final int MAX_FRAME_TEXT = 4096;
+    /** The most frames the distinct stacks may hold together (the flat array's limit). */
+    static final int MAX_POOL = Integer.MAX_VALUE - 16;
 
     /** A frame's id, standing in for its dict in lists and in the memo. */
     record FrameRef(int id) implements PicklePlacement.StandIn {
@@ -49,67 +59,42 @@ final class StackTable {
         }
     }
 
-    private record FrameKey(String name, String file, long line) implements Comparable<FrameKey> {
-        @Override
-        public int compareTo(FrameKey o) {
-            int c = name.compareTo(o.name);
-            if (c == 0) {
-                c = file.compareTo(o.file);
-            }
-            return c != 0 ? c : Long.compare(line, o.line);
-        }
-    }
+    // ---- strings: a function or file name, once each
+    private final Map<String, Integer> textIds = new HashMap<>();
+    private String[] texts = new String[64];
 
-    private record StackKey(int[] frames) implements Comparable<StackKey> {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof StackKey k && Arrays.equals(frames, k.frames);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(frames);
-        }
-
-        @Override
-        public int compareTo(StackKey o) {
-            return Arrays.compare(frames, o.frames);
-        }
-    }
-
-    private final Map<FrameKey, Integer> frameIds = new HashMap<>();
-    private final Map<StackKey, Integer> stackIds = new HashMap<>();
-    private String[] names = new String[64];
-    private String[] files = new String[64];
-    private long[] lines = new long[64];
+    // ---- frames: (name id << 32 | file id, line) in a KeyIds table; a frame's id is its id there
+    private final KeyIds frameKeys = new KeyIds(2);
     private boolean[] internal = new boolean[64];
-    private int frames;
-    private int[][] stacks = new int[64][];
     private FrameRef[] frameRefs = new FrameRef[64];
+
+    // ---- stacks: stack s is pool[start[s] .. start[s + 1]); 0 is the empty stack
+    private int[] pool = new int[1024];
+    private int[] start = new int[65];
+    private int[] hashes = new int[64];
     private StackRef[] stackRefs = new StackRef[64];
     private int stackCount;
-    private static final int[] EMPTY = new int[0];
+    /** Stack id + 1 per slot; 0 = empty. */
+    private int[] stackSlots = new int[1024];
+    private final long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1;
 
     StackTable() {
-        stackIds.put(new StackKey(EMPTY), 0);
-        stacks[0] = EMPTY;
         stackRefs[0] = new StackRef(0);
-        stackCount = 1;
+        stackCount = 1; // start[0] = start[1] = 0: the empty stack
     }
 
-    /*
-     * A cache in front of frameIds keyed by the identity of the name and file strings: a pickle shares
-     * each distinct string through its memo, so a frame dict written again (the same function, file and
-     * line in another stack) finds its frame here without building a key or hashing text. Identity hash
-     * codes are the JVM's, not the input's, so an input cannot make this table's probes collide; it holds
-     * at most twice the distinct frames (it is cleared and refilled past that), and a miss falls back to
-     * frameIds, which compares by value.
-     */
-    private Object[] cacheName = new Object[1024];
-    private Object[] cacheFile = new Object[1024];
-    private long[] cacheLine = new long[1024];
-    private int[] cacheId = new int[1024];
-    private int cached;
+    private int textId(String s) {
+        Integer id = textIds.get(s);
+        if (id == null) {
+            id = textIds.size();
+            if (id == texts.length) {
+                texts = Arrays.copyOf(texts, id * 2);
+            }
+            texts[id] = s;
+            textIds.put(s, id);
+        }
+        return id;
+    }
 
     /**
      * The frame held by a frame dict ({@code name}, {@code filename}, {@code line}); a {@code line} of
@@ -128,68 +113,20 @@ final class StackTable {
                     + (line instanceof java.math.BigInteger b ? "integer of " + b.bitLength() + " bits" : PyTypes.typeName(line))
                     + ", not a 64-bit integer");
         }
-        int mask = cacheId.length - 1;
-        int h = mix(System.identityHashCode(name) * 31 + System.identityHashCode(file), l) & mask;
-        for (; cacheName[h] != null; h = (h + 1) & mask) {
-            if (cacheName[h] == name && cacheFile[h] == file && cacheLine[h] == l) {
-                return frameRefs[cacheId[h]];
-            }
-        }
         String n = text(name, "name", source, offset);
         String f = text(file, "filename", source, offset);
-        FrameKey k = new FrameKey(n, f, l);
-        Integer id = frameIds.get(k);
-        if (id == null) {
-            id = frames;
-            if (frames == names.length) {
-                int cap = frames * 2;
-                names = Arrays.copyOf(names, cap);
-                files = Arrays.copyOf(files, cap);
-                lines = Arrays.copyOf(lines, cap);
-                internal = Arrays.copyOf(internal, cap);
-                frameRefs = Arrays.copyOf(frameRefs, cap);
+        long key = (long) textId(n) << 32 | (textId(f) & 0xFFFF_FFFFL);
+        int before = frameKeys.size();
+        int id = frameKeys.intern(key, l);
+        if (id == before) { // new
+            if (id == internal.length) {
+                internal = Arrays.copyOf(internal, id * 2);
+                frameRefs = Arrays.copyOf(frameRefs, id * 2);
             }
-            frameRefs[frames] = new FrameRef(frames);
-            names[frames] = n;
-            files[frames] = f;
-            lines[frames] = l;
-            internal[frames] = isInternal(n);
-            frames++;
-            frameIds.put(k, id);
+            internal[id] = isInternal(n);
+            frameRefs[id] = new FrameRef(id);
         }
-        cache(n, f, l, id);
         return frameRefs[id]; // one instance per frame: the memo slots holding it cost a reference each
-    }
-
-    private void cache(Object name, Object file, long line, int id) {
-        if (2 * (cached + 1) > cacheId.length) {
-            int cap = cacheId.length;
-            if (cap < 4 * Math.max(frames, 256)) {
-                cap *= 2; // room for the distinct frames
-            } // else: more distinct strings than frames (equal strings not shared): start over at this size
-            cacheName = new Object[cap];
-            cacheFile = new Object[cap];
-            cacheLine = new long[cap];
-            cacheId = new int[cap];
-            cached = 0;
-        }
-        int mask = cacheId.length - 1;
-        int h = mix(System.identityHashCode(name) * 31 + System.identityHashCode(file), line) & mask;
-        while (cacheName[h] != null) {
-            h = (h + 1) & mask;
-        }
-        cacheName[h] = name;
-        cacheFile[h] = file;
-        cacheLine[h] = line;
-        cacheId[h] = id;
-        cached++;
-    }
-
-    private static int mix(int a, long b) {
-        long x = (a * 0x9E3779B97F4A7C15L) ^ (b * 0xC2B2AE3D27D4EB4FL);
-        x ^= x >>> 29;
-        x *= 0xBF58476D1CE4E5B9L;
-        return (int) (x ^ (x >>> 32));
     }
 
     private static String text(Object o, String what, String source, long offset) throws PickleFormatException {
@@ -212,43 +149,78 @@ final class StackTable {
                 || name.startsWith("at::") || name.contains(" c10::") || name.contains(" at::");
     }
 
-    /** The stack of a list of frame refs (other elements are refused by the caller). */
-    StackRef stack(int[] frameIds) {
-        StackKey k = new StackKey(frameIds);
-        Integer id = stackIds.get(k);
-        if (id == null) {
-            id = stackCount;
-            if (stackCount == stacks.length) {
-                stacks = Arrays.copyOf(stacks, stackCount * 2);
-                stackRefs = Arrays.copyOf(stackRefs, stackCount * 2);
+    private int[] scratch = new int[16];
+
+    private int stackHash(int[] ids, int from, int n) {
+        long h = seed ^ n;
+        for (int i = from; i < from + n; i++) {
+            h = (h ^ ids[i]) * 0x9E3779B97F4A7C15L;
+            h ^= h >>> 31;
+        }
+        h *= 0xBF58476D1CE4E5B9L;
+        return (int) (h ^ (h >>> 32));
+    }
+
+    /** The stack of frames {@code ids[0..n)}, innermost first. */
+    private StackRef stack(int[] ids, int n, String source, long offset) throws PickleFormatException {
+        if (n == 0) {
+            return stackRefs[0];
+        }
+        int hash = stackHash(ids, 0, n);
+        int mask = stackSlots.length - 1;
+        int h = hash & mask;
+        for (; stackSlots[h] != 0; h = (h + 1) & mask) {
+            int id = stackSlots[h] - 1;
+            if (hashes[id] == hash && Arrays.equals(pool, start[id], start[id + 1], ids, 0, n)) {
+                return stackRefs[id];
             }
-            stackRefs[stackCount] = new StackRef(stackCount);
-            stacks[stackCount++] = frameIds;
-            stackIds.put(k, id);
+        }
+        int end = start[stackCount];
+        if ((long) end + n > MAX_POOL) {
+            throw new PickleFormatException(source, offset, "the snapshot's distinct stacks hold more than " + MAX_POOL
+                    + " frames together; refused");
+        }
+        if (end + n > pool.length) {
+            pool = Arrays.copyOf(pool, (int) Math.min(MAX_POOL, Math.max((long) end + n, pool.length + (pool.length >> 1))));
+        }
+        System.arraycopy(ids, 0, pool, end, n);
+        int id = stackCount++;
+        if (stackCount == hashes.length) {
+            int cap = stackCount + (stackCount >> 1);
+            hashes = Arrays.copyOf(hashes, cap);
+            stackRefs = Arrays.copyOf(stackRefs, cap);
+            start = Arrays.copyOf(start, cap + 1);
+        }
+        start[id + 1] = end + n;
+        hashes[id] = hash;
+        stackRefs[id] = new StackRef(id);
+        stackSlots[h] = id + 1;
+        if (2 * stackCount > stackSlots.length) {
+            rehashStacks();
         }
         return stackRefs[id];
     }
 
-    /*
-     * A cache in front of stackIds: open addressing over stack ids, probed with a hash seeded per table
-     * (an input cannot aim at it), compared against the stored frames, so a stack met again costs no
-     * allocation. A probe that runs past MAX_PROBE slots gives up and uses stackIds (whose keys are
-     * ordered, so even crafted collisions stay O(log n)).
-     */
-    private static final int MAX_PROBE = 32;
-    private final long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1;
-    private int[] stackSlots = new int[1024]; // stack id + 1; 0 = empty
-    private int stackSlotsUsed;
-
-    private int[] scratch = new int[16];
-
-    private int stackHash(int[] ids, int n) {
-        long h = seed;
-        for (int i = 0; i < n; i++) {
-            h = (h ^ ids[i]) * 0x9E3779B97F4A7C15L;
-            h ^= h >>> 31;
+    /** Doubles the stack index. */
+    private void rehashStacks() {
+        stackSlots = new int[stackSlots.length * 2];
+        int mask = stackSlots.length - 1;
+        for (int id = 1; id < stackCount; id++) {
+            int h = hashes[id] & mask;
+            while (stackSlots[h] != 0) {
+                h = (h + 1) & mask;
+            }
+            stackSlots[h] = id + 1;
         }
-        return (int) (h ^ (h >>> 32));
+    }
+
+    /** The stack of a list of frame refs (tests: frame ids innermost first). */
+    StackRef stack(int[] frameIds) {
+        try {
+            return stack(frameIds, frameIds.length, "", 0);
+        } catch (PickleFormatException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**
@@ -269,48 +241,20 @@ final class StackTable {
                         + ", not a dict of name, filename and line");
             }
         }
-        int mask = stackSlots.length - 1;
-        int h = stackHash(ids, n) & mask;
-        int probe = 0;
-        for (; stackSlots[h] != 0 && probe < MAX_PROBE; h = (h + 1) & mask, probe++) {
-            int id = stackSlots[h] - 1;
-            if (Arrays.equals(stacks[id], 0, stacks[id].length, ids, 0, n)) {
-                return stackRefs[id];
-            }
-        }
-        StackRef r = stack(Arrays.copyOf(ids, n));
-        if (probe < MAX_PROBE) {
-            if (2 * (stackSlotsUsed + 1) > stackSlots.length) {
-                rehashStacks();
-            } else {
-                stackSlots[h] = r.id() + 1;
-                stackSlotsUsed++;
-            }
-        }
-        return r;
+        return stack(ids, n, source, offset);
     }
 
-    /** Doubles the stack cache and puts every stack known into it (those that probe too far are left to stackIds). */
-    private void rehashStacks() {
-        stackSlots = new int[Math.max(1024, Integer.highestOneBit(Math.max(1, stackCount)) * 4)];
-        stackSlotsUsed = 0;
-        int mask = stackSlots.length - 1;
-        for (int id = 1; id < stackCount; id++) {
-            int[] f = stacks[id];
-            long x = seed;
-            for (int v : f) {
-                x = (x ^ v) * 0x9E3779B97F4A7C15L;
-                x ^= x >>> 31;
-            }
-            int h = (int) (x ^ (x >>> 32)) & mask;
-            for (int probe = 0; probe < MAX_PROBE; probe++, h = (h + 1) & mask) {
-                if (stackSlots[h] == 0) {
-                    stackSlots[h] = id + 1;
-                    stackSlotsUsed++;
-                    break;
-                }
-            }
-        }
+    /** Frees what only reading needed (the indexes and the stand-ins); the frames and stacks stay readable. */
+    void doneReading() {
+        stackSlots = new int[1];
+        frameKeys.dropIndex();
+        frameKeys.trim();
+        pool = Arrays.copyOf(pool, start[stackCount]);
+        start = Arrays.copyOf(start, stackCount + 1);
+        hashes = null;
+        frameRefs = null;
+        stackRefs = null;
+        scratch = null;
     }
 
     /** The stand-in of stack {@code id} (one instance per stack). */
@@ -324,28 +268,38 @@ final class StackTable {
     }
 
     int frameCount() {
-        return frames;
+        return frameKeys.size();
     }
 
     int stackCount() {
         return stackCount;
     }
 
-    /** The frames of stack {@code id}, outermost last as PyTorch lists them (0 is the empty stack). */
+    /** Frames in stack {@code id}. */
+    int depth(int id) {
+        return start[id + 1] - start[id];
+    }
+
+    /** Frame {@code i} of stack {@code id}, innermost first (0 the innermost, as PyTorch lists them). */
+    int frameAt(int id, int i) {
+        return pool[start[id] + i];
+    }
+
+    /** The frames of stack {@code id}, outermost last as PyTorch lists them (0 is the empty stack); a copy. */
     int[] frames(int id) {
-        return stacks[id];
+        return Arrays.copyOfRange(pool, start[id], start[id + 1]);
     }
 
     String name(int frame) {
-        return names[frame];
+        return texts[(int) (frameKeys.key(frame) >>> 32)];
     }
 
     String file(int frame) {
-        return files[frame];
+        return texts[(int) frameKeys.key(frame)];
     }
 
     long line(int frame) {
-        return lines[frame];
+        return frameKeys.key2(frame);
     }
 
     boolean internal(int frame) {
@@ -354,6 +308,7 @@ final class StackTable {
 
     /** A frame as one line of text: {@code name at file:line}. */
     String text(int frame) {
-        return names[frame] + " at " + files[frame] + ":" + (lines[frame] < 0 ? "?" : Long.toString(lines[frame]));
+        long l = line(frame);
+        return name(frame) + " at " + file(frame) + ":" + (l < 0 ? "?" : Long.toString(l));
     }
 }

@@ -17,9 +17,9 @@ import dev.arenascope.core.trace.MemoryKind;
  * {@code used} is the bytes of live blocks, {@code aux} the bytes reserved in segments. Segments of a
  * private pool ({@code segment_pool_id} other than {@code (0, 0)}, e.g. a CUDA graph's) and the blocks
  * in them form one more memory each, {@code cuda:N pool A.B}. Trace entries map as: {@code alloc} →
- * {@link EventKind#ALLOC} (a = address, b = c = size, ref = the allocation's stack frames as one
- * interned string, one frame a line, led by {@code [category X]} and {@code [compile_context X]} lines
- * when the entry has them, ref2 = the open {@code user_metadata} scope), {@code free_completed} →
+ * {@link EventKind#ALLOC} (a = address, b = c = size, site = the allocation's stack frames as a node
+ * of the session's site table, ref = its {@code [category X]} and {@code [compile_context X]} lines when
+ * the entry has them, else -1, ref2 = the open {@code user_metadata} scope), {@code free_completed} →
  * {@link EventKind#FREE} (a block is live from its {@code alloc} until its {@code free_completed};
  * {@code free_requested} → {@link EventKind#FREE_REQUESTED}, a pending free that moves no gauge),
  * {@code segment_alloc} / {@code segment_map} →
@@ -47,7 +47,9 @@ import dev.arenascope.core.trace.MemoryKind;
  * named {@code stream N}.
  *
  * <p>Memory and time: the pickle is read once through a window of a few MiB; the trace entries are
- * kept as about 60 bytes each and frames and stacks once each, never as the pickle's object graph.
+ * kept as about 60 bytes each and frames and stacks once each in primitive arrays, never as the
+ * pickle's object graph nor as text: a stack costs its distinct frames and its site-trie nodes, so a
+ * snapshot whose every stack is new costs what one whose stacks repeat does, per byte of input.
  *
  * <p>Threads: the pickle is read and the events are made on the caller's thread; the sink is called
  * from one second thread, in order ({@link HandOffSink}: what a store does with each batch runs beside
@@ -60,7 +62,8 @@ import dev.arenascope.core.trace.MemoryKind;
  * references beyond what its size can hold, throws {@link SnapshotFormatException} (file and the path
  * of the bad value). Nothing is sent to the sink before the whole file has been checked. Stack frame
  * names and file names past {@value StackTable#MAX_FRAME_TEXT} characters, frame lines that are not
- * 64-bit integers, and integers past {@value PickleReader#MAX_INT_BYTES} bytes are refused.
+ * 64-bit integers, integers past {@value PickleReader#MAX_INT_BYTES} bytes, and distinct stacks of
+ * more than {@value StackTable#MAX_POOL} frames together are refused.
  */
 public final class TorchSnapshotToTrace {
 

@@ -1,0 +1,63 @@
+package dev.arenascope.core.util;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+class KeyIdsTest {
+
+    @Test
+    void idsAreDenseInTheOrderKeysCameAndEachKeyHasOne() {
+        KeyIds t = new KeyIds(2);
+        assertEquals(0, t.intern(7, 1));
+        assertEquals(1, t.intern(7, 2));
+        assertEquals(0, t.intern(7, 1));
+        assertEquals(1, t.find(7, 2));
+        assertEquals(-1, t.find(8, 2));
+        assertEquals(2, t.size());
+        assertEquals(7, t.key(1));
+        assertEquals(2, t.key2(1));
+        for (int i = 0; i < 100_000; i++) { // through many rehashes
+            assertEquals(i + 2, t.intern(i, -i - 5));
+        }
+        for (int i = 0; i < 100_000; i += 997) {
+            assertEquals(i + 2, t.find(i, -i - 5));
+        }
+    }
+
+    @Test
+    void appendedIdsAreFoundFirstIdFirstAndTheIndexComesBackAfterItIsDropped() {
+        KeyIds t = new KeyIds(1);
+        assertEquals(0, t.append(5, 0));
+        assertEquals(1, t.append(6, 0));
+        assertEquals(2, t.append(5, 0)); // announced again under another id: lookups keep the first
+        assertEquals(0, t.find(5));
+        assertEquals(3, t.intern(9));
+        t.dropIndex();
+        assertEquals(1, t.find(6));
+        assertEquals(3, t.intern(9));
+        assertEquals(4, t.size());
+    }
+
+    @Test
+    void keysBuiltToShareLowBitsStayFast() {
+        // a million keys equal in their low 40 bits (and in pairs of longs that differ only in high bits):
+        // slots come from a seeded finalizer over the whole key, so they spread anyway
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            KeyIds t = new KeyIds(2);
+            for (long i = 0; i < 1_000_000; i++) {
+                t.intern(i << 40, i << 41);
+            }
+            assertEquals(1_000_000, t.size());
+        });
+    }
+
+    @Test
+    void widthIsOneOrTwo() {
+        assertThrows(IllegalArgumentException.class, () -> new KeyIds(3));
+    }
+}
