@@ -415,7 +415,8 @@ def check(snap, start_only=False):
     # a tail it was not split from. The first allocation the file places after it, before the next live
     # block and while it lives, starts where it ends (a free block always begins just after a block in
     # use, free neighbours being merged). With no such allocation the split rule decides: a tail too
-    # small to have been split off (1 MiB or less in the large pool) is the block's; else it is free.
+    # small to have been split off (1 MiB or less in the large pool; under max_non_split_rounding for an
+    # oversize block, never split) is the block's; else it is free.
     starts = sorted(live)
     seg_of = sorted(start_segs)
     free_row = {}
@@ -451,8 +452,9 @@ def check(snap, start_only=False):
         size, pend = live[owner]
         if owner in end_of:
             size = end_of[owner] - owner
-        elif not small_at(owner) and limit - (owner + size) <= SMALL_SIZE:
-            size = limit - owner  # too small a remainder to have been split off
+        elif not small_at(owner) and limit - (owner + size) <= (
+                SMALL_SIZE if size < settings.max_split else settings.non_split_rounding - 1):
+            size = limit - owner  # too small a remainder to have been split off (or an oversize block's)
         live[owner] = (size, pend)
     # carve the blocks live at the start out of their segments
     for addr, (size, pend) in sorted(live.items()):
