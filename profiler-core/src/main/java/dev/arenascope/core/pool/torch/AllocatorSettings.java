@@ -214,40 +214,13 @@ public record AllocatorSettings(long maxSplitSize, long maxNonSplitRounding, int
         return n;
     }
 
-    /** {@code 80GiB}, {@code 512MiB}, {@code 80GB} (decimal), or bytes. */
+    /** {@code 80GiB}, {@code 512MiB}, {@code 2G} or bytes ({@link dev.arenascope.core.device.Bytes#parse}: binary units). */
     public static long parseBytes(String v) {
-        String s = v.trim().replace("_", "");
-        int i = 0;
-        while (i < s.length() && (Character.isDigit(s.charAt(i)) || s.charAt(i) == '.')) {
-            i++;
+        long b = dev.arenascope.core.device.Bytes.parse(v);
+        if (b <= 0) {
+            throw new IllegalArgumentException("capacity must be above 0, got '" + v + "'");
         }
-        if (i == 0) {
-            throw new IllegalArgumentException("not a size: '" + v + "' (e.g. 80GiB, 512MiB, 1000000)");
-        }
-        double n;
-        try {
-            n = Double.parseDouble(s.substring(0, i));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("not a size: '" + v + "'");
-        }
-        String unit = s.substring(i).trim().toLowerCase(Locale.ROOT);
-        long mult = switch (unit) {
-            case "", "b" -> 1;
-            case "k", "kib" -> 1L << 10;
-            case "m", "mib" -> 1L << 20;
-            case "g", "gib" -> 1L << 30;
-            case "t", "tib" -> 1L << 40;
-            case "kb" -> 1000;
-            case "mb" -> 1000_000;
-            case "gb" -> 1000_000_000;
-            case "tb" -> 1000_000_000_000L;
-            default -> throw new IllegalArgumentException("not a size unit: '" + unit + "' in '" + v + "' (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
-        };
-        double bytes = n * mult;
-        if (!(bytes > 0) || bytes > 1L << 62) {
-            throw new IllegalArgumentException("size out of range: '" + v + "'");
-        }
-        return (long) bytes;
+        return b;
     }
 
     /** The settings as {@code PYTORCH_CUDA_ALLOC_CONF} would say them ({@code defaults} when none is set). */
