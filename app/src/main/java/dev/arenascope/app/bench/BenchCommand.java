@@ -23,6 +23,7 @@ public final class BenchCommand implements Command {
             new ArenaBench(),
             new PoolBench(),
             new TorchBench(),
+            new WhatIfBench(),
             new LiveBench(),
             new TraceBench(),
             new UiBenchSuite(),
