@@ -2,6 +2,7 @@ package dev.arenascope.core.pool.torch;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.TreeSet;
@@ -130,7 +131,12 @@ public final class CachingAllocatorModel {
     private final SegmentDevice device;
     private final AllocatorEvents events;
     private final HashMap<Integer, Pool> pools = new HashMap<>();
-    private final HashMap<Long, Block> active = new HashMap<>();
+    /** The blocks in use: address -> slot of {@link #slots} (no boxed key per block). */
+    private final dev.arenascope.core.util.LongLongMap active = new dev.arenascope.core.util.LongLongMap();
+    private Block[] slots = new Block[1024];
+    private int[] freeSlots = new int[1024];
+    private int freeSlotCount;
+    private int slotCount;
     private final List<Expandable> expandables = new ArrayList<>();
     private final Block key = new Block(0, 0, 0, null);
     private final boolean gc;
@@ -144,7 +150,8 @@ public final class CachingAllocatorModel {
     private long segmentAllocs;
     private long segmentFrees;
     private long ooms;
-    private Peak peak = Peak.NONE;
+    private boolean peakSeen;
+    private long peakReserved, peakRequested, peakActive, peakWhole, peakAt;
 
     public CachingAllocatorModel(AllocatorSettings settings, SegmentDevice device, AllocatorEvents events) {
         this.s = settings;
@@ -242,7 +249,7 @@ public final class CachingAllocatorModel {
                 u.requested = b.requested();
                 u.pending = b.pending();
                 u.allocated = !b.pending();
-                active.put(u.addr, u);
+                putActive(u);
                 activeBytes += u.size;
                 requestedBytes += u.requested;
                 last = link(last, u);
@@ -301,14 +308,73 @@ public final class CachingAllocatorModel {
         return ceil(bytes, page);
     }
 
+    private Pool defaultSmall;
+    private Pool defaultLarge;
+
     Pool pool(int id, boolean small) {
+        if (id == 0) {
+            Pool p = small ? defaultSmall : defaultLarge;
+            if (p != null) {
+                return p;
+            }
+        }
         int k = id * 2 + (small ? 1 : 0);
         Pool p = pools.get(k);
         if (p == null) {
             p = new Pool(id, small);
             pools.put(k, p);
+            if (id == 0 && small) {
+                defaultSmall = p;
+            } else if (id == 0) {
+                defaultLarge = p;
+            }
         }
         return p;
+    }
+
+    // ---- the blocks in use
+
+    private void putActive(Block b) {
+        int slot;
+        if (freeSlotCount > 0) {
+            slot = freeSlots[--freeSlotCount];
+        } else {
+            if (slotCount == slots.length) {
+                slots = Arrays.copyOf(slots, slotCount * 2);
+            }
+            slot = slotCount++;
+        }
+        slots[slot] = b;
+        active.put(b.addr, slot, -1);
+    }
+
+    private Block getActive(long addr) {
+        long slot = active.get(addr, -1);
+        return slot < 0 ? null : slots[(int) slot];
+    }
+
+    private Block removeActive(long addr) {
+        long slot = active.remove(addr, -1);
+        if (slot < 0) {
+            return null;
+        }
+        Block b = slots[(int) slot];
+        slots[(int) slot] = null;
+        if (freeSlotCount == freeSlots.length) {
+            freeSlots = Arrays.copyOf(freeSlots, freeSlotCount * 2);
+        }
+        freeSlots[freeSlotCount++] = (int) slot;
+        return b;
+    }
+
+    private List<Block> activeBlocks() {
+        List<Block> out = new ArrayList<>(active.size());
+        for (int i = 0; i < slotCount; i++) {
+            if (slots[i] != null) {
+                out.add(slots[i]);
+            }
+        }
+        return out;
     }
 
     // ---- the free sets
@@ -371,7 +437,7 @@ public final class CachingAllocatorModel {
         }
         b.allocated = true;
         b.requested = bytes;
-        active.put(b.addr, b);
+        putActive(b);
         activeBytes += b.size;
         requestedBytes += bytes;
         requests++;
@@ -382,16 +448,20 @@ public final class CachingAllocatorModel {
     }
 
     private void notePeak() {
-        if (reserved > reservedPeak || reserved == reservedPeak && requestedBytes > peak.requested() || peak == Peak.NONE) {
+        if (reserved > reservedPeak || reserved == reservedPeak && requestedBytes > peakRequested || !peakSeen) {
             reservedPeak = Math.max(reservedPeak, reserved);
-            long free = reserved - activeBytes;
-            peak = new Peak(reserved, requestedBytes, activeBytes - requestedBytes, free - wholeFree, wholeFree, requests - 1);
+            peakSeen = true;
+            peakReserved = reserved;
+            peakRequested = requestedBytes;
+            peakActive = activeBytes;
+            peakWhole = wholeFree;
+            peakAt = requests - 1;
         }
     }
 
     /** The free of the block at {@code address} was requested ({@code free_requested}): it stays unusable until completed. False when no block is in use there. */
     public boolean freeRequested(long address) {
-        Block b = active.get(address);
+        Block b = getActive(address);
         if (b == null || !b.allocated) {
             return false;
         }
@@ -402,7 +472,7 @@ public final class CachingAllocatorModel {
 
     /** The block at {@code address} is free ({@code free_completed}): cached, merged with free neighbours. False when no block is in use there. */
     public boolean freeCompleted(long address) {
-        Block b = active.remove(address);
+        Block b = removeActive(address);
         if (b == null) {
             return false;
         }
@@ -786,7 +856,10 @@ public final class CachingAllocatorModel {
 
     /** The reserved bytes at their peak, taken apart. */
     public Peak peak() {
-        return peak;
+        if (!peakSeen) {
+            return Peak.NONE;
+        }
+        return new Peak(peakReserved, peakRequested, peakActive - peakRequested, peakReserved - peakActive - peakWhole, peakWhole, peakAt);
     }
 
     /** Requests served. */
@@ -818,7 +891,7 @@ public final class CachingAllocatorModel {
     /** The segments now, in address order: what {@code torch.cuda.memory._snapshot()['segments']} would list. O(blocks). */
     public List<SegmentInfo> segments() {
         List<Block> heads = new ArrayList<>();
-        for (Block b : active.values()) {
+        for (Block b : activeBlocks()) {
             if (b.prev == null || !b.prev.mapped) {
                 heads.add(b);
             }
