@@ -9,6 +9,7 @@ import dev.arenascope.app.info.ExitCodes;
 import dev.arenascope.app.live.ListenCommand;
 import dev.arenascope.app.plan.PlanCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
+import dev.arenascope.app.whatif.WhatIfCommand;
 import dev.arenascope.app.record.CalibrateCommand;
 import dev.arenascope.app.record.RecordCommand;
 import dev.arenascope.app.report.ReportCommand;
@@ -32,6 +33,7 @@ public final class Main {
                 new OpenCommand(),
                 new BenchCommand(),
                 new PoolBinsCommand(),
+                new WhatIfCommand(),
                 new PlanCommand(),
                 new ReportCommand(),
                 new ConvertCommand(),

@@ -135,7 +135,7 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("dev.arenascope.app.ui..", "javafx..",
                         "dev.arenascope.app.bench..", "dev.arenascope.app.live..", "dev.arenascope.app.plan..",
                         "dev.arenascope.app.pool..", "dev.arenascope.app.record..", "dev.arenascope.app.report..",
-                        "dev.arenascope.app.trace..")
+                        "dev.arenascope.app.trace..", "dev.arenascope.app.whatif..")
                 .because("the dispatcher is given its commands where Main assembles the application")
                 .check(classes);
     }
@@ -154,7 +154,7 @@ class ArchitectureTest {
         noClasses().that().resideInAnyPackage("dev.arenascope.app.live..", "dev.arenascope.app.plan..",
                         "dev.arenascope.app.pool..", "dev.arenascope.app.record..", "dev.arenascope.app.report..",
                         "dev.arenascope.app.trace..", "dev.arenascope.app.info..", "dev.arenascope.app.cli..",
-                        "dev.arenascope.app.aot..")
+                        "dev.arenascope.app.aot..", "dev.arenascope.app.whatif..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.arenascope.app.ui..", "javafx..")
                 .because("a headless sub-command runs where there is no display and no JavaFX toolkit")
                 .check(classes);

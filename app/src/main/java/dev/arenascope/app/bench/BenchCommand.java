@@ -24,6 +24,7 @@ public final class BenchCommand implements Command {
             new PoolBench(),
             new TorchBench(),
             new TorchShapeBench(),
+            new WhatIfBench(),
             new LiveBench(),
             new TraceBench(),
             new UiBenchSuite(),

@@ -21,6 +21,8 @@ public final class ExitCodes {
      * and how many lost.
      */
     public static final int INCOMPLETE = 5;
+    /** {@code whatif --check}: the caching allocator model does not reproduce the snapshot; one line names the first entry where they part. */
+    public static final int DIVERGED = 6;
 
     private ExitCodes() {}
 }

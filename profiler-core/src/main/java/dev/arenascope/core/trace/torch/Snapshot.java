@@ -21,14 +21,27 @@ record Snapshot(TraceEntries entries, StackTable stacks, List<String> strings, M
                 Map<Integer, List<Segment>> segments, Map<Integer, List<Block>> liveBlocks, Map<String, String> settings,
                 List<Annotation> annotations, long skipped, long inputBytes) {
 
-    /** A segment of the final state; {@code pool} is its private pool ({@code segment_pool_id}) or null for the default pools. */
-    record Segment(long addr, long size, long stream, String pool) {}
+    /**
+     * A segment of the final state; {@code pool} is its private pool ({@code segment_pool_id}) or null for
+     * the default pools; {@code small}: its {@code segment_type} is {@code small} (where the file does not
+     * say: its size is the small pool's 2 MiB); {@code expandable}: {@code is_expandable}.
+     */
+    record Segment(long addr, long size, long stream, String pool, boolean small, boolean expandable) {
+        Segment(long addr, long size, long stream, String pool) {
+            this(addr, size, stream, pool, size == 2L << 20, false);
+        }
+    }
 
     /**
      * A block live in the final state; {@code stack} is a {@link StackTable} id (0 = no frames);
-     * {@code pending}: its state is {@code active_pending_free} (freed, not yet reusable).
+     * {@code pending}: its state is {@code active_pending_free} (freed, not yet reusable); {@code requested}:
+     * its {@code requested_size} ({@code size} where the file has none).
      */
-    record Block(long addr, long size, long stream, int stack, boolean pending) {}
+    record Block(long addr, long size, long stream, int stack, boolean pending, long requested) {
+        Block(long addr, long size, long stream, int stack, boolean pending) {
+            this(addr, size, stream, stack, pending, size);
+        }
+    }
 
     /**
      * One of {@code external_annotations}: a named range edge (e.g. {@code ProfilerStep#3}, stage

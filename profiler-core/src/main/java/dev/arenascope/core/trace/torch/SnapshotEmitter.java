@@ -282,53 +282,12 @@ final class SnapshotEmitter {
 
         long emitInitial(List<Snapshot.Segment> segments, List<Snapshot.Block> blocks) {
             TraceEntries e = snap.entries();
-            HashMap<Long, Snapshot.Segment> segs = new HashMap<>();
-            for (Snapshot.Segment s : segments) {
-                segs.put(s.addr(), s);
-            }
-            // address -> the row of the free that ends the block (>= 0), or -1 - i for blocks.get(i) of the final state
-            LongLongMap alive = new LongLongMap();
-            LongLongMap requested = new LongLongMap(); // final-state blocks whose free_requested is in the trace
-            for (int i = 0; i < blocks.size(); i++) {
-                alive.put(blocks.get(i).addr(), -1L - i, 0);
-            }
-            if (rows != null) {
-                for (int i = rows.length - 1; i >= 0; i--) {
-                    int r = rows[i];
-                    long addr = e.addr(r);
-                    switch (e.action(r)) {
-                        case TraceEntries.ALLOC -> alive.remove(addr, 0);
-                        case TraceEntries.FREE_COMPLETED -> alive.put(addr, r, 0);
-                        case TraceEntries.FREE_REQUESTED -> {
-                            if (alive.get(addr, 0) < 0) {
-                                requested.put(addr, 1, 0);
-                            }
-                        }
-                        case TraceEntries.SEGMENT_ALLOC -> segs.remove(addr);
-                        case TraceEntries.SEGMENT_FREE -> segs.put(addr, new Snapshot.Segment(addr, e.size(r), e.stream(r), null));
-                        case TraceEntries.SEGMENT_MAP -> {
-                            Snapshot.Segment s = segs.get(addr);
-                            if (s != null) {
-                                long left = s.size() - e.size(r);
-                                if (left > 0) {
-                                    segs.put(addr, new Snapshot.Segment(addr, left, s.stream(), s.pool()));
-                                } else {
-                                    segs.remove(addr);
-                                }
-                            }
-                        }
-                        case TraceEntries.SEGMENT_UNMAP -> {
-                            Snapshot.Segment s = segs.get(addr);
-                            segs.put(addr, new Snapshot.Segment(addr, (s == null ? 0 : s.size()) + e.size(r), e.stream(r), s == null ? null : s.pool()));
-                        }
-                        default -> { }
-                    }
-                }
-            }
+            StartState start0 = StartState.of(e, rows, segments, blocks);
+            LongLongMap alive = start0.alive();
+            LongLongMap requested = start0.requested();
             long start = rows == null ? 0 : time(0);
             lastTime = start;
-            TreeMap<Long, Snapshot.Segment> sortedSegs = new TreeMap<>(segs);
-            for (Snapshot.Segment s : sortedSegs.values()) {
+            for (Snapshot.Segment s : start0.segments().values()) {
                 int m = memoryOf(s.addr());
                 reserved.put(s.addr(), reserved.get(s.addr(), 0) + s.size(), 0);
                 aux[m] += s.size();

@@ -372,6 +372,13 @@ final class SnapshotReader implements PicklePlacement {
                     Object v = s.valueAt(i);
                     if (s.keyAt(i) instanceof String key && (v instanceof String || v instanceof Long || v instanceof Boolean || v instanceof Double)) {
                         settings.put("allocator_settings." + key, clip(String.valueOf(v)));
+                    } else if (s.keyAt(i) instanceof String key && v instanceof PyDict sub && sub.size() <= 64) {
+                        // roundup_power2_divisions: {interval start in MiB: divisions}
+                        for (int j = 0; j < sub.size(); j++) {
+                            if (sub.keyAt(j) instanceof String k2 && k2.length() <= 32 && sub.valueAt(j) instanceof Long n) {
+                                settings.put("allocator_settings." + key + "." + k2, Long.toString(n));
+                            }
+                        }
                     }
                 }
             }
@@ -394,7 +401,10 @@ final class SnapshotReader implements PicklePlacement {
             long total = integer(s, "total_size", where, 0, Long.MAX_VALUE);
             long stream = optInteger(s, "stream", where);
             String pool = pool(s.get("segment_pool_id"));
-            segments.computeIfAbsent(device, d -> new ArrayList<>()).add(new Snapshot.Segment(addr, total, stream, pool));
+            Object type = s.get("segment_type");
+            boolean small = type instanceof String t ? t.equals("small") : total == 2L << 20;
+            boolean expandable = Boolean.TRUE.equals(s.get("is_expandable"));
+            segments.computeIfAbsent(device, d -> new ArrayList<>()).add(new Snapshot.Segment(addr, total, stream, pool, small, expandable));
             Object bl = s.get("blocks");
             if (bl == null) {
                 continue;
@@ -409,8 +419,9 @@ final class SnapshotReader implements PicklePlacement {
                     long baddr = integer(b, "address", bw, Long.MIN_VALUE, Long.MAX_VALUE);
                     long bsize = integer(b, "size", bw, 0, Long.MAX_VALUE);
                     int stack = b.get("frames") instanceof StackRef r ? r.id() : historyStack(b.get("history"), bw);
+                    long req = b.get("requested_size") instanceof Long q && q >= 0 && q <= bsize ? q : bsize;
                     blocks.computeIfAbsent(device, d -> new ArrayList<>()).add(new Snapshot.Block(baddr, bsize, stream, stack,
-                            "active_pending_free".equals(state)));
+                            "active_pending_free".equals(state), req));
                 }
             }
         }

@@ -1,0 +1,24 @@
+package dev.arenascope.app.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+class WhatIfBenchTest {
+
+    @Test
+    void quickRunReportsEveryFigure() throws Exception {
+        WhatIfBench bench = new WhatIfBench();
+        assertEquals("whatif", bench.group());
+        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof WhatIfBench), "registered");
+        Map<String, Double> f = bench.run(true);
+        assertEquals(Set.of("whatif.replay_s", "whatif.grid_s", "whatif.grid_settings", "whatif.check_ms", "whatif.exact"), f.keySet());
+        assertEquals(12.0, f.get("whatif.grid_settings"));
+        assertEquals(1.0, f.get("whatif.exact"), "the model reproduces magma27");
+        f.forEach((k, v) -> assertTrue(v > 0 && v < 1e7, k + " = " + v));
+    }
+}

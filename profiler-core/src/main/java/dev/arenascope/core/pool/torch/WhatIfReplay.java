@@ -1,0 +1,182 @@
+package dev.arenascope.core.pool.torch;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.arenascope.core.trace.torch.TorchAllocatorTrace;
+import dev.arenascope.core.trace.torch.TorchAllocatorTrace.Device;
+import dev.arenascope.core.util.LongLongMap;
+
+/**
+ * What a recorded run would have reserved under other allocator settings: the device's requests and
+ * frees, in the file's order, through a {@link CachingAllocatorModel} on a {@link VirtualGpu} of the
+ * settings' capacity. The replay starts from no segments: the blocks in use when the trace began are
+ * requested first (in address order), then the trace's {@code alloc}, {@code free_requested} and
+ * {@code free_completed} entries follow; the file's own segment entries and {@code oom}s are the
+ * recording's decisions, not the program's, and are not replayed. Each request goes to the pool the
+ * recording served it from ({@link SegmentPools}). At the first request the model cannot serve the
+ * replay stops: the program would have raised {@code OutOfMemoryError} there.
+ *
+ * <p>{@link #recorded} gives the same figures for the file itself, from its segment entries and the state
+ * at the start; where {@link SnapshotCheck} proves the model exact, the make-up of the recorded peak is
+ * the model's replay of the file from that state.
+ */
+public final class WhatIfReplay {
+
+    /**
+     * What one replay found.
+     *
+     * @param settings       the settings replayed
+     * @param reservedPeak   the most bytes reserved at once
+     * @param peak           the reserved bytes at that peak, taken apart
+     * @param requestedPeak  the most bytes requested and in use at once (the live peak)
+     * @param segmentAllocs  {@code cudaMalloc}s (or page mappings) made
+     * @param segmentFrees   {@code cudaFree}s (or unmappings) made
+     * @param oomEntry       the trace entry whose request ran out of memory, -1 when none (-2: a block in use at the start)
+     * @param oomBytes       that request's bytes
+     * @param oomReserved    bytes reserved when it failed
+     * @param requests       requests served
+     * @param nanos          wall time of the replay
+     */
+    public record Outcome(AllocatorSettings settings, long reservedPeak, CachingAllocatorModel.Peak peak, long requestedPeak, long segmentAllocs,
+                          long segmentFrees, long oomEntry, long oomBytes, long oomReserved, long requests, long nanos) {
+        public boolean outOfMemory() {
+            return oomEntry != -1;
+        }
+    }
+
+    private WhatIfReplay() {}
+
+    /** Replays device {@code d} under {@code s}. */
+    public static Outcome run(Device d, AllocatorSettings s) {
+        long t0 = System.nanoTime();
+        SegmentPools pools = new SegmentPools(d);
+        CachingAllocatorModel m = new CachingAllocatorModel(s, new VirtualGpu(s.capacity()), null);
+        LongLongMap at = new LongLongMap(); // recorded address -> the model's
+        for (TorchAllocatorTrace.Block b : d.startBlocks()) {
+            long got = m.malloc(b.requested(), b.stream(), pools.poolOf(b.address()));
+            if (got < 0) {
+                return outcome(s, m, -2, b.requested(), t0);
+            }
+            at.put(b.address(), got, 0);
+            if (b.pending()) {
+                m.freeRequested(got);
+            }
+        }
+        byte[] action = d.action();
+        long[] address = d.address();
+        for (int i = 0, n = d.entries(); i < n; i++) {
+            switch (action[i]) {
+                case TorchAllocatorTrace.ALLOC -> {
+                    long got = m.malloc(d.size()[i], d.stream()[i], pools.poolOf(address[i]));
+                    if (got < 0) {
+                        return outcome(s, m, i, d.size()[i], t0);
+                    }
+                    at.put(address[i], got, 0);
+                }
+                case TorchAllocatorTrace.FREE_REQUESTED -> {
+                    long mine = at.get(address[i], -1);
+                    if (mine != -1) {
+                        m.freeRequested(mine);
+                    }
+                }
+                case TorchAllocatorTrace.FREE_COMPLETED -> {
+                    long mine = at.remove(address[i], -1);
+                    if (mine != -1) {
+                        m.freeCompleted(mine);
+                    }
+                }
+                default -> { }
+            }
+        }
+        return outcome(s, m, -1, 0, t0);
+    }
+
+    private static Outcome outcome(AllocatorSettings s, CachingAllocatorModel m, long oomEntry, long oomBytes, long t0) {
+        return new Outcome(s, m.reservedPeak(), m.peak(), m.requestedPeak(), m.segmentAllocs(), m.segmentFrees(), oomEntry, oomBytes,
+                oomEntry == -1 ? 0 : m.reserved(), m.requests(), System.nanoTime() - t0);
+    }
+
+    /**
+     * The recorded run's own figures: its reserved peak from the segments at the start and the segment
+     * entries, its live peak from the blocks at the start and the requests and frees; the peak's make-up
+     * from {@code replayed} (the model after an exact {@link SnapshotCheck}), or null where the model could
+     * not reproduce the file.
+     */
+    public static Outcome recorded(TorchAllocatorTrace t, Device d, CachingAllocatorModel replayed) {
+        long reserved = 0;
+        for (TorchAllocatorTrace.Segment g : d.startSegments()) {
+            reserved += g.size();
+        }
+        long live = 0;
+        for (TorchAllocatorTrace.Block b : d.startBlocks()) {
+            live += b.requested();
+        }
+        long reservedPeak = reserved, livePeak = live, allocs = 0, frees = 0, requests = 0, oom = -1, oomBytes = 0, oomReserved = 0;
+        LongLongMap sizes = new LongLongMap();
+        for (TorchAllocatorTrace.Block b : d.startBlocks()) {
+            sizes.put(b.address(), b.requested(), 0);
+        }
+        for (int i = 0; i < d.entries(); i++) {
+            long sz = d.size()[i];
+            switch (d.action()[i]) {
+                case TorchAllocatorTrace.SEGMENT_ALLOC, TorchAllocatorTrace.SEGMENT_MAP -> {
+                    reserved += sz;
+                    allocs++;
+                }
+                case TorchAllocatorTrace.SEGMENT_FREE, TorchAllocatorTrace.SEGMENT_UNMAP -> {
+                    reserved -= sz;
+                    frees++;
+                }
+                case TorchAllocatorTrace.ALLOC -> {
+                    live += sz;
+                    requests++;
+                    sizes.put(d.address()[i], sz, 0);
+                }
+                case TorchAllocatorTrace.FREE_COMPLETED -> live -= sizes.remove(d.address()[i], 0);
+                case TorchAllocatorTrace.OOM -> {
+                    if (oom == -1) {
+                        oom = i;
+                        oomBytes = sz;
+                        oomReserved = reserved;
+                    }
+                }
+                default -> { }
+            }
+            reservedPeak = Math.max(reservedPeak, reserved);
+            livePeak = Math.max(livePeak, live);
+        }
+        CachingAllocatorModel.Peak p = replayed == null ? null : replayed.peak();
+        return new Outcome(AllocatorSettings.fromSnapshot(t.settings()), reservedPeak, p, livePeak, allocs, frees, oom, oomBytes, oomReserved,
+                requests, 0);
+    }
+
+    /**
+     * The common settings a {@code --grid} tries: the defaults, expandable segments, {@code
+     * max_split_size_mb} of 64, 128, 256 and 512 (alone and with expandable segments for 128),
+     * {@code roundup_power2_divisions} of 2, 4, 8 and 16, and garbage collection at 0.6 and 0.8 of
+     * {@code base}'s capacity (where it has one; garbage collection acts only then). Each keeps
+     * {@code base}'s capacity.
+     */
+    public static List<AllocatorSettings> grid(AllocatorSettings base) {
+        AllocatorSettings d = new AllocatorSettings(AllocatorSettings.NO_LIMIT, AllocatorSettings.DEFAULTS.maxNonSplitRounding(), new int[16], 0,
+                false, base.capacity());
+        List<AllocatorSettings> g = new ArrayList<>();
+        g.add(d);
+        g.add(d.with("expandable_segments", "true"));
+        for (String mb : new String[] {"64", "128", "256", "512"}) {
+            g.add(d.with("max_split_size_mb", mb));
+        }
+        g.add(d.with("expandable_segments", "true").with("max_split_size_mb", "128"));
+        for (String n : new String[] {"2", "4", "8", "16"}) {
+            g.add(d.with("roundup_power2_divisions", n));
+        }
+        if (base.capacity() > 0) {
+            g.add(d.with("garbage_collection_threshold", "0.6"));
+            g.add(d.with("garbage_collection_threshold", "0.8"));
+        } else {
+            g.add(d.with("expandable_segments", "true").with("roundup_power2_divisions", "4"));
+        }
+        return g;
+    }
+}

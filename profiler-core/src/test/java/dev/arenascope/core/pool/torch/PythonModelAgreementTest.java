@@ -1,0 +1,102 @@
+package dev.arenascope.core.pool.torch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import dev.arenascope.core.trace.torch.TorchAllocatorTrace;
+
+/**
+ * Two implementations that agree: an independent Python model of the same rules
+ * ({@code python/tests/caching_allocator_model.py}, run with /usr/bin/python3) writes snapshots of random
+ * runs (small and large pools, two streams, pending frees, out-of-memory retries under a capacity,
+ * max_split_size, roundup_power2_divisions), and the Java model must replay each one exactly. Where the
+ * generator keeps only the last entries (as PyTorch's ring buffer does) the starting state must be
+ * inferred; there both implementations must reach the same verdict at the same entry.
+ */
+class PythonModelAgreementTest {
+
+    static Path script() {
+        Path dir = Path.of("").toAbsolutePath();
+        for (Path p = dir; p != null; p = p.getParent()) {
+            Path s = p.resolve("python/tests/caching_allocator_model.py");
+            if (Files.isRegularFile(s)) {
+                return s;
+            }
+        }
+        throw new AssertionError("python/tests/caching_allocator_model.py not found above " + dir);
+    }
+
+    static String python(Path tmp, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3", script().toString()));
+        cmd.addAll(List.of(args));
+        Path out = tmp.resolve("python.out");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "python timed out");
+        String text = Files.readString(out, StandardCharsets.UTF_8).trim();
+        assertEquals(0, p.exitValue(), text);
+        return text;
+    }
+
+    @ParameterizedTest(name = "seed {0}: {1}")
+    @CsvSource(delimiter = '|', value = {
+            "1|",
+            "2|max_split_size_mb=64",
+            "3|roundup=4",
+            "4|capacity_mb=400",
+            "5|max_split_size_mb=40 capacity_mb=300 roundup=2",
+            "6|capacity_mb=1000 max_split_size_mb=100",
+            "7|steps=6000 capacity_mb=700"})
+    void theJavaModelReplaysThePythonModelsRunsExactly(int seed, String opts, @TempDir Path tmp) throws Exception {
+        Path snap = tmp.resolve("run.pickle");
+        List<String> args = new ArrayList<>(List.of("generate", snap.toString(), Integer.toString(seed)));
+        if (opts != null && !opts.isBlank()) {
+            args.addAll(List.of(opts.trim().split(" ")));
+        }
+        python(tmp, args.toArray(String[]::new));
+        TorchAllocatorTrace t = TorchAllocatorTrace.read(snap);
+        SnapshotCheck.Result r = SnapshotCheck.check(t);
+        assertTrue(r.exact(), r.line());
+        assertTrue(r.segmentEvents() > 0, "the run made segments");
+        assertEquals("model: exact", python(tmp, "check", snap.toString()), "the Python model agrees with itself");
+    }
+
+    private static final Pattern ENTRY = Pattern.compile("entry (\\d+)");
+
+    @ParameterizedTest(name = "seed {0}: {1}")
+    @CsvSource(delimiter = '|', value = {
+            "1|keep=2000",
+            "2|keep=2000",
+            "3|max_split_size_mb=64 keep=3000",
+            "4|roundup=4 keep=1500",
+            "5|capacity_mb=1000 keep=2000",
+            "6|keep=2500"})
+    void fromAStateInferredBothReachTheSameVerdict(int seed, String opts, @TempDir Path tmp) throws Exception {
+        Path snap = tmp.resolve("ring.pickle");
+        List<String> args = new ArrayList<>(List.of("generate", snap.toString(), Integer.toString(seed)));
+        args.addAll(List.of(opts.trim().split(" ")));
+        python(tmp, args.toArray(String[]::new));
+        SnapshotCheck.Result r = SnapshotCheck.check(TorchAllocatorTrace.read(snap));
+        String py = python(tmp, "check", snap.toString());
+        if (py.equals("model: exact")) {
+            assertTrue(r.exact(), "Python: exact; Java: " + r.line());
+        } else {
+            Matcher m = ENTRY.matcher(py);
+            assertTrue(m.find(), py);
+            assertEquals(Long.parseLong(m.group(1)), r.entry(), "Python: " + py + "; Java: " + r.line());
+        }
+    }
+}

@@ -1,0 +1,562 @@
+"""An independent model of PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp),
+written apart from the Java one (profiler-core's dev.arenascope.core.pool.torch) so that the two can
+check each other: this one writes snapshots, the Java one must replay them exactly.
+
+Rules modelled: sizes rounded to 512 B (or to a power-of-two division, roundup_power2_divisions);
+requests up to 1 MiB from the small pool's 2 MiB segments, larger ones from the large pool (20 MiB
+segments below 10 MiB, else the size rounded to 2 MiB); best fit over (stream, size, address) per pool;
+max_split_size (no split at or above it, oversize blocks used only within max_non_split_rounding of
+the request); split when the remainder is >= 512 B (small pool) or > 1 MiB (large pool); a block freed
+merges with free neighbours; a cudaMalloc that would pass the capacity first frees oversize cached
+blocks (when max_split_size is set), then every unsplit cached block, and retries; blocks whose free
+was requested but not completed (record_stream) are neither reused nor merged. Expandable segments and
+garbage_collection_threshold are left to the Java model (this one refuses them).
+
+Usage:  caching_allocator_model.py generate OUT.pickle SEED [max_split_size_mb=N] [roundup=N] [capacity_mb=N]
+        caching_allocator_model.py check SNAPSHOT.pickle      (prints "model: exact" or the divergence)
+Standard library only.
+"""
+
+import bisect
+import pickle
+import random
+import sys
+
+MIN_BLOCK = 512
+SMALL_SIZE = 1 << 20
+SMALL_BUFFER = 2 << 20
+LARGE_BUFFER = 20 << 20
+MIN_LARGE_ALLOC = 10 << 20
+ROUND_LARGE = 2 << 20
+NO_LIMIT = (1 << 64) - 1
+
+
+class Settings:
+    def __init__(self, max_split=NO_LIMIT, divisions=None, capacity=None, non_split_rounding=LARGE_BUFFER):
+        self.max_split = max_split
+        self.divisions = divisions or [0] * 16
+        self.capacity = capacity
+        self.non_split_rounding = non_split_rounding
+
+
+def divisions_for(settings, size):
+    index = (size.bit_length() - 1) - 20
+    return settings.divisions[max(0, min(15, index))]
+
+
+def round_size(settings, size):
+    if size < MIN_BLOCK:
+        return MIN_BLOCK
+    d = divisions_for(settings, size)
+    if d > 1 and size > MIN_BLOCK * d:
+        if size & (size - 1) == 0:
+            return size
+        floor = 1 << (size.bit_length() - 1)
+        step = floor >> (d.bit_length() - 1)
+        if step == 0:
+            return floor << 1
+        low = size & ~(step - 1)
+        return size if low == size else low + step
+    return -(-size // MIN_BLOCK) * MIN_BLOCK
+
+
+def segment_size(size):
+    if size <= SMALL_SIZE:
+        return SMALL_BUFFER
+    if size < MIN_LARGE_ALLOC:
+        return LARGE_BUFFER
+    return -(-size // ROUND_LARGE) * ROUND_LARGE
+
+
+class Block:
+    __slots__ = ("addr", "size", "stream", "small", "prev", "next", "allocated", "pending", "requested")
+
+    def __init__(self, addr, size, stream, small):
+        self.addr, self.size, self.stream, self.small = addr, size, stream, small
+        self.prev = self.next = None
+        self.allocated = False
+        self.pending = False
+        self.requested = 0
+
+    def split(self):
+        return self.prev is not None or self.next is not None
+
+
+class Divergence(Exception):
+    pass
+
+
+class Allocator:
+    """One device. `device` answers cudaMalloc(size) with an address or None (out of memory) and is told
+    of every cudaFree; `trace` receives the entries a recording allocator would write."""
+
+    def __init__(self, settings, device, trace):
+        self.s = settings
+        self.device = device
+        self.trace = trace
+        self.free = {True: [], False: []}  # small? -> sorted [(stream, size, addr)]
+        self.blocks = {}  # addr -> Block (every block, free or not)
+        self.reserved = 0
+
+    # the free set
+    def _insert(self, b):
+        bisect.insort(self.free[b.small], (b.stream, b.size, b.addr))
+
+    def _remove(self, b):
+        lst = self.free[b.small]
+        i = bisect.bisect_left(lst, (b.stream, b.size, b.addr))
+        assert lst[i] == (b.stream, b.size, b.addr)
+        del lst[i]
+
+    def add_segment(self, addr, size, stream, small):
+        b = Block(addr, size, stream, small)
+        self.blocks[addr] = b
+        self._insert(b)
+        self.reserved += size
+        return b
+
+    def _find(self, stream, size, small):
+        lst = self.free[small]
+        i = bisect.bisect_left(lst, (stream, size, -1))
+        if i == len(lst) or lst[i][0] != stream:
+            return None
+        _, bsize, addr = lst[i]
+        if size < self.s.max_split <= bsize:
+            return None
+        if size >= self.s.max_split and bsize >= size + self.s.non_split_rounding:
+            return None
+        b = self.blocks[addr]
+        self._remove(b)
+        return b
+
+    def _should_split(self, b, size):
+        rest = b.size - size
+        if b.small:
+            return rest >= MIN_BLOCK
+        return size < self.s.max_split and rest > SMALL_SIZE
+
+    def _cuda_malloc(self, stream, small, size):
+        addr = self.device.malloc(size)
+        if addr is None:
+            return None
+        self.trace.append(("segment_alloc", addr, size, stream))
+        b = Block(addr, size, stream, small)
+        self.blocks[addr] = b
+        self.reserved += size
+        return b
+
+    def _release(self, b):
+        self._remove(b)
+        del self.blocks[b.addr]
+        self.reserved -= b.size
+        self.trace.append(("segment_free", b.addr, b.size, b.stream))
+        self.device.free(b.addr, b.size)
+
+    def _release_oversize(self, stream, size, small):
+        if self.s.max_split == NO_LIMIT:
+            return False
+        lst = self.free[small]
+        key = max(size, self.s.max_split)
+        i = bisect.bisect_left(lst, (stream, key, -1))
+        if i < len(lst) and lst[i][0] == stream:
+            self._release(self.blocks[lst[i][2]])
+            return True
+        if i == 0:
+            return False
+        released = 0
+        j = i - 1
+        while released < key and j >= 0 and lst[j][1] >= self.s.max_split and lst[j][0] == stream:
+            b = self.blocks[lst[j][2]]
+            released += b.size
+            self._release(b)
+            j -= 1
+        return released >= key
+
+    def _release_all(self):
+        for small in (False, True):
+            for _, _, addr in list(self.free[small]):
+                b = self.blocks[addr]
+                if not b.split():
+                    self._release(b)
+        return True
+
+    def malloc(self, request, stream):
+        size = round_size(self.s, request)
+        small = size <= SMALL_SIZE
+        b = self._find(stream, size, small)
+        if b is None:
+            alloc = segment_size(size)
+            b = self._cuda_malloc(stream, small, alloc)
+            if b is None and self._release_oversize(stream, size, small):
+                b = self._cuda_malloc(stream, small, alloc)
+            if b is None and self._release_all():
+                b = self._cuda_malloc(stream, small, alloc)
+            if b is None:
+                self.trace.append(("oom", self.device.free_bytes(), size, stream))
+                return None
+        if self._should_split(b, size):
+            rest = Block(b.addr + size, b.size - size, stream, small)
+            rest.prev, rest.next = b, b.next
+            if b.next:
+                b.next.prev = rest
+            b.next = rest
+            b.size = size
+            self.blocks[rest.addr] = rest
+            self._insert(rest)
+        b.allocated = True
+        b.requested = request
+        self.trace.append(("alloc", b.addr, request, stream))
+        return b
+
+    def free_request(self, b, pending):
+        """The user frees b; with `pending` its free completes later (free_completed)."""
+        b.allocated = False
+        self.trace.append(("free_requested", b.addr, b.requested, b.stream))
+        if pending:
+            b.pending = True
+        else:
+            self.free_complete(b)
+
+    def free_complete(self, b):
+        b.pending = False
+        self.trace.append(("free_completed", b.addr, b.requested, b.stream))
+        del self.blocks[b.addr]
+        for n in (b.prev, b.next):
+            if n is not None and not n.allocated and not n.pending:
+                self._remove(n)
+                del self.blocks[n.addr]
+                if n is b.prev:
+                    b.addr, b.prev = n.addr, n.prev
+                    if b.prev:
+                        b.prev.next = b
+                else:
+                    b.next = n.next
+                    if b.next:
+                        b.next.prev = b
+                b.size += n.size
+        self._insert(b)
+        self.blocks[b.addr] = b
+
+    def segments(self):
+        """The segments in address order, each a list of its blocks in order."""
+        heads = sorted((b for b in self.blocks.values() if b.prev is None), key=lambda b: b.addr)
+        out = []
+        for h in heads:
+            run = []
+            b = h
+            while b is not None:
+                run.append(b)
+                b = b.next
+            out.append(run)
+        return out
+
+
+class BumpDevice:
+    """Addresses for cudaMalloc: the lowest gap that fits (2 MiB aligned), within a capacity."""
+
+    def __init__(self, capacity, base=0x7F0000000000):
+        self.capacity = capacity
+        self.base = base
+        self.used = {}  # addr -> size
+
+    def malloc(self, size):
+        if self.capacity is not None and sum(self.used.values()) + size > self.capacity:
+            return None
+        addr = self.base
+        for a in sorted(self.used):
+            if a - addr >= size:
+                break
+            addr = max(addr, a + self.used[a] + (-(a + self.used[a]) % ROUND_LARGE))
+        self.used[addr] = size
+        return addr
+
+    def free(self, addr, size):
+        del self.used[addr]
+
+    def free_bytes(self):
+        return (self.capacity or 1 << 40) - sum(self.used.values())
+
+
+def generate(seed, settings, steps=3000, keep=None):
+    """A snapshot of a random run: its final state and its trace from the first cudaMalloc, or only the
+    last `keep` entries (as PyTorch's ring buffer of max_entries keeps them)."""
+    rng = random.Random(seed)
+    trace = []
+    dev = BumpDevice(settings.capacity)
+    a = Allocator(settings, dev, trace)
+    live = []
+    pending = []
+    shapes = [rng.choice([256, 4096, 65536, 700_000, 3 << 20, 9 << 20, 25 << 20, 60 << 20, 130 << 20]) for _ in range(6)]
+    for _ in range(steps):
+        while pending and rng.random() < 0.5:
+            a.free_complete(pending.pop(0))
+        if live and rng.random() < 0.45:
+            b = live.pop(rng.randrange(len(live)))
+            p = rng.random() < 0.1
+            a.free_request(b, p)
+            if p:
+                pending.append(b)
+        else:
+            base = rng.choice(shapes)
+            size = max(1, int(base * rng.uniform(0.5, 1.5)))
+            stream = 0 if rng.random() < 0.85 else 7
+            b = a.malloc(size, stream)
+            if b is not None:
+                live.append(b)
+            else:
+                # an out-of-memory: the program frees what it holds and goes on
+                for b in live:
+                    a.free_request(b, False)
+                live.clear()
+    entries = []
+    t = 1_700_000_000_000_000
+    for act, addr, size, stream in trace:
+        t += 3
+        e = {"action": act, "addr": addr, "size": size, "stream": stream, "time_us": t, "frames": []}
+        if act == "oom":
+            e = {"action": act, "device_free": addr, "addr": 0, "size": size, "stream": stream, "time_us": t, "frames": []}
+        entries.append(e)
+    if keep is not None:
+        entries = entries[-keep:]
+    segments = []
+    for run in a.segments():
+        head = run[0]
+        blocks = []
+        for b in run:
+            state = "active_allocated" if b.allocated else "active_pending_free" if b.pending else "inactive"
+            blocks.append({"address": b.addr, "size": b.size, "requested_size": b.requested if state != "inactive" else 0,
+                           "state": state, "frames": []})
+        total = sum(b.size for b in run)
+        segments.append({"device": 0, "address": head.addr, "total_size": total, "stream": head.stream,
+                         "segment_type": "small" if head.small else "large", "segment_pool_id": (0, 0),
+                         "is_expandable": False, "allocated_size": sum(b.size for b in run if b.allocated),
+                         "active_size": sum(b.size for b in run if b.allocated or b.pending),
+                         "requested_size": sum(b.requested for b in run if b.allocated or b.pending),
+                         "frames": [], "blocks": blocks})
+    ms = settings.max_split
+    return {"segments": segments, "device_traces": [entries],
+            "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": "", "max_split_size": -1 if ms == NO_LIMIT else ms,
+                                   "garbage_collection_threshold": 0.0, "expandable_segments": False,
+                                   "roundup_power2_divisions": {str(1 << i): settings.divisions[i] for i in range(16)}}}
+
+
+def check(snap, start_only=False):
+    """Replays a snapshot whose trace holds every cudaMalloc (or none: segments kept from before) and
+    compares; returns 'model: exact' or the first divergence."""
+    st = snap.get("allocator_settings") or {}
+    ms = st.get("max_split_size", -1)
+    div = st.get("roundup_power2_divisions") or {}
+    divisions = [int(div.get(str(1 << i), 0)) for i in range(16)] if isinstance(div, dict) else [0] * 16
+    settings = Settings(NO_LIMIT if ms is None or ms < 0 else ms, divisions)
+    entries = snap["device_traces"][0]
+    # the state at the first entry: the final one, run backwards
+    segs = {s["address"]: s for s in snap["segments"] if s["device"] == 0}
+    live = {}
+    freed_in_trace = set()
+    for s in segs.values():
+        for b in s["blocks"]:
+            if b["state"] != "inactive":
+                live[b["address"]] = (b["size"], b["state"] == "active_pending_free")
+    start_segs = dict((a, (s["total_size"], s["stream"], s["segment_type"] == "small")) for a, s in segs.items())
+    for e in reversed(entries):
+        act, addr = e["action"], e["addr"]
+        if act == "alloc":
+            live.pop(addr, None)
+            freed_in_trace.discard(addr)
+        elif act == "free_completed":
+            live[addr] = (round_size(settings, e["size"]), False)
+            freed_in_trace.add(addr)
+        elif act == "free_requested":
+            if addr in live:
+                live[addr] = (live[addr][0], False)
+        elif act == "segment_alloc":
+            start_segs.pop(addr, None)
+        elif act == "segment_free":
+            start_segs[addr] = (e["size"], e["stream"], e["size"] == SMALL_BUFFER)
+    # the segment entries each malloc made: the run of segment_* entries just before its alloc (or oom)
+    runs = {}
+    run = []
+    for i, e in enumerate(entries):
+        if e["action"] in ("segment_alloc", "segment_free"):
+            run.append(e)
+        else:
+            runs[i] = run
+            run = []
+    tail = run
+
+    class FileDevice:
+        """cudaMalloc and cudaFree as the file recorded them."""
+        def __init__(self):
+            self.run = []
+            self.problem = None
+
+        def malloc(self, size):
+            if self.run and self.run[0]["action"] == "segment_alloc":
+                e = self.run.pop(0)
+                if e["size"] != size and self.problem is None:
+                    self.problem = "cudaMalloc %d B, file %d B" % (size, e["size"])
+                return e["addr"]
+            return None
+
+        def free(self, addr, size):
+            e = self.run.pop(0) if self.run else None
+            if (e is None or e["action"] != "segment_free" or e["addr"] != addr) and self.problem is None:
+                self.problem = "cudaFree 0x%x, file %s" % (addr, "nothing" if e is None else "%s 0x%x" % (e["action"], e["addr"]))
+
+        def free_bytes(self):
+            return 0
+
+    dev = FileDevice()
+    trace = []
+    a = Allocator(settings, dev, trace)
+    for addr, (size, stream, small) in sorted(start_segs.items()):
+        a.add_segment(addr, size, stream, small)
+    # a block freed in the trace is known by its request alone: it spans the request rounded, and perhaps
+    # a tail it was not split from. The first allocation the file places after it, before the next live
+    # block and while it lives, starts where it ends (a free block always begins just after a block in
+    # use, free neighbours being merged). With no such allocation the split rule decides: a tail too
+    # small to have been split off (1 MiB or less in the large pool; under max_non_split_rounding for an
+    # oversize block, never split) is the block's; else it is free.
+    starts = sorted(live)
+    seg_of = sorted(start_segs)
+    free_row = {}
+    for i, e in enumerate(entries):
+        if e["action"] == "free_completed" and e["addr"] in freed_in_trace and e["addr"] not in free_row:
+            free_row[e["addr"]] = i
+    limit_of = {}
+    for k, addr in enumerate(starts):
+        if addr not in freed_in_trace:
+            continue
+        si = bisect.bisect_right(seg_of, addr) - 1
+        sbase = seg_of[si]
+        limit = sbase + start_segs[sbase][0]
+        if k + 1 < len(starts) and starts[k + 1] < limit:
+            limit = starts[k + 1]
+        limit_of[addr] = limit
+    def small_at(addr):
+        return start_segs[seg_of[bisect.bisect_right(seg_of, addr) - 1]][2]
+
+    end_of = {}
+    for i, e in enumerate(entries):
+        if e["action"] != "alloc":
+            continue
+        k = bisect.bisect_right(starts, e["addr"]) - 1
+        if k < 0:
+            continue
+        owner = starts[k]
+        if owner in limit_of and owner not in end_of and i < free_row[owner]:
+            lo = owner + live[owner][0]
+            if lo <= e["addr"] < limit_of[owner]:
+                end_of[owner] = e["addr"]
+    for owner, limit in limit_of.items():
+        size, pend = live[owner]
+        if owner in end_of:
+            size = end_of[owner] - owner
+        elif not small_at(owner) and limit - (owner + size) <= (
+                SMALL_SIZE if size < settings.max_split else settings.non_split_rounding - 1):
+            size = limit - owner  # too small a remainder to have been split off (or an oversize block's)
+        live[owner] = (size, pend)
+    # carve the blocks live at the start out of their segments
+    for addr, (size, pend) in sorted(live.items()):
+        f = None
+        for b in a.blocks.values():
+            if not b.allocated and b.addr <= addr < b.addr + b.size:
+                f = b
+        if f is None:
+            return "model: cannot place the block live at the start at 0x%x" % addr
+        a._remove(f)
+        if f.addr < addr:
+            head = Block(f.addr, addr - f.addr, f.stream, f.small)
+            head.prev, head.next = f.prev, f
+            if f.prev:
+                f.prev.next = head
+            f.prev = head
+            f.size -= head.size
+            f.addr = addr
+            a.blocks[head.addr] = head
+            a._insert(head)
+            a.blocks[addr] = f
+        if f.size > size:
+            rest = Block(addr + size, f.size - size, f.stream, f.small)
+            rest.prev, rest.next = f, f.next
+            if f.next:
+                f.next.prev = rest
+            f.next = rest
+            f.size = size
+            a.blocks[rest.addr] = rest
+            a._insert(rest)
+        f.allocated = not pend
+        f.pending = pend
+    by_addr = {b.addr: b for b in a.blocks.values() if b.allocated or b.pending}
+    if start_only:
+        return a
+    for i, e in enumerate(entries):
+        act = e["action"]
+        if act in ("segment_alloc", "segment_free"):
+            continue
+        dev.run = list(runs[i])
+        if act in ("alloc", "oom"):
+            b = a.malloc(e["size"], e["stream"])
+            where = "out of memory" if b is None else "0x%x" % b.addr
+            if dev.problem or dev.run:
+                return "model: entry %d: %s (%s)" % (i, dev.problem or "the file has %d more segment entries" % len(dev.run), where)
+            if act == "oom":
+                if b is not None:
+                    return "model: entry %d: file out of memory for %d B, model at %s" % (i, e["size"], where)
+                continue
+            if b is None or b.addr != e["addr"]:
+                return "model: entry %d: alloc %d B: model at %s, file at 0x%x" % (i, e["size"], where, e["addr"])
+            by_addr[b.addr] = b
+            continue
+        if dev.run:  # segments freed outside a malloc: empty_cache
+            a._release_all()
+            if dev.problem or dev.run:
+                return "model: entry %d: empty_cache: %s" % (i, dev.problem or "the file frees more")
+        if act == "free_requested":
+            b = by_addr.get(e["addr"])
+            if b is not None and b.allocated:
+                b.allocated = False
+                b.pending = True
+        elif act == "free_completed":
+            b = by_addr.pop(e["addr"], None)
+            if b is None:
+                return "model: entry %d: free of 0x%x, no block there" % (i, e["addr"])
+            b.allocated = False
+            a.free_complete(b)
+    if tail:
+        dev.run = list(tail)
+        a._release_all()
+        if dev.problem or dev.run:
+            return "model: the last entries: empty_cache: %s" % (dev.problem or "the file frees more")
+    # the final state
+    mine = [(run[0].addr, [(b.addr, b.size, b.allocated or b.pending) for b in run]) for run in a.segments()]
+    theirs = [(s["address"], [(b["address"], b["size"], b["state"] != "inactive") for b in s["blocks"]])
+              for s in sorted(snap["segments"], key=lambda s: s["address"]) if s["device"] == 0]
+    if mine != theirs:
+        for m, t in zip(mine, theirs):
+            if m != t:
+                return "model: final state differs at segment 0x%x: model %s, file %s" % (t[0], m[1][:4], t[1][:4])
+        return "model: final state: %d segments, file %d" % (len(mine), len(theirs))
+    return "model: exact"
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "generate":
+        opts = dict(kv.split("=") for kv in argv[3:])
+        s = Settings(max_split=int(opts["max_split_size_mb"]) << 20 if "max_split_size_mb" in opts else NO_LIMIT,
+                     divisions=[int(opts.get("roundup", 0))] * 16,
+                     capacity=int(opts["capacity_mb"]) << 20 if "capacity_mb" in opts else None)
+        snap = generate(int(argv[2]), s, int(opts.get("steps", 3000)), int(opts["keep"]) if "keep" in opts else None)
+        with open(argv[1], "wb") as f:
+            pickle.dump(snap, f, protocol=4)
+        return 0
+    if len(argv) == 2 and argv[0] == "check":
+        with open(argv[1], "rb") as f:
+            print(check(pickle.load(f)))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
