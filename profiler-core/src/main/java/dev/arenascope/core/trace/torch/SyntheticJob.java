@@ -224,7 +224,7 @@ public final class SyntheticJob {
             }
             // rank 0's own site: an embedding output per micro-batch in flight, larger than any layer's
             // activation difference between stages, so it is the site that tells the worst rank apart
-            embedding = 512L * ((2 * largest * layers) / 512 + 1);
+            embedding = 2 * largest;
             embeddingSite = site(new Frame("embedding_lookup", "/work/model/embedding.py", 57),
                     new Frame("PipelineStage.embed", "/work/model/pipeline.py", 61), step, main);
         }
