@@ -4,12 +4,12 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.app.info.ExitCodes;
+import dev.arenascope.core.report.JobJson;
+import dev.arenascope.core.report.JsonOutput;
 
 /**
  * What {@code stats} does with a job, and the argument checks {@code report} and {@code sites} share
@@ -30,13 +30,11 @@ public final class JobCommands {
      */
     public static int stats(List<String> args, String rankPattern, PrintStream out, PrintStream err) throws java.io.IOException {
         JobTable t = load("stats", args, rankPattern, false);
-        JsonGenerator g = new JsonFactory().createGenerator(new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8));
-        g.setPrettyPrinter(new DefaultPrettyPrinter());
+        JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();
-        dev.arenascope.core.report.JobJson.fields(g, t.summary(), false);
+        JobJson.fields(g, t.summary(), false);
         g.writeEndObject();
-        g.writeRaw('\n');
-        g.flush();
+        JsonOutput.end(g);
         t.printNotes("stats", err);
         return t.bad() ? ExitCodes.USAGE : ExitCodes.OK;
     }

@@ -5,17 +5,19 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.store.EventStore;
 
 /**
  * One rank's row of a job's rank table ({@link JobSummary}), computed from that rank's own trace alone:
- * one pass of {@link MemoryAnalysis}' accumulators over its events (peaks, allocations, out-of-memory
- * events, the occupancy the sparkline draws) with its markers, then the {@link SiteAnalysis} of its main
- * memory at that memory's peak.
+ * one pass over its events' primitive columns (per memory the peak in use and when it was first reached,
+ * the reserved peak, allocations, out-of-memory events, the most in use per time bucket for the
+ * sparkline; the markers), then the {@link SiteAnalysis} of its main memory at that memory's peak. The
+ * figures are {@link MemoryAnalysis}' by the same definitions.
  *
  * <h2>Definitions</h2>
  * <ul>
@@ -58,6 +60,10 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
     /** Buckets of {@link #liveOverTime()}. */
     public static final int SPARK_BUCKETS = 200;
 
+    private static final int MARKER = EventKind.MARKER.code();
+    private static final int ALLOC = EventKind.ALLOC.code();
+    private static final int POOL_REQUEST = EventKind.POOL_REQUEST.code();
+    private static final int OOM = EventKind.OUT_OF_MEMORY.code();
     private static final Pattern PROFILER_STEP = Pattern.compile("^(ProfilerStep#\\d+) START$");
 
     /** Where a rank's step comes from. */
@@ -91,48 +97,103 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
         long from = view.startNs();
         long to = view.endNs();
         int maxId = view.memories().stream().mapToInt(MemoryInfo::id).max().orElse(-1);
-        MemoryAnalysis.Accumulator[] byId = new MemoryAnalysis.Accumulator[maxId + 1];
-        List<MemoryAnalysis.Accumulator> ordered = new ArrayList<>();
+        int ids = maxId + 1;
+        // one pass over primitive columns (a store decodes a block at a time): per memory its peak and
+        // when it was first reached, its reserved peak, allocations, out-of-memory events and the most in
+        // use per time bucket; the markers with their times
+        long[] peak = new long[ids];
+        long[] peakAt = new long[ids];
+        long[] aux = new long[ids];
+        long[] allocations = new long[ids];
+        long[] ooms = new long[ids];
+        long[][] buckets = new long[ids][];
+        long[][] lastIn = new long[ids][];
+        boolean[][] touched = new boolean[ids][];
+        java.util.Arrays.fill(peakAt, -1);
         for (MemoryInfo m : view.memories()) {
-            MemoryAnalysis.Accumulator acc = new MemoryAnalysis.Accumulator(m, from, to, SPARK_BUCKETS);
             if (m.id() >= 0) {
-                byId[m.id()] = acc;
+                buckets[m.id()] = new long[SPARK_BUCKETS];
+                lastIn[m.id()] = new long[SPARK_BUCKETS];
+                touched[m.id()] = new boolean[SPARK_BUCKETS];
             }
-            ordered.add(acc);
         }
+        double span = Math.max(1, to - from + 1);
         List<long[]> markerTimes = new ArrayList<>();   // {time, string id}
-        for (long i = 0; i < n; i++) {
-            Event e = view.event(i);
-            if (e.kind() == EventKind.MARKER) {
-                markerTimes.add(new long[] {e.timeNs(), e.ref()});
+        EventBatch b = new EventBatch(8192);
+        EventStore store = view instanceof EventStore st ? st : null;
+        for (long at0 = 0; at0 < n; at0 += b.size()) {
+            b.clear();
+            long end = Math.min(n, at0 + 8192);
+            if (store != null) {
+                store.copyEvents(at0, end, b);
+            } else {
+                for (long i = at0; i < end; i++) {
+                    b.add(view.event(i));
+                }
             }
-            int id = e.memory();
-            if (id >= 0 && id < byId.length && byId[id] != null) {
-                byId[id].accept(e);
+            for (int k = 0; k < b.size(); k++) {
+                int kind = b.kindCode(k);
+                if (kind == MARKER) {
+                    markerTimes.add(new long[] {b.time(k), b.ref(k)});
+                }
+                int id = b.memory(k);
+                if (id < 0 || id >= ids || buckets[id] == null) {
+                    continue;
+                }
+                long t = b.time(k);
+                long used = b.used(k);
+                if (used > peak[id]) {
+                    peak[id] = used;
+                    peakAt[id] = t;
+                }
+                aux[id] = Math.max(aux[id], b.aux(k));
+                if (kind == ALLOC || kind == POOL_REQUEST) {
+                    allocations[id]++;
+                } else if (kind == OOM) {
+                    ooms[id]++;
+                }
+                int bk = (int) Math.min(SPARK_BUCKETS - 1, Math.max(0, (long) ((t - from) / span * SPARK_BUCKETS)));
+                long[] bu = buckets[id];
+                if (!touched[id][bk] || used > bu[bk]) {
+                    bu[bk] = used;
+                }
+                touched[id][bk] = true;
+                lastIn[id][bk] = used;
             }
         }
-        List<MemoryAnalysis> memories = new ArrayList<>();
-        for (MemoryAnalysis.Accumulator acc : ordered) {
-            memories.add(acc.finish());
+        // a bucket without an event holds what the last event before it left
+        for (int id = 0; id < ids; id++) {
+            if (buckets[id] == null) {
+                continue;
+            }
+            for (int k = 1; k < SPARK_BUCKETS; k++) {
+                if (!touched[id][k]) {
+                    buckets[id][k] = lastIn[id][k - 1];
+                    lastIn[id][k] = lastIn[id][k - 1];
+                }
+            }
         }
-        long ooms = 0;
-        long allocs = 0;
-        MemoryAnalysis main = null;
-        for (MemoryAnalysis m : memories) {
-            ooms += m.outOfMemory();
-            allocs += m.allocations();
-            if (main == null || m.peakUsedBytes() > main.peakUsedBytes()) {
+        long oomTotal = 0;
+        long allocTotal = 0;
+        MemoryInfo main = null;
+        for (MemoryInfo m : view.memories()) {
+            if (m.id() < 0) {
+                continue;
+            }
+            oomTotal += ooms[m.id()];
+            allocTotal += allocations[m.id()];
+            if (main == null || peak[m.id()] > peak[main.id()]) {
                 main = m;
             }
         }
         long duration = n == 0 ? 0 : Math.max(0, to - from);
         if (main == null) {
             return new RankSummary(rank, number, file, duplicateName, null, problem, null, 0, -1, -1, null, StepSource.TIME,
-                    ooms, allocs, n, duration, new long[0], null);
+                    oomTotal, allocTotal, n, duration, new long[0], null);
         }
         String step = null;
         StepSource source = StepSource.TIME;
-        long at = main.peakUsedAtNs();
+        long at = peakAt[main.id()];
         String lastMarker = null;
         String lastStep = null;
         boolean anyStep = false;
@@ -158,13 +219,9 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
             source = StepSource.MARKERS;
             step = lastMarker;
         }
-        int mainId = main.id();
-        MemoryInfo info = view.memories().stream().filter(m -> m.id() == mainId).findFirst().orElse(null);
-        SiteBreakdown sites = info == null ? null : SiteAnalysis.of(view, info, false).liveAtPeak(SiteAnalysis.By.SITE);
-        MemoryAnalysis.HighWater reserved = main.kind() == MemoryKind.POOL || main.kind() == MemoryKind.SEGMENTED
-                ? main.highWater("reserved") : null;
-        return new RankSummary(rank, number, file, duplicateName, null, problem, main.name(), main.peakUsedBytes(),
-                reserved == null ? -1 : reserved.bytes(), at, step, source, ooms, allocs, n, duration,
-                main.occupancy().usedMax(), sites);
+        SiteBreakdown sites = SiteAnalysis.of(view, main, false).ask(new SiteQuestion.AtPeak(), SiteAnalysis.By.SITE);
+        boolean reserves = main.kind() == MemoryKind.POOL || main.kind() == MemoryKind.SEGMENTED;
+        return new RankSummary(rank, number, file, duplicateName, null, problem, main.name(), peak[main.id()],
+                reserves ? aux[main.id()] : -1, at, step, source, oomTotal, allocTotal, n, duration, buckets[main.id()], sites);
     }
 }

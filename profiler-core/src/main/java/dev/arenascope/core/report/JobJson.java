@@ -5,7 +5,6 @@ import java.io.Writer;
 import java.util.List;
 import java.util.Locale;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.arenascope.core.analysis.JobSummary;
@@ -65,12 +64,7 @@ public final class JobJson {
             g.writeStringField("max_rank", c.maxRank());
             g.writeNumberField("median", c.median());
             g.writeNumberField("min", c.min());
-            double mm = c.maxOverMedian();
-            if (Double.isNaN(mm)) {
-                g.writeNullField("max_over_median");
-            } else {
-                g.writeNumberField("max_over_median", round(mm));
-            }
+            JsonOutput.number(g, "max_over_median", round(c.maxOverMedian()));
             g.writeNumberField("max_minus_min", c.spread());
             g.writeEndObject();
         }
@@ -139,9 +133,7 @@ public final class JobJson {
 
     /** Writes the job report. */
     static void write(JobReport r, Writer out) throws IOException {
-        JsonGenerator g = new JsonFactory().createGenerator(out);
-        g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-        g.useDefaultPrettyPrinter();
+        JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();
         g.writeStringField("schema", SCHEMA);
         g.writeStringField("generator", r.generator());
@@ -196,8 +188,7 @@ public final class JobJson {
             g.writeEndObject();
         }
         g.writeEndObject();
-        g.flush();
-        out.write('\n');
+        JsonOutput.end(g);
     }
 
     private static void nullableString(JsonGenerator g, String k, String v) throws IOException {
@@ -217,6 +208,6 @@ public final class JobJson {
     }
 
     private static double round(double v) {
-        return Math.round(v * 10_000) / 10_000.0;
+        return Double.isFinite(v) ? Math.round(v * 10_000) / 10_000.0 : v;
     }
 }

@@ -50,7 +50,7 @@ class SyntheticJobTest {
             if (r > 0) {
                 assertTrue(t.peakBytes() < truth.rank(r - 1).peakBytes(), "stage " + r + " holds less than stage " + (r - 1));
             }
-            SiteBreakdown atPeak = SiteAnalysis.of(lt.store(), lt.store().memories().getFirst(), false).liveAtPeak();
+            SiteBreakdown atPeak = SiteAnalysis.of(lt.store(), lt.store().memories().getFirst(), false).ask(new dev.arenascope.core.analysis.SiteQuestion.AtPeak());
             assertEquals(t.peakBytes(), atPeak.totalBytes());
             boolean hasEmbedding = atPeak.rows().stream().anyMatch(row -> row.frames().getFirst().function().equals("embedding_lookup"));
             assertEquals(r == 0, hasEmbedding, "only rank 0 allocates from the embedding site");
