@@ -153,7 +153,7 @@ class ArchitectureTest {
     void theHeadlessCommandsKnowNoWindow() {
         noClasses().that().resideInAnyPackage("dev.arenascope.app.live..", "dev.arenascope.app.plan..",
                         "dev.arenascope.app.pool..", "dev.arenascope.app.record..", "dev.arenascope.app.report..",
-                        "dev.arenascope.app.trace..", "dev.arenascope.app.info..", "dev.arenascope.app.cli..",
+                        "dev.arenascope.app.trace..", "dev.arenascope.app.info..", "dev.arenascope.app.cli..", "dev.arenascope.app.job..",
                         "dev.arenascope.app.aot..", "dev.arenascope.app.whatif..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.arenascope.app.ui..", "javafx..")
                 .because("a headless sub-command runs where there is no display and no JavaFX toolkit")

@@ -34,6 +34,7 @@ public final class BenchCommand implements Command {
             new PlanBench(),
             new ReportBench(),
             new SitesBench(),
+            new JobBench(),
             new CliBench());
 
     @Override

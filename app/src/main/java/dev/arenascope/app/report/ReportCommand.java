@@ -19,6 +19,8 @@ import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.app.info.AppInfo;
 import dev.arenascope.app.info.ExitCodes;
+import dev.arenascope.app.job.JobCommands;
+import dev.arenascope.app.job.JobInputs;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.report.Report;
@@ -53,7 +55,9 @@ public final class ReportCommand implements Command {
         return """
                 Usage: arenascope report TRACE [--baseline TRACE] [--format html|md|json] [--out FILE]
                                          [--fail-on-regression PCT] [--plan-search-ms MS]
-                                         [--stretch-baseline]
+                                         [--stretch-baseline] [--fail-on-peak BYTES]
+                       arenascope report TRACE TRACE... | FOLDER | 'GLOB' [--format html|md|json] [--out FILE]
+                                         [--fail-on-imbalance PCT] [--fail-on-peak BYTES] [--rank-pattern REGEX]
 
                 Analyses TRACE (.astrace, .jsonl or a PyTorch memory snapshot .pickle) and writes a report:
                 per memory its peak, high-water marks, footprint and fragmentation with an occupancy chart;
@@ -72,13 +76,25 @@ public final class ReportCommand implements Command {
                   --stretch-baseline        draw the baseline's occupancy stretched to this run's length
                                             (default: aligned at the start on the same time scale, as
                                             the window draws it)
+                  --fail-on-peak BYTES      exit 4 when a peak in use passes BYTES (70GiB, 512MiB): the
+                                            largest memory's, or any rank's of a job; the report is
+                                            written first
+
+                Several traces, a folder or a glob are a job (one rank per file, named as for stats):
+                the report is the job's: the gates' verdict, small multiples (a sparkline of live bytes
+                per rank, one byte axis), the rank table, max / median / min per column, and the worst
+                rank's sites against the median rank's (md is the text form for a terminal).
+                  --fail-on-imbalance PCT   exit 4 when the worst rank's peak live is more than PCT
+                                            percent over the median rank's; one line names the rank
+                  --rank-pattern REGEX      name ranks by REGEX's first group in the file name
+                A rank that cannot be read is a row with its reason; the others are reported; exit 2.
 
                 A damaged TRACE (a recording cut off mid-write, bad lines) is reported as far as it is
                 sound; the report is written, then one line names the file and the byte offset or line
                 of its first problem and what was recovered, and the exit code is 2.
 
-                Exit codes: 0 written, 2 bad usage or an unreadable or damaged trace, 4 regression past
-                the gate (a damaged trace's 2 comes first).
+                Exit codes: 0 written, 2 bad usage or an unreadable or damaged trace (or rank), 4 a gate
+                failed: regression, imbalance or peak (a damaged trace's 2 comes first).
                 """;
     }
 
@@ -88,17 +104,31 @@ public final class ReportCommand implements Command {
         if (a.positionals().isEmpty()) {
             throw new UsageException("report: missing TRACE (see arenascope report --help)");
         }
-        if (a.positionals().size() > 1) {
+        boolean job = JobInputs.isJob(a.positionals());
+        if (a.positionals().size() > 1 && !job) {
             throw new UsageException("report: unexpected argument '" + a.positionals().get(1) + "' (one TRACE; a baseline goes after --baseline)");
         }
-        Path trace = Path.of(a.positionals().getFirst());
         String baselineArg = a.string("baseline", null);
         String outArg = a.string("out", null);
         String formatArg = a.string("format", null);
         String gateArg = a.string("fail-on-regression", null);
         long searchMs = a.longValue("plan-search-ms", 2000);
         boolean stretch = a.flag("stretch-baseline");
+        String imbalanceArg = a.string("fail-on-imbalance", null);
+        long peakLimit = a.bytes("fail-on-peak", -1);
+        String rankPattern = a.string("rank-pattern", null);
         a.finish();
+        if (job) {
+            JobCommands.refuse("report", "--baseline", baselineArg != null, "compare ranks with arenascope sites --rank A --baseline-rank B");
+            JobCommands.refuse("report", "--fail-on-regression", gateArg != null, "gate with --fail-on-imbalance or --fail-on-peak");
+            JobCommands.refuse("report", "--stretch-baseline", stretch, "there is no baseline to stretch");
+            return JobReports.run(a.positionals(), rankPattern, imbalanceArg == null ? null : percent(imbalanceArg, "--fail-on-imbalance"),
+                    peakLimit < 0 ? null : peakLimit, format(formatArg, outArg), outArg, out, err);
+        }
+        if (imbalanceArg != null) {
+            throw new UsageException("report: --fail-on-imbalance needs a job: several traces, a folder or a glob (one rank has no imbalance)");
+        }
+        Path trace = Path.of(a.positionals().getFirst());
         if (searchMs < 0) {
             throw new UsageException("report: --plan-search-ms must be >= 0, got " + searchMs);
         }
@@ -106,7 +136,7 @@ public final class ReportCommand implements Command {
         if (outArg != null) {
             FileArgs.output("report", "--out", outArg);
         }
-        Double gate = gateArg == null ? null : percent(gateArg);
+        Double gate = gateArg == null ? null : percent(gateArg, "--fail-on-regression");
         if (stretch && baselineArg == null) {
             throw new UsageException("report: --stretch-baseline needs --baseline TRACE");
         }
@@ -134,28 +164,7 @@ public final class ReportCommand implements Command {
         } else {
             report = Report.of(current, AppInfo.tool(), trace.getFileName().toString());
         }
-        if (outArg == null) {
-            Writer w = new OutputStreamWriter(out, StandardCharsets.UTF_8);
-            format.write(report, w);
-            w.flush();
-        } else {
-            Path target = Path.of(outArg);
-            Path tmp = OutputFiles.temporaryFor(target); // its own name: two reports to one --out never share it
-            // an encoder that replaces what UTF-8 cannot hold (a lone surrogate in a recorded name) instead of
-            // failing with "Input length = 1", as the stdout path does
-            try (Writer w = new java.io.BufferedWriter(new java.io.OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8))) {
-                format.write(report, w);
-            } catch (IOException e) {
-                Files.deleteIfExists(tmp);
-                throw new UsageException("report: cannot write " + target + ": " + e.getMessage());
-            }
-            try {
-                OutputFiles.commit(tmp, target);
-            } finally {
-                Files.deleteIfExists(tmp);     // left only when the move failed
-            }
-            err.println("report: wrote " + target + " (" + format.extension() + ", " + Files.size(target) + " bytes)");
-        }
+        emit(w -> format.write(report, w), format, outArg, out, err);
         List<TraceDiff.Change> failed = report.gateFailures();
         if (!failed.isEmpty()) {
             for (TraceDiff.Change c : failed) {
@@ -167,10 +176,53 @@ public final class ReportCommand implements Command {
         for (ReadReport d : damaged) {
             err.println("arenascope report: " + d.summary() + "; the report covers what was recovered");
         }
+        boolean overPeak = false;
+        if (peakLimit >= 0) {
+            // one rank of its own: the memory with the largest peak against the limit
+            var largest = current.memories().stream().max(java.util.Comparator.comparingLong(
+                    dev.arenascope.core.analysis.MemoryAnalysis::peakUsedBytes)).orElse(null);
+            if (largest != null && largest.peakUsedBytes() > peakLimit) {
+                overPeak = true;
+                err.println("report: peak: " + trace.getFileName() + " " + largest.name() + " peaks at " + bytes(largest.peakUsedBytes())
+                        + " (" + largest.peakUsedBytes() + " bytes), over the limit " + bytes(peakLimit));
+            }
+        }
         if (!damaged.isEmpty()) {
             return ExitCodes.USAGE;
         }
-        return failed.isEmpty() ? ExitCodes.OK : EXIT_REGRESSION;
+        return failed.isEmpty() && !overPeak ? ExitCodes.OK : EXIT_REGRESSION;
+    }
+
+    /** What a report writes, given the writer. */
+    @FunctionalInterface
+    interface Body {
+        void write(Writer w) throws IOException;
+    }
+
+    /** Writes {@code body} to standard output, or to {@code outArg} through a temporary file moved into place. */
+    static void emit(Body body, ReportFormat format, String outArg, PrintStream out, PrintStream err) throws IOException {
+        if (outArg == null) {
+            Writer w = new OutputStreamWriter(out, StandardCharsets.UTF_8);
+            body.write(w);
+            w.flush();
+        } else {
+            Path target = Path.of(outArg);
+            Path tmp = OutputFiles.temporaryFor(target); // its own name: two reports to one --out never share it
+            // an encoder that replaces what UTF-8 cannot hold (a lone surrogate in a recorded name) instead of
+            // failing with "Input length = 1", as the stdout path does
+            try (Writer w = new java.io.BufferedWriter(new java.io.OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8))) {
+                body.write(w);
+            } catch (IOException e) {
+                Files.deleteIfExists(tmp);
+                throw new UsageException("report: cannot write " + target + ": " + e.getMessage());
+            }
+            try {
+                OutputFiles.commit(tmp, target);
+            } finally {
+                Files.deleteIfExists(tmp);     // left only when the move failed
+            }
+            err.println("report: wrote " + target + " (" + format.extension() + ", " + Files.size(target) + " bytes)");
+        }
     }
 
     private static String bytes(double v) {
@@ -198,7 +250,7 @@ public final class ReportCommand implements Command {
     }
 
     /** {@code 5}, {@code 2.5} or {@code 5%}: a percentage >= 0. */
-    static double percent(String s) {
+    static double percent(String s, String option) {
         String t = s.trim();
         if (t.endsWith("%")) {
             t = t.substring(0, t.length() - 1).trim();
@@ -210,7 +262,7 @@ public final class ReportCommand implements Command {
             }
             return d;
         } catch (NumberFormatException e) {
-            throw new UsageException("report: --fail-on-regression expects a percentage >= 0 such as 5 or 2.5%, got '" + s + "'");
+            throw new UsageException("report: " + option + " expects a percentage >= 0 such as 5 or 2.5%, got '" + s + "'");
         }
     }
 

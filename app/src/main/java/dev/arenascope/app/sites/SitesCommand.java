@@ -11,6 +11,8 @@ import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.app.job.JobCommands;
+import dev.arenascope.app.job.JobInputs;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
@@ -49,6 +51,8 @@ public final class SitesCommand implements Command {
                                         [--temporary [--shorter-than DURATION]] [--top-down | --bottom-up]
                                         [--by site|category] [--top N] [--internal] [--format text|json|folded]
                                         [--baseline TRACE]
+                       arenascope sites TRACE TRACE... | FOLDER | 'GLOB' [--rank NAME] [--baseline-rank NAME]
+                                        [--rank-pattern REGEX] [the same question and shape options]
 
                 Bytes and allocation counts per allocation site of one memory of TRACE (%s).
                 A site is the call stack an allocation was made from (recorded with stack capture, or
@@ -70,6 +74,12 @@ public final class SitesCommand implements Command {
                   --baseline TRACE     also compare with the same question on TRACE, site by site
                   --format F           text (default), json (schema in docs/guide/sites.md) or folded
                                        ("outer;...;inner BYTES" lines for flamegraph.pl, inferno, speedscope)
+                A job (several traces, a folder or a glob; one rank per file, named as for stats):
+                  --rank NAME          the rank to answer for: a name (rank3), a number (3), WORST (the
+                                       largest peak live) or MEDIAN (default WORST)
+                  --baseline-rank NAME compare with the same question on that rank, site by site; at the
+                                       peak each rank is asked at its own peak ("why does rank0 use more")
+                  --rank-pattern REGEX name ranks by REGEX's first group in the file name
                 Bad input (a time outside the trace, an unknown memory, a reversed range): one line, exit 2.
                 """.formatted(TraceFormats.inputExtensions());
     }
@@ -91,8 +101,17 @@ public final class SitesCommand implements Command {
         boolean internal = a.flag("internal");
         String format = a.string("format", "text");
         String baseline = a.string("baseline", null);
+        String rankArg = a.string("rank", null);
+        String baselineRank = a.string("baseline-rank", null);
+        String rankPattern = a.string("rank-pattern", null);
         a.finish();
-        if (a.positionals().size() != 1) {
+        boolean job = JobInputs.isJob(a.positionals());
+        if (!job && (rankArg != null || baselineRank != null)) {
+            throw new UsageException(name() + ": --rank and --baseline-rank choose ranks of a job: give several traces, a folder or a glob");
+        }
+        if (job) {
+            JobCommands.refuse(name(), "--baseline", baseline != null, "name the other rank with --baseline-rank");
+        } else if (a.positionals().size() != 1) {
             throw new UsageException(name() + ": expects one TRACE, got " + a.positionals().size() + " (see arenascope sites --help)");
         }
         if (!List.of("text", "json", "folded").contains(format)) {
@@ -121,22 +140,41 @@ public final class SitesCommand implements Command {
         long shorterThanNs = shorter == null ? SiteQuestion.DEFAULT_TEMPORARY_NS : TimeArg.duration(name(), "--shorter-than", shorter);
         SiteAnalysis.By grouping = byCategory ? SiteAnalysis.By.CATEGORY : SiteAnalysis.By.SITE;
 
-        Path file = FileArgs.trace(name(), a.positionals().getFirst());
-        LoadedTrace t = TraceLoader.load(name(), file);
-        SiteAnalysis sa = analysis(t.store(), memoryName, internal, file);
-        SiteBreakdown sb = ask(sa, question(sa, at, range, leaks, temporary, shorterThanNs), grouping);
+        String label;
+        String baselineLabel = null;
+        SiteBreakdown sb;
         SiteDiff diff = null;
-        if (baseline != null) {
-            Path bf = FileArgs.trace(name(), baseline);
-            LoadedTrace bt = TraceLoader.load(name(), bf);
-            SiteAnalysis bsa = analysis(bt.store(), sa.memory().name(), internal, bf);
-            diff = SiteDiff.between(ask(bsa, question(bsa, at, range, leaks, temporary, shorterThanNs), grouping), sb);
+        JobSites.Pair ranks = null;
+        LoadedTrace t = null;
+        if (job) {
+            ranks = JobSites.pick(name(), a.positionals(), rankPattern, rankArg == null ? "WORST" : rankArg, baselineRank);
+            SiteAnalysis sa = analysis(ranks.current().store(), memoryName, internal, Path.of(ranks.currentFile()));
+            sb = ask(sa, question(sa, at, range, leaks, temporary, shorterThanNs), grouping);
+            label = ranks.currentLabel();
+            if (ranks.baseline() != null) {
+                // each rank's own main memory unless one was named: ranks' devices differ (cuda:0, cuda:3, ...)
+                SiteAnalysis bsa = analysis(ranks.baseline().store(), memoryName, internal, Path.of(ranks.baselineFile()));
+                diff = SiteDiff.between(ask(bsa, question(bsa, at, range, leaks, temporary, shorterThanNs), grouping), sb);
+                baselineLabel = ranks.baselineLabel();
+            }
+        } else {
+            Path file = FileArgs.trace(name(), a.positionals().getFirst());
+            t = TraceLoader.load(name(), file);
+            SiteAnalysis sa = analysis(t.store(), memoryName, internal, file);
+            sb = ask(sa, question(sa, at, range, leaks, temporary, shorterThanNs), grouping);
+            label = file.getFileName().toString();
+            if (baseline != null) {
+                Path bf = FileArgs.trace(name(), baseline);
+                LoadedTrace bt = TraceLoader.load(name(), bf);
+                SiteAnalysis bsa = analysis(bt.store(), sa.memory().name(), internal, bf);
+                diff = SiteDiff.between(ask(bsa, question(bsa, at, range, leaks, temporary, shorterThanNs), grouping), sb);
+                baselineLabel = Path.of(baseline).getFileName().toString();
+            }
         }
         int limit = top > 0 ? top : format.equals("text") ? 20 : Integer.MAX_VALUE;
         SiteTree tree = bottomUp ? SiteTree.bottomUp(sb) : topDown ? SiteTree.topDown(sb) : null;
         SiteBreakdown shown = limit < Integer.MAX_VALUE ? sb.top(limit) : sb;
-        SitesOutput.Answer answer = new SitesOutput.Answer(file.getFileName().toString(), shown, byCategory, tree,
-                baseline == null ? null : Path.of(baseline).getFileName().toString(), diff);
+        SitesOutput.Answer answer = new SitesOutput.Answer(label, shown, byCategory, tree, baselineLabel, diff);
         switch (format) {
             case "json" -> SitesOutput.json(answer, out);
             case "folded" -> {
@@ -148,6 +186,10 @@ public final class SitesCommand implements Command {
             default -> SitesOutput.text(answer, out);
         }
         out.flush();
+        if (ranks != null) {
+            ranks.table().printNotes(name(), err);
+            return ranks.table().bad() ? 2 : 0;
+        }
         return TraceLoader.finish(name(), t.report(), "", err);
     }
 

@@ -10,6 +10,8 @@ import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.app.job.JobCommands;
+import dev.arenascope.app.job.JobInputs;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -42,6 +44,7 @@ public final class StatsCommand implements Command {
     public String usage() {
         return """
                 Usage: arenascope stats TRACE
+                       arenascope stats TRACE TRACE... | FOLDER | 'GLOB' [--rank-pattern REGEX]
 
                 Prints a JSON summary of TRACE (%s) on stdout:
                   events, duration_ns, lost_events,
@@ -53,13 +56,25 @@ public final class StatsCommand implements Command {
                 limit was chosen: the device's default ceiling is not a capacity).
                 A damaged TRACE is summarised as far as it is sound, with one line on stderr naming the
                 first problem, and exit code 2.
+
+                Several traces, a folder or a glob are a job, one rank per file (named from
+                rank(\\d+) or _(\\d+).pickle in the file name, else the file name; --rank-pattern
+                REGEX: its first group names the rank). Prints {ranks: [...], job: {...}}: per rank
+                peak_live_bytes, peak_reserved_bytes, peak_at_ns, step, out_of_memory, allocations,
+                top_site; for the job worst_rank, median_rank, imbalance_pct, outliers and per column
+                max, median, min, max_over_median, max_minus_min (docs/guide/jobs.md). A rank that
+                cannot be read is a row with its failure; the others are summarised; exit code 2.
                 """.formatted(TraceFormats.inputExtensions());
     }
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         Args a = new Args(name(), args, Set.of());
+        String rankPattern = a.string("rank-pattern", null);
         a.finish();
+        if (JobInputs.isJob(a.positionals())) {
+            return JobCommands.stats(a.positionals(), rankPattern, out, err);
+        }
         if (a.positionals().size() != 1) {
             throw new UsageException(name() + ": expects one TRACE, got " + a.positionals().size() + " (see arenascope stats --help)");
         }

@@ -1,0 +1,108 @@
+package dev.arenascope.app.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import dev.arenascope.app.aot.AotCache;
+import dev.arenascope.app.aot.LeanJvm;
+import dev.arenascope.core.trace.torch.SyntheticJob;
+
+/**
+ * Job figures: the rank table of a generated job ({@link SyntheticJob}, a pipeline of N stages, one
+ * PyTorch snapshot per rank, written to the temporary directory and deleted after) through
+ * {@code arenascope stats FOLDER} in a fresh JVM as the launcher starts it (the build's ahead-of-time
+ * cache when there is one, the serial collector), JVM start included; the worst rank it names and that
+ * rank's peak must be the generator's, or the bench fails.
+ * <ul>
+ *   <li>{@code job.rank_table_8x100mb_s}: 8 ranks of about 100 MB each (target ≤ 4 s on 2 cores), median of
+ *       three; {@code job.rank_table_8x100mb_peak_rss_mb} and {@code _cpu_s} from {@code /usr/bin/time};
+ *       {@code job.sites_8x100mb_s}: {@code sites FOLDER --rank WORST --baseline-rank MEDIAN} once (every
+ *       store kept).</li>
+ *   <li>{@code job.rank_table_64x20mb_s}: 64 ranks of about 20 MB (target ≤ 10 s), once, with its peak RSS.</li>
+ *   <li>{@code job.8x100mb_mb}, {@code job.64x20mb_mb}: the jobs' sizes in MB (10^6 bytes).</li>
+ * </ul>
+ * Quick mode (tests): the same figures on 8 × 1 MiB and 16 × 0.5 MiB, one round each.
+ */
+final class JobBench implements BenchSuite {
+    static final long SEED = 30;
+    private static final Pattern WORST = Pattern.compile("\"worst_rank\"\\s*:\\s*\"([^\"]+)\"");
+
+    @Override
+    public String group() {
+        return "job";
+    }
+
+    @Override
+    public Map<String, Double> run(boolean quick) throws Exception {
+        Map<String, Double> f = new LinkedHashMap<>();
+        List<String> jvm = new ArrayList<>(AotCache.beside(AotCache.appJar()).map(c -> List.of("-XX:AOTCache=" + c)).orElse(List.of()));
+        jvm.addAll(LeanJvm.BATCH_OPTIONS);
+        measure(f, "8x100mb", 8, quick ? 1L << 20 : 100L << 20, quick ? 1 : 3, true, jvm);
+        measure(f, "64x20mb", quick ? 16 : 64, quick ? 1L << 19 : 20L << 20, 1, false, jvm);
+        return f;
+    }
+
+    private static void measure(Map<String, Double> f, String name, int ranks, long bytesPerRank, int rounds, boolean sites, List<String> jvm)
+            throws Exception {
+        Path dir = Files.createTempDirectory("arenascope-bench-job-");
+        try {
+            SyntheticJob.Truth truth = SyntheticJob.write(dir, SyntheticJob.sized(SEED, ranks, bytesPerRank));
+            long bytes = truth.ranks().stream().mapToLong(SyntheticJob.RankTruth::bytes).sum();
+            String worst = "rank" + truth.worstRank();
+            double[] wall = new double[rounds], rss = new double[rounds], cpu = new double[rounds];
+            for (int i = 0; i < rounds; i++) {
+                ChildRun r = ChildRun.cli(jvm, "stats", dir.toString());
+                Matcher m = WORST.matcher(r.stdout());
+                String got = m.find() ? m.group(1) : null;
+                long peak = peakOf(r.stdout(), worst);
+                if (!worst.equals(got) || peak != truth.rank(truth.worstRank()).peakBytes()) {
+                    throw new IllegalStateException("bench: stats of the " + name + " job named " + got + " (peak " + peak
+                            + ") the worst rank; the generator says " + worst + " (" + truth.rank(truth.worstRank()).peakBytes() + ")");
+                }
+                wall[i] = r.wallS();
+                rss[i] = r.rssMb();
+                cpu[i] = r.cpuS();
+            }
+            f.put("job." + name + "_mb", bytes / 1e6);
+            f.put("job.rank_table_" + name + "_s", Medians.median(wall));
+            if (!Double.isNaN(rss[0])) {
+                f.put("job.rank_table_" + name + "_peak_rss_mb", Medians.median(rss));
+                f.put("job.rank_table_" + name + "_cpu_s", Medians.median(cpu));
+            }
+            if (sites) {
+                ChildRun s = ChildRun.cli(jvm, "sites", dir.toString(), "--rank", "WORST", "--baseline-rank", "MEDIAN", "--format", "json");
+                if (!s.stdout().contains("\"function\" : \"" + truth.topDifferingSite().function() + "\"")) {
+                    throw new IllegalStateException("bench: sites of the " + name + " job does not name " + truth.topDifferingSite());
+                }
+                f.put("job.sites_" + name + "_s", s.wallS());
+            }
+        } finally {
+            try (Stream<Path> s = Files.list(dir)) {
+                for (Path p : s.toList()) {
+                    Files.deleteIfExists(p);
+                }
+            } catch (IOException ignored) {
+                // a temporary directory the system cleans anyway
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    /** The {@code peak_live_bytes} of {@code rank}'s row in stats' JSON, -1 when absent. */
+    private static long peakOf(String json, String rank) {
+        int at = json.indexOf("\"rank\" : \"" + rank + "\"");
+        if (at < 0) {
+            return -1;
+        }
+        Matcher m = Pattern.compile("\"peak_live_bytes\"\\s*:\\s*(\\d+)").matcher(json);
+        return m.find(at) ? Long.parseLong(m.group(1)) : -1;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.arenascope.app.job;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.analysis.JobSummary;
+import dev.arenascope.core.analysis.RankSummary;
+import dev.arenascope.core.trace.file.JobLoad;
+import dev.arenascope.core.trace.file.JobMember;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.RankNames;
+
+/**
+ * A job loaded for a command: its files named as ranks ({@link RankNames}), imported in parallel, each
+ * rank summarised on the thread that imported it ({@link RankSummary}), the stores dropped unless asked
+ * to keep them (for {@code sites}), and the job's {@link JobSummary}. What went wrong is kept as lines
+ * the command prints to stderr at the end: a rank that could not be read, a damaged one, two files with
+ * the same rank name.
+ *
+ * @param summary  the rank table and the job's figures
+ * @param stores   the loaded stores by rank name (only when kept; else empty)
+ * @param notes    lines for stderr, without the {@code arenascope COMMAND: } prefix
+ * @param bad      whether a member failed or was damaged (the command exits 2 at the end)
+ */
+public record JobTable(JobSummary summary, java.util.Map<String, LoadedTrace> stores, List<String> notes, boolean bad) {
+
+    /** Reads {@code --rank-pattern} as a pattern (null when not given). */
+    public static Pattern rankPattern(String command, String arg) {
+        if (arg == null) {
+            return null;
+        }
+        try {
+            return RankNames.pattern(arg);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(command + ": --rank-pattern: " + e.getMessage());
+        }
+    }
+
+    /** Loads the job of {@code files}; {@code keep} keeps every rank's store. */
+    public static JobTable load(List<Path> files, Pattern rankPattern, boolean keep) {
+        List<JobMember> members = RankNames.members(files, rankPattern);
+        record Ranked(RankSummary row, LoadedTrace kept) {}
+        List<JobLoad.Loaded<Ranked>> loaded = JobLoad.load(members, (m, lt) -> {
+            String problem = lt.report().damaged() ? lt.report().summary() : null;
+            RankSummary row = RankSummary.of(m.rank(), m.number(), m.file().toString(), m.duplicate(), problem, lt.store());
+            return new Ranked(row, keep ? lt : null);
+        });
+        List<RankSummary> rows = new ArrayList<>();
+        java.util.Map<String, LoadedTrace> stores = new java.util.LinkedHashMap<>();
+        List<String> notes = new ArrayList<>();
+        boolean bad = false;
+        for (JobLoad.Loaded<Ranked> l : loaded) {
+            JobMember m = l.member();
+            if (m.duplicate()) {
+                String first = members.stream().filter(o -> !o.duplicate() && RankNames.name(o.file(), rankPattern)
+                        .equals(RankNames.name(m.file(), rankPattern))).map(o -> o.file().toString()).findFirst().orElse("another file");
+                notes.add(m.file() + " names the same rank as " + first + "; both are kept, this one as " + m.rank());
+            }
+            if (!l.ok()) {
+                rows.add(RankSummary.failed(m.rank(), m.number(), m.file().toString(), m.duplicate(), l.failure()));
+                notes.add("rank " + m.rank() + ": " + l.failure() + "; the other ranks are reported");
+                bad = true;
+                continue;
+            }
+            rows.add(l.result().row());
+            if (l.result().kept() != null) {
+                stores.put(m.rank(), l.result().kept());
+            }
+            if (l.damaged()) {
+                notes.add("rank " + m.rank() + ": " + l.report().summary() + "; its row covers what was recovered");
+                bad = true;
+            }
+        }
+        return new JobTable(JobSummary.of(rows), stores, notes, bad);
+    }
+
+    /** Prints the notes, each prefixed {@code arenascope COMMAND: }. */
+    public void printNotes(String command, PrintStream err) {
+        for (String n : notes) {
+            err.println("arenascope " + command + ": " + n);
+        }
+    }
+}

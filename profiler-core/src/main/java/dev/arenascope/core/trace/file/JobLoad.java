@@ -1,0 +1,130 @@
+package dev.arenascope.core.trace.file;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+
+/**
+ * Loads the ranks of a job in parallel, each file into its own store, and hands each loaded rank to a
+ * function on the thread that loaded it (an analysis, a summary): what the function returns is kept, and
+ * the store is dropped after it unless the function keeps it. So the memory a job takes is the stores
+ * (and what the function keeps), never a merged one.
+ *
+ * <p>A member that cannot be read (missing, a directory, an extension no reader knows, malformed, damaged
+ * past its first event) is a {@link Loaded} with its {@code failure} in one line, and the others still
+ * load; a damaged member that still yielded events is loaded as far as it is sound and its
+ * {@link ReadReport} says what was wrong. An exception the function throws is not a bad member: it is
+ * thrown to the caller (a bug, or a cancel).
+ *
+ * <p>Threads: {@code threads} workers (one per core by default), each loading one member at a time;
+ * results come back in the members' order whatever order they finished in.
+ */
+public final class JobLoad {
+    private JobLoad() {}
+
+    /**
+     * One member's outcome.
+     *
+     * @param member  the member
+     * @param result  what the function made of it, null when it failed
+     * @param report  what the read found, null when it failed before reading
+     * @param failure why it could not be loaded (one line), null when it loaded
+     */
+    public record Loaded<R>(JobMember member, R result, ReadReport report, String failure) {
+        /** Whether the member loaded (perhaps damaged). */
+        public boolean ok() {
+            return failure == null;
+        }
+
+        /** Whether it loaded but its file was damaged. */
+        public boolean damaged() {
+            return failure == null && report != null && report.damaged();
+        }
+    }
+
+    /** Threads a job loads with by default: one per core. */
+    public static int defaultThreads() {
+        return Math.max(1, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** Loads {@code members} with {@link #defaultThreads()} workers. */
+    public static <R> List<Loaded<R>> load(List<JobMember> members, BiFunction<JobMember, LoadedTrace, R> perRank) {
+        return load(members, defaultThreads(), perRank);
+    }
+
+    /**
+     * Loads {@code members} with at most {@code threads} workers.
+     *
+     * @throws RuntimeException what {@code perRank} threw, unwrapped
+     */
+    public static <R> List<Loaded<R>> load(List<JobMember> members, int threads, BiFunction<JobMember, LoadedTrace, R> perRank) {
+        int n = Math.max(1, Math.min(threads, members.size()));
+        AtomicInteger ids = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
+            Thread t = new Thread(r, "job-load-" + ids.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Loaded<R>>> futures = new ArrayList<>();
+            for (JobMember m : members) {
+                futures.add(pool.submit(() -> one(m, perRank)));
+            }
+            List<Loaded<R>> out = new ArrayList<>(members.size());
+            for (Future<Loaded<R>> f : futures) {
+                try {
+                    out.add(f.get());
+                } catch (ExecutionException e) {
+                    Throwable c = e.getCause();
+                    if (c instanceof RuntimeException re) {
+                        throw re;
+                    }
+                    if (c instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IllegalStateException(c);
+                }
+            }
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.util.concurrent.CancellationException("job load interrupted");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static <R> Loaded<R> one(JobMember m, BiFunction<JobMember, LoadedTrace, R> perRank) {
+        Path f = m.file();
+        String wrong = !Files.exists(f) ? "no such file" : Files.isDirectory(f) ? "is a directory, not a file"
+                : !Files.isRegularFile(f) ? "not a regular file" : !Files.isReadable(f) ? "permission denied" : null;
+        if (wrong == null && TraceFormats.input(f) == null) {
+            String ext = TraceFormats.extension(f);
+            wrong = (ext.isEmpty() ? "no file extension to tell the format by" : "cannot read '" + ext + "' files")
+                    + " (reads " + TraceFormats.inputExtensions() + ")";
+        }
+        if (wrong != null) {
+            return new Loaded<>(m, null, null, f + ": " + wrong);
+        }
+        LoadedTrace t;
+        try {
+            t = TraceFormats.load(f);
+        } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
+            String msg = e.getMessage() == null ? e.toString() : e.getMessage();
+            return new Loaded<>(m, null, null, msg.contains(String.valueOf(f.getFileName())) ? msg : f + ": " + msg);
+        }
+        if (t.report().damaged() && t.report().events() == 0) {
+            return new Loaded<>(m, null, t.report(), t.report().summary());
+        }
+        return new Loaded<>(m, perRank.apply(m, t), t.report(), null);
+    }
+}
