@@ -48,7 +48,7 @@ public final class PlanCommand implements Command {
     @Override
     public String usage() {
         return """
-                Usage: arenascope plan --input FILE [--capacity BYTES] [--strategy greedy|search]
+                Usage: arenascope plan --input FILE [--capacity BYTES] [--strategy auto|greedy|search|sweep]
                                        [--time-limit SECONDS] [--output FILE] [--alignment BYTES]
 
                 Assigns an offset to every buffer so that buffers live at a common step never share bytes.
@@ -58,7 +58,10 @@ public final class PlanCommand implements Command {
                                       (.json), whose scratch and persistent arenas are laid out again
                   --capacity BYTES    the bytes an arena may take (e.g. 1048576, 1MiB); search stops at the
                                       first packing within it. Default: none (search minimises the height)
-                  --strategy NAME     greedy (TFLite's greedy by size, instant) or search (default)
+                  --strategy NAME     auto (default: search up to {threshold} buffers or when the capacity
+                                      leaves no slack, sweep above), greedy (TFLite's greedy by
+                                      size), search (canonical search, proves optimality) or sweep
+                                      (best fit over time, near-linear: for 10^4-10^6 buffers)
                   --time-limit SECS   how long the search may run (default 10)
                   --output FILE       write the result in the format its name ends in: .json (e.g.
                                       A.plan.json) a memory plan as JSON, .csv the CSV with an offset
@@ -74,7 +77,7 @@ public final class PlanCommand implements Command {
 
                 Exit codes: 0 packed within the capacity; 3 no packing within the capacity was found in
                 time (the best one found is still written); 2 bad input or usage.
-                """;
+                """.replace("{threshold}", String.format(Locale.ROOT, "%,d", dev.arenascope.core.plan.SweepPlanner.AUTO_THRESHOLD));
     }
 
     @Override
@@ -85,7 +88,7 @@ public final class PlanCommand implements Command {
         }
         Path input = FileArgs.readable("plan", a.required("input"));
         long capacity = a.bytes("capacity", Long.MAX_VALUE);
-        String strategy = a.string("strategy", "search");
+        String strategy = a.string("strategy", "auto");
         double seconds = a.doubleValue("time-limit", 10);
         String output = a.string("output", null);
         long alignment = a.bytes("alignment", 1);
