@@ -43,7 +43,7 @@ public final class PlanCommand implements Command {
 
     @Override
     public String summary() {
-        return "pack tensor lifetimes into an arena (greedy or search) and report the gap to the lower bound";
+        return "pack tensor lifetimes into an arena (auto, greedy, search or sweep; --from-trace for a recorded run's allocations) and report the gap to the lower bound";
     }
 
     @Override
