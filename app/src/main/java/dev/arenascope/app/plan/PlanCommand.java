@@ -114,7 +114,7 @@ public final class PlanCommand implements Command {
             case "requested" -> AllocationProblem.Sizes.REQUESTED;
             default -> throw new UsageException("plan: --sizes must be requested or allocated, got '" + sizesArg + "'");
         };
-        Path input = traceArg != null ? FileArgs.trace("plan", traceArg) : FileArgs.readable("plan", inputArg);
+        Path input = traceArg != null ? Path.of(traceArg) : FileArgs.readable("plan", inputArg);
         long capacity = a.bytes("capacity", Long.MAX_VALUE);
         String strategy = a.string("strategy", "auto");
         double seconds = a.doubleValue("time-limit", 10);

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
+import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.AllocationProblem;
 import dev.arenascope.core.device.Bytes;
@@ -13,30 +14,20 @@ import dev.arenascope.core.plan.Packing;
 import dev.arenascope.core.plan.Planner;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
-import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.file.LoadedTrace;
-import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
 
 /**
  * {@code plan --from-trace}: a recorded trace's allocations of one memory as a problem
  * ({@link AllocationProblem}), packed, and the smallest fixed-address arena found printed beside the
  * live peak (the lower bound) and, for pools and imported caching allocators, the bytes the allocator
- * itself reserved at its peak. A damaged trace is planned as far as it was read, then exit 2 with one
- * line naming the first problem, as {@code stats} does.
+ * itself reserved at its peak. The trace is read by {@link TraceLoader}, under its rule for bad input: a
+ * damaged trace is planned as far as it was read, then exit 2 with one line naming the first problem.
  */
 record TracePlan(Planner planner, long capacity, long deadline, String output, boolean json) {
 
     int run(Path file, String memoryName, AllocationProblem.Sizes sizes, PrintStream out, PrintStream err) throws IOException {
-        LoadedTrace t;
-        try {
-            t = TraceFormats.load(file);
-        } catch (TraceFormatException | IllegalArgumentException e) {
-            throw new UsageException("plan: " + (e.getMessage() == null ? file + ": " + e : e.getMessage()));
-        }
-        if (t.report().damaged() && t.report().events() == 0) {
-            throw new UsageException("plan: " + t.report().summary());
-        }
+        LoadedTrace t = TraceLoader.load("plan", file);
         EventStore store = t.store();
         MemoryInfo memory = memory(store, memoryName, file);
         AllocationProblem ap = AllocationProblem.of(store, memory, sizes);
@@ -58,11 +49,8 @@ record TracePlan(Planner planner, long capacity, long deadline, String output, b
             PlanCommand.write(p, name, output, json, out);
         }
         int code = PlanCommand.verdict(out, p.fits(), p.timedOut(), capacity, p.lowerBound(), output);
-        if (t.report().damaged()) {
-            err.println("arenascope plan: " + t.report().summary());
-            return 2;
-        }
-        return code;
+        int read = TraceLoader.finish("plan", t.report(), output == null ? "" : "planned from what was read", err);
+        return read != 0 ? read : code;
     }
 
     /** The memory named, or the only one that allocates; else a usage error listing them. */
