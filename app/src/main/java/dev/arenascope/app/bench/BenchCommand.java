@@ -32,6 +32,7 @@ public final class BenchCommand implements Command {
             new SiteViewBench(),
             new AllocatorStateBench(),
             new PlanBench(),
+            new PlanScaleBench(),
             new ReportBench(),
             new SitesBench(),
             new JobBench(),

@@ -13,6 +13,7 @@ import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.analysis.AllocationProblem;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.plan.MemoryPlan;
 import dev.arenascope.core.plan.Packing;
@@ -42,23 +43,36 @@ public final class PlanCommand implements Command {
 
     @Override
     public String summary() {
-        return "pack tensor lifetimes into an arena (greedy or search) and report the gap to the lower bound";
+        return "pack tensor lifetimes into an arena (auto, greedy, search or sweep; --from-trace for a recorded run's allocations) and report the gap to the lower bound";
     }
 
     @Override
     public String usage() {
         return """
-                Usage: arenascope plan --input FILE [--capacity BYTES] [--strategy greedy|search]
+                Usage: arenascope plan --input FILE [--capacity BYTES] [--strategy auto|greedy|search|sweep]
                                        [--time-limit SECONDS] [--output FILE] [--alignment BYTES]
+                       arenascope plan --from-trace TRACE [--memory NAME] [--sizes allocated|requested]
+                                       [--capacity BYTES] [--strategy ...] [--time-limit SECONDS] [--output FILE]
 
                 Assigns an offset to every buffer so that buffers live at a common step never share bytes.
 
                   --input FILE        a problem in MiniMalloc's CSV format, header id,lower,upper,size, one
                                       buffer a line live over [lower, upper); or a memory plan as JSON
                                       (.json), whose scratch and persistent arenas are laid out again
+                  --from-trace TRACE  a recorded trace ({formats}): its allocations become the problem,
+                                      each live from its allocation to its free (to the trace's end
+                                      when never freed); prints the smallest fixed-address arena
+                                      found beside the trace's live peak (the lower bound)
+                  --memory NAME       with --from-trace: the memory whose allocations to plan (needed
+                                      when more than one memory of the trace allocates)
+                  --sizes KIND        with --from-trace: allocated (default: the bytes each allocation
+                                      held, rounding included) or requested (the bytes asked for)
                   --capacity BYTES    the bytes an arena may take (e.g. 1048576, 1MiB); search stops at the
                                       first packing within it. Default: none (search minimises the height)
-                  --strategy NAME     greedy (TFLite's greedy by size, instant) or search (default)
+                  --strategy NAME     auto (default: search up to {threshold} buffers or when the capacity
+                                      leaves no slack, sweep above), greedy (TFLite's greedy by
+                                      size), search (canonical search, proves optimality) or sweep
+                                      (best fit over time, near-linear: for 10^4-10^6 buffers)
                   --time-limit SECS   how long the search may run (default 10)
                   --output FILE       write the result in the format its name ends in: .json (e.g.
                                       A.plan.json) a memory plan as JSON, .csv the CSV with an offset
@@ -74,7 +88,8 @@ public final class PlanCommand implements Command {
 
                 Exit codes: 0 packed within the capacity; 3 no packing within the capacity was found in
                 time (the best one found is still written); 2 bad input or usage.
-                """;
+                """.replace("{threshold}", String.format(Locale.ROOT, "%,d", dev.arenascope.core.plan.SweepPlanner.AUTO_THRESHOLD))
+                .replace("{formats}", dev.arenascope.core.trace.file.TraceFormats.inputExtensions());
     }
 
     @Override
@@ -83,9 +98,25 @@ public final class PlanCommand implements Command {
         if (!a.positionals().isEmpty()) {
             throw new UsageException("plan: unexpected argument '" + a.positionals().get(0) + "' (the file goes after --input)");
         }
-        Path input = FileArgs.readable("plan", a.required("input"));
+        String inputArg = a.string("input", null);
+        String traceArg = a.string("from-trace", null);
+        String memoryName = a.string("memory", null);
+        String sizesArg = a.string("sizes", "allocated");
+        if ((inputArg == null) == (traceArg == null)) {
+            throw new UsageException("plan: give one of --input FILE (a problem or a plan) or --from-trace TRACE"
+                    + (inputArg != null ? ", not both" : ""));
+        }
+        if (traceArg == null && (memoryName != null || a.has("sizes"))) {
+            throw new UsageException("plan: --memory and --sizes go with --from-trace");
+        }
+        AllocationProblem.Sizes sizes = switch (sizesArg) {
+            case "allocated" -> AllocationProblem.Sizes.ALLOCATED;
+            case "requested" -> AllocationProblem.Sizes.REQUESTED;
+            default -> throw new UsageException("plan: --sizes must be requested or allocated, got '" + sizesArg + "'");
+        };
+        Path input = traceArg != null ? Path.of(traceArg) : FileArgs.readable("plan", inputArg);
         long capacity = a.bytes("capacity", Long.MAX_VALUE);
-        String strategy = a.string("strategy", "search");
+        String strategy = a.string("strategy", "auto");
         double seconds = a.doubleValue("time-limit", 10);
         String output = a.string("output", null);
         long alignment = a.bytes("alignment", 1);
@@ -110,6 +141,10 @@ public final class PlanCommand implements Command {
         }
         long limitNanos = (long) (seconds * 1e9);
         long deadline = System.nanoTime() + limitNanos;   // the limit covers reading the input too
+        if (traceArg != null) {
+            Format format = output == null ? null : Format.of(output, Format.CSV);
+            return new TracePlan(planner, capacity, deadline, output, format == Format.JSON).run(input, memoryName, sizes, out, err);
+        }
         boolean json = isJson(input);
         Format format = output == null ? null : Format.of(output, json ? Format.JSON : Format.CSV);
         try {
@@ -135,7 +170,7 @@ public final class PlanCommand implements Command {
         }
     }
 
-    private static long left(long deadline) {
+    static long left(long deadline) {
         return Math.max(0, deadline - System.nanoTime());
     }
 
@@ -152,6 +187,16 @@ public final class PlanCommand implements Command {
         }
     }
 
+    /** Writes {@code p} to {@code output}: a one-arena scratch plan (JSON) or the CSV with offsets. */
+    static void write(Packing p, String name, String output, boolean json, PrintStream out) throws IOException {
+        if (json) {
+            PlanJson.write(PlanLayouts.scratchPlan(name, "arena", p), Path.of(output));
+        } else {
+            ProblemCsv.write(p, Path.of(output));
+        }
+        out.println("wrote " + output + (json ? " (memory plan JSON)" : " (CSV)"));
+    }
+
     private int planCsv(Path input, long alignment, Planner planner, long capacity, long deadline, String output,
                         Format format, PrintStream out) throws IOException {
         PlanProblem problem = ProblemCsv.read(input, alignment);
@@ -160,13 +205,7 @@ public final class PlanCommand implements Command {
         out.println(input.getFileName() + ": " + problem.size() + " buffers");
         printPacking(out, "", p);
         if (output != null) {
-            if (format == Format.JSON) {
-                String name = input.getFileName().toString().replaceFirst("\\.[^.]*$", "");
-                PlanJson.write(PlanLayouts.scratchPlan(name, "arena", p), Path.of(output));
-            } else {
-                ProblemCsv.write(p, Path.of(output));
-            }
-            out.println("wrote " + output + (format == Format.JSON ? " (memory plan JSON)" : " (CSV)"));
+            write(p, input.getFileName().toString().replaceFirst("\\.[^.]*$", ""), output, format == Format.JSON, out);
         }
         return verdict(out, p.fits(), p.timedOut(), capacity, p.lowerBound(), output);
     }
@@ -208,7 +247,7 @@ public final class PlanCommand implements Command {
         return verdict(out, r.fits(), r.timedOut(), capacity, lowerBound, output);
     }
 
-    private static void checkCapacity(PlanProblem problem, long capacity, String where) {
+    static void checkCapacity(PlanProblem problem, long capacity, String where) {
         long largest = problem.largest();
         if (capacity != Long.MAX_VALUE && largest > capacity) {
             int i = 0;
@@ -220,7 +259,7 @@ public final class PlanCommand implements Command {
         }
     }
 
-    private static void printPacking(PrintStream out, String prefix, Packing p) {
+    static void printPacking(PrintStream out, String prefix, Packing p) {
         out.printf(Locale.ROOT, "%slower bound %,d B (%s), height %,d B (%s), ratio %.4f, %s %.3f s%s%n", prefix,
                 p.lowerBound(), Bytes.format(p.lowerBound()), p.height(), Bytes.format(p.height()), p.ratio(),
                 p.strategy(), p.elapsedNanos() / 1e9, p.timedOut() ? " (time limit reached)" : "");
@@ -238,7 +277,7 @@ public final class PlanCommand implements Command {
         };
     }
 
-    private static int verdict(PrintStream out, boolean fits, boolean timedOut, long capacity, long lowerBound,
+    static int verdict(PrintStream out, boolean fits, boolean timedOut, long capacity, long lowerBound,
                                String output) {
         if (capacity == Long.MAX_VALUE) {
             return 0;

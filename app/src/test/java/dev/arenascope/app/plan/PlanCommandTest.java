@@ -43,6 +43,32 @@ class PlanCommandTest {
     static final String SMALL = "id,lower,upper,size\nx,0,2,100\ny,1,3,200\nz,3,5,300\n";
 
     @Test
+    void aProblemAboveTheThresholdIsSweptByDefaultAndItsPackingHoldsNoOverlap() throws Exception {
+        var problem = dev.arenascope.core.plan.TrainingSteps.generate(dev.arenascope.core.plan.SweepPlanner.AUTO_THRESHOLD + 500, 2);
+        StringBuilder sb = new StringBuilder("id,lower,upper,size\n");
+        for (var b : problem.buffers()) {
+            sb.append(b.id()).append(',').append(b.lower()).append(',').append(b.upper()).append(',').append(b.size()).append('\n');
+        }
+        Path in = csv("big.csv", sb.toString());
+        Path outFile = dir.resolve("big.out.csv");
+        CliRun r = run("plan", "--input", in.toString(), "--time-limit", "20", "--output", outFile.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains(" sweep "), r.out());
+        Map<String, Long> off = ProblemCsv.readOffsets(outFile);
+        long[] offsets = new long[problem.size()];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = off.get(problem.buffers().get(i).id());
+        }
+        long height = 0;
+        for (int i = 0; i < offsets.length; i++) {
+            height = Math.max(height, offsets[i] + problem.alignedSize(i));
+        }
+        var packing = new dev.arenascope.core.plan.Packing(problem, offsets, height, problem.lowerBound(), Long.MAX_VALUE, "x", 0, false);
+        assertTrue(packing.overlapFree(), "the written packing overlaps");
+        assertTrue(r.out().contains(String.format(java.util.Locale.ROOT, "height %,d B", height)), r.out());
+    }
+
+    @Test
     void packsWithinCapacityAndWritesOffsets() throws Exception {
         Path in = csv("p.csv", SMALL);
         Path outFile = dir.resolve("out.csv");

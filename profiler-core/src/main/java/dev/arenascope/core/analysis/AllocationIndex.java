@@ -43,6 +43,7 @@ final class AllocationIndex {
     long[] startNs = new long[1024];   // effective times
     long[] endNs = new long[1024];
     long[] bytes = new long[1024];
+    long[] requested = new long[1024]; // bytes asked for before rounding (ALLOC, POOL_REQUEST: c), bytes when not known
     int[] site = new int[1024];        // the trace's stack node, -1
     int[] category = new int[1024];    // string id, -1
     int[] scope = new int[1024];       // innermost scope id, -1
@@ -210,6 +211,8 @@ final class AllocationIndex {
         startNs[a] = eff;
         endNs[a] = NEVER;
         bytes[a] = b.b(k);
+        long asked = b.kind(k) == EventKind.TENSOR_LIVE ? 0 : b.c(k);
+        requested[a] = asked > 0 && asked <= bytes[a] ? asked : bytes[a];
         site[a] = b.site(k);
         category[a] = b.category(k);
         EventKind kind = b.kind(k);
@@ -257,6 +260,7 @@ final class AllocationIndex {
         startNs = Arrays.copyOf(startNs, cap);
         endNs = Arrays.copyOf(endNs, cap);
         bytes = Arrays.copyOf(bytes, cap);
+        requested = Arrays.copyOf(requested, cap);
         site = Arrays.copyOf(site, cap);
         category = Arrays.copyOf(category, cap);
         scope = Arrays.copyOf(scope, cap);

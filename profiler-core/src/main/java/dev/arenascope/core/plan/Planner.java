@@ -4,7 +4,7 @@ package dev.arenascope.core.plan;
  * Assigns an offset to every buffer of a {@link PlanProblem} so that buffers live at a common step
  * never share bytes. Implementations are stateless and thread-safe.
  */
-public sealed interface Planner permits GreedyBySizePlanner, SearchPlanner {
+public sealed interface Planner permits AutoPlanner, GreedyBySizePlanner, SearchPlanner, SweepPlanner {
 
     /** The strategy's name as the CLI spells it. */
     String name();
@@ -18,12 +18,28 @@ public sealed interface Planner permits GreedyBySizePlanner, SearchPlanner {
      */
     Packing plan(PlanProblem problem, long capacity, long timeLimitNanos);
 
-    /** The planner with this CLI name: {@code greedy} or {@code search}. */
+    /** The planner with this CLI name: {@code auto}, {@code greedy}, {@code search} or {@code sweep}. */
     static Planner named(String name) {
         return switch (name) {
+            case "auto" -> new AutoPlanner();
             case "greedy" -> new GreedyBySizePlanner();
             case "search" -> new SearchPlanner();
-            default -> throw new IllegalArgumentException("unknown strategy '" + name + "' (expected greedy or search)");
+            case "sweep" -> new SweepPlanner();
+            default -> throw new IllegalArgumentException("unknown strategy '" + name + "' (expected auto, greedy, search or sweep)");
         };
+    }
+
+    /**
+     * What {@code plan}'s default strategy {@code auto} takes for {@code problem}: the search up to
+     * {@link SweepPlanner#AUTO_THRESHOLD} buffers, and above it too where the capacity leaves no slack at
+     * any step (a tight problem, which the search cuts apart); else the sweep, whose cost stays
+     * near-linear in the buffers.
+     */
+    static Planner auto(PlanProblem problem, long capacity) {
+        if (problem.size() <= SweepPlanner.AUTO_THRESHOLD
+                || (capacity != Long.MAX_VALUE && PerfectPacking.applies(problem, capacity))) {
+            return new SearchPlanner();
+        }
+        return new SweepPlanner();
     }
 }
