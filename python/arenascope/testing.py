@@ -13,6 +13,7 @@ as ``arenascope sites`` falls back.
 """
 
 import json
+import os
 import re
 
 #: The marker the plugin writes where the measured run of a test starts (after warm-ups).
@@ -111,10 +112,15 @@ class Figures:
         self._scope_names = {}
 
     def site_label(self, memory, site, scope):
+        """The allocating frame and its caller (``upload test_x.py:18 <- test_grows test_x.py:24``);
+        files under the working directory relative to it."""
         if site >= 0 and site in self._stacks:
-            frame = self._frames.get(self._stacks[site][0])
+            frame_id, parent = self._stacks[site]
+            frame = self._frames.get(frame_id)
             if frame is not None:
-                return "%s  %s:%d" % (frame[0], frame[1], frame[2])
+                label = _frame_text(frame)
+                caller = self._frames.get(self._stacks[parent][0]) if parent in self._stacks else None
+                return label + " <- " + _frame_text(caller) if caller is not None else label
         if scope >= 0 and memory.kind == "ARENA" and scope in self._scope_names:
             return "scope %s" % self._scope_names[scope]
         return "(no site)"
@@ -169,6 +175,17 @@ class Figures:
             if rest > 0:
                 totals["(in use before the recording)"] = rest
         return sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _frame_text(frame):
+    function, file, line = frame
+    try:
+        rel = os.path.relpath(file)
+        if not rel.startswith(".."):
+            file = rel
+    except ValueError:   # another drive
+        pass
+    return "%s %s:%d" % (function, file, line)
 
 
 def read_figures(path):
