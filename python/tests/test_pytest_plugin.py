@@ -431,3 +431,35 @@ def test_torch_caching_allocator_counters_where_no_adapter_records(inner):
          "reserved_peak_bytes": 2 << 20, "leaked_bytes": 0, "allocations": 2}]
     leaky_mem = tests["test_torch.py::test_leaky"]["memories"][0]
     assert leaky_mem["leaked_bytes"] == 1024 and leaky_mem["allocations"] == 1   # the warm-up's not counted
+
+
+def test_pip_install_brings_the_plugin(tmp_path):
+    """`pip install ./python` (the README's way) registers the plugin: a marker works without -p."""
+    import shutil
+    import subprocess
+    import sys
+    src = tmp_path / "src"
+    shutil.copytree(PYTHON_DIR, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "tests"))
+    venv = tmp_path / "venv"
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True,
+                       capture_output=True, timeout=120)
+    except (subprocess.CalledProcessError, OSError) as e:
+        if CI:
+            raise
+        pytest.skip("no venv here (%s)" % e)
+    py = venv / "bin" / "python"
+    p = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation", str(src)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    (tmp_path / "test_x.py").write_text(textwrap.dedent(ARENA))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTEST_ADDOPTS")}
+    env["PYTHONPATH"] = STANDINS + os.pathsep + HERE   # the stand-in libraries only, not the checkout's client
+    p = subprocess.run([str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_x.py"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "device memory leaked: 32 B still in use after the run > 16 B" in p.stdout, p.stdout
+    assert "1 failed, 2 passed" in p.stdout
+    where = subprocess.run([str(py), "-c", "import arenascope; print(arenascope.__file__)"], env=env,
+                           capture_output=True, text=True, cwd=tmp_path).stdout
+    assert str(venv) in where, where
