@@ -119,7 +119,13 @@ class Figures:
             frame = self._frames.get(frame_id)
             if frame is not None:
                 label = _frame_text(frame)
-                caller = self._frames.get(self._stacks[parent][0]) if parent in self._stacks else None
+                caller = None
+                while parent in self._stacks:
+                    caller = self._frames.get(self._stacks[parent][0])
+                    # a comprehension is a frame of its own on the line that holds it: name the line's caller
+                    if caller is None or caller[1:] != frame[1:]:
+                        break
+                    caller, parent = None, self._stacks[parent][1]
                 return label + " <- " + _frame_text(caller) if caller is not None else label
         if scope >= 0 and memory.kind == "ARENA" and scope in self._scope_names:
             return "scope %s" % self._scope_names[scope]
