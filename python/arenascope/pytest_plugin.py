@@ -278,6 +278,10 @@ class Recorder:
                 _settle(run.session)
         _session.stop(run.session)
         s, run.session = run.session, None
+        # the session and its memories' states refer to each other: undone here, a test's session is
+        # freed now rather than by the next full collection (costly in a process holding numpy and OpenCL)
+        for table in ("_memories", "_on_close", "_global_scopes"):
+            getattr(s, table, {}).clear()
         fig = testing.read_figures(run.path)
         memories = [m for m in fig.memories]
         torch = _TorchCounters.finish(run.torch)
