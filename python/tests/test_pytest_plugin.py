@@ -463,3 +463,21 @@ def test_pip_install_brings_the_plugin(tmp_path):
     where = subprocess.run([str(py), "-c", "import arenascope; print(arenascope.__file__)"], env=env,
                            capture_output=True, text=True, cwd=tmp_path).stdout
     assert str(venv) in where, where
+
+
+def test_hysop_style_pools_are_checked_too(inner):
+    inner.write("test_hysop.py", """
+    import pytest
+    from hysop.core.memory.mempool import MemoryPool
+
+    @pytest.mark.limit_device_memory("4 KiB", memory="fields")
+    def test_fields():
+        pool = MemoryPool("fields")
+        bufs = [pool.allocate(2048) for _ in range(3)]
+    """)
+    r = inner()
+    r.assert_outcomes(failed=1)
+    msg = _failure_section(r, "test_fields")
+    assert msg[0] == "device memory 2.0 KiB over its limit: peak 6.0 KiB > 4.0 KiB (limit_device_memory('4 KiB', " \
+                     "memory='fields')) on 'fields' (POOL)", msg
+    assert msg[2].split()[:3] == ["6.0", "KiB", "test_fields.<locals>.<listcomp>"], msg
