@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytest_plugins = ["pytester"]   # test_pytest_plugin.py runs the plugin in inner pytest runs
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON_DIR = os.path.dirname(HERE)
 REPO = os.path.dirname(PYTHON_DIR)

@@ -64,6 +64,19 @@ class ArchitectureTest {
     }
 
     @Test
+    void onlyTheJUnitExtensionSeesJUnit() {
+        noClasses().that().resideOutsideOfPackages("dev.arenascope.core.junit..", "dev.arenascope.testsupport..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.junit..", "org.opentest4j..")
+                .because("junit-jupiter-api is an optional dependency of the core: only its extension package (and the "
+                        + "tests' own helpers) may use it")
+                .check(classes);
+        noClasses().that().resideInAPackage(CORE).and().resideOutsideOfPackage("dev.arenascope.core.junit..")
+                .should().dependOnClassesThat().resideInAPackage("dev.arenascope.core.junit..")
+                .because("nothing in the core needs the test extension, so a program that links the core never loads it")
+                .check(classes);
+    }
+
+    @Test
     void devicesAreTheFloor() {
         noClasses().that().resideInAPackage("dev.arenascope.core.device..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.arenascope.core.trace..", "dev.arenascope.core.record..",

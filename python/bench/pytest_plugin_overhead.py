@@ -1,0 +1,182 @@
+"""The pytest plugin's cost on a pyopencl suite of small tests (docs/performance.md, "pytest plugin").
+
+    /usr/bin/python3 python/bench/pytest_plugin_overhead.py [--tests 200] [--repeats 5] [--json FILE]
+
+Writes a suite of N small pyopencl tests to a temporary directory (each: a pool of its own from a
+function fixture, four buffers from it, a kernel over 4096 floats, the result read back and checked;
+the context, queue and program are built once per session) and runs it with Debian's pytest in
+three ways, alternating, R times each:
+
+* ``off``:    the plugin not loaded;
+* ``record``: ``--arenascope --arenascope-stacks 0``: every test recorded, no stacks, no limits;
+* ``limits``: the same suite with ``limit_device_memory``, ``limit_device_leaks`` and
+  ``limit_device_allocations`` on every test, the plugin's defaults (8-frame stacks);
+
+and for comparison ``limits`` with the markers but the plugin not loaded (``limits-off``). The time
+is the test loop's own (pytest's ``pytest_runtestloop``: setup, call and teardown of every test),
+so interpreter start, imports and collection do not dilute the ratio. Prints medians and ratios.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON_DIR = os.path.dirname(HERE)
+
+CONFTEST = """
+import time, json, os
+import numpy as np
+import pyopencl as cl
+import pyopencl.tools as cl_tools
+import pytest
+
+KERNEL = '''
+__kernel void axpy(__global const float *x, __global const float *y, __global float *out, float a) {
+    int i = get_global_id(0);
+    out[i] = a * x[i] + y[i];
+}
+'''
+
+@pytest.fixture(scope="session")
+def cl_env():
+    ctx = cl.create_some_context(interactive=False)
+    queue = cl.CommandQueue(ctx)
+    prg = cl.Program(ctx, KERNEL).build()
+    return ctx, queue, prg
+
+@pytest.fixture
+def pool(cl_env):
+    return cl_tools.MemoryPool(cl_tools.ImmediateAllocator(cl_env[1]))
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session):
+    import gc
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    yield
+    with open(os.environ["BENCH_OUT"], "w") as f:
+        json.dump({"loop_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+                   "tests": session.testscollected, "full_collections": gc.get_stats()[2]["collections"]}, f)
+"""
+
+TEST = """
+import numpy as np
+import pyopencl as cl
+import pytest
+
+{markers}
+@pytest.mark.parametrize("k", range({per_file}))
+def test_axpy_{i}(cl_env, pool, k):
+    ctx, queue, prg = cl_env
+    n = 4096
+    x = np.arange(n, dtype=np.float32) + k
+    y = np.ones(n, dtype=np.float32)
+    bx = pool.allocate(x.nbytes)
+    by = pool.allocate(y.nbytes)
+    bo = pool.allocate(x.nbytes)
+    scratch = pool.allocate(1024 * (1 + k % 4))
+    cl.enqueue_copy(queue, bx, x)
+    cl.enqueue_copy(queue, by, y)
+    prg.axpy(queue, (n,), None, bx, by, bo, np.float32(2.0))
+    out = np.empty_like(x)
+    cl.enqueue_copy(queue, out, bo).wait()
+    assert out[7] == 2 * x[7] + 1
+    for b in (bx, by, bo, scratch):
+        b.release()
+"""
+
+MARKERS = """@pytest.mark.limit_device_memory("1 MiB")
+@pytest.mark.limit_device_leaks("0 B")
+@pytest.mark.limit_device_allocations(8)"""
+
+
+def write_suite(root, tests, markers, per_file=10):
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "conftest.py"), "w") as f:
+        f.write(textwrap.dedent(CONFTEST))
+        if markers:
+            # registered here too, so that the run without the plugin does not warn about them
+            f.write("\ndef pytest_configure(config):\n")
+            for m in ("limit_device_memory", "limit_device_leaks", "limit_device_allocations"):
+                f.write("    config.addinivalue_line('markers', '%s: (arenascope)')\n" % m)
+    for i in range(tests // per_file):
+        with open(os.path.join(root, "test_suite_%03d.py" % i), "w") as f:
+            f.write(TEST.format(i=i, per_file=per_file, markers=MARKERS if markers else ""))
+
+
+def run(root, args, env):
+    out = os.path.join(root, "bench.json")
+    env = dict(env, BENCH_OUT=out)
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=root, env=env,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("the suite failed (%s):\n%s\n%s" % (" ".join(args), p.stdout[-3000:], p.stderr[-3000:]))
+    with open(out) as f:
+        return json.load(f)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tests", type=int, default=200)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--json")
+    a = ap.parse_args(argv)
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    env["PYTHONPATH"] = PYTHON_DIR
+    env.setdefault("PYOPENCL_CTX", "0")
+    with tempfile.TemporaryDirectory(prefix="arenascope-bench-") as tmp:
+        plain = os.path.join(tmp, "plain")
+        limited = os.path.join(tmp, "limited")
+        write_suite(plain, a.tests, markers=False)
+        write_suite(limited, a.tests, markers=True)
+        modes = {
+            "off": (plain, ["-p", "no:arenascope.pytest_plugin"]),
+            "record": (plain, ["-p", "arenascope.pytest_plugin", "--arenascope", "--arenascope-stacks", "0"]),
+            "limits-off": (limited, ["-p", "no:arenascope.pytest_plugin"]),
+            "limits": (limited, ["-p", "arenascope.pytest_plugin"]),
+        }
+        times = {m: [] for m in modes}
+        cpu = {m: [] for m in modes}
+        full = {m: [] for m in modes}
+        for name, (root, args) in modes.items():   # one warm-up run each (PoCL's kernel cache, page cache)
+            run(root, args, env)
+        for _ in range(a.repeats):
+            for name, (root, args) in modes.items():
+                r = run(root, args, env)
+                assert r["tests"] == a.tests, r
+                times[name].append(r["loop_s"])
+                cpu[name].append(r["cpu_s"])
+                full[name].append(r["full_collections"])
+    med = {m: statistics.median(v) for m, v in times.items()}
+    mcpu = {m: statistics.median(v) for m, v in cpu.items()}
+    res = {
+        "tests": a.tests, "repeats": a.repeats, "load": os.getloadavg()[0],
+        "median_loop_s": med, "median_cpu_s": mcpu, "all_loop_s": times, "all_cpu_s": cpu,
+        "full_collections": full,
+        "per_test_ms": {m: 1000 * v / a.tests for m, v in med.items()},
+        "record_vs_off": med["record"] / med["off"],
+        "limits_vs_limits_off": med["limits"] / med["limits-off"],
+        "record_vs_off_cpu": mcpu["record"] / mcpu["off"],
+        "limits_vs_limits_off_cpu": mcpu["limits"] / mcpu["limits-off"],
+    }
+    for m in modes:
+        print("%-10s median %.3f s wall, %.3f s CPU for %d tests (%.2f ms a test)"
+              % (m, med[m], mcpu[m], a.tests, res["per_test_ms"][m]))
+    print("recording without stacks: %.3fx the wall time without the plugin, %.3fx the CPU time (goal <= 1.05)"
+          % (res["record_vs_off"], res["record_vs_off_cpu"]))
+    print("with limits:              %.3fx the wall time of the same suite without the plugin, %.3fx the CPU "
+          "time (goal <= 1.10)" % (res["limits_vs_limits_off"], res["limits_vs_limits_off_cpu"]))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
