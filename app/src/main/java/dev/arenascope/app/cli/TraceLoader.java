@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 
 import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.file.FileKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
 import dev.arenascope.core.trace.file.TraceFormats;
@@ -39,10 +40,10 @@ public final class TraceLoader {
         try {
             t = TraceFormats.load(file);
         } catch (TraceFormatException | IllegalArgumentException e) {
-            throw new UsageException(command + ": " + (e.getMessage() == null ? file + ": " + e : e.getMessage()), e);
+            throw new UsageException(command + ": " + explained(file, e.getMessage() == null ? file + ": " + e : e.getMessage()), e);
         }
         if (t.report().damaged() && t.report().events() == 0) {
-            throw new UsageException(command + ": " + t.report().summary());
+            throw new UsageException(command + ": " + explained(file, t.report().summary()));
         }
         return t;
     }
@@ -58,5 +59,16 @@ public final class TraceLoader {
         }
         err.println("arenascope " + command + ": " + report.summary() + (after == null || after.isEmpty() ? "" : "; " + after));
         return 2;
+    }
+
+    /** {@code detail}, led by what the file is where its content is not what its name says (as the window says it). */
+    private static String explained(Path file, String detail) {
+        String what = FileKind.mismatch(file);
+        if (what == null) {
+            return detail;
+        }
+        String name = file.toString();
+        String rest = detail.startsWith(name) ? detail.substring(name.length()).replaceFirst("^:? ", "") : detail;
+        return name + ": " + what + "; the reader stopped " + rest;
     }
 }

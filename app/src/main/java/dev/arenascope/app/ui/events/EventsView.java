@@ -17,8 +17,8 @@ import javafx.geometry.Pos;
 import javafx.scene.control.Button;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.TableColumn;
 import javafx.scene.control.SplitPane;
+import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
@@ -70,7 +70,7 @@ public final class EventsView extends BorderPane {
     private final TextField search = new TextField();
     private static final double SEARCH_MIN_WIDTH = 120;
     private final Label summary = new Label();
-    private final Button siteFilter = new Button();
+    private final Button siteFilter = userText(new Button());
     private final TextArea detail = new TextArea();
     private long detailSerial;
     private final ReadOnlyObjectWrapper<TimeRange> shownRange = new ReadOnlyObjectWrapper<>(this, "shownRange");
@@ -501,5 +501,11 @@ public final class EventsView extends BorderPane {
 
     public CheckComboBox<EventKind> kindsFilter() {
         return kinds;
+    }
+
+    /** {@code b} showing text it does not parse for mnemonics: a site's label is the user's text. */
+    private static Button userText(Button b) {
+        b.setMnemonicParsing(false);
+        return b;
     }
 }

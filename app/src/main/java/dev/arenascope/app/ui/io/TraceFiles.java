@@ -1,29 +1,29 @@
 package dev.arenascope.app.ui.io;
 
 import java.io.IOException;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
-import java.io.Writer;
-import java.nio.file.StandardCopyOption;
-
+import dev.arenascope.app.info.AppInfo;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.report.HtmlReportWriter;
 import dev.arenascope.core.report.Report;
-import dev.arenascope.core.trace.file.LoadedTrace;
-import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.ForwardingSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.file.FileKind;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.perfetto.TraceViewToPerfetto;
 import dev.arenascope.core.trace.store.EventStore;
-import dev.arenascope.app.info.AppInfo;
 import dev.arenascope.core.util.Progress;
 
 /**
