@@ -5,15 +5,17 @@ import os
 import runpy
 import sys
 
-USAGE = """usage: python -m arenascope run [--out FILE.jsonl | --live HOST:PORT [--connect-timeout S]] [--stacks N]
-                                  [--adapters LIST] [--name NAME] script.py [args...]
+USAGE = """usage: python -m arenascope run [--out FILE.jsonl | --live HOST:PORT [--connect-timeout S] [--token T]]
+                                  [--stacks N] [--adapters LIST] [--name NAME] script.py [args...]
        python -m arenascope bench [--events N] [--json FILE]
 
 run      runs script.py with its argv, recording the pools and arenas of the libraries it imports
          (adapters: pyopencl, pycuda, hysop, algan, torch; --adapters all (default), none, or a comma
          list) to FILE.jsonl (default: <script>.jsonl, or <script>-1.jsonl, -2, ... when taken) or
          live to `arenascope listen` on HOST:PORT, trying to connect and be answered for
-         --connect-timeout S seconds (default 30; a dropped connection is tried again).
+         --connect-timeout S seconds (default 30; a dropped connection is tried again), presenting
+         --token T when the receiver was started with one (listen --token).
+         --name NAME names the session (default: the script's file name).
          --stacks N captures N Python frames per allocation (default 0: off). The script's exit code is
          kept; when events were lost or not delivered, one line says so and the exit code is 3 (if the
          script itself exited 0).

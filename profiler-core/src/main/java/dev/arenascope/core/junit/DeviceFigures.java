@@ -9,6 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
@@ -101,7 +102,7 @@ public final class DeviceFigures {
 
     /** The top {@code n} sites live at {@code memory}'s peak, as (label, bytes). */
     public List<Map.Entry<String, Long>> sitesAtPeak(Memory memory, int n) {
-        List<Map.Entry<String, Long>> all = rows(SiteAnalysis.of(view, memory.info(), false).liveAtPeak(), false);
+        List<Map.Entry<String, Long>> all = rows(SiteAnalysis.of(view, memory.info(), false).ask(new SiteQuestion.AtPeak()), false);
         return all.subList(0, Math.min(n, all.size()));
     }
 
@@ -109,7 +110,7 @@ public final class DeviceFigures {
     public List<Map.Entry<String, Long>> sitesLeaked(Memory memory) {
         SiteAnalysis a = SiteAnalysis.of(view, memory.info(), false);
         long from = Math.max(measureNs, view.startNs());
-        return rows(a.allocatedIn(Math.min(from, view.endNs()), view.endNs()), true);
+        return rows(a.ask(new SiteQuestion.AllocatedIn(Math.min(from, view.endNs()), view.endNs())), true);
     }
 
     private static List<Map.Entry<String, Long>> rows(SiteBreakdown b, boolean live) {
