@@ -42,7 +42,7 @@ public final class QueryCommand implements Command {
     public String usage() {
         return """
                 Usage: arenascope query FILE... [--sql "SELECT ..." | --file QUERY.sql] [--format table|csv|json]
-                                        [--save DB] [--timeout DURATION] [--allow-write DIR] [--max-rows N]
+                                        [--save DB] [--timeout DURATION] [--allow-dir DIR] [--max-rows N]
                                         [--memory-limit SIZE]
 
                 Loads each FILE (%s) as one rank (0, 1, ... in the order given) into an embedded
@@ -57,8 +57,8 @@ public final class QueryCommand implements Command {
                   --save DB            also write the tables to a DuckDB database file DB (new), for the
                                        duckdb CLI or a later ATTACH; without a query, only that
                   --timeout D          cancel the query after D (e.g. 30s, 500ms); default none
-                  --allow-write DIR    let the query COPY ... TO files under DIR; otherwise a query reads
-                                       and writes no file at all
+                  --allow-dir DIR      let the query read and write files under DIR (COPY ... TO,
+                                       read_parquet of a folder); otherwise it reads and writes no file
                   --max-rows N         print at most N rows (default 10000 as a table, all as csv or json)
                   --memory-limit SIZE  the engine's memory (native, outside the Java heap; default 2GB)
 
@@ -75,7 +75,7 @@ public final class QueryCommand implements Command {
         String format = a.string("format", "table");
         String save = a.string("save", null);
         String timeout = a.string("timeout", null);
-        String allow = a.string("allow-write", null);
+        String allow = a.string("allow-dir", null);
         int maxRows = a.intValue("max-rows", -1);
         String memory = a.string("memory-limit", "2GB");
         a.finish();
@@ -113,13 +113,13 @@ public final class QueryCommand implements Command {
         if (allow != null) {
             Path dir = Path.of(allow);
             if (!Files.isDirectory(dir)) {
-                throw new UsageException(name() + ": --allow-write " + dir + ": no such directory");
+                throw new UsageException(name() + ": --allow-dir " + dir + ": no such directory");
             }
             writable.add(dir);
         }
         TraceQuery.Options options;
         try {
-            options = TraceQuery.Options.defaults().withMemoryLimit(memory).withWritableDirectories(writable);
+            options = TraceQuery.Options.defaults().withMemoryLimit(memory).withAllowedDirectories(writable);
         } catch (IllegalArgumentException e) {
             throw new UsageException(name() + ": --memory-limit: " + e.getMessage());
         }

@@ -201,9 +201,9 @@ final class DuckDbTraceQuery implements TraceQuery {
             return;
         }
         try (Statement s = connection.createStatement()) {
-            if (!options.writableDirectories().isEmpty()) {
+            if (!options.allowedDirectories().isEmpty()) {
                 StringBuilder list = new StringBuilder("[");
-                for (Path d : options.writableDirectories()) {
+                for (Path d : options.allowedDirectories()) {
                     String dir = d.toAbsolutePath().normalize().toString();
                     list.append(list.length() > 1 ? ", " : "").append(literal(dir.endsWith("/") ? dir : dir + "/"));
                 }

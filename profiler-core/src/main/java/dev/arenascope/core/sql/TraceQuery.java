@@ -12,8 +12,8 @@ import java.util.List;
  * <h2>Life</h2>
  * {@link #open} loads the tables, column by column from the stores (no SQL inserts). {@link #save} and
  * {@link #exportParquet} may follow; the first {@link #query} then closes the engine off from the file
- * system, for good: a query reads and writes no file except through {@code COPY ... TO} a path inside
- * one of {@link Options#writableDirectories()}, and cannot change the engine's settings. The tables
+ * system, for good: a query reads and writes no file except under
+ * one of {@link Options#allowedDirectories()}, and cannot change the engine's settings. The tables
  * are the engine's copy: a query may make temporary tables or views of its own, never touches a trace
  * file.
  *
@@ -33,9 +33,9 @@ public interface TraceQuery extends AutoCloseable {
      * @param eventsTable         true: the {@code events} table is loaded like the others (queries over it
      *                            are fast); false: it is a view that reads the stores each time it is
      *                            scanned (nothing held: for a one-time export of a large trace)
-     * @param writableDirectories where a query's {@code COPY ... TO} may write (none: no query writes files)
+     * @param allowedDirectories where a query may read and write files ({@code COPY ... TO}, {@code read_parquet}); none: nowhere
      */
-    record Options(String memoryLimit, int threads, boolean eventsTable, List<Path> writableDirectories) {
+    record Options(String memoryLimit, int threads, boolean eventsTable, List<Path> allowedDirectories) {
         public Options {
             if (memoryLimit == null || !memoryLimit.matches("\\d+(\\.\\d+)?\\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)")) {
                 throw new IllegalArgumentException("memory limit must be a size like 2GB, got '" + memoryLimit + "'");
@@ -43,7 +43,7 @@ public interface TraceQuery extends AutoCloseable {
             if (threads < 1) {
                 throw new IllegalArgumentException("threads must be at least 1, got " + threads);
             }
-            writableDirectories = writableDirectories == null ? List.of() : List.copyOf(writableDirectories);
+            allowedDirectories = allowedDirectories == null ? List.of() : List.copyOf(allowedDirectories);
         }
 
         /** 2 GB, 2 threads, the events table loaded, no writable directory. */
@@ -51,16 +51,16 @@ public interface TraceQuery extends AutoCloseable {
             return new Options("2GB", 2, true, List.of());
         }
 
-        public Options withWritableDirectories(List<Path> dirs) {
+        public Options withAllowedDirectories(List<Path> dirs) {
             return new Options(memoryLimit, threads, eventsTable, dirs);
         }
 
         public Options withEventsTable(boolean table) {
-            return new Options(memoryLimit, threads, table, writableDirectories);
+            return new Options(memoryLimit, threads, table, allowedDirectories);
         }
 
         public Options withMemoryLimit(String limit) {
-            return new Options(limit, threads, eventsTable, writableDirectories);
+            return new Options(limit, threads, eventsTable, allowedDirectories);
         }
     }
 

@@ -172,7 +172,7 @@ class TraceQueryTest {
         Path elsewhere = dir.resolve("elsewhere.csv");
         Path secret = Files.writeString(dir.resolve("secret.csv"), "a\n1\n");
         try (TraceQuery q = TraceQuery.open(List.of(new TraceInput("synthetic", "", synthetic())),
-                SMALL.withWritableDirectories(List.of(allowed)))) {
+                SMALL.withAllowedDirectories(List.of(allowed)))) {
             assertThrows(QueryException.class, () -> q.query("COPY (SELECT 1) TO '" + elsewhere + "'", null, 1));
             assertFalse(Files.exists(elsewhere));
             assertThrows(QueryException.class, () -> q.query("SELECT * FROM read_csv('" + secret + "')", null, 1));
@@ -219,7 +219,7 @@ class TraceQueryTest {
         }
         assertTrue(Files.exists(out.resolve("events").resolve("rank=0")), "partitioned by rank");
         try (TraceQuery q = TraceQuery.open(List.of(new TraceInput("empty", "", new EventStore("empty"))),
-                SMALL.withWritableDirectories(List.of(out)))) {
+                SMALL.withAllowedDirectories(List.of(out)))) {
             for (int i = 0; i < questions.length; i++) {
                 String sql = questions[i];
                 for (String t : List.of("events", "allocations", "memories", "pool_requests")) {
