@@ -32,6 +32,7 @@ public final class BenchCommand implements Command {
             new PlanBench(),
             new ReportBench(),
             new SitesBench(),
+            new SqlBench(),
             new CliBench());
 
     @Override
