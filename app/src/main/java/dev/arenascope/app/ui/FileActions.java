@@ -23,6 +23,7 @@ import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
+import dev.arenascope.core.util.Progress;
 
 /**
  * The window's file actions: open (chooser, drop, recent files), save, export and compare. Every read
@@ -114,7 +115,7 @@ final class FileActions {
     }
 
     /** Decides by content what {@code file} is and reads it (worker thread). */
-    private static Opened read(Path file, BackgroundTask.Progress p) throws Exception {
+    private static Opened read(Path file, Progress p) throws Exception {
         if (!java.nio.file.Files.isRegularFile(file)) {
             return new Opened.Trace(TraceFiles.open(file, p)); // names the missing file or directory
         }

@@ -44,6 +44,7 @@ import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.util.Progress;
 
 /**
  * The events of the selected range (or of the visible range when nothing is selected), in a
@@ -395,7 +396,7 @@ public final class EventsView extends BorderPane {
     }
 
     /** The events of {@code r} that pass {@code f}, in trace order (runs on a worker thread). */
-    private static EventIndexList listRows(TraceView t, TimeRange r, EventFilter f, SiteSelection site, BackgroundTask.Progress p) {
+    private static EventIndexList listRows(TraceView t, TimeRange r, EventFilter f, SiteSelection site, Progress p) {
         long from = t.firstIndexAtOrAfter(r.fromNs());
         long to = t.firstIndexAtOrAfter(r.toNs());
         if (site != null) { // the site view's allocations: their events in the range, then the other filters

@@ -2,7 +2,6 @@ package dev.arenascope.app.ui.model;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +19,7 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.util.Progress;
 
 /**
  * One pass over a trace's events that gathers what the scope tree, pool histograms, slot map and
@@ -87,7 +87,7 @@ public final class TraceDigest {
      *                 chunk, with every event before it counted once: the next advance goes on from there.
      * @throws java.util.concurrent.CancellationException when {@code progress} says so
      */
-    public void advance(BackgroundTask.Progress progress) {
+    public void advance(Progress progress) {
         long end = trace.eventCount();
         long total = end - next;
         long start = next;
@@ -282,10 +282,6 @@ public final class TraceDigest {
             return peakForward.getOrDefault(memory, -1L);
         }
 
-        public List<ScopeAnalysis> scopesOf(int memory) {
-            return scopes.stream().filter(s -> s.memory() == memory).toList();
-        }
-
         /** The row of {@code path} on {@code memory}, or null. */
         public ScopeAnalysis scope(int memory, String path) {
             for (ScopeAnalysis s : scopes) {
@@ -313,8 +309,5 @@ public final class TraceDigest {
             }
         }
 
-        public static <T> List<T> listOf(Collection<T> c) {
-            return List.copyOf(c);
-        }
     }
 }
