@@ -1,6 +1,5 @@
 package dev.arenascope.app.query;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,12 +11,12 @@ import java.util.Set;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.device.Durations;
 import dev.arenascope.core.sql.QueryException;
 import dev.arenascope.core.sql.TraceInput;
 import dev.arenascope.core.sql.TraceQuery;
-import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
 
@@ -126,8 +125,8 @@ public final class QueryCommand implements Command {
         List<TraceInput> ranks = new ArrayList<>();
         List<String> damage = new ArrayList<>();
         for (String f : a.positionals()) {
-            Path p = FileArgs.trace(name(), f);
-            LoadedTrace t = load(p);
+            Path p = Path.of(f);
+            LoadedTrace t = TraceLoader.load(name(), p);
             if (t.report().damaged()) {
                 damage.add(t.report().summary());
             }
@@ -167,18 +166,5 @@ public final class QueryCommand implements Command {
             throw new UsageException(name() + ": --timeout must be a positive time, got '" + text + "'");
         }
         return Duration.ofNanos(Math.round(ns));
-    }
-
-    private LoadedTrace load(Path file) throws IOException {
-        LoadedTrace t;
-        try {
-            t = TraceFormats.load(file);
-        } catch (TraceFormatException | IllegalArgumentException e) {
-            throw new UsageException(name() + ": " + e.getMessage(), e);
-        }
-        if (t.report().damaged() && t.report().events() == 0) {
-            throw new UsageException(name() + ": " + t.report().summary());
-        }
-        return t;
     }
 }

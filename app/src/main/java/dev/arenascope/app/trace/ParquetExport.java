@@ -6,15 +6,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.sql.QueryException;
 import dev.arenascope.core.sql.SqlSchema;
 import dev.arenascope.core.sql.TraceInput;
 import dev.arenascope.core.sql.TraceQuery;
-import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.file.LoadedTrace;
-import dev.arenascope.core.trace.file.TraceFormats;
 
 /**
  * {@code convert FILE... --to parquet DIR}: the SQL tables of the traces as Parquet, one hive partition
@@ -43,17 +41,9 @@ final class ParquetExport {
         List<String> damage = new ArrayList<>();
         long events = 0;
         for (String f : files.subList(0, files.size() - 1)) {
-            Path p = FileArgs.trace(command, f);
-            LoadedTrace t;
-            try {
-                t = TraceFormats.load(p);
-            } catch (TraceFormatException | IllegalArgumentException e) {
-                throw new UsageException(command + ": " + e.getMessage(), e);
-            }
+            Path p = Path.of(f);
+            LoadedTrace t = TraceLoader.load(command, p);
             if (t.report().damaged()) {
-                if (t.report().events() == 0) {
-                    throw new UsageException(command + ": " + t.report().summary());
-                }
                 damage.add(t.report().summary());
             }
             events += t.store().eventCount();

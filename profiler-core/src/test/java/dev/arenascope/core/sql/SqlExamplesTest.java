@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -108,20 +109,20 @@ class SqlExamplesTest {
 
     @Test
     void topSitesAtThePeakAreSitesAtPeak() {
-        assertRowsAre(SiteAnalysis.of(ranks[0], "cuda:0", false).liveAtPeak(), rows("top-sites-at-peak"), 0, 1, 2);
+        assertRowsAre(SiteAnalysis.of(ranks[0], "cuda:0", false).ask(new SiteQuestion.AtPeak()), rows("top-sites-at-peak"), 0, 1, 2);
     }
 
     @Test
     void leaksAreSitesLeaks() {
         List<List<Object>> got = rows("leaks").stream().filter(r -> n(r.get(0)) == 1).toList();
-        assertRowsAre(SiteAnalysis.of(ranks[1], "cuda:0", false).leaks(), got, 2, 3, 4);
+        assertRowsAre(SiteAnalysis.of(ranks[1], "cuda:0", false).ask(new SiteQuestion.Leaks()), got, 2, 3, 4);
     }
 
     @Test
     void temporariesAreSitesTemporaries() {
         SiteAnalysis sa = SiteAnalysis.of(ranks[0], "cuda:0", false);
         List<List<Object>> got = rows("temporaries").stream().filter(r -> n(r.get(0)) == 0).toList();
-        SiteBreakdown expected = sa.temporaries(0, sa.endNs(), 1_000_000);
+        SiteBreakdown expected = sa.ask(new SiteQuestion.Temporaries(0, sa.endNs(), SiteQuestion.DEFAULT_TEMPORARY_NS));
         assertEquals(expected.rows().size(), got.size());
         for (int i = 0; i < got.size(); i++) {
             assertEquals(List.of(expected.rows().get(i).label(), expected.rows().get(i).count(), expected.rows().get(i).bytes()),

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -115,7 +116,7 @@ class TraceQueryTest {
     void topSitesAtThePeakAreTheSiteAnalysisRows(String fixture) throws Exception {
         EventStore s = torch(fixture);
         MemoryInfo m = s.memories().getFirst();
-        SiteBreakdown expected = SiteAnalysis.of(s, m, false).liveAtPeak();
+        SiteBreakdown expected = SiteAnalysis.of(s, m, false).ask(new SiteQuestion.AtPeak());
         try (TraceQuery q = TraceQuery.open(List.of(new TraceInput(fixture, "", s)), SMALL)) {
             QueryResult r = q.query(TOP_AT_PEAK.formatted(m.name()), null, 100_000);
             assertEquals(expected.rows().size(), r.rows().size());
