@@ -48,6 +48,11 @@ final class ColumnTable {
         return numbers[c][row];
     }
 
+    /** Column {@code c}'s numbers (rows {@code 0 .. rows()-1} are the table's; the array may be longer). */
+    long[] numbers(int c) {
+        return numbers[c];
+    }
+
     String text(int c, int row) {
         return texts[c][row];
     }

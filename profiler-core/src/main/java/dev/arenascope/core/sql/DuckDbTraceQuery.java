@@ -367,6 +367,14 @@ final class DuckDbTraceQuery implements TraceQuery {
     private static final class Cursor {
         long next;
         EventBatch batch;
+        long[][] columns;
+
+        long[][] columns(int rows) {
+            if (columns == null || columns[0].length < rows) {
+                columns = new long[SqlSchema.EVENTS.columns().size()][rows];
+            }
+            return columns;
+        }
     }
 
     private static DuckDBColumnType type(SqlSchema.Type t) {
@@ -434,31 +442,9 @@ final class DuckDbTraceQuery implements TraceQuery {
                             }
                         }
                     }
-                    case BOOLEAN -> {
-                        for (int r = 0; r < rows; r++) {
-                            vec.setBoolean(r, t.number(c, from + r) != 0);
-                        }
-                    }
-                    case INTEGER -> {
-                        for (int r = 0; r < rows; r++) {
-                            long v = t.number(c, from + r);
-                            if (v == ColumnTable.NULL) {
-                                vec.setNull(r);
-                            } else {
-                                vec.setInt(r, (int) v);
-                            }
-                        }
-                    }
-                    case BIGINT -> {
-                        for (int r = 0; r < rows; r++) {
-                            long v = t.number(c, from + r);
-                            if (v == ColumnTable.NULL) {
-                                vec.setNull(r);
-                            } else {
-                                vec.setLong(r, v);
-                            }
-                        }
-                    }
+                    case BOOLEAN -> VectorWrites.booleans(vec, t.numbers(c), from, rows);
+                    case INTEGER -> VectorWrites.numbers(vec, false, t.numbers(c), from, rows, ColumnTable.NULL);
+                    case BIGINT -> VectorWrites.numbers(vec, true, t.numbers(c), from, rows, ColumnTable.NULL);
                 }
             }
             cursor.next += rows;
@@ -481,59 +467,42 @@ final class DuckDbTraceQuery implements TraceQuery {
                 }
             }
             rows = b.size();
-            DuckDBWritableVector vRank = out.vector(0);
-            DuckDBWritableVector vEvent = out.vector(1);
-            DuckDBWritableVector vTime = out.vector(2);
-            DuckDBWritableVector vKind = out.vector(3);
-            DuckDBWritableVector vFlags = out.vector(4);
-            DuckDBWritableVector vMemory = out.vector(5);
-            DuckDBWritableVector vThread = out.vector(6);
-            DuckDBWritableVector vA = out.vector(7);
-            DuckDBWritableVector vB = out.vector(8);
-            DuckDBWritableVector vC = out.vector(9);
-            DuckDBWritableVector vUsed = out.vector(10);
-            DuckDBWritableVector vAux = out.vector(11);
-            DuckDBWritableVector vRef = out.vector(12);
-            DuckDBWritableVector vRef2 = out.vector(13);
-            DuckDBWritableVector vSite = out.vector(14);
-            DuckDBWritableVector vCat = out.vector(15);
+            long[][] cols = cursor.columns(rows);
             for (int r = 0; r < rows; r++) {
-                vRank.setInt(r, rank);
-                vEvent.setLong(r, from + r);
-                vTime.setLong(r, b.time(r));
-                int code = b.kindCode(r);
-                String kind = code >= 0 && code < KIND_NAMES.length ? KIND_NAMES[code] : null;
-                if (kind == null) {
-                    vKind.setNull(r);
-                } else {
-                    vKind.setString(r, kind);
-                }
-                vFlags.setInt(r, b.flags(r));
+                cols[0][r] = rank;
+                cols[1][r] = from + r;
+                cols[2][r] = b.time(r);
+                cols[4][r] = b.flags(r);
                 int mem = b.memory(r);
-                if (mem < 0) {
-                    vMemory.setNull(r);
-                } else {
-                    vMemory.setInt(r, mem);
-                }
-                vThread.setInt(r, b.thread(r));
-                vA.setLong(r, b.a(r));
-                vB.setLong(r, b.b(r));
-                vC.setLong(r, b.c(r));
-                vUsed.setLong(r, b.used(r));
-                vAux.setLong(r, b.aux(r));
-                vRef.setInt(r, b.ref(r));
-                vRef2.setInt(r, b.ref2(r));
+                cols[5][r] = mem < 0 ? ColumnTable.NULL : mem;
+                cols[6][r] = b.thread(r);
+                cols[7][r] = b.a(r);
+                cols[8][r] = b.b(r);
+                cols[9][r] = b.c(r);
+                cols[10][r] = b.used(r);
+                cols[11][r] = b.aux(r);
+                cols[12][r] = b.ref(r);
+                cols[13][r] = b.ref2(r);
                 int site = b.site(r);
-                if (site < 0) {
-                    vSite.setNull(r);
-                } else {
-                    vSite.setInt(r, site);
-                }
+                cols[14][r] = site < 0 ? ColumnTable.NULL : site;
                 int cat = b.category(r);
-                if (cat < 0) {
-                    vCat.setNull(r);
+                cols[15][r] = cat < 0 ? ColumnTable.NULL : cat;
+            }
+            List<SqlSchema.Column> columns = SqlSchema.EVENTS.columns();
+            for (int c = 0; c < columns.size(); c++) {
+                if (c == 3) {
+                    DuckDBWritableVector vKind = out.vector(3);
+                    for (int r = 0; r < rows; r++) {
+                        int code = b.kindCode(r);
+                        String kind = code >= 0 && code < KIND_NAMES.length ? KIND_NAMES[code] : null;
+                        if (kind == null) {
+                            vKind.setNull(r);
+                        } else {
+                            vKind.setString(r, kind);
+                        }
+                    }
                 } else {
-                    vCat.setInt(r, cat);
+                    VectorWrites.numbers(out.vector(c), columns.get(c).type() == SqlSchema.Type.BIGINT, cols[c], 0, rows, ColumnTable.NULL);
                 }
             }
             cursor.next += rows;

@@ -189,6 +189,7 @@ class TraceQueryTest {
 
     @Test
     void theEngineRunsWithTheMemoryLimitAndThreadsAsked() {
+        assertTrue(VectorWrites.bulk(), "columns are copied into the vectors in bulk, not value by value");
         try (TraceQuery q = TraceQuery.open(List.of(new TraceInput("synthetic", "", synthetic())), SMALL)) {
             var settings = ((DuckDbTraceQuery) q).settings();
             assertEquals("2", settings.get("threads"));
