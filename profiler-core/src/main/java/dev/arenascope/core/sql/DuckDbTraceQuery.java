@@ -108,7 +108,7 @@ final class DuckDbTraceQuery implements TraceQuery {
                 }
                 s.execute(t.ddl());
                 for (int r = 0; r < ranks.size(); r++) {
-                    s.execute("INSERT INTO " + t.name() + " SELECT * FROM " + SCAN + "('" + t.name() + "', " + r + ")");
+                    s.execute("INSERT INTO " + t.name() + " " + scan(t, r));
                 }
             }
             for (String m : SqlSchema.MACROS) {
@@ -124,10 +124,30 @@ final class DuckDbTraceQuery implements TraceQuery {
     private String scanAll(SqlSchema.Table t) {
         StringBuilder sb = new StringBuilder();
         for (int r = 0; r < ranks.size(); r++) {
-            sb.append(r == 0 ? "" : " UNION ALL ").append("SELECT * FROM ").append(SCAN).append("('").append(t.name())
-                    .append("', ").append(r).append(')');
+            sb.append(r == 0 ? "" : " UNION ALL ").append(scan(t, r));
         }
         return sb.toString();
+    }
+
+    /**
+     * The scan of table {@code t} of rank {@code r} with the table's columns: the events' kind comes out of
+     * the function as its code (a number is a bulk copy, a string a call per row) and is named here.
+     */
+    private static String scan(SqlSchema.Table t, int r) {
+        String from = " FROM " + SCAN + "('" + t.name() + "', " + r + ")";
+        if (t != SqlSchema.EVENTS) {
+            return "SELECT *" + from;
+        }
+        StringBuilder kinds = new StringBuilder("[");
+        for (int code = 1; code < KIND_NAMES.length; code++) {
+            kinds.append(code > 1 ? ", " : "").append(KIND_NAMES[code] == null ? "NULL" : "'" + KIND_NAMES[code] + "'");
+        }
+        StringBuilder cols = new StringBuilder();
+        for (SqlSchema.Column c : t.columns()) {
+            cols.append(cols.isEmpty() ? "" : ", ")
+                    .append(c.name().equals("kind") ? kinds + "][kind_code] AS kind" : c.name());
+        }
+        return "SELECT " + cols + from;
     }
 
     @Override
@@ -404,7 +424,11 @@ final class DuckDbTraceQuery implements TraceQuery {
                 throw new IllegalArgumentException("no table " + name + " of rank " + rank);
             }
             for (SqlSchema.Column c : t.columns()) {
-                info.addResultColumn(c.name(), type(c.type()));
+                if (t == SqlSchema.EVENTS && c.name().equals("kind")) {
+                    info.addResultColumn("kind_code", DuckDBColumnType.INTEGER); // named by EVENTS_SELECT
+                } else {
+                    info.addResultColumn(c.name(), type(c.type()));
+                }
             }
             return new Target(t, rank);
         }
@@ -472,6 +496,7 @@ final class DuckDbTraceQuery implements TraceQuery {
                 cols[0][r] = rank;
                 cols[1][r] = from + r;
                 cols[2][r] = b.time(r);
+                cols[3][r] = b.kindCode(r);
                 cols[4][r] = b.flags(r);
                 int mem = b.memory(r);
                 cols[5][r] = mem < 0 ? ColumnTable.NULL : mem;
@@ -490,20 +515,7 @@ final class DuckDbTraceQuery implements TraceQuery {
             }
             List<SqlSchema.Column> columns = SqlSchema.EVENTS.columns();
             for (int c = 0; c < columns.size(); c++) {
-                if (c == 3) {
-                    DuckDBWritableVector vKind = out.vector(3);
-                    for (int r = 0; r < rows; r++) {
-                        int code = b.kindCode(r);
-                        String kind = code >= 0 && code < KIND_NAMES.length ? KIND_NAMES[code] : null;
-                        if (kind == null) {
-                            vKind.setNull(r);
-                        } else {
-                            vKind.setString(r, kind);
-                        }
-                    }
-                } else {
-                    VectorWrites.numbers(out.vector(c), columns.get(c).type() == SqlSchema.Type.BIGINT, cols[c], 0, rows, ColumnTable.NULL);
-                }
+                VectorWrites.numbers(out.vector(c), columns.get(c).type() == SqlSchema.Type.BIGINT, cols[c], 0, rows, ColumnTable.NULL);
             }
             cursor.next += rows;
             return rows;
