@@ -51,6 +51,13 @@ for j in "$repo"/app/target/lib/*.jar; do
       rm -f "$target/work/natives"/lib/libJNvPTXCompiler-*.so
       "$JDK/bin/jar" cf "$target/input/$name" -C "$target/work/natives" .
       continue ;;
+    duckdb_jdbc-*.jar)
+      # the SQL engine (query, convert --to parquet): keep only its Linux x86-64 native library
+      # (the jar carries four platforms, 80 MB packed; one is about a quarter of that)
+      mkdir -p "$target/work/duckdb" && (cd "$target/work/duckdb" && "$JDK/bin/jar" xf "$j")
+      find "$target/work/duckdb" -maxdepth 1 -name 'libduckdb_java.so_*' ! -name 'libduckdb_java.so_linux_amd64' -delete
+      "$JDK/bin/jar" cfm "$target/input/$name" "$target/work/duckdb/META-INF/MANIFEST.MF" -C "$target/work/duckdb" .
+      continue ;;
     zstd-jni-*.jar)
       # keep only the Linux x86-64 native library of the compressor
       mkdir -p "$target/work/zstd" && (cd "$target/work/zstd" && "$JDK/bin/jar" xf "$j")

@@ -56,6 +56,11 @@ if "$bin" --help | grep -q "^  record "; then
     "$bin" report "$work/render.astrace" --format html --out "$work/render.html" > report.txt 2>&1 || fail "report failed: $(tail -n 3 report.txt)"
     grep -qi "<html" "$work/render.html" || fail "report wrote no HTML"
     pass "report --format html: $(stat -c %s "$work/render.html") bytes"
+    # the SQL engine's native library from the packaged class path: one query over the recording
+    "$bin" query "$work/render.astrace" --format csv --sql "SELECT count(*) AS n FROM allocations" > query.txt 2>&1 \
+      || fail "query failed: $(tail -n 3 query.txt)"
+    [ "$(sed -n 2p query.txt)" -gt 0 ] 2>/dev/null || fail "query printed: $(cat query.txt)"
+    pass "query (DuckDB): $(sed -n 2p query.txt) allocations"
   else
     fail "the packaged CLI has no 'report' command"
   fi

@@ -9,6 +9,7 @@ import dev.arenascope.app.info.ExitCodes;
 import dev.arenascope.app.live.ListenCommand;
 import dev.arenascope.app.plan.PlanCommand;
 import dev.arenascope.app.pool.PoolBinsCommand;
+import dev.arenascope.app.query.QueryCommand;
 import dev.arenascope.app.whatif.WhatIfCommand;
 import dev.arenascope.app.record.CalibrateCommand;
 import dev.arenascope.app.record.RecordCommand;
@@ -39,6 +40,7 @@ public final class Main {
                 new ConvertCommand(),
                 new StatsCommand(),
                 new SitesCommand(),
+                new QueryCommand(),
                 new ListenCommand(),
                 new RecordCommand(),
                 new CalibrateCommand());

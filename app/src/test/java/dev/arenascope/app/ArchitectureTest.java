@@ -49,6 +49,14 @@ class ArchitectureTest {
     }
 
     @Test
+    void onlyTheCoresSqlPackageSeesJdbcAndTheEngine() {
+        noClasses().that().resideOutsideOfPackage("dev.arenascope.core.sql..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "org.duckdb..")
+                .because("core.sql.TraceQuery is the one door to the SQL engine")
+                .check(classes);
+    }
+
+    @Test
     void theWorkloadsImportNoAppAndNoJavaFx() {
         noClasses().that().resideInAPackage("dev.arenascope.workloads..")
                 .should().dependOnClassesThat().resideInAnyPackage("javafx..", "dev.arenascope.app..", "dev.arenascope.testsupport..")

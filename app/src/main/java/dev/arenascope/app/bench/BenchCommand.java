@@ -36,6 +36,7 @@ public final class BenchCommand implements Command {
             new ReportBench(),
             new SitesBench(),
             new JobBench(),
+            new SqlBench(),
             new CliBench());
 
     @Override

@@ -39,10 +39,14 @@ public final class ConvertCommand implements Command {
     public String usage() {
         return """
                 Usage: arenascope convert IN OUT
+                       arenascope convert FILE... --to parquet DIR
 
                 Converts the trace IN into OUT; each format is chosen by its file extension.
                   reads:  %s
                   writes: %s
+                With --to parquet, writes the SQL tables of FILE... (each a rank, in the order given;
+                docs/guide/sql.md) as Parquet under DIR: DIR/TABLE/rank=N/data_0.parquet, the schema's
+                version in each file's key-value metadata, for DuckDB, Spark, Trino, pandas, polars.
 
                 A damaged IN (a recording cut off mid-write, flipped bytes, bad lines) is converted as
                 far as it is sound; the command then prints one line naming the file and the byte
@@ -54,8 +58,12 @@ public final class ConvertCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         Args a = new Args(name(), args, Set.of());
+        String to = a.string("to", null);
         a.finish();
         List<String> pos = a.positionals();
+        if (to != null) {
+            return ParquetExport.run(name(), to, pos, out, err);
+        }
         if (pos.size() != 2) {
             throw new UsageException(name() + ": expects IN and OUT, got " + pos.size() + " argument" + (pos.size() == 1 ? "" : "s")
                     + " (see arenascope convert --help)");

@@ -26,6 +26,7 @@ import dev.arenascope.app.ui.live.NewSessionDialog;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.pools.PoolView;
 import dev.arenascope.app.ui.scopes.ScopeTreeView;
+import dev.arenascope.app.ui.query.QueryView;
 import dev.arenascope.app.ui.sites.SiteView;
 import dev.arenascope.app.ui.slots.PlanSlots;
 import dev.arenascope.app.ui.slots.SlotMapView;
@@ -52,6 +53,8 @@ public final class MainWindow {
     private final SlotMapView slots = new SlotMapView(model);
     private final PoolView pools = new PoolView(model);
     private final SiteView sites = new SiteView(model);
+    private final TaskRunner queries = new TaskRunner(UiExecutor.FX, 1);
+    private final QueryView query = new QueryView(model, queries);
     private final TabPane tabs = new TabPane();
     private final SplitPane split = new SplitPane();
     private final BorderPane root = new BorderPane();
@@ -104,8 +107,9 @@ public final class MainWindow {
         tabs.setId("view-tabs");
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         tabs.getTabs().addAll(tab("Events", "tab-events", events), tab("Scope tree", "tab-scopes", scopes),
-                tab("Slot map", "tab-slots", slots), tab("Pool histograms", "tab-pools", pools), tab("Sites", "tab-sites", sites));
-        sites.activeProperty().bind(tabs.getTabs().getLast().selectedProperty());
+                tab("Slot map", "tab-slots", slots), tab("Pool histograms", "tab-pools", pools), tab("Sites", "tab-sites", sites),
+                tab("Query", "tab-query", query));
+        sites.activeProperty().bind(tabs.getTabs().get(4).selectedProperty());
         split.setOrientation(Orientation.VERTICAL);
         split.getItems().addAll(timeline, tabs);
         split.setDividerPositions(prefs.divider());
@@ -319,6 +323,8 @@ public final class MainWindow {
             listenView.close();
         }
         tasks.shutdown();
+        queries.shutdown();
+        Thread.ofPlatform().daemon().name("arenascope-sql-close").start(query::dispose); // waits out a running query
     }
 
     /** Opens an initial session: a file, or the live demo of the render workload. */

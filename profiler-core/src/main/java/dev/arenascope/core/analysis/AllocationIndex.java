@@ -48,6 +48,7 @@ final class AllocationIndex {
     int[] category = new int[1024];    // string id, -1
     int[] scope = new int[1024];       // innermost scope id, -1
     int[] descriptor = new int[1024];  // string id, -1
+    long[] requested = new long[1024]; // bytes asked for before alignment or rounding
 
     long peakBytes;
     long peakIndex = -1;   // event index after which live bytes first reached peakBytes
@@ -218,6 +219,7 @@ final class AllocationIndex {
         EventKind kind = b.kind(k);
         scope[a] = kind == EventKind.ALLOC ? b.ref2(k) : -1;
         descriptor[a] = kind == EventKind.ALLOC || kind == EventKind.TENSOR_LIVE ? b.ref(k) : -1;
+        requested[a] = kind == EventKind.TENSOR_LIVE ? b.b(k) : b.c(k); // a tensor's c is its step
         offset[a] = b.a(k);
         if (site[a] >= 0) {
             withSite++;
@@ -265,6 +267,7 @@ final class AllocationIndex {
         category = Arrays.copyOf(category, cap);
         scope = Arrays.copyOf(scope, cap);
         descriptor = Arrays.copyOf(descriptor, cap);
+        requested = Arrays.copyOf(requested, cap);
         offset = Arrays.copyOf(offset, cap);
     }
 

@@ -81,6 +81,21 @@ public final class Allocations {
         return x.bytes[i];
     }
 
+    /**
+     * The bytes it asked for before alignment or rounding ({@code c} of an {@code ALLOC} or
+     * {@code POOL_REQUEST}; a plan tensor's own bytes). As the producer recorded it: 0 where it did not.
+     */
+    public long requestedBytes(int i) {
+        check(i);
+        return x.requested[i];
+    }
+
+    /** The innermost scope open when it was made (an arena's scope id), -1 for none. */
+    public int scope(int i) {
+        check(i);
+        return x.scope[i];
+    }
+
     /** Its offset (arenas, plans) or address (pools, imports). */
     public long address(int i) {
         check(i);

@@ -215,6 +215,14 @@ public final class SiteAnalysis {
         return x.peakNs;
     }
 
+    /**
+     * The event index after which the peak was first reached, -1 if never: what is live "at the peak" is
+     * what was allocated at or before it and freed after it ({@link #liveAtPeak(By)}).
+     */
+    public long peakEvent() {
+        return x.peakIndex;
+    }
+
     /** Events whose {@code used} gauge disagreed with the live allocations (0 for every producer of this project). */
     public long gaugeMismatches() {
         return x.gaugeMismatches();

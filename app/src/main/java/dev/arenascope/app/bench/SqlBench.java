@@ -1,0 +1,107 @@
+package dev.arenascope.app.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.arenascope.core.sql.QueryResult;
+import dev.arenascope.core.sql.SqlExamples;
+import dev.arenascope.core.sql.TraceInput;
+import dev.arenascope.core.sql.TraceQuery;
+import dev.arenascope.core.trace.SyntheticTrace;
+import dev.arenascope.core.trace.store.EventStore;
+
+/**
+ * SQL over a trace ({@code core.sql}):
+ * <ul>
+ * <li>{@code sql.load_s}: {@link TraceQuery#open} of the sites bench's snapshot-like store (1,000,000
+ *     allocations, 2,000,000 events, 2,000 sites): every table built and loaded into DuckDB, events
+ *     included;</li>
+ * <li>{@code sql.query_ms}: then the guide's first question (top sites at the peak) on it;</li>
+ * <li>{@code sql.parquet_events_per_s}: the synthetic arena/pool/plan stream ({@code sql.parquet_events}
+ *     events, 4 Mi) written as Parquet by {@code convert --to parquet}'s path, events streamed from the
+ *     store;</li>
+ * <li>{@code sql.rss_mb}: the process's peak resident memory at the end (Java heap and DuckDB's native
+ *     memory; Linux only, else absent).</li>
+ * </ul>
+ * Medians of rounds; quick runs use 100,000 allocations and 1 Mi events.
+ */
+final class SqlBench implements BenchSuite {
+
+    @Override
+    public String group() {
+        return "sql";
+    }
+
+    @Override
+    public Map<String, Double> run(boolean quick) throws Exception {
+        int allocations = quick ? 100_000 : 1_000_000;
+        EventStore store = SitesBench.store(allocations);
+        List<TraceInput> in = List.of(new TraceInput("sites-bench", "", store));
+        TraceQuery.Options options = TraceQuery.Options.defaults().withMemoryLimit("1GB");
+        Map<String, Double> f = new LinkedHashMap<>();
+        f.put("sql.load_s", Medians.medianOf(quick ? 0 : 1, quick ? 1 : 3, () -> {
+            long t0 = System.nanoTime();
+            try (TraceQuery q = TraceQuery.open(in, options)) {
+                return (System.nanoTime() - t0) / 1e9;
+            }
+        }));
+        String sql = SqlExamples.all().getFirst().sql();
+        try (TraceQuery q = TraceQuery.open(in, options)) {
+            long rows = q.rowCount("allocations");
+            if (rows != allocations) {
+                throw new IllegalStateException("the allocations table holds " + rows + " rows, not " + allocations);
+            }
+            f.put("sql.query_ms", Medians.medianOf(2, quick ? 5 : 11, () -> {
+                long t0 = System.nanoTime();
+                QueryResult r = q.query(sql, null, 100_000);
+                double ms = (System.nanoTime() - t0) / 1e6;
+                if (r.rows().isEmpty()) {
+                    throw new IllegalStateException("no site at the peak");
+                }
+                return ms;
+            }));
+        }
+        int events = quick ? 1 << 20 : 4 << 20;
+        EventStore synthetic = new EventStore("synthetic");
+        SyntheticTrace.write(3, events, synthetic);
+        List<TraceInput> big = List.of(new TraceInput("synthetic", "", synthetic));
+        f.put("sql.parquet_events_per_s", Medians.medianOf(0, quick ? 1 : 3, () -> {
+            Path dir = Files.createTempDirectory("arenascope-sql-bench-");
+            try {
+                long t0 = System.nanoTime();
+                try (TraceQuery q = TraceQuery.open(big, options.withEventsTable(false))) {
+                    q.exportParquet(dir.resolve("out"));
+                }
+                return events / ((System.nanoTime() - t0) / 1e9);
+            } finally {
+                try (var paths = Files.walk(dir)) {
+                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        }));
+        f.put("sql.parquet_events", (double) events);
+        f.put("sql.allocations", (double) allocations);
+        double rss = peakRssMb();
+        if (rss > 0) {
+            f.put("sql.rss_mb", rss);
+        }
+        return f;
+    }
+
+    /** VmHWM of /proc/self/status in MiB, 0 where there is none. */
+    static double peakRssMb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("\\D+", "")) / 1024.0;
+                }
+            }
+        } catch (Exception ignored) {
+            // not Linux
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,67 @@
+package dev.arenascope.app.trace;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.arenascope.app.cli.TraceLoader;
+import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.sql.QueryException;
+import dev.arenascope.core.sql.SqlSchema;
+import dev.arenascope.core.sql.TraceInput;
+import dev.arenascope.core.sql.TraceQuery;
+import dev.arenascope.core.trace.file.LoadedTrace;
+
+/**
+ * {@code convert FILE... --to parquet DIR}: the SQL tables of the traces as Parquet, one hive partition
+ * per rank. The events are streamed from the stores into the files, never held by the engine.
+ */
+final class ParquetExport {
+    private ParquetExport() {}
+
+    static int run(String command, String to, List<String> files, PrintStream out, PrintStream err) throws Exception {
+        if (!to.equals("parquet")) {
+            throw new UsageException(command + ": --to must be parquet, got '" + to + "'");
+        }
+        if (files.size() < 2) {
+            throw new UsageException(command + ": --to parquet expects FILE... and the directory DIR last");
+        }
+        Path dir = Path.of(files.getLast());
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw new UsageException(command + ": " + dir + " is a file; name a directory to write the tables in");
+        }
+        for (SqlSchema.Table t : SqlSchema.TABLES) {
+            if (Files.exists(dir.resolve(t.name()))) {
+                throw new UsageException(command + ": " + dir.resolve(t.name()) + " exists already (not overwritten)");
+            }
+        }
+        List<TraceInput> ranks = new ArrayList<>();
+        List<String> damage = new ArrayList<>();
+        long events = 0;
+        for (String f : files.subList(0, files.size() - 1)) {
+            Path p = Path.of(f);
+            LoadedTrace t = TraceLoader.load(command, p);
+            if (t.report().damaged()) {
+                damage.add(t.report().summary());
+            }
+            events += t.store().eventCount();
+            ranks.add(new TraceInput(p.getFileName().toString(), p.toString(), t.store()));
+        }
+        try (TraceQuery q = TraceQuery.open(ranks, TraceQuery.Options.defaults().withEventsTable(false))) {
+            q.exportParquet(dir);
+        } catch (QueryException e) {
+            throw new UsageException(command + ": " + e.getMessage(), e);
+        }
+        for (String d : damage) {
+            err.println("arenascope convert: " + d + "; wrote what was sound to " + dir);
+        }
+        if (!damage.isEmpty()) {
+            return 2;
+        }
+        out.println("wrote " + dir + ": " + SqlSchema.TABLES.size() + " tables of " + ranks.size()
+                + (ranks.size() == 1 ? " rank, " : " ranks, ") + events + " events (schema version " + SqlSchema.VERSION + ")");
+        return 0;
+    }
+}
