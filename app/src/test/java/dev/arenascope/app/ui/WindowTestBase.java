@@ -45,11 +45,38 @@ abstract class WindowTestBase {
         }
     }
 
-    /** Opens {@code f} in the window and waits until it is the window's trace with its events in. */
+    /**
+     * Opens {@code f} in the window and waits until it is the window's trace with its events in, its
+     * digest done and the window settled (every view has drawn or answered what the open asked of it).
+     */
     protected void openUntilLoaded(Path f) {
         fxRun(() -> window.open(f));
-        waitFor(60, "the file " + f.getFileName() + " open", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
-                && window.model().eventCountProperty().get() > 0);
+        waitForSettled(60, "the file " + f.getFileName() + " open", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().eventCountProperty().get() > 0
+                && window.model().digestProperty().get().events() == window.model().trace().eventCount());
+    }
+
+    /**
+     * Waits up to {@code seconds} until {@code condition} holds and the window is settled
+     * ({@link MainWindow#settled()}), both read in one turn of the FX thread: the state the test then
+     * asserts is the final one, not a step on the way to it (a view filled in steps, a listing about to be
+     * replaced). Not for a live session, which never settles while it streams.
+     */
+    protected void waitForSettled(double seconds, String what, BooleanSupplier condition) {
+        waitForSettled(seconds, what, condition, () -> "");
+    }
+
+    /** {@link #waitForSettled(double, String, BooleanSupplier)}, saying what {@code state} shows on a time-out. */
+    protected void waitForSettled(double seconds, String what, BooleanSupplier condition, java.util.function.Supplier<String> state) {
+        waitFor(seconds, what + " (the window settled)", () -> window.settled() && condition.getAsBoolean(),
+                () -> state.get() + "; " + unsettled());
+    }
+
+    /** What keeps the window from being settled, in words (FX thread). */
+    protected String unsettled() {
+        return "settled: " + window.settled() + " (tasks " + window.model().tasks().settled() + " " + window.model().tasks().running().stream()
+                .map(h -> h.title()).toList() + ", timeline " + window.timeline().settled() + ", events " + window.events().settled()
+                + ", sites " + window.sites().settled() + ")";
     }
 
     /** Waits up to {@code seconds} for {@code condition} (checked on the FX thread). */

@@ -480,6 +480,11 @@ public final class TimelineView extends StackPane {
         return !building && !pending;
     }
 
+    /** Whether the frame shown is the latest asked for and applied ({@link #idle()}, its callback run too). FX thread. */
+    public boolean settled() {
+        return idle() && frames.settled();
+    }
+
     /** Nanoseconds the last frame took to build. */
     public long lastBuildNanos() {
         return lastBuildNs;
