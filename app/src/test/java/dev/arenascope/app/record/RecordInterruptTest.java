@@ -31,9 +31,19 @@ class RecordInterruptTest {
                 "dev.arenascope.app.Main", "record", "render", "--device", "virtual", "--frames", "0", "--out", trace.toString()))
                 .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
         try {
+            // woken by the file system as the recording writes (inotify on Linux), or by the process ending
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while ((!Files.exists(trace) || Files.size(trace) < 8_192) && System.nanoTime() < deadline && p.isAlive()) {
-                Thread.sleep(100);
+            try (java.nio.file.WatchService watch = dir.getFileSystem().newWatchService()) {
+                dir.register(watch, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE, java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY);
+                while ((!Files.exists(trace) || Files.size(trace) < 8_192) && p.isAlive()) {
+                    long left = deadline - System.nanoTime();
+                    assertTrue(left > 0, "no 8 KiB of trace in 60 s: " + Files.readString(dir.resolve("out.txt")));
+                    java.nio.file.WatchKey k = watch.poll(Math.min(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+                    if (k != null) {
+                        k.pollEvents();
+                        k.reset();
+                    }
+                }
             }
             assertTrue(p.isAlive(), "the recording ended by itself: " + Files.readString(dir.resolve("out.txt")));
             p.destroy();    // SIGTERM

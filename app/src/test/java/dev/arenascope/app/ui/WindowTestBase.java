@@ -68,7 +68,14 @@ abstract class WindowTestBase {
 
     /** {@link #waitForSettled(double, String, BooleanSupplier)}, saying what {@code state} shows on a time-out. */
     protected void waitForSettled(double seconds, String what, BooleanSupplier condition, java.util.function.Supplier<String> state) {
-        waitFor(seconds, what + " (the window settled)", () -> window.settled() && condition.getAsBoolean(),
+        waitFor(seconds, what + " (the window settled)", () -> {
+            // the layout a pulse would do now, so that a size it changes (a legend shown, a bar re-laid) has asked
+            // for its new frame before the window is asked whether it is settled
+            javafx.scene.Parent root = window.scene().getRoot();
+            root.applyCss();
+            root.layout();
+            return window.settled() && condition.getAsBoolean();
+        },
                 () -> state.get() + "; " + unsettled());
     }
 
