@@ -125,10 +125,6 @@ final class ReportTables {
                 rest.isEmpty() ? null : String.join(" · ", rest), firstChange, false);
     }
 
-    private static double safe(double d) {
-        return Double.isNaN(d) ? 0 : d;
-    }
-
     static ReportTable scopes(Report r) {
         List<ScopeAnalysis> all = r.trace().scopes();
         List<ScopeAnalysis> top = r.trace().topScopes(Report.TOP_SCOPES);

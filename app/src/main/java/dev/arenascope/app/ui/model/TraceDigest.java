@@ -2,7 +2,6 @@ package dev.arenascope.app.ui.model;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -282,10 +281,6 @@ public final class TraceDigest {
             return peakForward.getOrDefault(memory, -1L);
         }
 
-        public List<ScopeAnalysis> scopesOf(int memory) {
-            return scopes.stream().filter(s -> s.memory() == memory).toList();
-        }
-
         /** The row of {@code path} on {@code memory}, or null. */
         public ScopeAnalysis scope(int memory, String path) {
             for (ScopeAnalysis s : scopes) {
@@ -313,8 +308,5 @@ public final class TraceDigest {
             }
         }
 
-        public static <T> List<T> listOf(Collection<T> c) {
-            return List.copyOf(c);
-        }
     }
 }

@@ -455,10 +455,6 @@ public final class PoolView extends BorderPane {
         return whatIf;
     }
 
-    public Label figuresLabel() {
-        return figures;
-    }
-
     public ComboBox<MemoryInfo> poolSelector() {
         return pool;
     }

@@ -52,7 +52,6 @@ public final class TimelineView extends StackPane {
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
     private boolean building;
     private boolean pending;
-    private long lastBuildNs;
 
     private final java.util.Map<Integer, Boolean> stripeChoice = new java.util.HashMap<>();
     private final javafx.beans.property.ObjectProperty<SiteAnalysis.By> colourBy =
@@ -245,11 +244,6 @@ public final class TimelineView extends StackPane {
         requestFrame();
     }
 
-    /** What stripes are coloured by (the legend's switch). */
-    public javafx.beans.property.ObjectProperty<SiteAnalysis.By> colourByProperty() {
-        return colourBy;
-    }
-
     /** Legend group keys switched off (their allocations folded into others). */
     public javafx.collections.ObservableSet<String> hiddenGroups() {
         return hiddenGroups;
@@ -300,10 +294,7 @@ public final class TimelineView extends StackPane {
         building = true;
         pending = false;
         frames.submit(BackgroundTask.of("timeline frame", p -> {
-            long t0 = System.nanoTime();
-            DrawList d = DrawListBuilder.build(frame);
-            lastBuildNs = System.nanoTime() - t0;
-            return d;
+            return DrawListBuilder.build(frame);
         }).onSuccess(d -> {
             building = false;
             drawList.set(d);
@@ -483,11 +474,6 @@ public final class TimelineView extends StackPane {
     /** Whether the frame shown is the latest asked for and applied ({@link #idle()}, its callback run too). FX thread. */
     public boolean settled() {
         return idle() && frames.settled();
-    }
-
-    /** Nanoseconds the last frame took to build. */
-    public long lastBuildNanos() {
-        return lastBuildNs;
     }
 
     /** Simulates hovering at a canvas position (tests, keyboard). */

@@ -330,19 +330,7 @@ public final class ChunkCodec implements AutoCloseable {
 
     // ---------------------------------------------------------------- event columns
 
-    /**
-     * Writes events {@code [from, to)} in layout {@link #VERSION}: varint count, the shape table
-     * (varint shapes, then per shape varint kind+flags, zigzag memory id, zigzag thread, in order of
-     * first use), nine varint column lengths, the columns (time, shape index, a, b, c, used, aux, ref,
-     * ref2). Deltas run within the chunk only.
-     */
-    public void encodeEvents(EventBatch batch, int from, int to, ByteWriter out) {
-        encoder.begin();
-        encoder.append(batch, from, to);
-        encoder.finish(out);
-    }
-
-    /** Opens an empty chunk (forgetting any events appended since the last {@link #finishEvents}). */
+    /** Opens an empty chunk (forgetting any events appended since the last {@link #finishPayload}). */
     public void beginEvents() {
         encoder.begin();
     }
@@ -371,13 +359,8 @@ public final class ChunkCodec implements AutoCloseable {
         encoder.append(batch, from, to);
     }
 
-    /** Writes the open chunk's events block to {@code out} and opens an empty chunk. */
-    public void finishEvents(ByteWriter out) {
-        encoder.finish(out);
-    }
-
     /**
-     * Reads columns written by {@link #encodeEvents} and appends the events to {@code out}. An error
+     * Reads columns written by {@link #appendEvents} and {@link #finishPayload} and appends the events to {@code out}. An error
      * names the byte offset of the bad value.
      */
     public void decodeEvents(ByteReader r, EventBatch out) throws TraceFormatException {
