@@ -23,6 +23,14 @@ class RecordInterruptTest {
     @TempDir
     Path dir;
 
+    private static long size(Path f) {
+        try {
+            return Files.exists(f) ? Files.size(f) : 0;
+        } catch (java.io.IOException e) {
+            return 0; // not there yet
+        }
+    }
+
     @Test
     void aTermSignalEndsAnOpenEndedRecordingWithAWholeTraceAndItsSummary() throws Exception {
         Path trace = dir.resolve("endless.astrace");
@@ -32,19 +40,7 @@ class RecordInterruptTest {
                 .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
         try {
             // woken by the file system as the recording writes (inotify on Linux), or by the process ending
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            try (java.nio.file.WatchService watch = dir.getFileSystem().newWatchService()) {
-                dir.register(watch, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE, java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY);
-                while ((!Files.exists(trace) || Files.size(trace) < 8_192) && p.isAlive()) {
-                    long left = deadline - System.nanoTime();
-                    assertTrue(left > 0, "no 8 KiB of trace in 60 s: " + Files.readString(dir.resolve("out.txt")));
-                    java.nio.file.WatchKey k = watch.poll(Math.min(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-                    if (k != null) {
-                        k.pollEvents();
-                        k.reset();
-                    }
-                }
-            }
+            dev.arenascope.testsupport.Await.untilFile("8 KiB of trace written", dir, () -> !p.isAlive() || size(trace) >= 8_192);
             assertTrue(p.isAlive(), "the recording ended by itself: " + Files.readString(dir.resolve("out.txt")));
             p.destroy();    // SIGTERM
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "record did not stop after a TERM");

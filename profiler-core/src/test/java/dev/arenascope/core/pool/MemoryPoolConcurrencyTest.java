@@ -32,9 +32,11 @@ import dev.arenascope.core.record.Session;
 class MemoryPoolConcurrencyTest {
     private static final int THREADS = 4;
     /** Operations (an allocation or a close) each worker makes: a fixed amount of work, not a time. */
-    private static final int OPS = 40_000;
+    private static final int OPS = 20_000;
     /** Buffers served before the janitor stops holding, in the runs that do: well inside the workers' work. */
     private static final long STOP_HOLDING_AFTER = THREADS * OPS / 8;
+    /** Buffers served between two rounds of the janitor (freeing held blocks, reading the statistics). */
+    private static final long JANITOR_EVERY = 256;
 
     @ParameterizedTest(name = "{0}, ceiling {1}, recording {2}, stop holding midway {3}")
     @CsvSource({"host, 0, false, false", "virtual, 0, true, false", "virtual, 1000000, false, false",
@@ -100,16 +102,22 @@ class MemoryPoolConcurrencyTest {
         Thread janitor = Thread.ofPlatform().name("janitor").start(() -> {
             try {
                 start.await();
-                // rounds as fast as it goes, beside the workers, until they are done; the midway point is a
-                // count of buffers served, not a time
+                // a round per 256 buffers served, beside the workers, until they are done; the midway point is
+                // a count of buffers served too, not a time
+                long lastRound = -JANITOR_EVERY;
                 while (!workersDone.get()) {
+                    long now = served.get();
+                    if (now - lastRound < JANITOR_EVERY) {
+                        Thread.yield();
+                        continue;
+                    }
+                    lastRound = now;
                     if (stopHolding && !stoppedHolding.get() && served.get() >= STOP_HOLDING_AFTER) {
                         pool.stopHolding();
                         stoppedHolding.set(true);
                     }
                     pool.freeHeld();
                     pool.statistics();
-                    Thread.yield();
                 }
             } catch (Throwable e) {
                 failure.compareAndSet(null, e);

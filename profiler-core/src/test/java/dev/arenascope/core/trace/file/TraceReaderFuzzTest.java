@@ -26,7 +26,7 @@ import dev.arenascope.core.trace.store.EventStore;
  */
 class TraceReaderFuzzTest {
     /** Mutants read per file: a fixed set (the seed's), the same on a fast machine and a loaded one. */
-    private static final int RUNS = Integer.getInteger("arenascope.fuzz.runs", 60);
+    private static final int RUNS = Integer.getInteger("arenascope.fuzz.runs", 20);
 
     @TempDir
     Path dir;
