@@ -107,13 +107,62 @@ abstract class WindowTestBase {
         }
     }
 
-    /** Runs {@code work} on the FX thread and returns its result. */
+    /** How long the FX thread may stand at one place, its stack unchanged, before a test calls it stuck. */
+    private static final long STUCK_SECONDS = 30;
+    /** How long one piece of FX work may take at most, however busy the FX thread is meanwhile: a hang guard. */
+    private static final long HANG_SECONDS = 600;
+
+    /**
+     * Runs {@code work} on the FX thread and returns its result. It waits as long as the FX thread gets on
+     * with its queue (a cold start of the toolkit and the window on a loaded machine takes what it takes):
+     * it fails when the FX thread's stack has stayed the same for {@value #STUCK_SECONDS} s (blocked, or
+     * looping at one place), saying where, or after {@value #HANG_SECONDS} s in all.
+     */
     protected static <T> T fx(java.util.concurrent.Callable<T> work) {
-        try {
-            return WaitForAsyncUtils.asyncFx(work).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("FX work failed: " + e, e);
+        java.util.concurrent.Future<T> f = WaitForAsyncUtils.asyncFx(work);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_SECONDS);
+        StackTraceElement[] last = null;
+        long stillSince = System.nanoTime();
+        while (true) {
+            try {
+                return f.get(5, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException slow) {
+                StackTraceElement[] now = toolkitStacks();
+                if (!java.util.Arrays.equals(now, last)) {
+                    last = now;
+                    stillSince = System.nanoTime();
+                } else if (System.nanoTime() - stillSince > TimeUnit.SECONDS.toNanos(STUCK_SECONDS)) {
+                    throw new AssertionError("FX work did not run: the FX thread and the renderer have stood still for " + STUCK_SECONDS + " s at\n"
+                            + stack(now));
+                }
+                if (System.nanoTime() - end > 0) {
+                    throw new AssertionError("FX work did not finish in " + HANG_SECONDS + " s; the FX thread is at\n" + stack(now));
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new AssertionError("FX work failed: " + e.getCause(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for FX work", e);
+            }
         }
+    }
+
+    /** The FX thread's stack, then the renderer's (the FX thread waits for it in a pulse): either moving is progress. */
+    private static StackTraceElement[] toolkitStacks() {
+        java.util.List<StackTraceElement> all = new java.util.ArrayList<>();
+        for (String name : new String[] {"JavaFX Application Thread", "QuantumRenderer-0"}) {
+            Thread.getAllStackTraces().entrySet().stream().filter(e -> e.getKey().getName().equals(name)).findFirst()
+                    .ifPresent(e -> all.addAll(java.util.Arrays.asList(e.getValue())));
+        }
+        return all.toArray(StackTraceElement[]::new);
+    }
+
+    private static String stack(StackTraceElement[] frames) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < Math.min(frames.length, 25); i++) {
+            sb.append("    at ").append(frames[i]).append('\n');
+        }
+        return sb.toString();
     }
 
     protected static void fxRun(Runnable work) {
