@@ -57,10 +57,13 @@ abstract class WindowTestBase {
     }
 
     /**
-     * Waits up to {@code seconds} until {@code condition} holds and the window is settled
-     * ({@link MainWindow#settled()}), both read in one turn of the FX thread: the state the test then
-     * asserts is the final one, not a step on the way to it (a view filled in steps, a listing about to be
-     * replaced). Not for a live session, which never settles while it streams.
+     * Waits until {@code condition} holds and the window is settled ({@link MainWindow#settled()}), both
+     * read in one turn of the FX thread: the state the test then asserts is the final one, not a step on
+     * the way to it (a view filled in steps, a listing about to be replaced). Time the window spends at
+     * work does not count against {@code seconds}: only time it spends settled with the condition false
+     * does (the answer is in and it is not the one expected), so a loaded machine makes the wait longer,
+     * never a failure; {@value #HANG_SECONDS} s in all is a hang. Not for a live session, which never
+     * settles while it streams.
      */
     protected void waitForSettled(double seconds, String what, BooleanSupplier condition) {
         waitForSettled(seconds, what, condition, () -> "");
@@ -68,15 +71,33 @@ abstract class WindowTestBase {
 
     /** {@link #waitForSettled(double, String, BooleanSupplier)}, saying what {@code state} shows on a time-out. */
     protected void waitForSettled(double seconds, String what, BooleanSupplier condition, java.util.function.Supplier<String> state) {
-        waitFor(seconds, what + " (the window settled)", () -> {
-            // the layout a pulse would do now, so that a size it changes (a legend shown, a bar re-laid) has asked
-            // for its new frame before the window is asked whether it is settled
-            javafx.scene.Parent root = window.scene().getRoot();
-            root.applyCss();
-            root.layout();
-            return window.settled() && condition.getAsBoolean();
-        },
-                () -> state.get() + "; " + unsettled());
+        long allowed = (long) (seconds * 1e9);
+        long start = System.nanoTime();
+        long last = start;
+        long settledFalse = 0;
+        while (true) {
+            int seen = fx(() -> {
+                // the layout a pulse would do now, so that a size it changes (a legend shown, a bar re-laid) has
+                // asked for its new frame before the window is asked whether it is settled
+                javafx.scene.Parent root = window.scene().getRoot();
+                root.applyCss();
+                root.layout();
+                return !window.settled() ? 0 : condition.getAsBoolean() ? 2 : 1;
+            });
+            long now = System.nanoTime();
+            if (seen == 2) {
+                return;
+            }
+            if (seen == 1) {
+                settledFalse += now - last;
+            }
+            last = now;
+            if (settledFalse > allowed || now - start > TimeUnit.SECONDS.toNanos(HANG_SECONDS)) {
+                throw new AssertionError((settledFalse > allowed ? "settled for " + seconds + " s without" : "no settled window in "
+                        + HANG_SECONDS + " s with") + ": " + what + "; state: " + fx(state::get) + "; " + fx(this::unsettled));
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L); // the next look, after the FX thread's next turns
+        }
     }
 
     /** What keeps the window from being settled, in words (FX thread). */
