@@ -1,7 +1,7 @@
 """Python call stacks of allocations, as the session's allocation-site table.
 
 :func:`capture` walks up to ``depth`` frames above the allocating call (the client's own frames are
-skipped) and returns the allocation's *site*: the id of a stack node in the JSON Lines site table
+skipped wherever they are, and the walk ends at the client's runner, ``python -m arenascope run``) and returns the allocation's *site*: the id of a stack node in the JSON Lines site table
 ArenaScope reads (``{"type":"frame",...}`` and ``{"type":"stack",...}`` lines, see the trace format
 guide). A frame is an interned code location (qualified function name, file, line); a stack node is a
 frame under its caller's node, so a call path shared by many allocations is written once.
@@ -16,12 +16,17 @@ import os
 import sys
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_RUNNER = _PACKAGE_DIR + "__main__.py"
 _getframe = sys._getframe
 _INTERNAL = 1  # frame flag: not the program's own code (frozen importlib, <string>, ...)
 
 
 def _own(filename):
     return filename.startswith(_PACKAGE_DIR)
+
+
+def _is_runpy(filename):
+    return filename == "<frozen runpy>" or filename.endswith(os.sep + "runpy.py")
 
 
 def capture(session, depth, skip=2):
@@ -35,10 +40,19 @@ def capture(session, depth, skip=2):
     key = []
     n = 0
     while f is not None and n < depth:
-        key.append(f.f_code)
-        key.append(f.f_lineno)
+        filename = f.f_code.co_filename
+        if filename == _RUNNER:
+            # ``python -m arenascope run``: the client's runner, and the runpy frames it ran the program
+            # through, are not the program's
+            while key and _is_runpy(key[-2].co_filename):
+                del key[-2:]
+                n -= 1
+            break
+        if not _own(filename):  # a client frame in the middle (a scope decorator) is not the program's either
+            key.append(f.f_code)
+            key.append(f.f_lineno)
+            n += 1
         f = f.f_back
-        n += 1
     if not key:
         return -1
     key = tuple(key)

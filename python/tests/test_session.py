@@ -131,6 +131,33 @@ def test_stacks_name_the_allocating_line(tmp):
     assert got["source"] == "stacks"
 
 
+def test_the_clients_runner_is_in_no_stack(tmp):
+    prog = tmp / "alloc.py"
+    prog.write_text(textwrap.dedent("""
+        import sys
+        sys.path.insert(0, %r)
+        import arenascope
+        from standins import ManualMemory, float32
+
+        def step(arena):
+            return arena.get_tensor(4, float32)
+
+        arena = arenascope.track_arena(ManualMemory(num_bytes=4096), name="a")
+        for _ in range(3):
+            step(arena)
+    """ % os.path.dirname(os.path.abspath(__file__))))
+    out = tmp / "run.jsonl"
+    run_client(["run", "--out", str(out), "--stacks", "8", "--adapters", "none", str(prog)], tmp)
+    frames = [l for l in jsonl_lines(out) if l.get("type") == "frame"]
+    files = {f["file"] for f in frames}
+    assert any(f.endswith("alloc.py") for f in files), files
+    pkg = os.path.dirname(os.path.abspath(arenascope.__file__))
+    assert not any(f.startswith(pkg) for f in files), "the client's own frames: %s" % sorted(files)
+    assert not any("runpy" in f for f in files), "the runner's frames: %s" % sorted(files)
+    # the outermost frame is the program's own module
+    assert {f["function"] for f in frames} >= {"step", "<module>"}
+
+
 def test_scope_is_a_decorator_and_a_no_op_without_a_session():
     @arenascope.scope("work", n=3)
     def work(x):

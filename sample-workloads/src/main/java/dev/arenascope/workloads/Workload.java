@@ -4,6 +4,7 @@ import java.util.List;
 
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.Session;
+import dev.arenascope.core.util.Progress;
 
 /**
  * A sample program that does real work on one of the core's allocators and publishes every

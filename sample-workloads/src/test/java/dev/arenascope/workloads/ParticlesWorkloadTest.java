@@ -17,6 +17,7 @@ import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.testsupport.CollectingSink;
 
 class ParticlesWorkloadTest {

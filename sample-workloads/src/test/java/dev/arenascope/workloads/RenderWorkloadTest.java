@@ -22,6 +22,7 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.workloads.render.RenderWorkload;
 import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.core.util.Progress;
 
 class RenderWorkloadTest {
     static final Map<String, String> SMALL = Map.of("frames", "60", "width", "128", "height", "72", "triangles", "1500",
@@ -125,14 +126,14 @@ class RenderWorkloadTest {
             long frames;
 
             @Override
-            public void update(String stage, long done, long total) {
+            public void update(long done, long total, String stage) {
                 frames = done;
                 updates[0]++;
                 assertEquals(-1, total);
             }
 
             @Override
-            public boolean cancelled() {
+            public boolean isCancelled() {
                 return frames >= 90;
             }
         };

@@ -7,6 +7,7 @@ import java.util.SplittableRandom;
 
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -53,7 +54,7 @@ final class SitesBench implements BenchSuite {
             long a = r.nextLong(end + 1);
             long b = r.nextLong(end + 1);
             long t0 = System.nanoTime();
-            SiteBreakdown sb = k[0]++ % 2 == 0 ? sa.liveAt(a) : sa.allocatedIn(Math.min(a, b), Math.max(a, b));
+            SiteBreakdown sb = k[0]++ % 2 == 0 ? sa.ask(new SiteQuestion.LiveAt(a)) : sa.ask(new SiteQuestion.AllocatedIn(Math.min(a, b), Math.max(a, b)));
             double ms = (System.nanoTime() - t0) / 1e6;
             sink[0] += sb.totalBytes();
             return ms;

@@ -18,7 +18,7 @@ import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.file.JsonlReader;
 import dev.arenascope.core.trace.file.JsonlWriter;
 import dev.arenascope.core.trace.file.LoadedTrace;
-import dev.arenascope.workloads.Progress;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.Workloads;
 

@@ -2,30 +2,26 @@ package dev.arenascope.app.record;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.MemoryModel;
 import dev.arenascope.core.analysis.ScopeModel;
 import dev.arenascope.core.analysis.ScopeSample;
 import dev.arenascope.core.analysis.ScopeSampler;
 import dev.arenascope.core.device.Bytes;
-import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
-import dev.arenascope.core.trace.file.TraceFormats;
-import dev.arenascope.app.info.ExitCodes;
 
 /**
  * {@code arenascope calibrate TRACE [--json]}: fits every arena scope's memory model
@@ -74,16 +70,8 @@ public final class CalibrateCommand implements Command {
             throw new UsageException("calibrate: expected one TRACE file, got " + a.positionals().size() + " arguments");
         }
         Path file = FileArgs.trace("calibrate", a.positionals().getFirst());
-        LoadedTrace loaded;
-        try {
-            loaded = TraceFormats.load(file);
-        } catch (TraceFormatException e) {
-            throw new UsageException("calibrate: " + e.getMessage(), e);
-        }
+        LoadedTrace loaded = TraceLoader.load("calibrate", file);
         ReadReport damage = loaded.report();
-        if (damage.damaged() && damage.events() == 0) {
-            throw new UsageException("calibrate: " + damage.summary());
-        }
         TraceView trace = loaded.store();
         List<ScopeSample> samples = ScopeSampler.of(trace);
         if (samples.isEmpty()) {
@@ -91,16 +79,12 @@ public final class CalibrateCommand implements Command {
         }
         MemoryModel model = MemoryModel.fit(samples);
         if (json) {
-            out.println(toJson(file, samples.size(), model));
+            json(file, samples.size(), model, out);
         } else {
             out.print(table(file, samples.size(), model));
         }
-        if (damage.damaged()) {
-            // fitted from what was recovered, as stats and convert do; the exit code says the file was not whole
-            err.println("arenascope calibrate: " + damage.summary());
-            return ExitCodes.USAGE;
-        }
-        return ExitCodes.OK;
+        // fitted from what was recovered, as every command does; the exit code says the file was not whole
+        return TraceLoader.finish("calibrate", damage, "", err);
     }
 
     static String table(Path file, int samples, MemoryModel model) {
@@ -118,33 +102,44 @@ public final class CalibrateCommand implements Command {
         return sb.toString();
     }
 
-    static String toJson(Path file, int samples, MemoryModel model) throws Exception {
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("trace", file.toString());
-        root.put("executions", samples);
-        List<Map<String, Object>> scopes = new java.util.ArrayList<>();
+    /** The fitted models as JSON (through {@link JsonOutput}, as every command's JSON). */
+    static void json(Path file, int samples, MemoryModel model, PrintStream out) throws java.io.IOException {
+        JsonGenerator g = JsonOutput.open(out);
+        g.writeStartObject();
+        g.writeStringField("trace", file.toString());
+        g.writeNumberField("executions", samples);
+        g.writeArrayFieldStart("scopes");
         for (ScopeModel m : model.scopes().values()) {
-            Map<String, Object> s = new LinkedHashMap<>();
-            s.put("name", m.name());
-            s.put("samples", m.samples());
-            s.put("params", m.params());
-            s.put("intercept", m.intercept());
-            Map<String, Double> coefficients = new LinkedHashMap<>();
-            for (int i = 0; i < m.params().size(); i++) {
-                coefficients.put(m.params().get(i), m.coefficients()[i]);
+            g.writeStartObject();
+            g.writeStringField("name", m.name());
+            g.writeNumberField("samples", m.samples());
+            g.writeArrayFieldStart("params");
+            for (String p : m.params()) {
+                g.writeString(p);
             }
-            s.put("coefficients", coefficients);
-            s.put("exact", m.exact());
-            s.put("integral", m.integral());
-            s.put("unidentified", m.unidentified());
-            s.put("worst_error_bytes", m.worstResidual());
-            s.put("worst_error_relative", m.worstRelative());
-            s.put("slack_bytes", m.slackBytes());
-            s.put("max_padding_bytes", m.maxPadding());
-            s.put("formula", m.formula());
-            scopes.add(s);
+            g.writeEndArray();
+            JsonOutput.number(g, "intercept", m.intercept());
+            g.writeObjectFieldStart("coefficients");
+            for (int i = 0; i < m.params().size(); i++) {
+                JsonOutput.number(g, m.params().get(i), m.coefficients()[i]);
+            }
+            g.writeEndObject();
+            g.writeBooleanField("exact", m.exact());
+            g.writeBooleanField("integral", m.integral());
+            g.writeArrayFieldStart("unidentified");
+            for (String p : m.unidentified()) {
+                g.writeString(p);
+            }
+            g.writeEndArray();
+            JsonOutput.number(g, "worst_error_bytes", m.worstResidual());
+            JsonOutput.number(g, "worst_error_relative", m.worstRelative());
+            g.writeNumberField("slack_bytes", m.slackBytes());
+            g.writeNumberField("max_padding_bytes", m.maxPadding());
+            g.writeStringField("formula", m.formula());
+            g.writeEndObject();
         }
-        root.put("scopes", scopes);
-        return new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(root);
+        g.writeEndArray();
+        g.writeEndObject();
+        JsonOutput.end(g);
     }
 }

@@ -21,7 +21,7 @@ import dev.arenascope.core.device.Devices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventSink;
-import dev.arenascope.workloads.Progress;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadOption;
 import dev.arenascope.workloads.WorkloadOptions;
@@ -359,12 +359,12 @@ public final class RecordCommand implements Command {
         }
 
         @Override
-        public boolean cancelled() {
+        public boolean isCancelled() {
             return stop;
         }
 
         @Override
-        public void update(String stage, long done, long total) {
+        public void update(long done, long total, String stage) {
             if (!terminal) {
                 return;
             }

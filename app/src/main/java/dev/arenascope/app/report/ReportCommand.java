@@ -15,15 +15,16 @@ import java.util.Set;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.app.info.AppInfo;
+import dev.arenascope.app.info.ExitCodes;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.report.Report;
 import dev.arenascope.core.report.ReportFormat;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
-import dev.arenascope.app.info.AppInfo;
-import dev.arenascope.app.info.ExitCodes;
 
 /**
  * {@code arenascope report}: one trace's memory report as HTML, Markdown or JSON, optionally against
@@ -206,8 +207,8 @@ public final class ReportCommand implements Command {
      * Reads and analyses one trace; unreadable input becomes a one-line usage error (exit 2), a damaged
      * file's read report is added to {@code damaged}.
      */
-    static TraceAnalysis analyse(Path file, long searchMs, List<ReadReport> damaged) {
-        LoadedTrace t = TraceLoader.load(file);
+    static TraceAnalysis analyse(Path file, long searchMs, List<ReadReport> damaged) throws java.io.IOException {
+        LoadedTrace t = TraceLoader.load("report", file);
         if (t.report().damaged()) {
             damaged.add(t.report());
         }

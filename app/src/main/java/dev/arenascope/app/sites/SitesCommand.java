@@ -9,14 +9,15 @@ import java.util.Set;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.analysis.SiteTree;
 import dev.arenascope.core.device.Durations;
 import dev.arenascope.core.trace.MemoryInfo;
-import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
@@ -116,19 +117,19 @@ public final class SitesCommand implements Command {
         if (top < -1 || top == 0) {
             throw new UsageException(name() + ": --top must be a positive number, got " + top);
         }
-        Question q = new Question(at, range, leaks, temporary, shorter == null ? 1_000_000L : TimeArg.duration(name(), "--shorter-than", shorter),
-                byCategory ? SiteAnalysis.By.CATEGORY : SiteAnalysis.By.SITE);
+        long shorterThanNs = shorter == null ? SiteQuestion.DEFAULT_TEMPORARY_NS : TimeArg.duration(name(), "--shorter-than", shorter);
+        SiteAnalysis.By grouping = byCategory ? SiteAnalysis.By.CATEGORY : SiteAnalysis.By.SITE;
 
         Path file = FileArgs.trace(name(), a.positionals().getFirst());
-        LoadedTrace t = load(file);
+        LoadedTrace t = TraceLoader.load(name(), file);
         SiteAnalysis sa = analysis(t.store(), memoryName, internal, file);
-        SiteBreakdown sb = ask(sa, q);
+        SiteBreakdown sb = ask(sa, question(sa, at, range, leaks, temporary, shorterThanNs), grouping);
         SiteDiff diff = null;
         if (baseline != null) {
             Path bf = FileArgs.trace(name(), baseline);
-            LoadedTrace bt = load(bf);
+            LoadedTrace bt = TraceLoader.load(name(), bf);
             SiteAnalysis bsa = analysis(bt.store(), sa.memory().name(), internal, bf);
-            diff = SiteDiff.between(ask(bsa, q), sb);
+            diff = SiteDiff.between(ask(bsa, question(bsa, at, range, leaks, temporary, shorterThanNs), grouping), sb);
         }
         int limit = top > 0 ? top : format.equals("text") ? 20 : Integer.MAX_VALUE;
         SiteTree tree = bottomUp ? SiteTree.bottomUp(sb) : topDown ? SiteTree.topDown(sb) : null;
@@ -146,48 +147,34 @@ public final class SitesCommand implements Command {
             default -> SitesOutput.text(answer, out);
         }
         out.flush();
-        if (t.report().damaged()) {
-            err.println("arenascope sites: " + t.report().summary());
-            return 2;
-        }
-        return 0;
+        return TraceLoader.finish(name(), t.report(), "", err);
     }
 
-    private record Question(String at, String range, boolean leaks, boolean temporary, long shorterThanNs, SiteAnalysis.By by) {}
+    /** The one question the options ask, as core's {@link SiteQuestion}; times are checked against {@code sa}'s trace when asked. */
+    private SiteQuestion question(SiteAnalysis sa, String at, String range, boolean leaks, boolean temporary, long shorterThanNs) {
+        if (leaks) {
+            return new SiteQuestion.Leaks();
+        }
+        if (temporary) {
+            long[] r = range == null ? new long[] {0, sa.endNs()} : TimeArg.range(name(), range);
+            return new SiteQuestion.Temporaries(r[0], r[1], shorterThanNs);
+        }
+        if (range != null) {
+            long[] r = TimeArg.range(name(), range);
+            return new SiteQuestion.AllocatedIn(r[0], r[1]);
+        }
+        if (at == null || at.equals("peak")) {
+            return new SiteQuestion.AtPeak();
+        }
+        return new SiteQuestion.LiveAt(TimeArg.instant(name(), "--at", at));
+    }
 
-    private SiteBreakdown ask(SiteAnalysis sa, Question q) {
+    private SiteBreakdown ask(SiteAnalysis sa, SiteQuestion q, SiteAnalysis.By by) {
         try {
-            if (q.leaks()) {
-                return sa.leaks(q.by());
-            }
-            if (q.temporary()) {
-                long[] r = q.range() == null ? new long[] {0, sa.endNs()} : TimeArg.range(name(), q.range());
-                return sa.temporaries(r[0], r[1], q.shorterThanNs(), q.by());
-            }
-            if (q.range() != null) {
-                long[] r = TimeArg.range(name(), q.range());
-                return sa.allocatedIn(r[0], r[1], q.by());
-            }
-            if (q.at() == null || q.at().equals("peak")) {
-                return sa.liveAtPeak(q.by());
-            }
-            return sa.liveAt(TimeArg.instant(name(), "--at", q.at()), q.by());
+            return sa.ask(q, by);
         } catch (IllegalArgumentException e) {
             throw new UsageException(name() + ": " + e.getMessage(), e);
         }
-    }
-
-    private LoadedTrace load(Path file) throws java.io.IOException {
-        LoadedTrace t;
-        try {
-            t = TraceFormats.load(file);
-        } catch (TraceFormatException | IllegalArgumentException e) {
-            throw new UsageException(name() + ": " + e.getMessage(), e);
-        }
-        if (t.report().damaged() && t.report().events() == 0) {
-            throw new UsageException(name() + ": " + t.report().summary());
-        }
-        return t;
     }
 
     private SiteAnalysis analysis(EventStore store, String memoryName, boolean internal, Path file) {

@@ -1,22 +1,19 @@
 package dev.arenascope.app.sites;
 
 import java.io.IOException;
-import java.io.OutputStreamWriter;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.analysis.SiteSource;
 import dev.arenascope.core.analysis.SiteTree;
 import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.StackFrame;
 
 /**
@@ -144,8 +141,7 @@ final class SitesOutput {
 
     static void json(Answer a, PrintStream out) throws IOException {
         SiteBreakdown sb = a.sites();
-        JsonGenerator g = new JsonFactory().createGenerator(new OutputStreamWriter(out, StandardCharsets.UTF_8));
-        g.setPrettyPrinter(new DefaultPrettyPrinter());
+        JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();
         g.writeStringField("trace", a.trace());
         g.writeStringField("memory", sb.memory());
@@ -203,8 +199,7 @@ final class SitesOutput {
             g.writeEndArray();
         }
         g.writeEndObject();
-        g.writeRaw('\n');
-        g.flush();
+        JsonOutput.end(g);
     }
 
     private static void writeFrames(JsonGenerator g, List<StackFrame> frames) throws IOException {

@@ -9,6 +9,7 @@ import java.util.Set;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.TraceFormatException;
@@ -79,8 +80,7 @@ public final class ConvertCommand implements Command {
             throw new UsageException(name() + ": " + e.getMessage(), e);
         }
         if (report.damaged()) {
-            err.println("arenascope convert: " + report.summary() + "; wrote what was sound to " + outFile);
-            return 2;
+            return TraceLoader.finish(name(), report, "wrote what was sound to " + outFile, err);
         }
         out.println("wrote " + outFile + ": " + report.events() + " events");
         return 0;

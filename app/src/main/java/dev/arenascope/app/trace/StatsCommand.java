@@ -1,22 +1,19 @@
 package dev.arenascope.app.trace;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
-import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
+import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
-import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
@@ -66,25 +63,14 @@ public final class StatsCommand implements Command {
         if (a.positionals().size() != 1) {
             throw new UsageException(name() + ": expects one TRACE, got " + a.positionals().size() + " (see arenascope stats --help)");
         }
-        Path file = FileArgs.trace(name(), a.positionals().getFirst());
-        LoadedTrace t;
-        try {
-            t = TraceFormats.load(file);
-        } catch (TraceFormatException e) {
-            throw new UsageException(name() + ": " + e.getMessage(), e);
-        }
+        LoadedTrace t = TraceLoader.load(name(), a.positionals().getFirst());
         print(t.store(), out);
-        if (t.report().damaged()) {
-            err.println("arenascope stats: " + t.report().summary());
-            return 2;
-        }
-        return 0;
+        return TraceLoader.finish(name(), t.report(), "", err);
     }
 
     /** Writes the summary of {@code store} as pretty-printed JSON. */
     static void print(EventStore store, PrintStream out) throws java.io.IOException {
-        JsonGenerator g = new JsonFactory().createGenerator(new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8));
-        g.setPrettyPrinter(new DefaultPrettyPrinter());
+        JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();
         g.writeNumberField("events", store.eventCount());
         g.writeNumberField("duration_ns", store.eventCount() == 0 ? 0 : store.endNs() - store.startNs());
@@ -134,7 +120,6 @@ public final class StatsCommand implements Command {
         }
         g.writeEndArray();
         g.writeEndObject();
-        g.writeRaw('\n');
-        g.flush();
+        JsonOutput.end(g);
     }
 }

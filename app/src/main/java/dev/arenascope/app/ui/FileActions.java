@@ -11,7 +11,6 @@ import javafx.scene.control.MenuItem;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 
-import dev.arenascope.app.ui.io.FileKind;
 import dev.arenascope.app.ui.io.TraceFiles;
 import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.SessionModel;
@@ -20,9 +19,12 @@ import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.file.FileKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
+import dev.arenascope.core.util.Progress;
 
 /**
  * The window's file actions: open (chooser, drop, recent files), save, export and compare. Every read
@@ -37,6 +39,7 @@ final class FileActions {
     private final WindowPrefs prefs;
     private final LiveControls live;
     private final WindowDialogs dialogs;
+    private final SessionGuard guard;
     private final Consumer<List<SlotArena>> showPlan;
     private final Consumer<ReadReport> damage;
     final Menu recentMenu = new Menu("Open Recent");
@@ -46,7 +49,8 @@ final class FileActions {
      * @param damage   shows what reading the file now shown found (the damage banner)
      */
     FileActions(Stage stage, SessionModel model, TaskRunner tasks, StatusLine status, WindowPrefs prefs, LiveControls live,
-                WindowDialogs dialogs, Consumer<List<SlotArena>> showPlan, Consumer<ReadReport> damage) {
+                WindowDialogs dialogs, SessionGuard guard, Consumer<List<SlotArena>> showPlan, Consumer<ReadReport> damage) {
+        this.guard = guard;
         this.stage = stage;
         this.model = model;
         this.tasks = tasks;
@@ -69,8 +73,13 @@ final class FileActions {
                 new FileChooser.ExtensionFilter("All files", "*"));
         File f = fc.showOpenDialog(stage);
         if (f != null) {
-            open(f.toPath());
+            openAsked(f.toPath());
         }
+    }
+
+    /** Opens {@code file} once what it replaces may go (a live session's unsaved events: {@link SessionGuard}). */
+    void openAsked(Path file) {
+        guard.then(SessionGuard.Action.OPEN_FILE, "Open " + file.getFileName(), () -> open(file));
     }
 
     /**
@@ -114,7 +123,7 @@ final class FileActions {
     }
 
     /** Decides by content what {@code file} is and reads it (worker thread). */
-    private static Opened read(Path file, BackgroundTask.Progress p) throws Exception {
+    private static Opened read(Path file, Progress p) throws Exception {
         if (!java.nio.file.Files.isRegularFile(file)) {
             return new Opened.Trace(TraceFiles.open(file, p)); // names the missing file or directory
         }
@@ -181,15 +190,25 @@ final class FileActions {
         recentMenu.getItems().clear();
         for (Path p : prefs.recent()) {
             MenuItem m = new MenuItem(p.getFileName() + "   —   " + p.getParent());
-            m.setOnAction(e -> open(p));
+            m.setMnemonicParsing(false);    // a file name is the user's text (run_1.pickle)
+            m.setOnAction(e -> openAsked(p));
             recentMenu.getItems().add(m);
         }
         recentMenu.setDisable(recentMenu.getItems().isEmpty());
     }
 
     void save() {
+        saveThen(() -> { });
+    }
+
+    /**
+     * Save As…: the user picks the file, the session is written in the background, and {@code after} runs
+     * once it was written (not when the user cancels the chooser or the write fails).
+     */
+    void saveThen(Runnable after) {
         TraceView t = model.trace();
         if (t == null) {
+            after.run();
             return;
         }
         FileChooser fc = new FileChooser();
@@ -199,9 +218,13 @@ final class FileActions {
         fc.setInitialFileName(safeName(model.titleProperty().get()) + ".astrace");
         File f = fc.showSaveDialog(stage);
         if (f != null) {
+            long events = t.eventCount();
             runFileTask("Saving " + f.getName(), p -> {
                 TraceFiles.save(t, f.toPath(), p);
                 return f.toPath();
+            }, () -> {
+                guard.saved(t, events);
+                after.run();
             });
         }
     }
@@ -221,17 +244,18 @@ final class FileActions {
             runFileTask("Exporting " + f.getName(), p -> {
                 TraceFiles.export(t, baseline, format, f.toPath(), p);
                 return f.toPath();
-            });
+            }, () -> { });
         }
     }
 
-    private void runFileTask(String title, BackgroundTask.Work<Path> work) {
+    private void runFileTask(String title, BackgroundTask.Work<Path> work, Runnable written) {
         status.message(title + " …");
         status.fileTask(tasks.submit(BackgroundTask.of(title, work)
                 .onProgress((fr, m, ti) -> status.progress(fr))
                 .onSuccess(p -> {
                     status.fileTask(null);
                     status.message("Wrote " + p);
+                    written.run();
                 })
                 .onFailure(e -> {
                     status.fileTask(null);
@@ -279,15 +303,28 @@ final class FileActions {
         g.setHgap(10);
         g.setVgap(6);
         List<javafx.scene.control.ComboBox<String>> boxes = new java.util.ArrayList<>();
+        List<List<MemoryInfo>> offered = new java.util.ArrayList<>();
         BaselinePairing now = model.baselinePairingProperty().get();
         for (var m : shown.memories()) {
+            // only memories of the same kind are offered: a device's line is no baseline for an arena
+            List<MemoryInfo> candidates = BaselinePairing.candidates(m, base.memories());
             javafx.scene.control.ComboBox<String> c = new javafx.scene.control.ComboBox<>();
             c.getItems().add("(none)");
-            base.memories().forEach(b -> c.getItems().add(b.name()));
+            candidates.forEach(b -> c.getItems().add(b.name()));
             int b = now.baselineOf(m.id());
-            c.getSelectionModel().select(b < 0 ? 0 : b + 1);
-            g.addRow(g.getRowCount(), new javafx.scene.control.Label(m.name()), c);
+            int at = 0;
+            for (int k = 0; k < candidates.size(); k++) {
+                if (candidates.get(k).id() == b) {
+                    at = k + 1;
+                }
+            }
+            c.getSelectionModel().select(at);
+            c.setDisable(candidates.isEmpty());
+            javafx.scene.control.Label name = new javafx.scene.control.Label(m.name());
+            name.setMnemonicParsing(false);
+            g.addRow(g.getRowCount(), name, c);
             boxes.add(c);
+            offered.add(candidates);
         }
         d.getDialogPane().setContent(g);
         d.getDialogPane().getButtonTypes().addAll(javafx.scene.control.ButtonType.OK, javafx.scene.control.ButtonType.CANCEL);
@@ -299,7 +336,7 @@ final class FileActions {
             for (int i = 0; i < boxes.size(); i++) {
                 int sel = boxes.get(i).getSelectionModel().getSelectedIndex();
                 if (sel > 0) {
-                    pairs.put(shown.memories().get(i).id(), base.memories().get(sel - 1).id());
+                    pairs.put(shown.memories().get(i).id(), offered.get(i).get(sel - 1).id());
                 }
             }
             return new BaselinePairing(pairs);

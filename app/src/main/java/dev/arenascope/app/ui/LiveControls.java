@@ -24,6 +24,7 @@ final class LiveControls {
     private final SessionModel model;
     private final StatusLine status;
     private final WindowDialogs dialogs;
+    private final SessionGuard guard;
     final Button startButton = new Button("Start");
     final Button pauseButton = new Button("Pause");
     final Button stopButton = new Button("Stop");
@@ -32,11 +33,12 @@ final class LiveControls {
     private LiveSession live;
     private NewSessionDialog.Choice lastChoice = NewSessionDialog.Choice.demo();
 
-    LiveControls(Stage stage, SessionModel model, StatusLine status, WindowDialogs dialogs) {
+    LiveControls(Stage stage, SessionModel model, StatusLine status, WindowDialogs dialogs, SessionGuard guard) {
         this.stage = stage;
         this.model = model;
         this.status = status;
         this.dialogs = dialogs;
+        this.guard = guard;
         startButton.setId("tb-start");
         startButton.setOnAction(e -> startOrResume());
         startButton.setTooltip(new Tooltip("Start or resume the live session (F5)"));
@@ -59,15 +61,18 @@ final class LiveControls {
         return live;
     }
 
+    /** New Live Session…: the user's choice, started once what it replaces may go ({@link SessionGuard}). */
     void newSession() {
-        NewSessionDialog.show(stage, lastChoice).ifPresent(this::start);
+        NewSessionDialog.show(stage, lastChoice).ifPresent(c -> guard.then(SessionGuard.Action.START_LIVE,
+                "Start " + c.workload(), () -> start(c)));
     }
 
+    /** Start / Resume (F5): resumes a paused session, else starts the last choice once what it replaces may go. */
     void startOrResume() {
         if (live != null && live.stateProperty().get() == LiveSession.State.PAUSED) {
             live.resume();
         } else if (live == null || !live.isActive()) {
-            start(lastChoice);
+            guard.then(SessionGuard.Action.START_LIVE, "Start " + lastChoice.workload(), () -> start(lastChoice));
         }
     }
 

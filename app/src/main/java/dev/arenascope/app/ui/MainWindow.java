@@ -32,6 +32,7 @@ import dev.arenascope.app.ui.slots.SlotMapView;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.task.UiExecutor;
 import dev.arenascope.app.ui.timeline.TimelineView;
+import dev.arenascope.core.trace.TraceView;
 
 /**
  * The ArenaScope window: the occupancy timeline above, the linked views (events, scope tree, slot map,
@@ -58,6 +59,7 @@ public final class MainWindow {
     private final StatusLine status = new StatusLine(model, tasks);
     private final DamageBanner damage = new DamageBanner();
     private final WindowDialogs dialogs;
+    private final SessionGuard guard;
     private final LiveControls live;
     private final FileActions files;
     private final ViewActions view = new ViewActions(model, tabs);
@@ -69,8 +71,10 @@ public final class MainWindow {
         this.stage = stage;
         this.prefs = prefs;
         dialogs = new WindowDialogs(stage, scene);
-        live = new LiveControls(stage, model, status, dialogs);
-        files = new FileActions(stage, model, tasks, status, prefs, live, dialogs, arenas -> {
+        guard = new SessionGuard(model::trace, () -> model.titleProperty().get(), this::liveStore, dialogs::askDiscard,
+                this::saveThen);
+        live = new LiveControls(stage, model, status, dialogs, guard);
+        files = new FileActions(stage, model, tasks, status, prefs, live, dialogs, guard, arenas -> {
             slots.showPlan(arenas);
             tabs.getSelectionModel().select(2);
         }, report -> {
@@ -80,7 +84,8 @@ public final class MainWindow {
                 damage.notice(axis);
             }
         });
-        menus = new WindowMenus(files, live, view, dialogs, this::listen, stage::close, () -> model.setBaseline(null, null),
+        menus = new WindowMenus(files, live, view, dialogs, this::listen, () -> guard.then(SessionGuard.Action.QUIT, "Quit", stage::close),
+                () -> model.setBaseline(null, null),
                 this::applyTheme, prefs.dark());
         createView();
         initListeners();
@@ -141,7 +146,8 @@ public final class MainWindow {
         scene.setOnDragDropped(e -> {
             List<File> dropped = e.getDragboard().getFiles();
             if (dropped != null && !dropped.isEmpty()) {
-                open(dropped.get(0).toPath());
+                Path p = dropped.get(0).toPath();
+                guard.then(SessionGuard.Action.OPEN_FILE, "Open " + p.getFileName(), () -> open(p));
                 e.setDropCompleted(true);
             }
             e.consume();
@@ -162,7 +168,17 @@ public final class MainWindow {
             }
             e.consume();
         });
-        stage.setOnCloseRequest(e -> shutdown());
+        stage.setOnCloseRequest(e -> {
+            if (guard.check(SessionGuard.Action.QUIT) == null) {
+                shutdown();
+                return;
+            }
+            e.consume();    // the window stays until the user answered
+            guard.then(SessionGuard.Action.QUIT, "Quit", () -> {
+                shutdown();
+                stage.close();
+            });
+        });
         split.getDividers().get(0).positionProperty().addListener((o, a, b) -> prefs.divider(b.doubleValue()));
     }
 
@@ -223,6 +239,16 @@ public final class MainWindow {
         sites.darkProperty().set(dark);
         menus.showDark(dark);
         prefs.dark(dark);
+    }
+
+    /** The live session's store, or null when a file is shown (the guard's view of the live session). */
+    private TraceView liveStore() {
+        LiveSession s = live.live();
+        return s == null ? null : s.store();
+    }
+
+    private void saveThen(Runnable after) {
+        files.saveThen(after);
     }
 
     private void shutdown() {

@@ -50,6 +50,28 @@ final class WindowDialogs {
         a.show();
     }
 
+    /**
+     * Asks what to do with {@code stake} before {@code doing} (e.g. "Quit"): Save… / Discard / Cancel, or
+     * {@code doing} / Cancel when nothing can be saved; {@code answer} hears the choice when the dialog
+     * closes (Cancel when it is closed otherwise).
+     */
+    void askDiscard(String doing, SessionGuard.Stake stake, java.util.function.Consumer<SessionGuard.Answer> answer) {
+        ButtonType save = new ButtonType("Save…", ButtonBar.ButtonData.YES);
+        ButtonType discard = new ButtonType(stake.canSave() ? "Discard" : doing, stake.canSave() ? ButtonBar.ButtonData.NO
+                : ButtonBar.ButtonData.OK_DONE);
+        ButtonType cancel = ButtonType.CANCEL;
+        Alert a = stake.canSave() ? new Alert(Alert.AlertType.CONFIRMATION, stake.what(), save, discard, cancel)
+                : new Alert(Alert.AlertType.CONFIRMATION, stake.what(), discard, cancel);
+        a.initOwner(owner);
+        a.setTitle(doing);
+        a.setHeaderText(stake.canSave() ? "Save the session before: " + doing.toLowerCase(java.util.Locale.ROOT) + "?" : doing + "?");
+        a.getDialogPane().setId("discard-dialog");
+        a.getDialogPane().getStylesheets().addAll(scene.getStylesheets());
+        a.setOnHidden(e -> answer.accept(a.getResult() == save ? SessionGuard.Answer.SAVE
+                : a.getResult() == discard ? SessionGuard.Answer.DISCARD : SessionGuard.Answer.CANCEL));
+        a.show();
+    }
+
     /** The keyboard help: each key and what it does, one per row, under headings. */
     static final java.util.List<String[]> SHORTCUTS = java.util.List.of(
             new String[] {"Sessions", null},
@@ -64,7 +86,7 @@ final class WindowDialogs {
             new String[] {"Ctrl+E", "zoom to the selection"},
             new String[] {"Esc", "clear the selection"},
             new String[] {"← →", "pan"},
-            new String[] {"Ctrl+1 … Ctrl+4", "events, scope tree, slot map, pool histograms"},
+            new String[] {"Ctrl+1 … Ctrl+5", "events, scope tree, slot map, pool histograms, sites"},
             new String[] {"Ctrl+T", "dark theme"},
             new String[] {"F1", "this help"},
             new String[] {"Timeline (mouse)", null},

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.store.EventStore;
 
 class SitesBenchTest {
@@ -29,6 +30,6 @@ class SitesBenchTest {
         EventStore st = SitesBench.store(20_000);
         SiteAnalysis sa = SiteAnalysis.of(st, st.memories().getFirst(), false);
         assertEquals(0, sa.gaugeMismatches());
-        assertEquals(st.peakUsed(0), sa.liveAtPeak().totalBytes());
+        assertEquals(st.peakUsed(0), sa.ask(new SiteQuestion.AtPeak()).totalBytes());
     }
 }

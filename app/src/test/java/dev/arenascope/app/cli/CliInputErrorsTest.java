@@ -49,6 +49,18 @@ class CliInputErrorsTest {
     }
 
     @Test
+    void aFileWhoseContentIsNotWhatItsNameSaysIsSaidSoFirst() throws Exception {
+        // as the window says it (FileKind), with the reader's own words after
+        Path text = Files.writeString(dir.resolve("snapshot.pickle"), "# not a pickle\nallocations: 3\n");
+        cli("stats", text.toString()).isOneLineUsageError("stats", text.toString(), "not a pickle (it is text)", "unknown opcode");
+        cli("sites", text.toString()).isOneLineUsageError("sites", text.toString(), "not a pickle (it is text)");
+        Path trace = dir.resolve("run.astrace");
+        SyntheticTrace.write(1, 1_000, new AstraceWriter(trace));
+        Path misnamed = Files.copy(trace, dir.resolve("run.jsonl"));
+        cli("stats", misnamed.toString()).isOneLineUsageError("stats", misnamed.toString(), "ArenaScope trace (.astrace)");
+    }
+
+    @Test
     void anOutputInAMissingDirectoryIsBadInputNotAnInternalError() throws Exception {
         Path in = dir.resolve("in.astrace");
         SyntheticTrace.write(1, 1_000, new AstraceWriter(in));

@@ -24,7 +24,7 @@ import dev.arenascope.core.report.Report;
 import dev.arenascope.core.report.ReportFormat;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.store.EventStore;
-import dev.arenascope.workloads.Progress;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadResult;
 import dev.arenascope.workloads.Workloads;

@@ -12,7 +12,7 @@ import dev.arenascope.core.device.VirtualDevice;
 import dev.arenascope.core.live.ConnectionStats;
 import dev.arenascope.core.live.LiveSender;
 import dev.arenascope.core.record.Session;
-import dev.arenascope.workloads.Progress;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.Workloads;
 

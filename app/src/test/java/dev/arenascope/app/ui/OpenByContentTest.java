@@ -13,13 +13,13 @@ import javafx.stage.Window;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.arenascope.app.ui.io.FileKind;
 import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.core.plan.GreedyBySizePlanner;
 import dev.arenascope.core.plan.PlanBuffer;
 import dev.arenascope.core.plan.PlanJson;
 import dev.arenascope.core.plan.PlanLayouts;
 import dev.arenascope.core.plan.PlanProblem;
+import dev.arenascope.core.trace.file.FileKind;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.perfetto.TraceViewToPerfetto;
 import dev.arenascope.testsupport.Fixtures;

@@ -8,7 +8,7 @@ import dev.arenascope.core.record.Session;
 import dev.arenascope.core.record.StackCapture;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.file.TraceFormats;
-import dev.arenascope.workloads.Progress;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.Workloads;
 

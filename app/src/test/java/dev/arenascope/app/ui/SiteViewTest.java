@@ -23,6 +23,7 @@ import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.app.ui.sites.SiteAnswer;
 import dev.arenascope.app.ui.sites.SiteRequest;
 import dev.arenascope.app.ui.sites.SiteRow;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
@@ -186,7 +187,7 @@ class SiteViewTest extends WindowTestBase {
         waitForSettled(10, "nothing selected", () -> window.model().selectedSiteProperty().get() == null);
         SiteSelection fromStripe = fx(() -> {
             var sa = dev.arenascope.core.analysis.SiteAnalysis.of(window.model().trace(), window.model().trace().memories().getFirst(), false);
-            var second = sa.liveAtPeak().rows().get(1);
+            var second = sa.ask(new SiteQuestion.AtPeak()).rows().get(1);
             var ms = sa.members(new dev.arenascope.core.analysis.SiteQuestion.AllocatedIn(0, sa.endNs()),
                     dev.arenascope.core.analysis.SiteAnalysis.By.SITE, (label, fr) -> fr.equals(second.frames()));
             return new SiteSelection(0, second.label(), "every allocation made at this site", ms);

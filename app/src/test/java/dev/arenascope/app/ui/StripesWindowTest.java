@@ -23,6 +23,7 @@ import dev.arenascope.app.ui.timeline.DrawList;
 import dev.arenascope.app.ui.timeline.StripeLayer;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -51,7 +52,7 @@ class StripesWindowTest extends WindowTestBase {
         MemoryInfo cuda = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED)
                 .findFirst().orElseThrow());
         SiteAnalysis sa = SiteAnalysis.of(fx(() -> window.model().trace()), cuda, false);
-        SiteBreakdown peak = sa.liveAtPeak();
+        SiteBreakdown peak = sa.ask(new SiteQuestion.AtPeak());
         assertEquals(13_927_831_556L, peak.totalBytes(), "the fixture's peak");
 
         // zoom around the peak, so that a column's instant falls right after it

@@ -21,7 +21,7 @@ public record MemorySites(String memory, long peakBytes, long peakAtNs, SiteBrea
         if (sa.source() != SiteSource.STACKS) {
             return null;
         }
-        return new MemorySites(memory.name(), sa.peakBytes(), sa.peakNs(), sa.liveAtPeak(SiteAnalysis.By.SITE),
-                sa.liveAtPeak(SiteAnalysis.By.CATEGORY));
+        return new MemorySites(memory.name(), sa.peakBytes(), sa.peakNs(), sa.ask(new SiteQuestion.AtPeak(), SiteAnalysis.By.SITE),
+                sa.ask(new SiteQuestion.AtPeak(), SiteAnalysis.By.CATEGORY));
     }
 }

@@ -17,13 +17,14 @@ import dev.arenascope.core.trace.TraceView;
  * range. The one site analysis the CLI ({@code arenascope sites}), the reports and the window use.
  *
  * <h2>Questions</h2>
+ * One entry point, {@link #ask(SiteQuestion, By)}, for the five kinds of {@link SiteQuestion}:
  * <ul>
- *   <li>{@link #liveAt(long, By)} / {@link #liveAtPeak(By)}: what is live at an instant (after every
+ *   <li>{@link SiteQuestion.LiveAt} / {@link SiteQuestion.AtPeak}: what is live at an instant (after every
  *       event at or before it). At the peak the rows add up to exactly the memory's peak in use.</li>
- *   <li>{@link #allocatedIn(long, long, By)}: what was allocated in {@code [from, to]} (Tracy's limits),
+ *   <li>{@link SiteQuestion.AllocatedIn}: what was allocated in {@code [from, to]} (Tracy's limits),
  *       with the bytes of it still live at {@code to}.</li>
- *   <li>{@link #leaks(By)}: live at the end of the trace, never freed.</li>
- *   <li>{@link #temporaries(long, long, long, By)}: allocated and freed inside the range, alive for less
+ *   <li>{@link SiteQuestion.Leaks}: live at the end of the trace, never freed.</li>
+ *   <li>{@link SiteQuestion.Temporaries}: allocated and freed inside the range, alive for less
  *       than a threshold.</li>
  * </ul>
  * Each groups by {@link By#SITE} or {@link By#CATEGORY}; {@link SiteTree} turns a by-site answer into
@@ -251,79 +252,18 @@ public final class SiteAnalysis {
 
     // ---------------------------------------------------------------- questions
 
-    /** {@link #liveAtPeak(By)} by site. */
-    public SiteBreakdown liveAtPeak() {
-        return liveAtPeak(By.SITE);
+    /** {@link #ask(SiteQuestion, By)} by site. */
+    public SiteBreakdown ask(SiteQuestion question) {
+        return ask(question, By.SITE);
     }
 
     /**
-     * What is live right after the event that first reached the peak: the rows add up to
-     * {@link #peakBytes()} exactly (even when other events share the peak's timestamp).
-     */
-    public SiteBreakdown liveAtPeak(By by) {
-        return aggregate(query(new SiteQuestion.AtPeak()), by);
-    }
-
-    /** {@link #liveAt(long, By)} by site. */
-    public SiteBreakdown liveAt(long atNs) {
-        return liveAt(atNs, By.SITE);
-    }
-
-    /**
-     * What is live at {@code atNs}: allocated at or before it and not freed at or before it.
+     * Answers {@code question} (each kind says what it counts: {@link SiteQuestion}), grouped {@code by}
+     * site or category. One pass over the allocation table; the CLI, the reports and the window all ask
+     * here.
      *
-     * @throws IllegalArgumentException when {@code atNs} is negative or after the trace's end
-     */
-    public SiteBreakdown liveAt(long atNs, By by) {
-        return aggregate(query(new SiteQuestion.LiveAt(atNs)), by);
-    }
-
-    /** {@link #allocatedIn(long, long, By)} by site. */
-    public SiteBreakdown allocatedIn(long fromNs, long toNs) {
-        return allocatedIn(fromNs, toNs, By.SITE);
-    }
-
-    /**
-     * What was allocated in {@code [fromNs, toNs]} (both ends included); each row's
-     * {@link SiteBreakdown.Row#stillLiveBytes()} is what of it was still live at {@code toNs}.
-     *
-     * @throws IllegalArgumentException when the range is reversed or outside the trace
-     */
-    public SiteBreakdown allocatedIn(long fromNs, long toNs, By by) {
-        return aggregate(query(new SiteQuestion.AllocatedIn(fromNs, toNs)), by);
-    }
-
-    /** {@link #leaks(By)} by site. */
-    public SiteBreakdown leaks() {
-        return leaks(By.SITE);
-    }
-
-    /** What was never freed: live at the end of the trace. */
-    public SiteBreakdown leaks(By by) {
-        return aggregate(query(new SiteQuestion.Leaks()), by);
-    }
-
-    /** {@link #temporaries(long, long, long, By)} by site. */
-    public SiteBreakdown temporaries(long fromNs, long toNs, long shorterThanNs) {
-        return temporaries(fromNs, toNs, shorterThanNs, By.SITE);
-    }
-
-    /**
-     * Temporary allocations: allocated and freed inside {@code [fromNs, toNs]}, alive for less than
-     * {@code shorterThanNs}.
-     *
-     * @throws IllegalArgumentException when the range is reversed or outside the trace, or the threshold is not positive
-     */
-    public SiteBreakdown temporaries(long fromNs, long toNs, long shorterThanNs, By by) {
-        return aggregate(query(new SiteQuestion.Temporaries(fromNs, toNs, shorterThanNs)), by);
-    }
-
-    /**
-     * Answers {@code question}, grouped {@code by} site or category: the same answer as the matching
-     * method above ({@link #liveAtPeak(By)}, {@link #liveAt}, {@link #allocatedIn}, {@link #leaks(By)},
-     * {@link #temporaries}).
-     *
-     * @throws IllegalArgumentException when the question's time or range lies outside the trace
+     * @throws IllegalArgumentException when the question's time or range lies outside the trace, its range
+     *         is reversed, or a temporaries threshold is not positive
      */
     public SiteBreakdown ask(SiteQuestion question, By by) {
         return aggregate(query(question), by);

@@ -61,6 +61,15 @@ import dev.arenascope.core.trace.MemoryKind;
  * <p><b>Thread-safety.</b> Not thread-safe: an arena belongs to one thread at a time (a render loop),
  * like the pointer it is. Publishing to the session is thread-safe.
  *
+ * <p><b>Names.</b> The arena implements algan's {@code ManualMemory} page (the project's seed), so a port
+ * reads line for line: the constructors {@code ManualMemory(portion[, device])} (the builder is the Java
+ * way to set anything more), {@link #getTensor(long[], DType)} and {@link #getPersistentTensor(long[], DType)}
+ * in algan's (shape, dtype) order, {@link #getNumBytesRemaining()}, {@link #getPercentUsed()} and the
+ * pointer calls ({@link #getPointers()}, {@link #setPointers}, {@link #savePointer()}, {@link #resetPointer()})
+ * keep algan's names. Everything else is named as the rest of ArenaScope names it ({@link #usedBytes()},
+ * {@link #highWaterMark()}, {@link #capacity()}); {@link #getTensor(DType, long...)} is the same call
+ * with the shape last, where Java's varargs can take it.
+ *
  * <p><b>Parts.</b> This class holds the pointers, allocation and the gauges; beside it,
  * {@link ArenaBuilder} its settings, {@link ArenaObserver} the one observer every happening is told to (it feeds both the session's
  * events and an active {@link AllocationRecorder}), {@link RegionStack} the one mechanism of temp

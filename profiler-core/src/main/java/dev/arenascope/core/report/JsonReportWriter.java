@@ -5,7 +5,6 @@ import java.io.Writer;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.arenascope.core.analysis.Figure;
@@ -30,9 +29,7 @@ public final class JsonReportWriter {
     private JsonReportWriter() {}
 
     public static void write(Report r, Writer out) throws IOException {
-        JsonGenerator g = new JsonFactory().createGenerator(out);
-        g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-        g.useDefaultPrettyPrinter();
+        JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();
         g.writeStringField("schema", SCHEMA);
         g.writeStringField("generator", r.generator());
@@ -173,8 +170,8 @@ public final class JsonReportWriter {
         }
         g.writeEndArray();
         g.writeNumberField("footprintBytes", m.footprintBytes());
-        number(g, "fragmentation", m.fragmentation());
-        number(g, "roundingWaste", m.roundingWaste());
+        JsonOutput.number(g, "fragmentation", m.fragmentation());
+        JsonOutput.number(g, "roundingWaste", m.roundingWaste());
         g.writeNumberField("allocations", m.allocations());
         g.writeNumberField("allocatedBytes", m.allocatedBytes());
         g.writeNumberField("requestedBytes", m.requestedBytes());
@@ -216,7 +213,7 @@ public final class JsonReportWriter {
         } else {
             g.writeStringField("model", s.model());
         }
-        number(g, "modelError", s.modelError());
+        JsonOutput.number(g, "modelError", s.modelError());
         g.writeNumberField("allocations", s.allocations());
         g.writeNumberField("forwardBytes", s.forwardBytes());
         g.writeNumberField("backwardBytes", s.backwardBytes());
@@ -233,14 +230,14 @@ public final class JsonReportWriter {
         g.writeNumberField("requests", b.requests());
         g.writeNumberField("hits", b.hits());
         g.writeNumberField("misses", b.misses());
-        number(g, "hitRate", b.hitRate());
+        JsonOutput.number(g, "hitRate", b.hitRate());
         g.writeNumberField("requestedBytes", b.requestedBytes());
         g.writeNumberField("roundingWasteBytes", b.roundingWasteBytes());
         g.writeNumberField("heldBytes", b.heldBytes());
         g.writeNumberField("peakHeldBytes", b.peakHeldBytes());
         g.writeNumberField("releases", b.releases());
-        number(g, "reuseFactor", b.reuseFactor());
-        number(g, "meanRequestNs", b.meanRequestNs());
+        JsonOutput.number(g, "reuseFactor", b.reuseFactor());
+        JsonOutput.number(g, "meanRequestNs", b.meanRequestNs());
         g.writeNumberField("heldBlocks", b.heldBlocks());
         g.writeEndObject();
     }
@@ -269,7 +266,7 @@ public final class JsonReportWriter {
         }
         g.writeStringField("searchProof", p.searchProof());
         g.writeNumberField("alignment", p.alignment());
-        number(g, "efficiency", p.efficiency());
+        JsonOutput.number(g, "efficiency", p.efficiency());
         g.writeEndObject();
     }
 
@@ -358,7 +355,7 @@ public final class JsonReportWriter {
         value(g, "value", f.unit(), c.now() == null ? Double.NaN : c.now().value());
         value(g, "baseline", f.unit(), c.was() == null ? Double.NaN : c.was().value());
         value(g, "delta", f.unit(), c.delta());
-        number(g, "deltaPct", c.deltaPct());
+        JsonOutput.number(g, "deltaPct", c.deltaPct());
         g.writeBooleanField("peak", f.peak());
         g.writeBooleanField("regression", c.regression());
         g.writeBooleanField("failsGate", failsGate);
@@ -375,11 +372,4 @@ public final class JsonReportWriter {
         }
     }
 
-    private static void number(JsonGenerator g, String name, double v) throws IOException {
-        if (Double.isNaN(v) || Double.isInfinite(v)) {
-            g.writeNullField(name);
-        } else {
-            g.writeNumberField(name, v);
-        }
-    }
 }

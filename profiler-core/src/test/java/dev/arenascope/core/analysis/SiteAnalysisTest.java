@@ -222,26 +222,26 @@ class SiteAnalysisTest {
                 assertEquals(g.store.peakUsed(mem), sa.peakBytes(), "peak");
                 assertEquals(mem == 2 ? SiteSource.SCOPES : SiteSource.STACKS, sa.source());
                 List<Truth> all = g.truths.get(mem);
-                SiteBreakdown peak = sa.liveAtPeak();
+                SiteBreakdown peak = sa.ask(new SiteQuestion.AtPeak());
                 assertEquals(g.store.peakUsed(mem), peak.totalBytes(), "the peak's sites add up to the peak");
                 for (boolean byCat : new boolean[] {false, true}) {
                     SiteAnalysis.By by = byCat ? SiteAnalysis.By.CATEGORY : SiteAnalysis.By.SITE;
                     for (int q = 0; q < 20; q++) {
                         long at = rnd.nextLong(g.endNs + 1);
                         assertEquals(expected(all, tr -> tr.startNs <= at && tr.endNs > at, tr -> true, byCat),
-                                actual(sa.liveAt(at, by), byCat), "live at " + at);
+                                actual(sa.ask(new SiteQuestion.LiveAt(at), by), byCat), "live at " + at);
                         long a = rnd.nextLong(g.endNs + 1);
                         long c = rnd.nextLong(g.endNs + 1);
                         long from = Math.min(a, c);
                         long to = Math.max(a, c);
                         assertEquals(expected(all, tr -> tr.startNs >= from && tr.startNs <= to, tr -> tr.endNs > to, byCat),
-                                actual(sa.allocatedIn(from, to, by), byCat), "allocated in " + from + ".." + to);
+                                actual(sa.ask(new SiteQuestion.AllocatedIn(from, to), by), byCat), "allocated in " + from + ".." + to);
                         long thr = 1 + rnd.nextLong(200_000);
                         assertEquals(expected(all, tr -> tr.startNs >= from && tr.endNs <= to && tr.endNs - tr.startNs < thr,
                                         tr -> false, byCat),
-                                actual(sa.temporaries(from, to, thr, by), byCat), "temporaries");
+                                actual(sa.ask(new SiteQuestion.Temporaries(from, to, thr), by), byCat), "temporaries");
                     }
-                    assertEquals(expected(all, tr -> tr.endNs == Long.MAX_VALUE, tr -> true, byCat), actual(sa.leaks(by), byCat), "leaks");
+                    assertEquals(expected(all, tr -> tr.endNs == Long.MAX_VALUE, tr -> true, byCat), actual(sa.ask(new SiteQuestion.Leaks(), by), byCat), "leaks");
                 }
             }
         }
@@ -316,10 +316,10 @@ class SiteAnalysisTest {
     void internalFramesAreHiddenUnlessAsked() {
         Generated g = generate(7, 500);
         MemoryInfo m = g.store.memories().getFirst();
-        boolean sawInternal = SiteAnalysis.of(g.store, m, true).leaks().rows().stream()
+        boolean sawInternal = SiteAnalysis.of(g.store, m, true).ask(new SiteQuestion.Leaks()).rows().stream()
                 .anyMatch(r -> r.frames().stream().anyMatch(StackFrame::internal));
         assertTrue(sawInternal, "with internals asked for, the internal frame is there");
-        assertTrue(SiteAnalysis.of(g.store, m, false).leaks().rows().stream()
+        assertTrue(SiteAnalysis.of(g.store, m, false).ask(new SiteQuestion.Leaks()).rows().stream()
                 .noneMatch(r -> r.frames().stream().anyMatch(StackFrame::internal)));
     }
 
@@ -327,7 +327,7 @@ class SiteAnalysisTest {
     void treesAddUpAndDiffMatchesSitesByLocation() {
         Generated g = generate(11, 3000);
         SiteAnalysis sa = SiteAnalysis.of(g.store, "cuda:0", false);
-        SiteBreakdown peak = sa.liveAtPeak();
+        SiteBreakdown peak = sa.ask(new SiteQuestion.AtPeak());
         for (SiteTree tree : List.of(SiteTree.topDown(peak), SiteTree.bottomUp(peak))) {
             assertEquals(peak.totalBytes(), tree.root().totalBytes());
             checkSums(tree.root());
@@ -342,13 +342,13 @@ class SiteAnalysisTest {
         assertEquals(inner, level);
 
         Generated other = generate(12, 3000);
-        SiteBreakdown base = SiteAnalysis.of(other.store, "cuda:0", false).liveAtPeak();
+        SiteBreakdown base = SiteAnalysis.of(other.store, "cuda:0", false).ask(new SiteQuestion.AtPeak());
         SiteDiff d = SiteDiff.between(base, peak);
         long deltas = d.entries().stream().mapToLong(SiteDiff.Entry::deltaBytes).sum();
         assertEquals(peak.totalBytes() - base.totalBytes(), deltas, "per-site deltas add up to the total's");
         SiteDiff self = SiteDiff.between(peak, peak);
         assertTrue(self.entries().stream().allMatch(e -> e.status() == SiteDiff.Status.SAME));
-        SiteBreakdown none = SiteAnalysis.of(g.store, "cuda:0", false).liveAt(0);
+        SiteBreakdown none = SiteAnalysis.of(g.store, "cuda:0", false).ask(new SiteQuestion.LiveAt(0));
         assertTrue(SiteDiff.between(none, peak).entries().stream().allMatch(e -> e.status() == SiteDiff.Status.ADDED));
     }
 
@@ -422,8 +422,8 @@ class SiteAnalysisTest {
     void badQuestionsSayWhatWasWrong() {
         Generated g = generate(3, 100);
         SiteAnalysis sa = SiteAnalysis.of(g.store, "pool", false);
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> sa.liveAt(g.endNs + 1)).getMessage().contains("outside the trace"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> sa.allocatedIn(10, 5)).getMessage().contains("reversed"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> sa.ask(new SiteQuestion.LiveAt(g.endNs + 1))).getMessage().contains("outside the trace"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> sa.ask(new SiteQuestion.AllocatedIn(10, 5))).getMessage().contains("reversed"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> SiteAnalysis.of(g.store, "nope", false))
                 .getMessage().contains("cuda:0, pool, arena"));
     }
@@ -438,8 +438,8 @@ class SiteAnalysisTest {
         b.add(new Event(5, EventKind.FREE, 0, 0, 0, 100, 50, 0, 100, 0, -1, -1));
         st.onEvents(b);
         SiteAnalysis sa = SiteAnalysis.of(st, "m", false);
-        assertEquals(150, sa.liveAtPeak().totalBytes());
-        assertEquals(100, sa.liveAt(5).totalBytes(), "at the time itself: after every event stamped then");
+        assertEquals(150, sa.ask(new SiteQuestion.AtPeak()).totalBytes());
+        assertEquals(100, sa.ask(new SiteQuestion.LiveAt(5)).totalBytes(), "at the time itself: after every event stamped then");
         assertEquals(SiteSource.NONE, sa.source());
     }
 }

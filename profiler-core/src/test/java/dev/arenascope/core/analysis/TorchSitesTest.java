@@ -30,7 +30,7 @@ class TorchSitesTest {
     void pythonFramesShowFirstAndTheInternalsOnlyWhenAsked() throws Exception {
         EventStore store = load();
         SiteAnalysis sa = SiteAnalysis.of(store, "cuda:0", false);
-        SiteBreakdown peak = sa.liveAtPeak();
+        SiteBreakdown peak = sa.ask(new SiteQuestion.AtPeak());
         // at the peak: the weights block live from the start, forward's 64 KiB and step's 128 KiB
         assertEquals(4096 + 65536 + 131072, peak.totalBytes());
         assertEquals(store.peakUsed(0), peak.totalBytes());
@@ -39,7 +39,7 @@ class TorchSitesTest {
         assertEquals("optim.py", peak.rows().getFirst().frames().getFirst().file());
         assertEquals(71, peak.rows().getFirst().frames().getFirst().line());
 
-        SiteBreakdown all = SiteAnalysis.of(store, "cuda:0", true).liveAtPeak();
+        SiteBreakdown all = SiteAnalysis.of(store, "cuda:0", true).ask(new SiteQuestion.AtPeak());
         List<StackFrame> top = all.rows().getFirst().frames();
         assertEquals("torch::unwind::unwind()", top.getFirst().function());
         assertTrue(top.subList(0, 4).stream().allMatch(StackFrame::internal), "the C++ frames are marked");
@@ -50,7 +50,7 @@ class TorchSitesTest {
     void olderSnapshotsWithoutTimesStillHaveSitesAtEveryInstant() throws Exception {
         EventStore store = load();
         SiteAnalysis sa = SiteAnalysis.of(store, "cuda:0", false);
-        SiteBreakdown end = sa.leaks();
+        SiteBreakdown end = sa.ask(new SiteQuestion.Leaks());
         // forward's first block was freed and a 1 KiB one allocated at the same place by the same code
         assertEquals(4096 + 131072 + 1024, end.totalBytes());
         assertEquals(3, end.totalCount());

@@ -14,7 +14,7 @@ import dev.arenascope.core.plan.PlanRuntime;
 import dev.arenascope.core.plan.PlanTensor;
 import dev.arenascope.core.plan.Planner;
 import dev.arenascope.core.record.Session;
-import dev.arenascope.workloads.Progress;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadOption;
 import dev.arenascope.workloads.WorkloadOptions;
@@ -121,7 +121,7 @@ public final class InferenceWorkload implements Workload {
         final long totalSteps = graphs.stream().mapToLong(g -> (long) g.steps().size() * runs).sum();
         long done = 0;
         for (NetworkGraph g : graphs) {
-            if (progress.cancelled()) {
+            if (progress.isCancelled()) {
                 break;
             }
             NetworkPlans.Planned planned = NetworkPlans.plan(g, alignment, planner, 5_000_000_000L);
@@ -131,12 +131,12 @@ public final class InferenceWorkload implements Workload {
                     : Map.of();
             Executor exec = new Executor(g, device.info().kind());
             try (PlanRuntime rt = PlanRuntime.load(planned.plan(), device, session, blobs)) {
-                for (int r = 0; r < runs && !progress.cancelled(); r++) {
+                for (int r = 0; r < runs && !progress.isCancelled(); r++) {
                     int run = r;
                     final long base = done;
                     rt.run((step, runtime) -> {
                         exec.step(g.steps().get((int) step), runtime, run);
-                        progress.update(g.name() + " step", base + step + 1, totalSteps);
+                        progress.update(base + step + 1, totalSteps, g.name() + " step");
                     });
                     done += g.steps().size();
                 }

@@ -9,7 +9,7 @@ import dev.arenascope.core.pool.MemoryPool;
 import dev.arenascope.core.pool.PoolStatistics;
 import dev.arenascope.core.pool.PooledBuffer;
 import dev.arenascope.core.record.Session;
-import dev.arenascope.workloads.Progress;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Staging;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadOption;
@@ -78,7 +78,7 @@ public final class ParticlesWorkload implements Workload {
         long pairs = 0;
         int done = 0;
         try (MemoryPool pool = MemoryPool.builder("particles.pool", device).mantissaBits(mantissa).session(session).build()) {
-            for (int s = 0; s < steps && !progress.cancelled(); s++) {
+            for (int s = 0; s < steps && !progress.isCancelled(); s++) {
                 int spawn = sim.nextSpawnCount();
                 if (spawn > 0) {
                     try (PooledBuffer upload = pool.allocate((long) spawn * ParticleSystem.SPAWN_BYTES)) {
@@ -117,7 +117,7 @@ public final class ParticlesWorkload implements Workload {
                     pool.freeHeld();
                 }
                 done = s + 1;
-                progress.update("step", done, steps);
+                progress.update(done, steps, "step");
             }
             PoolStatistics stats = pool.statistics();
             Map<String, Long> figures = new LinkedHashMap<>();

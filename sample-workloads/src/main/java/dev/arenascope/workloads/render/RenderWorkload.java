@@ -16,7 +16,7 @@ import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.Session;
-import dev.arenascope.workloads.Progress;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Staging;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadOption;
@@ -153,7 +153,7 @@ public final class RenderWorkload implements Workload {
 
         WorkloadResult render() {
             int sceneBatches = 0;
-            while ((s.frames == 0 || rendered < s.frames) && !progress.cancelled()) {
+            while ((s.frames == 0 || rendered < s.frames) && !progress.isCancelled()) {
                 if (s.growEvery > 0 && sceneBatches >= s.growEvery && s.growBy > 0) {
                     if ((long) scene.triangles() + s.growBy > s.maxTriangles) {
                         scene = new Scene(s.seed + scenes++, s.triangles); // cycle: a fresh scene
@@ -169,7 +169,7 @@ public final class RenderWorkload implements Workload {
                         upload(arena.getPersistentTensor(DType.FLOAT32, scene.triangles(), Scene.COLOR_FLOATS), scene.colors());
                     }
                     int limit = s.growEvery > 0 && s.growBy > 0 ? s.growEvery : Integer.MAX_VALUE;
-                    while (sceneBatches < limit && (s.frames == 0 || rendered < s.frames) && !progress.cancelled()) {
+                    while (sceneBatches < limit && (s.frames == 0 || rendered < s.frames) && !progress.isCancelled()) {
                         int n = chooseBatch();
                         renderBatchWithRetry(n);
                         sceneBatches++;
@@ -341,7 +341,7 @@ public final class RenderWorkload implements Workload {
                     }
                 }
             }
-            progress.update("frame", rendered, s.frames == 0 ? -1 : s.frames);
+            progress.update(rendered, s.frames == 0 ? -1 : s.frames, "frame");
         }
 
         private Staging.Window window(Tensor t, boolean load) {

@@ -17,8 +17,8 @@ import javafx.geometry.Pos;
 import javafx.scene.control.Button;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.TableColumn;
 import javafx.scene.control.SplitPane;
+import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
@@ -44,6 +44,7 @@ import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.util.Progress;
 
 /**
  * The events of the selected range (or of the visible range when nothing is selected), in a
@@ -69,7 +70,7 @@ public final class EventsView extends BorderPane {
     private final TextField search = new TextField();
     private static final double SEARCH_MIN_WIDTH = 120;
     private final Label summary = new Label();
-    private final Button siteFilter = new Button();
+    private final Button siteFilter = userText(new Button());
     private final TextArea detail = new TextArea();
     private long detailSerial;
     /** The detail request whose text the pane shows (equal to {@link #detailSerial} once the latest is applied). */
@@ -407,7 +408,7 @@ public final class EventsView extends BorderPane {
     }
 
     /** The events of {@code r} that pass {@code f}, in trace order (runs on a worker thread). */
-    private static EventIndexList listRows(TraceView t, TimeRange r, EventFilter f, SiteSelection site, BackgroundTask.Progress p) {
+    private static EventIndexList listRows(TraceView t, TimeRange r, EventFilter f, SiteSelection site, Progress p) {
         long from = t.firstIndexAtOrAfter(r.fromNs());
         long to = t.firstIndexAtOrAfter(r.toNs());
         if (site != null) { // the site view's allocations: their events in the range, then the other filters
@@ -534,5 +535,11 @@ public final class EventsView extends BorderPane {
 
     public CheckComboBox<EventKind> kindsFilter() {
         return kinds;
+    }
+
+    /** {@code b} showing text it does not parse for mnemonics: a site's label is the user's text. */
+    private static Button userText(Button b) {
+        b.setMnemonicParsing(false);
+        return b;
     }
 }

@@ -1,29 +1,30 @@
 package dev.arenascope.app.ui.io;
 
 import java.io.IOException;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
-import java.io.Writer;
-import java.nio.file.StandardCopyOption;
-
+import dev.arenascope.app.info.AppInfo;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.report.HtmlReportWriter;
 import dev.arenascope.core.report.Report;
-import dev.arenascope.core.trace.file.LoadedTrace;
-import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.ForwardingSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.file.FileKind;
+import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.perfetto.TraceViewToPerfetto;
 import dev.arenascope.core.trace.store.EventStore;
-import dev.arenascope.app.info.AppInfo;
+import dev.arenascope.core.util.Progress;
 
 /**
  * The window's file operations, all run on worker threads: open a trace through core's load path
@@ -63,7 +64,7 @@ public final class TraceFiles {
      * @throws IOException naming the file on unreadable or malformed input
      * @throws java.util.concurrent.CancellationException when cancelled through {@code progress}
      */
-    public static LoadedTrace open(Path file, BackgroundTask.Progress progress) throws IOException {
+    public static LoadedTrace open(Path file, Progress progress) throws IOException {
         if (!Files.isRegularFile(file)) {
             throw new NoSuchFileException(file.toString(), null, Files.isDirectory(file) ? "a directory, not a trace file" : "no such file");
         }
@@ -87,7 +88,7 @@ public final class TraceFiles {
      * .json). Written to a temporary file first and moved into place, so a failed or cancelled save
      * leaves any earlier file as it was.
      */
-    public static void save(TraceView trace, Path file, BackgroundTask.Progress progress) throws IOException {
+    public static void save(TraceView trace, Path file, Progress progress) throws IOException {
         TraceFormats.Output out = TraceFormats.output(file);
         if (out == null) {
             throw new IOException(file + ": cannot write '" + TraceFormats.extension(file) + "' (writes " + TraceFormats.outputExtensions() + ")");
@@ -117,7 +118,7 @@ public final class TraceFiles {
     }
 
     /** Exports {@code trace} (with {@code baseline} for reports, may be null). */
-    public static void export(TraceView trace, TraceView baseline, ExportFormat format, Path file, BackgroundTask.Progress progress)
+    public static void export(TraceView trace, TraceView baseline, ExportFormat format, Path file, Progress progress)
             throws IOException {
         switch (format) {
             case PERFETTO -> {
@@ -173,12 +174,12 @@ public final class TraceFiles {
 
     /** Passes events on, reporting progress and stopping when cancelled. */
     private static final class CancellableSink extends ForwardingSink {
-        private final BackgroundTask.Progress progress;
+        private final Progress progress;
         private final long totalEvents;
         private long events;
 
         /** @param totalEvents events expected, or -1 when unknown */
-        CancellableSink(EventSink to, BackgroundTask.Progress progress, long totalEvents) {
+        CancellableSink(EventSink to, Progress progress, long totalEvents) {
             super(to);
             this.progress = progress;
             this.totalEvents = totalEvents;

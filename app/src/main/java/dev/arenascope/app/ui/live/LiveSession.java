@@ -18,7 +18,7 @@ import dev.arenascope.core.device.Devices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.store.EventStore;
-import dev.arenascope.workloads.Progress;
+import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadOptions;
 import dev.arenascope.workloads.WorkloadResult;
@@ -80,7 +80,7 @@ public final class LiveSession {
         ticker.play();
         Progress progress = new Progress() {
             @Override
-            public void update(String stage, long done, long total) {
+            public void update(long done, long total, String stage) {
                 synchronized (pauseLock) {
                     try {
                         while (paused && !cancelled.get()) {
@@ -100,7 +100,7 @@ public final class LiveSession {
             }
 
             @Override
-            public boolean cancelled() {
+            public boolean isCancelled() {
                 return cancelled.get();
             }
         };

@@ -33,12 +33,16 @@ public record BaselinePairing(Map<Integer, Integer> pairs) {
         return pairs.isEmpty();
     }
 
-    /** Pairs {@code shown}'s memories with {@code baseline}'s: by name, by last name segment, then by kind. */
+    /**
+     * Pairs {@code shown}'s memories with {@code baseline}'s: by name, by last name segment, then by kind;
+     * only memories of one kind are ever paired (an arena's lane drawn around a CUDA device's line
+     * compares nothing).
+     */
     public static BaselinePairing match(List<MemoryInfo> shown, List<MemoryInfo> baseline) {
         Map<Integer, Integer> out = new LinkedHashMap<>();
         Set<Integer> taken = new HashSet<>();
         List<java.util.function.BiPredicate<MemoryInfo, MemoryInfo>> rules = List.of(
-                (a, b) -> a.name().equals(b.name()),
+                (a, b) -> a.kind() == b.kind() && a.name().equals(b.name()),
                 (a, b) -> a.kind() == b.kind() && lastSegment(a.name()).equals(lastSegment(b.name())),
                 (a, b) -> a.kind() == b.kind());
         for (var rule : rules) {
@@ -56,6 +60,11 @@ public record BaselinePairing(Map<Integer, Integer> pairs) {
             }
         }
         return new BaselinePairing(out);
+    }
+
+    /** The baseline memories {@code shown} may be paired with, in the baseline's order: those of its kind. */
+    public static List<MemoryInfo> candidates(MemoryInfo shown, List<MemoryInfo> baseline) {
+        return baseline.stream().filter(b -> b.kind() == shown.kind()).toList();
     }
 
     /** This pairing with {@code memory} compared with {@code baselineMemory} instead (-1: with none). */

@@ -69,8 +69,12 @@ public final class SessionModel {
         this.sites = new SiteAnalyses(tasks);
     }
 
-    /** Shows {@code view} (a loaded file or a live store); resets range and selection. */
+    /**
+     * Shows {@code view} (a loaded file or a live store); resets range and selection, and drops any
+     * baseline: a comparison was made for the session it was loaded beside, not for the next one.
+     */
     public void show(TraceView view, String sessionTitle, String deviceName) {
+        setBaseline(null, null);
         trace.set(view);
         title.set(sessionTitle);
         device.set(deviceName == null ? "" : deviceName);

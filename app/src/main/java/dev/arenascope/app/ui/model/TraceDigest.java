@@ -19,6 +19,7 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.util.Progress;
 
 /**
  * One pass over a trace's events that gathers what the scope tree, pool histograms, slot map and
@@ -86,7 +87,7 @@ public final class TraceDigest {
      *                 chunk, with every event before it counted once: the next advance goes on from there.
      * @throws java.util.concurrent.CancellationException when {@code progress} says so
      */
-    public void advance(BackgroundTask.Progress progress) {
+    public void advance(Progress progress) {
         long end = trace.eventCount();
         long total = end - next;
         long start = next;

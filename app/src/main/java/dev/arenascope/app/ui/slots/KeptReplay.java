@@ -4,6 +4,7 @@ import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.util.Progress;
 
 /**
  * The Slot map's one kept {@link AddressMapReplay} (the trace open, the memory the map shows) and the
@@ -47,7 +48,7 @@ final class KeptReplay {
      * flight, {@value #YIELD_MS} ms at most (a live session's tasks never end). A move asked meanwhile
      * replays by itself, as without the build.
      */
-    private void yieldToOpen(BackgroundTask.Progress p) throws InterruptedException {
+    private void yieldToOpen(Progress p) throws InterruptedException {
         long until = System.nanoTime() + YIELD_MS * 1_000_000;
         Thread.sleep(300);
         while (System.nanoTime() < until && tasks.running().stream().anyMatch(h -> !h.isDone() && !TITLE.equals(h.title()))) {

@@ -1,7 +1,8 @@
 package dev.arenascope.app.ui.task;
 
-import java.util.concurrent.CancellationException;
 import java.util.function.Consumer;
+
+import dev.arenascope.core.util.Progress;
 
 /**
  * One piece of work to run off the FX thread: loading a file, aggregating a trace, re-planning. The
@@ -16,22 +17,6 @@ public final class BackgroundTask<T> {
     @FunctionalInterface
     public interface Work<T> {
         T run(Progress progress) throws Exception;
-    }
-
-    /** Progress and cancellation as the work sees them. Thread-safe. */
-    public interface Progress {
-        /** Reports {@code done} of {@code total} (any unit) and a short message; cheap to call often. */
-        void update(long done, long total, String message);
-
-        /** Whether the user cancelled. */
-        boolean isCancelled();
-
-        /** Throws {@link CancellationException} once the user cancelled. */
-        default void checkCancelled() {
-            if (isCancelled()) {
-                throw new CancellationException("cancelled");
-            }
-        }
     }
 
     final String title;

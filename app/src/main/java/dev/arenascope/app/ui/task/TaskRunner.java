@@ -8,6 +8,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.arenascope.core.util.Progress;
+
 /**
  * The one way the app runs background work. Work runs on daemon worker threads; every callback
  * ({@code onSuccess}, {@code onFailure}, {@code onCancelled}, progress) goes through the runner's
@@ -92,7 +94,7 @@ public final class TaskRunner {
         fire();
         AtomicBoolean progressQueued = new AtomicBoolean();
         AtomicLong lastNs = new AtomicLong();
-        BackgroundTask.Progress progress = new BackgroundTask.Progress() {
+        Progress progress = new Progress() {
             @Override
             public void update(long doneUnits, long total, String msg) {
                 h.fraction = total > 0 ? Math.min(1.0, doneUnits / (double) total) : -1;

@@ -147,6 +147,7 @@ public final class StripeLegend extends HBox {
     private ToggleButton chip(StripeLayer.Group g) {
         String text = g.label().length() > 34 ? g.label().substring(0, 33) + "…" : g.label();
         ToggleButton b = new ToggleButton(text + "  " + Bytes.format(g.peakBytes()));
+        b.setMnemonicParsing(false);    // a site's name is the user's text: nn_utils.py, Array.__init__
         b.getStyleClass().add(Styles.STRIPE_CHIP);
         b.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         b.setUserData(g.key());

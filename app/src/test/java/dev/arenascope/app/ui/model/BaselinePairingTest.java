@@ -36,6 +36,10 @@ class BaselinePairingTest {
         BaselinePairing none = BaselinePairing.match(List.of(m(0, "a", MemoryKind.ARENA)), List.of(m(0, "b", MemoryKind.POOL)));
         assertTrue(none.isEmpty());
         assertTrue(none.describe(List.of(), List.of()).startsWith("no memory of the baseline matches"), none.describe(List.of(), List.of()));
+        BaselinePairing sameNameOtherKind = BaselinePairing.match(List.of(m(0, "cuda:0", MemoryKind.SEGMENTED)),
+                List.of(m(0, "cuda:0", MemoryKind.ARENA), m(1, "scratch:device", MemoryKind.PLAN_SCRATCH)));
+        assertTrue(sameNameOtherKind.isEmpty(), "a name shared across kinds pairs nothing: " + sameNameOtherKind);
+        assertEquals(List.of(was.get(0)), BaselinePairing.candidates(now.get(1), was), "a pool is offered only the baseline's pools");
         BaselinePairing user = p.with(2, -1);
         assertEquals(-1, user.baselineOf(2), "the user may unpair");
     }

@@ -48,6 +48,23 @@ class SessionModelTest {
     }
 
     @Test
+    void openingAnotherFileDropsTheBaseline() {
+        EventStore a = new EventStore("a");
+        SyntheticTrace.write(5, 5_000, a);
+        EventStore b = new EventStore("b");
+        SyntheticTrace.write(6, 5_000, b);
+        SessionModel m = new SessionModel(TaskRunner.sameThread());
+        m.show(a, "a.astrace", "virtual");
+        m.setBaseline(b, "b.astrace");
+        assertEquals("b.astrace", m.baselineTitleProperty().get());
+        assertFalse(m.baselinePairingProperty().get().isEmpty(), "the same synthetic memories pair");
+        m.show(b, "c.pickle", "cuda:0");
+        assertNull(m.baselineProperty().get(), "the next file is shown alone");
+        assertEquals("", m.baselineTitleProperty().get(), "and its title names no baseline");
+        assertTrue(m.baselinePairingProperty().get().isEmpty());
+    }
+
+    @Test
     void liveStoreFollowsTheEnd() {
         EventStore s = new EventStore("live");
         SyntheticTrace.announce(s);

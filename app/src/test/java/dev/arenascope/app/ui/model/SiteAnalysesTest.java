@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
@@ -50,7 +51,7 @@ class SiteAnalysesTest {
         assertNotSame(shared, internal);
         assertTrue(sites.ready(t, m.id(), true));
         assertSame(internal, sites.analysis(t, m.id(), true), "kept");
-        assertEquals(shared.liveAtPeak().totalBytes(), internal.liveAtPeak().totalBytes());
+        assertEquals(shared.ask(new SiteQuestion.AtPeak()).totalBytes(), internal.ask(new SiteQuestion.AtPeak()).totalBytes());
 
         assertThrows(IllegalArgumentException.class, () -> sites.analysis(t, 7, false));
         sites.reset(load("cs336-a2-bcrafton.pickle"));

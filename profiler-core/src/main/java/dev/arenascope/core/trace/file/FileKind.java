@@ -1,4 +1,4 @@
-package dev.arenascope.app.ui.io;
+package dev.arenascope.core.trace.file;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -124,7 +124,12 @@ public enum FileKind {
 
     /** One line for a file the window does not open: what it is, and every kind it does open. */
     public static String refusal(Path file, FileKind kind) {
-        String what = switch (kind) {
+        return file + ": " + what(file, kind) + " (opens: " + accepted() + ")";
+    }
+
+    /** What a file of {@code kind} named {@code file} is, in the words of a refusal ("not a pickle (it is text)"). */
+    public static String what(Path file, FileKind kind) {
+        return switch (kind) {
             case PERFETTO_JSON -> "a Perfetto / Chrome trace, which ArenaScope exports but does not read back; open the "
                     + ".astrace or .jsonl it was exported from";
             case EMPTY -> "empty";
@@ -133,7 +138,35 @@ public enum FileKind {
                     : "binary data of no format ArenaScope reads";
             default -> kind.description;
         };
-        return file + ": " + what + " (opens: " + accepted() + ")";
+    }
+
+    /**
+     * Why a trace reader refused {@code file}, where the reader's own words would not say it: a file named
+     * {@code .pickle} that is no pickle ("not a pickle (it is text)": the pickle reader can only name the
+     * opcode it stopped at), or a trace of another format under the name ("not a JSON Lines trace (.jsonl)
+     * but an ArenaScope trace (.astrace)"). Null otherwise (the reader's message is then the whole story),
+     * or when the file cannot be read.
+     */
+    public static String mismatch(Path file) {
+        String n = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
+        FileKind expected = n.endsWith(".astrace") ? ASTRACE : n.endsWith(".jsonl") ? JSONL
+                : n.endsWith(".pickle") || n.endsWith(".pkl") ? PICKLE : null;
+        FileKind actual;
+        try {
+            actual = of(file);
+        } catch (IOException e) {
+            return null;
+        }
+        if (expected == null || actual == expected) {
+            return null;
+        }
+        if (expected == PICKLE) {
+            return what(file, actual);
+        }
+        if (actual == ASTRACE || actual == JSONL || actual == PICKLE) {
+            return "not a " + expected.description + " but a" + (actual == ASTRACE ? "n " : " ") + actual.description;
+        }
+        return null;
     }
 
     private static boolean startsWith(byte[] a, byte[] prefix) {
