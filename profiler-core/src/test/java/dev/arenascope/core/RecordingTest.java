@@ -102,7 +102,7 @@ class RecordingTest {
                 LiveSender.Stats st = live.stats();
                 assertEquals(expected, st.deliveredEvents(), what + ": " + st);
                 assertEquals(0, st.droppedEvents(), what + ": " + st);
-                LiveStreamingTestSupport.await(() -> received.size() == before + 1
+                LiveStreamingTestSupport.await(what + ": the receiver's sinks closed", () -> received.size() == before + 1
                         && received.values().stream().allMatch(c -> c.closed));
                 long got = received.values().stream().mapToLong(c -> c.events).sum()
                         - (long) before * expected;

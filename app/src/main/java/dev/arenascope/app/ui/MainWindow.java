@@ -316,6 +316,17 @@ public final class MainWindow {
         return live.live();
     }
 
+    /**
+     * Whether the window shows everything asked of it so far: every background task has ended and its
+     * result is applied ({@link TaskRunner#settled()}), the timeline's frame is the latest asked for, and
+     * neither the Events nor the Sites view waits to list or answer ({@link EventsView#settled()},
+     * {@link SiteView#settled()}). A live session's stream keeps it unsettled. FX thread; the window's
+     * tests wait on it beside the state they then assert, so that they never read a state half-built.
+     */
+    public boolean settled() {
+        return tasks.settled() && timeline.settled() && events.settled() && sites.settled();
+    }
+
     /** Stops the live session and background work (tests). */
     public void dispose() {
         live.stopQuietly();

@@ -1,6 +1,7 @@
 package dev.arenascope.app.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -84,19 +85,28 @@ class CliInputErrorsTest {
     void outputsAreCheckedBeforeTheWorkStarts() throws Exception {
         Path target = Files.createDirectory(dir.resolve("out"));
         String missingDir = dir.resolve("nowhere/x.json").toString();
-        long t0 = System.nanoTime();
-        cli("bench", "--json", missingDir, "--only", "plan").isOneLineUsageError("bench", "--json", missingDir, "no such directory");
-        cli("bench", "--json", target.toString()).isOneLineUsageError("bench", "--json", target.toString(), "is a directory");
+        // refused before the work: nothing measured, recorded or planned is reported, and no file is written
+        CliRun benchMissing = cli("bench", "--json", missingDir, "--only", "plan");
+        benchMissing.isOneLineUsageError("bench", "--json", missingDir, "no such directory");
+        CliRun benchDir = cli("bench", "--json", target.toString());
+        benchDir.isOneLineUsageError("bench", "--json", target.toString(), "is a directory");
         CliRun rec = cli("record", "render", "--out", target.toString());
         rec.isOneLineUsageError("record", "--out", target.toString(), "is a directory");      // one line: no device line first
-        cli("record", "render", "--out", dir.resolve("r.xyz").toString()).isOneLineUsageError("record", "unknown trace format");
-        cli("record", "render", "--device", "host", "--arena", "4096TiB", "--out", dir.resolve("big.astrace").toString())
-                .isOneLineUsageError("record", "--arena 4.00 PiB is more than the", "free on host");
+        CliRun unknown = cli("record", "render", "--out", dir.resolve("r.xyz").toString());
+        unknown.isOneLineUsageError("record", "unknown trace format");
+        CliRun big = cli("record", "render", "--device", "host", "--arena", "4096TiB", "--out", dir.resolve("big.astrace").toString());
+        big.isOneLineUsageError("record", "--arena 4.00 PiB is more than the", "free on host");
         Path problem = Files.writeString(dir.resolve("p.csv"), "id,lower,upper,size\n0,0,10,100\n");
         CliRun plan = cli("plan", "--input", problem.toString(), "--output", target.toString());
         plan.isOneLineUsageError("plan", "--output", target.toString(), "is a directory");
-        assertEquals("", plan.out());       // refused before planning, so nothing was reported as done
-        assertTrue(System.nanoTime() - t0 < 20_000_000_000L, "refused before benchmarking or recording");
+        for (CliRun r : java.util.List.of(benchMissing, benchDir, rec, unknown, big, plan)) {
+            assertEquals("", r.out(), "refused before the work started, so nothing was reported as done");
+        }
+        try (var left = Files.list(target)) {
+            assertEquals(java.util.List.of(), left.toList(), "nothing written into the directory given as a file");
+        }
+        assertFalse(Files.exists(dir.resolve("r.xyz")) || Files.exists(dir.resolve("big.astrace")) || Files.exists(dir.resolve("nowhere")),
+                "no trace file was started");
     }
 
     @Test

@@ -31,32 +31,62 @@ class ListenCommandTest {
     @TempDir
     Path dir;
 
-    /** A byte sink the test can read while the command still writes to it. */
+    /** A byte sink the test can read, and wait on, while the command still writes to it. */
     static final class Output extends ByteArrayOutputStream {
         synchronized String text() {
             return toString(StandardCharsets.UTF_8);
         }
+
+        @Override
+        public synchronized void write(int b) {
+            super.write(b);
+            notifyAll();
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            super.write(b, off, len);
+            notifyAll();
+        }
+
+        /**
+         * Waits until the text written so far contains {@code part} (woken by each write, no polling) and
+         * returns the text; fails after 20 s saying what was written instead.
+         */
+        synchronized String await(String part, Output err) throws InterruptedException {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            String t;
+            while (!(t = text()).contains(part)) {
+                long left = end - System.nanoTime();
+                assertTrue(left > 0, "no '" + part + "' line: " + t + err.text());
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+            return t;
+        }
     }
 
-    /** The port of the command's "listening on 127.0.0.1:PORT" line followed by {@code rest} (waits up to 20 s). */
+    /** The port of the command's "listening on 127.0.0.1:PORT" line followed by {@code rest}. */
     private static int listeningPort(Output out, Output err, String rest) throws InterruptedException {
-        Pattern listening = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)" + Pattern.quote(rest));
-        Matcher m;
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!(m = listening.matcher(out.text())).find()) {
-            assertTrue(System.nanoTime() < end, "no 'listening on' line: " + out.text() + err.text());
-            Thread.sleep(20);
-        }
+        Matcher m = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)" + Pattern.quote(rest)).matcher(out.await(rest + "\n", err));
+        assertTrue(m.find(), out.text());
         return Integer.parseInt(m.group(1));
+    }
+
+    private static CompletableFuture<Integer> listen(Output out, Output err, String... options) {
+        String[] args = new String[options.length + 3];
+        args[0] = "listen";
+        args[1] = "--port";
+        args[2] = "0";
+        System.arraycopy(options, 0, args, 3, options.length);
+        return CompletableFuture.supplyAsync(() -> Main.cli().run(args,
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
     }
 
     @Test
     void listensStreamsAndWritesOneFilePerProcess() throws Exception {
         Output out = new Output();
         Output err = new Output();
-        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Main.cli().run(new String[] {"listen", "--port", "0",
-                "--out", dir.toString(), "--connections", "1", "--seconds", "50"},
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        CompletableFuture<Integer> code = listen(out, err, "--out", dir.toString(), "--connections", "1", "--seconds", "50");
         int port = listeningPort(out, err, " (no token: loopback only)");
         try (Session session = new Session("demo run")) {
             LiveSender live = LiveSender.stream(session, "127.0.0.1:" + port, null);
@@ -78,38 +108,52 @@ class ListenCommandTest {
     }
 
     @Test
-    void saysWhatTheAcceptLoopRefusedAndClosesIdleConnections() throws Exception {
+    void saysWhatTheAcceptLoopRefusedAndAcceptsTheAddressAgainOnceItsConnectionEnded() throws Exception {
+        // the command ends on its connections, not on a clock: the refused one, the first and the third
         Output out = new Output();
         Output err = new Output();
-        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Main.cli().run(new String[] {"listen", "--port", "0",
-                "--seconds", "4", "--idle-timeout", "0.5", "--max-per-address", "1"},
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        CompletableFuture<Integer> code = listen(out, err, "--connections", "3", "--seconds", "50", "--max-per-address", "1");
         int port = listeningPort(out, err, "");
-        long end;
-        try (java.net.Socket first = new java.net.Socket("127.0.0.1", port)) {
-            Thread.sleep(200); // accepted: the address holds its one connection
+        String pid = Long.toString(ProcessHandle.current().pid());
+        try (Session held = new Session("held run")) {
+            LiveSender live = LiveSender.stream(held, "127.0.0.1:" + port, null);
+            int mem = held.registerMemory("scratch", MemoryKind.POOL, "virtual", 0, Map.of());
+            held.publish(EventKind.ALLOC, 0, mem, 0, 32, 32, 32, 0, -1, -1);
+            out.await("#1 pid " + pid + " 'held run' streaming", err); // accepted: the address holds its one connection
             try (java.net.Socket second = new java.net.Socket("127.0.0.1", port)) {
-                end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!out.text().contains("accept: refused 1 connection from addresses already holding 1")) {
-                    assertTrue(System.nanoTime() < end, "no accept line: " + out.text());
-                    Thread.sleep(20);
-                }
+                out.await("accept: refused 1 connection from addresses already holding 1", err);
             }
+            held.removeSink(live);
         }
-        Thread.sleep(300); // the first connection's slot is free again
+        out.await("#1 pid " + pid + " 'held run' closed", err); // its slot is free again
+        try (Session again = new Session("next run")) {
+            LiveSender live = LiveSender.stream(again, "127.0.0.1:" + port, null);
+            int mem = again.registerMemory("scratch", MemoryKind.POOL, "virtual", 0, Map.of());
+            again.publish(EventKind.ALLOC, 0, mem, 0, 32, 32, 32, 0, -1, -1);
+            again.removeSink(live);
+        }
+        assertEquals(0, code.get(30, TimeUnit.SECONDS), err.text());
+        assertTrue(out.text().contains("#3 pid " + pid + " 'next run' closed: 1 events"), out.text());
+        assertTrue(out.text().contains("(so far: 0 failed, 0 shed, 1 refused)"), out.text());
+    }
+
+    @Test
+    void closesAConnectionThatSendsNothingForTheIdleTimeout() throws Exception {
+        // the timeout under test is the receiver's own: the connection is closed once it has sent nothing for
+        // 0.5 s, however long that takes to be noticed on a loaded machine; the test waits for the line
+        Output out = new Output();
+        Output err = new Output();
+        CompletableFuture<Integer> code = listen(out, err, "--connections", "1", "--seconds", "50", "--idle-timeout", "0.5");
+        int port = listeningPort(out, err, "");
         try (Session session = new Session("idle run")) {
             LiveSender live = LiveSender.stream(session, "127.0.0.1:" + port, null);
             int mem = session.registerMemory("scratch", MemoryKind.POOL, "virtual", 0, Map.of());
             session.publish(EventKind.ALLOC, 0, mem, 0, 32, 32, 32, 0, -1, -1);
-            end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!out.text().contains("nothing received for 0.5 s between chunks: closed as idle")) {
-                assertTrue(System.nanoTime() < end, "the idle connection was not closed: " + out.text());
-                Thread.sleep(20);
-            }
+            out.await("s between chunks: closed as idle", err);
             session.removeSink(live);
         }
         assertEquals(0, code.get(30, TimeUnit.SECONDS), err.text());
-        assertTrue(out.text().contains("(so far: 0 failed, 0 shed, 1 refused)"), out.text());
+        assertTrue(out.text().contains("nothing received for 0.5 s between chunks: closed as idle"), out.text());
     }
 
     @Test

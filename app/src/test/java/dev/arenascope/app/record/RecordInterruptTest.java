@@ -23,6 +23,14 @@ class RecordInterruptTest {
     @TempDir
     Path dir;
 
+    private static long size(Path f) {
+        try {
+            return Files.exists(f) ? Files.size(f) : 0;
+        } catch (java.io.IOException e) {
+            return 0; // not there yet
+        }
+    }
+
     @Test
     void aTermSignalEndsAnOpenEndedRecordingWithAWholeTraceAndItsSummary() throws Exception {
         Path trace = dir.resolve("endless.astrace");
@@ -31,10 +39,8 @@ class RecordInterruptTest {
                 "dev.arenascope.app.Main", "record", "render", "--device", "virtual", "--frames", "0", "--out", trace.toString()))
                 .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while ((!Files.exists(trace) || Files.size(trace) < 8_192) && System.nanoTime() < deadline && p.isAlive()) {
-                Thread.sleep(100);
-            }
+            // woken by the file system as the recording writes (inotify on Linux), or by the process ending
+            dev.arenascope.testsupport.Await.untilFile("8 KiB of trace written", dir, () -> !p.isAlive() || size(trace) >= 8_192);
             assertTrue(p.isAlive(), "the recording ended by itself: " + Files.readString(dir.resolve("out.txt")));
             p.destroy();    // SIGTERM
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "record did not stop after a TERM");

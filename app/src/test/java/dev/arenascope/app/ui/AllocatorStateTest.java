@@ -57,8 +57,8 @@ class AllocatorStateTest extends WindowTestBase {
         TraceView t = fx(() -> window.model().trace());
         long at = t.endNs() / 2;
         showAddressMap(cuda, at);
-        waitFor(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
-        waitFor(30, "the memory's checkpoints built in the background", () -> fx(() -> window.slots().replayPrepared()));
+        waitForSettled(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
+        waitForSettled(30, "the memory's checkpoints built in the background", () -> fx(() -> window.slots().replayPrepared()));
         AddressMap.Snapshot s = fx(this::shown);
         long reserved = s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
         long inUse = s.blocks().stream().filter(b -> b.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
@@ -75,13 +75,13 @@ class AllocatorStateTest extends WindowTestBase {
         long next = fx(() -> AddressMap.nextEnd(t, cuda, end0, Long.MAX_VALUE));
         assertTrue(next > end0, "there is an event to step to");
         key(KeyCode.RIGHT);
-        waitFor(20, "one event on", () -> shown() != null && shown().end() == next);
+        waitForSettled(20, "one event on", () -> shown() != null && shown().end() == next);
         AddressMap.Snapshot after = fx(this::shown);
         Event e = t.event(next - 1);
         assertEquals(cuda.id(), e.memory());
         assertEquals(next - 1, after.lastEvent(), "the caption names the event just applied");
         assertTrue(after.lastText().startsWith(e.kind().name().toLowerCase().replace('_', ' ')), after.lastText());
-        waitFor(10, "the cursor follows the step", () -> window.model().cursorProperty().get() == after.atNs());
+        waitForSettled(10, "the cursor follows the step", () -> window.model().cursorProperty().get() == after.atNs());
         assertTrue(after.atNs() >= e.timeNs() && after.atNs() >= at, "at the event's effective time (the latest time seen up to it)");
         long delta = after.blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum() - inUse;
         switch (e.kind()) {
@@ -90,7 +90,7 @@ class AllocatorStateTest extends WindowTestBase {
             default -> assertEquals(0, delta);
         }
         key(KeyCode.LEFT);
-        waitFor(20, "and back", () -> shown() != null && shown().end() <= end0 && shown().end() < next);
+        waitForSettled(20, "and back", () -> shown() != null && shown().end() <= end0 && shown().end() < next);
         assertEquals(inUse, (long) fx(() -> shown().blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED)
                 .mapToLong(AddressMap.Block::bytes).sum()), "back to the same blocks");
         // the timeline did not pan: the keys went to the map
@@ -113,11 +113,11 @@ class AllocatorStateTest extends WindowTestBase {
         MemoryInfo cuda = firstMemory(MemoryKind.SEGMENTED);
         long at = 1_492_000;
         showAddressMap(cuda, at);
-        waitFor(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
+        waitForSettled(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
         AddressMap.Snapshot s = fx(this::shown);
         assertEquals(1, s.pendingCount());
         assertEquals(100_663_296L, s.pendingBytes());
-        waitFor(10, "the caption counts it", () -> window.slots().infoLabel().getText().contains("1 pending free (96.0 MiB)"));
+        waitForSettled(10, "the caption counts it", () -> window.slots().infoLabel().getText().contains("1 pending free (96.0 MiB)"));
         // hover finds the pending block and says when its free was requested
         Bounds b = fx(() -> window.slots().canvas().getBoundsInLocal());
         String card = "";
@@ -132,7 +132,7 @@ class AllocatorStateTest extends WindowTestBase {
         // one step on: its free completes, nothing is pending, the bytes leave
         long inUse = s.blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
         key(KeyCode.RIGHT);
-        waitFor(20, "the free completed", () -> shown() != null && shown().end() > s.end() && shown().pendingCount() == 0);
+        waitForSettled(20, "the free completed", () -> shown() != null && shown().end() > s.end() && shown().pendingCount() == 0);
         assertEquals(inUse - 100_663_296L, (long) fx(() -> shown().blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED)
                 .mapToLong(AddressMap.Block::bytes).sum()));
         assertTrue(fx(() -> shown().lastText()).startsWith("free 96.0 MiB"), fx(() -> shown().lastText()));
@@ -144,7 +144,7 @@ class AllocatorStateTest extends WindowTestBase {
         openUntilLoaded(f);
         MemoryInfo pool = firstMemory(MemoryKind.POOL);
         showAddressMap(pool, fx(() -> window.model().trace().endNs()) / 2);
-        waitFor(20, "the pool's map", () -> shown() != null && shown().memory().id() == pool.id());
+        waitForSettled(20, "the pool's map", () -> shown() != null && shown().memory().id() == pool.id());
         AddressMap.Snapshot s = fx(this::shown);
         long waste = s.blocks().stream().filter(x -> x.state() == AddressMap.State.IN_USE).mapToLong(x -> x.bytes() - x.requested()).sum();
         assertTrue(waste > 0, "the pool's bins round requests up");

@@ -35,7 +35,7 @@ class DamagedFileTest extends WindowTestBase {
 
     private void openAndWait(Path f) {
         fxRun(() -> window.open(f));
-        waitFor(60, "the file shown", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+        waitForSettled(60, "the file shown", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
                 && fx(() -> window.statusBar().getText()).startsWith("Opened"));
     }
 
@@ -102,13 +102,13 @@ class DamagedFileTest extends WindowTestBase {
         DialogPane ask = confirmDialog();
         assertTrue(fx(ask::getContentText).contains("recovered 0"), fx(ask::getContentText));
         press(ask, ButtonBar.ButtonData.NO);
-        waitFor(10, "kept", () -> fx(() -> window.statusBar().getText()).startsWith("Kept the open session"));
+        waitForSettled(10, "kept", () -> fx(() -> window.statusBar().getText()).startsWith("Kept the open session"));
         assertEquals(shown, fx(() -> window.model().eventCountProperty().get()), "the open session stays");
         assertEquals("render.astrace", fx(() -> window.model().titleProperty().get()));
 
         fxRun(() -> window.open(empty));
         press(confirmDialog(), ButtonBar.ButtonData.YES);
-        waitFor(10, "replaced", () -> window.model().titleProperty().get().equals("empty.astrace"));
+        waitForSettled(10, "replaced", () -> window.model().titleProperty().get().equals("empty.astrace"));
         assertEquals(0, fx(() -> window.model().eventCountProperty().get()));
         assertTrue(fx(() -> window.damageBanner().isVisible()), "and the notice says why it is empty");
         fxRun(() -> Window.getWindows().stream().filter(w -> w instanceof Stage s && s != stage && s.getOwner() == stage)

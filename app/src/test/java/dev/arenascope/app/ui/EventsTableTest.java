@@ -33,10 +33,10 @@ class EventsTableTest extends WindowTestBase {
 
     private void open(Path f) {
         fxRun(() -> window.open(f));
-        waitFor(60, "the file and its digest", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+        waitForSettled(60, "the file and its digest", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
                 && window.model().eventCountProperty().get() > 0
                 && window.model().digestProperty().get().events() == window.model().eventCountProperty().get());
-        waitFor(20, "the table lists the file", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
+        waitForSettled(20, "the table lists the file", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
     }
 
     private TextField minSize() {
@@ -54,7 +54,7 @@ class EventsTableTest extends WindowTestBase {
     }
 
     private void waitListed(String what, java.util.function.BooleanSupplier c) {
-        waitFor(40, what, c);
+        waitForSettled(40, what, c);
     }
 
     @Test
@@ -94,7 +94,7 @@ class EventsTableTest extends WindowTestBase {
             bytes.setSortType(TableColumn.SortType.DESCENDING);
             window.events().table().getSortOrder().setAll(bytes);
         });
-        waitFor(40, "sorted by bytes, largest first", () -> {
+        waitForSettled(40, "sorted by bytes, largest first", () -> {
             var items = window.events().table().getItems();
             return items.size() >= 2 && EventRow.bytesKey(items.get(0).event()) > 0 && largestFirst(items);
         }, () -> {
@@ -113,7 +113,7 @@ class EventsTableTest extends WindowTestBase {
         // a new listing (another filter) keeps the sort: the table's own reset of it when its items are
         // replaced must not turn the user's order back into trace order
         fxRun(() -> minSize().setText("1"));
-        waitFor(40, "the filtered rows, still largest first", () -> {
+        waitForSettled(40, "the filtered rows, still largest first", () -> {
             var items = window.events().table().getItems();
             return !items.isEmpty() && "1".equals(minSize().getText()) && !window.events().table().getSortOrder().isEmpty()
                     && items.stream().allMatch(r -> EventRow.bytesKey(r.event()) >= 1) && largestFirst(items);
@@ -144,7 +144,7 @@ class EventsTableTest extends WindowTestBase {
         fxRun(() -> window.model().cursorProperty().set(inside));
         // the table answers on the FX thread, after any listing still in flight (a loaded run once saw none selected
         // at the first look): wait for it, and say what the table showed if it never comes
-        waitFor(10, "a click inside selects its event", () -> window.events().table().getSelectionModel().getSelectedIndex() >= 0,
+        waitForSettled(10, "a click inside selects its event", () -> window.events().table().getSelectionModel().getSelectedIndex() >= 0,
                 () -> window.events().table().getItems().size() + " rows, shown " + window.events().shownRangeProperty().get()
                         + ", selection " + window.model().selectionProperty().get() + ", cursor " + window.model().cursorProperty().get()
                         + ", site filter " + window.model().selectedSiteProperty().get()

@@ -96,7 +96,7 @@ class ListenTest extends WindowTestBase {
     @Test
     void statusFiguresAreNeverCut() {
         fxRun(() -> stage.setWidth(900));
-        waitFor(5, "laid out", () -> true);
+        waitForSettled(10, "laid out at the new width", () -> window.stage().getScene().getWidth() == 900 || stage.getWidth() == 900);
         for (javafx.scene.Node n : fx(() -> List.copyOf(window.statusBar().getRightItems()))) {
             if (n instanceof javafx.scene.control.Label l) {
                 assertTrue(fx(() -> l.getWidth() + 0.5 >= l.prefWidth(-1)), "status figure cut: " + fx(l::getText));

@@ -75,13 +75,21 @@ class LiveSessionTest extends WindowTestBase {
 
         fxRun(() -> window.stage().getScene().lookup("#tb-pause").fireEvent(new javafx.event.ActionEvent()));
         assertEquals(LiveSession.State.PAUSED, fx(() -> window.live().stateProperty().get()));
-        Thread.sleep(300);
-        long paused = fx(() -> window.model().eventCountProperty().get());
-        Thread.sleep(500);
-        assertTrue(fx(() -> window.model().eventCountProperty().get()) - paused < 200, "a paused workload publishes (almost) nothing");
+        // the workload stops at its next step boundary: what it published up to there is all there is, and the
+        // window shows all of it; nothing more comes while it is held (counts the session reports, no time window)
+        waitFor(20, "the workload held at a step", () -> window.live().held());
+        long heldSteps = window.live().steps();
+        window.live().session().flush();
+        long paused = window.live().store().eventCount();
+        waitFor(20, "every event published before the hold shown", () -> window.model().eventCountProperty().get() == paused);
+        window.live().session().flush();
+        assertTrue(window.live().held(), "still held");
+        assertEquals(heldSteps, window.live().steps(), "a held workload passes no step");
+        assertEquals(paused, window.live().store().eventCount(), "a held workload publishes nothing");
+        assertEquals(paused, (long) fx(() -> window.model().eventCountProperty().get()));
         fxRun(() -> ((javafx.scene.control.Button) window.stage().getScene().lookup("#tb-start")).fire());
         waitFor(10, "running again", () -> window.live().stateProperty().get() == LiveSession.State.RUNNING
-                && window.model().eventCountProperty().get() > paused + 100);
+                && window.live().steps() > heldSteps && window.model().eventCountProperty().get() > paused);
         fxRun(() -> ((javafx.scene.control.Button) window.stage().getScene().lookup("#tb-stop")).fire());
         waitFor(20, "stopped", () -> window.live().stateProperty().get() == LiveSession.State.STOPPED);
         long end = fx(() -> window.model().eventCountProperty().get());

@@ -43,7 +43,7 @@ class OneAnalysisModelTest extends WindowTestBase {
 
     private void openAndWait(Path f) {
         fxRun(() -> window.open(f));
-        waitFor(60, "the file's digest", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+        waitForSettled(60, "the file's digest", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
                 && window.model().eventCountProperty().get() > 0
                 && window.model().digestProperty().get().events() == window.model().eventCountProperty().get());
     }
@@ -61,7 +61,7 @@ class OneAnalysisModelTest extends WindowTestBase {
         fxRun(() -> window.tabs().getSelectionModel().select(1));
         JsonNode scopes = report(f).get("scopes");
         assertTrue(scopes.size() > 2, "the render run has nested scopes: " + scopes);
-        waitFor(10, "one tree row per scope of the report", () -> rows(window.scopes().tree()).size() == scopes.size());
+        waitForSettled(10, "one tree row per scope of the report", () -> rows(window.scopes().tree()).size() == scopes.size());
         Map<String, String[]> shown = fx(() -> {
             Map<String, String[]> out = new HashMap<>();
             TreeTableView<ScopeAnalysis> t = window.scopes().tree();
@@ -129,7 +129,7 @@ class OneAnalysisModelTest extends WindowTestBase {
                     expected.add(b);
                 }
             });
-            waitFor(10, "the bins of " + pool.name(), () -> window.pools().table().getItems().size() == expected.size()
+            waitForSettled(10, "the bins of " + pool.name(), () -> window.pools().table().getItems().size() == expected.size()
                     && (expected.isEmpty() || window.pools().table().getItems().getFirst().memory() == pool.id()));
             List<String[]> shown = fx(() -> {
                 TableView<PoolBinAnalysis> t = window.pools().table();

@@ -67,14 +67,14 @@ class OpenByContentTest extends WindowTestBase {
         // a trace saved without its extension still opens as a trace
         Path bare = Files.copy(astrace, dir.resolve("saved-trace"));
         fxRun(() -> window.open(bare));
-        waitFor(30, "the trace", () -> window.model().titleProperty().get().equals("saved-trace") && window.model().eventCountProperty().get() > 0);
+        waitForSettled(30, "the trace", () -> window.model().titleProperty().get().equals("saved-trace") && window.model().eventCountProperty().get() > 0);
     }
 
     @Test
     void anAllocationProblemIsPackedOnOpenWithItsLowerBound() {
         Path csv = Fixtures.miniMalloc().getFirst();
         fxRun(() -> window.open(csv));
-        waitFor(60, "the packed problem", () -> !window.slots().planArenasProperty().get().isEmpty());
+        waitForSettled(60, "the packed problem", () -> !window.slots().planArenasProperty().get().isEmpty());
         SlotArena a = fx(() -> window.slots().planArenasProperty().get().getFirst());
         assertTrue(a.slots().size() > 10, "every buffer: " + a.slots().size());
         assertTrue(a.lowerBound() > 0 && a.height() >= a.lowerBound(), "packed at or above its lower bound: " + a);

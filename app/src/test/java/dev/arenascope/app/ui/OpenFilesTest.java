@@ -23,7 +23,7 @@ class OpenFilesTest extends WindowTestBase {
     }
 
     private DrawList waitForFile(String name) {
-        waitFor(60, "the file's frame", () -> window.model().titleProperty().get().equals(name)
+        waitForSettled(60, "the file's frame", () -> window.model().titleProperty().get().equals(name)
                 && window.timeline().drawListProperty().get() != null
                 && window.timeline().drawListProperty().get().events() == window.model().eventCountProperty().get()
                 && window.model().eventCountProperty().get() > 0);
@@ -46,7 +46,7 @@ class OpenFilesTest extends WindowTestBase {
                 .map(n -> ((Label) n).getText()).filter(t -> t.endsWith(" events")).findFirst().orElse(""));
         assertEquals(String.format("%,d events", window.model().trace().eventCount()), events);
         // the events table lists the whole trace when nothing is selected
-        waitFor(10, "events listed", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
+        waitForSettled(10, "events listed", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
     }
 
     @Test
@@ -59,8 +59,8 @@ class OpenFilesTest extends WindowTestBase {
         // cancel a load at once: the shown session stays
         var h = fx(() -> window.open(Fixtures.torch("cs336-a2-bcrafton.pickle")));
         fxRun(h::cancel);
-        waitFor(20, "the load ends", h::isDone);
-        waitFor(5, "cancel reported or finished", () -> statusText().contains("cancelled") || statusText().startsWith("Opened"));
+        waitForSettled(20, "the load ends", h::isDone);
+        waitForSettled(5, "cancel reported or finished", () -> statusText().contains("cancelled") || statusText().startsWith("Opened"));
     }
 
     @Test
@@ -68,7 +68,7 @@ class OpenFilesTest extends WindowTestBase {
         Path bad = dir.resolve("broken.pickle");
         Files.write(bad, new byte[] {(byte) 0x80, 4, (byte) 0x95, 1, 2, 3});
         fxRun(() -> window.open(bad));
-        waitFor(20, "the error", () -> statusText().startsWith("Could not open"));
+        waitForSettled(20, "the error", () -> statusText().startsWith("Could not open"));
         assertEquals(0, fx(() -> window.model().eventCountProperty().get()), "nothing half-loaded is shown");
         fxRun(() -> javafx.stage.Window.getWindows().stream().filter(w -> w instanceof javafx.stage.Stage s && s.getTitle() != null
                 && s.getTitle().startsWith("Open broken")).toList().forEach(w -> ((javafx.stage.Stage) w).close()));

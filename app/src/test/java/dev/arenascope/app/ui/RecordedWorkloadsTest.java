@@ -33,7 +33,7 @@ class RecordedWorkloadsTest extends WindowTestBase {
 
     private void openAndWait(Path f) {
         fxRun(() -> window.open(f));
-        waitFor(60, "the file's frame and digest", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+        waitForSettled(60, "the file's frame and digest", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
                 && window.model().eventCountProperty().get() > 0
                 && window.model().digestProperty().get().events() == window.model().eventCountProperty().get()
                 && window.timeline().drawListProperty().get() != null
@@ -44,13 +44,13 @@ class RecordedWorkloadsTest extends WindowTestBase {
     void renderTraceShowsArenaScopesAndModels() throws Exception {
         Path f = Recordings.record("render", Map.of("frames", "24", "max-batch", "8"), dir.resolve("render.astrace"));
         openAndWait(f);
-        waitFor(10, "scope bands under the arena lane", () -> window.timeline().drawListProperty().get().lanes().stream()
+        waitForSettled(10, "scope bands under the arena lane", () -> window.timeline().drawListProperty().get().lanes().stream()
                 .anyMatch(l -> l.memory().kind() == MemoryKind.ARENA && !l.bands().isEmpty()));
         DrawList d = fx(() -> window.timeline().drawListProperty().get());
         DrawList.Lane arena = d.lanes().stream().filter(l -> l.memory().kind() == MemoryKind.ARENA).findFirst().orElseThrow();
         assertTrue(arena.peakUsed() > 0);
         fxRun(() -> window.tabs().getSelectionModel().select(1));
-        waitFor(10, "scope rows", () -> window.scopes().tree().getExpandedItemCount() > 2);
+        waitForSettled(10, "scope rows", () -> window.scopes().tree().getExpandedItemCount() > 2);
         ScopeAnalysis batch = fx(() -> window.model().digestProperty().get().scopes().stream()
                 .filter(s -> s.name().equals("batch")).findFirst().orElseThrow());
         assertTrue(batch.executions() >= 3, "one batch scope per frame batch: " + batch.executions());
@@ -75,7 +75,7 @@ class RecordedWorkloadsTest extends WindowTestBase {
                 "heads", "4", "max-sequence", "64", "runs", "1"), dir.resolve("inference.jsonl"));
         openAndWait(f);
         fxRun(() -> window.tabs().getSelectionModel().select(2));
-        waitFor(10, "plan arenas", () -> !window.slots().planArenasProperty().get().isEmpty());
+        waitForSettled(10, "plan arenas", () -> !window.slots().planArenasProperty().get().isEmpty());
         List<SlotArena> arenas = fx(() -> window.slots().planArenasProperty().get());
         SlotArena scratch = arenas.stream().filter(a -> a.slots().stream().anyMatch(s -> s.role() == 0)).findFirst().orElseThrow();
         assertTrue(scratch.height() >= scratch.lowerBound() && scratch.lowerBound() > 0);
@@ -92,7 +92,7 @@ class RecordedWorkloadsTest extends WindowTestBase {
         assertTrue(tip.contains(hovered.firstStep() + " – " + hovered.lastStep()), tip);
 
         fxRun(() -> window.slots().replanAll());
-        waitFor(30, "the re-planned packing", () -> !window.slots().replanned().isEmpty());
+        waitForSettled(30, "the re-planned packing", () -> !window.slots().replanned().isEmpty());
         SlotArena re = fx(() -> window.slots().replanned().get(scratch.label()));
         assertEquals(scratch.slots().size(), re.slots().size());
         assertTrue(re.height() >= re.lowerBound(), "no packing is below the lower bound");
@@ -106,7 +106,7 @@ class RecordedWorkloadsTest extends WindowTestBase {
         Path f = Recordings.record("particles", Map.of("steps", "120"), dir.resolve("particles.astrace"));
         openAndWait(f);
         fxRun(() -> window.tabs().getSelectionModel().select(3));
-        waitFor(10, "bins", () -> !window.pools().table().getItems().isEmpty());
+        waitForSettled(10, "bins", () -> !window.pools().table().getItems().isEmpty());
         long requests = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.requests()).sum());
         long hits = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.hits()).sum());
         assertTrue(requests > 0 && hits > 0 && hits <= requests);
@@ -117,7 +117,7 @@ class RecordedWorkloadsTest extends WindowTestBase {
         fxRun(() -> window.tabs().getSelectionModel().select(2));
         fxRun(() -> window.slots().addressModeButton().setSelected(true));
         fxRun(() -> window.model().cursorProperty().set(window.model().trace().endNs() / 2));
-        waitFor(10, "the address map", () -> window.slots().infoLabel().getText().contains("blocks"));
+        waitForSettled(10, "the address map", () -> window.slots().infoLabel().getText().contains("blocks"));
     }
 
     @Test
@@ -128,7 +128,7 @@ class RecordedWorkloadsTest extends WindowTestBase {
         Path f = dir.resolve("tiny-plan.json");
         PlanJson.write(PlanLayouts.scratchPlan("tiny", "sram", packing), f);
         fxRun(() -> window.open(f));
-        waitFor(20, "the plan", () -> !window.slots().planArenasProperty().get().isEmpty());
+        waitForSettled(20, "the plan", () -> !window.slots().planArenasProperty().get().isEmpty());
         SlotArena a = fx(() -> window.slots().planArenasProperty().get().get(0));
         assertEquals(4, a.slots().size());
         assertEquals(8192 + 4096, a.lowerBound(), "the most bytes live at one step");

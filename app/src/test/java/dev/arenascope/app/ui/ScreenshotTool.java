@@ -36,16 +36,21 @@ abstract class ScreenshotTool extends WindowTestBase {
     /** Opens {@code f} and waits until its digest and the timeline's frame hold every event. */
     protected void openAndWait(Path f) {
         fxRun(() -> window.open(f));
-        waitFor(60, "the file", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+        waitForSettled(60, "the file", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
                 && window.model().digestProperty().get().events() == window.model().eventCountProperty().get()
                 && window.model().eventCountProperty().get() > 0
                 && window.timeline().drawListProperty().get() != null
                 && window.timeline().drawListProperty().get().events() == window.model().eventCountProperty().get());
     }
 
-    /** Writes the scene to {@code dir/name}, after a moment for what draws off the FX thread to land. */
+    /** Writes the scene to {@code dir/name} once the window has settled (what draws off the FX thread has landed). */
     protected void shoot(Path dir, String name) throws Exception {
-        Thread.sleep(500);
+        waitForSettled(60, "the window settled for " + name, () -> true);
+        write(dir, name);
+    }
+
+    /** Writes the scene to {@code dir/name} as it is now (a live session, which never settles). */
+    protected void write(Path dir, String name) throws Exception {
         WritableImage img = fx(() -> window.scene().snapshot(null));
         Files.createDirectories(dir);
         ImageIO.write(SwingFXUtils.fromFXImage(img, null), "png", dir.resolve(name).toFile());

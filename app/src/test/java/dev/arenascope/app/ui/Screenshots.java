@@ -34,15 +34,13 @@ class Screenshots extends ScreenshotTool {
         waitFor(20, "the selection listed", () -> sel.equals(window.events().shownRangeProperty().get())
                 && !window.events().table().getItems().isEmpty());
         fxRun(() -> window.events().table().getSelectionModel().select(Math.min(3, window.events().table().getItems().size() - 1)));
-        Thread.sleep(300); // the detail pane fills off the FX thread
-        shoot(dir, "timeline-events.png");
+        shoot(dir, "timeline-events.png"); // once settled: the detail pane fills off the FX thread
 
         fxRun(() -> window.model().selectionProperty().set(null));
         fxRun(() -> window.tabs().getSelectionModel().select(1));
         ScopeAnalysis blur = fx(() -> window.model().digestProperty().get().scopes().stream()
                 .filter(s -> s.name().equals("blur")).findFirst().orElse(window.model().digestProperty().get().scopes().get(0)));
         fxRun(() -> window.scopes().select(blur.memory(), blur.path()));
-        Thread.sleep(600);
         shoot(dir, "scope-tree.png");
 
         Path inference = Recordings.record("inference", Map.of("model", "transformer", "layers", "2", "sequence", "64",
@@ -51,7 +49,6 @@ class Screenshots extends ScreenshotTool {
         fxRun(() -> window.tabs().getSelectionModel().select(2));
         fxRun(() -> window.slots().replanAll());
         waitFor(30, "re-plan", () -> !window.slots().replanned().isEmpty());
-        Thread.sleep(300);
         shoot(dir, "slot-map.png");
 
         Path particles = Recordings.record("particles", Map.of("steps", "400"), tmp.resolve("particles.astrace"),
@@ -75,9 +72,9 @@ class Screenshots extends ScreenshotTool {
 
         fxRun(() -> window.applyTheme(true));
         fxRun(() -> window.startLive(new NewSessionDialog.Choice("render", "virtual:1GiB", Map.of("frames", "0", "max-batch", "8"))));
-        waitFor(30, "live events", () -> window.model().eventCountProperty().get() > 400);
-        Thread.sleep(1500);
-        shoot(dir, "live-dark.png");
+        waitFor(30, "live events drawn", () -> window.model().eventCountProperty().get() > 400 && window.timeline().idle()
+                && window.timeline().drawListProperty().get() != null && window.timeline().drawListProperty().get().events() > 400);
+        write(dir, "live-dark.png");
         fxRun(() -> window.applyTheme(false));
     }
 
@@ -122,7 +119,6 @@ class Screenshots extends ScreenshotTool {
                 waitFor(10, "a selected allocation", () -> window.model().selectedAllocationProperty().get() != null);
                 robot.moveTo(b.getMinX() + col + 0.5, b.getMinY() + y);
             }
-            Thread.sleep(600);
             shoot(dir, dark ? "stripes-dark.png" : "stripes.png");
         }
         fxRun(() -> window.applyTheme(false));
@@ -167,7 +163,6 @@ class Screenshots extends ScreenshotTool {
         for (boolean dark : new boolean[] {false, true}) {
             fxRun(() -> window.applyTheme(dark));
             fxRun(() -> window.slots().redraw());
-            Thread.sleep(400);
             shoot(dir, dark ? "allocator-state-dark.png" : "allocator-state.png");
         }
         fxRun(() -> window.applyTheme(false));

@@ -53,7 +53,7 @@ class SiteViewTest extends WindowTestBase {
     }
 
     private SiteAnswer waitForAnswer(SiteRequest.Question q, SiteRequest.Shape s) {
-        waitFor(60, "the site view's answer to " + q + " / " + s, () -> {
+        waitForSettled(60, "the site view's answer to " + q + " / " + s, () -> {
             SiteAnswer a = window.sites().answerProperty().get();
             return a != null && a.request().question() == q && a.request().shape() == s && a.request().trace() == window.model().trace();
         });
@@ -82,6 +82,7 @@ class SiteViewTest extends WindowTestBase {
 
     /** Every site of the CLI's JSON answer is a line of the table, in the same order, with the same figures. */
     private void assertSameAsCli(JsonNode j, String what) {
+        waitForSettled(30, what + ": the answer shown", () -> window.sites().answerProperty().get() != null);
         List<String[]> rows = shownRows();
         JsonNode sites = j.get("sites");
         assertEquals(sites.size(), rows.size(), what + ": one line per site");
@@ -97,11 +98,10 @@ class SiteViewTest extends WindowTestBase {
             assertEquals(String.format("%,d", s.get("count").asLong()), r[3]);
             assertEquals(dev.arenascope.core.device.Percent.of(s.get("bytes").asLong(), total), r[2]);
         }
-        // the view may be answering the same question again (a cursor move, the shared analysis arriving):
-        // "Answering…" stands in the summary until that answer is shown, so wait for the total
+        // the summary states the total of the answer shown
         String bytes = String.format("%,d bytes", total);
         String count = String.format("%,d allocations", j.get("total_count").asLong());
-        waitFor(30, what + ": the total shown in the summary",
+        waitForSettled(30, what + ": the total shown in the summary",
                 () -> window.sites().summary().getText().contains(bytes) && window.sites().summary().getText().contains(count),
                 () -> window.sites().summary().getText());
     }
@@ -122,7 +122,7 @@ class SiteViewTest extends WindowTestBase {
         TreeTableRow<?> row = fx(() -> robot.from(window.sites().table()).lookup(".tree-table-row-cell").queryAll().stream()
                 .map(n -> (TreeTableRow<?>) n).filter(r -> r.getIndex() == 0 && r.getItem() != null).findFirst().orElseThrow());
         robot.clickOn(row);
-        waitFor(20, "the top site's selection", () -> window.model().selectedSiteProperty().get() != null);
+        waitForSettled(20, "the top site's selection", () -> window.model().selectedSiteProperty().get() != null);
         assertTrue(fx(() -> window.sites().flameSelected() > 0), "the flame graph marks the site's box");
         SiteSelection sel = fx(() -> window.model().selectedSiteProperty().get());
         assertEquals(top, sel.label());
@@ -145,7 +145,7 @@ class SiteViewTest extends WindowTestBase {
         // the events table lists the selection's events; the detail pane shows a row's whole stack
         fxRun(() -> window.tabs().getSelectionModel().select(0));
         long[] own = sel.members().eventsIn(0, fx(() -> window.model().trace().eventCount()));
-        waitFor(30, "the events of the top site", () -> window.events().table().getItems().size() == own.length);
+        waitForSettled(30, "the events of the top site", () -> window.events().table().getItems().size() == own.length);
         assertTrue(fx(() -> window.events().siteFilterChip().isVisible() && window.events().siteFilterChip().getText().contains("einsum")));
         for (int k = 0; k < own.length; k++) {
             int line = k;
@@ -155,7 +155,8 @@ class SiteViewTest extends WindowTestBase {
         Event first = fx(() -> window.model().trace().event(own[0]));
         List<String> frames = fx(() -> window.model().trace().stack(first.site()).stream().map(fr -> fr.label()).toList());
         assertTrue(frames.size() > 3, "a deep Python stack: " + frames);
-        waitFor(10, "the detail pane", () -> window.events().detailPane().getText().contains(frames.getLast()));
+        waitForSettled(10, "the detail pane of the first row", () -> window.events().detailEventProperty().get() == own[0]
+                && window.events().detailPane().getText().contains(frames.getLast()), () -> window.events().detailPane().getText());
         String detail = fx(() -> window.events().detailPane().getText());
         for (String fr : frames) {
             assertTrue(detail.contains("    " + fr), "every frame on its own line: " + fr + "\n" + detail);
@@ -168,16 +169,22 @@ class SiteViewTest extends WindowTestBase {
         {
             int freeRow = java.util.Arrays.binarySearch(own, freeIndex);
             fxRun(() -> window.events().table().getSelectionModel().clearAndSelect(freeRow));
-            waitFor(10, "the free's detail", () -> window.events().detailPane().getText().contains("frees the allocation of #"));
-            assertTrue(fx(() -> window.events().detailPane().getText()).contains("allocated at ("), "its allocation's stack");
+            // the pane is the selected free's whole text once the window has settled: wait for that, then read it
+            waitForSettled(10, "the free's detail", () -> window.events().detailEventProperty().get() == freeIndex
+                    && window.events().table().getSelectionModel().getSelectedIndex() == freeRow,
+                    () -> "row " + window.events().table().getSelectionModel().getSelectedIndex() + ", pane of #"
+                            + window.events().detailEventProperty().get() + ": " + window.events().detailPane().getText());
+            String freeDetail = fx(() -> window.events().detailPane().getText());
+            assertTrue(freeDetail.contains("frees the allocation of #"), freeDetail);
+            assertTrue(freeDetail.contains("allocated at ("), "its allocation's stack: " + freeDetail);
         }
         fxRun(() -> window.events().siteFilterChip().fire());
-        waitFor(30, "every event again", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
+        waitForSettled(30, "every event again", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
         fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
 
         // a selection made elsewhere (a stripe clicked on the timeline: every allocation of a site) selects its line here
         fxRun(() -> window.sites().table().getSelectionModel().clearSelection());
-        waitFor(10, "nothing selected", () -> window.model().selectedSiteProperty().get() == null);
+        waitForSettled(10, "nothing selected", () -> window.model().selectedSiteProperty().get() == null);
         SiteSelection fromStripe = fx(() -> {
             var sa = dev.arenascope.core.analysis.SiteAnalysis.of(window.model().trace(), window.model().trace().memories().getFirst(), false);
             var second = sa.ask(new SiteQuestion.AtPeak()).rows().get(1);
@@ -186,7 +193,7 @@ class SiteViewTest extends WindowTestBase {
             return new SiteSelection(0, second.label(), "every allocation made at this site", ms);
         });
         fxRun(() -> window.model().selectedSiteProperty().set(fromStripe));
-        waitFor(10, "the site view follows", () -> window.sites().table().getSelectionModel().getSelectedIndex() == 1);
+        waitForSettled(10, "the site view follows", () -> window.sites().table().getSelectionModel().getSelectedIndex() == 1);
         assertEquals(fromStripe, fx(() -> window.model().selectedSiteProperty().get()), "and leaves the stripe's selection as it is");
         assertTrue(fx(() -> window.sites().flameSelected() > 0));
 
@@ -305,7 +312,7 @@ class SiteViewTest extends WindowTestBase {
         ask(SiteRequest.Question.CURSOR, SiteRequest.Shape.SITES);
         assertSameAsCli(cli("sites", f.toString(), "--at", "100ms", "--format", "json"), "live at 100 ms");
         fxRun(() -> window.model().cursorProperty().set(180_000_000L));
-        waitFor(30, "the answer follows the cursor", () -> window.sites().answerProperty().get().question()
+        waitForSettled(30, "the answer follows the cursor", () -> window.sites().answerProperty().get().question()
                 .equals(new dev.arenascope.core.analysis.SiteQuestion.LiveAt(180_000_000L)));
         assertSameAsCli(cli("sites", f.toString(), "--at", "180ms", "--format", "json"), "live at 180 ms");
         // allocated in the selected range (the selection is half-open, the CLI's range takes both ends)
@@ -328,9 +335,9 @@ class SiteViewTest extends WindowTestBase {
         // compare mode against the other snapshot: per site, the baseline's bytes and the change, as the CLI's diff says
         Path base = Fixtures.torch("cs336-a2-bcrafton.pickle");
         fxRun(() -> window.compareWith(base));
-        waitFor(60, "the baseline", () -> window.model().baselineProperty().get() != null);
+        waitForSettled(60, "the baseline", () -> window.model().baselineProperty().get() != null);
         ask(SiteRequest.Question.PEAK, SiteRequest.Shape.SITES);
-        waitFor(30, "the compared answer", () -> window.sites().answerProperty().get().comparing());
+        waitForSettled(30, "the compared answer", () -> window.sites().answerProperty().get().comparing());
         JsonNode diff = cli("sites", f.toString(), "--baseline", base.toString(), "--format", "json").get("diff");
         java.util.Map<String, JsonNode> byKey = new java.util.HashMap<>();
         for (JsonNode e : diff) {
@@ -394,7 +401,7 @@ class SiteViewTest extends WindowTestBase {
         waitForAnswer(SiteRequest.Question.PEAK, SiteRequest.Shape.SITES);
         int all = shownRows().size();
         fxRun(() -> window.sites().searchField().setText("functional.py"));
-        waitFor(10, "the search filters", () -> window.sites().table().getRoot().getChildren().size() < all);
+        waitForSettled(10, "the search filters", () -> window.sites().table().getRoot().getChildren().size() < all);
         List<String[]> rows = shownRows();
         assertFalse(rows.isEmpty());
         for (TreeItem<SiteRow> it : fx(() -> List.copyOf(window.sites().table().getRoot().getChildren()))) {
@@ -416,7 +423,7 @@ class SiteViewTest extends WindowTestBase {
         assertTrue(temps.get("total_count").asLong() > 0, "a pool run's per-step buffers are temporaries");
         assertSameAsCli(temps, "temporaries");
         fxRun(() -> window.sites().thresholdField().setText("50us"));
-        waitFor(30, "the new threshold's answer", () -> window.sites().answerProperty().get() != null
+        waitForSettled(30, "the new threshold's answer", () -> window.sites().answerProperty().get() != null
                 && window.sites().answerProperty().get().request().shorterThanNs() == 50_000);
         assertSameAsCli(cli("sites", t.toString(), "--temporary", "--shorter-than", "50us", "--format", "json"), "temporaries < 50us");
         ask(SiteRequest.Question.LEAKS, SiteRequest.Shape.SITES);

@@ -58,13 +58,13 @@ class StripesWindowTest extends WindowTestBase {
         // zoom around the peak, so that a column's instant falls right after it
         long at = sa.peakNs();
         fxRun(() -> window.model().viewRangeProperty().set(new TimeRange(at - 200_000, at + 200_000)));
-        waitFor(60, "stripes drawn by default for the snapshot, the legend shown", () -> {
+        waitForSettled(60, "stripes drawn by default for the snapshot, the legend shown", () -> {
             DrawList.Lane l = stripedLane();
             return l != null && window.timeline().drawListProperty().get().range().fromNs() == at - 200_000
                     && window.timeline().legend().isVisible() && window.timeline().idle();
         });
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
-        waitFor(30, "the frame after the legend's layout", () -> window.timeline().idle() && stripedLane() != null);
+        waitForSettled(30, "the frame after the legend's layout", () -> window.timeline().idle() && stripedLane() != null);
         // every stripe in the peak's column, bottom to top, through the hover card, all read in one FX
         // call: the layer scanned is then the one the cards describe (a frame installed between two
         // calls could restack the column under the pointer)
@@ -116,13 +116,13 @@ class StripesWindowTest extends WindowTestBase {
         // a click on that stripe selects its allocation
         Bounds b = fx(() -> window.timeline().canvas().localToScreen(window.timeline().canvas().getBoundsInLocal()));
         robot.moveTo(b.getMinX() + col + 0.5, b.getMinY() + firstStripeY).clickOn(MouseButton.PRIMARY);
-        waitFor(10, "an allocation selected", () -> window.model().selectedAllocationProperty().get() != null);
+        waitForSettled(10, "an allocation selected", () -> window.model().selectedAllocationProperty().get() != null);
         AllocationSelection sel = fx(() -> window.model().selectedAllocationProperty().get());
         String siteLine = firstStripeCard.lines().filter(l -> l.startsWith("site ")).findFirst().orElseThrow().substring(5);
         assertEquals(siteLine, sel.site().label(), "the selected site is the stripe's");
         assertEquals(sel.site(), fx(() -> window.model().selectedSiteProperty().get()), "published for the site view");
         assertTrue(firstStripeCard.contains(dev.arenascope.app.ui.timeline.TimelineView.exact(sel.bytes())), "the clicked stripe is the hovered one");
-        waitFor(20, "the Events table lists the allocation's rows", () -> {
+        waitForSettled(20, "the Events table lists the allocation's rows", () -> {
             var items = window.events().table().getItems();
             return !items.isEmpty() && items.getFirst().index() == sel.allocEvent();
         });
@@ -144,20 +144,20 @@ class StripesWindowTest extends WindowTestBase {
         }
         assertEquals(0, fx(() -> window.events().table().getSelectionModel().getSelectedIndex()), "the allocation row is selected");
         // the long summary of the selection gives way; the filter choosers keep their width
-        waitFor(10, "the filter bar laid out with the choosers whole", () -> java.util.stream.Stream.of("#events-kinds", "#events-memory", "#events-scope")
+        waitForSettled(10, "the filter bar laid out with the choosers whole", () -> java.util.stream.Stream.of("#events-kinds", "#events-memory", "#events-scope")
                 .map(id -> (javafx.scene.layout.Region) window.scene().lookup(id))
                 .allMatch(r -> r.getWidth() >= r.prefWidth(-1) - 0.5 && r.getWidth() > 40));
 
         // the lane's header switch: back to the occupancy area, and stripes again
         double[] toggle = fx(() -> new double[] {d.width() - 6 - 46 - 17, lane.top() + 8});
         robot.moveTo(b.getMinX() + toggle[0], b.getMinY() + toggle[1]).clickOn(MouseButton.PRIMARY);
-        waitFor(20, "the lane drawn as an area", () -> {
+        waitForSettled(20, "the lane drawn as an area", () -> {
             DrawList dl = window.timeline().drawListProperty().get();
             return dl.lanes().stream().anyMatch(l -> l.memory().id() == cuda.id() && !l.stripesOn() && l.stripes() == null);
         });
         assertFalse(fx(() -> window.timeline().stripesOn(cuda)));
         fxRun(() -> window.timeline().setStripes(cuda.id(), true));
-        waitFor(20, "stripes again", () -> stripedLane() != null && window.timeline().idle());
+        waitForSettled(20, "stripes again", () -> stripedLane() != null && window.timeline().idle());
 
         // clearing the selection lists the range again
         DrawList.Lane again = fx(this::stripedLane);
@@ -166,7 +166,7 @@ class StripesWindowTest extends WindowTestBase {
             window.model().selectedAllocationProperty().set(null);
             window.model().selectedSiteProperty().set(null);
         });
-        waitFor(20, "the range listed again", () -> window.events().table().getItems().size() > 2);
+        waitForSettled(20, "the range listed again", () -> window.events().table().getItems().size() > 2);
         assertNull(fx(() -> window.model().selectedAllocationProperty().get()));
         assertTrue(again.stripes().stripes() > 0);
     }

@@ -25,9 +25,9 @@ class TimelineInteractionTest extends WindowTestBase {
         EventStore s = new EventStore("synthetic");
         SyntheticTrace.write(11, 100_000, s);
         fxRun(() -> window.model().show(s, "synthetic", "virtual"));
-        waitFor(20, "first frame", () -> window.timeline().drawListProperty().get() != null
+        waitForSettled(20, "first frame", () -> window.timeline().drawListProperty().get() != null
                 && window.timeline().drawListProperty().get().events() == s.eventCount());
-        waitFor(20, "digest", () -> window.model().digestProperty().get().events() == s.eventCount());
+        waitForSettled(20, "digest", () -> window.model().digestProperty().get().events() == s.eventCount());
         return s;
     }
 
@@ -40,11 +40,11 @@ class TimelineInteractionTest extends WindowTestBase {
         robot.moveTo(b.getMinX() + 400, b.getMinY() + 80);
         // Monocle's robot reports a wheel turned "down" as deltaY > 0, which is "up" (zoom in) on desktops
         robot.scroll(5, javafx.geometry.VerticalDirection.DOWN);
-        waitFor(10, "zoomed in", () -> window.model().viewRangeProperty().get().duration() < before.duration() / 2);
+        waitForSettled(10, "zoomed in", () -> window.model().viewRangeProperty().get().duration() < before.duration() / 2);
         TimeRange zoomed = fx(() -> window.model().viewRangeProperty().get());
-        waitFor(10, "frame of the zoomed range", () -> window.timeline().drawListProperty().get().range().equals(zoomed));
+        waitForSettled(10, "frame of the zoomed range", () -> window.timeline().drawListProperty().get().range().equals(zoomed));
         robot.drag(b.getMinX() + 600, b.getMinY() + 80, MouseButton.PRIMARY).moveBy(-200, 0).release(MouseButton.PRIMARY);
-        waitFor(10, "panned right", () -> window.model().viewRangeProperty().get().fromNs() > zoomed.fromNs());
+        waitForSettled(10, "panned right", () -> window.model().viewRangeProperty().get().fromNs() > zoomed.fromNs());
         TimeRange panned = fx(() -> window.model().viewRangeProperty().get());
         assertEquals(zoomed.duration(), panned.duration(), "panning keeps the zoom");
         String tip = fx(() -> window.timeline().hoverAt(300, 80));
@@ -59,9 +59,9 @@ class TimelineInteractionTest extends WindowTestBase {
         robot.press(KeyCode.SHIFT);
         robot.drag(b.getMinX() + 300, b.getMinY() + 100, MouseButton.PRIMARY).moveBy(120, 0).release(MouseButton.PRIMARY);
         robot.release(KeyCode.SHIFT);
-        waitFor(5, "a selected range", () -> window.model().selectionProperty().get() != null);
+        waitForSettled(5, "a selected range", () -> window.model().selectionProperty().get() != null);
         TimeRange sel = fx(() -> window.model().selectionProperty().get());
-        waitFor(20, "the events table lists the selection", () -> sel.equals(window.events().shownRangeProperty().get()));
+        waitForSettled(20, "the events table lists the selection", () -> sel.equals(window.events().shownRangeProperty().get()));
         int rows = fx(() -> window.events().table().getItems().size());
         long expected = s.firstIndexAtOrAfter(sel.toNs()) - s.firstIndexAtOrAfter(sel.fromNs());
         assertEquals(expected, rows, "every event of the selection is listed");
@@ -76,13 +76,13 @@ class TimelineInteractionTest extends WindowTestBase {
 
         // filters: only allocations, then a search for a descriptor
         fxRun(() -> window.events().kindsFilter().getCheckModel().check(dev.arenascope.core.trace.EventKind.ALLOC));
-        waitFor(10, "allocations only", () -> {
+        waitForSettled(10, "allocations only", () -> {
             var items = window.events().table().getItems();
             return !items.isEmpty() && items.size() < rows
                     && items.stream().allMatch(r -> r.event().kind() == dev.arenascope.core.trace.EventKind.ALLOC);
         });
         fxRun(() -> window.events().searchField().setText("uint8"));
-        waitFor(10, "search applied", () -> {
+        waitForSettled(10, "search applied", () -> {
             var items = window.events().table().getItems();
             return !items.isEmpty() && items.stream().allMatch(r -> EventRow.detail(window.model().trace(), r.event()).contains("uint8"));
         });
@@ -90,14 +90,14 @@ class TimelineInteractionTest extends WindowTestBase {
             window.events().searchField().setText("");
             window.events().kindsFilter().getCheckModel().clearChecks();
         });
-        waitFor(10, "filters cleared", () -> window.events().table().getItems().size() == rows);
+        waitForSettled(10, "filters cleared", () -> window.events().table().getItems().size() == rows);
 
         // a row marks the instant on the timeline, and back
         fxRun(() -> window.events().table().getSelectionModel().select(5));
         long t5 = fx(() -> window.events().table().getItems().get(5).event().timeNs());
         assertEquals(t5, fx(() -> window.model().cursorProperty().get()));
         fxRun(() -> window.model().cursorProperty().set(last.event().timeNs()));
-        waitFor(5, "the table selects the event at the cursor", () -> {
+        waitForSettled(5, "the table selects the event at the cursor", () -> {
             EventRow r = window.events().table().getSelectionModel().getSelectedItem();
             return r != null && r.event().timeNs() == last.event().timeNs();
         });
@@ -107,12 +107,12 @@ class TimelineInteractionTest extends WindowTestBase {
     void selectingAScopeHighlightsItsExecutions() {
         showSynthetic();
         fxRun(() -> window.tabs().getSelectionModel().select(1));
-        waitFor(10, "scope rows", () -> window.scopes().tree().getExpandedItemCount() > 1);
+        waitForSettled(10, "scope rows", () -> window.scopes().tree().getExpandedItemCount() > 1);
         ScopeAnalysis target = fx(() -> window.model().digestProperty().get().scopes().stream()
                 .filter(sc -> sc.depth() == 1).findFirst().orElseThrow());
         assertTrue(fx(() -> window.scopes().select(target.memory(), target.path())));
         assertEquals(target.path(), fx(() -> window.model().selectedScopeProperty().get().path()));
-        waitFor(10, "highlights on the timeline", () -> {
+        waitForSettled(10, "highlights on the timeline", () -> {
             DrawList d = window.timeline().drawListProperty().get();
             return d != null && d.lanes().stream().anyMatch(l -> l.memory().id() == target.memory() && l.highlights().length >= 2);
         });

@@ -45,11 +45,66 @@ abstract class WindowTestBase {
         }
     }
 
-    /** Opens {@code f} in the window and waits until it is the window's trace with its events in. */
+    /**
+     * Opens {@code f} in the window and waits until it is the window's trace with its events in, its
+     * digest done and the window settled (every view has drawn or answered what the open asked of it).
+     */
     protected void openUntilLoaded(Path f) {
         fxRun(() -> window.open(f));
-        waitFor(60, "the file " + f.getFileName() + " open", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
-                && window.model().eventCountProperty().get() > 0);
+        waitForSettled(60, "the file " + f.getFileName() + " open", () -> window.model().titleProperty().get().equals(f.getFileName().toString())
+                && window.model().eventCountProperty().get() > 0
+                && window.model().digestProperty().get().events() == window.model().trace().eventCount());
+    }
+
+    /**
+     * Waits until {@code condition} holds and the window is settled ({@link MainWindow#settled()}), both
+     * read in one turn of the FX thread: the state the test then asserts is the final one, not a step on
+     * the way to it (a view filled in steps, a listing about to be replaced). Time the window spends at
+     * work does not count against {@code seconds}: only time it spends settled with the condition false
+     * does (the answer is in and it is not the one expected), so a loaded machine makes the wait longer,
+     * never a failure; {@value #HANG_SECONDS} s in all is a hang. Not for a live session, which never
+     * settles while it streams.
+     */
+    protected void waitForSettled(double seconds, String what, BooleanSupplier condition) {
+        waitForSettled(seconds, what, condition, () -> "");
+    }
+
+    /** {@link #waitForSettled(double, String, BooleanSupplier)}, saying what {@code state} shows on a time-out. */
+    protected void waitForSettled(double seconds, String what, BooleanSupplier condition, java.util.function.Supplier<String> state) {
+        long allowed = (long) (seconds * 1e9);
+        long start = System.nanoTime();
+        long last = start;
+        long settledFalse = 0;
+        while (true) {
+            int seen = fx(() -> {
+                // the layout a pulse would do now, so that a size it changes (a legend shown, a bar re-laid) has
+                // asked for its new frame before the window is asked whether it is settled
+                javafx.scene.Parent root = window.scene().getRoot();
+                root.applyCss();
+                root.layout();
+                return !window.settled() ? 0 : condition.getAsBoolean() ? 2 : 1;
+            });
+            long now = System.nanoTime();
+            if (seen == 2) {
+                return;
+            }
+            if (seen == 1) {
+                settledFalse += now - last;
+            }
+            last = now;
+            if (settledFalse > allowed || now - start > TimeUnit.SECONDS.toNanos(HANG_SECONDS)) {
+                throw new AssertionError((settledFalse > allowed ? "settled for " + seconds + " s without" : "no settled window in "
+                        + HANG_SECONDS + " s with") + ": " + what + "; state: " + fx(state::get) + "; " + fx(this::unsettled));
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L); // the next look, after the FX thread's next turns
+        }
+    }
+
+    /** What keeps the window from being settled, in words (FX thread). */
+    protected String unsettled() {
+        return "settled: " + window.settled() + " (tasks " + window.model().tasks().settled() + " " + window.model().tasks().running().stream()
+                .map(h -> h.title()).toList() + ", timeline " + window.timeline().settled() + ", events " + window.events().settled()
+                + ", sites " + window.sites().settled() + ")";
     }
 
     /** Waits up to {@code seconds} for {@code condition} (checked on the FX thread). */
@@ -73,13 +128,62 @@ abstract class WindowTestBase {
         }
     }
 
-    /** Runs {@code work} on the FX thread and returns its result. */
+    /** How long the FX thread may stand at one place, its stack unchanged, before a test calls it stuck. */
+    private static final long STUCK_SECONDS = 30;
+    /** How long one piece of FX work may take at most, however busy the FX thread is meanwhile: a hang guard. */
+    private static final long HANG_SECONDS = 600;
+
+    /**
+     * Runs {@code work} on the FX thread and returns its result. It waits as long as the FX thread gets on
+     * with its queue (a cold start of the toolkit and the window on a loaded machine takes what it takes):
+     * it fails when the FX thread's stack has stayed the same for {@value #STUCK_SECONDS} s (blocked, or
+     * looping at one place), saying where, or after {@value #HANG_SECONDS} s in all.
+     */
     protected static <T> T fx(java.util.concurrent.Callable<T> work) {
-        try {
-            return WaitForAsyncUtils.asyncFx(work).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("FX work failed: " + e, e);
+        java.util.concurrent.Future<T> f = WaitForAsyncUtils.asyncFx(work);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_SECONDS);
+        StackTraceElement[] last = null;
+        long stillSince = System.nanoTime();
+        while (true) {
+            try {
+                return f.get(5, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException slow) {
+                StackTraceElement[] now = toolkitStacks();
+                if (!java.util.Arrays.equals(now, last)) {
+                    last = now;
+                    stillSince = System.nanoTime();
+                } else if (System.nanoTime() - stillSince > TimeUnit.SECONDS.toNanos(STUCK_SECONDS)) {
+                    throw new AssertionError("FX work did not run: the FX thread and the renderer have stood still for " + STUCK_SECONDS + " s at\n"
+                            + stack(now));
+                }
+                if (System.nanoTime() - end > 0) {
+                    throw new AssertionError("FX work did not finish in " + HANG_SECONDS + " s; the FX thread is at\n" + stack(now));
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new AssertionError("FX work failed: " + e.getCause(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for FX work", e);
+            }
         }
+    }
+
+    /** The FX thread's stack, then the renderer's (the FX thread waits for it in a pulse): either moving is progress. */
+    private static StackTraceElement[] toolkitStacks() {
+        java.util.List<StackTraceElement> all = new java.util.ArrayList<>();
+        for (String name : new String[] {"JavaFX Application Thread", "QuantumRenderer-0"}) {
+            Thread.getAllStackTraces().entrySet().stream().filter(e -> e.getKey().getName().equals(name)).findFirst()
+                    .ifPresent(e -> all.addAll(java.util.Arrays.asList(e.getValue())));
+        }
+        return all.toArray(StackTraceElement[]::new);
+    }
+
+    private static String stack(StackTraceElement[] frames) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < Math.min(frames.length, 25); i++) {
+            sb.append("    at ").append(frames[i]).append('\n');
+        }
+        return sb.toString();
     }
 
     protected static void fxRun(Runnable work) {

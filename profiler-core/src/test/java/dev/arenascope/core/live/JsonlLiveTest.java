@@ -43,14 +43,9 @@ class JsonlLiveTest {
         });
     }
 
-    private static ConnectionStats ended(LiveReceiver r) throws InterruptedException {
-        while (true) {
-            List<ConnectionStats> s = r.stats();
-            if (!s.isEmpty() && s.getLast().state().ended()) {
-                return s.getLast();
-            }
-            Thread.sleep(10);
-        }
+    private static ConnectionStats ended(LiveReceiver r) {
+        dev.arenascope.testsupport.Await.until("the connection ended", () -> !r.stats().isEmpty() && r.stats().getLast().state().ended());
+        return r.stats().getLast();
     }
 
     @Test

@@ -34,7 +34,8 @@ import dev.arenascope.core.trace.codec.ChunkCodec;
  */
 @Timeout(60)
 class LiveReceiverFuzzTest {
-    static final long BUDGET_MS = 3000;
+    /** Mutated connections sent: a fixed set (the seed's), the same on a fast machine and a loaded one. */
+    static final int CONNECTIONS = 300;
 
     static byte[] validStream(String token) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
@@ -67,9 +68,8 @@ class LiveReceiverFuzzTest {
         })) {
             byte[] valid = validStream("tok");
             SplittableRandom rnd = new SplittableRandom(7);
-            long end = System.nanoTime() + BUDGET_MS * 1_000_000L;
             int sent = 0;
-            while (System.nanoTime() < end) {
+            while (sent < CONNECTIONS) {
                 byte[] b = valid.clone();
                 int edits = 1 + rnd.nextInt(4);
                 for (int k = 0; k < edits; k++) {
@@ -100,7 +100,6 @@ class LiveReceiverFuzzTest {
             }
             LiveStreamingTest.await("every fuzzed connection ended", () -> receiver.stats().stream().allMatch(c -> c.state().ended()));
             assertEquals(sent, receiver.stats().size());
-            assertTrue(sent > 50, "fuzzed too few connections: " + sent);
             assertEquals(opened.get(), sinks.size());
             assertTrue(sinks.stream().allMatch(s -> s.closed), "every opened sink was closed");
             for (ConnectionStats c : receiver.stats()) {

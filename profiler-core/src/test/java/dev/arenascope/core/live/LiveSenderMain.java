@@ -31,7 +31,10 @@ public final class LiveSenderMain {
             for (long i = 0; i < events; i++) {
                 session.publish(EventKind.ALLOC, 0, mem, i, 64, 64, (i + 1) * 64, 0, label, -1);
                 if (pauseEvery > 0 && i % pauseEvery == pauseEvery - 1) {
-                    Thread.sleep(1);
+                    // paced by the link, not a clock: hand what is published to the sender and wait until its
+                    // queue is empty (taken to the socket, or counted as dropped) before publishing more
+                    session.flush();
+                    dev.arenascope.testsupport.Await.until("the sender's queue drained", () -> sender.stats().queuedEvents() == 0);
                 }
             }
             session.flush();

@@ -45,14 +45,8 @@ class LiveStreamingTest {
         };
     }
 
-    static void await(String what, BooleanSupplier cond) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(10);
-        }
+    static void await(String what, BooleanSupplier cond) {
+        dev.arenascope.testsupport.Await.until(what, cond);
     }
 
     private static Process child(String name, int port, long events, int pauseEvery) throws Exception {
@@ -295,6 +289,7 @@ class LiveStreamingTest {
 
     @Test
     void aStalledReceiverNeverBlocksTheRecordingSideAndDropsAreCounted() throws Exception {
+        java.util.concurrent.CountDownLatch testOver = new java.util.concurrent.CountDownLatch(1);
         try (java.net.ServerSocket stalled = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Thread acceptor = Thread.ofPlatform().daemon().start(() -> {
                 try {
@@ -302,7 +297,7 @@ class LiveStreamingTest {
                     LiveProtocol.readHello(s.getInputStream(), "stalled");
                     s.getOutputStream().write(LiveProtocol.encodeAck(LiveProtocol.ACCEPTED, "ok"));
                     s.getOutputStream().flush();
-                    Thread.sleep(60_000); // accepts, then never reads again
+                    testOver.await(); // accepts, then never reads again while the test runs
                 } catch (Exception ignored) {
                     // the test is over
                 }
@@ -316,24 +311,22 @@ class LiveStreamingTest {
                 b.add(new Event(i, EventKind.ALLOC, 0, 0, 1, i, 64, 64, 64L * (i + 1), 0, -1, -1));
             }
             await("connected", () -> sender.stats().connected());
-            long worstNs = 0;
+            // the receiver reads nothing until the test is over (the latch): a call that waited for the network
+            // would never return, so that every call returns is the proof, whatever the machine's speed
             long offered = 0;
             for (int round = 0; round < 500; round++) { // 5 M events, far more than the socket buffers hold
-                long t0 = System.nanoTime();
                 sender.onEvents(b);
-                worstNs = Math.max(worstNs, System.nanoTime() - t0);
                 offered += b.size();
             }
             LiveSender.Stats st = sender.stats();
             assertTrue(st.droppedEvents() > 0, "the stalled link made the sender drop: " + st);
             assertTrue(st.queuedEvents() <= 100_000, "the queue stays bounded: " + st);
-            assertTrue(worstNs < 2_000_000_000L, "onEvents never waited for the network (worst " + worstNs / 1_000_000 + " ms)");
-            long t0 = System.nanoTime();
-            sender.onClose();
-            assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "closing gives up on a stalled receiver");
+            sender.onClose(); // returns while the receiver still reads nothing: closing gives up on it
+            assertEquals(1, testOver.getCount(), "the receiver was stalled throughout");
             LiveSender.Stats end = sender.stats();
             assertEquals(offered, end.deliveredEvents() + end.droppedEvents(),
                     "every event is either delivered or counted as dropped: " + end);
+            testOver.countDown();
             acceptor.interrupt();
         }
     }

@@ -31,10 +31,8 @@ class ReceiverRobustnessTest {
         };
     }
 
-    private static void until(java.util.function.BooleanSupplier c) throws InterruptedException {
-        while (!c.getAsBoolean()) {
-            Thread.sleep(10);
-        }
+    private static void until(java.util.function.BooleanSupplier c) {
+        dev.arenascope.testsupport.Await.until("the receiver's state", c);
     }
 
     @Test

@@ -31,7 +31,12 @@ import dev.arenascope.core.record.Session;
  */
 class MemoryPoolConcurrencyTest {
     private static final int THREADS = 4;
-    private static final long RUN_NS = 700_000_000L;
+    /** Operations (an allocation or a close) each worker makes: a fixed amount of work, not a time. */
+    private static final int OPS = 20_000;
+    /** Buffers served before the janitor stops holding, in the runs that do: well inside the workers' work. */
+    private static final long STOP_HOLDING_AFTER = THREADS * OPS / 8;
+    /** Buffers served between two rounds of the janitor (freeing held blocks, reading the statistics). */
+    private static final long JANITOR_EVERY = 256;
 
     @ParameterizedTest(name = "{0}, ceiling {1}, recording {2}, stop holding midway {3}")
     @CsvSource({"host, 0, false, false", "virtual, 0, true, false", "virtual, 1000000, false, false",
@@ -58,7 +63,8 @@ class MemoryPoolConcurrencyTest {
                 try {
                     start.await();
                     long seq = 0;
-                    while (!stop.get()) {
+                    // the janitor must stop holding while this worker still runs: it runs on until it has
+                    for (int op = 0; (op < OPS || (stopHolding && !stoppedHolding.get())) && !stop.get(); op++) {
                         if (mine.size() < 4 && (mine.isEmpty() || rnd.nextBoolean())) {
                             // sizes over few bins so blocks travel between threads
                             long size = 64L << rnd.nextInt(10);
@@ -92,13 +98,21 @@ class MemoryPoolConcurrencyTest {
                 }
             }));
         }
+        AtomicBoolean workersDone = new AtomicBoolean();
         Thread janitor = Thread.ofPlatform().name("janitor").start(() -> {
             try {
                 start.await();
-                long half = System.nanoTime() + RUN_NS / 2;
-                while (!stop.get()) {
-                    Thread.sleep(5);
-                    if (stopHolding && System.nanoTime() > half) {
+                // a round per 256 buffers served, beside the workers, until they are done; the midway point is
+                // a count of buffers served too, not a time
+                long lastRound = -JANITOR_EVERY;
+                while (!workersDone.get()) {
+                    long now = served.get();
+                    if (now - lastRound < JANITOR_EVERY) {
+                        Thread.yield();
+                        continue;
+                    }
+                    lastRound = now;
+                    if (stopHolding && !stoppedHolding.get() && served.get() >= STOP_HOLDING_AFTER) {
                         pool.stopHolding();
                         stoppedHolding.set(true);
                     }
@@ -107,20 +121,14 @@ class MemoryPoolConcurrencyTest {
                 }
             } catch (Throwable e) {
                 failure.compareAndSet(null, e);
+                stop.set(true);
             }
         });
         start.countDown();
-        long until = System.nanoTime() + RUN_NS;
-        long hardLimit = until + 60_000_000_000L;
-        // on a loaded machine the janitor may reach the half-way point late: the workers run on until it has
-        while ((System.nanoTime() < until || (stopHolding && !stoppedHolding.get()))
-                && System.nanoTime() < hardLimit && failure.get() == null) {
-            Thread.sleep(10);
-        }
-        stop.set(true);
         for (Thread t : threads) {
             t.join();
         }
+        workersDone.set(true);
         janitor.join();
         if (failure.get() != null) {
             throw new AssertionError("worker failed", failure.get());

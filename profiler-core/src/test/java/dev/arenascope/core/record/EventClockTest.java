@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CyclicBarrier;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.core.arena.AllocationRecorder;
@@ -16,6 +17,7 @@ import dev.arenascope.core.arena.ManualMemory;
 import dev.arenascope.core.device.HostDevice;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.testsupport.Await;
 import dev.arenascope.testsupport.CollectingSink;
 
 /**
@@ -35,13 +37,11 @@ class EventClockTest {
      * The largest tick gap once the generation visible now has been replaced (a gap is measured when
      * its generation ends), so it covers every stamp taken so far. Bounded wait.
      */
-    private static long settledMaxGap() throws InterruptedException {
+    private static long settledMaxGap() {
         long g = Ticker.generation();
-        long until = System.nanoTime() + 10_000_000_000L;
-        while (g >= 0 && Ticker.generation() == g && System.nanoTime() < until) {
-            Thread.sleep(1);
+        if (g >= 0) {
+            Await.until("the ticker to replace generation " + g, () -> Ticker.generation() != g);
         }
-        assertTrue(g < 0 || Ticker.generation() != g, "the ticker replaced generation " + g);
         return EventClock.maxTickGapNs();
     }
 
@@ -154,25 +154,18 @@ class EventClockTest {
         EventClock.Stamper stamper = clock.stamper();
         EventClock.holdTicker();
         try {
-            // nothing stamps: after IDLE_AFTER_PERIODS quiet periods the generation turns negative (bounded wait)
-            long until = System.nanoTime() + 10_000_000_000L;
-            while (Ticker.generation() >= 0 && System.nanoTime() < until) {
-                Thread.sleep(5);
-            }
-            if (Ticker.generation() < 0) { // another test's stampers may keep it ticking; then nothing to check
-                long issued = Ticker.generationsIssued();
-                long before = trueNow(clock);
-                long s = stamper.stamp();
-                assertTrue(s >= before, "an idle ticker proves nothing: the stamp is a fresh reading");
-                // that read woke the ticker (bounded wait). It may tick only a few periods and go idle
-                // again before this thread looks (a loaded machine), so look at the generations it
-                // handed out, not at the current one
-                until = System.nanoTime() + 10_000_000_000L;
-                while (Ticker.generationsIssued() == issued && System.nanoTime() < until) {
-                    Thread.sleep(1);
-                }
-                assertTrue(Ticker.generationsIssued() > issued, "a stamper's clock read wakes an idle ticker");
-            }
+            // nothing stamps: after IDLE_AFTER_PERIODS quiet periods the generation turns negative. Another
+            // test's stampers (tests of other classes run beside this one) may keep it ticking: then this test
+            // cannot look at an idle ticker, and says so as a skip rather than passing without its checks
+            boolean idle = Await.within(java.time.Duration.ofSeconds(10), () -> Ticker.generation() < 0);
+            Assumptions.assumeTrue(idle, "the ticker never went idle in 10 s: other stampers kept it ticking, so its idle path was not checked");
+            long issued = Ticker.generationsIssued();
+            long before = trueNow(clock);
+            long s = stamper.stamp();
+            assertTrue(s >= before, "an idle ticker proves nothing: the stamp is a fresh reading");
+            // that read woke the ticker. It may tick only a few periods and go idle again before this thread
+            // looks (a loaded machine), so look at the generations it handed out, not at the current one
+            Await.until("a stamper's clock read to wake the idle ticker", () -> Ticker.generationsIssued() > issued);
         } finally {
             EventClock.releaseTicker();
         }

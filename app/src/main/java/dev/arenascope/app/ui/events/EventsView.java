@@ -73,6 +73,9 @@ public final class EventsView extends BorderPane {
     private final Button siteFilter = userText(new Button());
     private final TextArea detail = new TextArea();
     private long detailSerial;
+    /** The detail request whose text the pane shows (equal to {@link #detailSerial} once the latest is applied). */
+    private long detailShownSerial;
+    private final javafx.beans.property.ReadOnlyLongWrapper detailEvent = new javafx.beans.property.ReadOnlyLongWrapper(this, "detailEvent", -1);
     private final ReadOnlyObjectWrapper<TimeRange> shownRange = new ReadOnlyObjectWrapper<>(this, "shownRange");
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "");
     private final PauseTransition debounce = new PauseTransition(Duration.millis(120));
@@ -80,6 +83,8 @@ public final class EventsView extends BorderPane {
     private EventIndexList rows = null;
     private boolean syncing;
     private long reloadSerial;
+    /** The listing whose rows the table shows (equal to {@link #reloadSerial} once the latest is applied). */
+    private long shownSerial;
     /** The order the latest listing (shown or still running) was asked for ({@code null}: trace order). */
     private RowOrder listedOrder;
     /** Set while {@link #showRows} puts the sort order back after replacing the items. */
@@ -311,6 +316,7 @@ public final class EventsView extends BorderPane {
             running.cancel();
         }
         if (t == null) {
+            shownSerial = ++reloadSerial;
             table.setItems(FXCollections.observableArrayList());
             return;
         }
@@ -333,6 +339,7 @@ public final class EventsView extends BorderPane {
             if (serial != reloadSerial) {
                 return;
             }
+            shownSerial = serial;
             showRows(list);
             shownRange.set(r);
             summary.setText((order != null && !list.sorted()
@@ -344,7 +351,12 @@ public final class EventsView extends BorderPane {
             if (c >= 0 && r.contains(c)) {
                 selectAt(c);
             }
-        }).onFailure(e -> summary.setText("error: " + e.getMessage())));
+        }).onFailure(e -> {
+            if (serial == reloadSerial) {
+                shownSerial = serial;
+            }
+            summary.setText("error: " + e.getMessage());
+        }));
     }
 
     /**
@@ -353,7 +365,7 @@ public final class EventsView extends BorderPane {
      * row selected. Clearing the pick lists the range again.
      */
     private void showAllocation(TraceView t, dev.arenascope.app.ui.model.AllocationSelection picked) {
-        ++reloadSerial;
+        shownSerial = ++reloadSerial;
         boolean freed = picked.freeEvent() >= 0 && picked.freeEvent() < t.eventCount();
         long request = freed ? dev.arenascope.app.ui.model.FreeRequests.requestOf(t, picked.allocEvent(), picked.freeEvent()) : -1;
         long[] idx = !freed ? new long[] {picked.allocEvent()} : request >= 0
@@ -466,14 +478,36 @@ public final class EventsView extends BorderPane {
         TraceView t = model.trace();
         if (row == null || t == null) {
             detail.clear();
+            detailShownSerial = my;
+            detailEvent.set(-1);
             return;
         }
         long index = row.index();
         model.tasks().submit(BackgroundTask.of("Event detail", p -> EventDetail.of(t, index)).onSuccess(text -> {
             if (my == detailSerial) {
                 detail.setText(text);
+                detailShownSerial = my;
+                detailEvent.set(index);
+            }
+        }).onFailure(e -> {
+            if (my == detailSerial) {
+                detailShownSerial = my;
             }
         }));
+    }
+
+    /** The index of the event whose whole text the detail pane shows, or -1 (set with the text, FX thread). */
+    public javafx.beans.property.ReadOnlyLongProperty detailEventProperty() {
+        return detailEvent.getReadOnlyProperty();
+    }
+
+    /**
+     * Whether the view shows what was last asked of it: no listing waits for its debounce or runs, and the
+     * detail pane holds the selected row's text. FX thread; tests wait on it beside what they assert.
+     */
+    public boolean settled() {
+        return debounce.getStatus() != javafx.animation.Animation.Status.RUNNING && shownSerial == reloadSerial
+                && detailShownSerial == detailSerial;
     }
 
     /** The detail pane: the selected event whole, its stack included (selectable, copyable text). */

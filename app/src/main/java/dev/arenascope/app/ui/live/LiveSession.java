@@ -44,6 +44,10 @@ public final class LiveSession {
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private final Object pauseLock = new Object();
     private volatile boolean paused;
+    /** Whether the workload thread is held at a step boundary now (set by that thread). */
+    private volatile boolean held;
+    /** Step boundaries the workload has passed (counted by its thread, after any hold). */
+    private final java.util.concurrent.atomic.AtomicLong steps = new java.util.concurrent.atomic.AtomicLong();
     private Session session;
     private EventStore store;
     private volatile MemoryDevice device;
@@ -78,15 +82,21 @@ public final class LiveSession {
             @Override
             public void update(long done, long total, String stage) {
                 synchronized (pauseLock) {
-                    while (paused && !cancelled.get()) {
-                        try {
-                            pauseLock.wait(200);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            return;
+                    try {
+                        while (paused && !cancelled.get()) {
+                            held = true;
+                            try {
+                                pauseLock.wait(200);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                return;
+                            }
                         }
+                    } finally {
+                        held = false;
                     }
                 }
+                steps.incrementAndGet();
             }
 
             @Override
@@ -175,6 +185,19 @@ public final class LiveSession {
         }
         thread.join(millis);
         return !thread.isAlive();
+    }
+
+    /**
+     * Whether the workload is held at a step boundary by {@link #pause()} now: its thread waits and
+     * publishes nothing until {@link #resume()} or {@link #stop()}. Any thread.
+     */
+    public boolean held() {
+        return held;
+    }
+
+    /** How many step boundaries the workload has passed so far (none while it is {@link #held()}). Any thread. */
+    public long steps() {
+        return steps.get();
     }
 
     public boolean isActive() {

@@ -291,6 +291,17 @@ public final class SiteView extends BorderPane {
         model.sites().get(m);
     }
 
+    /**
+     * Whether the view shows the answer to what was last asked of it: no request waits for its debounce,
+     * for an answer being computed or for the shared analysis, and nothing asked while the view was
+     * hidden waits for it to be shown. The selection it publishes is built through the session's tasks
+     * ({@link dev.arenascope.app.ui.task.TaskRunner#settled()}). FX thread; tests wait on it.
+     */
+    public boolean settled() {
+        return debounce.getStatus() != javafx.animation.Animation.Status.RUNNING && !inFlight && !askAgain && !waitingShared
+                && !(dirty && active.get());
+    }
+
     /** Whether the view builds the site analysis ahead when a file is shown (the default); the bench turns it off to time a cold click. */
     public void setPrebuild(boolean on) {
         prebuild = on;

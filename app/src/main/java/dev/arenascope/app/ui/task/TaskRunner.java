@@ -23,6 +23,8 @@ public final class TaskRunner {
     private final ExecutorService workers;
     private final List<Handle> running = new CopyOnWriteArrayList<>();
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    /** Tasks submitted whose last callback has not run yet (a finished task counts until its callback has run). */
+    private final java.util.concurrent.atomic.AtomicInteger unsettled = new java.util.concurrent.atomic.AtomicInteger();
 
     public TaskRunner(UiExecutor ui) {
         this(ui, 2);
@@ -124,30 +126,52 @@ public final class TaskRunner {
             running.remove(h);
             return h;
         }
+        unsettled.incrementAndGet();
         java.util.concurrent.Executor exec = workers == null ? Runnable::run : workers;
         exec.execute(() -> {
             try {
                 T result = task.work.run(progress);
                 finish(h);
                 if (h.isCancelled()) {
-                    ui.execute(task.onCancelled);
+                    settle(task.onCancelled);
                 } else {
-                    ui.execute(() -> task.onSuccess.accept(result));
+                    settle(() -> task.onSuccess.accept(result));
                 }
             } catch (CancellationException e) {
                 finish(h);
-                ui.execute(task.onCancelled);
+                settle(task.onCancelled);
             } catch (Throwable e) {
                 finish(h);
                 if (h.isCancelled()) { // what the cancel's interrupt ended (a sleep, a blocked read): not a failure
-                    ui.execute(task.onCancelled);
+                    settle(task.onCancelled);
                 } else {
                     LOG.log(System.Logger.Level.INFO, () -> "background task '" + h.title + "' failed: " + e);
-                    ui.execute(() -> task.onFailure.accept(e));
+                    settle(() -> task.onFailure.accept(e));
                 }
             }
         });
         return h;
+    }
+
+    /** Runs a task's last callback through the UI executor; the task is settled once it has run. */
+    private void settle(Runnable callback) {
+        ui.execute(() -> {
+            try {
+                callback.run();
+            } finally {
+                unsettled.decrementAndGet();
+            }
+        });
+    }
+
+    /**
+     * Whether every task submitted has finished and its last callback ({@code onSuccess}, {@code onFailure}
+     * or {@code onCancelled}) has run: what the tasks compute is applied. Read it where the callbacks run
+     * (the FX thread in the window); a callback that submits a new task keeps the runner unsettled.
+     * Tests wait on it beside the state they assert.
+     */
+    public boolean settled() {
+        return unsettled.get() == 0;
     }
 
     private void finish(Handle h) {

@@ -471,6 +471,11 @@ public final class TimelineView extends StackPane {
         return !building && !pending;
     }
 
+    /** Whether the frame shown is the latest asked for and applied ({@link #idle()}, its callback run too). FX thread. */
+    public boolean settled() {
+        return idle() && frames.settled();
+    }
+
     /** Simulates hovering at a canvas position (tests, keyboard). */
     public String hoverAt(double x, double y) {
         updateHover(x, y);
