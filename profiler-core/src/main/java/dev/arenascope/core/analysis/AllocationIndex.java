@@ -6,6 +6,7 @@ import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.util.LongLongMap;
@@ -48,7 +49,6 @@ final class AllocationIndex {
     int[] category = new int[1024];    // string id, -1
     int[] scope = new int[1024];       // innermost scope id, -1
     int[] descriptor = new int[1024];  // string id, -1
-    long[] requested = new long[1024]; // bytes asked for before alignment or rounding
 
     long peakBytes;
     long peakIndex = -1;   // event index after which live bytes first reached peakBytes
@@ -108,12 +108,12 @@ final class AllocationIndex {
                 switch (kind) {
                     case ALLOC -> {
                         int old = (int) byAddress.remove(b.a(k), -1);
-                        if (old >= 0 && memory.kind() != dev.arenascope.core.trace.MemoryKind.ARENA) {
+                        if (old >= 0 && memory.kind() != MemoryKind.ARENA) {
                             live -= free(old, idx, eff);
                         }
                         int a = add(b, k, idx, eff);
                         live += bytes[a];
-                        if (memory.kind() == dev.arenascope.core.trace.MemoryKind.ARENA) {
+                        if (memory.kind() == MemoryKind.ARENA) {
                             ((b.flags(k) & Event.FLAG_BACKWARD) != 0 ? backward : forward).push(a);
                         } else {
                             byAddress.put(b.a(k), a, -1);
@@ -219,7 +219,6 @@ final class AllocationIndex {
         EventKind kind = b.kind(k);
         scope[a] = kind == EventKind.ALLOC ? b.ref2(k) : -1;
         descriptor[a] = kind == EventKind.ALLOC || kind == EventKind.TENSOR_LIVE ? b.ref(k) : -1;
-        requested[a] = kind == EventKind.TENSOR_LIVE ? b.b(k) : b.c(k); // a tensor's c is its step
         offset[a] = b.a(k);
         if (site[a] >= 0) {
             withSite++;
@@ -267,7 +266,6 @@ final class AllocationIndex {
         category = Arrays.copyOf(category, cap);
         scope = Arrays.copyOf(scope, cap);
         descriptor = Arrays.copyOf(descriptor, cap);
-        requested = Arrays.copyOf(requested, cap);
         offset = Arrays.copyOf(offset, cap);
     }
 
