@@ -15,9 +15,9 @@ import functools
 
 from . import _session
 from ._session import Session, current
-from .arena import track_arena
-from .plan import export_plan
-from .pools import track_pool
+from ._arena import track_arena
+from ._plan import export_plan
+from ._pools import track_pool
 
 __version__ = "0.1.0"
 
@@ -30,7 +30,7 @@ def session(out=None, live=None, name=None, stacks=0, adapters="all", capacity=1
     """Records from entering the block to leaving it, to ``out`` (a JSONL path) or ``live``
     (``HOST:PORT``), with the named adapters on (``"all"``, a comma list, or ``"none"``).
     Yields the :class:`Session`."""
-    from . import adapters as _adapters
+    from . import _adapters
     s = Session(out=out, live=live, name=name, stacks=stacks, capacity=capacity, token=token, connect_timeout=connect_timeout)
     _session.start(s)
     try:

@@ -39,7 +39,7 @@ def _run(argv):
     p.add_argument("script")
     p.add_argument("args", nargs=argparse.REMAINDER)
     a = p.parse_args(argv)
-    from . import adapters as _adapters, _session
+    from . import _adapters, _session
     from ._session import Session
     from ._writer import LiveError
     if a.stacks < 0:
@@ -100,7 +100,7 @@ def main(argv=None):
     if cmd == "run":
         return _run(rest)
     if cmd == "bench":
-        from . import bench
+        from . import _bench as bench
         return bench.main(rest)
     print("arenascope: unknown command %r\n%s" % (cmd, USAGE), file=sys.stderr)
     return 2

@@ -84,7 +84,7 @@ def test_a_raw_model_dump_file_opens_too(tmp):
 
 
 def test_a_broken_dump_is_one_line_exit_2(tmp):
-    d = arenascope.plan.plan_dict(helia_plan())
+    d = arenascope._plan.plan_dict(helia_plan())
     d["tensor_allocs"]["act1"]["offset"] = 8   # disagrees with its binding
     path = tmp / "bad.json"
     path.write_text(json.dumps(d))

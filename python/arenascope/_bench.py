@@ -92,7 +92,7 @@ def _make_pool():
     """(plain pool factory, traced pool factory): pyopencl's own class, and the adapter's subclass."""
     import pyopencl as cl
     import pyopencl.tools as tools
-    from . import adapters
+    from . import _adapters as adapters
     ctx = cl.create_some_context(interactive=False)
     queue = cl.CommandQueue(ctx)
     plain = getattr(tools.MemoryPool, "__arenascope_original__", tools.MemoryPool)
@@ -116,7 +116,7 @@ def _timed(setup, loop, n, out, stacks):
     try:
         obj = traced()
         if hasattr(obj, "current_pointer"):
-            from .arena import track_arena
+            from ._arena import track_arena
             track_arena(obj, name="bench.arena")
         _deep(DEPTH if stacks else 1, loop, obj, 200)
         while s.writer.queue:      # the warm-up written, so what follows is the loop's alone

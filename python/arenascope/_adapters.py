@@ -17,7 +17,7 @@ from . import _events as K
 
 def _pyopencl(module):
     import pyopencl
-    from . import pools
+    from . import _pools as pools
     cl = sys.modules.get("pyopencl._cl") or pyopencl
 
     def device_of(args):
@@ -34,7 +34,7 @@ def _pyopencl(module):
 
 
 def _pycuda(module):
-    from . import pools
+    from . import _pools as pools
     import pycuda._driver as drv
     traced = pools.make_traced_pool_class(module.DeviceMemoryPool, "pycuda.DeviceMemoryPool",
                                           lambda args: "cuda", release_types=(drv.PooledDeviceAllocation,),
@@ -44,7 +44,7 @@ def _pycuda(module):
 
 
 def _hysop(module):
-    from . import pools
+    from . import _pools as pools
     cls = module.MemoryPool
     init = cls.__init__
 
@@ -63,7 +63,7 @@ def _hysop(module):
 
 
 def _algan(module):
-    from . import arena
+    from . import _arena as arena
     cls = module.ManualMemory
     init = cls.__init__
 
@@ -77,7 +77,7 @@ def _algan(module):
 
 
 def _torch(module):
-    from . import torch_adapter
+    from . import _torch as torch_adapter
     return torch_adapter.start(module)
 
 
