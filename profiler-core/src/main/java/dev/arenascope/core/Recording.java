@@ -11,6 +11,7 @@ import dev.arenascope.core.live.LiveSender;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.file.TraceFormats;
 
@@ -226,7 +227,7 @@ public final class Recording implements AutoCloseable {
 
         @Override
         public void onLoss(long count) {
-            lost = dev.arenascope.core.trace.Saturating.add(lost, count);
+            lost = Saturating.add(lost, count);
         }
     }
 }

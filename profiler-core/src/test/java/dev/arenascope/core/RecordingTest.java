@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.arenascope.core.arena.ArenaBuilder;
 import dev.arenascope.core.arena.DType;
 import dev.arenascope.core.arena.ManualMemory;
 import dev.arenascope.core.device.VirtualDevice;
@@ -25,6 +27,8 @@ import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.file.AstraceWriter;
+import dev.arenascope.core.trace.file.CsvWriter;
+import dev.arenascope.core.trace.file.JsonlWriter;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
 
@@ -52,7 +56,7 @@ class RecordingTest {
 
     /** Allocates {@code n} tensors in an arena of {@code session}: n allocation events plus its creation. */
     private static void work(Session session, int n) {
-        dev.arenascope.core.arena.ArenaBuilder b = ManualMemory.builder().numBytes(1 << 20).device(new VirtualDevice(1 << 24)).name("a");
+        ArenaBuilder b = ManualMemory.builder().numBytes(1 << 20).device(new VirtualDevice(1 << 24)).name("a");
         if (session != null) {
             b.session(session);
         }
@@ -122,8 +126,8 @@ class RecordingTest {
         Path jsonl = dir.resolve("w.jsonl");
         Path csv = dir.resolve("w.csv");
         Session session = new Session("text");
-        dev.arenascope.core.trace.file.JsonlWriter j = new dev.arenascope.core.trace.file.JsonlWriter(jsonl);
-        dev.arenascope.core.trace.file.CsvWriter c = new dev.arenascope.core.trace.file.CsvWriter(csv);
+        JsonlWriter j = new JsonlWriter(jsonl);
+        CsvWriter c = new CsvWriter(csv);
         session.addSink(j);
         session.addSink(c);
         work(session, 150);
@@ -177,7 +181,7 @@ class RecordingTest {
     @Test
     void aLiveRecordingWithNoReceiverCountsEveryEventAsLost() throws Exception {
         int port;
-        try (var s = new java.net.ServerSocket(0)) {
+        try (var s = new ServerSocket(0)) {
             port = s.getLocalPort(); // closed again: nothing listens there
         }
         Recording rec = ArenaScope.live("127.0.0.1:" + port).quiet();

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
@@ -30,6 +32,7 @@ import dev.arenascope.core.arena.ManualMemory;
 import dev.arenascope.core.device.VirtualDevice;
 import dev.arenascope.core.junit.ArenaScopeExtension;
 import dev.arenascope.core.junit.DeviceAllocationLimit;
+import dev.arenascope.core.junit.DeviceFigures;
 import dev.arenascope.core.junit.DeviceLeakLimit;
 import dev.arenascope.core.junit.DeviceMemoryLimit;
 import dev.arenascope.core.plan.ArenaUsage;
@@ -80,7 +83,7 @@ class ArenaScopeExtensionTest {
     }
 
     static String formatBytes(long n) {
-        return dev.arenascope.core.junit.DeviceFigures.formatBytes(n);
+        return DeviceFigures.formatBytes(n);
     }
 
     static long binBytes(MemoryPool pool, long n) {
@@ -136,10 +139,10 @@ class ArenaScopeExtensionTest {
         List<String> lines = t.getMessage().lines().toList();
         assertTrue(lines.size() <= 10, t.getMessage());
         long peak = Peaks.truth;
-        assertEquals(String.format(java.util.Locale.ROOT,
+        assertEquals(String.format(Locale.ROOT,
                 "device memory %s over its limit: peak %s > 64.0 KiB (@DeviceMemoryLimit(\"64 KiB\")) on 'uploads' (POOL, virtual)",
-                dev.arenascope.core.junit.DeviceFigures.formatBytes(peak - (64 << 10)),
-                dev.arenascope.core.junit.DeviceFigures.formatBytes(peak)), lines.get(0).replaceFirst(", virtual[^)]*\\)", ", virtual)"));
+                DeviceFigures.formatBytes(peak - (64 << 10)),
+                DeviceFigures.formatBytes(peak)), lines.get(0).replaceFirst(", virtual[^)]*\\)", ", virtual)"));
         assertEquals("  at the peak, by site:", lines.get(1));
         // the top sites with their bytes: the loop's five blocks, then the small one, each with the caller's line
         assertTrue(lines.get(2).matches(" +\\Q" + formatBytes(peak - binBytes(Peaks.pool(), 1000))
@@ -153,7 +156,7 @@ class ArenaScopeExtensionTest {
         assertFalse(Files.exists(dir.resolve(Peaks.class.getName().replace('$', '_') + ".fits.astrace")), "a passing test's is not");
         // the kept trace reads back with the same peak
         var loaded = TraceFormats.load(trace);
-        assertEquals(peak, dev.arenascope.core.junit.DeviceFigures.of(loaded.store()).memories().getFirst().peakBytes());
+        assertEquals(peak, DeviceFigures.of(loaded.store()).memories().getFirst().peakBytes());
         // the class's report
         JsonNode report = new ObjectMapper().readTree(dir.resolve(Peaks.class.getName().replace('$', '_') + ".json").toFile());
         assertEquals(Peaks.class.getName(), report.get("class").asText());
@@ -306,7 +309,7 @@ class ArenaScopeExtensionTest {
                 + "of runs (0 or more)", f.get("warmups").getMessage());
         assertEquals("arenascope: " + cls + ".unknownMemory: @DeviceMemoryLimit(\"1 MiB\", memory = \"nope\"): memory = \"nope\" "
                 + "names no memory the test recorded (recorded: 'frame')", f.get("unknownMemory").getMessage());
-        assertEquals(org.junit.jupiter.api.extension.ExtensionConfigurationException.class, f.get("rate").getClass());
+        assertEquals(ExtensionConfigurationException.class, f.get("rate").getClass());
     }
 
     @ExtendWith(ArenaScopeExtension.class)

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
 
@@ -49,7 +50,7 @@ class StackCaptureTest {
     @Test
     void capturedStacksNameTheCallersAndARepeatedSiteIsOneNode() {
         EventStore store = record(StackCapture.all(8), 5);
-        List<Event> allocs = java.util.stream.LongStream.range(0, store.eventCount()).mapToObj(store::event)
+        List<Event> allocs = LongStream.range(0, store.eventCount()).mapToObj(store::event)
                 .filter(e -> e.kind() == EventKind.ALLOC).toList();
         assertEquals(5, allocs.size());
         int site = allocs.getFirst().site();
@@ -68,12 +69,12 @@ class StackCaptureTest {
     @Test
     void samplingWalksEveryNthAndSaysSo() {
         EventStore store = record(StackCapture.everyNth(3, 4), 30);
-        long sited = java.util.stream.LongStream.range(0, store.eventCount()).mapToObj(store::event)
+        long sited = LongStream.range(0, store.eventCount()).mapToObj(store::event)
                 .filter(e -> e.kind() == EventKind.ALLOC && e.site() >= 0).count();
         assertEquals(10, sited);
         assertEquals("one allocation in 3", store.session().attributes().get(SiteTable.SAMPLING_ATTRIBUTE));
         EventStore bytes = record(StackCapture.everyBytes(256, 4), 200);
-        long byBytes = java.util.stream.LongStream.range(0, bytes.eventCount()).mapToObj(bytes::event)
+        long byBytes = LongStream.range(0, bytes.eventCount()).mapToObj(bytes::event)
                 .filter(e -> e.kind() == EventKind.ALLOC && e.site() >= 0).count();
         assertTrue(byBytes > 20 && byBytes < 200, "about one in four 64-byte allocations: " + byBytes);
     }

@@ -1,6 +1,7 @@
 package dev.arenascope.workloads;
 
 import java.util.List;
+import java.util.Map;
 
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.Session;
@@ -40,7 +41,7 @@ public interface Workload {
      *
      * @throws IllegalArgumentException naming the first unknown option or bad value, in one line
      */
-    default WorkloadOptions parse(java.util.Map<String, String> values) {
+    default WorkloadOptions parse(Map<String, String> values) {
         WorkloadOptions options = WorkloadOptions.parse(name(), options(), values);
         validate(options);
         return options;

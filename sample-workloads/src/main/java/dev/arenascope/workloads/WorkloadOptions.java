@@ -1,10 +1,11 @@
 package dev.arenascope.workloads;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 
 /**
  * A workload's option values after checking: every known option has a value (given or default), and
@@ -36,7 +37,7 @@ public final class WorkloadOptions {
             }
             out.put(e.getKey(), e.getValue());
         }
-        return new WorkloadOptions(workload, java.util.Collections.unmodifiableMap(out));
+        return new WorkloadOptions(workload, Collections.unmodifiableMap(out));
     }
 
     /** Every option with its value. */

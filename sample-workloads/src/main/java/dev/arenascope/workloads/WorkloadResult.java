@@ -1,5 +1,7 @@
 package dev.arenascope.workloads;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -12,6 +14,6 @@ import java.util.Map;
  */
 public record WorkloadResult(String workload, String device, String summary, Map<String, Long> figures) {
     public WorkloadResult {
-        figures = figures == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(figures));
+        figures = figures == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(figures));
     }
 }

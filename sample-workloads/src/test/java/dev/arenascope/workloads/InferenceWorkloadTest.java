@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,11 +21,11 @@ import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.workloads.inference.NetworkGraph;
 import dev.arenascope.workloads.inference.NetworkPlans;
 import dev.arenascope.workloads.inference.ResNet50;
 import dev.arenascope.workloads.inference.TransformerEncoder;
-import dev.arenascope.testsupport.CollectingSink;
 
 class InferenceWorkloadTest {
     static final Map<String, String> SMALL = Map.of("batch", "1", "resolution", "64", "sequence", "32", "layers", "2",
@@ -42,7 +43,7 @@ class InferenceWorkloadTest {
         NetworkGraph.TensorSpec logits = g.tensors().stream().filter(t -> t.name().equals("logits")).findFirst().orElseThrow();
         assertEquals(4000, logits.bytes());
         NetworkGraph.TensorSpec stage4 = g.tensors().stream().filter(t -> t.name().equals("layer4.2.out")).findFirst().orElseThrow();
-        assertEquals(List.of(1L, 2048L, 7L, 7L), java.util.Arrays.stream(stage4.shape()).boxed().toList());
+        assertEquals(List.of(1L, 2048L, 7L, 7L), Arrays.stream(stage4.shape()).boxed().toList());
         // a block's input lives until its residual add
         NetworkGraph.TensorSpec in = g.tensors().stream().filter(t -> t.name().equals("layer1.1.out")).findFirst().orElseThrow();
         int add = g.steps().stream().filter(s -> s.name().equals("layer1.2.add")).findFirst().orElseThrow().index();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +20,7 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.util.Progress;
 import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.workloads.particles.ParticleSystem;
 
 class ParticlesWorkloadTest {
 
@@ -59,20 +61,20 @@ class ParticlesWorkloadTest {
 
     @Test
     void populationGrowsAndShrinks() {
-        var sim = new dev.arenascope.workloads.particles.ParticleSystem(1, 100, 100);
+        var sim = new ParticleSystem(1, 100, 100);
         int peak = 0;
         int after = Integer.MAX_VALUE;
         for (int s = 0; s < 150; s++) {
             int n = sim.nextSpawnCount();
-            var upload = java.lang.foreign.MemorySegment.ofArray(new byte[n * 20]);
+            var upload = MemorySegment.ofArray(new byte[n * 20]);
             sim.prepareSpawn(n, upload);
             sim.spawn(n, upload);
             sim.cull();
-            var keys = java.lang.foreign.MemorySegment.ofArray(new byte[4 * sim.count()]);
-            var counts = java.lang.foreign.MemorySegment.ofArray(new byte[4 * 2304]);
-            var starts = java.lang.foreign.MemorySegment.ofArray(new byte[4 * 2305]);
-            var sorted = java.lang.foreign.MemorySegment.ofArray(new byte[4 * sim.count()]);
-            var forces = java.lang.foreign.MemorySegment.ofArray(new byte[8 * sim.count()]);
+            var keys = MemorySegment.ofArray(new byte[4 * sim.count()]);
+            var counts = MemorySegment.ofArray(new byte[4 * 2304]);
+            var starts = MemorySegment.ofArray(new byte[4 * 2305]);
+            var sorted = MemorySegment.ofArray(new byte[4 * sim.count()]);
+            var forces = MemorySegment.ofArray(new byte[8 * sim.count()]);
             sim.sortIntoCells(keys, counts, starts, sorted);
             sim.forces(keys, starts, sorted, forces);
             sim.integrate(forces, 0.004f);

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
@@ -17,12 +19,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.arenascope.core.analysis.MemoryModel;
 import dev.arenascope.core.analysis.ScopeSample;
 import dev.arenascope.core.analysis.ScopeSampler;
+import dev.arenascope.core.device.VirtualDevice;
+import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
-import dev.arenascope.workloads.render.RenderWorkload;
-import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.util.Progress;
+import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.workloads.render.RenderWorkload;
 
 class RenderWorkloadTest {
     static final Map<String, String> SMALL = Map.of("frames", "60", "width", "128", "height", "72", "triangles", "1500",
@@ -37,13 +41,13 @@ class RenderWorkloadTest {
         sink.assertSound();
         assertEquals(1, sink.memories.stream().filter(m -> m.kind() == MemoryKind.ARENA).count());
         // every region in its own scope, with the params its size is driven by
-        Map<String, Set<String>> params = new java.util.HashMap<>();
-        Map<Integer, String> scopeNames = new java.util.HashMap<>();
+        Map<String, Set<String>> params = new HashMap<>();
+        Map<Integer, String> scopeNames = new HashMap<>();
         for (Event e : sink.of(EventKind.SCOPE_ENTER)) {
             scopeNames.put(e.ref2(), sink.string(e.ref()));
         }
         for (Event e : sink.of(EventKind.SCOPE_PARAM)) {
-            params.computeIfAbsent(scopeNames.get(e.ref2()), k -> new java.util.TreeSet<>()).add(sink.string(e.ref()));
+            params.computeIfAbsent(scopeNames.get(e.ref2()), k -> new TreeSet<>()).add(sink.string(e.ref()));
         }
         assertEquals(Set.of("frames"), params.get("batch"));
         assertEquals(Set.of("frames"), params.get("output"));
@@ -97,9 +101,9 @@ class RenderWorkloadTest {
         assertTrue(model.scope("output").integral(), model.scope("output").formula());
         assertTrue(model.scope("raster").integral(), model.scope("raster").formula());
         assertTrue(model.scope("tiles").exact(), model.scope("tiles").formula());
-        Map<Integer, Map<String, Long>> childParams = new java.util.HashMap<>();
+        Map<Integer, Map<String, Long>> childParams = new HashMap<>();
         for (ScopeSample s : samples) {
-            childParams.computeIfAbsent(s.parentId(), k -> new java.util.HashMap<>()).putAll(s.params());
+            childParams.computeIfAbsent(s.parentId(), k -> new HashMap<>()).putAll(s.params());
         }
         int checked = 0;
         for (ScopeSample b : batches) {
@@ -138,8 +142,8 @@ class RenderWorkloadTest {
             }
         };
         WorkloadResult r;
-        try (var session = new dev.arenascope.core.record.Session("demo");
-             var device = new dev.arenascope.core.device.VirtualDevice(1L << 30)) {
+        try (var session = new Session("demo");
+             var device = new VirtualDevice(1L << 30)) {
             session.addSink(sink);
             r = w.run(session, device, w.parse(Map.of("frames", "0", "width", "64", "height", "48", "triangles", "500",
                     "grow-by", "500", "grow-every", "2", "max-triangles", "1500", "arena", "2MiB")), stopAfter90);

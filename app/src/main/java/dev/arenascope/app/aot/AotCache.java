@@ -1,5 +1,6 @@
 package dev.arenascope.app.aot;
 
+import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +42,7 @@ public final class AotCache {
             return Files.isRegularFile(cache)
                     && Files.getLastModifiedTime(cache).compareTo(Files.getLastModifiedTime(jar.get())) >= 0
                     ? Optional.of(cache) : Optional.empty();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return Optional.empty();
         }
     }

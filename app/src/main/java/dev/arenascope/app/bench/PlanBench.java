@@ -5,6 +5,7 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,7 +96,7 @@ final class PlanBench implements BenchSuite {
         double limitS = env != null ? Double.parseDouble(env) : 20;
         int solvedAll = 0;
         int problems = 0;
-        int[] sizes = quick ? java.util.Arrays.copyOf(TightProblems.SUITE_SIZES, 2) : TightProblems.SUITE_SIZES;
+        int[] sizes = quick ? Arrays.copyOf(TightProblems.SUITE_SIZES, 2) : TightProblems.SUITE_SIZES;
         for (int n : sizes) {
             long[] seeds = TightProblems.SUITE_SEEDS;
             double[] wall = new double[seeds.length];
@@ -113,7 +114,7 @@ final class PlanBench implements BenchSuite {
             String k = "plan.tight." + n + ".";
             f.put(k + "solved", (double) solved);
             f.put(k + "median_s", Medians.median(wall));
-            f.put(k + "max_s", java.util.Arrays.stream(wall).max().orElse(0));
+            f.put(k + "max_s", Arrays.stream(wall).max().orElse(0));
             f.put(k + "median_cpu_s", Medians.median(cpu));
             solvedAll += solved;
             problems += seeds.length;

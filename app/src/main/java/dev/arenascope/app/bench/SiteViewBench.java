@@ -2,6 +2,7 @@ package dev.arenascope.app.bench;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -158,7 +159,7 @@ final class SiteViewBench implements BenchSuite {
         return (t1 - t0[0]) / 1e6;
     }
 
-    private static void waitUntil(java.util.concurrent.Callable<Boolean> c, String what) throws Exception {
+    private static void waitUntil(Callable<Boolean> c, String what) throws Exception {
         long end = System.nanoTime() + 300_000_000_000L;
         while (!FxToolkit.call(c)) {
             if (System.nanoTime() > end) {

@@ -2,6 +2,7 @@ package dev.arenascope.app.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,7 +79,7 @@ final class SqlBench implements BenchSuite {
                 return events / ((System.nanoTime() - t0) / 1e9);
             } finally {
                 try (var paths = Files.walk(dir)) {
-                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                    paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
                 }
             }
         }));

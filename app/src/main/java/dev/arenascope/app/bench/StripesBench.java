@@ -1,5 +1,7 @@
 package dev.arenascope.app.bench;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -7,12 +9,12 @@ import java.util.Set;
 import javafx.scene.canvas.Canvas;
 
 import dev.arenascope.app.ui.FxToolkit;
+import dev.arenascope.app.ui.common.Palette;
 import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.app.ui.timeline.DrawList;
 import dev.arenascope.app.ui.timeline.DrawListBuilder;
-import dev.arenascope.app.ui.timeline.Palette;
 import dev.arenascope.app.ui.timeline.StripeOptions;
 import dev.arenascope.app.ui.timeline.TimelinePainter;
 import dev.arenascope.core.analysis.SiteAnalysis;
@@ -128,7 +130,7 @@ final class StripesBench implements BenchSuite {
 
     private static DrawList build(EventStore store, TimeRange range, StripeOptions stripes) {
         return DrawListBuilder.build(new DrawListBuilder.Frame(store, range, UiBenchSuite.WIDTH, UiBenchSuite.HEIGHT,
-                TraceDigest.Snapshot.EMPTY, null, null, BaselinePairing.NONE, false, stripes));
+                TraceAggregate.Snapshot.EMPTY, null, null, BaselinePairing.NONE, false, stripes));
     }
 
     /** One frame: {@code {wall ms, CPU ms}}. */
@@ -145,5 +147,5 @@ final class StripesBench implements BenchSuite {
         return new double[] {(System.nanoTime() - t0) / 1e6, (buildCpu + paintCpu) / 1e6};
     }
 
-    private static final java.lang.management.ThreadMXBean CPU = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 }

@@ -1,16 +1,17 @@
 package dev.arenascope.app.bench;
 
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 import javafx.scene.canvas.Canvas;
 
 import dev.arenascope.app.ui.FxToolkit;
+import dev.arenascope.app.ui.common.Palette;
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.app.ui.timeline.DrawList;
 import dev.arenascope.app.ui.timeline.DrawListBuilder;
-import dev.arenascope.app.ui.timeline.Palette;
 import dev.arenascope.app.ui.timeline.TimelinePainter;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.store.EventStore;
@@ -42,9 +43,9 @@ public final class UiBenchSuite implements BenchSuite {
         long events = env != null && !env.isBlank() ? parseEvents(env) : quick ? 1_000_000 : 10_000_000;
         EventStore store = new EventStore("bench");
         SyntheticTrace.write(7, events, store);
-        TraceDigest digest = new TraceDigest(store);
+        TraceAggregate digest = new TraceAggregate(store);
         digest.advance(null);
-        TraceDigest.Snapshot snap = digest.snapshot();
+        TraceAggregate.Snapshot snap = digest.snapshot();
         FxToolkit.start();
         TimeRange full = new TimeRange(store.startNs(), store.endNs());
         long mid = full.fromNs() + full.duration() / 3;
@@ -78,7 +79,7 @@ public final class UiBenchSuite implements BenchSuite {
 
     /** {@code ARENASCOPE_UI_EVENTS}: the session's size, e.g. {@code 100000000} or {@code 100M}. */
     static long parseEvents(String text) {
-        String t = text.trim().toUpperCase(java.util.Locale.ROOT).replace("_", "");
+        String t = text.trim().toUpperCase(Locale.ROOT).replace("_", "");
         long mul = t.endsWith("M") ? 1_000_000 : t.endsWith("K") ? 1_000 : 1;
         try {
             long n = Long.parseLong(mul == 1 ? t : t.substring(0, t.length() - 1)) * mul;
@@ -91,7 +92,7 @@ public final class UiBenchSuite implements BenchSuite {
         }
     }
 
-    private static double frame(EventStore store, TraceDigest.Snapshot snap, TimeRange range, Canvas canvas, boolean raster) throws Exception {
+    private static double frame(EventStore store, TraceAggregate.Snapshot snap, TimeRange range, Canvas canvas, boolean raster) throws Exception {
         long t0 = System.nanoTime();
         DrawList d = DrawListBuilder.build(new DrawListBuilder.Frame(store, range, WIDTH, HEIGHT, snap, null, null));
         FxToolkit.call(() -> {

@@ -1,12 +1,13 @@
 package dev.arenascope.app.cli;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 
 /**
  * A sub-command's arguments: {@code --name value}, {@code --name=value}, {@code --flag} and positionals.
@@ -17,7 +18,7 @@ public final class Args {
     private final Map<String, String> options = new LinkedHashMap<>();
     private final List<String> positionals = new ArrayList<>();
     private final Set<String> flags;
-    private final java.util.HashSet<String> consumed = new java.util.HashSet<>();
+    private final HashSet<String> consumed = new HashSet<>();
     /** A last word {@code --name} with no value after it: "needs a value" if the command reads it, else unknown. */
     private String valueMissing;
 

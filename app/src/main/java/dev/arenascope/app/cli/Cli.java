@@ -1,6 +1,12 @@
 package dev.arenascope.app.cli;
 
 import java.io.PrintStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -64,7 +70,7 @@ public final class Cli {
                 e.printStackTrace(err);
             }
             return ExitCodes.USAGE;
-        } catch (java.nio.file.FileSystemException e) {
+        } catch (FileSystemException e) {
             // a file named on the command line that cannot be opened or written: bad input, not a bug
             err.println("arenascope " + name + ": " + fileProblem(e));
             if (debug) {
@@ -82,13 +88,13 @@ public final class Cli {
     }
 
     /** One line for a file the command could not open, create or replace: the file and why. */
-    static String fileProblem(java.nio.file.FileSystemException e) {
+    static String fileProblem(FileSystemException e) {
         String why = switch (e) {
-            case java.nio.file.NoSuchFileException x -> "no such file or directory";
-            case java.nio.file.AccessDeniedException x -> "permission denied";
-            case java.nio.file.DirectoryNotEmptyException x -> "is a directory";
-            case java.nio.file.NotDirectoryException x -> "not a directory";
-            case java.nio.file.FileAlreadyExistsException x -> "already exists";
+            case NoSuchFileException x -> "no such file or directory";
+            case AccessDeniedException x -> "permission denied";
+            case DirectoryNotEmptyException x -> "is a directory";
+            case NotDirectoryException x -> "not a directory";
+            case FileAlreadyExistsException x -> "already exists";
             default -> e.getReason() == null ? e.getClass().getSimpleName() : e.getReason();
         };
         return (e.getFile() == null ? "" : e.getFile() + ": ") + why

@@ -1,6 +1,7 @@
 package dev.arenascope.app.cli;
 
 import java.io.PrintStream;
+import java.util.List;
 
 /** One sub-command of {@code arenascope}. Implementations are listed where the application is assembled ({@code dev.arenascope.app.Main#commands}). */
 public interface Command {
@@ -20,5 +21,5 @@ public interface Command {
      * @return the process exit code (0 success; 2 bad usage or input; others as the command documents)
      * @throws UsageException on bad arguments or input: printed as one line, exit 2
      */
-    int run(java.util.List<String> args, PrintStream out, PrintStream err) throws Exception;
+    int run(List<String> args, PrintStream out, PrintStream err) throws Exception;
 }

@@ -1,7 +1,10 @@
 package dev.arenascope.app.cli;
 
+import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 import dev.arenascope.core.trace.file.TraceFormats;
 
@@ -26,12 +29,12 @@ public final class FileArgs {
                 // a link whose target is missing, or a loop of links (a -> b -> a): not "no such file"
                 try {
                     file.toRealPath();
-                } catch (java.nio.file.FileSystemException e) {
+                } catch (FileSystemException e) {
                     String why = e.getReason() == null ? "" : e.getReason();
                     throw new UsageException(command + ": " + file + ": "
-                            + (why.toLowerCase(java.util.Locale.ROOT).contains("too many") ? "a loop of symbolic links"
+                            + (why.toLowerCase(Locale.ROOT).contains("too many") ? "a loop of symbolic links"
                             : "a symbolic link to a missing file" + (why.isEmpty() ? "" : " (" + why + ")")));
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     throw new UsageException(command + ": " + file + ": a symbolic link that does not resolve (" + e.getMessage() + ")");
                 }
             }

@@ -1,5 +1,6 @@
 package dev.arenascope.app.cli;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
@@ -29,12 +30,12 @@ public final class TraceLoader {
     private TraceLoader() {}
 
     /** Checks {@code arg} as a trace file ({@link FileArgs#trace}) and reads it under the rule above. */
-    public static LoadedTrace load(String command, String arg) throws java.io.IOException {
+    public static LoadedTrace load(String command, String arg) throws IOException {
         return load(command, Path.of(arg));
     }
 
     /** Checks {@code file} as a trace file ({@link FileArgs#trace}) and reads it under the rule above. */
-    public static LoadedTrace load(String command, Path file) throws java.io.IOException {
+    public static LoadedTrace load(String command, Path file) throws IOException {
         FileArgs.trace(command, file.toString());
         LoadedTrace t;
         try {

@@ -1,5 +1,6 @@
 package dev.arenascope.app.job;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,7 +29,7 @@ public final class JobCommands {
      * {@code stats} of a job: {@code {"ranks": [...], "job": {...}}} on {@code out}, then the notes on
      * {@code err}; exit 2 when a rank could not be read or was damaged.
      */
-    public static int stats(List<String> args, String rankPattern, PrintStream out, PrintStream err) throws java.io.IOException {
+    public static int stats(List<String> args, String rankPattern, PrintStream out, PrintStream err) throws IOException {
         JobTable t = load("stats", args, rankPattern, false);
         JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();

@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -45,7 +47,7 @@ public final class JobInputs {
         }
         try {
             return !Files.exists(Path.of(arg));
-        } catch (java.nio.file.InvalidPathException e) {
+        } catch (InvalidPathException e) {
             return true;
         }
     }
@@ -103,7 +105,7 @@ public final class JobInputs {
         if (!Files.isDirectory(root)) {
             return List.of();
         }
-        String rest = String.join("/", java.util.Arrays.copyOfRange(parts, first, parts.length));
+        String rest = String.join("/", Arrays.copyOfRange(parts, first, parts.length));
         int depth = rest.contains("**") ? Integer.MAX_VALUE : rest.split("/").length;
         PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + rest);
         try (Stream<Path> s = Files.walk(root, depth)) {

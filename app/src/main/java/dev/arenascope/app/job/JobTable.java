@@ -3,7 +3,9 @@ package dev.arenascope.app.job;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 import dev.arenascope.app.cli.UsageException;
@@ -26,7 +28,7 @@ import dev.arenascope.core.trace.file.RankNames;
  * @param notes    lines for stderr, without the {@code arenascope COMMAND: } prefix
  * @param bad      whether a member failed or was damaged (the command exits 2 at the end)
  */
-public record JobTable(JobSummary summary, java.util.Map<String, LoadedTrace> stores, List<String> notes, boolean bad) {
+public record JobTable(JobSummary summary, Map<String, LoadedTrace> stores, List<String> notes, boolean bad) {
 
     /** Reads {@code --rank-pattern} as a pattern (null when not given). */
     public static Pattern rankPattern(String command, String arg) {
@@ -50,7 +52,7 @@ public record JobTable(JobSummary summary, java.util.Map<String, LoadedTrace> st
             return new Ranked(row, keep ? lt : null);
         });
         List<RankSummary> rows = new ArrayList<>();
-        java.util.Map<String, LoadedTrace> stores = new java.util.LinkedHashMap<>();
+        Map<String, LoadedTrace> stores = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
         boolean bad = false;
         for (JobLoad.Loaded<Ranked> l : loaded) {

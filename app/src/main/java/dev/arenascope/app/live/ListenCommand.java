@@ -4,10 +4,14 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.UsageException;
-import dev.arenascope.core.device.Printable;
+import dev.arenascope.core.format.Durations;
+import dev.arenascope.core.format.Printable;
 import dev.arenascope.core.live.ConnectionStats;
 import dev.arenascope.core.live.LiveProtocol;
 import dev.arenascope.core.live.LiveReceiver;
@@ -79,7 +84,7 @@ public final class ListenCommand implements Command {
 
                 Exit codes: 0 done, 2 bad options or an address that cannot be listened on.
                 """.formatted(LiveProtocol.DEFAULT_PORT, TraceFormats.outputExtensions(),
-                dev.arenascope.core.device.Durations.format(LiveReceiver.Options.DEFAULT_IDLE_TIMEOUT_MS * 1_000_000L),
+                Durations.format(LiveReceiver.Options.DEFAULT_IDLE_TIMEOUT_MS * 1_000_000L),
                 LiveReceiver.Options.DEFAULT_MAX_PER_ADDRESS);
     }
 
@@ -199,7 +204,7 @@ public final class ListenCommand implements Command {
      * refusals over the per-address cap), with the totals so far; null when nothing new happened.
      */
     static String acceptLine(LiveReceiver.AcceptStats before, LiveReceiver.AcceptStats now, int perAddress) {
-        List<String> parts = new java.util.ArrayList<>();
+        List<String> parts = new ArrayList<>();
         if (now.failures() > before.failures()) {
             parts.add(String.format("%,d failed accept%s, backing off (%s)", now.failures() - before.failures(),
                     now.failures() - before.failures() == 1 ? "" : "s", now.lastProblem()));
@@ -235,8 +240,8 @@ public final class ListenCommand implements Command {
         } catch (UsageException e) {
             throw e;
         } catch (IOException | SecurityException e) {
-            String why = e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason()
-                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+            String why = e instanceof FileSystemException fs && fs.getReason() != null ? fs.getReason()
+                    : e instanceof AccessDeniedException ? "permission denied"
                     : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             throw new UsageException(name() + ": --out " + dir + ": cannot write files there (" + why + ")");
         }
@@ -287,7 +292,7 @@ public final class ListenCommand implements Command {
         String who = p == null ? "#" + c.connection() + " (no hello)"
                 : "#" + c.connection() + " pid " + p.processId() + " '" + p.session().name() + "'"
                         + (p.senderConnection() > 1 ? " (reconnect " + (p.senderConnection() - 1) + ")" : "");
-        String state = c.state().name().toLowerCase(java.util.Locale.ROOT);
+        String state = c.state().name().toLowerCase(Locale.ROOT);
         return String.format("%s %s: %,d events%s, %,d lost", who, state, c.events(),
                 c.state().ended() ? "" : String.format(" (%,.0f/s)", c.eventsPerSecond()), c.lostEvents());
     }

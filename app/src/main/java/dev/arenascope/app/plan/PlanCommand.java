@@ -13,8 +13,9 @@ import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.app.info.ExitCodes;
 import dev.arenascope.core.analysis.AllocationProblem;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.plan.MemoryPlan;
 import dev.arenascope.core.plan.Packing;
 import dev.arenascope.core.plan.PlanInputException;
@@ -24,6 +25,8 @@ import dev.arenascope.core.plan.PlanProblem;
 import dev.arenascope.core.plan.PlanViolation;
 import dev.arenascope.core.plan.Planner;
 import dev.arenascope.core.plan.ProblemCsv;
+import dev.arenascope.core.plan.TensorRole;
+import dev.arenascope.core.trace.file.TraceFormats;
 
 /**
  * {@code arenascope plan}: packs a static allocation problem (MiniMalloc CSV) or re-lays out a memory
@@ -34,7 +37,7 @@ import dev.arenascope.core.plan.ProblemCsv;
  */
 public final class PlanCommand implements Command {
     /** Exit code when no plan within the capacity was found in time. */
-    public static final int EXIT_NO_FIT = dev.arenascope.app.info.ExitCodes.NO_FIT;
+    public static final int EXIT_NO_FIT = ExitCodes.NO_FIT;
 
     @Override
     public String name() {
@@ -89,7 +92,7 @@ public final class PlanCommand implements Command {
                 Exit codes: 0 packed within the capacity; 3 no packing within the capacity was found in
                 time (the best one found is still written); 2 bad input or usage.
                 """.replace("{threshold}", String.format(Locale.ROOT, "%,d", dev.arenascope.core.plan.SweepPlanner.AUTO_THRESHOLD))
-                .replace("{formats}", dev.arenascope.core.trace.file.TraceFormats.inputExtensions());
+                .replace("{formats}", TraceFormats.inputExtensions());
     }
 
     @Override
@@ -215,7 +218,7 @@ public final class PlanCommand implements Command {
         MemoryPlan plan = PlanJson.read(input);
         int planned = 0;
         for (var arena : plan.arenas()) {
-            if (arena.role() != dev.arenascope.core.plan.TensorRole.CONSTANT) {
+            if (arena.role() != TensorRole.CONSTANT) {
                 checkCapacity(PlanLayouts.problemOf(plan, arena), capacity, input + " (arena " + arena.label() + ")");
                 planned++;
             }

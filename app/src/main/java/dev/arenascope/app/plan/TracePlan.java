@@ -9,7 +9,7 @@ import java.util.Locale;
 import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.AllocationProblem;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.plan.Packing;
 import dev.arenascope.core.plan.Planner;
 import dev.arenascope.core.trace.MemoryInfo;

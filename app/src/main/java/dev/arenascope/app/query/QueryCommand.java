@@ -13,7 +13,7 @@ import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
-import dev.arenascope.core.device.Durations;
+import dev.arenascope.core.format.Durations;
 import dev.arenascope.core.sql.QueryException;
 import dev.arenascope.core.sql.TraceInput;
 import dev.arenascope.core.sql.TraceQuery;

@@ -7,6 +7,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -78,7 +79,7 @@ final class ResultWriters {
             names = n;
             right = new boolean[n.size()];
             for (int c = 0; c < n.size(); c++) {
-                String t = types.get(c).toUpperCase(java.util.Locale.ROOT);
+                String t = types.get(c).toUpperCase(Locale.ROOT);
                 right[c] = t.contains("INT") || t.startsWith("DECIMAL") || t.equals("DOUBLE") || t.equals("FLOAT");
             }
         }

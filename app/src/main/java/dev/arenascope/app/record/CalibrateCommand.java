@@ -1,5 +1,6 @@
 package dev.arenascope.app.record;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,7 +18,7 @@ import dev.arenascope.core.analysis.MemoryModel;
 import dev.arenascope.core.analysis.ScopeModel;
 import dev.arenascope.core.analysis.ScopeSample;
 import dev.arenascope.core.analysis.ScopeSampler;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.LoadedTrace;
@@ -103,7 +104,7 @@ public final class CalibrateCommand implements Command {
     }
 
     /** The fitted models as JSON (through {@link JsonOutput}, as every command's JSON). */
-    static void json(Path file, int samples, MemoryModel model, PrintStream out) throws java.io.IOException {
+    static void json(Path file, int samples, MemoryModel model, PrintStream out) throws IOException {
         JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();
         g.writeStringField("trace", file.toString());

@@ -2,6 +2,10 @@ package dev.arenascope.app.record;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -9,27 +13,34 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
-import dev.arenascope.core.trace.file.OutputFiles;
-import dev.arenascope.core.trace.file.TraceFormats;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.app.info.AppInfo;
+import dev.arenascope.app.info.ExitCodes;
+import dev.arenascope.core.device.DeviceOutOfMemoryException;
 import dev.arenascope.core.device.DeviceUnavailableException;
 import dev.arenascope.core.device.Devices;
 import dev.arenascope.core.device.MemoryDevice;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.live.LiveSender;
 import dev.arenascope.core.record.Session;
+import dev.arenascope.core.record.StackCapture;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.file.OutputFiles;
+import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadOption;
 import dev.arenascope.workloads.WorkloadOptions;
 import dev.arenascope.workloads.WorkloadResult;
 import dev.arenascope.workloads.Workloads;
-import dev.arenascope.app.info.AppInfo;
-import dev.arenascope.app.info.ExitCodes;
 
 /**
  * {@code arenascope record WORKLOAD}: runs a sample workload on a device and records its events to an
@@ -106,7 +117,7 @@ public final class RecordCommand implements Command {
         String deviceSpec = a.string("device", "auto");
         String outName = a.string("out", null);
         String live = a.string("live", null);
-        dev.arenascope.core.record.StackCapture capture = stackCapture(a);
+        StackCapture capture = stackCapture(a);
         WorkloadOptions options;
         try {
             options = workload.parse(a.unread());
@@ -127,9 +138,9 @@ public final class RecordCommand implements Command {
         }
 
         Devices.Selection selection;
-        java.util.logging.Logger devicesLog = java.util.logging.Logger.getLogger(Devices.class.getName());
-        java.util.logging.Level level = devicesLog.getLevel();
-        devicesLog.setLevel(java.util.logging.Level.WARNING); // the choice is said once below, not as a log record
+        Logger devicesLog = Logger.getLogger(Devices.class.getName());
+        Level level = devicesLog.getLevel();
+        devicesLog.setLevel(Level.WARNING); // the choice is said once below, not as a log record
         try {
             selection = Devices.open(deviceSpec);
         } catch (IllegalArgumentException | DeviceUnavailableException e) {
@@ -166,11 +177,11 @@ public final class RecordCommand implements Command {
             ProgressLine line = new ProgressLine(meter, err, terminal);
             // Ctrl-C or a TERM (the only way to end '--frames 0: until cancelled'): stop at the next step
             // boundary, close the trace with its footer and print the summary before the JVM exits
-            java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+            CountDownLatch finished = new CountDownLatch(1);
             Thread onSignal = new Thread(() -> {
                 line.stop = true;
                 try {
-                    finished.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    finished.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -190,7 +201,7 @@ public final class RecordCommand implements Command {
     }
 
     /** The stack capture the options ask for, or null without {@code --stacks}. */
-    private static dev.arenascope.core.record.StackCapture stackCapture(Args a) {
+    private static StackCapture stackCapture(Args a) {
         boolean stacks = a.flag("stacks");
         int depth = a.intValue("stack-depth", 32);
         long every = a.longValue("sample-every", 0);
@@ -211,10 +222,10 @@ public final class RecordCommand implements Command {
                 if (every > Integer.MAX_VALUE) {
                     throw new IllegalArgumentException("--sample-every must be at most " + Integer.MAX_VALUE + ", got " + every);
                 }
-                return dev.arenascope.core.record.StackCapture.everyNth((int) every, depth);
+                return StackCapture.everyNth((int) every, depth);
             }
-            return bytes != 0 ? dev.arenascope.core.record.StackCapture.everyBytes(bytes, depth)
-                    : dev.arenascope.core.record.StackCapture.all(depth);
+            return bytes != 0 ? StackCapture.everyBytes(bytes, depth)
+                    : StackCapture.all(depth);
         } catch (IllegalArgumentException e) {
             throw new UsageException("record: " + e.getMessage());
         }
@@ -234,7 +245,7 @@ public final class RecordCommand implements Command {
                 throw new UsageException("record: " + e.getMessage()); // an option out of range
             }
             throw e;
-        } catch (dev.arenascope.core.device.DeviceOutOfMemoryException e) {
+        } catch (DeviceOutOfMemoryException e) {
             // the device given is too small for the workload as configured: the user's choice, not a fault
             throw new UsageException("record: " + workload.name() + ": " + e.getMessage()
                     + " (give a larger --device or smaller workload options)");
@@ -244,7 +255,7 @@ public final class RecordCommand implements Command {
             if (fileSink != null) {
                 try {
                     session.removeSink(fileSink); // flushes and closes the file: what was recorded stays
-                } catch (java.io.UncheckedIOException e) {
+                } catch (UncheckedIOException e) {
                     fileProblem = e.getMessage(); // a full disk: said below with the counts
                 }
                 RuntimeException detached = session.sinkFailure(fileSink);
@@ -268,7 +279,7 @@ public final class RecordCommand implements Command {
         String where = file == null ? "" : " -> " + file + " (" + Bytes.format(Files.size(file)) + ")";
         String liveText = "";
         String liveProblem = null;
-        if (liveSink instanceof dev.arenascope.core.live.LiveSender sender) {
+        if (liveSink instanceof LiveSender sender) {
             var st = sender.stats();
             long lostLive = st.droppedEvents() + st.upstreamLost();
             liveText = " streamed to " + liveTarget + " (" + st.deliveredEvents() + " delivered, " + lostLive + " lost)";
@@ -310,11 +321,11 @@ public final class RecordCommand implements Command {
      */
     static boolean stderrIsTerminal() {
         try {
-            var linker = java.lang.foreign.Linker.nativeLinker();
+            var linker = Linker.nativeLinker();
             var isatty = linker.defaultLookup().find("isatty");
             if (isatty.isPresent()) {
                 var handle = linker.downcallHandle(isatty.get(),
-                        java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.JAVA_INT));
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
                 return (int) handle.invokeExact(2) == 1;
             }
         } catch (Throwable e) {

@@ -1,5 +1,6 @@
 package dev.arenascope.app.report;
 
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
@@ -8,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -21,8 +23,10 @@ import dev.arenascope.app.info.AppInfo;
 import dev.arenascope.app.info.ExitCodes;
 import dev.arenascope.app.job.JobCommands;
 import dev.arenascope.app.job.JobInputs;
+import dev.arenascope.core.analysis.MemoryAnalysis;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.report.Report;
 import dev.arenascope.core.report.ReportFormat;
 import dev.arenascope.core.trace.file.LoadedTrace;
@@ -179,8 +183,8 @@ public final class ReportCommand implements Command {
         boolean overPeak = false;
         if (peakLimit >= 0) {
             // one rank of its own: the memory with the largest peak against the limit
-            var largest = current.memories().stream().max(java.util.Comparator.comparingLong(
-                    dev.arenascope.core.analysis.MemoryAnalysis::peakUsedBytes)).orElse(null);
+            var largest = current.memories().stream().max(Comparator.comparingLong(
+                    MemoryAnalysis::peakUsedBytes)).orElse(null);
             if (largest != null && largest.peakUsedBytes() > peakLimit) {
                 overPeak = true;
                 err.println("report: peak: " + trace.getFileName() + " " + largest.name() + " peaks at " + bytes(largest.peakUsedBytes())
@@ -210,7 +214,7 @@ public final class ReportCommand implements Command {
             Path tmp = OutputFiles.temporaryFor(target); // its own name: two reports to one --out never share it
             // an encoder that replaces what UTF-8 cannot hold (a lone surrogate in a recorded name) instead of
             // failing with "Input length = 1", as the stdout path does
-            try (Writer w = new java.io.BufferedWriter(new java.io.OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8))) {
+            try (Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8))) {
                 body.write(w);
             } catch (IOException e) {
                 Files.deleteIfExists(tmp);
@@ -226,7 +230,7 @@ public final class ReportCommand implements Command {
     }
 
     private static String bytes(double v) {
-        return dev.arenascope.core.device.Bytes.format((long) v);
+        return Bytes.format((long) v);
     }
 
     private static ReportFormat format(String formatArg, String outArg) {
@@ -270,7 +274,7 @@ public final class ReportCommand implements Command {
      * Reads and analyses one trace; unreadable input becomes a one-line usage error (exit 2), a damaged
      * file's read report is added to {@code damaged}.
      */
-    static TraceAnalysis analyse(Path file, long searchMs, List<ReadReport> damaged) throws java.io.IOException {
+    static TraceAnalysis analyse(Path file, long searchMs, List<ReadReport> damaged) throws IOException {
         LoadedTrace t = TraceLoader.load("report", file);
         if (t.report().damaged()) {
             damaged.add(t.report());

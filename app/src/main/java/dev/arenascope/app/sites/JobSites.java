@@ -1,6 +1,8 @@
 package dev.arenascope.app.sites;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.app.job.JobCommands;
@@ -37,8 +39,8 @@ final class JobSites {
     }
 
     private static String label(RankSummary r, String asked) {
-        String file = java.nio.file.Path.of(r.file()).getFileName().toString();
+        String file = Path.of(r.file()).getFileName().toString();
         boolean alias = asked.equalsIgnoreCase("WORST") || asked.equalsIgnoreCase("MEDIAN");
-        return r.rank() + (alias ? " (" + asked.toLowerCase(java.util.Locale.ROOT) + ")" : "") + ", " + file;
+        return r.rank() + (alias ? " (" + asked.toLowerCase(Locale.ROOT) + ")" : "") + ", " + file;
     }
 }

@@ -18,7 +18,7 @@ import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.analysis.SiteTree;
-import dev.arenascope.core.device.Durations;
+import dev.arenascope.core.format.Durations;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;

@@ -12,8 +12,8 @@ import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.analysis.SiteSource;
 import dev.arenascope.core.analysis.SiteTree;
-import dev.arenascope.core.device.Bytes;
-import dev.arenascope.core.device.Printable;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Printable;
 import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.StackFrame;
 

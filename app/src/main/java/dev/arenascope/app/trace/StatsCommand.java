@@ -1,7 +1,10 @@
 package dev.arenascope.app.trace;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -84,13 +87,13 @@ public final class StatsCommand implements Command {
     }
 
     /** Writes the summary of {@code store} as pretty-printed JSON. */
-    static void print(EventStore store, PrintStream out) throws java.io.IOException {
+    static void print(EventStore store, PrintStream out) throws IOException {
         JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();
         g.writeNumberField("events", store.eventCount());
         g.writeNumberField("duration_ns", store.eventCount() == 0 ? 0 : store.endNs() - store.startNs());
         g.writeNumberField("lost_events", store.lostEvents());
-        java.util.Map<Integer, long[]> requests = new java.util.HashMap<>();
+        Map<Integer, long[]> requests = new HashMap<>();
         // the per-bin figures are printed for pools only: without a pool, the pass over every event is skipped
         boolean pools = store.memories().stream().anyMatch(m -> m.kind() == MemoryKind.POOL);
         for (PoolBinAnalysis b : pools ? PoolBinAnalysis.of(store) : List.<PoolBinAnalysis>of()) {

@@ -1,5 +1,6 @@
 package dev.arenascope.app.ui;
 
+import java.nio.file.Path;
 import java.util.Locale;
 
 import javafx.scene.control.Alert;
@@ -12,6 +13,8 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.stage.Window;
 
+import dev.arenascope.app.ui.common.Styles;
+import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.file.ReadReport;
 
 /**
@@ -67,7 +70,7 @@ final class DamageBanner extends HBox {
      * The notice for a trace whose time axis is not time (a PyTorch snapshot without timestamps), or
      * null: its session attribute {@code time_axis} is {@code entry_order} or {@code mixed}.
      */
-    static String timeAxisNotice(dev.arenascope.core.trace.SessionInfo s) {
+    static String timeAxisNotice(SessionInfo s) {
         String axis = s == null ? null : s.attributes().get("time_axis");
         if ("entry_order".equals(axis)) {
             return "This snapshot has no timestamps: the time axis is entry order (1 µs per entry), not time.";
@@ -80,7 +83,7 @@ final class DamageBanner extends HBox {
 
     /** The banner's line: the file, what was recovered and what was lost. */
     static String message(ReadReport r) {
-        String name = java.nio.file.Path.of(r.file()).getFileName().toString();
+        String name = Path.of(r.file()).getFileName().toString();
         StringBuilder sb = new StringBuilder("⚠ ").append(name).append(" is damaged: recovered ")
                 .append(String.format(Locale.ROOT, "%,d", r.events()));
         if (r.expectedEvents() >= 0) {

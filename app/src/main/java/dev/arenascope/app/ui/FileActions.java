@@ -1,13 +1,22 @@
 package dev.arenascope.app.ui;
 
 import java.io.File;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Consumer;
 
+import javafx.scene.control.ButtonType;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Dialog;
+import javafx.scene.control.Label;
 import javafx.scene.control.Menu;
 import javafx.scene.control.MenuItem;
+import javafx.scene.layout.GridPane;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 
@@ -18,7 +27,7 @@ import dev.arenascope.app.ui.slots.PlanSlots;
 import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.FileKind;
@@ -124,7 +133,7 @@ final class FileActions {
 
     /** Decides by content what {@code file} is and reads it (worker thread). */
     private static Opened read(Path file, Progress p) throws Exception {
-        if (!java.nio.file.Files.isRegularFile(file)) {
+        if (!Files.isRegularFile(file)) {
             return new Opened.Trace(TraceFiles.open(file, p)); // names the missing file or directory
         }
         return switch (FileKind.of(file)) {
@@ -295,20 +304,20 @@ final class FileActions {
             status.message("Compare with a baseline first (File ▸ Compare with…)");
             return;
         }
-        javafx.scene.control.Dialog<BaselinePairing> d = new javafx.scene.control.Dialog<>();
+        Dialog<BaselinePairing> d = new Dialog<>();
         d.initOwner(stage);
         d.setTitle("Pair baseline memories");
         d.setHeaderText("Compare each memory with");
-        javafx.scene.layout.GridPane g = new javafx.scene.layout.GridPane();
+        GridPane g = new GridPane();
         g.setHgap(10);
         g.setVgap(6);
-        List<javafx.scene.control.ComboBox<String>> boxes = new java.util.ArrayList<>();
-        List<List<MemoryInfo>> offered = new java.util.ArrayList<>();
+        List<ComboBox<String>> boxes = new ArrayList<>();
+        List<List<MemoryInfo>> offered = new ArrayList<>();
         BaselinePairing now = model.baselinePairingProperty().get();
         for (var m : shown.memories()) {
             // only memories of the same kind are offered: a device's line is no baseline for an arena
             List<MemoryInfo> candidates = BaselinePairing.candidates(m, base.memories());
-            javafx.scene.control.ComboBox<String> c = new javafx.scene.control.ComboBox<>();
+            ComboBox<String> c = new ComboBox<>();
             c.getItems().add("(none)");
             candidates.forEach(b -> c.getItems().add(b.name()));
             int b = now.baselineOf(m.id());
@@ -320,19 +329,19 @@ final class FileActions {
             }
             c.getSelectionModel().select(at);
             c.setDisable(candidates.isEmpty());
-            javafx.scene.control.Label name = new javafx.scene.control.Label(m.name());
+            Label name = new Label(m.name());
             name.setMnemonicParsing(false);
             g.addRow(g.getRowCount(), name, c);
             boxes.add(c);
             offered.add(candidates);
         }
         d.getDialogPane().setContent(g);
-        d.getDialogPane().getButtonTypes().addAll(javafx.scene.control.ButtonType.OK, javafx.scene.control.ButtonType.CANCEL);
+        d.getDialogPane().getButtonTypes().addAll(ButtonType.OK, ButtonType.CANCEL);
         d.setResultConverter(bt -> {
-            if (bt != javafx.scene.control.ButtonType.OK) {
+            if (bt != ButtonType.OK) {
                 return null;
             }
-            java.util.Map<Integer, Integer> pairs = new java.util.LinkedHashMap<>();
+            Map<Integer, Integer> pairs = new LinkedHashMap<>();
             for (int i = 0; i < boxes.size(); i++) {
                 int sel = boxes.get(i).getSelectionModel().getSelectedIndex();
                 if (sel > 0) {

@@ -8,6 +8,7 @@ import javafx.scene.control.ToggleButton;
 import javafx.scene.control.Tooltip;
 import javafx.stage.Stage;
 
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.live.LiveSession;
 import dev.arenascope.app.ui.live.NewSessionDialog;
 import dev.arenascope.app.ui.model.SessionModel;

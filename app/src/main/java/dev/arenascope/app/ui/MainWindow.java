@@ -8,25 +8,29 @@ import javafx.application.Platform;
 import javafx.geometry.Orientation;
 import javafx.scene.Node;
 import javafx.scene.Scene;
+import javafx.scene.control.Button;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
 import javafx.scene.control.TextInputControl;
+import javafx.scene.control.Tooltip;
 import javafx.scene.input.TransferMode;
 import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.stage.Stage;
 
 import org.controlsfx.control.StatusBar;
 
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.events.EventsView;
 import dev.arenascope.app.ui.live.ListenView;
 import dev.arenascope.app.ui.live.LiveSession;
 import dev.arenascope.app.ui.live.NewSessionDialog;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.pools.PoolView;
-import dev.arenascope.app.ui.scopes.ScopeTreeView;
 import dev.arenascope.app.ui.query.QueryView;
+import dev.arenascope.app.ui.scopes.ScopeTreeView;
 import dev.arenascope.app.ui.sites.SiteView;
 import dev.arenascope.app.ui.slots.PlanSlots;
 import dev.arenascope.app.ui.slots.SlotMapView;
@@ -68,7 +72,7 @@ public final class MainWindow {
     private final ViewActions view = new ViewActions(model, tabs);
     private final WindowMenus menus;
     private ListenView listenView;
-    private final javafx.scene.control.Button listeningBadge = new javafx.scene.control.Button();
+    private final Button listeningBadge = new Button();
 
     public MainWindow(Stage stage, WindowPrefs prefs) {
         this.stage = stage;
@@ -102,7 +106,7 @@ public final class MainWindow {
         listeningBadge.setVisible(false);
         listeningBadge.setManaged(false);
         listeningBadge.setOnAction(e -> listen());
-        listeningBadge.setTooltip(new javafx.scene.control.Tooltip("Listening for profiled processes; click to open the Listen window"));
+        listeningBadge.setTooltip(new Tooltip("Listening for profiled processes; click to open the Listen window"));
         root.setTop(new VBox(menus.bar(), WindowToolbar.create(model, files, live, view, this::listen, listeningBadge)));
         tabs.setId("view-tabs");
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
@@ -113,7 +117,7 @@ public final class MainWindow {
         split.setOrientation(Orientation.VERTICAL);
         split.getItems().addAll(timeline, tabs);
         split.setDividerPositions(prefs.divider());
-        VBox.setVgrow(split, javafx.scene.layout.Priority.ALWAYS);
+        VBox.setVgrow(split, Priority.ALWAYS);
         root.setCenter(new VBox(damage, split));
         root.setBottom(status.bar());
         scene.getStylesheets().add(css(Styles.BASE_CSS));
@@ -205,7 +209,7 @@ public final class MainWindow {
     }
 
     /** The toolbar badge shown while listening for processes. */
-    javafx.scene.control.Button listeningBadge() {
+    Button listeningBadge() {
         return listeningBadge;
     }
 

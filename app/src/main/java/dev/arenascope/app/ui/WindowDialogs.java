@@ -1,14 +1,22 @@
 package dev.arenascope.app.ui;
 
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
 import javafx.scene.Scene;
 import javafx.scene.control.Alert;
 import javafx.scene.control.ButtonBar;
 import javafx.scene.control.ButtonType;
+import javafx.scene.control.Label;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.Region;
 import javafx.stage.Stage;
 
 import org.controlsfx.control.StatusBar;
 
 import dev.arenascope.app.info.AppInfo;
+import dev.arenascope.app.ui.timeline.TimelineView;
 
 /**
  * The window's small dialogs: one-line errors, the keyboard help and the About box, each owned by the
@@ -55,7 +63,7 @@ final class WindowDialogs {
      * {@code doing} / Cancel when nothing can be saved; {@code answer} hears the choice when the dialog
      * closes (Cancel when it is closed otherwise).
      */
-    void askDiscard(String doing, SessionGuard.Stake stake, java.util.function.Consumer<SessionGuard.Answer> answer) {
+    void askDiscard(String doing, SessionGuard.Stake stake, Consumer<SessionGuard.Answer> answer) {
         ButtonType save = new ButtonType("Save…", ButtonBar.ButtonData.YES);
         ButtonType discard = new ButtonType(stake.canSave() ? "Discard" : doing, stake.canSave() ? ButtonBar.ButtonData.NO
                 : ButtonBar.ButtonData.OK_DONE);
@@ -64,7 +72,7 @@ final class WindowDialogs {
                 : new Alert(Alert.AlertType.CONFIRMATION, stake.what(), discard, cancel);
         a.initOwner(owner);
         a.setTitle(doing);
-        a.setHeaderText(stake.canSave() ? "Save the session before: " + doing.toLowerCase(java.util.Locale.ROOT) + "?" : doing + "?");
+        a.setHeaderText(stake.canSave() ? "Save the session before: " + doing.toLowerCase(Locale.ROOT) + "?" : doing + "?");
         a.getDialogPane().setId("discard-dialog");
         a.getDialogPane().getStylesheets().addAll(scene.getStylesheets());
         a.setOnHidden(e -> answer.accept(a.getResult() == save ? SessionGuard.Answer.SAVE
@@ -73,7 +81,7 @@ final class WindowDialogs {
     }
 
     /** The keyboard help: each key and what it does, one per row, under headings. */
-    static final java.util.List<String[]> SHORTCUTS = java.util.List.of(
+    static final List<String[]> SHORTCUTS = List.of(
             new String[] {"Sessions", null},
             new String[] {"Ctrl+N", "new live session"},
             new String[] {"Ctrl+L", "listen for processes"},
@@ -90,7 +98,7 @@ final class WindowDialogs {
             new String[] {"Ctrl+T", "dark theme"},
             new String[] {"F1", "this help"},
             new String[] {"Timeline (mouse)", null},
-            new String[] {"wheel", "zoom at the pointer (" + dev.arenascope.app.ui.timeline.TimelineView.WHEEL_ZOOM + "× a notch)"},
+            new String[] {"wheel", "zoom at the pointer (" + TimelineView.WHEEL_ZOOM + "× a notch)"},
             new String[] {"drag", "pan"},
             new String[] {"Shift-drag, right-drag", "select a range"},
             new String[] {"click", "set the cursor; on a scope band, select that scope"});
@@ -107,23 +115,23 @@ final class WindowDialogs {
     }
 
     /** The help as a two-column grid: keys on the left, what they do on the right. */
-    static javafx.scene.layout.GridPane shortcutGrid() {
-        javafx.scene.layout.GridPane g = new javafx.scene.layout.GridPane();
+    static GridPane shortcutGrid() {
+        GridPane g = new GridPane();
         g.setId("shortcuts-grid");
         g.setHgap(18);
         g.setVgap(3);
         int row = 0;
         for (String[] s : SHORTCUTS) {
             if (s[1] == null) {
-                javafx.scene.control.Label h = new javafx.scene.control.Label(s[0]);
+                Label h = new Label(s[0]);
                 h.setStyle("-fx-font-weight: bold; -fx-padding: " + (row == 0 ? 0 : 8) + " 0 2 0;");
                 g.add(h, 0, row++, 2, 1);
             } else {
-                javafx.scene.control.Label k = new javafx.scene.control.Label(s[0]);
+                Label k = new Label(s[0]);
                 k.setStyle("-fx-font-family: monospace;");
-                k.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-                javafx.scene.control.Label d = new javafx.scene.control.Label(s[1]);
-                d.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+                k.setMinWidth(Region.USE_PREF_SIZE);
+                Label d = new Label(s[1]);
+                d.setMinWidth(Region.USE_PREF_SIZE);
                 g.add(k, 0, row);
                 g.add(d, 1, row++);
             }

@@ -7,10 +7,12 @@ import java.util.List;
 import java.util.prefs.BackingStoreException;
 import java.util.prefs.Preferences;
 
+import javafx.animation.PauseTransition;
 import javafx.geometry.Rectangle2D;
 import javafx.stage.Screen;
 import javafx.stage.Stage;
 import javafx.stage.WindowEvent;
+import javafx.util.Duration;
 
 /**
  * What the window remembers between runs (java.util.prefs, per user): its bounds, the split, the
@@ -64,7 +66,7 @@ public final class WindowPrefs {
         };
         stage.addEventHandler(WindowEvent.WINDOW_SHOWN, e -> {
             reapply.run();
-            javafx.animation.PauseTransition later = new javafx.animation.PauseTransition(javafx.util.Duration.millis(300));
+            PauseTransition later = new PauseTransition(Duration.millis(300));
             later.setOnFinished(f -> reapply.run());
             later.play();
         });

@@ -1,6 +1,7 @@
 package dev.arenascope.app.ui;
 
 import javafx.beans.binding.Bindings;
+import javafx.scene.Node;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.Separator;
@@ -10,6 +11,7 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.io.TraceFiles;
 import dev.arenascope.app.ui.model.SessionModel;
 
@@ -19,7 +21,7 @@ final class WindowToolbar {
 
     /** @param listening the badge shown while the window listens for processes (its Listen window may be closed) */
     static ToolBar create(SessionModel model, FileActions files, LiveControls live, ViewActions view, Runnable listen,
-                          javafx.scene.Node listening) {
+                          Node listening) {
         Button newLive = button("New Live", "tb-new-live", "New live session (Ctrl+N)", live::newSession);
         Button open = button("Open", "tb-open", "Open a trace (.astrace, .jsonl, PyTorch .pickle) or a plan (.plan.json, allocation problem .csv) (Ctrl+O)", files::openDialog);
         Button save = button("Save", "tb-save", "Save the session as .astrace or .jsonl (Ctrl+S)", files::save);

@@ -2,6 +2,7 @@ package dev.arenascope.app.whatif;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -73,11 +74,11 @@ record Floor(long livePeak, long packed, int buffers, String note) {
         th.start();
         try {
             Packing p = task.get(timeNanos, TimeUnit.NANOSECONDS);
-            return new Floor(peak, p.height(), rows.size(), String.format(java.util.Locale.ROOT, "greedy planner, %,d buffers at fixed addresses, %.1f s",
+            return new Floor(peak, p.height(), rows.size(), String.format(Locale.ROOT, "greedy planner, %,d buffers at fixed addresses, %.1f s",
                     rows.size(), p.elapsedNanos() / 1e9));
         } catch (TimeoutException e) {
             task.cancel(true);
-            return new Floor(peak, -1, rows.size(), String.format(java.util.Locale.ROOT,
+            return new Floor(peak, -1, rows.size(), String.format(Locale.ROOT,
                     "the planner did not pack the %,d buffers within %.1f s: the floor is the live peak alone", rows.size(), timeNanos / 1e9));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

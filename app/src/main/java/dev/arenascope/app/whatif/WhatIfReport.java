@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.pool.torch.CachingAllocatorModel;
 import dev.arenascope.core.pool.torch.SnapshotCheck;
 import dev.arenascope.core.pool.torch.WhatIfReplay;

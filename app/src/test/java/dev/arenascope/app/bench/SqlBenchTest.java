@@ -3,6 +3,7 @@ package dev.arenascope.app.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,7 @@ class SqlBenchTest {
         assertEquals("sql", bench.group());
         assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof SqlBench), "registered");
         Map<String, Double> f = bench.run(true);
-        assertTrue(f.keySet().containsAll(java.util.List.of("sql.load_s", "sql.query_ms", "sql.parquet_events_per_s",
+        assertTrue(f.keySet().containsAll(List.of("sql.load_s", "sql.query_ms", "sql.parquet_events_per_s",
                 "sql.parquet_events", "sql.allocations")), f.toString());
         assertTrue(f.get("sql.load_s") > 0 && f.get("sql.query_ms") > 0 && f.get("sql.parquet_events_per_s") > 0, f.toString());
         assertEquals(100_000, f.get("sql.allocations"));

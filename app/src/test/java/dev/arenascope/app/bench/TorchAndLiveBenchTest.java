@@ -3,6 +3,8 @@ package dev.arenascope.app.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 
@@ -18,7 +20,7 @@ class TorchAndLiveBenchTest {
         assertTrue(f.get("torch.import_ms") > 0 && f.get("torch.import_ms") < 60_000, f.toString());
         // the generated snapshot went through stats in a fresh JVM and its peak matched (or the run throws)
         assertTrue(f.get("torch.import_mb_per_s") > 0, f.toString());
-        if (java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/time"))) {
+        if (Files.isExecutable(Path.of("/usr/bin/time"))) {
             assertTrue(f.get("torch.import_peak_rss_mb") > 10, f.toString());
         }
     }

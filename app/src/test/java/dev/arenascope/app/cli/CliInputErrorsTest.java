@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,11 +100,11 @@ class CliInputErrorsTest {
         Path problem = Files.writeString(dir.resolve("p.csv"), "id,lower,upper,size\n0,0,10,100\n");
         CliRun plan = cli("plan", "--input", problem.toString(), "--output", target.toString());
         plan.isOneLineUsageError("plan", "--output", target.toString(), "is a directory");
-        for (CliRun r : java.util.List.of(benchMissing, benchDir, rec, unknown, big, plan)) {
+        for (CliRun r : List.of(benchMissing, benchDir, rec, unknown, big, plan)) {
             assertEquals("", r.out(), "refused before the work started, so nothing was reported as done");
         }
         try (var left = Files.list(target)) {
-            assertEquals(java.util.List.of(), left.toList(), "nothing written into the directory given as a file");
+            assertEquals(List.of(), left.toList(), "nothing written into the directory given as a file");
         }
         assertFalse(Files.exists(dir.resolve("r.xyz")) || Files.exists(dir.resolve("big.astrace")) || Files.exists(dir.resolve("nowhere")),
                 "no trace file was started");

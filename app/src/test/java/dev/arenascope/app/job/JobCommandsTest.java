@@ -7,14 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.core.trace.torch.SyntheticJob;
@@ -181,7 +181,7 @@ class JobCommandsTest {
         }
         Files.writeString(bad.resolve("snapshot_rank3.pickle"), "not a pickle at all\n");
         byte[] whole = Files.readAllBytes(job.resolve(SyntheticJob.fileName(4)));
-        Files.write(bad.resolve("snapshot_rank4.pickle"), java.util.Arrays.copyOf(whole, whole.length / 2));
+        Files.write(bad.resolve("snapshot_rank4.pickle"), Arrays.copyOf(whole, whole.length / 2));
         Files.writeString(bad.resolve("README.md"), "not a member: a folder takes trace files only\n");
         CliRun r = CliRun.of("stats", bad.toString(), bad.resolve("snapshot_rank5.pickle").toString());
         assertEquals(2, r.code(), r.err());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,13 +19,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.arenascope.app.Main;
 import dev.arenascope.core.live.LiveSender;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
-import dev.arenascope.app.Main;
 
 @Timeout(60)
 class ListenCommandTest {
@@ -120,7 +121,7 @@ class ListenCommandTest {
             int mem = held.registerMemory("scratch", MemoryKind.POOL, "virtual", 0, Map.of());
             held.publish(EventKind.ALLOC, 0, mem, 0, 32, 32, 32, 0, -1, -1);
             out.await("#1 pid " + pid + " 'held run' streaming", err); // accepted: the address holds its one connection
-            try (java.net.Socket second = new java.net.Socket("127.0.0.1", port)) {
+            try (Socket second = new Socket("127.0.0.1", port)) {
                 out.await("accept: refused 1 connection from addresses already holding 1", err);
             }
             held.removeSink(live);

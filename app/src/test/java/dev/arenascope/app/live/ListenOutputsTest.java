@@ -13,12 +13,14 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +40,7 @@ class ListenOutputsTest {
     private Listening listen(int connections, String... more) throws InterruptedException {
         ListenCommandTest.Output out = new ListenCommandTest.Output();
         ListenCommandTest.Output err = new ListenCommandTest.Output();
-        List<String> args = new java.util.ArrayList<>(List.of("listen", "--port", "0", "--out", dir.toString(),
+        List<String> args = new ArrayList<>(List.of("listen", "--port", "0", "--out", dir.toString(),
                 "--connections", Integer.toString(connections), "--seconds", "50"));
         args.addAll(List.of(more));
         CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> Main.cli().run(args.toArray(String[]::new),
@@ -59,7 +61,7 @@ class ListenOutputsTest {
             OutputStream o = s.getOutputStream();
             BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
             String hello = "{\"arenascope_live\":\"jsonl\",\"version\":1,\"pid\":" + pid + ",\"name\":"
-                    + new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(name) + ",\"token\":\"\"}\n";
+                    + new ObjectMapper().writeValueAsString(name) + ",\"token\":\"\"}\n";
             o.write(hello.getBytes(StandardCharsets.UTF_8));
             o.flush();
             assertTrue(in.readLine().contains("\"status\":0"));

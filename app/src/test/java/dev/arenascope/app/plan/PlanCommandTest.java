@@ -4,11 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,12 +21,15 @@ import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.core.plan.ArenaUsage;
 import dev.arenascope.core.plan.MemoryBank;
 import dev.arenascope.core.plan.MemoryPlan;
+import dev.arenascope.core.plan.Packing;
 import dev.arenascope.core.plan.PlanJson;
 import dev.arenascope.core.plan.ProblemCsv;
+import dev.arenascope.core.plan.SweepPlanner;
 import dev.arenascope.core.plan.TensorAllocation;
 import dev.arenascope.core.plan.TensorBinding;
 import dev.arenascope.core.plan.TensorLifetime;
 import dev.arenascope.core.plan.TensorRole;
+import dev.arenascope.core.plan.TrainingSteps;
 import dev.arenascope.testsupport.Fixtures;
 
 class PlanCommandTest {
@@ -44,7 +51,7 @@ class PlanCommandTest {
 
     @Test
     void aProblemAboveTheThresholdIsSweptByDefaultAndItsPackingHoldsNoOverlap() throws Exception {
-        var problem = dev.arenascope.core.plan.TrainingSteps.generate(dev.arenascope.core.plan.SweepPlanner.AUTO_THRESHOLD + 500, 2);
+        var problem = TrainingSteps.generate(SweepPlanner.AUTO_THRESHOLD + 500, 2);
         StringBuilder sb = new StringBuilder("id,lower,upper,size\n");
         for (var b : problem.buffers()) {
             sb.append(b.id()).append(',').append(b.lower()).append(',').append(b.upper()).append(',').append(b.size()).append('\n');
@@ -63,9 +70,9 @@ class PlanCommandTest {
         for (int i = 0; i < offsets.length; i++) {
             height = Math.max(height, offsets[i] + problem.alignedSize(i));
         }
-        var packing = new dev.arenascope.core.plan.Packing(problem, offsets, height, problem.lowerBound(), Long.MAX_VALUE, "x", 0, false);
+        var packing = new Packing(problem, offsets, height, problem.lowerBound(), Long.MAX_VALUE, "x", 0, false);
         assertTrue(packing.overlapFree(), "the written packing overlaps");
-        assertTrue(r.out().contains(String.format(java.util.Locale.ROOT, "height %,d B", height)), r.out());
+        assertTrue(r.out().contains(String.format(Locale.ROOT, "height %,d B", height)), r.out());
     }
 
     @Test
@@ -105,7 +112,7 @@ class PlanCommandTest {
     void hostileCsvExitsTwoNamingFileLineAndField() throws Exception {
         // issue 19 #6: bytes that are not UTF-8, a size of 2^63-1 (sums overflow), a lifetime ending at
         // 2^63-1, a number past a long, a fraction
-        Map<byte[], String> cases = new java.util.LinkedHashMap<>();
+        Map<byte[], String> cases = new LinkedHashMap<>();
         cases.put(bytes("id,lower,upper,size\nok,0,1,8\ncaf", 0xe9, ",0,2,64\n"), ":3: field 'id' is not UTF-8 text: byte 0xe9 at byte 4");
         cases.put(bytes("id,lower,upper,size\na,0,2,9223372036854775807\nb,1,3,5\n"), ":2: field 'size' of buffer 'a'");
         cases.put(bytes("id,lower,upper,size\na,0,9223372036854775807,64\n"), ":2: field 'upper' of buffer 'a'");
@@ -136,7 +143,7 @@ class PlanCommandTest {
                 "arenaUsages":{"hbm":{"memory":"hbm","size":192}},
                 "tensorLifetimes":{"a":{"firstStep":0,"lastStep":1},"b":{"firstStep":1,"lastStep":2}}}
                 """;
-        Map<String, String> cases = new java.util.LinkedHashMap<>();
+        Map<String, String> cases = new LinkedHashMap<>();
         cases.put(ok.replace("\"size\":64,", "\"size\":64.5,"), ":2: 'tensorAllocs.a.size': not an integer: 64.5");
         cases.put(ok.replace("\"lastStep\":2", "\"lastStep\":9223372036854775807"), ":5: 'tensorLifetimes.b'");
         cases.put(ok.replace("\"size\":64,", "\"size\":9223372036854775807,"), "'tensorAllocs.a.size'");
@@ -200,7 +207,7 @@ class PlanCommandTest {
         assertTrue(r.out().lines().anyMatch(l -> l.equals("proved bound 320 B (the search proved every lower height impossible)")), r.out());
         Path out = dir.resolve("above.plan.json");
         assertEquals(0, run("plan", "--input", in.toString(), "--output", out.toString()).code());
-        var plan = dev.arenascope.core.plan.PlanJson.read(out);
+        var plan = PlanJson.read(out);
         var rec = plan.planning().get("scratch:arena");
         assertEquals("optimal", rec.proof());
         assertEquals(320, rec.provedBoundBytes());
@@ -212,7 +219,7 @@ class PlanCommandTest {
     void timeLimitZeroStillWritesAValidPacking() throws Exception {
         // the limit covers the whole run: with none left the first answer is written, marked as cut short
         StringBuilder sb = new StringBuilder("id,lower,upper,size\n");
-        java.util.Random rnd = new java.util.Random(3);
+        Random rnd = new Random(3);
         for (int i = 0; i < 3000; i++) {
             int lo = rnd.nextInt(500);
             sb.append("b").append(i).append(',').append(lo).append(',').append(lo + 1 + rnd.nextInt(30)).append(',')
@@ -226,8 +233,8 @@ class PlanCommandTest {
     }
 
     private static byte[] bytes(String before, int b, String after) {
-        byte[] x = before.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        byte[] y = after.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] x = before.getBytes(StandardCharsets.UTF_8);
+        byte[] y = after.getBytes(StandardCharsets.UTF_8);
         byte[] all = new byte[x.length + 1 + y.length];
         System.arraycopy(x, 0, all, 0, x.length);
         all[x.length] = (byte) b;
@@ -236,7 +243,7 @@ class PlanCommandTest {
     }
 
     private static byte[] bytes(String s) {
-        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
@@ -267,8 +274,8 @@ class PlanCommandTest {
 
     @Test
     void relaysAJsonPlan() throws Exception {
-        Map<String, TensorAllocation> t = new java.util.LinkedHashMap<>();
-        Map<String, TensorLifetime> life = new java.util.LinkedHashMap<>();
+        Map<String, TensorAllocation> t = new LinkedHashMap<>();
+        Map<String, TensorLifetime> life = new LinkedHashMap<>();
         // a deliberately wasteful layout: every tensor at its own offset
         long off = 0;
         for (int i = 0; i < 6; i++) {

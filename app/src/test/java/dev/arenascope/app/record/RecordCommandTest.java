@@ -6,16 +6,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 import dev.arenascope.app.Main;
+import dev.arenascope.app.info.ExitCodes;
+import dev.arenascope.core.live.LiveReceiver;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventSink;
 
 
 class RecordCommandTest {
@@ -83,12 +92,12 @@ class RecordCommandTest {
 
     @Test
     void streamsLiveWithoutWritingAFile() throws Exception {
-        var received = new java.util.concurrent.atomic.AtomicLong();
-        var closed = new java.util.concurrent.CountDownLatch(1);
-        try (var receiver = dev.arenascope.core.live.LiveReceiver.start(dev.arenascope.core.live.LiveReceiver.Options.loopback(0),
-                peer -> new dev.arenascope.core.trace.EventSink() {
+        var received = new AtomicLong();
+        var closed = new CountDownLatch(1);
+        try (var receiver = LiveReceiver.start(LiveReceiver.Options.loopback(0),
+                peer -> new EventSink() {
                     @Override
-                    public void onEvents(dev.arenascope.core.trace.EventBatch batch) {
+                    public void onEvents(EventBatch batch) {
                         received.addAndGet(batch.size());
                     }
 
@@ -98,7 +107,7 @@ class RecordCommandTest {
                     }
                 })) {
             assertEquals(0, run("record", "particles", "--device", "virtual", "--steps", "40", "--live", "127.0.0.1:" + receiver.port()), err());
-            assertTrue(closed.await(10, java.util.concurrent.TimeUnit.SECONDS), "the stream ended");
+            assertTrue(closed.await(10, TimeUnit.SECONDS), "the stream ended");
         }
         String line = out().strip();
         long events = Long.parseLong(line.replaceAll(".*: (\\d+) events.*", "$1"));
@@ -112,10 +121,10 @@ class RecordCommandTest {
     @Test
     void aLiveStreamWithNoReceiverSaysNothingWasDeliveredAndExitsFive() throws Exception {
         int port;
-        try (var s = new java.net.ServerSocket(0)) {
+        try (var s = new ServerSocket(0)) {
             port = s.getLocalPort(); // closed again: nothing listens there
         }
-        assertEquals(dev.arenascope.app.info.ExitCodes.INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + port), err());
+        assertEquals(ExitCodes.INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + port), err());
         String line = out().strip();
         long events = Long.parseLong(line.replaceAll(".*: (\\d+) events.*", "$1"));
         assertTrue(line.endsWith("streamed to 127.0.0.1:" + port + " (0 delivered, " + events + " lost)"), line);
@@ -127,9 +136,9 @@ class RecordCommandTest {
 
     @Test
     void aLiveStreamRefusedForItsTokenExitsFive() throws Exception {
-        var options = new dev.arenascope.core.live.LiveReceiver.Options(java.net.InetAddress.getLoopbackAddress(), 0, "the-right-token");
-        try (var receiver = dev.arenascope.core.live.LiveReceiver.start(options, peer -> batch -> { })) {
-            assertEquals(dev.arenascope.app.info.ExitCodes.INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + receiver.port()), err());
+        var options = new LiveReceiver.Options(InetAddress.getLoopbackAddress(), 0, "the-right-token");
+        try (var receiver = LiveReceiver.start(options, peer -> batch -> { })) {
+            assertEquals(ExitCodes.INCOMPLETE, run("record", "particles", "--device", "virtual", "--steps", "20", "--live", "127.0.0.1:" + receiver.port()), err());
         }
         String e = err().strip();
         assertTrue(e.contains(" events delivered, ") && e.contains("refused by 127.0.0.1:") && e.contains("bad token"), e);

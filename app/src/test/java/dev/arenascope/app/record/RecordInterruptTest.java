@@ -3,6 +3,7 @@ package dev.arenascope.app.record;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.core.trace.file.AstraceReader;
 import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.testsupport.Await;
 
 /**
  * {@code record render --frames 0} renders until cancelled; from a shell that means Ctrl-C or a TERM.
@@ -26,7 +28,7 @@ class RecordInterruptTest {
     private static long size(Path f) {
         try {
             return Files.exists(f) ? Files.size(f) : 0;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return 0; // not there yet
         }
     }
@@ -40,7 +42,7 @@ class RecordInterruptTest {
                 .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
         try {
             // woken by the file system as the recording writes (inotify on Linux), or by the process ending
-            dev.arenascope.testsupport.Await.untilFile("8 KiB of trace written", dir, () -> !p.isAlive() || size(trace) >= 8_192);
+            Await.untilFile("8 KiB of trace written", dir, () -> !p.isAlive() || size(trace) >= 8_192);
             assertTrue(p.isAlive(), "the recording ended by itself: " + Files.readString(dir.resolve("out.txt")));
             p.destroy();    // SIGTERM
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "record did not stop after a TERM");

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -17,6 +19,7 @@ import javax.imageio.ImageIO;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 import dev.arenascope.app.Main;
 
 
@@ -46,9 +49,9 @@ class ChromiumRenderTest {
         String chrome = chromium();
         assumeTrue(chrome != null, "no Chromium on PATH");
         Path html = dir.resolve("report.html");
-        var err = new java.io.ByteArrayOutputStream();
+        var err = new ByteArrayOutputStream();
         int rc = Main.cli().run(new String[] {"report", ReportCommandTest.MAGMA.toString(), "--baseline", ReportCommandTest.BCRAFTON.toString(),
-                "--out", html.toString()}, new java.io.PrintStream(new java.io.ByteArrayOutputStream()), new java.io.PrintStream(err));
+                "--out", html.toString()}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
         assertEquals(0, rc, err.toString());
         Path png = Path.of("target/report-screenshots/magma27-vs-bcrafton.png").toAbsolutePath();
         Files.createDirectories(png.getParent());

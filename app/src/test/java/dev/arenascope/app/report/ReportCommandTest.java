@@ -9,15 +9,17 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Locale;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.arenascope.testsupport.Fixtures;
 import dev.arenascope.app.Main;
+import dev.arenascope.testsupport.Fixtures;
 
 /** {@code arenascope report} on the real PyTorch fixtures: figures, formats, the regression gate and bad input. */
 class ReportCommandTest {
@@ -66,7 +68,7 @@ class ReportCommandTest {
             Path html = dir.resolve(trace.getFileName() + ".html");
             assertEquals(0, run("report", trace.toString(), "--out", html.toString()), err());
             String page = Files.readString(html);
-            assertTrue(page.contains(String.format(java.util.Locale.ROOT, "%,d B", peak)), "exact peak in the summary");
+            assertTrue(page.contains(String.format(Locale.ROOT, "%,d B", peak)), "exact peak in the summary");
             assertTrue(page.contains("<svg class=\"chart\""));
             assertTrue(err().contains("wrote " + html));
 
@@ -126,7 +128,7 @@ class ReportCommandTest {
         // a truncated native trace: reported from what was recovered (or refused when nothing was), exit 2, one line
         byte[] whole = Files.readAllBytes(astrace);
         Path cut = dir.resolve("cut.astrace");
-        Files.write(cut, java.util.Arrays.copyOf(whole, whole.length * 2 / 3));
+        Files.write(cut, Arrays.copyOf(whole, whole.length * 2 / 3));
         assertEquals(2, run("report", cut.toString(), "--format", "json"), err());
         assertEquals(1, err().lines().count(), err());
         assertTrue(err().startsWith("arenascope report: " + cut + " at byte "), err());
@@ -137,7 +139,7 @@ class ReportCommandTest {
         Path jsonl = dir.resolve("magma.jsonl");
         assertEquals(0, run("convert", MAGMA.toString(), jsonl.toString()), err());
         long lines = Files.readAllLines(jsonl).size();
-        Files.writeString(jsonl, "this line is not JSON\n", java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(jsonl, "this line is not JSON\n", StandardOpenOption.APPEND);
         // stats and convert: the sound part, then one line and exit 2; report does the same
         assertEquals(2, run("stats", jsonl.toString()), err());
         String statsLine = err().strip();

@@ -5,14 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import dev.arenascope.app.Main;
 import dev.arenascope.core.analysis.MemoryAnalysis;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.analysis.TraceAnalysis;
@@ -23,12 +28,12 @@ import dev.arenascope.core.record.Session;
 import dev.arenascope.core.report.Report;
 import dev.arenascope.core.report.ReportFormat;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadResult;
 import dev.arenascope.workloads.Workloads;
-import dev.arenascope.app.Main;
 
 /** Reports of the sample workloads' traces, checked against the figures the workloads measure themselves. */
 class WorkloadReportsTest {
@@ -136,36 +141,36 @@ class WorkloadReportsTest {
     }
 
     /** Records a workload into an .astrace file, as {@code arenascope record} does. */
-    static void recordFile(String workload, Map<String, String> options, java.nio.file.Path file) throws Exception {
+    static void recordFile(String workload, Map<String, String> options, Path file) throws Exception {
         Workload w = Workloads.find(workload);
         try (Session session = new Session(workload); MemoryDevice d = Devices.open("virtual").device()) {
-            session.addSink(dev.arenascope.core.trace.file.TraceFormats.output(file).open(file));
+            session.addSink(TraceFormats.output(file).open(file));
             w.run(session, d, w.parse(options), Progress.NONE);
         }
     }
 
     @Test
-    void ciGateOnTwoRecordedRuns(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    void ciGateOnTwoRecordedRuns(@TempDir Path dir) throws Exception {
         Map<String, String> small = new HashMap<>(SMALL.get("render"));
         Map<String, String> big = new HashMap<>(small);
         big.put("arena", "8MiB");
         big.put("width", "128");
         big.put("height", "72");
-        java.nio.file.Path before = dir.resolve("before.astrace");
-        java.nio.file.Path after = dir.resolve("after.astrace");
+        Path before = dir.resolve("before.astrace");
+        Path after = dir.resolve("after.astrace");
         recordFile("render", small, before);
         recordFile("render", big, after);
-        var out = new java.io.ByteArrayOutputStream();
-        var err = new java.io.ByteArrayOutputStream();
-        java.nio.file.Path html = dir.resolve("review.html");
-        int rc = dev.arenascope.app.Main.cli().run(new String[] {"report", after.toString(), "--baseline", before.toString(),
-                "--fail-on-regression", "1", "--out", html.toString()}, new java.io.PrintStream(out), new java.io.PrintStream(err));
+        var out = new ByteArrayOutputStream();
+        var err = new ByteArrayOutputStream();
+        Path html = dir.resolve("review.html");
+        int rc = Main.cli().run(new String[] {"report", after.toString(), "--baseline", before.toString(),
+                "--fail-on-regression", "1", "--out", html.toString()}, new PrintStream(out), new PrintStream(err));
         assertEquals(4, rc, err.toString());
         assertTrue(err.toString().contains("regression: memories"), err.toString());
-        assertTrue(java.nio.file.Files.readString(html).contains("Gate failed"));
+        assertTrue(Files.readString(html).contains("Gate failed"));
         err.reset();
-        rc = dev.arenascope.app.Main.cli().run(new String[] {"report", before.toString(), "--baseline", after.toString(),
-                "--fail-on-regression", "1", "--format", "md"}, new java.io.PrintStream(out), new java.io.PrintStream(err));
+        rc = Main.cli().run(new String[] {"report", before.toString(), "--baseline", after.toString(),
+                "--fail-on-regression", "1", "--format", "md"}, new PrintStream(out), new PrintStream(err));
         assertEquals(0, rc, err.toString());
     }
 

@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import java.util.Arrays;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.arenascope.app.cli.CliRun;
 
@@ -21,15 +23,15 @@ class RecordedSitesTest {
     private Path record(String name, String... extra) {
         Path out = dir.resolve(name);
         String[] base = {"record", "render", "--device", "virtual", "--frames", "4", "--out", out.toString()};
-        String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
+        String[] args = Arrays.copyOf(base, base.length + extra.length);
         System.arraycopy(extra, 0, args, base.length, extra.length);
         CliRun r = CliRun.of(args);
         assertEquals(0, r.code(), r.err());
         return out;
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"stacks.astrace", "stacks.jsonl"})
+    @ParameterizedTest
+    @ValueSource(strings = {"stacks.astrace", "stacks.jsonl"})
     void withStacksTheSitesAreTheRenderersJavaMethods(String file) throws Exception {
         Path t = record(file, "--stacks"); // .astrace is record's default output: its stacks must survive too
         CliRun r = CliRun.of("sites", t.toString(), "--format", "json");

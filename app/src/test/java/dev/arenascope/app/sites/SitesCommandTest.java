@@ -8,10 +8,10 @@ import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.testsupport.Fixtures;
@@ -20,7 +20,7 @@ import dev.arenascope.testsupport.Fixtures;
 class SitesCommandTest {
     static final long MAGMA27_PEAK = 13_927_831_556L;
 
-    @org.junit.jupiter.api.io.TempDir
+    @TempDir
     Path dir;
 
     static Path torch(String name) {

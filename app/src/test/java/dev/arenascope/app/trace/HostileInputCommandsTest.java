@@ -8,11 +8,11 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import java.util.Arrays;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.app.cli.CliRun;
 
@@ -67,7 +67,7 @@ class HostileInputCommandsTest {
         CliRun.of("report", f.toString(), "--out", f.toString(), "--format", "md").isOneLineUsageError("report", "is the trace being reported on");
         CliRun.of("report", f.toString(), "--baseline", b.toString(), "--out", dir.resolve(".").resolve("base.jsonl").toString(), "--format", "json")
                 .isOneLineUsageError("report", "is the --baseline trace");
-        assertTrue(java.util.Arrays.equals(run, Files.readAllBytes(f)) && java.util.Arrays.equals(base, Files.readAllBytes(b)));
+        assertTrue(Arrays.equals(run, Files.readAllBytes(f)) && Arrays.equals(base, Files.readAllBytes(b)));
     }
 
     @Test

@@ -6,14 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.Set;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.core.trace.SyntheticTrace;
@@ -80,7 +81,7 @@ class ImportExportCommandsTest {
     @Test
     void aPickleThatReferencesAClassIsRefusedInOneLineWithExit2() throws Exception {
         // pickle.dumps({'set': {1}}, protocol=2): the set is built by GLOBAL __builtin__.set + REDUCE
-        byte[] evil = java.util.HexFormat.of().parseHex("80027d710058030000007365747101635f5f6275696c74696e5f5f0a7365740a71025d71034b0161857104527105732e");
+        byte[] evil = HexFormat.of().parseHex("80027d710058030000007365747101635f5f6275696c74696e5f5f0a7365740a71025d71034b0161857104527105732e");
         Path in = dir.resolve("evil.pickle");
         Files.write(in, evil);
         Path out = dir.resolve("evil.astrace");
@@ -90,7 +91,7 @@ class ImportExportCommandsTest {
         assertFalse(Files.exists(out), "no output is left behind");
 
         Path cut = dir.resolve("cut.pickle");
-        Files.write(cut, java.util.Arrays.copyOf(Files.readAllBytes(torchFixture("cs336-a2-magma27.pickle")), 100_000));
+        Files.write(cut, Arrays.copyOf(Files.readAllBytes(torchFixture("cs336-a2-magma27.pickle")), 100_000));
         r = TraceCommandsTest.cli("convert", cut.toString(), dir.resolve("cut.json").toString());
         assertEquals(2, r.code());
         assertTrue(r.err().startsWith("arenascope convert: " + cut + " at byte "), r.err());

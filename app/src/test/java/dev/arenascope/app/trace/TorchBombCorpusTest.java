@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -160,7 +161,7 @@ class TorchBombCorpusTest {
         SyntheticSnapshot.write(whole, SyntheticSnapshot.Spec.plain(5, 20_000));
         byte[] b = Files.readAllBytes(whole);
         Path cut = dir.resolve("truncated.pickle");
-        Files.write(cut, java.util.Arrays.copyOf(b, b.length / 2));
+        Files.write(cut, Arrays.copyOf(b, b.length / 2));
         c.put(cut, "truncated");
         return c;
     }

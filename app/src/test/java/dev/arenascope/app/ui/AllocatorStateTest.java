@@ -8,10 +8,12 @@ import java.util.Map;
 
 import javafx.geometry.Bounds;
 import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyEvent;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.slots.AddressMap;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -26,7 +28,7 @@ import dev.arenascope.testsupport.Fixtures;
 class AllocatorStateTest extends WindowTestBase {
 
     private void key(KeyCode code) {
-        fxRun(() -> window.slots().canvas().fireEvent(new javafx.scene.input.KeyEvent(javafx.scene.input.KeyEvent.KEY_PRESSED, "", "",
+        fxRun(() -> window.slots().canvas().fireEvent(new KeyEvent(KeyEvent.KEY_PRESSED, "", "",
                 code, false, false, false, false)));
     }
 
@@ -128,7 +130,7 @@ class AllocatorStateTest extends WindowTestBase {
                 card = fx(() -> window.slots().hoverAt(cx, cy));
             }
         }
-        assertTrue(card.startsWith("pending free") && card.contains("free requested at " + dev.arenascope.app.ui.model.TimeRange.formatTime(at)), card);
+        assertTrue(card.startsWith("pending free") && card.contains("free requested at " + TimeRange.formatTime(at)), card);
         // one step on: its free completes, nothing is pending, the bytes leave
         long inUse = s.blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
         key(KeyCode.RIGHT);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 import javafx.scene.control.Button;
@@ -17,7 +18,9 @@ import javafx.stage.Window;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SyntheticTrace;
+import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
@@ -88,7 +91,7 @@ class DamagedFileTest extends WindowTestBase {
             try {
                 read = TraceFormats.load(f);
                 cutAt = f;
-            } catch (dev.arenascope.core.trace.TraceFormatException headerCut) {
+            } catch (TraceFormatException headerCut) {
                 // still inside the header
             }
         }
@@ -117,9 +120,9 @@ class DamagedFileTest extends WindowTestBase {
 
     @Test
     void aSnapshotWithoutTimestampsSaysItsAxisIsEntryOrder() {
-        var info = new dev.arenascope.core.trace.SessionInfo("s", "h", 0, java.util.List.of(), Map.of("time_axis", "entry_order"));
+        var info = new SessionInfo("s", "h", 0, List.of(), Map.of("time_axis", "entry_order"));
         assertTrue(DamageBanner.timeAxisNotice(info).contains("entry order"));
-        assertEquals(null, DamageBanner.timeAxisNotice(new dev.arenascope.core.trace.SessionInfo("s", "h", 0, java.util.List.of(),
+        assertEquals(null, DamageBanner.timeAxisNotice(new SessionInfo("s", "h", 0, List.of(),
                 Map.of("time_axis", "time"))));
         fxRun(() -> window.damageBanner().notice(DamageBanner.timeAxisNotice(info)));
         assertTrue(fx(() -> window.damageBanner().isVisible() && window.damageBanner().text().contains("no timestamps")));

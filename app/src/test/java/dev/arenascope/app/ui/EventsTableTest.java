@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
+import javafx.scene.control.Label;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TextField;
 import javafx.scene.text.Text;
@@ -15,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.events.EventRow;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.trace.EventKind;
@@ -44,7 +48,7 @@ class EventsTableTest extends WindowTestBase {
     }
 
     /** Whether the rows' Bytes keys never grow from one row to the next. */
-    private static boolean largestFirst(java.util.List<EventRow> items) {
+    private static boolean largestFirst(List<EventRow> items) {
         for (int i = 1; i < items.size(); i++) {
             if (EventRow.bytesKey(items.get(i - 1).event()) < EventRow.bytesKey(items.get(i).event())) {
                 return false;
@@ -53,7 +57,7 @@ class EventsTableTest extends WindowTestBase {
         return true;
     }
 
-    private void waitListed(String what, java.util.function.BooleanSupplier c) {
+    private void waitListed(String what, BooleanSupplier c) {
         waitForSettled(40, what, c);
     }
 
@@ -102,7 +106,7 @@ class EventsTableTest extends WindowTestBase {
             var items = t.getItems();
             StringBuilder b = new StringBuilder();
             b.append(items.size()).append(" rows, sort order ").append(t.getSortOrder().stream().map(c -> c.getText() + " " + c.getSortType()).toList())
-                    .append(", summary '").append(fx(() -> ((javafx.scene.control.Label) window.scene().lookup("#events-summary")).getText()))
+                    .append(", summary '").append(fx(() -> ((Label) window.scene().lookup("#events-summary")).getText()))
                     .append("', tasks ").append(window.model().tasks().running().stream().map(h -> h.title()).toList()).append(", first bytes");
             for (int i = 0; i < Math.min(8, items.size()); i++) {
                 b.append(' ').append(EventRow.bytesKey(items.get(i).event()));
@@ -148,7 +152,7 @@ class EventsTableTest extends WindowTestBase {
                 () -> window.events().table().getItems().size() + " rows, shown " + window.events().shownRangeProperty().get()
                         + ", selection " + window.model().selectionProperty().get() + ", cursor " + window.model().cursorProperty().get()
                         + ", site filter " + window.model().selectedSiteProperty().get()
-                        + ", summary " + ((javafx.scene.control.Label) window.scene().lookup("#events-summary")).getText());
+                        + ", summary " + ((Label) window.scene().lookup("#events-summary")).getText());
         fxRun(() -> window.model().cursorProperty().set(b.toNs() - 2));
         assertEquals(-1, fx(() -> window.events().table().getSelectionModel().getSelectedIndex()),
                 "a click after the selection selects no row (not the range's last)");

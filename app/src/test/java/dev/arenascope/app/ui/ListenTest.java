@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 
+import javafx.scene.Node;
+import javafx.scene.control.Label;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyEvent;
+
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.core.device.VirtualDevice;
@@ -71,8 +76,8 @@ class ListenTest extends WindowTestBase {
         assertTrue(fx(() -> window.listeningBadge().getText()).contains(":" + port), fx(() -> window.listeningBadge().getText()));
 
         // Esc closes the Listen window; listening goes on and the badge stays
-        fxRun(() -> window.listenView().table().getScene().getRoot().fireEvent(new javafx.scene.input.KeyEvent(
-                javafx.scene.input.KeyEvent.KEY_PRESSED, "", "", javafx.scene.input.KeyCode.ESCAPE, false, false, false, false)));
+        fxRun(() -> window.listenView().table().getScene().getRoot().fireEvent(new KeyEvent(
+                KeyEvent.KEY_PRESSED, "", "", KeyCode.ESCAPE, false, false, false, false)));
         waitFor(5, "the Listen window closed", () -> !window.listenView().isShowing());
         assertEquals(port, fx(() -> window.listenView().listeningPort()));
         assertTrue(fx(() -> window.listeningBadge().isVisible()));
@@ -97,8 +102,8 @@ class ListenTest extends WindowTestBase {
     void statusFiguresAreNeverCut() {
         fxRun(() -> stage.setWidth(900));
         waitForSettled(10, "laid out at the new width", () -> window.stage().getScene().getWidth() == 900 || stage.getWidth() == 900);
-        for (javafx.scene.Node n : fx(() -> List.copyOf(window.statusBar().getRightItems()))) {
-            if (n instanceof javafx.scene.control.Label l) {
+        for (Node n : fx(() -> List.copyOf(window.statusBar().getRightItems()))) {
+            if (n instanceof Label l) {
                 assertTrue(fx(() -> l.getWidth() + 0.5 >= l.prefWidth(-1)), "status figure cut: " + fx(l::getText));
             }
         }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 
+import javafx.event.ActionEvent;
+import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 
 import org.junit.jupiter.api.Test;
@@ -73,7 +75,7 @@ class LiveSessionTest extends WindowTestBase {
         waitFor(10, "the status bar says which device was chosen", () -> window.statusBar().getText().equals("live: particles on virtual (accounting only)"));
         assertTrue(fx(() -> window.statusBar().getTooltip().getText()).startsWith("chose virtual (accounting only), 1.00 GiB total"));
 
-        fxRun(() -> window.stage().getScene().lookup("#tb-pause").fireEvent(new javafx.event.ActionEvent()));
+        fxRun(() -> window.stage().getScene().lookup("#tb-pause").fireEvent(new ActionEvent()));
         assertEquals(LiveSession.State.PAUSED, fx(() -> window.live().stateProperty().get()));
         // the workload stops at its next step boundary: what it published up to there is all there is, and the
         // window shows all of it; nothing more comes while it is held (counts the session reports, no time window)
@@ -87,10 +89,10 @@ class LiveSessionTest extends WindowTestBase {
         assertEquals(heldSteps, window.live().steps(), "a held workload passes no step");
         assertEquals(paused, window.live().store().eventCount(), "a held workload publishes nothing");
         assertEquals(paused, (long) fx(() -> window.model().eventCountProperty().get()));
-        fxRun(() -> ((javafx.scene.control.Button) window.stage().getScene().lookup("#tb-start")).fire());
+        fxRun(() -> ((Button) window.stage().getScene().lookup("#tb-start")).fire());
         waitFor(10, "running again", () -> window.live().stateProperty().get() == LiveSession.State.RUNNING
                 && window.live().steps() > heldSteps && window.model().eventCountProperty().get() > paused);
-        fxRun(() -> ((javafx.scene.control.Button) window.stage().getScene().lookup("#tb-stop")).fire());
+        fxRun(() -> ((Button) window.stage().getScene().lookup("#tb-stop")).fire());
         waitFor(20, "stopped", () -> window.live().stateProperty().get() == LiveSession.State.STOPPED);
         long end = fx(() -> window.model().eventCountProperty().get());
         assertTrue(end > paused);

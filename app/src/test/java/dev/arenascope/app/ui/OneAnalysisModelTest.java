@@ -17,19 +17,18 @@ import javafx.scene.control.TableView;
 import javafx.scene.control.TreeItem;
 import javafx.scene.control.TreeTableView;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.ScopeModel;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.MemoryInfo;
 
 /**
@@ -74,7 +73,7 @@ class OneAnalysisModelTest extends WindowTestBase {
             }
             return out;
         });
-        TraceDigest.Snapshot digest = fx(() -> window.model().digestProperty().get());
+        TraceAggregate.Snapshot digest = fx(() -> window.model().digestProperty().get());
         int withModel = 0;
         for (JsonNode j : scopes) {
             String key = j.get("memory").asInt() + ":" + j.get("path").asText();

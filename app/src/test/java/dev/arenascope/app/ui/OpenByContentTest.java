@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import javafx.scene.control.DialogPane;
+import javafx.stage.Stage;
 import javafx.stage.Window;
 
 import org.junit.jupiter.api.Test;
@@ -35,8 +37,8 @@ class OpenByContentTest extends WindowTestBase {
         String text = fx(() -> Window.getWindows().stream().map(w -> w.getScene().getRoot())
                 .filter(r -> r instanceof DialogPane p && p.getHeaderText() != null && p.getHeaderText().startsWith(titleStart))
                 .map(r -> ((DialogPane) r).getContentText()).findFirst().orElseThrow());
-        fxRun(() -> Window.getWindows().stream().filter(w -> w != stage && w instanceof javafx.stage.Stage s && s.getOwner() == stage)
-                .toList().forEach(w -> ((javafx.stage.Stage) w).close()));
+        fxRun(() -> Window.getWindows().stream().filter(w -> w != stage && w instanceof Stage s && s.getOwner() == stage)
+                .toList().forEach(w -> ((Stage) w).close()));
         return text;
     }
 
@@ -48,7 +50,7 @@ class OpenByContentTest extends WindowTestBase {
         TraceViewToPerfetto.convert(TraceFormats.load(astrace).store(), perfetto);
         Path plan = dir.resolve("tiny.plan.json");
         PlanJson.write(PlanLayouts.scratchPlan("tiny", "sram", new GreedyBySizePlanner().plan(
-                new PlanProblem(java.util.List.of(new PlanBuffer("a", 0, 2, 64), new PlanBuffer("b", 1, 3, 64)), 1), Long.MAX_VALUE, 1_000_000_000L)), plan);
+                new PlanProblem(List.of(new PlanBuffer("a", 0, 2, 64), new PlanBuffer("b", 1, 3, 64)), 1), Long.MAX_VALUE, 1_000_000_000L)), plan);
         Path text = Files.writeString(dir.resolve("notes.pickle"), "# just some notes\nhello\n");
         assertEquals(FileKind.ASTRACE, FileKind.of(astrace));
         assertEquals(FileKind.JSONL, FileKind.of(jsonl));

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import javafx.scene.control.Label;
+import javafx.stage.Stage;
+import javafx.stage.Window;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,7 +72,7 @@ class OpenFilesTest extends WindowTestBase {
         fxRun(() -> window.open(bad));
         waitForSettled(20, "the error", () -> statusText().startsWith("Could not open"));
         assertEquals(0, fx(() -> window.model().eventCountProperty().get()), "nothing half-loaded is shown");
-        fxRun(() -> javafx.stage.Window.getWindows().stream().filter(w -> w instanceof javafx.stage.Stage s && s.getTitle() != null
-                && s.getTitle().startsWith("Open broken")).toList().forEach(w -> ((javafx.stage.Stage) w).close()));
+        fxRun(() -> Window.getWindows().stream().filter(w -> w instanceof Stage s && s.getTitle() != null
+                && s.getTitle().startsWith("Open broken")).toList().forEach(w -> ((Stage) w).close()));
     }
 }

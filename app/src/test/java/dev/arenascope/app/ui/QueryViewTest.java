@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import javafx.scene.control.Button;
+
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.query.QueryView;
@@ -25,7 +27,7 @@ class QueryViewTest extends WindowTestBase {
         waitFor(120, "the peak allocation's row", () -> view.result() != null, view::statusText);
         assertEquals(1, fx(() -> view.result().rows().size()));
         assertTrue(fx(() -> view.result().columns().contains("alloc_ns")));
-        fxRun(() -> ((javafx.scene.control.Button) robot.lookup("#query-select").query()).fire());
+        fxRun(() -> ((Button) robot.lookup("#query-select").query()).fire());
         long at = ((Number) fx(() -> view.result().rows().getFirst().get(view.result().columns().indexOf("alloc_ns")))).longValue();
         assertEquals(at, fx(() -> window.model().selectionProperty().get().fromNs()));
         fxRun(() -> {

@@ -4,10 +4,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
+import javafx.geometry.Bounds;
+import javafx.scene.input.MouseButton;
+
 import org.junit.jupiter.api.Test;
+import org.testfx.util.WaitForAsyncUtils;
 
 import dev.arenascope.app.ui.live.NewSessionDialog;
+import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.analysis.ScopeAnalysis;
+import dev.arenascope.core.record.StackCapture;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.testsupport.Fixtures;
 
 /**
@@ -25,10 +33,10 @@ class Screenshots extends ScreenshotTool {
         openAndWait(render);
         waitFor(10, "bands", () -> window.timeline().drawListProperty().get().lanes().stream().anyMatch(l -> !l.bands().isEmpty()));
         // the middle of the run selected: a third of its length, from a third in
-        dev.arenascope.app.ui.model.TimeRange sel = fx(() -> {
+        TimeRange sel = fx(() -> {
             long a = window.model().trace().startNs();
             long len = window.model().trace().endNs() - a;
-            return new dev.arenascope.app.ui.model.TimeRange(a + len / 3, a + 2 * len / 3);
+            return new TimeRange(a + len / 3, a + 2 * len / 3);
         });
         fxRun(() -> window.model().selectionProperty().set(sel));
         waitFor(20, "the selection listed", () -> sel.equals(window.events().shownRangeProperty().get())
@@ -52,7 +60,7 @@ class Screenshots extends ScreenshotTool {
         shoot(dir, "slot-map.png");
 
         Path particles = Recordings.record("particles", Map.of("steps", "400"), tmp.resolve("particles.astrace"),
-                dev.arenascope.core.record.StackCapture.all(32)); // stripes coloured by the Java sites
+                StackCapture.all(32)); // stripes coloured by the Java sites
         openAndWait(particles);
         fxRun(() -> window.tabs().getSelectionModel().select(3));
         fxRun(() -> window.pools().bitsSpinner().getValueFactory().setValue(2));
@@ -89,7 +97,7 @@ class Screenshots extends ScreenshotTool {
             fxRun(() -> window.applyTheme(dark));
             waitFor(20, "stripes in the theme, the legend laid out", () -> window.timeline().drawListProperty().get().lanes().stream()
                     .anyMatch(l -> l.stripes() != null) && window.timeline().legend().isVisible() && window.timeline().idle());
-            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+            WaitForAsyncUtils.waitForFxEvents();
             waitFor(20, "the frame after the layout", () -> window.timeline().idle());
             var d = fx(() -> window.timeline().drawListProperty().get());
             var lane = d.lanes().stream().filter(l -> l.stripes() != null).findFirst().orElseThrow();
@@ -112,10 +120,10 @@ class Screenshots extends ScreenshotTool {
                 throw new IllegalStateException("no stripe in the peak's column " + col);
             }
             double y = lane.gaugeTop() + row + 0.5;
-            javafx.geometry.Bounds b = fx(() -> window.timeline().canvas().localToScreen(window.timeline().canvas().getBoundsInLocal()));
+            Bounds b = fx(() -> window.timeline().canvas().localToScreen(window.timeline().canvas().getBoundsInLocal()));
             robot.moveTo(b.getMinX() + col + 0.5, b.getMinY() + y);
             if (!dark) {
-                robot.clickOn(javafx.scene.input.MouseButton.PRIMARY);
+                robot.clickOn(MouseButton.PRIMARY);
                 waitFor(10, "a selected allocation", () -> window.model().selectedAllocationProperty().get() != null);
                 robot.moveTo(b.getMinX() + col + 0.5, b.getMinY() + y);
             }
@@ -128,12 +136,12 @@ class Screenshots extends ScreenshotTool {
      * The instant, in the middle half of the trace, just after the largest free of {@code memory} that
      * was requested and completed later (its block drawn pending), or the middle when there is none.
      */
-    private static long pendingInstant(dev.arenascope.core.trace.TraceView t, int memory) {
+    private static long pendingInstant(TraceView t, int memory) {
         long best = t.endNs() / 2;
         long bestBytes = 0;
         for (long i = t.firstIndexAtOrAfter(t.endNs() / 4), stop = t.firstIndexAtOrAfter(3 * t.endNs() / 4); i + 1 < stop; i++) {
             var e = t.event(i);
-            if (e.memory() == memory && e.kind() == dev.arenascope.core.trace.EventKind.FREE_REQUESTED && t.event(i + 1).timeNs() > e.timeNs()
+            if (e.memory() == memory && e.kind() == EventKind.FREE_REQUESTED && t.event(i + 1).timeNs() > e.timeNs()
                     && e.b() > bestBytes) {
                 best = e.timeNs();
                 bestBytes = e.b();

@@ -2,6 +2,8 @@ package dev.arenascope.app.ui;
 
 import java.nio.file.Path;
 
+import javafx.scene.control.SplitPane;
+
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.sites.SiteRequest;
@@ -33,7 +35,7 @@ class SiteScreenshots extends ScreenshotTool {
         fxRun(() -> {
             window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1);
             // the timeline short, the site view tall: its flame graph is the subject here
-            ((javafx.scene.control.SplitPane) window.scene().lookup(".split-pane")).setDividerPositions(0.3);
+            ((SplitPane) window.scene().lookup(".split-pane")).setDividerPositions(0.3);
         });
         answered(SiteRequest.Question.PEAK, SiteRequest.Shape.TOP_DOWN);
         fxRun(() -> {

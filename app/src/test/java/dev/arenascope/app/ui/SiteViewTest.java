@@ -5,26 +5,34 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 import javafx.scene.control.TreeItem;
 import javafx.scene.control.TreeTableRow;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.arenascope.app.cli.CliRun;
+import dev.arenascope.app.ui.live.NewSessionDialog;
 import dev.arenascope.app.ui.model.SiteSelection;
+import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.sites.SiteAnswer;
 import dev.arenascope.app.ui.sites.SiteRequest;
 import dev.arenascope.app.ui.sites.SiteRow;
+import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteQuestion;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Percent;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.testsupport.Fixtures;
@@ -96,7 +104,7 @@ class SiteViewTest extends WindowTestBase {
             assertEquals(s.get("count").asLong(), Long.parseLong(r[5]), what + " count of " + label);
             assertEquals(Bytes.format(s.get("bytes").asLong()), r[1], what + " shown bytes of " + label);
             assertEquals(String.format("%,d", s.get("count").asLong()), r[3]);
-            assertEquals(dev.arenascope.core.device.Percent.of(s.get("bytes").asLong(), total), r[2]);
+            assertEquals(Percent.of(s.get("bytes").asLong(), total), r[2]);
         }
         // the summary states the total of the answer shown
         String bytes = String.format("%,d bytes", total);
@@ -163,11 +171,11 @@ class SiteViewTest extends WindowTestBase {
         }
         assertTrue(detail.contains(frames.size() + " frames"), detail);
         // a free names the allocation it freed, with that allocation's stack
-        long freeIndex = java.util.Arrays.stream(own).filter(i -> fx(() -> window.model().trace().event(i).kind()) == EventKind.FREE)
+        long freeIndex = Arrays.stream(own).filter(i -> fx(() -> window.model().trace().event(i).kind()) == EventKind.FREE)
                 .findFirst().orElse(-1);
         assertTrue(freeIndex >= 0, "the top site's blocks are freed later in the snapshot");
         {
-            int freeRow = java.util.Arrays.binarySearch(own, freeIndex);
+            int freeRow = Arrays.binarySearch(own, freeIndex);
             fxRun(() -> window.events().table().getSelectionModel().clearAndSelect(freeRow));
             // the pane is the selected free's whole text once the window has settled: wait for that, then read it
             waitForSettled(10, "the free's detail", () -> window.events().detailEventProperty().get() == freeIndex
@@ -186,10 +194,10 @@ class SiteViewTest extends WindowTestBase {
         fxRun(() -> window.sites().table().getSelectionModel().clearSelection());
         waitForSettled(10, "nothing selected", () -> window.model().selectedSiteProperty().get() == null);
         SiteSelection fromStripe = fx(() -> {
-            var sa = dev.arenascope.core.analysis.SiteAnalysis.of(window.model().trace(), window.model().trace().memories().getFirst(), false);
+            var sa = SiteAnalysis.of(window.model().trace(), window.model().trace().memories().getFirst(), false);
             var second = sa.ask(new SiteQuestion.AtPeak()).rows().get(1);
-            var ms = sa.members(new dev.arenascope.core.analysis.SiteQuestion.AllocatedIn(0, sa.endNs()),
-                    dev.arenascope.core.analysis.SiteAnalysis.By.SITE, (label, fr) -> fr.equals(second.frames()));
+            var ms = sa.members(new SiteQuestion.AllocatedIn(0, sa.endNs()),
+                    SiteAnalysis.By.SITE, (label, fr) -> fr.equals(second.frames()));
             return new SiteSelection(0, second.label(), "every allocation made at this site", ms);
         });
         fxRun(() -> window.model().selectedSiteProperty().set(fromStripe));
@@ -219,10 +227,10 @@ class SiteViewTest extends WindowTestBase {
         assertTrue(at >= 0, "the report has the table " + id);
         String sec = html.substring(at, html.indexOf("</section>", at));
         List<List<String>> rows = new ArrayList<>();
-        var tr = java.util.regex.Pattern.compile("<tr>(.*?)</tr>").matcher(sec.substring(sec.indexOf("<tbody>")));
+        var tr = Pattern.compile("<tr>(.*?)</tr>").matcher(sec.substring(sec.indexOf("<tbody>")));
         while (tr.find()) {
             List<String> cells = new ArrayList<>();
-            var td = java.util.regex.Pattern.compile("<td[^>]*>(.*?)</td>").matcher(tr.group(1));
+            var td = Pattern.compile("<td[^>]*>(.*?)</td>").matcher(tr.group(1));
             while (td.find()) {
                 cells.add(unescape(td.group(1).replaceAll("<span class=\"sub\">.*?</span>", "")));
             }
@@ -243,7 +251,7 @@ class SiteViewTest extends WindowTestBase {
         Path out = dir.resolve("magma27.html");
         CliRun r = CliRun.of("report", f.toString(), "--format", "html", "--out", out.toString());
         assertEquals(0, r.code(), r.err());
-        String html = java.nio.file.Files.readString(out);
+        String html = Files.readString(out);
         List<List<String>> table = htmlTable(html, "sites-cuda_0");
         List<String[]> shown = shownRows();
         assertEquals(16, table.size(), "the top 15 sites and one row for the others");
@@ -313,10 +321,10 @@ class SiteViewTest extends WindowTestBase {
         assertSameAsCli(cli("sites", f.toString(), "--at", "100ms", "--format", "json"), "live at 100 ms");
         fxRun(() -> window.model().cursorProperty().set(180_000_000L));
         waitForSettled(30, "the answer follows the cursor", () -> window.sites().answerProperty().get().question()
-                .equals(new dev.arenascope.core.analysis.SiteQuestion.LiveAt(180_000_000L)));
+                .equals(new SiteQuestion.LiveAt(180_000_000L)));
         assertSameAsCli(cli("sites", f.toString(), "--at", "180ms", "--format", "json"), "live at 180 ms");
         // allocated in the selected range (the selection is half-open, the CLI's range takes both ends)
-        fxRun(() -> window.model().selectionProperty().set(new dev.arenascope.app.ui.model.TimeRange(50_000_000L, 120_000_000L)));
+        fxRun(() -> window.model().selectionProperty().set(new TimeRange(50_000_000L, 120_000_000L)));
         ask(SiteRequest.Question.RANGE, SiteRequest.Shape.SITES);
         assertSameAsCli(cli("sites", f.toString(), "--range", "50000000ns..119999999ns", "--format", "json"), "allocated in the range");
         // the bottom-up tree's first level is the CLI's
@@ -339,7 +347,7 @@ class SiteViewTest extends WindowTestBase {
         ask(SiteRequest.Question.PEAK, SiteRequest.Shape.SITES);
         waitForSettled(30, "the compared answer", () -> window.sites().answerProperty().get().comparing());
         JsonNode diff = cli("sites", f.toString(), "--baseline", base.toString(), "--format", "json").get("diff");
-        java.util.Map<String, JsonNode> byKey = new java.util.HashMap<>();
+        Map<String, JsonNode> byKey = new HashMap<>();
         for (JsonNode e : diff) {
             byKey.put(key(e.get("frames"), e.get("label").asText()), e);
         }
@@ -377,8 +385,8 @@ class SiteViewTest extends WindowTestBase {
 
     @Test
     void aLiveSessionIsAnsweredWhileItsEventsStream() {
-        fxRun(() -> window.startLive(new dev.arenascope.app.ui.live.NewSessionDialog.Choice("particles", "virtual:1GiB",
-                java.util.Map.of("steps", "100000"))));
+        fxRun(() -> window.startLive(new NewSessionDialog.Choice("particles", "virtual:1GiB",
+                Map.of("steps", "100000"))));
         waitFor(30, "live events", () -> window.model().eventCountProperty().get() > 2_000);
         fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
         long first = fx(() -> window.model().eventCountProperty().get());

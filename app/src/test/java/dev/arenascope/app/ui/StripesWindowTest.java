@@ -7,20 +7,26 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import javafx.geometry.Bounds;
 import javafx.scene.input.MouseButton;
+import javafx.scene.layout.Region;
 
 import org.junit.jupiter.api.Test;
+import org.testfx.util.WaitForAsyncUtils;
 
 import dev.arenascope.app.ui.events.EventRow;
 import dev.arenascope.app.ui.model.AllocationSelection;
+import dev.arenascope.app.ui.model.FreeRequests;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.timeline.DrawList;
 import dev.arenascope.app.ui.timeline.StripeLayer;
+import dev.arenascope.app.ui.timeline.TimelineView;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteQuestion;
@@ -63,7 +69,7 @@ class StripesWindowTest extends WindowTestBase {
             return l != null && window.timeline().drawListProperty().get().range().fromNs() == at - 200_000
                     && window.timeline().legend().isVisible() && window.timeline().idle();
         });
-        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        WaitForAsyncUtils.waitForFxEvents();
         waitForSettled(30, "the frame after the legend's layout", () -> window.timeline().idle() && stripedLane() != null);
         // every stripe in the peak's column, bottom to top, through the hover card, all read in one FX
         // call: the layer scanned is then the one the cards describe (a frame installed between two
@@ -77,8 +83,8 @@ class StripesWindowTest extends WindowTestBase {
             while (c < d0.width() - 1 && d0.timeAt(c + 1) - 1 < at) {
                 c++;
             }
-            List<Double> ys = new java.util.ArrayList<>();
-            List<String> cards = new java.util.ArrayList<>();
+            List<Double> ys = new ArrayList<>();
+            List<String> cards = new ArrayList<>();
             for (int row = s.height() - 1; row >= 0; row--) {
                 if (s.stripeAt(c, row) >= 0) {
                     double y = l0.gaugeTop() + row + 0.5;
@@ -121,7 +127,7 @@ class StripesWindowTest extends WindowTestBase {
         String siteLine = firstStripeCard.lines().filter(l -> l.startsWith("site ")).findFirst().orElseThrow().substring(5);
         assertEquals(siteLine, sel.site().label(), "the selected site is the stripe's");
         assertEquals(sel.site(), fx(() -> window.model().selectedSiteProperty().get()), "published for the site view");
-        assertTrue(firstStripeCard.contains(dev.arenascope.app.ui.timeline.TimelineView.exact(sel.bytes())), "the clicked stripe is the hovered one");
+        assertTrue(firstStripeCard.contains(TimelineView.exact(sel.bytes())), "the clicked stripe is the hovered one");
         waitForSettled(20, "the Events table lists the allocation's rows", () -> {
             var items = window.events().table().getItems();
             return !items.isEmpty() && items.getFirst().index() == sel.allocEvent();
@@ -131,7 +137,7 @@ class StripesWindowTest extends WindowTestBase {
         assertEquals(sel.bytes(), rows.getFirst().event().b());
         if (sel.freeEvent() >= 0) {
             // magma27 records every free as requested, then completed: the request sits between
-            long request = dev.arenascope.app.ui.model.FreeRequests.requestOf(fx(() -> window.model().trace()), sel.allocEvent(), sel.freeEvent());
+            long request = FreeRequests.requestOf(fx(() -> window.model().trace()), sel.allocEvent(), sel.freeEvent());
             assertEquals(request >= 0 ? 3 : 2, rows.size());
             if (request >= 0) {
                 assertEquals(EventKind.FREE_REQUESTED, rows.get(1).event().kind());
@@ -144,8 +150,8 @@ class StripesWindowTest extends WindowTestBase {
         }
         assertEquals(0, fx(() -> window.events().table().getSelectionModel().getSelectedIndex()), "the allocation row is selected");
         // the long summary of the selection gives way; the filter choosers keep their width
-        waitForSettled(10, "the filter bar laid out with the choosers whole", () -> java.util.stream.Stream.of("#events-kinds", "#events-memory", "#events-scope")
-                .map(id -> (javafx.scene.layout.Region) window.scene().lookup(id))
+        waitForSettled(10, "the filter bar laid out with the choosers whole", () -> Stream.of("#events-kinds", "#events-memory", "#events-scope")
+                .map(id -> (Region) window.scene().lookup(id))
                 .allMatch(r -> r.getWidth() >= r.prefWidth(-1) - 0.5 && r.getWidth() > 40));
 
         // the lane's header switch: back to the occupancy area, and stripes again

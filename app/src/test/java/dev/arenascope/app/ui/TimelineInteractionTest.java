@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import javafx.geometry.Bounds;
+import javafx.geometry.VerticalDirection;
+import javafx.scene.control.Label;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.MouseButton;
 
@@ -15,6 +17,7 @@ import dev.arenascope.app.ui.events.EventRow;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.timeline.DrawList;
 import dev.arenascope.core.analysis.ScopeAnalysis;
+import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.store.EventStore;
 
@@ -39,7 +42,7 @@ class TimelineInteractionTest extends WindowTestBase {
         Bounds b = fx(() -> window.timeline().canvas().localToScreen(window.timeline().canvas().getBoundsInLocal()));
         robot.moveTo(b.getMinX() + 400, b.getMinY() + 80);
         // Monocle's robot reports a wheel turned "down" as deltaY > 0, which is "up" (zoom in) on desktops
-        robot.scroll(5, javafx.geometry.VerticalDirection.DOWN);
+        robot.scroll(5, VerticalDirection.DOWN);
         waitForSettled(10, "zoomed in", () -> window.model().viewRangeProperty().get().duration() < before.duration() / 2);
         TimeRange zoomed = fx(() -> window.model().viewRangeProperty().get());
         waitForSettled(10, "frame of the zoomed range", () -> window.timeline().drawListProperty().get().range().equals(zoomed));
@@ -70,16 +73,16 @@ class TimelineInteractionTest extends WindowTestBase {
         EventRow last = fx(() -> window.events().table().getItems().get(rows - 1));
         assertTrue(sel.contains(first.event().timeNs()) && sel.contains(last.event().timeNs()), "rows lie in the selection");
         String status = fx(() -> window.statusBar().getRightItems().stream()
-                .filter(n -> n instanceof javafx.scene.control.Label).map(n -> ((javafx.scene.control.Label) n).getText())
+                .filter(n -> n instanceof Label).map(n -> ((Label) n).getText())
                 .filter(t -> t.startsWith("selected")).findFirst().orElse(""));
         assertFalse(status.isEmpty(), "the status bar shows the selected range");
 
         // filters: only allocations, then a search for a descriptor
-        fxRun(() -> window.events().kindsFilter().getCheckModel().check(dev.arenascope.core.trace.EventKind.ALLOC));
+        fxRun(() -> window.events().kindsFilter().getCheckModel().check(EventKind.ALLOC));
         waitForSettled(10, "allocations only", () -> {
             var items = window.events().table().getItems();
             return !items.isEmpty() && items.size() < rows
-                    && items.stream().allMatch(r -> r.event().kind() == dev.arenascope.core.trace.EventKind.ALLOC);
+                    && items.stream().allMatch(r -> r.event().kind() == EventKind.ALLOC);
         });
         fxRun(() -> window.events().searchField().setText("uint8"));
         waitForSettled(10, "search applied", () -> {

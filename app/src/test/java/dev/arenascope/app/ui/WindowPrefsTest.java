@@ -5,10 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.prefs.Preferences;
+
+import javafx.geometry.Rectangle2D;
+import javafx.scene.Scene;
+import javafx.scene.layout.Pane;
+import javafx.stage.Stage;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.testfx.util.WaitForAsyncUtils;
 
 class WindowPrefsTest {
     @Test
@@ -31,29 +38,29 @@ class WindowPrefsTest {
         assertEquals(0.3, new WindowPrefs(node).divider(), 1e-9);
     }
 
-    private static final javafx.geometry.Rectangle2D SCREEN = new javafx.geometry.Rectangle2D(0, 0, 1600, 1000);
+    private static final Rectangle2D SCREEN = new Rectangle2D(0, 0, 1600, 1000);
 
     @Test
     void degenerateOrMissingSizesGiveTheDefaultCentredOnTheScreen() {
-        var r = WindowPrefs.placement(10, 10, 200, 200, java.util.List.of(SCREEN), SCREEN);
+        var r = WindowPrefs.placement(10, 10, 200, 200, List.of(SCREEN), SCREEN);
         assertEquals(1360, r.getWidth(), 1e-9, "a 200x200 size is not restored");
         assertEquals(860, r.getHeight(), 1e-9);
-        var none = WindowPrefs.placement(Double.NaN, Double.NaN, Double.NaN, Double.NaN, java.util.List.of(SCREEN), SCREEN);
+        var none = WindowPrefs.placement(Double.NaN, Double.NaN, Double.NaN, Double.NaN, List.of(SCREEN), SCREEN);
         assertEquals((1600 - 1360) / 2.0, none.getMinX(), 1e-9, "centred");
         assertEquals((1000 - 860) / 2.0, none.getMinY(), 1e-9);
-        var small = new javafx.geometry.Rectangle2D(0, 0, 1024, 700);
-        var onSmall = WindowPrefs.placement(Double.NaN, Double.NaN, Double.NaN, Double.NaN, java.util.List.of(small), small);
+        var small = new Rectangle2D(0, 0, 1024, 700);
+        var onSmall = WindowPrefs.placement(Double.NaN, Double.NaN, Double.NaN, Double.NaN, List.of(small), small);
         assertTrue(onSmall.getWidth() <= 1024 * 0.9 + 1e-9 && onSmall.getHeight() <= 700 * 0.9 + 1e-9, "fits a small screen: " + onSmall);
     }
 
     @Test
     void savedBoundsAreClampedToTheScreen() {
-        var r = WindowPrefs.placement(1400, 900, 1200, 800, java.util.List.of(SCREEN), SCREEN);
+        var r = WindowPrefs.placement(1400, 900, 1200, 800, List.of(SCREEN), SCREEN);
         assertEquals(1200, r.getWidth(), 1e-9);
         assertTrue(r.getMaxX() <= 1600 && r.getMaxY() <= 1000 && r.getMinX() >= 0 && r.getMinY() >= 0, "on screen: " + r);
-        var off = WindowPrefs.placement(5000, 5000, 1000, 700, java.util.List.of(SCREEN), SCREEN);
+        var off = WindowPrefs.placement(5000, 5000, 1000, 700, List.of(SCREEN), SCREEN);
         assertTrue(SCREEN.contains(off), "a window saved on a screen no longer there comes back: " + off);
-        var huge = WindowPrefs.placement(0, 0, 4000, 3000, java.util.List.of(SCREEN), SCREEN);
+        var huge = WindowPrefs.placement(0, 0, 4000, 3000, List.of(SCREEN), SCREEN);
         assertTrue(huge.getWidth() <= 1600 && huge.getHeight() <= 1000, "never larger than the screen: " + huge);
     }
 
@@ -63,9 +70,9 @@ class WindowPrefsTest {
         node.clear();
         org.testfx.api.FxToolkit.registerPrimaryStage();
         WindowPrefs p = new WindowPrefs(node);
-        org.testfx.util.WaitForAsyncUtils.asyncFx(() -> {
-            javafx.stage.Stage s = new javafx.stage.Stage();
-            s.setScene(new javafx.scene.Scene(new javafx.scene.layout.Pane()));
+        WaitForAsyncUtils.asyncFx(() -> {
+            Stage s = new Stage();
+            s.setScene(new Scene(new Pane()));
             s.setWidth(200);
             s.setHeight(200);
             s.show();
@@ -74,9 +81,9 @@ class WindowPrefsTest {
             return null;
         }).get();
         assertTrue(Double.isNaN(node.getDouble("width", Double.NaN)), "200x200 is not remembered");
-        org.testfx.util.WaitForAsyncUtils.asyncFx(() -> {
-            javafx.stage.Stage s = new javafx.stage.Stage();
-            s.setScene(new javafx.scene.Scene(new javafx.scene.layout.Pane()));
+        WaitForAsyncUtils.asyncFx(() -> {
+            Stage s = new Stage();
+            s.setScene(new Scene(new Pane()));
             s.setWidth(1100);
             s.setHeight(700);
             s.show();

@@ -1,11 +1,20 @@
 package dev.arenascope.app.ui;
 
 import java.nio.file.Path;
-
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.prefs.Preferences;
 
+import javafx.scene.Parent;
 import javafx.stage.Stage;
 
 import org.junit.jupiter.api.AfterEach;
@@ -70,7 +79,7 @@ abstract class WindowTestBase {
     }
 
     /** {@link #waitForSettled(double, String, BooleanSupplier)}, saying what {@code state} shows on a time-out. */
-    protected void waitForSettled(double seconds, String what, BooleanSupplier condition, java.util.function.Supplier<String> state) {
+    protected void waitForSettled(double seconds, String what, BooleanSupplier condition, Supplier<String> state) {
         long allowed = (long) (seconds * 1e9);
         long start = System.nanoTime();
         long last = start;
@@ -79,7 +88,7 @@ abstract class WindowTestBase {
             int seen = fx(() -> {
                 // the layout a pulse would do now, so that a size it changes (a legend shown, a bar re-laid) has
                 // asked for its new frame before the window is asked whether it is settled
-                javafx.scene.Parent root = window.scene().getRoot();
+                Parent root = window.scene().getRoot();
                 root.applyCss();
                 root.layout();
                 return !window.settled() ? 0 : condition.getAsBoolean() ? 2 : 1;
@@ -96,7 +105,7 @@ abstract class WindowTestBase {
                 throw new AssertionError((settledFalse > allowed ? "settled for " + seconds + " s without" : "no settled window in "
                         + HANG_SECONDS + " s with") + ": " + what + "; state: " + fx(state::get) + "; " + fx(this::unsettled));
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L); // the next look, after the FX thread's next turns
+            LockSupport.parkNanos(10_000_000L); // the next look, after the FX thread's next turns
         }
     }
 
@@ -111,7 +120,7 @@ abstract class WindowTestBase {
     protected static void waitFor(double seconds, String what, BooleanSupplier condition) {
         try {
             WaitForAsyncUtils.waitFor((long) (seconds * 1000), TimeUnit.MILLISECONDS, () -> fx(condition::getAsBoolean));
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new AssertionError("timed out after " + seconds + " s waiting for: " + what);
         }
     }
@@ -120,10 +129,10 @@ abstract class WindowTestBase {
      * Waits like {@link #waitFor(double, String, BooleanSupplier)}; on a time-out the message also says
      * what {@code state} (read on the FX thread) shows then, so that a failure on another machine says why.
      */
-    protected static void waitFor(double seconds, String what, BooleanSupplier condition, java.util.function.Supplier<String> state) {
+    protected static void waitFor(double seconds, String what, BooleanSupplier condition, Supplier<String> state) {
         try {
             WaitForAsyncUtils.waitFor((long) (seconds * 1000), TimeUnit.MILLISECONDS, () -> fx(condition::getAsBoolean));
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new AssertionError("timed out after " + seconds + " s waiting for: " + what + "; state: " + fx(state::get));
         }
     }
@@ -139,17 +148,17 @@ abstract class WindowTestBase {
      * it fails when the FX thread's stack has stayed the same for {@value #STUCK_SECONDS} s (blocked, or
      * looping at one place), saying where, or after {@value #HANG_SECONDS} s in all.
      */
-    protected static <T> T fx(java.util.concurrent.Callable<T> work) {
-        java.util.concurrent.Future<T> f = WaitForAsyncUtils.asyncFx(work);
+    protected static <T> T fx(Callable<T> work) {
+        Future<T> f = WaitForAsyncUtils.asyncFx(work);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_SECONDS);
         StackTraceElement[] last = null;
         long stillSince = System.nanoTime();
         while (true) {
             try {
                 return f.get(5, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.TimeoutException slow) {
+            } catch (TimeoutException slow) {
                 StackTraceElement[] now = toolkitStacks();
-                if (!java.util.Arrays.equals(now, last)) {
+                if (!Arrays.equals(now, last)) {
                     last = now;
                     stillSince = System.nanoTime();
                 } else if (System.nanoTime() - stillSince > TimeUnit.SECONDS.toNanos(STUCK_SECONDS)) {
@@ -159,7 +168,7 @@ abstract class WindowTestBase {
                 if (System.nanoTime() - end > 0) {
                     throw new AssertionError("FX work did not finish in " + HANG_SECONDS + " s; the FX thread is at\n" + stack(now));
                 }
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 throw new AssertionError("FX work failed: " + e.getCause(), e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -170,10 +179,10 @@ abstract class WindowTestBase {
 
     /** The FX thread's stack, then the renderer's (the FX thread waits for it in a pulse): either moving is progress. */
     private static StackTraceElement[] toolkitStacks() {
-        java.util.List<StackTraceElement> all = new java.util.ArrayList<>();
+        List<StackTraceElement> all = new ArrayList<>();
         for (String name : new String[] {"JavaFX Application Thread", "QuantumRenderer-0"}) {
             Thread.getAllStackTraces().entrySet().stream().filter(e -> e.getKey().getName().equals(name)).findFirst()
-                    .ifPresent(e -> all.addAll(java.util.Arrays.asList(e.getValue())));
+                    .ifPresent(e -> all.addAll(Arrays.asList(e.getValue())));
         }
         return all.toArray(StackTraceElement[]::new);
     }

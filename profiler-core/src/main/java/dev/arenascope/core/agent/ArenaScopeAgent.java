@@ -1,5 +1,6 @@
 package dev.arenascope.core.agent;
 
+import java.io.UncheckedIOException;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -45,7 +46,7 @@ public final class ArenaScopeAgent {
                 rec.quiet();
             }
             Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("arenascope-agent-flush").unstarted(rec::close));
-        } catch (IllegalArgumentException | IllegalStateException | java.io.UncheckedIOException e) {
+        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
             System.err.println("arenascope agent: " + e.getMessage() + "; recording nothing");
         } catch (LinkageError e) {
             System.err.println("arenascope agent: profiler-core is not on the program's class path (" + e.getMessage() + "); recording nothing");

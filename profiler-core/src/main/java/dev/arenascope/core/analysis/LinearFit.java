@@ -1,6 +1,8 @@
 package dev.arenascope.core.analysis;
 
+import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -377,7 +379,7 @@ public final class LinearFit {
         }
 
         double doubleValue() {
-            return new java.math.BigDecimal(num).divide(new java.math.BigDecimal(den), java.math.MathContext.DECIMAL64).doubleValue();
+            return new BigDecimal(num).divide(new BigDecimal(den), MathContext.DECIMAL64).doubleValue();
         }
     }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 
@@ -208,7 +209,7 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
                     allocations++;
                     allocated += e.b();
                     requested += e.c() > 0 && e.c() <= e.b() ? e.c() : e.b();
-                    if (e.kind() == dev.arenascope.core.trace.EventKind.ALLOC && isPlan()) {
+                    if (e.kind() == EventKind.ALLOC && isPlan()) {
                         extent = Math.max(extent, e.a() + e.b());
                     }
                 }

@@ -2,6 +2,7 @@ package dev.arenascope.core.analysis;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,7 +44,7 @@ public final class MemoryModel {
         }
         Map<String, ScopeModel> out = new LinkedHashMap<>();
         byName.forEach((name, list) -> out.put(name, fitScope(name, list)));
-        return new MemoryModel(java.util.Collections.unmodifiableMap(out));
+        return new MemoryModel(Collections.unmodifiableMap(out));
     }
 
     /** Fits the executions of one scope name (all samples must carry that name). */

@@ -1,12 +1,17 @@
 package dev.arenascope.core.analysis;
 
 import java.util.ArrayList;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
+import dev.arenascope.core.plan.Packing;
+import dev.arenascope.core.plan.PlanBuffer;
+import dev.arenascope.core.plan.PlanProblem;
+import dev.arenascope.core.plan.Planner;
 import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
@@ -95,7 +100,7 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
     }
 
     /** This analysis with a planner's packing of the same tensors: its height, proved bound and proof. */
-    public PlanAnalysis withSearchPacking(dev.arenascope.core.plan.Packing p) {
+    public PlanAnalysis withSearchPacking(Packing p) {
         return new PlanAnalysis(memory, arena, kind, plan, capacityBytes, steps, heightBytes, lowerBoundBytes, p.height(),
                 p.strategy(), alignment, tensors, p.bound(), p.proof());
     }
@@ -111,22 +116,22 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
         if (tensors.isEmpty()) {
             return this;
         }
-        dev.arenascope.core.plan.Planner planner;
+        Planner planner;
         try {
-            planner = dev.arenascope.core.plan.Planner.named("search");
+            planner = Planner.named("search");
         } catch (IllegalArgumentException e) {
-            planner = dev.arenascope.core.plan.Planner.named("greedy");
+            planner = Planner.named("greedy");
         }
         long allSteps = Math.max(1, steps);
-        List<dev.arenascope.core.plan.PlanBuffer> buffers = new ArrayList<>();
+        List<PlanBuffer> buffers = new ArrayList<>();
         int n = 0;
         for (Tensor t : tensors) {
             long lower = t.hasLifetime() ? t.firstStep() : 0;
             long upper = t.hasLifetime() ? Math.max(t.firstStep(), t.lastStep()) + 1 : Math.max(allSteps, 1);
-            buffers.add(new dev.arenascope.core.plan.PlanBuffer(t.name() + "#" + n++, lower, upper, t.bytes()));
+            buffers.add(new PlanBuffer(t.name() + "#" + n++, lower, upper, t.bytes()));
         }
         try {
-            var problem = new dev.arenascope.core.plan.PlanProblem(buffers, Math.max(1, alignment));
+            var problem = new PlanProblem(buffers, Math.max(1, alignment));
             // minimise: the search tries the lower bound first and stops there, else narrows towards it
             // and proves what it can; its best packing when time is up
             var packing = planner.plan(problem, Long.MAX_VALUE, timeLimitNanos);
@@ -227,11 +232,11 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
                     long[] t = a.tensor(e.ref());
                     t[0] = e.a();
                     t[1] = Math.max(t[1], e.b());
-                    if (e.kind() == dev.arenascope.core.trace.EventKind.TENSOR_LIVE) {
+                    if (e.kind() == EventKind.TENSOR_LIVE) {
                         t[2] = t[2] < 0 ? e.c() : Math.min(t[2], e.c());
                         t[3] = Math.max(t[3], e.c());
                         maxStep = Math.max(maxStep, e.c());
-                    } else if (e.kind() == dev.arenascope.core.trace.EventKind.TENSOR_DEAD) {
+                    } else if (e.kind() == EventKind.TENSOR_DEAD) {
                         t[3] = Math.max(t[3], e.c());
                         if (t[2] < 0) {
                             t[2] = e.c();
@@ -276,7 +281,7 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
     static long lowerBound(MemoryKind kind, List<Tensor> tensors, long alignment) {
         long always = 0;
         long largest = 0;
-        Map<Long, Long> delta = new java.util.TreeMap<>();
+        Map<Long, Long> delta = new TreeMap<>();
         boolean anyLifetime = false;
         for (Tensor t : tensors) {
             long bytes = alignUp(t.bytes(), alignment);

@@ -1,6 +1,7 @@
 package dev.arenascope.core.analysis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -109,7 +110,7 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
         long[][] buckets = new long[ids][];
         long[][] lastIn = new long[ids][];
         boolean[][] touched = new boolean[ids][];
-        java.util.Arrays.fill(peakAt, -1);
+        Arrays.fill(peakAt, -1);
         for (MemoryInfo m : view.memories()) {
             if (m.id() >= 0) {
                 buckets[m.id()] = new long[SPARK_BUCKETS];

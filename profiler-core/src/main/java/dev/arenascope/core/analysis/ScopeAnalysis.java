@@ -1,8 +1,10 @@
 package dev.arenascope.core.analysis;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +64,7 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
     public static final int MAX_PATH_DEPTH = 32;
 
     public ScopeAnalysis {
-        params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
+        params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
     }
 
     /** The scope's last name. */
@@ -336,9 +338,9 @@ public record ScopeAnalysis(int memory, String memoryName, String path, int dept
          * Execution times hold the closed executions only.
          */
         public List<ScopeAnalysis> snapshot(long endNs) {
-            Map<Agg, Agg> copies = new java.util.IdentityHashMap<>();
+            Map<Agg, Agg> copies = new IdentityHashMap<>();
             if (!open.isEmpty()) {
-                Map<Open, Open> opens = new java.util.IdentityHashMap<>();
+                Map<Open, Open> opens = new IdentityHashMap<>();
                 for (Open o : open.values()) {
                     opens.put(o, o.copy(copies.computeIfAbsent(o.agg, Agg::copy)));
                 }

@@ -1,5 +1,7 @@
 package dev.arenascope.core.analysis;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -26,7 +28,7 @@ public record ScopeSample(int memory, int scopeId, int parentId, String name, Ma
                           long ownBytes, long ownPadding, int ownAllocations, long largestPadding, long peakBytes,
                           long startNs, long endNs) {
     public ScopeSample {
-        params = params == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(params));
+        params = params == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(params));
     }
 
     /** The value of parameter {@code name}, or {@code fallback} when it was not annotated. */

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
@@ -56,7 +57,7 @@ public final class ScopeSampler implements EventSink {
     }
 
     /** Samples a list of events whose strings {@code strings} resolves. */
-    public static List<ScopeSample> of(List<MemoryInfo> memories, List<Event> events, java.util.function.IntFunction<String> strings) {
+    public static List<ScopeSample> of(List<MemoryInfo> memories, List<Event> events, IntFunction<String> strings) {
         ScopeSampler s = new ScopeSampler();
         memories.forEach(s::onMemory);
         EventBatch batch = new EventBatch(events.size());
@@ -107,7 +108,7 @@ public final class ScopeSampler implements EventSink {
      * Samples the events of {@code batch}, in order, naming scopes and parameters through {@code names}
      * (a null answer reads {@code #id}): for a reader that holds the trace's strings itself.
      */
-    public void consume(EventBatch batch, java.util.function.IntFunction<String> names) {
+    public void consume(EventBatch batch, IntFunction<String> names) {
         for (int i = 0; i < batch.size(); i++) {
             ArenaState st = arenas.get(batch.memory(i));
             if (st == null) {
@@ -190,7 +191,7 @@ public final class ScopeSampler implements EventSink {
         }
     }
 
-    private static String name(java.util.function.IntFunction<String> names, int id) {
+    private static String name(IntFunction<String> names, int id) {
         String s = names.apply(id);
         return s == null ? "#" + id : s;
     }

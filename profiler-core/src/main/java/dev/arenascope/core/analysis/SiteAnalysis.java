@@ -1,6 +1,8 @@
 package dev.arenascope.core.analysis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -69,7 +71,7 @@ public final class SiteAnalysis {
         key = new int[n];
         cat = new int[n];
         int[] bySite = new int[Math.max(0, view.stackNodeCount())];
-        java.util.Arrays.fill(bySite, -2);
+        Arrays.fill(bySite, -2);
         Map<Integer, Integer> byScope = new HashMap<>();
         Map<String, Integer> catIds = new HashMap<>();
         boolean anyScope = false;
@@ -280,7 +282,7 @@ public final class SiteAnalysis {
     /** Picks the rows of an answer: a site by its label and frames (innermost first), a category by its name (no frames). */
     @FunctionalInterface
     public interface RowMatcher {
-        boolean matches(String label, java.util.List<StackFrame> frames);
+        boolean matches(String label, List<StackFrame> frames);
     }
 
     /**
@@ -316,16 +318,16 @@ public final class SiteAnalysis {
         int na = 0;
         int nf = 0;
         long bytes = 0;
-        java.util.BitSet stacks = new java.util.BitSet();
+        BitSet stacks = new BitSet();
         for (int i = 0, n = x.size; i < n; i++) {
             if (pick[group[i] + offset] && q.take.test(i)) {
                 if (na == allocs.length) {
-                    allocs = java.util.Arrays.copyOf(allocs, na * 2);
+                    allocs = Arrays.copyOf(allocs, na * 2);
                 }
                 allocs[na++] = x.start[i];
                 if (x.end[i] != AllocationIndex.NEVER) {
                     if (nf == frees.length) {
-                        frees = java.util.Arrays.copyOf(frees, nf * 2);
+                        frees = Arrays.copyOf(frees, nf * 2);
                     }
                     frees[nf++] = x.end[i];
                 }
@@ -335,16 +337,16 @@ public final class SiteAnalysis {
                 }
             }
         }
-        long[] a = java.util.Arrays.copyOf(allocs, na); // allocation order is event order: already ascending
-        long[] f = java.util.Arrays.copyOf(frees, nf);
-        java.util.Arrays.sort(f);
+        long[] a = Arrays.copyOf(allocs, na); // allocation order is event order: already ascending
+        long[] f = Arrays.copyOf(frees, nf);
+        Arrays.sort(f);
         int u = 0;
         for (int k = 0; k < f.length; k++) {
             if (u == 0 || f[u - 1] != f[k]) {
                 f[u++] = f[k];
             }
         }
-        return new SiteMembers(a, java.util.Arrays.copyOf(f, u), stacks, bytes, na);
+        return new SiteMembers(a, Arrays.copyOf(f, u), stacks, bytes, na);
     }
 
     /** A question as the pass over the allocations runs it. */

@@ -1,5 +1,6 @@
 package dev.arenascope.core.analysis;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.arenascope.core.trace.StackFrame;
@@ -50,7 +51,7 @@ public record SiteBreakdown(String memory, String question, long fromNs, long to
         if (rows.size() <= n) {
             return this;
         }
-        List<Row> kept = new java.util.ArrayList<>(rows.subList(0, n));
+        List<Row> kept = new ArrayList<>(rows.subList(0, n));
         long b = 0;
         long c = 0;
         long l = 0;

@@ -1,6 +1,7 @@
 package dev.arenascope.core.analysis;
 
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The overlap index behind {@link Allocations#largest}: the allocation table again, thinned by size. A
@@ -304,7 +305,7 @@ final class SizeLevels {
         private static long select(long[] a, int n, int k) {
             int lo = 0;
             int hi = n - 1;
-            java.util.concurrent.ThreadLocalRandom rnd = java.util.concurrent.ThreadLocalRandom.current();
+            ThreadLocalRandom rnd = ThreadLocalRandom.current();
             while (lo < hi) {
                 long pivot = a[lo + rnd.nextInt(hi - lo + 1)];
                 int lt = lo;

@@ -3,8 +3,10 @@ package dev.arenascope.core.analysis;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Every figure of a trace beside a baseline trace's: rows are matched by section and subject (memory
@@ -166,7 +168,7 @@ public final class TraceDiff {
             before.putIfAbsent(key(r), r);
         }
         List<Change> changes = new ArrayList<>();
-        java.util.Set<String> matched = new java.util.HashSet<>();
+        Set<String> matched = new HashSet<>();
         for (FigureRow r : current.rows()) {
             String k = key(r);
             FigureRow b = before.get(k);

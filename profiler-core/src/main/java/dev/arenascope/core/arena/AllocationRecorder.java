@@ -6,6 +6,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+
+import dev.arenascope.core.format.Bytes;
 
 /**
  * Everything one arena did during a {@code recording()} block: the tree of scopes (name, params,
@@ -211,7 +214,7 @@ public final class AllocationRecorder implements AutoCloseable {
 
     /** Allocation {@code i} in the order they happened. */
     public RecordedAllocation allocation(int i) {
-        java.util.Objects.checkIndex(i, rows);
+        Objects.checkIndex(i, rows);
         int d = rowDescriptor[i];
         return new RecordedAllocation(rowTime[i], rowThread[i], rowOffset[i], rowBytes[i], descriptorDtype[d],
                 descriptorShape[d].clone(), rowBackward[i] ? Direction.BACKWARD : Direction.FORWARD, rowScope[i]);
@@ -281,9 +284,9 @@ public final class AllocationRecorder implements AutoCloseable {
             sb.append(' ').append(s.params());
         }
         sb.append(": ").append(s.allocations()).append(" allocations, peak forward ")
-                .append(dev.arenascope.core.device.Bytes.format(s.peakForwardBytes()))
-                .append(" (+").append(dev.arenascope.core.device.Bytes.format(s.forwardGrowth())).append("), peak backward ")
-                .append(dev.arenascope.core.device.Bytes.format(s.peakBackwardBytes())).append('\n');
+                .append(Bytes.format(s.peakForwardBytes()))
+                .append(" (+").append(Bytes.format(s.forwardGrowth())).append("), peak backward ")
+                .append(Bytes.format(s.peakBackwardBytes())).append('\n');
         for (RecordedScope c : s.children()) {
             format(c, depth + 1, sb);
         }

@@ -3,9 +3,9 @@ package dev.arenascope.core.arena;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.Devices;
 import dev.arenascope.core.device.MemoryDevice;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.record.Session;
 
 /**

@@ -1,6 +1,7 @@
 package dev.arenascope.core.arena;
 
 import java.util.Arrays;
+import java.util.Map;
 
 import dev.arenascope.core.record.EventClock;
 import dev.arenascope.core.record.Session;
@@ -148,7 +149,7 @@ final class ArenaObserver {
      * whatever happens in between; an unobserved scope costs the observer nothing.
      */
     void scopeEntered(int d, String name, long forward, long backward, String k1, long v1, String k2, long v2,
-                      java.util.Map<String, ? extends Number> params) {
+                      Map<String, ? extends Number> params) {
         scopeIds[d] = -1;
         scopeNodes[d] = -1;
         scopeRecorders[d] = null;

@@ -2,12 +2,13 @@ package dev.arenascope.core.arena;
 
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
-import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.DeviceBuffer;
 import dev.arenascope.core.device.MemoryDevice;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.record.EventClock;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
@@ -275,7 +276,7 @@ public final class ManualMemory implements AutoCloseable {
         String path = scopePath();
         String msg = "arena '" + name + "' on " + device.info().id() + ": cannot allocate " + Tensor.descriptor(dtype, shape)
                 + " (" + bytes + " bytes" + (needed != bytes ? ", " + needed + " with alignment" : "") + ") "
-                + dir.name().toLowerCase(java.util.Locale.ROOT) + "; " + remaining + " bytes (" + Bytes.format(remaining)
+                + dir.name().toLowerCase(Locale.ROOT) + "; " + remaining + " bytes (" + Bytes.format(remaining)
                 + ") remaining of " + Bytes.format(capacity) + "; open scopes: " + (path.isEmpty() ? "(none)" : path);
         observer.failed(msg, dir == Direction.BACKWARD, needed, remaining, forward, backward, scopes.depth());
         return new InsufficientMemoryException(msg, name, needed, remaining, path);

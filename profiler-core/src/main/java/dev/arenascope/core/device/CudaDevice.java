@@ -1,6 +1,7 @@
 package dev.arenascope.core.device;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -131,7 +132,7 @@ public final class CudaDevice implements MemoryDevice {
     @Override
     public void copyToHost(DeviceBuffer src, long srcOffset, byte[] dst, int dstOffset, int length) {
         MemoryDevice.checkRange(src, srcOffset, length);
-        java.util.Objects.checkFromIndexSize(dstOffset, length, dst.length);
+        Objects.checkFromIndexSize(dstOffset, length, dst.length);
         select();
         check(JCuda.cudaMemcpy(Pointer.to(dst).withByteOffset(dstOffset), at(src, srcOffset), length,
                 cudaMemcpyKind.cudaMemcpyDeviceToHost), "cudaMemcpy(device to host)");
@@ -140,7 +141,7 @@ public final class CudaDevice implements MemoryDevice {
     @Override
     public void copyFromHost(byte[] src, int srcOffset, DeviceBuffer dst, long dstOffset, int length) {
         MemoryDevice.checkRange(dst, dstOffset, length);
-        java.util.Objects.checkFromIndexSize(srcOffset, length, src.length);
+        Objects.checkFromIndexSize(srcOffset, length, src.length);
         select();
         check(JCuda.cudaMemcpy(at(dst, dstOffset), Pointer.to(src).withByteOffset(srcOffset), length,
                 cudaMemcpyKind.cudaMemcpyHostToDevice), "cudaMemcpy(host to device)");

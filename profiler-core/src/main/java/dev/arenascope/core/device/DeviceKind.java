@@ -1,5 +1,7 @@
 package dev.arenascope.core.device;
 
+import java.util.Locale;
+
 /** What backs a {@link MemoryDevice}'s bytes. */
 public enum DeviceKind {
     /** NVIDIA GPU memory through the CUDA runtime API (JCuda). */
@@ -11,6 +13,6 @@ public enum DeviceKind {
 
     /** Lower-case name as used on the command line ({@code cuda}, {@code host}, {@code virtual}). */
     public String cliName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -4,6 +4,8 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.logging.Logger;
 
+import dev.arenascope.core.format.Bytes;
+
 /**
  * Opens devices by their command-line name: {@code auto}, {@code cuda}, {@code cuda:N}, {@code host},
  * {@code virtual} or {@code virtual:BYTES}.

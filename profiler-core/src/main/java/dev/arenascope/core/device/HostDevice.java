@@ -6,6 +6,10 @@ import java.lang.management.ManagementFactory;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.sun.management.OperatingSystemMXBean;
+
+import dev.arenascope.core.format.Bytes;
+
 /**
  * Host memory through {@code java.lang.foreign}: each buffer is one shared {@link Arena} segment,
  * 256-byte aligned, with no 2 GiB limit. Free bytes are what the operating system reports free.
@@ -24,7 +28,7 @@ public final class HostDevice implements MemoryDevice {
 
     /** Total ({@code total == true}) or free physical memory of this machine in bytes. */
     public static long physicalMemory(boolean total) {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os) {
             return total ? os.getTotalMemorySize() : os.getFreeMemorySize();
         }
         return Runtime.getRuntime().maxMemory();

@@ -1,5 +1,7 @@
 package dev.arenascope.core.device;
 
+import dev.arenascope.core.format.Bytes;
+
 /**
  * One small interface over the memory of a device: CUDA, host or virtual.
  *

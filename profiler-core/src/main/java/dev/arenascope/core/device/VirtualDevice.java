@@ -1,7 +1,10 @@
 package dev.arenascope.core.device;
 
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+
+import dev.arenascope.core.format.Bytes;
 
 /**
  * A device of addresses and accounting only: no bytes exist. It lets a dry run, a size probe or the
@@ -82,7 +85,7 @@ public final class VirtualDevice implements MemoryDevice {
     public void copyFromHost(byte[] src, int srcOffset, DeviceBuffer dst, long dstOffset, int length) {
         own(dst);
         MemoryDevice.checkRange(dst, dstOffset, length);
-        java.util.Objects.checkFromIndexSize(srcOffset, length, src.length);
+        Objects.checkFromIndexSize(srcOffset, length, src.length);
     }
 
     @Override

@@ -2,10 +2,12 @@ package dev.arenascope.core.junit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
 import org.junit.platform.commons.support.AnnotationSupport;
@@ -192,7 +195,7 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
     public Object resolveParameter(ParameterContext p, ExtensionContext ctx) {
         Run run = ctx.getStore(NS).get(Run.class, Run.class);
         if (run == null) {
-            throw new org.junit.jupiter.api.extension.ParameterResolutionException(
+            throw new ParameterResolutionException(
                     "ArenaScopeExtension records tests only: " + p.getParameter() + " is asked for outside one");
         }
         return p.getParameter().getType() == Session.class ? run.recording().session() : run.recording();
@@ -247,7 +250,7 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
         }
     }
 
-    private static <A extends java.lang.annotation.Annotation> Optional<A> find(Method m, Class<?> cls, Class<A> type) {
+    private static <A extends Annotation> Optional<A> find(Method m, Class<?> cls, Class<A> type) {
         Optional<A> a = AnnotationSupport.findAnnotation(m, type);
         for (Class<?> c = cls; a.isEmpty() && c != null; c = c.getEnclosingClass()) {
             a = AnnotationSupport.findAnnotation(c, type);
@@ -442,7 +445,7 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
             Path file = dir.resolve(safe(cls.getName()) + ".json");
             Path tmp = dir.resolve(safe(cls.getName()) + ".json.tmp");
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(tmp.toFile(), report);
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
         }
 
         /** One entry of github-action-benchmark's {@code customSmallerIsBetter} list. */

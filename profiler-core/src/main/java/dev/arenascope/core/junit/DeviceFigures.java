@@ -1,6 +1,8 @@
 package dev.arenascope.core.junit;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -9,11 +11,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.arenascope.core.analysis.SiteAnalysis;
-import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -64,7 +68,7 @@ public final class DeviceFigures {
             if (e.kind() == EventKind.MARKER && MEASURE_MARKER.equals(view.string(e.ref()))) {
                 measureNs = e.timeNs();
                 System.arraycopy(end, 0, start, 0, n);
-                java.util.Arrays.fill(allocs, 0);
+                Arrays.fill(allocs, 0);
                 continue;
             }
             int m = e.memory();
@@ -81,7 +85,7 @@ public final class DeviceFigures {
         List<Memory> out = new ArrayList<>();
         for (MemoryInfo info : view.memories()) {
             int m = info.id();
-            long res = info.kind() == dev.arenascope.core.trace.MemoryKind.POOL ? reserved[m] : 0;
+            long res = info.kind() == MemoryKind.POOL ? reserved[m] : 0;
             out.add(new Memory(info, peak[m], res, start[m], end[m], allocs[m], Math.max(0, end[m] - start[m])));
         }
         return new DeviceFigures(view, out, measureNs);
@@ -129,7 +133,7 @@ public final class DeviceFigures {
     /** The allocating frame and its caller ({@code upload (T.java:97) <- grows (T.java:105)}): a helper that
      * allocates for many callers is one row per caller. */
     private static String label(SiteBreakdown.Row r) {
-        List<dev.arenascope.core.trace.StackFrame> f = r.frames();
+        List<StackFrame> f = r.frames();
         if (f.size() >= 2) {
             return f.get(0).label() + " <- " + f.get(1).label();
         }
@@ -176,8 +180,8 @@ public final class DeviceFigures {
         if (unit == null) {
             throw new IllegalArgumentException("'" + text + "' is not a size (a number and one of B, kB, MB, GB, KiB, MiB, GiB)");
         }
-        java.math.BigDecimal v = new java.math.BigDecimal(m.group(1).endsWith(".") ? m.group(1) + "0" : m.group(1))
-                .multiply(java.math.BigDecimal.valueOf(unit));
+        BigDecimal v = new BigDecimal(m.group(1).endsWith(".") ? m.group(1) + "0" : m.group(1))
+                .multiply(BigDecimal.valueOf(unit));
         try {
             return v.longValueExact();
         } catch (ArithmeticException e) {

@@ -3,6 +3,7 @@ package dev.arenascope.core.live;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -66,7 +67,7 @@ final class JsonlLiveProtocol {
                 throw new TraceFormatException(source, n, "hello line longer than " + MAX_HELLO_BYTES + " bytes");
             }
             if (n == line.length) {
-                line = java.util.Arrays.copyOf(line, Math.min(MAX_HELLO_BYTES, line.length * 2));
+                line = Arrays.copyOf(line, Math.min(MAX_HELLO_BYTES, line.length * 2));
             }
             line[n++] = (byte) c;
         }

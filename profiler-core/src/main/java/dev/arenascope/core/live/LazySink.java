@@ -1,5 +1,9 @@
 package dev.arenascope.core.live;
 
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -52,13 +56,13 @@ final class LazySink implements EventSink {
 
     /** What went wrong, in words: a file system error's file and reason (a missing directory says so, not just the path). */
     static String why(Exception e) {
-        if (e instanceof java.nio.file.NoSuchFileException n) {
+        if (e instanceof NoSuchFileException n) {
             return n.getFile() + ": no such file or directory";
         }
-        if (e instanceof java.nio.file.AccessDeniedException a) {
+        if (e instanceof AccessDeniedException a) {
             return a.getFile() + ": permission denied";
         }
-        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+        if (e instanceof FileSystemException f && f.getReason() != null) {
             return f.getFile() + ": " + f.getReason();
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

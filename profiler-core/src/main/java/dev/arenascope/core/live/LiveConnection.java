@@ -8,12 +8,16 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.Arrays;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.file.JsonlStreamReader;
 
 /**
  * One accepted connection of a {@link LiveReceiver} and its counters: its thread reads the hello (binary
@@ -133,7 +137,7 @@ final class LiveConnection {
             try (ChunkCodec codec = new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, hello.version())) {
                 stream(codec, sink, out); // the sender's version is the event layout of its chunks
             }
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             end(ConnectionStats.State.DISCONNECTED, source + ": nothing received for " + options.idleTimeoutMs() / 1000.0
                     + " s: closed as idle");
         } catch (IOException e) {
@@ -171,7 +175,7 @@ final class LiveConnection {
             int type;
             try {
                 type = counted.read();
-            } catch (java.net.SocketTimeoutException e) {
+            } catch (SocketTimeoutException e) {
                 end(ConnectionStats.State.DISCONNECTED, source + ": nothing received for " + options.idleTimeoutMs() / 1000.0
                         + " s between chunks: closed as idle");
                 return;
@@ -258,8 +262,8 @@ final class LiveConnection {
         out.flush();
         socket.setSoTimeout((int) options.idleTimeoutMs());
         state = ConnectionStats.State.STREAMING;
-        dev.arenascope.core.trace.file.JsonlStreamReader reader =
-                new dev.arenascope.core.trace.file.JsonlStreamReader(source, hello.session().name(), sink);
+        JsonlStreamReader reader =
+                new JsonlStreamReader(source, hello.session().name(), sink);
         try {
             streamLines(reader, out);
         } finally {
@@ -269,7 +273,7 @@ final class LiveConnection {
         }
     }
 
-    private void streamLines(dev.arenascope.core.trace.file.JsonlStreamReader reader, OutputStream out) throws IOException {
+    private void streamLines(JsonlStreamReader reader, OutputStream out) throws IOException {
         byte[] buf = new byte[1 << 16];
         int len = 0;
         while (true) {
@@ -279,12 +283,12 @@ final class LiveConnection {
                             + (JsonlLiveProtocol.MAX_LINE >> 20) + " MiB");
                     return;
                 }
-                buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+                buf = Arrays.copyOf(buf, buf.length * 2);
             }
             int n;
             try {
                 n = counted.read(buf, len, buf.length - len);
-            } catch (java.net.SocketTimeoutException e) {
+            } catch (SocketTimeoutException e) {
                 end(ConnectionStats.State.DISCONNECTED, source + ": nothing received for " + options.idleTimeoutMs() / 1000.0
                         + " s: closed as idle" + (len > 0 ? "; a partial line of " + len + " bytes dropped" : ""));
                 return;

@@ -6,10 +6,12 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 
 import dev.arenascope.core.trace.codec.ChunkCodec;
@@ -86,9 +88,9 @@ public final class LiveReceiver implements AutoCloseable {
     private final AtomicInteger nextConnection = new AtomicInteger(1);
     private final Map<Integer, LiveConnection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
-    private final java.util.concurrent.atomic.AtomicLong acceptFailures = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong shed = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong refusedPerAddress = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong acceptFailures = new AtomicLong();
+    private final AtomicLong shed = new AtomicLong();
+    private final AtomicLong refusedPerAddress = new AtomicLong();
     private volatile String lastAcceptProblem;
 
     /**
@@ -210,7 +212,7 @@ public final class LiveReceiver implements AutoCloseable {
     private void shedOldestWithoutHello() {
         connections.values().stream()
                 .filter(c -> c.state == ConnectionStats.State.HANDSHAKE && c.thread != null)
-                .min(java.util.Comparator.comparingInt(c -> c.id))
+                .min(Comparator.comparingInt(c -> c.id))
                 .ifPresent(c -> {
                     shed.incrementAndGet();
                     c.shed = true;

@@ -1,20 +1,24 @@
 package dev.arenascope.core.live;
 
 import java.io.BufferedOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -22,6 +26,8 @@ import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SinkAttachment;
 import dev.arenascope.core.trace.SinkOwner;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 
 /**
@@ -131,7 +137,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
     private volatile boolean refused;
     private final SinkAttachment attachment = new SinkAttachment();
     private final AtomicLong handed = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger attempts = new AtomicInteger();
     private Thread thread;
 
     // sender-thread state
@@ -166,7 +172,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
      *
      * @throws IllegalArgumentException when {@code hostPort} is not {@code host[:port]}
      */
-    public static LiveSender stream(dev.arenascope.core.record.Session session, String hostPort, String token) {
+    public static LiveSender stream(Session session, String hostPort, String token) {
         String host = hostPort;
         int port = LiveProtocol.DEFAULT_PORT;
         int colon = hostPort.lastIndexOf(':');
@@ -245,12 +251,12 @@ public final class LiveSender implements EventSink, AutoCloseable {
     }
 
     @Override
-    public void onFrame(dev.arenascope.core.trace.StackFrame frame) {
+    public void onFrame(StackFrame frame) {
         addMeta(new MetaRecord.Frame(frame));
     }
 
     @Override
-    public void onStack(dev.arenascope.core.trace.StackNode node) {
+    public void onStack(StackNode node) {
         addMeta(new MetaRecord.Stack(node));
     }
 
@@ -512,7 +518,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
         int type;
         try {
             type = in.read();
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             return;
         } finally {
             if (socket != null) {
@@ -520,7 +526,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
             }
         }
         if (type < 0) {
-            throw new java.io.EOFException("the receiver closed the connection");
+            throw new EOFException("the receiver closed the connection");
         }
         if (type != LiveProtocol.RECORD_ACK) {
             throw new IOException("unexpected record " + type + " from the receiver");

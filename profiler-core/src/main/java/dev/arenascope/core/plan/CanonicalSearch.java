@@ -1,6 +1,9 @@
 package dev.arenascope.core.plan;
 
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The search behind {@link SearchPlanner}: a depth-first search over <em>canonical</em> packings that
@@ -190,9 +193,9 @@ final class CanonicalSearch {
         top = new long[sections];
         rem = new long[sections];
         twin = new int[m];
-        java.util.Map<java.util.List<Long>, Integer> seen = new java.util.HashMap<>();
+        Map<List<Long>, Integer> seen = new HashMap<>();
         for (int i = 0; i < m; i++) {
-            Integer prev = seen.put(java.util.List.of(lower[i], upper[i], size[i]), i);
+            Integer prev = seen.put(List.of(lower[i], upper[i], size[i]), i);
             twin[i] = prev == null ? -1 : prev;
         }
         cross = new int[Math.max(1, sections)];

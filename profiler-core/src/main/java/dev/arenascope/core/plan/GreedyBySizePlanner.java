@@ -1,6 +1,7 @@
 package dev.arenascope.core.plan;
 
 import java.util.Arrays;
+import java.util.BitSet;
 
 /**
  * TFLite's greedy-by-size offset strategy: buffers in order of decreasing size (ties in problem
@@ -130,7 +131,7 @@ public record GreedyBySizePlanner() implements Planner {
         private final int[] nodeCount;
         private final int[][] starts;    // buffers starting in each section
         private final int[] startCount;
-        private final java.util.BitSet hasStart;
+        private final BitSet hasStart;
         private final long[] top;        // skyline per section
         private final boolean[] solid;   // the section's buffers fill [0, top) without a hole
         private final boolean[] isPlaced;
@@ -143,7 +144,7 @@ public record GreedyBySizePlanner() implements Planner {
             nodeCount = new int[4 * sections];
             starts = new int[sections][];
             startCount = new int[sections];
-            hasStart = new java.util.BitSet(sections);
+            hasStart = new BitSet(sections);
             top = new long[sections];
             solid = new boolean[sections];
             Arrays.fill(solid, true);

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 /**
  * A static memory plan, as an ahead-of-time compiler emits one: every tensor is a slot at a fixed
  * offset in one arena, and the arenas are partitioned by role.
@@ -49,7 +51,7 @@ public record MemoryPlan(
         Map<String, ArenaUsage> persistentArenas,
         Map<String, ArenaUsage> constantArenas,
         Map<String, TensorLifetime> tensorLifetimes,
-        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+        @JsonInclude(JsonInclude.Include.NON_EMPTY)
         Map<String, ArenaPlanning> planning) {
 
     /** A plan without planning records. */

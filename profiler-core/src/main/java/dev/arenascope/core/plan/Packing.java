@@ -1,7 +1,12 @@
 package dev.arenascope.core.plan;
 
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * A planner's answer: one offset per buffer of the problem (same order), with the packing's height
@@ -24,7 +29,7 @@ public record Packing(PlanProblem problem, long[] offsets, long height, long low
                       String strategy, long elapsedNanos, boolean timedOut, long bound, LowerBounds.Basis basis) {
 
     public Packing {
-        java.util.Objects.requireNonNull(basis, "basis");
+        Objects.requireNonNull(basis, "basis");
     }
 
     /** A packing whose only proof is the lower bound ({@code bound = lowerBound}). */
@@ -61,7 +66,7 @@ public record Packing(PlanProblem problem, long[] offsets, long height, long low
      * rests on is {@link #basis()}.
      */
     public String proof() {
-        return provedOptimal() ? "optimal" : String.format(java.util.Locale.ROOT, "gap <= %.2f%%", gapPercent());
+        return provedOptimal() ? "optimal" : String.format(Locale.ROOT, "gap <= %.2f%%", gapPercent());
     }
 
     /** Whether the packing fits in the capacity asked for. */
@@ -111,9 +116,9 @@ public record Packing(PlanProblem problem, long[] offsets, long height, long low
         if (h != height) {
             return false;
         }
-        java.util.Arrays.sort(byLower, java.util.Comparator.comparingLong(i -> problem.buffers().get(i).lower()));
-        java.util.Arrays.sort(byUpper, java.util.Comparator.comparingLong(i -> problem.buffers().get(i).upper()));
-        java.util.TreeMap<Long, Long> live = new java.util.TreeMap<>(); // offset -> end
+        Arrays.sort(byLower, Comparator.comparingLong(i -> problem.buffers().get(i).lower()));
+        Arrays.sort(byUpper, Comparator.comparingLong(i -> problem.buffers().get(i).upper()));
+        TreeMap<Long, Long> live = new TreeMap<>(); // offset -> end
         int e = 0;
         for (int q = 0; q < n; q++) {
             int i = byLower[q];

@@ -1,5 +1,7 @@
 package dev.arenascope.core.plan;
 
+import java.util.Locale;
+
 /**
  * One arena of a plan with its role and bank, as {@link MemoryPlan#arenas()} lists them.
  *
@@ -11,7 +13,7 @@ public record PlanArena(TensorRole role, String memory, ArenaUsage usage) {
 
     /** A short stable name, e.g. {@code scratch:hbm}. */
     public String label() {
-        return role.name().toLowerCase(java.util.Locale.ROOT) + ":" + memory;
+        return role.name().toLowerCase(Locale.ROOT) + ":" + memory;
     }
 
     /** Whether this is a constant arena hydrated from another bank. */

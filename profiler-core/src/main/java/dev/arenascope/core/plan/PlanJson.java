@@ -4,12 +4,20 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -90,10 +98,10 @@ public final class PlanJson {
     /** Whether the top-level object has a snake_case key (a pass over its keys, values skipped). */
     private static boolean looksLikeDump(JsonParser p) throws IOException {
         try (p) {
-            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
                 return false;
             }
-            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 if (name.contains("_") && PydanticPlanDump.isDump(MAPPER.createObjectNode().put(name, 0))) {
                     return true;
@@ -119,8 +127,8 @@ public final class PlanJson {
         return looksLikeDump(MAPPER.getFactory().createParser(Files.newInputStream(file)));
     }
 
-    private static MemoryPlan fromDump(com.fasterxml.jackson.databind.JsonNode root, String source) throws JsonProcessingException {
-        com.fasterxml.jackson.databind.JsonNode plan;
+    private static MemoryPlan fromDump(JsonNode root, String source) throws JsonProcessingException {
+        JsonNode plan;
         try {
             plan = PydanticPlanDump.convert(root);
         } catch (IllegalArgumentException e) {
@@ -134,7 +142,7 @@ public final class PlanJson {
             throw new PlanInputException(source, 1, "expected a JSON object holding a memory plan, found null");
         }
         // what one arena's tensors add up to must stay a problem a planner can hold (PlanProblem's limit)
-        java.util.Map<String, Long> total = new java.util.HashMap<>();
+        Map<String, Long> total = new HashMap<>();
         for (var e : plan.tensorAllocs().entrySet()) {
             TensorAllocation a = e.getValue();
             long size = a.size() > PlanProblem.MAX_TOTAL_BYTES ? PlanProblem.MAX_TOTAL_BYTES + 1
@@ -142,7 +150,7 @@ public final class PlanJson {
             long t = total.merge(a.binding().role() + ":" + a.binding().memory(), Math.min(size, PlanProblem.MAX_TOTAL_BYTES + 1), Long::sum);
             if (t > PlanProblem.MAX_TOTAL_BYTES || t < 0) {
                 throw new PlanInputException(source, 0, "'tensorAllocs." + e.getKey() + ".size': " + a.size()
-                        + " bytes takes arena " + a.binding().role().name().toLowerCase(java.util.Locale.ROOT) + ":"
+                        + " bytes takes arena " + a.binding().role().name().toLowerCase(Locale.ROOT) + ":"
                         + a.binding().memory() + " past 2^62 bytes in all");
             }
         }
@@ -155,7 +163,7 @@ public final class PlanJson {
      */
     static String plainWords(String msg, JsonProcessingException e) {
         String field = "";
-        if (e instanceof com.fasterxml.jackson.databind.JsonMappingException m && !m.getPath().isEmpty()) {
+        if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
             StringBuilder sb = new StringBuilder();
             for (var ref : m.getPath()) {
                 if (ref.getFieldName() != null) {
@@ -171,7 +179,7 @@ public final class PlanJson {
                 .replaceAll(" \\(token `JsonToken\\.[A-Z_]+`\\)", "")
                 .replaceAll("\\s*\\(through reference chain:.*$", "")
                 .replaceAll("`(?:[a-z_]\\w*\\.)*(?:\\w+\\$)*(\\w+)`", "$1");
-        java.util.regex.Matcher frac = java.util.regex.Pattern.compile("^Cannot coerce Floating-point value \\((.*?)\\) to (?:long|int) value.*").matcher(m);
+        Matcher frac = Pattern.compile("^Cannot coerce Floating-point value \\((.*?)\\) to (?:long|int) value.*").matcher(m);
         if (frac.matches()) {
             m = "not an integer: " + frac.group(1) + " (sizes, offsets and steps are whole numbers)";
         } else if (m.startsWith("Cannot map null")) {
@@ -181,7 +189,7 @@ public final class PlanJson {
         } else if (m.startsWith("Unexpected end-of-input")) {
             m = "the file ends inside the JSON (" + m.substring("Unexpected end-of-input".length()).replaceFirst("^:\\s*", "") + ")";
         } else if (m.startsWith("Cannot deserialize value of type MemoryPlan from ")) {
-            m = "expected a JSON object holding a memory plan, found " + m.substring("Cannot deserialize value of type MemoryPlan from ".length()).toLowerCase(java.util.Locale.ROOT);
+            m = "expected a JSON object holding a memory plan, found " + m.substring("Cannot deserialize value of type MemoryPlan from ".length()).toLowerCase(Locale.ROOT);
         }
         return field.isEmpty() ? m : "'" + field + "': " + m;
     }

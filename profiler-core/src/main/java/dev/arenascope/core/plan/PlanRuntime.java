@@ -2,9 +2,11 @@ package dev.arenascope.core.plan;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.arenascope.core.device.DeviceBuffer;
@@ -170,7 +172,7 @@ public final class PlanRuntime implements AutoCloseable {
             };
             Map<String, String> attrs = new LinkedHashMap<>();
             attrs.put("plan", plan.name());
-            attrs.put("role", arena.role().name().toLowerCase(java.util.Locale.ROOT));
+            attrs.put("role", arena.role().name().toLowerCase(Locale.ROOT));
             attrs.put("bank", arena.memory());
             attrs.put("alignment", Long.toString(plan.alignment()));
             if (arena.role() == TensorRole.CONSTANT) {
@@ -281,7 +283,7 @@ public final class PlanRuntime implements AutoCloseable {
 
     /** Every bound tensor, in plan order. */
     public Map<String, PlanTensor> tensors() {
-        return java.util.Collections.unmodifiableMap(tensors);
+        return Collections.unmodifiableMap(tensors);
     }
 
     /** Total wall time of the staged arenas' hydration copies, in nanoseconds. */

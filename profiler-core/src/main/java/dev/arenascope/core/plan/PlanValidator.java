@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -88,7 +89,7 @@ public final class PlanValidator {
             String id = e.getKey();
             TensorAllocation a = e.getValue();
             TensorBinding b = a.binding();
-            String label = b.role().name().toLowerCase(java.util.Locale.ROOT) + ":" + b.memory();
+            String label = b.role().name().toLowerCase(Locale.ROOT) + ":" + b.memory();
             ArenaUsage arena = plan.arenaOf(b);
             if (!plan.memoryBanks().containsKey(b.memory())) {
                 out.add(new PlanViolation(Kind.UNKNOWN_MEMORY, label, List.of(id),
@@ -136,7 +137,7 @@ public final class PlanValidator {
             TensorLifetime l = plan.tensorLifetimes().get(id);
             long first = l == null ? 0 : l.firstStep();
             long last = l == null ? lastStep : l.lastStep();
-            String key = b.role().name().toLowerCase(java.util.Locale.ROOT) + ":" + b.memory();
+            String key = b.role().name().toLowerCase(Locale.ROOT) + ":" + b.memory();
             byArena.computeIfAbsent(key, k -> new ArrayList<>()).add(new Slot(id, b.offset(), b.offset() + a.size(), first, last));
         });
         byArena.forEach((arena, slots) -> {

@@ -9,14 +9,15 @@ import java.io.Reader;
 import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
-import java.nio.charset.CoderResult;
 import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -159,7 +160,7 @@ public final class ProblemCsv {
 
     private static Rows rows(Lines in, String source, boolean needOffsets) throws IOException {
         List<PlanBuffer> buffers = new ArrayList<>();
-        Map<String, Long> offsets = new java.util.LinkedHashMap<>();
+        Map<String, Long> offsets = new LinkedHashMap<>();
         Map<String, Long> firstLine = new HashMap<>();
         long lineNo = 0;
         boolean sawContent = false;

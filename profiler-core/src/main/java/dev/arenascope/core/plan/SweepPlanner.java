@@ -1,6 +1,7 @@
 package dev.arenascope.core.plan;
 
 import java.util.Arrays;
+import java.util.Comparator;
 
 /**
  * A planner for big problems (10^4 to 10^6 buffers and more), near-linear in the buffers: a sweep over
@@ -106,7 +107,7 @@ public record SweepPlanner() implements Planner {
         int n = lo.length;
         int[] byStart = byKey(lo);
         // buffers starting together: the chosen tie order, by a comparator over each (short) run
-        java.util.Comparator<Integer> tie = (a, b) -> {
+        Comparator<Integer> tie = (a, b) -> {
             int life = Long.compare(up[b] - lo[b], up[a] - lo[a]);
             int size = Long.compare(sz[b], sz[a]);
             int c = largerFirst ? (size != 0 ? size : life) : (life != 0 ? life : size);

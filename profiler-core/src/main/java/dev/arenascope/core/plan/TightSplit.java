@@ -2,7 +2,11 @@ package dev.arenascope.core.plan;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
 
 /**
  * Packs a problem without slack (every step exactly full, {@link PerfectPacking#applies}) by cutting it
@@ -135,7 +139,7 @@ final class TightSplit {
             for (int attempt = 0; attempt <= RETRIES && attempts < MAX_ATTEMPTS; attempt++) {
                 attempts++;
                 List<int[]> bands = bands(piece, height, attempt == 0 ? null
-                        : new java.util.SplittableRandom(attempt * 0x9E3779B97F4A7C15L + piece.length));
+                        : new SplittableRandom(attempt * 0x9E3779B97F4A7C15L + piece.length));
                 if (bands == null || System.nanoTime() > deadline) {
                     return CanonicalSearch.Outcome.TIMED_OUT;
                 }
@@ -212,7 +216,7 @@ final class TightSplit {
      * Groups of a piece (no time cut inside, {@code height} bytes live at every step) whose live bytes
      * stay the same at every step; one group when it does not come apart. Larger bands first.
      */
-    private List<int[]> bands(int[] piece, long height, java.util.SplittableRandom rnd) {
+    private List<int[]> bands(int[] piece, long height, SplittableRandom rnd) {
         int k = piece.length;
         long t0 = Long.MAX_VALUE;
         long t1 = Long.MIN_VALUE;
@@ -294,7 +298,7 @@ final class TightSplit {
             guess(st, piece, reducible.get(cands.get(0)[0]), null);
         }
         parent = st.parent;
-        java.util.LinkedHashMap<Integer, List<Integer>> groups = new java.util.LinkedHashMap<>();
+        LinkedHashMap<Integer, List<Integer>> groups = new LinkedHashMap<>();
         for (int q = 0; q < k; q++) {
             groups.computeIfAbsent(find(parent, q), x -> new ArrayList<>()).add(piece[q]);
         }
@@ -351,7 +355,7 @@ final class TightSplit {
     }
 
     /** Joins the guessed part in balance at one event (see smallestBalanced). */
-    private void guess(Joins st, int[] piece, int[][] ev, java.util.SplittableRandom rnd) {
+    private void guess(Joins st, int[] piece, int[][] ev, SplittableRandom rnd) {
         List<Integer> roots = new ArrayList<>();
         long[] v = nets(st.parent, piece, ev, roots);
         int[] g = smallestBalanced(v, identity(v.length), rnd);
@@ -366,7 +370,7 @@ final class TightSplit {
 
     /** Bytes starting minus ending at one event per group out of balance there (its root into {@code roots}). */
     private long[] nets(int[] parent, int[] piece, int[][] ev, List<Integer> roots) {
-        java.util.TreeMap<Integer, Long> net = new java.util.TreeMap<>();
+        TreeMap<Integer, Long> net = new TreeMap<>();
         for (int q : ev[1]) {
             net.merge(find(parent, q), size[piece[q]], Long::sum);
         }
@@ -396,12 +400,12 @@ final class TightSplit {
      * values that cancel first, then three, then the smallest common sum (few pieces that cancel are
      * the likeliest to be one region's; a chance match among many small pieces the least).
      */
-    private int[] smallestBalanced(long[] v, int[] part, java.util.SplittableRandom rnd) {
+    private int[] smallestBalanced(long[] v, int[] part, SplittableRandom rnd) {
         if (part.length < 4) {
             return null; // a proper part and its rest each need a positive and a negative value
         }
-        java.util.HashMap<Long, Integer> byValue = new java.util.HashMap<>();
-        java.util.HashMap<Long, Integer> count = new java.util.HashMap<>();
+        HashMap<Long, Integer> byValue = new HashMap<>();
+        HashMap<Long, Integer> count = new HashMap<>();
         for (int x : part) {
             byValue.putIfAbsent(v[x], x);
             count.merge(v[x], 1, Integer::sum);

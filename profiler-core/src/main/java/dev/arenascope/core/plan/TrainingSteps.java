@@ -1,6 +1,7 @@
 package dev.arenascope.core.plan;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
@@ -64,7 +65,7 @@ public final class TrainingSteps {
             boolean first = true;
             while (made < n) {
                 int[] act = new int[LAYERS];
-                java.util.Arrays.fill(act, -1);
+                Arrays.fill(act, -1);
                 for (int l = 0; l < LAYERS && made < n; l++) {
                     temporaries(1 + rnd.nextInt(4));
                     act[l] = alloc(2, pareto(32 << 10, 1.4, 32L << 20));

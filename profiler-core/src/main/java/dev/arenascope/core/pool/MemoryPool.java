@@ -4,12 +4,13 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
-import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.DeviceBuffer;
 import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.device.DeviceOutOfMemoryException;
 import dev.arenascope.core.device.MemoryDevice;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
@@ -118,8 +119,8 @@ public final class MemoryPool implements AutoCloseable {
         private Session session;
 
         private Builder(String name, MemoryDevice device) {
-            this.name = java.util.Objects.requireNonNull(name, "pool name");
-            this.device = java.util.Objects.requireNonNull(device, "device");
+            this.name = Objects.requireNonNull(name, "pool name");
+            this.device = Objects.requireNonNull(device, "device");
         }
 
         /**
@@ -160,7 +161,7 @@ public final class MemoryPool implements AutoCloseable {
 
         /** The session its events go to (default {@link Session#current()} at {@link #build()}). */
         public Builder session(Session session) {
-            this.session = java.util.Objects.requireNonNull(session, "session");
+            this.session = Objects.requireNonNull(session, "session");
             return this;
         }
 

@@ -1,5 +1,7 @@
 package dev.arenascope.core.pool;
 
+import java.util.Arrays;
+
 import dev.arenascope.core.device.DeviceBuffer;
 
 /**
@@ -23,7 +25,7 @@ final class PoolBin {
 
     void push(DeviceBuffer block) {
         if (heldCount == held.length) {
-            held = java.util.Arrays.copyOf(held, heldCount * 2);
+            held = Arrays.copyOf(held, heldCount * 2);
         }
         held[heldCount++] = block;
     }

@@ -2,8 +2,8 @@ package dev.arenascope.core.pool;
 
 import java.util.Locale;
 
-import dev.arenascope.core.device.Bytes;
-import dev.arenascope.core.device.Durations;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Durations;
 
 /** The text of {@link MemoryPool#allocationReport()}: totals, then one line a bin. Stateless. */
 final class PoolReport {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +35,7 @@ final class Drain {
     private final List<EventSink> sinks = new CopyOnWriteArrayList<>();
     private final Queue<Object> metadata = new ConcurrentLinkedQueue<>();
     private final Object lock = new Object();
-    private final Map<EventSink, RuntimeException> failures = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<EventSink, RuntimeException> failures = new ConcurrentHashMap<>();
     private volatile boolean hasSinks;
     private volatile boolean closed;
     private long lostReported;

@@ -1,21 +1,27 @@
 package dev.arenascope.core.record;
 
 import java.net.InetAddress;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Logger;
 
 import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.trace.EventBatch;
-import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SiteTable;
 
 /**
  * One profiling session: the registry of memories, strings and threads, and the event stream every
@@ -29,9 +35,9 @@ public final class Session implements AutoCloseable {
     /** Events the hot-path buffer holds by default (2^17 records of 64 bytes: 8 MiB). */
     public static final int DEFAULT_BUFFER_CAPACITY = 1 << 17;
     private static final Session GLOBAL = new Session("default");
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Session.class.getName());
+    private static final Logger LOG = Logger.getLogger(Session.class.getName());
     /** Sessions made current by {@link #makeCurrent()}, innermost last. */
-    private static final java.util.Deque<Session> CURRENT = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    private static final Deque<Session> CURRENT = new ConcurrentLinkedDeque<>();
     /** How many sessions have a sink attached now. */
     private static final AtomicInteger RECORDING = new AtomicInteger();
 
@@ -49,7 +55,7 @@ public final class Session implements AutoCloseable {
     private final Drain drain;
     private final SiteTable sites = new SiteTable();
     private volatile StackCapture capture;
-    private final java.util.concurrent.atomic.AtomicBoolean warnedNoSink = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean warnedNoSink = new AtomicBoolean();
 
     /**
      * A session with a {@link #DEFAULT_BUFFER_CAPACITY} buffer and stamped (cheap) event times. Close it
@@ -82,7 +88,7 @@ public final class Session implements AutoCloseable {
      */
     public Session(String name, int bufferCapacity, boolean exactClock) {
         this.clock = new EventClock(exactClock);
-        java.time.Instant now = java.time.Instant.now();
+        Instant now = Instant.now();
         this.startEpochNs = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         this.name = name;
         this.buffer = new ManyToOneEventRing(bufferCapacity);
@@ -120,10 +126,10 @@ public final class Session implements AutoCloseable {
 
     /** This session's turn as {@link Session#current()}; {@link #close()} ends it (once; later calls do nothing). */
     public static final class Current implements AutoCloseable {
-        private final java.util.concurrent.atomic.AtomicReference<Session> session;
+        private final AtomicReference<Session> session;
 
         private Current(Session session) {
-            this.session = new java.util.concurrent.atomic.AtomicReference<>(session);
+            this.session = new AtomicReference<>(session);
         }
 
         @Override

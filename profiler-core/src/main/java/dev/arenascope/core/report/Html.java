@@ -1,5 +1,7 @@
 package dev.arenascope.core.report;
 
+import dev.arenascope.core.format.Printable;
+
 /** HTML text escaping. Stateless. */
 final class Html {
     private Html() {}
@@ -21,9 +23,9 @@ final class Html {
                 default -> {
                     if (c < 0x20 && c != '\n' && c != '\t') {
                         sb.append(' '); // control characters are not allowed in HTML text
-                    } else if (c >= 0x7f && dev.arenascope.core.device.Printable.unsafe(c)) {
+                    } else if (c >= 0x7f && Printable.unsafe(c)) {
                         // DEL, C1 controls and bidirectional overrides: shown as their code, so no name reverses the text after it
-                        sb.append(dev.arenascope.core.device.Printable.line(String.valueOf(c)));
+                        sb.append(Printable.line(String.valueOf(c)));
                     } else {
                         sb.append(c);
                     }

@@ -16,7 +16,7 @@ import dev.arenascope.core.analysis.PlanAnalysis;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 
 /**
  * Writes a report as one self-contained HTML5 file: inline CSS, inline SVG occupancy charts, no

@@ -6,10 +6,11 @@ import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 
 import dev.arenascope.core.analysis.JobSummary;
 import dev.arenascope.core.analysis.RankSummary;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 
 /**
  * A job's report as one self-contained HTML file, in the look of the single-trace report: the gates'
@@ -86,7 +87,7 @@ final class JobHtml {
     private static String gates(JobReport r) {
         StringBuilder g = new StringBuilder();
         if (r.imbalanceGatePct() != null) {
-            g.append("imbalance ").append(String.format(java.util.Locale.ROOT, "%.1f%%", r.job().imbalancePct()))
+            g.append("imbalance ").append(String.format(Locale.ROOT, "%.1f%%", r.job().imbalancePct()))
                     .append(" within ").append(JobReport.pct(r.imbalanceGatePct()));
         }
         if (r.peakLimitBytes() != null) {

@@ -3,10 +3,11 @@ package dev.arenascope.core.report;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.List;
+import java.util.Locale;
 
 import dev.arenascope.core.analysis.JobSummary;
 import dev.arenascope.core.analysis.RankSummary;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 
 /**
  * A job's report as Markdown, readable as plain text in a terminal too: the gates' verdict, the job's
@@ -46,7 +47,7 @@ final class JobMarkdown {
             sb.append("## Live bytes per rank\n\nEach rank over its own run, one byte axis (a full block is ")
                     .append(esc(Bytes.format(axis))).append(").\n\n```\n");
             for (RankSummary x : read) {
-                sb.append(String.format(java.util.Locale.ROOT, "%-" + nameWidth + "s %s %10s%s%n", x.rank(), JobCharts.text(x, axis, SPARK_WIDTH),
+                sb.append(String.format(Locale.ROOT, "%-" + nameWidth + "s %s %10s%s%n", x.rank(), JobCharts.text(x, axis, SPARK_WIDTH),
                         Bytes.format(x.peakLiveBytes()), x.rank().equals(s.worst()) ? "  worst" : ""));
             }
             sb.append("```\n\n");

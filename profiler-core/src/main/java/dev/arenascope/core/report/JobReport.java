@@ -1,6 +1,8 @@
 package dev.arenascope.core.report;
 
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +11,7 @@ import java.util.Locale;
 import dev.arenascope.core.analysis.JobSummary;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.analysis.SiteDiff;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 
 /**
  * What a job's report says: the rank table and job figures ({@link JobSummary}), the worst rank's sites
@@ -96,11 +98,11 @@ public record JobReport(JobSummary job, SiteDiff worstVsMedian, Double imbalance
 
     /** The report as a string in {@code format}. */
     public String render(ReportFormat format) {
-        var sw = new java.io.StringWriter();
+        var sw = new StringWriter();
         try {
             write(format, sw);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         return sw.toString();
     }

@@ -8,7 +8,7 @@ import dev.arenascope.core.analysis.JobSummary;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 
 /** The tables of a job report as rows of text, shared by the HTML and the Markdown writers. Stateless. */
 final class JobTables {

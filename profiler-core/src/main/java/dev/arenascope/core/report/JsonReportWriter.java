@@ -2,20 +2,28 @@ package dev.arenascope.core.report;
 
 import java.io.IOException;
 import java.io.Writer;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.arenascope.core.analysis.Figure;
 import dev.arenascope.core.analysis.MemoryAnalysis;
+import dev.arenascope.core.analysis.MemorySites;
 import dev.arenascope.core.analysis.PlanAnalysis;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.SessionSummary;
+import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.device.DeviceInfo;
+import dev.arenascope.core.trace.StackFrame;
 
 /**
  * Writes a report as JSON. Field names are stable and documented in {@code docs/report-schema.md};
@@ -77,7 +85,7 @@ public final class JsonReportWriter {
         }
         g.writeEndArray();
         g.writeArrayFieldStart("sites");
-        for (dev.arenascope.core.analysis.MemorySites ms : a.sites()) {
+        for (MemorySites ms : a.sites()) {
             g.writeStartObject();
             g.writeStringField("memory", ms.memory());
             g.writeNumberField("peakBytes", ms.peakBytes());
@@ -88,7 +96,7 @@ public final class JsonReportWriter {
                 g.writeStringField("sampled", ms.bySite().sampling());
             }
             g.writeArrayFieldStart("bySite");
-            for (dev.arenascope.core.analysis.SiteBreakdown.Row row : ms.bySite().rows()) {
+            for (SiteBreakdown.Row row : ms.bySite().rows()) {
                 g.writeStartObject();
                 g.writeNumberField("bytes", row.bytes());
                 g.writeNumberField("count", row.count());
@@ -98,7 +106,7 @@ public final class JsonReportWriter {
             }
             g.writeEndArray();
             g.writeArrayFieldStart("byCategory");
-            for (dev.arenascope.core.analysis.SiteBreakdown.Row row : ms.byCategory().rows()) {
+            for (SiteBreakdown.Row row : ms.byCategory().rows()) {
                 g.writeStartObject();
                 g.writeStringField("category", row.label());
                 g.writeNumberField("bytes", row.bytes());
@@ -112,9 +120,9 @@ public final class JsonReportWriter {
         g.writeEndObject();
     }
 
-    private static void frames(JsonGenerator g, List<dev.arenascope.core.trace.StackFrame> frames) throws IOException {
+    private static void frames(JsonGenerator g, List<StackFrame> frames) throws IOException {
         g.writeArrayFieldStart("frames");
-        for (dev.arenascope.core.trace.StackFrame f : frames) {
+        for (StackFrame f : frames) {
             g.writeStartObject();
             g.writeStringField("function", f.function());
             g.writeStringField("file", f.file());
@@ -144,7 +152,7 @@ public final class JsonReportWriter {
         }
         g.writeEndArray();
         g.writeObjectFieldStart("attributes");
-        for (Map.Entry<String, String> e : new java.util.TreeMap<>(s.attributes()).entrySet()) {
+        for (Map.Entry<String, String> e : new TreeMap<>(s.attributes()).entrySet()) {
             g.writeStringField(e.getKey(), e.getValue());
         }
         g.writeEndObject();
@@ -155,7 +163,7 @@ public final class JsonReportWriter {
         g.writeStartObject();
         g.writeNumberField("id", m.id());
         g.writeStringField("name", m.name());
-        g.writeStringField("kind", m.kind().name().toLowerCase(java.util.Locale.ROOT));
+        g.writeStringField("kind", m.kind().name().toLowerCase(Locale.ROOT));
         g.writeStringField("device", m.device());
         g.writeNumberField("capacityBytes", m.capacityBytes());
         g.writeNumberField("peakUsedBytes", m.peakUsedBytes());
@@ -246,7 +254,7 @@ public final class JsonReportWriter {
         g.writeStartObject();
         g.writeNumberField("memory", p.memory());
         g.writeStringField("arena", p.arena());
-        g.writeStringField("kind", p.kind().name().toLowerCase(java.util.Locale.ROOT));
+        g.writeStringField("kind", p.kind().name().toLowerCase(Locale.ROOT));
         g.writeStringField("plan", p.plan());
         g.writeNumberField("capacityBytes", p.capacityBytes());
         g.writeNumberField("steps", p.steps());
@@ -281,7 +289,7 @@ public final class JsonReportWriter {
             g.writeNumberField("failOnRegressionPct", r.gatePct());
         }
         g.writeBooleanField("gateFailed", !r.gateFailures().isEmpty());
-        java.util.Set<TraceDiff.Change> failed = new java.util.HashSet<>(r.gateFailures());
+        Set<TraceDiff.Change> failed = new HashSet<>(r.gateFailures());
         g.writeArrayFieldStart("regressions");
         for (TraceDiff.Change c : d.regressions()) {
             change(g, c, failed.contains(c));
@@ -300,18 +308,18 @@ public final class JsonReportWriter {
         rows(g, "added", d.added());
         rows(g, "removed", d.removed());
         g.writeArrayFieldStart("siteChanges");
-        for (dev.arenascope.core.analysis.MemorySites ms : r.trace().sites()) {
-            dev.arenascope.core.analysis.MemorySites base = SiteTables.baseline(r, ms.memory());
+        for (MemorySites ms : r.trace().sites()) {
+            MemorySites base = SiteTables.baseline(r, ms.memory());
             if (base == null) {
                 continue;
             }
             g.writeStartObject();
             g.writeStringField("memory", ms.memory());
             g.writeArrayFieldStart("sites");
-            for (dev.arenascope.core.analysis.SiteDiff.Entry e
-                    : dev.arenascope.core.analysis.SiteDiff.between(base.bySite(), ms.bySite()).entries()) {
+            for (SiteDiff.Entry e
+                    : SiteDiff.between(base.bySite(), ms.bySite()).entries()) {
                 g.writeStartObject();
-                g.writeStringField("status", e.status().name().toLowerCase(java.util.Locale.ROOT));
+                g.writeStringField("status", e.status().name().toLowerCase(Locale.ROOT));
                 g.writeNumberField("bytes", e.currentBytes());
                 g.writeNumberField("baselineBytes", e.baselineBytes());
                 g.writeNumberField("deltaBytes", e.deltaBytes());
@@ -331,7 +339,7 @@ public final class JsonReportWriter {
     /** The rows (section and subject, once each) of these changes. */
     private static void rows(JsonGenerator g, String field, List<TraceDiff.Change> changes) throws IOException {
         g.writeArrayFieldStart(field);
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (TraceDiff.Change c : changes) {
             if (seen.add(c.section() + "\u0000" + c.subject())) {
                 g.writeStartObject();
@@ -350,8 +358,8 @@ public final class JsonReportWriter {
         g.writeStringField("subject", c.subject());
         g.writeStringField("figure", f.key());
         g.writeStringField("label", f.label());
-        g.writeStringField("unit", f.unit().name().toLowerCase(java.util.Locale.ROOT));
-        g.writeStringField("presence", c.presence().name().toLowerCase(java.util.Locale.ROOT));
+        g.writeStringField("unit", f.unit().name().toLowerCase(Locale.ROOT));
+        g.writeStringField("presence", c.presence().name().toLowerCase(Locale.ROOT));
         value(g, "value", f.unit(), c.now() == null ? Double.NaN : c.now().value());
         value(g, "baseline", f.unit(), c.was() == null ? Double.NaN : c.was().value());
         value(g, "delta", f.unit(), c.delta());

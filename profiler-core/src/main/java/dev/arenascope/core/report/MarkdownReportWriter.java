@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.Writer;
 import java.util.List;
 
+import dev.arenascope.core.analysis.Figure;
 import dev.arenascope.core.analysis.TraceDiff;
+import dev.arenascope.core.format.Printable;
 
 /**
  * Writes a report as GitHub-flavoured Markdown: the same tables as the HTML report, for pasting into a
@@ -69,7 +71,7 @@ public final class MarkdownReportWriter {
     }
 
     private static String pct(double p) {
-        return Units.format(dev.arenascope.core.analysis.Figure.Unit.RATIO, p / 100);
+        return Units.format(Figure.Unit.RATIO, p / 100);
     }
 
     private static void table(StringBuilder sb, ReportTable t) {
@@ -138,7 +140,7 @@ public final class MarkdownReportWriter {
                 case '&' -> sb.append("&amp;");
                 case '<' -> sb.append("&lt;");
                 case '>' -> sb.append("&gt;");
-                default -> sb.append(dev.arenascope.core.device.Printable.unsafe(c) ? ' ' : c);
+                default -> sb.append(Printable.unsafe(c) ? ' ' : c);
             }
         }
         return sb.toString();
@@ -146,6 +148,6 @@ public final class MarkdownReportWriter {
 
     /** Text for a code span: no backtick to close it early, no line break. */
     private static String code(String s) {
-        return dev.arenascope.core.device.Printable.line(s.replace('`', '\''));
+        return Printable.line(s.replace('`', '\''));
     }
 }

@@ -1,8 +1,11 @@
 package dev.arenascope.core.report;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 import dev.arenascope.core.analysis.MemoryAnalysis;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.MemoryKind;
 
 /**
@@ -31,13 +34,13 @@ final class OccupancyChart {
     record Legend(String swatch, String text) {}
 
     /** The legend entries the chart of {@code m} uses. */
-    static java.util.List<Legend> legend(MemoryAnalysis m, boolean withBaseline) {
+    static List<Legend> legend(MemoryAnalysis m, boolean withBaseline) {
         return legend(m, withBaseline, false);
     }
 
     /** The legend entries, saying how the baseline is drawn. */
-    static java.util.List<Legend> legend(MemoryAnalysis m, boolean withBaseline, boolean stretched) {
-        java.util.List<Legend> l = new java.util.ArrayList<>();
+    static List<Legend> legend(MemoryAnalysis m, boolean withBaseline, boolean stretched) {
+        List<Legend> l = new ArrayList<>();
         switch (m.kind()) {
             case ARENA -> {
                 l.add(new Legend("sw-fwd", "forward end (from the bottom)"));
@@ -137,7 +140,7 @@ final class OccupancyChart {
             sb.append("<line class=\"cap\" x1=\"").append(LEFT).append("\" x2=\"").append(LEFT + PW).append("\" y1=\"")
                     .append(f(y)).append("\" y2=\"").append(f(y)).append("\"/>");
             sb.append("<text class=\"caplab\" x=\"").append(LEFT + PW).append("\" y=\"").append(f(y - 4)).append("\">capacity ")
-                    .append(Html.esc(dev.arenascope.core.device.Bytes.format(capacity))).append("</text>");
+                    .append(Html.esc(Bytes.format(capacity))).append("</text>");
         }
         // peak marker
         if (m.peakUsedAtNs() >= 0 && m.peakUsedBytes() > 0) {
@@ -151,7 +154,7 @@ final class OccupancyChart {
             double ly = Math.max(TOP + 10, y - 6);
             sb.append("<text class=\"peaklab\" x=\"").append(f(right ? x + 7 : x - 7)).append("\" y=\"").append(f(ly))
                     .append("\" text-anchor=\"").append(right ? "start" : "end").append("\">peak ")
-                    .append(Html.esc(dev.arenascope.core.device.Bytes.format(m.peakUsedBytes()))).append("</text>");
+                    .append(Html.esc(Bytes.format(m.peakUsedBytes()))).append("</text>");
         }
         sb.append("<rect class=\"frame\" x=\"").append(LEFT).append("\" y=\"").append(TOP).append("\" width=\"").append(PW)
                 .append("\" height=\"").append(PH).append("\"/>");

@@ -1,6 +1,8 @@
 package dev.arenascope.core.report;
 
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.Locale;
 
@@ -49,11 +51,11 @@ public enum ReportFormat {
 
     /** The report as a string in this format. */
     public String render(Report report) {
-        var sw = new java.io.StringWriter();
+        var sw = new StringWriter();
         try {
             write(report, sw);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         return sw.toString();
     }

@@ -1,8 +1,11 @@
 package dev.arenascope.core.report;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import dev.arenascope.core.analysis.Figure;
@@ -79,7 +82,7 @@ final class ReportTables {
         List<List<ReportTable.Cell>> rows = new ArrayList<>();
         for (MemoryAnalysis m : r.trace().memories()) {
             List<ReportTable.Cell> row = new ArrayList<>();
-            row.add(name(m.name()).withSub(m.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + " · " + m.device()));
+            row.add(name(m.name()).withSub(m.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ') + " · " + m.device()));
             row.add(fig(r, m, "capacityBytes"));
             row.add(fig(r, m, "peakUsedBytes").withSub(m.peakUsedAtNs() < 0 ? null
                     : "at " + Units.duration(m.peakUsedAtNs() - r.trace().session().firstEventNs())));
@@ -179,7 +182,7 @@ final class ReportTables {
         for (PlanAnalysis p : r.trace().plans()) {
             List<ReportTable.Cell> row = new ArrayList<>();
             row.add(name(p.subject()));
-            row.add(ReportTable.Cell.of(p.kind().name().toLowerCase(java.util.Locale.ROOT).replace("plan_", "")));
+            row.add(ReportTable.Cell.of(p.kind().name().toLowerCase(Locale.ROOT).replace("plan_", "")));
             row.add(fig(r, p, "tensors"));
             row.add(fig(r, p, "heightBytes"));
             row.add(fig(r, p, "lowerBoundBytes"));
@@ -200,7 +203,7 @@ final class ReportTables {
     /** The regressions table (baseline only): worst first, gate failures marked. */
     static ReportTable regressions(Report r) {
         List<List<ReportTable.Cell>> rows = new ArrayList<>();
-        java.util.Set<TraceDiff.Change> failed = new java.util.HashSet<>(r.gateFailures());
+        Set<TraceDiff.Change> failed = new HashSet<>(r.gateFailures());
         for (TraceDiff.Change c : r.diff().regressions()) {
             rows.add(changeRow(c, failed.contains(c) ? "fails gate" : c.figure().peak() ? "peak" : ""));
         }

@@ -2,12 +2,13 @@ package dev.arenascope.core.report;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import dev.arenascope.core.analysis.MemorySites;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
-import dev.arenascope.core.device.Bytes;
-import dev.arenascope.core.device.Percent;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Percent;
 import dev.arenascope.core.trace.StackFrame;
 
 /**
@@ -114,7 +115,7 @@ final class SiteTables {
             rows.add(List.of(new ReportTable.Cell(e.label(), callers(e.frames()), null, true),
                     ReportTable.Cell.of(Bytes.format(e.currentBytes())), ReportTable.Cell.of(Bytes.format(e.baselineBytes())),
                     ReportTable.Cell.of((delta >= 0 ? "+" : "−") + Bytes.format(Math.abs(delta))),
-                    ReportTable.Cell.of(e.status().name().toLowerCase(java.util.Locale.ROOT))));
+                    ReportTable.Cell.of(e.status().name().toLowerCase(Locale.ROOT))));
         }
         return new ReportTable(anchor("site-changes", ms.memory()), "Site changes at the peak: " + ms.memory(),
                 "Bytes live at each trace's peak per site, now against the baseline, largest change first; sites are matched by "

@@ -7,8 +7,9 @@ import java.util.Locale;
 
 import dev.arenascope.core.analysis.Figure;
 import dev.arenascope.core.analysis.TraceDiff;
-import dev.arenascope.core.device.Bytes;
-import dev.arenascope.core.device.Durations;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Durations;
+import dev.arenascope.core.format.Percent;
 
 /** How reports print figures: bytes in binary units, times, percentages, changes. Stateless. */
 final class Units {
@@ -35,9 +36,9 @@ final class Units {
         };
     }
 
-    /** {@code 0.1234 -> "12.3%"} ({@link dev.arenascope.core.device.Percent}, the window's rule too). */
+    /** {@code 0.1234 -> "12.3%"} ({@link dev.arenascope.core.format.Percent}, the window's rule too). */
     static String percent(double ratio) {
-        return dev.arenascope.core.device.Percent.format(ratio);
+        return Percent.format(ratio);
     }
 
     /** A duration in ns as {@code 850 ns}, {@code 12.3 µs}, {@code 4.56 ms}, {@code 1.234 s}, {@code 2 min 3 s} ({@link Durations}). */
@@ -71,7 +72,7 @@ final class Units {
         if (c.presence() != TraceDiff.Presence.BOTH) {
             return c.presence() == TraceDiff.Presence.ADDED ? "added" : "removed";
         }
-        if (c.figure().unit() == dev.arenascope.core.analysis.Figure.Unit.RATIO) {
+        if (c.figure().unit() == Figure.Unit.RATIO) {
             double pt = c.change();
             if (Double.isNaN(pt)) {
                 return NONE;

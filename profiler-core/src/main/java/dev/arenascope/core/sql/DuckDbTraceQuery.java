@@ -2,6 +2,7 @@ package dev.arenascope.core.sql;
 
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -12,6 +13,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -253,7 +256,7 @@ final class DuckDbTraceQuery implements TraceQuery {
                     more[0] = true;
                     return false;
                 }
-                rows.add(java.util.Arrays.asList(values));
+                rows.add(Arrays.asList(values));
                 return true;
             }
         });
@@ -337,7 +340,7 @@ final class DuckDbTraceQuery implements TraceQuery {
             case Boolean b -> b;
             case String s -> s;
             case BigDecimal d -> d;
-            case java.math.BigInteger b -> b;
+            case BigInteger b -> b;
             default -> v.toString();
         };
     }
@@ -366,7 +369,7 @@ final class DuckDbTraceQuery implements TraceQuery {
             return;
         }
         try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {
                     Files.deleteIfExists(p);
                 } catch (IOException ignored) {

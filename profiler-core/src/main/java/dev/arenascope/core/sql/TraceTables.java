@@ -2,15 +2,19 @@ package dev.arenascope.core.sql;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
 import dev.arenascope.core.analysis.Allocations;
 import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.TraceView;
@@ -124,7 +128,7 @@ final class TraceTables {
                     }
                     case MARKER -> markers.add(idx).add(b.time(k)).add(b.thread(k)).add(v.string(b.ref(k)));
                     case POOL_REQUEST -> pools.add(mem).add(idx).add(b.time(k)).add(b.thread(k)).add(b.a(k)).add(b.b(k))
-                            .add(b.c(k)).add(b.ref(k)).add((b.flags(k) & dev.arenascope.core.trace.Event.FLAG_HIT) != 0)
+                            .add(b.c(k)).add(b.ref(k)).add((b.flags(k) & Event.FLAG_HIT) != 0)
                             .add(b.ref2(k)).id(b.site(k));
                     case TENSOR_LIVE -> {
                         long key = ((long) mem << 32) | (b.ref(k) & 0xffffffffL);
@@ -150,10 +154,10 @@ final class TraceTables {
         paramsOf.forEach((row, text) -> scopes.set(row, paramText, text.toString()));
     }
 
-    private static final Map<dev.arenascope.core.trace.MemoryKind, String> ROLES = new EnumMap<>(Map.of(
-            dev.arenascope.core.trace.MemoryKind.PLAN_SCRATCH, "scratch",
-            dev.arenascope.core.trace.MemoryKind.PLAN_PERSISTENT, "persistent",
-            dev.arenascope.core.trace.MemoryKind.PLAN_CONSTANT, "constant"));
+    private static final Map<MemoryKind, String> ROLES = new EnumMap<>(Map.of(
+            MemoryKind.PLAN_SCRATCH, "scratch",
+            MemoryKind.PLAN_PERSISTENT, "persistent",
+            MemoryKind.PLAN_CONSTANT, "constant"));
 
     private static String role(TraceView v, int memory) {
         for (MemoryInfo m : v.memories()) {
@@ -186,7 +190,7 @@ final class TraceTables {
                         .add(a.bytes(i)).add(a.requestedBytes(i)).add(a.address(i)).add(desc < 0 ? null : v.string(desc))
                         .id(a.path(i)).id(a.site(i)).add("(none)".equals(category) ? null : category).id(a.scope(i)).add(freed);
             }
-            String source = sa.source().name().toLowerCase(java.util.Locale.ROOT);
+            String source = sa.source().name().toLowerCase(Locale.ROOT);
             for (int p = 0, n = sa.pathCount(); p < n; p++) {
                 List<StackFrame> frames = sa.pathFrames(p); // innermost first
                 StackFrame inner = frames.getFirst();
@@ -234,5 +238,5 @@ final class TraceTables {
     }
 
     /** Tables by identity, in insertion order. */
-    private static final class EnumLikeMap extends java.util.LinkedHashMap<SqlSchema.Table, ColumnTable> {}
+    private static final class EnumLikeMap extends LinkedHashMap<SqlSchema.Table, ColumnTable> {}
 }

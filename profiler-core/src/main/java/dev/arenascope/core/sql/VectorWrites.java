@@ -3,6 +3,7 @@ package dev.arenascope.core.sql;
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.IntBuffer;
 
 import org.duckdb.DuckDBWritableVector;
 
@@ -80,7 +81,7 @@ final class VectorWrites {
         if (bigint) {
             data.asLongBuffer().put(values, from, rows);
         } else {
-            java.nio.IntBuffer ints = data.asIntBuffer();
+            IntBuffer ints = data.asIntBuffer();
             for (int r = 0; r < rows; r++) {
                 ints.put(r, (int) values[from + r]);
             }

@@ -1,5 +1,6 @@
 package dev.arenascope.core.trace;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -47,7 +48,7 @@ public interface TraceView {
 
     /** The frames of {@code site} (a stack node id), innermost first; empty for -1 or an unknown site. */
     default List<StackFrame> stack(int site) {
-        List<StackFrame> out = new java.util.ArrayList<>();
+        List<StackFrame> out = new ArrayList<>();
         for (StackNode n = stackNode(site); n != null; n = stackNode(n.parent())) {
             StackFrame f = frame(n.frame());
             if (f != null) {

@@ -1,6 +1,7 @@
 package dev.arenascope.core.util;
 
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Dense ids for keys of one or two longs, kept in primitive arrays: the id of a key is its position in
@@ -17,7 +18,7 @@ import java.util.Arrays;
  */
 public final class KeyIds {
     private final int width;
-    private final long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1;
+    private final long seed = ThreadLocalRandom.current().nextLong() | 1;
     private long[] keys;
     private int size;
     /** id + 1 per slot; 0 is empty. */

@@ -1,6 +1,8 @@
 package dev.arenascope.core.util;
 
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongConsumer;
 
 /**
  * The core's one primitive long-keyed map: an open-addressing map from long keys (addresses, ids) to
@@ -13,7 +15,7 @@ import java.util.Arrays;
  * emitter calls it once or twice per event, so its loops stay this plain. Not thread-safe.
  */
 public final class LongLongMap {
-    private final long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+    private final long seed = ThreadLocalRandom.current().nextLong();
     private long[] keys = new long[64];
     private long[] values = new long[64];
     private boolean[] used = new boolean[64];
@@ -95,7 +97,7 @@ public final class LongLongMap {
     }
 
     /** Calls {@code f} with each value, in no particular order. */
-    public void forEachValue(java.util.function.LongConsumer f) {
+    public void forEachValue(LongConsumer f) {
         for (int i = 0; i < keys.length; i++) {
             if (used[i]) {
                 f.accept(values[i]);

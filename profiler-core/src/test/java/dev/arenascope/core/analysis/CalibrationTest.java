@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -81,7 +82,7 @@ class CalibrationTest {
     /** Builds the events a recorded arena would publish: nested scopes, params, aligned allocations. */
     private static final class Script {
         final List<Event> events = new ArrayList<>();
-        final Map<Integer, String> strings = new java.util.HashMap<>();
+        final Map<Integer, String> strings = new HashMap<>();
         long t;
         long fwd;
         long bwd = 1 << 30;

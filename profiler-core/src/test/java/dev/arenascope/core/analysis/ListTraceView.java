@@ -1,6 +1,7 @@
 package dev.arenascope.core.analysis;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +49,7 @@ public final class ListTraceView implements TraceView, EventSink {
         for (int i = 0; i < batch.size(); i++) {
             events.add(batch.get(i));
         }
-        events.sort(java.util.Comparator.comparingLong(Event::timeNs));
+        events.sort(Comparator.comparingLong(Event::timeNs));
     }
 
     @Override

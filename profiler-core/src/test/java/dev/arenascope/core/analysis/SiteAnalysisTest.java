@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 
@@ -180,8 +182,8 @@ class SiteAnalysisTest {
 
     private record Expected(long bytes, long count, long stillLive) {}
 
-    private static Map<List<String>, Expected> expected(List<Truth> all, java.util.function.Predicate<Truth> take,
-                                                        java.util.function.Predicate<Truth> live, boolean byCategory) {
+    private static Map<List<String>, Expected> expected(List<Truth> all, Predicate<Truth> take,
+                                                        Predicate<Truth> live, boolean byCategory) {
         Map<List<String>, Expected> m = new HashMap<>();
         for (Truth tr : all) {
             if (take.test(tr)) {
@@ -297,7 +299,7 @@ class SiteAnalysisTest {
                 want.sort((p, q) -> a.bytes(p) != a.bytes(q) ? Long.compare(a.bytes(q), a.bytes(p)) : Integer.compare(p, q));
                 want = new ArrayList<>(want.subList(0, Math.min(limit, want.size())));
                 want.sort(Integer::compare);
-                assertEquals(want, java.util.Arrays.stream(got).boxed().toList(), "the largest, in allocation order");
+                assertEquals(want, Arrays.stream(got).boxed().toList(), "the largest, in allocation order");
                 long at = instants[0];
                 long count = 0;
                 long bytes = 0;
@@ -307,7 +309,7 @@ class SiteAnalysisTest {
                         bytes += a.bytes(i);
                     }
                 }
-                assertEquals(List.of(count, bytes), java.util.Arrays.stream(a.liveAt(at)).boxed().toList(), "live at " + at);
+                assertEquals(List.of(count, bytes), Arrays.stream(a.liveAt(at)).boxed().toList(), "live at " + at);
             }
         }
     }

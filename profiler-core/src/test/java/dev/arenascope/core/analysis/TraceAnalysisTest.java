@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 
 class TraceAnalysisTest {
@@ -118,7 +119,7 @@ class TraceAnalysisTest {
     @Test
     void unclosedScopesCloseAtTheLastEventAndUnknownMemoriesAreSkipped() {
         ListTraceView v = new ListTraceView();
-        v.onMemory(new dev.arenascope.core.trace.MemoryInfo(0, "a", MemoryKind.ARENA, "host", 100, Map.of()));
+        v.onMemory(new MemoryInfo(0, "a", MemoryKind.ARENA, "host", 100, Map.of()));
         int name = v.intern("outer");
         v.add(new Event(0, EventKind.SCOPE_ENTER, 0, 0, 1, 0, 100, -1, 0, 0, name, 7));
         v.add(new Event(5, EventKind.ALLOC, 0, 0, 1, 0, 40, 40, 40, 0, -1, -1));
@@ -136,7 +137,7 @@ class TraceAnalysisTest {
     void hostileNestingStaysLinear() {
         // 200,000 scopes opened and never closed, then the outermost closed: one pass, no quadratic work
         ListTraceView v = new ListTraceView();
-        v.onMemory(new dev.arenascope.core.trace.MemoryInfo(0, "a", MemoryKind.ARENA, "host", 1 << 30, Map.of()));
+        v.onMemory(new MemoryInfo(0, "a", MemoryKind.ARENA, "host", 1 << 30, Map.of()));
         int name = v.intern("s");
         int n = 200_000;
         for (int i = 0; i < n; i++) {

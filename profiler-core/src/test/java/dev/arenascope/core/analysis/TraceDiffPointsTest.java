@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
+import dev.arenascope.core.report.UnitsAccess;
+
 /** A share (fragmentation, hit rate) changes in percentage points, not in percent of itself. */
 class TraceDiffPointsTest {
     private static TraceDiff.Change change(Figure now, Figure was) {
@@ -22,6 +24,6 @@ class TraceDiffPointsTest {
         TraceDiff.Change peak = change(Figure.bytes("peakUsedBytes", "peak in use", 1_100, true),
                 Figure.bytes("peakUsedBytes", "peak in use", 1_000, true));
         assertTrue(peak.severity() > frag.severity(), "a 10% larger peak is worse than a 0.48-point fragmentation change");
-        assertEquals("+0.48 pt", dev.arenascope.core.report.UnitsAccess.changePct(frag));
+        assertEquals("+0.48 pt", UnitsAccess.changePct(frag));
     }
 }

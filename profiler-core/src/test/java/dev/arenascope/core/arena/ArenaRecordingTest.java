@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -12,13 +13,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.arenascope.testsupport.TestDevices;
 import dev.arenascope.core.device.MemoryDevice;
-import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.testsupport.TestDevices;
 
 class ArenaRecordingTest {
     private MemoryDevice device;
@@ -90,7 +91,7 @@ class ArenaRecordingTest {
             List<RecordedAllocation> all = rec.allocations();
             RecordedAllocation first = all.get(0);
             assertEquals(DType.FLOAT32, first.dtype());
-            assertEquals(List.of(4L, 16L, 16L, 3L), java.util.Arrays.stream(first.shape()).boxed().toList());
+            assertEquals(List.of(4L, 16L, 16L, 3L), Arrays.stream(first.shape()).boxed().toList());
             assertEquals(12288, first.bytes());
             assertEquals(100, first.offset());
             assertEquals(Direction.FORWARD, first.direction());

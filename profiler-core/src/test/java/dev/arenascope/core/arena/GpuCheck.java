@@ -1,18 +1,20 @@
 package dev.arenascope.core.arena;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.CudaDevice;
 import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.device.Devices;
 import dev.arenascope.core.device.MemoryDevice;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -43,7 +45,7 @@ public final class GpuCheck {
         String device = args.length > 0 ? args[0] : "cuda";
         String size = args.length > 1 ? args[1] : "0.5";
         StringBuilder report = new StringBuilder();
-        PrintStream tee = new PrintStream(new java.io.OutputStream() {
+        PrintStream tee = new PrintStream(new OutputStream() {
             @Override
             public void write(int b) {
                 System.out.write(b);
@@ -142,7 +144,7 @@ public final class GpuCheck {
                     values[i] = i * 0.25f - 7;
                 }
                 f.copyFromHost(values);
-                check(java.util.Arrays.equals(values, f.toFloatArray()), "float32[1048576] written and read back");
+                check(Arrays.equals(values, f.toFloatArray()), "float32[1048576] written and read back");
                 Tensor p = arena.getPersistentTensor(DType.INT32, 1000);
                 check(p.toIntArray()[999] == -1, "poisoned int32 at the backward end reads as -1");
                 int[] ints = new int[1000];
@@ -150,7 +152,7 @@ public final class GpuCheck {
                     ints[i] = i * i;
                 }
                 p.copyFromHost(ints);
-                check(java.util.Arrays.equals(ints, p.toIntArray()), "int32[1000] at the arena's end written and read back");
+                check(Arrays.equals(ints, p.toIntArray()), "int32[1000] at the arena's end written and read back");
                 check(p.byteOffset() + p.byteSize() <= arena.capacity() && p.byteOffset() > arena.capacity() - 8192,
                         "persistent tensor sits at the top of the block");
             }

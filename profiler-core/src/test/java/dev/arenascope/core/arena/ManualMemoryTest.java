@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -15,11 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.arenascope.testsupport.TestDevices;
+import dev.arenascope.core.device.HostDevice;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.device.VirtualDevice;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.testsupport.TestDevices;
 
 class ManualMemoryTest {
     private MemoryDevice device;
@@ -271,12 +274,12 @@ class ManualMemoryTest {
             s2.close();
             s.close();
             assertEquals("", a.scopePath());
-            java.util.Map<String, Long> nullValue = new java.util.HashMap<>();
+            Map<String, Long> nullValue = new HashMap<>();
             nullValue.put("frames", null);
             assertThrows(IllegalArgumentException.class, () -> a.scope(null));
             assertThrows(IllegalArgumentException.class, () -> a.scope("x", null, 1));
             assertThrows(IllegalArgumentException.class, () -> a.scope("x", "k", 1, null, 2));
-            assertThrows(IllegalArgumentException.class, () -> a.scope("x", (java.util.Map<String, Long>) null));
+            assertThrows(IllegalArgumentException.class, () -> a.scope("x", (Map<String, Long>) null));
             assertThrows(IllegalArgumentException.class, () -> a.scope("x", nullValue));
             assertEquals("", a.scopePath(), "a refused scope leaves no scope open");
             try (var ok = a.scope("after")) {
@@ -350,7 +353,7 @@ class ManualMemoryTest {
     void unmanagedArenaHoldsOneByteAndNeitherPoisonsNorRecords() {
         VirtualDevice v = new VirtualDevice(1 << 20);
         Session s = new Session("unmanaged");
-        var sink = new dev.arenascope.testsupport.CollectingSink();
+        var sink = new CollectingSink();
         s.addSink(sink);
         try (ManualMemory a = ManualMemory.builder().device(v).session(s).managed(false).portion(0.5).poison(0xFF).build()) {
             assertFalse(a.isManaged());
@@ -424,7 +427,7 @@ class ManualMemoryTest {
             f.copyFromHost(new int[] {1, 2, 3, 4});
             Tensor p = a.getPersistentTensor(DType.INT32, 2);
             p.copyFromHost(new int[] {9, 8});
-            try (ManualMemory c = a.clone(); ManualMemory h = a.cast(new dev.arenascope.core.device.HostDevice());
+            try (ManualMemory c = a.clone(); ManualMemory h = a.cast(new HostDevice());
                  ManualMemory v = a.cast(new VirtualDevice())) {
                 for (ManualMemory m : new ManualMemory[] {c, h, v}) {
                     assertEquals(a.getPointers(), m.getPointers());
@@ -436,10 +439,10 @@ class ManualMemoryTest {
                 byte[] copy = new byte[1 << 12];
                 a.device().copyToHost(a.buffer(), 0, orig, 0, 16);
                 c.device().copyToHost(c.buffer(), 0, copy, 0, 16);
-                assertArrayEquals(java.util.Arrays.copyOf(orig, 16), java.util.Arrays.copyOf(copy, 16));
+                assertArrayEquals(Arrays.copyOf(orig, 16), Arrays.copyOf(copy, 16));
                 h.device().copyToHost(h.buffer(), (1 << 12) - 8, copy, 0, 8);
                 a.device().copyToHost(a.buffer(), (1 << 12) - 8, orig, 0, 8);
-                assertArrayEquals(java.util.Arrays.copyOf(orig, 8), java.util.Arrays.copyOf(copy, 8));
+                assertArrayEquals(Arrays.copyOf(orig, 8), Arrays.copyOf(copy, 8));
                 // the copies are independent
                 c.reset();
                 assertEquals(16, a.getPointers().forward());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.testsupport.Await;
 
 /** The text (JSON Lines) form of the live protocol, as the Python client speaks it, on the receiver's one port. */
 @Timeout(60)
@@ -44,7 +46,7 @@ class JsonlLiveTest {
     }
 
     private static ConnectionStats ended(LiveReceiver r) {
-        dev.arenascope.testsupport.Await.until("the connection ended", () -> !r.stats().isEmpty() && r.stats().getLast().state().ended());
+        Await.until("the connection ended", () -> !r.stats().isEmpty() && r.stats().getLast().state().ended());
         return r.stats().getLast();
     }
 
@@ -132,7 +134,7 @@ class JsonlLiveTest {
     @Test
     void aLineJacksonWouldTakeForUtf32IsOneBadLineNotALostSession() throws Exception {
         try (LiveReceiver r = start(null)) {
-            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
             body.write(new byte[] {'{', 0, 0, 0, '\n'});
             body.write(LINES.getBytes(StandardCharsets.UTF_8));
             body.write(new byte[] {'{', 0, 0, 0, '\n'});

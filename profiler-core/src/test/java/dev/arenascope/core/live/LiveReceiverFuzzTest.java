@@ -8,16 +8,17 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.arenascope.core.record.Session;
-import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -26,6 +27,7 @@ import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.testsupport.CollectingSink;
 
 /**
  * Bounded fuzzing of the live receiver: mutated hellos and chunk streams (flipped bytes, truncations,
@@ -59,7 +61,7 @@ class LiveReceiverFuzzTest {
     @Test
     void mutatedStreamsEndInAReportedStateAndTheReceiverKeepsServing() throws Exception {
         AtomicLong opened = new AtomicLong();
-        List<CollectingSink> sinks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<CollectingSink> sinks = new CopyOnWriteArrayList<>();
         try (LiveReceiver receiver = LiveReceiver.start(new LiveReceiver.Options(InetAddress.getLoopbackAddress(), 0, "tok"), peer -> {
             opened.incrementAndGet();
             CollectingSink s = new CollectingSink();
@@ -75,7 +77,7 @@ class LiveReceiverFuzzTest {
                 for (int k = 0; k < edits; k++) {
                     switch (rnd.nextInt(3)) {
                         case 0 -> b[rnd.nextInt(b.length)] ^= (byte) (1 << rnd.nextInt(8));
-                        case 1 -> b = java.util.Arrays.copyOf(b, rnd.nextInt(b.length));
+                        case 1 -> b = Arrays.copyOf(b, rnd.nextInt(b.length));
                         default -> {
                             int at = rnd.nextInt(Math.max(1, b.length - 4));
                             for (int i = 0; i < 4 && at + i < b.length; i++) {

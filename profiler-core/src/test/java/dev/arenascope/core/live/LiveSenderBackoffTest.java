@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryKind;
 
 /** A sender that cannot deliver waits between attempts and counts every event it could not send. */
 @Timeout(60)
@@ -22,7 +24,7 @@ class LiveSenderBackoffTest {
              Session session = new Session("refused")) {
             LiveSender sender = new LiveSender(LiveSender.Options.of("127.0.0.1", receiver.port(), "wrong"));
             session.addSink(sender);
-            int memory = session.registerMemory("m", dev.arenascope.core.trace.MemoryKind.POOL, "virtual", 0, java.util.Map.of());
+            int memory = session.registerMemory("m", MemoryKind.POOL, "virtual", 0, Map.of());
             long start = System.nanoTime();
             long published = 0;
             // events all along, each handed to the sender at once (each batch wakes the sender thread): attempts

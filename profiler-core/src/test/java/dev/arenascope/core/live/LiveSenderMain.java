@@ -5,6 +5,7 @@ import java.util.Map;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.testsupport.Await;
 
 /**
  * A profiled process for the live tests, run as a child JVM: records {@code events} allocations of
@@ -34,7 +35,7 @@ public final class LiveSenderMain {
                     // paced by the link, not a clock: hand what is published to the sender and wait until its
                     // queue is empty (taken to the socket, or counted as dropped) before publishing more
                     session.flush();
-                    dev.arenascope.testsupport.Await.until("the sender's queue drained", () -> sender.stats().queuedEvents() == 0);
+                    Await.until("the sender's queue drained", () -> sender.stats().queuedEvents() == 0);
                 }
             }
             session.flush();

@@ -9,6 +9,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,13 +17,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.arenascope.core.record.Session;
-import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -30,7 +31,11 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SitedTrace;
 import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.testsupport.Await;
+import dev.arenascope.testsupport.CollectingSink;
 
 /** Live streaming between real processes, and the failure modes a receiver must survive. */
 @Timeout(60)
@@ -46,7 +51,7 @@ class LiveStreamingTest {
     }
 
     static void await(String what, BooleanSupplier cond) {
-        dev.arenascope.testsupport.Await.until(what, cond);
+        Await.until(what, cond);
     }
 
     private static Process child(String name, int port, long events, int pauseEvery) throws Exception {
@@ -128,13 +133,13 @@ class LiveStreamingTest {
 
     @Test
     void allocationSitesTravelTheWire() throws Exception {
-        java.util.concurrent.ConcurrentHashMap<Integer, dev.arenascope.core.trace.store.EventStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
+        ConcurrentHashMap<Integer, EventStore> stores = new ConcurrentHashMap<>();
         try (LiveReceiver receiver = LiveReceiver.start(LiveReceiver.Options.loopback(0), peer -> {
-            var s = new dev.arenascope.core.trace.store.EventStore("live");
+            var s = new EventStore("live");
             stores.put(peer.connection(), s);
             return s;
         })) {
-            var src = dev.arenascope.core.trace.SitedTrace.store(7, 40_000);
+            var src = SitedTrace.store(7, 40_000);
             LiveSender sender = new LiveSender(LiveSender.Options.of("127.0.0.1", receiver.port(), null));
             src.replayTo(sender); // ends with onClose: the sender drains and says goodbye
             assertEquals(src.eventCount(), sender.stats().deliveredEvents());
@@ -239,7 +244,7 @@ class LiveStreamingTest {
     @Test
     void theSenderDropsAndCountsWhileTheAppIsAwayAndReconnectsWhenItComesBack() throws Exception {
         int port;
-        try (var probe = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (var probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
         }
         try (Session session = new Session("reconnecting")) {
@@ -289,8 +294,8 @@ class LiveStreamingTest {
 
     @Test
     void aStalledReceiverNeverBlocksTheRecordingSideAndDropsAreCounted() throws Exception {
-        java.util.concurrent.CountDownLatch testOver = new java.util.concurrent.CountDownLatch(1);
-        try (java.net.ServerSocket stalled = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        CountDownLatch testOver = new CountDownLatch(1);
+        try (ServerSocket stalled = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Thread acceptor = Thread.ofPlatform().daemon().start(() -> {
                 try {
                     Socket s = stalled.accept();

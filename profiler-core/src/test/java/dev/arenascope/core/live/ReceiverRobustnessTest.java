@@ -12,11 +12,13 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.testsupport.Await;
 
 /** Issue 19 #10: accept failures, connections per address, idle connections, sinks opened on first data. */
 @Timeout(60)
@@ -31,8 +33,8 @@ class ReceiverRobustnessTest {
         };
     }
 
-    private static void until(java.util.function.BooleanSupplier c) {
-        dev.arenascope.testsupport.Await.until("the receiver's state", c);
+    private static void until(BooleanSupplier c) {
+        Await.until("the receiver's state", c);
     }
 
     @Test

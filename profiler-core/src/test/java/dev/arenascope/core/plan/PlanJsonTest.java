@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 class PlanJsonTest {
@@ -23,7 +25,7 @@ class PlanJsonTest {
     @Test
     void aLaidOutPlanCarriesItsProofAndAPlainOneNoPlanningKey() {
         assertTrue(!PlanJson.toJson(Plans.valid()).contains("planning"), "no planning key in a plan not laid out here");
-        PlanProblem problem = new PlanProblem(java.util.List.of(new PlanBuffer("a", 0, 2, 128), new PlanBuffer("b", 1, 3, 64),
+        PlanProblem problem = new PlanProblem(List.of(new PlanBuffer("a", 0, 2, 128), new PlanBuffer("b", 1, 3, 64),
                 new PlanBuffer("c", 2, 4, 128)), 64);
         Packing pk = new SearchPlanner().plan(problem, Long.MAX_VALUE, 5_000_000_000L);
         MemoryPlan p = PlanLayouts.scratchPlan("three", "arena", pk);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.arenascope.core.device.DeviceKind;
-import dev.arenascope.testsupport.TestDevices;
 import dev.arenascope.core.device.MemoryDevice;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
@@ -24,8 +24,9 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
-import dev.arenascope.testsupport.Fixtures;
 import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.testsupport.Fixtures;
+import dev.arenascope.testsupport.TestDevices;
 
 class PlanRuntimeTest {
 
@@ -54,7 +55,7 @@ class PlanRuntimeTest {
                 // staged constants were copied from their blob, cold ones loaded in place
                 byte[] w = new byte[192];
                 rt.tensor("w_staged").read(0, w, 0, w.length);
-                byte[] expect = java.util.Arrays.copyOfRange(stagedBlob, 64, 256);
+                byte[] expect = Arrays.copyOfRange(stagedBlob, 64, 256);
                 if (real) {
                     assertArrayEquals(expect, w);
                     byte[] c = new byte[64];

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -109,6 +110,6 @@ class PlanValidatorTest {
 
     private static boolean has(List<PlanViolation> v, Kind kind, String... ids) {
         return v.stream().anyMatch(x -> x.kind() == kind && x.tensors().containsAll(List.of(ids))
-                && java.util.Arrays.stream(ids).allMatch(id -> x.message().contains("'" + id + "'")));
+                && Arrays.stream(ids).allMatch(id -> x.message().contains("'" + id + "'")));
     }
 }

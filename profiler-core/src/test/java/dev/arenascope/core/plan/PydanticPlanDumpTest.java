@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 /** A compiler's pydantic dump (snake_case, lowercase roles) reads as the same plan as its camelCase form. */
@@ -38,7 +40,7 @@ class PydanticPlanDumpTest {
         assertTrue(p.memoryBanks().get("SRAM").writable());
         assertTrue(p.memoryBanks().get("DTCM").writable());
         assertFalse(p.memoryBanks().get("MRAM").writable());
-        assertEquals(java.util.List.of(), p.validate());
+        assertEquals(List.of(), p.validate());
         // the camelCase form it converts to reads back as the same plan
         assertEquals(p, PlanJson.fromJson(PlanJson.toJson(p), "again"));
     }

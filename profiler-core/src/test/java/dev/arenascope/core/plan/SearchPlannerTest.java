@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+
 import dev.arenascope.testsupport.Fixtures;
 
 class SearchPlannerTest {
@@ -66,7 +68,7 @@ class SearchPlannerTest {
     @Test
     void miniMallocProblemsPackWithinCapacity() throws Exception {
         // each packs in about a second on a quiet 2-core machine; the limit leaves room for a busy CI
-        for (java.nio.file.Path f : Fixtures.miniMalloc()) {
+        for (Path f : Fixtures.miniMalloc()) {
             String name = Fixtures.problemName(f);
             PlanProblem p = ProblemCsv.read(f, 1);
             Packing greedy = new GreedyBySizePlanner().plan(p, Fixtures.MINIMALLOC_CAPACITY, 0);

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -213,7 +216,7 @@ class MemoryPoolTest {
                     b.hostSegment().ifPresent(s -> {
                         assertEquals(100, s.byteSize());
                         assertEquals(b.address(), s.address());
-                        assertEquals(7, s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 99));
+                        assertEquals(7, s.get(ValueLayout.JAVA_BYTE, 99));
                     });
                 }
             }
@@ -291,8 +294,8 @@ class MemoryPoolTest {
             assertTrue(report.matches("(?s).*\\n\\s+159\\s+1023\\s+2\\s+1\\s+1\\s+1 .*"), report);
             assertTrue(report.matches("(?s).*\\n\\s+192\\s+4351\\s+1\\s+0\\s+1\\s+1 .*"), report);
             assertEquals(pool.header(), pool.toString());
-            var sink = new java.io.ByteArrayOutputStream();
-            pool.printAllocationReport(new java.io.PrintStream(sink, true));
+            var sink = new ByteArrayOutputStream();
+            pool.printAllocationReport(new PrintStream(sink, true));
             assertEquals(report, sink.toString());
         }
     }

@@ -3,6 +3,7 @@ package dev.arenascope.core.record;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -157,7 +158,7 @@ class EventClockTest {
             // nothing stamps: after IDLE_AFTER_PERIODS quiet periods the generation turns negative. Another
             // test's stampers (tests of other classes run beside this one) may keep it ticking: then this test
             // cannot look at an idle ticker, and says so as a skip rather than passing without its checks
-            boolean idle = Await.within(java.time.Duration.ofSeconds(10), () -> Ticker.generation() < 0);
+            boolean idle = Await.within(Duration.ofSeconds(10), () -> Ticker.generation() < 0);
             Assumptions.assumeTrue(idle, "the ticker never went idle in 10 s: other stampers kept it ticking, so its idle path was not checked");
             long issued = Ticker.generationsIssued();
             long before = trueNow(clock);

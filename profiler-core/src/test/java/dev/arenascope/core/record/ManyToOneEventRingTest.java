@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -163,7 +164,7 @@ class ManyToOneEventRingTest {
         consumer.join();
         assertEquals((long) n * m, read.size() + ring.lost(), "every event read or counted lost");
         long[] last = new long[n];
-        java.util.Arrays.fill(last, -1);
+        Arrays.fill(last, -1);
         for (long[] e : read) {
             int p = (int) e[0];
             assertTrue(e[1] > last[p], "producer " + p + ": " + e[1] + " after " + last[p] + " (duplicate or reordered)");

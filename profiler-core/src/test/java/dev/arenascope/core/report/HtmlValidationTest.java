@@ -3,6 +3,7 @@ package dev.arenascope.core.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.StringReader;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,6 +16,10 @@ import nu.validator.validation.SimpleDocumentValidator;
 
 import dev.arenascope.core.analysis.TestTraces;
 import dev.arenascope.core.analysis.TraceAnalysis;
+import dev.arenascope.core.trace.SyntheticTrace;
+import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
+import dev.arenascope.testsupport.Fixtures;
 
 /**
  * The HTML report passes the Nu HTML checker (the W3C's validator, run in-process with its bundled
@@ -69,16 +74,16 @@ class HtmlValidationTest {
 
     @Test
     void realAndSyntheticTracesGiveValidHtml() throws Exception {
-        java.nio.file.Path fixtures = dev.arenascope.testsupport.Fixtures.torchDir();
-        var magma = new dev.arenascope.core.trace.store.EventStore("magma");
-        dev.arenascope.core.trace.torch.TorchSnapshotToTrace.convert(fixtures.resolve("cs336-a2-magma27.pickle"), magma);
-        var bcrafton = new dev.arenascope.core.trace.store.EventStore("bcrafton");
-        dev.arenascope.core.trace.torch.TorchSnapshotToTrace.convert(fixtures.resolve("cs336-a2-bcrafton.pickle"), bcrafton);
+        Path fixtures = Fixtures.torchDir();
+        var magma = new EventStore("magma");
+        TorchSnapshotToTrace.convert(fixtures.resolve("cs336-a2-magma27.pickle"), magma);
+        var bcrafton = new EventStore("bcrafton");
+        TorchSnapshotToTrace.convert(fixtures.resolve("cs336-a2-bcrafton.pickle"), bcrafton);
         Report torch = Report.compare(TraceAnalysis.of(magma), TraceAnalysis.of(bcrafton), 5.0, "arenascope test",
                 "cs336-a2-magma27.pickle", "cs336-a2-bcrafton.pickle");
         assertEquals(List.of(), validate(ReportFormat.HTML.render(torch)));
-        var synthetic = new dev.arenascope.core.trace.store.EventStore("synthetic");
-        dev.arenascope.core.trace.SyntheticTrace.write(3, 50_000, synthetic);
+        var synthetic = new EventStore("synthetic");
+        SyntheticTrace.write(3, 50_000, synthetic);
         Report all = Report.of(TraceAnalysis.of(synthetic), "arenascope test", "synthetic");
         assertEquals(List.of(), validate(ReportFormat.HTML.render(all)));
     }

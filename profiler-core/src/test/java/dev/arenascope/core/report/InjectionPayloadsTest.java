@@ -8,16 +8,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Pattern;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.arenascope.core.analysis.TraceAnalysis;
-import dev.arenascope.core.device.Printable;
+import dev.arenascope.core.format.Printable;
 import dev.arenascope.core.trace.file.JsonlReader;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
@@ -84,7 +84,7 @@ class InjectionPayloadsTest {
         for (String raw : List.of("<script", "<img", "\u001b", "\u0007", "\u202e")) {
             assertFalse(md.contains(raw), "raw '" + raw + "' in:\n" + md);
         }
-        assertFalse(java.util.regex.Pattern.compile("(?<!\\\\)\\]\\(javascript:").matcher(md).find(), "a link: " + md);
+        assertFalse(Pattern.compile("(?<!\\\\)\\]\\(javascript:").matcher(md).find(), "a link: " + md);
         assertTrue(md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), md);
         assertTrue(md.contains("\\[x\\](javascript:alert(3))"), md);
         assertFalse(md.lines().anyMatch(l -> l.startsWith("99.0 GiB")), "a newline in a name forges no line");

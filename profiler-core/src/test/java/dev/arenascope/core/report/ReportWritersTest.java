@@ -10,17 +10,22 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.arenascope.core.analysis.ListTraceView;
 import dev.arenascope.core.analysis.MemoryAnalysis;
 import dev.arenascope.core.analysis.TestTraces;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.record.Session;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryKind;
 
 /** The three writers on one trace and on a baseline comparison; files land in target/report-samples for a look. */
 class ReportWritersTest {
@@ -75,7 +80,7 @@ class ReportWritersTest {
         }
         MemoryAnalysis m = small.memory("frame-arena");
         assertTrue(md.contains("| **frame-arena** · arena · virtual |"), md);
-        assertTrue(md.contains(dev.arenascope.core.device.Bytes.format(m.peakUsedBytes())));
+        assertTrue(md.contains(Bytes.format(m.peakUsedBytes())));
         assertFalse(md.contains("## Regressions"), "no baseline, no regressions section");
     }
 
@@ -172,13 +177,13 @@ class ReportWritersTest {
 
     /** A trace of arenas, each allocating its peak once. */
     private static TraceAnalysis arenas(String session, Object... namesAndPeaks) {
-        dev.arenascope.core.analysis.ListTraceView view = new dev.arenascope.core.analysis.ListTraceView();
-        try (dev.arenascope.core.record.Session s = new dev.arenascope.core.record.Session(session)) {
+        ListTraceView view = new ListTraceView();
+        try (Session s = new Session(session)) {
             s.addSink(view);
             for (int i = 0; i < namesAndPeaks.length; i += 2) {
                 long peak = (Long) namesAndPeaks[i + 1];
-                int mem = s.registerMemory((String) namesAndPeaks[i], dev.arenascope.core.trace.MemoryKind.ARENA, "virtual", 1 << 20, java.util.Map.of());
-                s.publish(dev.arenascope.core.trace.EventKind.ALLOC, 0, mem, 0, peak, peak, peak, 0, -1, -1);
+                int mem = s.registerMemory((String) namesAndPeaks[i], MemoryKind.ARENA, "virtual", 1 << 20, Map.of());
+                s.publish(EventKind.ALLOC, 0, mem, 0, peak, peak, peak, 0, -1, -1);
             }
             s.flush();
         }

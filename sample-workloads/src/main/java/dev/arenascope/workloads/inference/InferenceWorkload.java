@@ -7,9 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.arenascope.core.device.Bytes;
 import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.device.MemoryDevice;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.plan.PlanRuntime;
 import dev.arenascope.core.plan.PlanTensor;
 import dev.arenascope.core.plan.Planner;

@@ -1,9 +1,13 @@
 package dev.arenascope.workloads.inference;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 
 import dev.arenascope.core.plan.ArenaUsage;
 import dev.arenascope.core.plan.MemoryBank;
@@ -91,8 +95,8 @@ public final class NetworkPlans {
             throw new IllegalArgumentException(graph.name() + ": a weight blob of " + size + " bytes exceeds what a Java array holds");
         }
         byte[] blob = new byte[(int) size];
-        java.nio.FloatBuffer f = java.nio.ByteBuffer.wrap(blob).order(java.nio.ByteOrder.nativeOrder()).asFloatBuffer();
-        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        FloatBuffer f = ByteBuffer.wrap(blob).order(ByteOrder.nativeOrder()).asFloatBuffer();
+        SplittableRandom random = new SplittableRandom(seed);
         for (TensorSpec t : graph.tensors()) {
             if (t.role() != Role.WEIGHT) {
                 continue;

@@ -2,6 +2,7 @@ package dev.arenascope.workloads.particles;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -249,11 +250,11 @@ public final class ParticleSystem {
     private void ensure(int n) {
         if (n > x.length) {
             int cap = Math.max(n, x.length * 2);
-            x = java.util.Arrays.copyOf(x, cap);
-            y = java.util.Arrays.copyOf(y, cap);
-            vx = java.util.Arrays.copyOf(vx, cap);
-            vy = java.util.Arrays.copyOf(vy, cap);
-            life = java.util.Arrays.copyOf(life, cap);
+            x = Arrays.copyOf(x, cap);
+            y = Arrays.copyOf(y, cap);
+            vx = Arrays.copyOf(vx, cap);
+            vy = Arrays.copyOf(vy, cap);
+            life = Arrays.copyOf(life, cap);
         }
     }
 }

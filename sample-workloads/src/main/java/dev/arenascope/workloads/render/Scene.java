@@ -1,5 +1,6 @@
 package dev.arenascope.workloads.render;
 
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -28,8 +29,8 @@ public final class Scene {
         if (total <= triangles) {
             return;
         }
-        vertices = java.util.Arrays.copyOf(vertices, total * VERTEX_FLOATS);
-        colors = java.util.Arrays.copyOf(colors, total * COLOR_FLOATS);
+        vertices = Arrays.copyOf(vertices, total * VERTEX_FLOATS);
+        colors = Arrays.copyOf(colors, total * COLOR_FLOATS);
         for (int t = triangles; t < total; t++) {
             double angle = random.nextDouble() * 2 * Math.PI;
             double radius = 0.35 + 0.45 * random.nextDouble();

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.StackFrame;

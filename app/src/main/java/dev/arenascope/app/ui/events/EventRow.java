@@ -2,7 +2,7 @@ package dev.arenascope.app.ui.events;
 
 import java.util.Locale;
 
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;

@@ -3,10 +3,14 @@ package dev.arenascope.app.ui.events;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
+import javafx.animation.Animation;
 import javafx.animation.PauseTransition;
+import javafx.beans.property.ReadOnlyLongProperty;
+import javafx.beans.property.ReadOnlyLongWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringWrapper;
@@ -31,15 +35,17 @@ import javafx.util.Duration;
 
 import org.controlsfx.control.CheckComboBox;
 
-import dev.arenascope.app.ui.ShownAs;
-import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.common.ShownAs;
+import dev.arenascope.app.ui.common.Styles;
+import dev.arenascope.app.ui.model.AllocationSelection;
+import dev.arenascope.app.ui.model.FreeRequests;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.analysis.ScopeAnalysis;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -75,7 +81,7 @@ public final class EventsView extends BorderPane {
     private long detailSerial;
     /** The detail request whose text the pane shows (equal to {@link #detailSerial} once the latest is applied). */
     private long detailShownSerial;
-    private final javafx.beans.property.ReadOnlyLongWrapper detailEvent = new javafx.beans.property.ReadOnlyLongWrapper(this, "detailEvent", -1);
+    private final ReadOnlyLongWrapper detailEvent = new ReadOnlyLongWrapper(this, "detailEvent", -1);
     private final ReadOnlyObjectWrapper<TimeRange> shownRange = new ReadOnlyObjectWrapper<>(this, "shownRange");
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "");
     private final PauseTransition debounce = new PauseTransition(Duration.millis(120));
@@ -271,7 +277,7 @@ public final class EventsView extends BorderPane {
      * be overtaken by a reload that lists the rows unsorted (nor the other way round).
      */
     private void sortRows() {
-        if (!restoringSort && model.trace() != null && !java.util.Objects.equals(requestedOrder(), listedOrder)) {
+        if (!restoringSort && model.trace() != null && !Objects.equals(requestedOrder(), listedOrder)) {
             debounce.stop();
             reload();
         }
@@ -283,7 +289,7 @@ public final class EventsView extends BorderPane {
 
     /** Coalesces changes: at most one reload per {@code debounce} period, also while the range moves continuously. */
     private void scheduleReload() {
-        if (debounce.getStatus() != javafx.animation.Animation.Status.RUNNING) {
+        if (debounce.getStatus() != Animation.Status.RUNNING) {
             debounce.playFromStart();
         }
     }
@@ -364,10 +370,10 @@ public final class EventsView extends BorderPane {
      * one (a PyTorch pending free) and what freed it (the timeline's click on a stripe), the allocation
      * row selected. Clearing the pick lists the range again.
      */
-    private void showAllocation(TraceView t, dev.arenascope.app.ui.model.AllocationSelection picked) {
+    private void showAllocation(TraceView t, AllocationSelection picked) {
         shownSerial = ++reloadSerial;
         boolean freed = picked.freeEvent() >= 0 && picked.freeEvent() < t.eventCount();
-        long request = freed ? dev.arenascope.app.ui.model.FreeRequests.requestOf(t, picked.allocEvent(), picked.freeEvent()) : -1;
+        long request = freed ? FreeRequests.requestOf(t, picked.allocEvent(), picked.freeEvent()) : -1;
         long[] idx = !freed ? new long[] {picked.allocEvent()} : request >= 0
                 ? new long[] {picked.allocEvent(), request, picked.freeEvent()} : new long[] {picked.allocEvent(), picked.freeEvent()};
         EventIndexList list = EventIndexList.of(t, idx, idx.length);
@@ -497,7 +503,7 @@ public final class EventsView extends BorderPane {
     }
 
     /** The index of the event whose whole text the detail pane shows, or -1 (set with the text, FX thread). */
-    public javafx.beans.property.ReadOnlyLongProperty detailEventProperty() {
+    public ReadOnlyLongProperty detailEventProperty() {
         return detailEvent.getReadOnlyProperty();
     }
 
@@ -506,7 +512,7 @@ public final class EventsView extends BorderPane {
      * detail pane holds the selected row's text. FX thread; tests wait on it beside what they assert.
      */
     public boolean settled() {
-        return debounce.getStatus() != javafx.animation.Animation.Status.RUNNING && shownSerial == reloadSerial
+        return debounce.getStatus() != Animation.Status.RUNNING && shownSerial == reloadSerial
                 && detailShownSerial == detailSerial;
     }
 

@@ -1,14 +1,17 @@
 package dev.arenascope.app.ui.live;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import javafx.animation.Animation;
 import javafx.animation.KeyFrame;
 import javafx.animation.Timeline;
+import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
@@ -26,10 +29,10 @@ import javafx.stage.Stage;
 import javafx.stage.Window;
 import javafx.util.Duration;
 
-import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.task.TaskRunner;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.live.ConnectionStats;
 import dev.arenascope.core.live.LiveProtocol;
 import dev.arenascope.core.live.LiveReceiver;
@@ -55,7 +58,7 @@ public final class ListenView {
     private LiveReceiver receiver;
     private int shown = -1;
     private int endedShown = -1;
-    private final java.util.Set<Integer> seen = new java.util.HashSet<>();
+    private final Set<Integer> seen = new HashSet<>();
     private final ReadOnlyStringWrapper listening = new ReadOnlyStringWrapper(this, "listening", "");
 
     public ListenView(SessionModel model, TaskRunner tasks) {
@@ -181,7 +184,7 @@ public final class ListenView {
     }
 
     /** The address listened on ("127.0.0.1:5555"), empty while not listening. */
-    public javafx.beans.property.ReadOnlyStringProperty listeningProperty() {
+    public ReadOnlyStringProperty listeningProperty() {
         return listening.getReadOnlyProperty();
     }
 

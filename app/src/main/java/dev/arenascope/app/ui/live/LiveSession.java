@@ -2,6 +2,7 @@ package dev.arenascope.app.ui.live;
 
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javafx.animation.Animation;
 import javafx.animation.KeyFrame;
@@ -47,7 +48,7 @@ public final class LiveSession {
     /** Whether the workload thread is held at a step boundary now (set by that thread). */
     private volatile boolean held;
     /** Step boundaries the workload has passed (counted by its thread, after any hold). */
-    private final java.util.concurrent.atomic.AtomicLong steps = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong steps = new AtomicLong();
     private Session session;
     private EventStore store;
     private volatile MemoryDevice device;

@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
+import javafx.beans.value.ObservableValue;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import javafx.geometry.Insets;
@@ -189,7 +190,7 @@ public final class NewSessionDialog {
         }
 
         @Override
-        public Optional<javafx.beans.value.ObservableValue<? extends Object>> getObservableValue() {
+        public Optional<ObservableValue<? extends Object>> getObservableValue() {
             return Optional.of(value);
         }
     }

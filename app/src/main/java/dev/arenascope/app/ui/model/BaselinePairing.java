@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiPredicate;
 
 import dev.arenascope.core.trace.MemoryInfo;
 
@@ -41,7 +42,7 @@ public record BaselinePairing(Map<Integer, Integer> pairs) {
     public static BaselinePairing match(List<MemoryInfo> shown, List<MemoryInfo> baseline) {
         Map<Integer, Integer> out = new LinkedHashMap<>();
         Set<Integer> taken = new HashSet<>();
-        List<java.util.function.BiPredicate<MemoryInfo, MemoryInfo>> rules = List.of(
+        List<BiPredicate<MemoryInfo, MemoryInfo>> rules = List.of(
                 (a, b) -> a.kind() == b.kind() && a.name().equals(b.name()),
                 (a, b) -> a.kind() == b.kind() && lastSegment(a.name()).equals(lastSegment(b.name())),
                 (a, b) -> a.kind() == b.kind());

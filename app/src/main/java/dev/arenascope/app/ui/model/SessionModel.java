@@ -48,17 +48,17 @@ public final class SessionModel {
     private final ReadOnlyLongWrapper eventCount = new ReadOnlyLongWrapper(this, "eventCount");
     private final ReadOnlyLongWrapper lostEvents = new ReadOnlyLongWrapper(this, "lostEvents");
     private final ReadOnlyDoubleWrapper eventsPerSecond = new ReadOnlyDoubleWrapper(this, "eventsPerSecond");
-    private final ReadOnlyObjectWrapper<TraceDigest.Snapshot> digest =
-            new ReadOnlyObjectWrapper<>(this, "digest", TraceDigest.Snapshot.EMPTY);
+    private final ReadOnlyObjectWrapper<TraceAggregate.Snapshot> digest =
+            new ReadOnlyObjectWrapper<>(this, "digest", TraceAggregate.Snapshot.EMPTY);
     private final ReadOnlyStringWrapper device = new ReadOnlyStringWrapper(this, "device", "");
     private final ObjectProperty<TraceView> baseline = new SimpleObjectProperty<>(this, "baseline");
     private final ReadOnlyStringWrapper baselineTitle = new ReadOnlyStringWrapper(this, "baselineTitle", "");
     private final ObjectProperty<BaselinePairing> baselinePairing = new SimpleObjectProperty<>(this, "baselinePairing", BaselinePairing.NONE);
     private final BooleanProperty stretchBaseline = new SimpleBooleanProperty(this, "stretchBaseline", false);
     private final ObjectProperty<AllocationSelection> selectedAllocation = new SimpleObjectProperty<>(this, "selectedAllocation");
-    private final SiteAnalyses sites;
+    private final SiteAnalysisCache sites;
 
-    private TraceDigest digester;
+    private TraceAggregate digester;
     private final AtomicBoolean digesting = new AtomicBoolean();
     private boolean digestPending;
     private long rateCount;
@@ -66,7 +66,7 @@ public final class SessionModel {
 
     public SessionModel(TaskRunner tasks) {
         this.tasks = tasks;
-        this.sites = new SiteAnalyses(tasks);
+        this.sites = new SiteAnalysisCache(tasks);
     }
 
     /**
@@ -84,8 +84,8 @@ public final class SessionModel {
         selectedAllocation.set(null);
         selectedSite.set(null);
         sites.reset(view);
-        digest.set(TraceDigest.Snapshot.EMPTY);
-        digester = view == null ? null : new TraceDigest(view);
+        digest.set(TraceAggregate.Snapshot.EMPTY);
+        digester = view == null ? null : new TraceAggregate(view);
         digestPending = false;
         rateCount = view == null ? 0 : view.eventCount();
         rateNanos = System.nanoTime();
@@ -150,7 +150,7 @@ public final class SessionModel {
             digestPending = true;
             return;
         }
-        TraceDigest d = digester;
+        TraceAggregate d = digester;
         tasks.submit(BackgroundTask.of("Analysing " + title.get(), p -> {
             d.advance(p);
             return d.snapshot();
@@ -261,7 +261,7 @@ public final class SessionModel {
     }
 
     /** The core's site analysis of each memory, built on request and shared by the views. */
-    public SiteAnalyses sites() {
+    public SiteAnalysisCache sites() {
         return sites;
     }
 
@@ -287,7 +287,7 @@ public final class SessionModel {
         return eventsPerSecond.getReadOnlyProperty();
     }
 
-    public ReadOnlyObjectProperty<TraceDigest.Snapshot> digestProperty() {
+    public ReadOnlyObjectProperty<TraceAggregate.Snapshot> digestProperty() {
         return digest.getReadOnlyProperty();
     }
 

@@ -1,7 +1,7 @@
 package dev.arenascope.app.ui.model;
 
 
-import dev.arenascope.core.device.Durations;
+import dev.arenascope.core.format.Durations;
 
 /**
  * A half-open span of session time {@code [fromNs, toNs)} in nanoseconds since the session start.

@@ -2,7 +2,7 @@ package dev.arenascope.app.ui.pools;
 
 import java.util.TreeMap;
 
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.pool.Bins;
 
 /**
@@ -22,7 +22,7 @@ public record BinWhatIf(int mantissaBits, long requests, int bins, long requeste
                         TreeMap<Integer, Long> perBin) {
 
     /** Re-bins the requests of pool {@code memory}. */
-    public static BinWhatIf of(TraceDigest.PoolRequests r, int memory, int mantissaBits) {
+    public static BinWhatIf of(TraceAggregate.PoolRequests r, int memory, int mantissaBits) {
         TreeMap<Integer, Long> per = new TreeMap<>();
         long n = 0;
         long req = 0;

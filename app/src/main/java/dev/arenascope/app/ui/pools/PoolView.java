@@ -1,5 +1,6 @@
 package dev.arenascope.app.ui.pools;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,19 +24,21 @@ import javafx.scene.control.TableView;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Pane;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
-import dev.arenascope.app.ui.ShownAs;
-import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.common.Palette;
+import dev.arenascope.app.ui.common.ShownAs;
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
-import dev.arenascope.app.ui.timeline.Palette;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.pool.Bins;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -76,8 +79,8 @@ public final class PoolView extends BorderPane {
         figures.setId("pool-figures");
         whatIf.setId("pool-whatif");
         Label bl = new Label("What-if mantissa bits");
-        bl.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-        bits.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        bl.setMinWidth(Region.USE_PREF_SIZE);
+        bits.setMinWidth(Region.USE_PREF_SIZE);
         whatIf.setMinWidth(0);
         bl.getStyleClass().add(Styles.FIGURE_LABEL);
         HBox bar = new HBox(8, pool, figures);
@@ -116,7 +119,7 @@ public final class PoolView extends BorderPane {
         charts.setOrientation(Orientation.VERTICAL);
         charts.setDividerPositions(0.7);
         VBox right = new VBox(wi, charts);
-        VBox.setVgrow(charts, javafx.scene.layout.Priority.ALWAYS);
+        VBox.setVgrow(charts, Priority.ALWAYS);
         SplitPane split = new SplitPane(table, right);
         split.setDividerPositions(0.48);
         setCenter(split);
@@ -185,7 +188,7 @@ public final class PoolView extends BorderPane {
 
     private void update() {
         MemoryInfo m = pool.getValue();
-        TraceDigest.Snapshot d = model.digestProperty().get();
+        TraceAggregate.Snapshot d = model.digestProperty().get();
         List<PoolBinAnalysis> bins = m == null ? List.of() : d.bins().stream().filter(b -> b.memory() == m.id()).sorted((x, y) -> Integer.compare(x.bin(), y.bin())).toList();
         table.getItems().setAll(bins);
         long req = 0;
@@ -331,7 +334,7 @@ public final class PoolView extends BorderPane {
 
     /** Decades 1, 10, 100, ... up to {@code max} (the log-scale histogram's y ticks); at least {1}. */
     static List<Long> logTicks(long max) {
-        List<Long> t = new java.util.ArrayList<>();
+        List<Long> t = new ArrayList<>();
         for (long v = 1; v <= Math.max(1, max); v *= 10) {
             t.add(v);
             if (v > Long.MAX_VALUE / 10) {
@@ -346,7 +349,7 @@ public final class PoolView extends BorderPane {
      * wide: every k-th bin from the first, k the smallest step whose labels do not overlap, and the last.
      */
     static List<Integer> labelledBins(int n, double binWidth, double labelWidth) {
-        List<Integer> out = new java.util.ArrayList<>();
+        List<Integer> out = new ArrayList<>();
         if (n <= 0) {
             return out;
         }
@@ -369,7 +372,7 @@ public final class PoolView extends BorderPane {
         g.setFill(p.background());
         g.fillRect(0, 0, w, h);
         MemoryInfo m = pool.getValue();
-        TraceDigest.PoolRequests r = model.digestProperty().get().requests();
+        TraceAggregate.PoolRequests r = model.digestProperty().get().requests();
         if (m == null || r.size() == 0) {
             return;
         }

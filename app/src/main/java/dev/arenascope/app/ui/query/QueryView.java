@@ -1,6 +1,7 @@
 package dev.arenascope.app.ui.query;
 
 import java.util.List;
+import java.util.Locale;
 
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.geometry.Insets;
@@ -19,6 +20,7 @@ import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
+import javafx.util.StringConverter;
 
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
@@ -63,7 +65,7 @@ public final class QueryView extends BorderPane {
         examples.setId("query-examples");
         examples.setPromptText("Example questions");
         examples.getItems().setAll(SqlExamples.all());
-        examples.setConverter(new javafx.util.StringConverter<>() {
+        examples.setConverter(new StringConverter<>() {
             @Override
             public String toString(SqlExamples.Example e) {
                 return e == null ? "" : e.question();
@@ -87,7 +89,7 @@ public final class QueryView extends BorderPane {
         for (SqlSchema.Table t : SqlSchema.TABLES) {
             schema.getItems().add(t.name());
             for (SqlSchema.Column c : t.columns()) {
-                schema.getItems().add("    " + c.name() + "  " + c.type().sql().toLowerCase(java.util.Locale.ROOT)
+                schema.getItems().add("    " + c.name() + "  " + c.type().sql().toLowerCase(Locale.ROOT)
                         + (c.unit().isEmpty() || c.unit().equals("id") ? "" : "  (" + c.unit() + ")"));
             }
         }

@@ -16,14 +16,14 @@ import javafx.scene.control.TreeTableColumn;
 import javafx.scene.control.TreeTableView;
 import javafx.scene.layout.BorderPane;
 
-import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.ScopeExecutions;
 import dev.arenascope.core.analysis.ScopeModel;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
 
@@ -37,7 +37,7 @@ public final class ScopeTreeView extends BorderPane {
     private final TreeTableView<ScopeAnalysis> tree = new TreeTableView<>();
     /** Each scope name's model, fitted when its row is first drawn after a digest (the fit costs). */
     private final Map<String, ScopeModel> models = new HashMap<>();
-    private TraceDigest.Snapshot digest = TraceDigest.Snapshot.EMPTY;
+    private TraceAggregate.Snapshot digest = TraceAggregate.Snapshot.EMPTY;
     private boolean syncing;
 
     public ScopeTreeView(SessionModel model) {
@@ -85,7 +85,7 @@ public final class ScopeTreeView extends BorderPane {
         if (group(s)) {
             return null;
         }
-        TraceDigest.Snapshot d = digest;
+        TraceAggregate.Snapshot d = digest;
         return models.computeIfAbsent(s.name(), n -> d.model(s));
     }
 
@@ -113,7 +113,7 @@ public final class ScopeTreeView extends BorderPane {
         });
     }
 
-    private void rebuild(TraceDigest.Snapshot d) {
+    private void rebuild(TraceAggregate.Snapshot d) {
         TraceView t = model.trace();
         models.clear();
         digest = d;

@@ -1,5 +1,6 @@
 package dev.arenascope.app.ui.sites;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.IntConsumer;
@@ -19,9 +20,9 @@ import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
-import dev.arenascope.app.ui.timeline.Palette;
-import dev.arenascope.core.device.Bytes;
-import dev.arenascope.core.device.Percent;
+import dev.arenascope.app.ui.common.Palette;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Percent;
 import dev.arenascope.core.trace.StackFrame;
 
 /**
@@ -307,7 +308,7 @@ final class FlameGraph extends Region {
         if (layout == null || s.isEmpty()) {
             return List.of();
         }
-        java.util.ArrayList<Integer> out = new java.util.ArrayList<>();
+        ArrayList<Integer> out = new ArrayList<>();
         for (int i = 1; i < layout.size; i++) {
             if (layout.matches(i, s)) {
                 out.add(i);

@@ -7,7 +7,7 @@ import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.analysis.SiteTree;
 
 /**
- * The site view's answer to one {@link SiteRequest}, computed off the FX thread by {@link SiteAnswers}.
+ * The site view's answer to one {@link SiteRequest}, computed off the FX thread by {@link SiteAnswerBuilder}.
  * Immutable.
  *
  * @param request      what was asked

@@ -8,7 +8,7 @@ import dev.arenascope.core.trace.TraceView;
 /**
  * What the site view asks: one question about one memory of the shown trace, in one shape, with the
  * session's cursor and selection as they were when it was asked, and the baseline to compare with.
- * Immutable; built on the FX thread, answered on a worker ({@link SiteAnswers}).
+ * Immutable; built on the FX thread, answered on a worker ({@link SiteAnswerBuilder}).
  *
  * @param trace          the shown trace
  * @param memory         the memory's id
@@ -20,7 +20,7 @@ import dev.arenascope.core.trace.TraceView;
  * @param shorterThanNs  the temporaries' threshold (ns, positive)
  * @param baseline       the baseline trace (compare mode), or null
  * @param baselineMemory the baseline memory paired with {@code memory}, -1 for none
- * @param analysis       the analysis to answer from (the session's shared one), or null to have {@link SiteAnswers} build or reuse one
+ * @param analysis       the analysis to answer from (the session's shared one), or null to have {@link SiteAnswerBuilder} build or reuse one
  */
 public record SiteRequest(TraceView trace, int memory, Question question, Shape shape, boolean internal, long cursorNs,
                           TimeRange selection, long shorterThanNs, TraceView baseline, int baselineMemory, SiteAnalysis analysis) {

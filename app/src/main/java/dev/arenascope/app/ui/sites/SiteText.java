@@ -7,7 +7,7 @@ import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteSource;
 import dev.arenascope.core.analysis.SiteTree;
-import dev.arenascope.core.device.Durations;
+import dev.arenascope.core.format.Durations;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
 

@@ -1,9 +1,11 @@
 package dev.arenascope.app.ui.sites;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
+import javafx.animation.Animation;
 import javafx.animation.PauseTransition;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
@@ -21,14 +23,15 @@ import javafx.scene.control.SplitPane;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
 import javafx.scene.control.TreeItem;
+import javafx.scene.control.TreeTableView;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.util.Duration;
 
-import dev.arenascope.app.ui.ShownAs;
-import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.common.ShownAs;
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.app.ui.task.BackgroundTask;
@@ -37,7 +40,7 @@ import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteSource;
 import dev.arenascope.core.analysis.SiteTree;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
@@ -57,7 +60,7 @@ import dev.arenascope.core.trace.TraceView;
  */
 public final class SiteView extends BorderPane {
     private final SessionModel model;
-    private final SiteAnswers answers;
+    private final SiteAnswerBuilder answers;
     private final ComboBox<MemoryInfo> memory = new ComboBox<>();
     private final ComboBox<SiteRequest.Question> question = new ComboBox<>(FXCollections.observableArrayList(SiteRequest.Question.values()));
     private final ComboBox<SiteRequest.Shape> shape = new ComboBox<>(FXCollections.observableArrayList(SiteRequest.Shape.values()));
@@ -68,7 +71,7 @@ public final class SiteView extends BorderPane {
     private final Label source = new Label();
     private final Label hover = new Label();
     private final FlameGraph flame = new FlameGraph();
-    private final SiteTable table = new SiteTable();
+    private final SiteTreeTable table = new SiteTreeTable();
     private final BooleanProperty active = new SimpleBooleanProperty(this, "active", false);
     private final ReadOnlyObjectWrapper<SiteAnswer> answer = new ReadOnlyObjectWrapper<>(this, "answer");
     private final PauseTransition debounce = new PauseTransition(Duration.millis(60));
@@ -87,7 +90,7 @@ public final class SiteView extends BorderPane {
 
     public SiteView(SessionModel model) {
         this.model = model;
-        this.answers = new SiteAnswers(model.sites());
+        this.answers = new SiteAnswerBuilder(model.sites());
         createView();
         initListeners();
     }
@@ -147,7 +150,7 @@ public final class SiteView extends BorderPane {
         model.revisionProperty().addListener((o, a, b) -> {
             // a live session's new events: at most one new answer a second, each on the analysis of the grown trace
             fillMemories(model.trace(), false);
-            if (liveThrottle.getStatus() != javafx.animation.Animation.Status.RUNNING) {
+            if (liveThrottle.getStatus() != Animation.Status.RUNNING) {
                 liveThrottle.playFromStart();
             }
         });
@@ -232,7 +235,7 @@ public final class SiteView extends BorderPane {
                     }
                     List<StackFrame> path = new ArrayList<>(own);
                     if (a.request().shape() == SiteRequest.Shape.TOP_DOWN) {
-                        java.util.Collections.reverse(path);
+                        Collections.reverse(path);
                     }
                     yield path.isEmpty() ? null : table.findPath(path);
                 }
@@ -262,7 +265,7 @@ public final class SiteView extends BorderPane {
         MemoryInfo keep = memory.getValue();
         memory.getItems().setAll(ms);
         if (reset || keep == null || !ms.contains(keep)) {
-            int d = t == null ? -1 : SiteAnswers.defaultMemory(t);
+            int d = t == null ? -1 : SiteAnswerBuilder.defaultMemory(t);
             memory.setValue(d < 0 ? null : ms.stream().filter(m -> m.id() == d).findFirst().orElse(null));
         } else {
             memory.setValue(keep);
@@ -272,7 +275,7 @@ public final class SiteView extends BorderPane {
 
     /**
      * Once a file's digest is done, has the default memory's site analysis built in the background (once
-     * per trace, through the session's shared {@link dev.arenascope.app.ui.model.SiteAnalyses}, which the
+     * per trace, through the session's shared {@link dev.arenascope.app.ui.model.SiteAnalysisCache}, which the
      * timeline's stripes use too), so the first click on the view answers from it; left out when the
      * index would take more than a quarter of the free heap (about 40 bytes per event).
      */
@@ -298,7 +301,7 @@ public final class SiteView extends BorderPane {
      * ({@link dev.arenascope.app.ui.task.TaskRunner#settled()}). FX thread; tests wait on it.
      */
     public boolean settled() {
-        return debounce.getStatus() != javafx.animation.Animation.Status.RUNNING && !inFlight && !askAgain && !waitingShared
+        return debounce.getStatus() != Animation.Status.RUNNING && !inFlight && !askAgain && !waitingShared
                 && !(dirty && active.get());
     }
 
@@ -475,7 +478,7 @@ public final class SiteView extends BorderPane {
                 SiteRequest.Shape sh = answer.get() == null ? SiteRequest.Shape.SITES : answer.get().request().shape();
                 List<StackFrame> p = new ArrayList<>(row.siteFrames());
                 if (sh != SiteRequest.Shape.BOTTOM_UP) {
-                    java.util.Collections.reverse(p);
+                    Collections.reverse(p);
                 }
                 yield p;
             }
@@ -570,7 +573,7 @@ public final class SiteView extends BorderPane {
         return flame.darkProperty();
     }
 
-    public javafx.scene.control.TreeTableView<SiteRow> table() {
+    public TreeTableView<SiteRow> table() {
         return table.view();
     }
 

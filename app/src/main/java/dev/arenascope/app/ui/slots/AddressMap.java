@@ -3,7 +3,10 @@ package dev.arenascope.app.ui.slots;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.BooleanSupplier;
 
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -117,7 +120,7 @@ public final class AddressMap {
      *
      * @param cancel polled every few thousand events; return true to stop (throws {@link java.util.concurrent.CancellationException})
      */
-    public static Snapshot at(TraceView t, MemoryInfo memory, long atNs, java.util.function.BooleanSupplier cancel) {
+    public static Snapshot at(TraceView t, MemoryInfo memory, long atNs, BooleanSupplier cancel) {
         return afterEvents(t, memory, t.firstIndexAtOrAfter(atNs + 1), atNs, cancel);
     }
 
@@ -127,7 +130,7 @@ public final class AddressMap {
      * @param atNs   the instant to report (the cursor's), or -1 for the effective time of the last event before {@code end}
      * @param cancel polled every few thousand events; return true to stop (throws {@link java.util.concurrent.CancellationException})
      */
-    public static Snapshot afterEvents(TraceView t, MemoryInfo memory, long end, long atNs, java.util.function.BooleanSupplier cancel) {
+    public static Snapshot afterEvents(TraceView t, MemoryInfo memory, long end, long atNs, BooleanSupplier cancel) {
         return new AddressMapReplay(t, memory).moveTo(end, atNs, cancel);
     }
 
@@ -222,11 +225,11 @@ public final class AddressMap {
 
     /** An event in words for the map's caption: {@code alloc 313 MiB at 0x7f3a00000000}. */
     static String describe(TraceView t, Event e) {
-        String kind = e.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        String kind = e.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ');
         return switch (e.kind()) {
             case ALLOC, FREE, FREE_REQUESTED, POOL_REQUEST, POOL_HOLD, POOL_RELEASE, RESERVE, UNRESERVE, TENSOR_LIVE, TENSOR_DEAD, PLAN_BIND ->
-                    kind + " " + dev.arenascope.core.device.Bytes.format(Math.abs(e.b())) + String.format(java.util.Locale.ROOT, " at 0x%x", e.a());
-            case POINTER_RESTORE -> kind + String.format(java.util.Locale.ROOT, " to %,d", e.a());
+                    kind + " " + Bytes.format(Math.abs(e.b())) + String.format(Locale.ROOT, " at 0x%x", e.a());
+            case POINTER_RESTORE -> kind + String.format(Locale.ROOT, " to %,d", e.a());
             default -> kind;
         };
     }

@@ -10,9 +10,9 @@ import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
+import dev.arenascope.app.ui.common.Palette;
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.timeline.Palette;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 
 /**
  * Draws an {@link AddressMap.Snapshot} and answers hover on it: rows of bytes, left to right, top to

@@ -2,6 +2,7 @@ package dev.arenascope.app.ui.slots;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -384,7 +385,7 @@ public final class AddressMapReplay {
     }
 
     /** Sites' one-line labels, each made once (an allocation whose stack is a site only: a PyTorch snapshot's). */
-    private final java.util.HashMap<Integer, String> siteLabels = new java.util.HashMap<>();
+    private final HashMap<Integer, String> siteLabels = new HashMap<>();
 
     private String label(Event e) {
         String l = e.ref() >= 0 ? trace.string(e.ref()) : null;

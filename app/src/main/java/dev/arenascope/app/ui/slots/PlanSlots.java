@@ -1,9 +1,15 @@
 package dev.arenascope.app.ui.slots;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 import dev.arenascope.app.ui.model.TensorSlot;
@@ -14,6 +20,7 @@ import dev.arenascope.core.plan.PlanBuffer;
 import dev.arenascope.core.plan.PlanJson;
 import dev.arenascope.core.plan.PlanProblem;
 import dev.arenascope.core.plan.Planner;
+import dev.arenascope.core.plan.ProblemCsv;
 import dev.arenascope.core.plan.SearchPlanner;
 import dev.arenascope.core.plan.TensorAllocation;
 import dev.arenascope.core.plan.TensorLifetime;
@@ -27,7 +34,7 @@ public final class PlanSlots {
     private PlanSlots() {}
 
     /** Reads a plan (.json as {@code arenascope plan} writes it) into one slot arena per plan arena. */
-    public static List<SlotArena> read(Path file) throws java.io.IOException {
+    public static List<SlotArena> read(Path file) throws IOException {
         return of(PlanJson.read(file));
     }
 
@@ -39,11 +46,11 @@ public final class PlanSlots {
      *
      * @throws dev.arenascope.core.plan.PlanInputException naming the file and line on bad input
      */
-    public static SlotArena readProblem(Path file) throws java.io.IOException {
-        PlanProblem problem = dev.arenascope.core.plan.ProblemCsv.read(file, 1);
+    public static SlotArena readProblem(Path file) throws IOException {
+        PlanProblem problem = ProblemCsv.read(file, 1);
         String name = String.valueOf(file.getFileName());
         if (hasOffsets(file)) {
-            java.util.Map<String, Long> offsets = dev.arenascope.core.plan.ProblemCsv.readOffsets(file);
+            Map<String, Long> offsets = ProblemCsv.readOffsets(file);
             List<TensorSlot> slots = new ArrayList<>(problem.size());
             for (PlanBuffer b : problem.buffers()) {
                 slots.add(slot(b, offsets.getOrDefault(b.id(), 0L)));
@@ -65,12 +72,12 @@ public final class PlanSlots {
         return new TensorSlot(-1, b.id(), offset, b.size(), 0, first, last);
     }
 
-    private static boolean hasOffsets(Path file) throws java.io.IOException {
-        try (java.io.BufferedReader r = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+    private static boolean hasOffsets(Path file) throws IOException {
+        try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             for (String line; (line = r.readLine()) != null; ) {
                 String t = line.strip();
                 if (!t.isEmpty() && !t.startsWith("#")) {
-                    return t.replace(" ", "").toLowerCase(java.util.Locale.ROOT).endsWith(",offset");
+                    return t.replace(" ", "").toLowerCase(Locale.ROOT).endsWith(",offset");
                 }
             }
         }

@@ -20,9 +20,11 @@ import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Button;
 import javafx.scene.control.ComboBox;
+import javafx.scene.control.Control;
 import javafx.scene.control.Label;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToggleGroup;
+import javafx.scene.input.KeyEvent;
 import javafx.scene.input.MouseEvent;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
@@ -33,16 +35,16 @@ import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
-import dev.arenascope.app.ui.ShownAs;
-import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.common.Palette;
+import dev.arenascope.app.ui.common.ShownAs;
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TensorSlot;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
-import dev.arenascope.app.ui.timeline.Palette;
 import dev.arenascope.app.ui.timeline.TimelinePainter;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
 
@@ -110,8 +112,8 @@ public final class SlotMapView extends BorderPane {
         info.setId("slot-info");
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
-        for (javafx.scene.control.Control c : List.of(planMode, addressMode, replan)) {
-            c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        for (Control c : List.of(planMode, addressMode, replan)) {
+            c.setMinWidth(Region.USE_PREF_SIZE);
         }
         info.setMinWidth(0);
         HBox.setHgrow(info, Priority.SOMETIMES);
@@ -190,7 +192,7 @@ public final class SlotMapView extends BorderPane {
         });
         canvas.setFocusTraversable(true);
         canvas.addEventHandler(MouseEvent.MOUSE_PRESSED, e -> canvas.requestFocus());
-        canvas.addEventHandler(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+        canvas.addEventHandler(KeyEvent.KEY_PRESSED, e -> {
             if (!addressMode.isSelected()) {
                 return;
             }

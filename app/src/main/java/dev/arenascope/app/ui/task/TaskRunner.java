@@ -3,9 +3,11 @@ package dev.arenascope.app.ui.task;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.arenascope.core.util.Progress;
@@ -24,7 +26,7 @@ public final class TaskRunner {
     private final List<Handle> running = new CopyOnWriteArrayList<>();
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     /** Tasks submitted whose last callback has not run yet (a finished task counts until its callback has run). */
-    private final java.util.concurrent.atomic.AtomicInteger unsettled = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger unsettled = new AtomicInteger();
 
     public TaskRunner(UiExecutor ui) {
         this(ui, 2);
@@ -127,7 +129,7 @@ public final class TaskRunner {
             return h;
         }
         unsettled.incrementAndGet();
-        java.util.concurrent.Executor exec = workers == null ? Runnable::run : workers;
+        Executor exec = workers == null ? Runnable::run : workers;
         exec.execute(() -> {
             try {
                 T result = task.work.run(progress);

@@ -1,14 +1,17 @@
 package dev.arenascope.app.ui.timeline;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.Marker;
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.ScopeAnalysis;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.GaugeSeries;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -40,7 +43,7 @@ public final class DrawListBuilder {
      * @param range      visible time range
      * @param width      canvas width px (at least 1)
      * @param height     viewport height px; lanes share it, but never below {@link #MIN_GAUGE} each
-     * @param digest     markers and scope executions (may be {@link TraceDigest.Snapshot#EMPTY})
+     * @param digest     markers and scope executions (may be {@link TraceAggregate.Snapshot#EMPTY})
      * @param highlight  the selected scope, or null
      * @param baseline   a trace to compare with, or null
      * @param pairing    which baseline memory each memory is compared with
@@ -48,18 +51,18 @@ public final class DrawListBuilder {
      *                   rule too); true: it is also stretched to the trace's length
      * @param stripes    the lanes drawn as allocation stripes, and how
      */
-    public record Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
+    public record Frame(TraceView trace, TimeRange range, int width, int height, TraceAggregate.Snapshot digest,
                         ScopeAnalysis highlight, TraceView baseline, BaselinePairing pairing, boolean stretch,
                         StripeOptions stripes) {
 
         /** A frame without allocation stripes. */
-        public Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
+        public Frame(TraceView trace, TimeRange range, int width, int height, TraceAggregate.Snapshot digest,
                      ScopeAnalysis highlight, TraceView baseline, BaselinePairing pairing, boolean stretch) {
             this(trace, range, width, height, digest, highlight, baseline, pairing, stretch, StripeOptions.NONE);
         }
 
         /** A frame comparing memories paired by {@link BaselinePairing#match}, aligned at start. */
-        public Frame(TraceView trace, TimeRange range, int width, int height, TraceDigest.Snapshot digest,
+        public Frame(TraceView trace, TimeRange range, int width, int height, TraceAggregate.Snapshot digest,
                      ScopeAnalysis highlight, TraceView baseline) {
             this(trace, range, width, height, digest, highlight, baseline,
                     baseline == null ? BaselinePairing.NONE : BaselinePairing.match(trace.memories(), baseline.memories()), false);
@@ -109,10 +112,10 @@ public final class DrawListBuilder {
             y += LANE_HEADER + gauge + rows[i] * BAND_ROW + LANE_GAP;
         }
         DrawList.Lane[] built = new DrawList.Lane[memories.size()];
-        java.util.stream.IntStream range = java.util.stream.IntStream.range(0, memories.size());
+        IntStream range = IntStream.range(0, memories.size());
         (memories.size() > 1 ? range.parallel() : range)
                 .forEach(i -> built[i] = lane(f, memories.get(i), tops[i], gauge, rows[i], w, foldNs));
-        List<DrawList.Lane> lanes = java.util.Arrays.asList(built);
+        List<DrawList.Lane> lanes = Arrays.asList(built);
         return new DrawList(r, w, (int) Math.ceil(Math.max(y, f.height())), Collections.unmodifiableList(lanes),
                 AXIS_HEIGHT, f.trace().eventCount());
     }
@@ -285,7 +288,7 @@ public final class DrawListBuilder {
         }
         if (v >= 10_000 && u < units.length - 1) {
             // not a whole number of the next unit: say it with decimals rather than five digits
-            return dev.arenascope.core.device.Bytes.format(bytes);
+            return Bytes.format(bytes);
         }
         return v + " " + units[u];
     }
@@ -343,11 +346,11 @@ public final class DrawListBuilder {
                 continue;
             }
             if (n + 2 > out.length) {
-                out = java.util.Arrays.copyOf(out, out.length * 2);
+                out = Arrays.copyOf(out, out.length * 2);
             }
             out[n++] = x0;
             out[n++] = x1;
         }
-        return java.util.Arrays.copyOf(out, n);
+        return Arrays.copyOf(out, n);
     }
 }

@@ -1,5 +1,6 @@
 package dev.arenascope.app.ui.timeline;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -317,7 +318,7 @@ public final class StripeBuilder {
      * thread (one lock); the answer's array is shared, never written.
      */
     private static final class LastQuery {
-        private static java.lang.ref.WeakReference<SiteAnalysis> analysis = new java.lang.ref.WeakReference<>(null);
+        private static WeakReference<SiteAnalysis> analysis = new WeakReference<>(null);
         private static long[] instants;
         private static long minBytes;
         private static Allocations.Largest answer;
@@ -325,7 +326,7 @@ public final class StripeBuilder {
         static synchronized Allocations.Largest ask(SiteAnalysis sa, long[] at, long min) {
             if (sa != analysis.get() || min != minBytes || !Arrays.equals(at, instants)) {
                 Allocations.Largest r = sa.allocationTable().largest(at, min, MAX_STRIPES);
-                analysis = new java.lang.ref.WeakReference<>(sa); // a closed session's analysis is not kept alive
+                analysis = new WeakReference<>(sa); // a closed session's analysis is not kept alive
                 instants = at.clone();
                 minBytes = min;
                 answer = r;

@@ -3,9 +3,11 @@ package dev.arenascope.app.ui.timeline;
 import java.util.List;
 import java.util.Locale;
 
+import dev.arenascope.app.ui.model.FreeRequests;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.analysis.Allocations;
 import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
 
@@ -200,7 +202,7 @@ public final class StripeLayer {
 
     /** When the free of allocation {@code i} was requested (a pending free), or -1 ({@link dev.arenascope.app.ui.model.FreeRequests}). */
     static long freeRequestedNs(TraceView t, Allocations a, int i) {
-        long r = dev.arenascope.app.ui.model.FreeRequests.requestOf(t, a.startEvent(i), a.endEvent(i));
+        long r = FreeRequests.requestOf(t, a.startEvent(i), a.endEvent(i));
         return r < 0 ? -1 : t.event(r).timeNs();
     }
 
@@ -214,7 +216,7 @@ public final class StripeLayer {
         long count = Math.max(0, live[0] - drawnCount[col]);
         long bytes = Math.max(0, live[1] - drawnBytes[col]);
         return String.format(Locale.ROOT, "others: %,d allocation%s not drawn one by one, %s%n(each under %s, beyond the %,d largest in view, or switched off in the legend)",
-                count, count == 1 ? "" : "s", TimelineView.exact(bytes), dev.arenascope.core.device.Bytes.format(minBytes),
+                count, count == 1 ? "" : "s", TimelineView.exact(bytes), Bytes.format(minBytes),
                 StripeBuilder.MAX_STRIPES);
     }
 }

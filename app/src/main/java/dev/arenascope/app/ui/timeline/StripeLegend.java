@@ -3,6 +3,7 @@ package dev.arenascope.app.ui.timeline;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import javafx.beans.property.BooleanProperty;
@@ -10,16 +11,19 @@ import javafx.beans.property.ObjectProperty;
 import javafx.collections.ObservableSet;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
+import javafx.scene.Node;
+import javafx.scene.control.Control;
 import javafx.scene.control.Label;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToggleGroup;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.HBox;
+import javafx.scene.layout.Region;
 import javafx.scene.shape.Rectangle;
 
-import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.core.analysis.SiteAnalysis;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 
 /**
  * The legend of the allocation stripes, above the lanes while any lane draws them: colour by site or
@@ -80,8 +84,8 @@ public final class StripeLegend extends HBox {
             hidden.clear();
         });
         others.setId("stripe-others");
-        for (javafx.scene.control.Control c : List.of(bySite, byCategory, others)) {
-            c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE); // cut off at the right, never squeezed
+        for (Control c : List.of(bySite, byCategory, others)) {
+            c.setMinWidth(Region.USE_PREF_SIZE); // cut off at the right, never squeezed
         }
         dark.addListener((o, a, b) -> {
             shownKeys = List.of();
@@ -125,15 +129,15 @@ public final class StripeLegend extends HBox {
             }
         }
         List<String> keys = chips.stream().map(g -> g.key() + (g.hidden() ? "/off" : "/on")).toList();
-        others.setText(String.format(java.util.Locale.ROOT, "%,d drawn of %,d seen, %,d group%s%s", drawn, qualified, list.size(),
+        others.setText(String.format(Locale.ROOT, "%,d drawn of %,d seen, %,d group%s%s", drawn, qualified, list.size(),
                 list.size() == 1 ? "" : "s", list.size() > chips.size() ? " (the " + chips.size() + " largest listed)" : ""));
         if (keys.equals(shownKeys)) {
             return;
         }
         shownKeys = keys;
-        List<javafx.scene.Node> nodes = new ArrayList<>();
+        List<Node> nodes = new ArrayList<>();
         Label title = new Label("Stripes by");
-        title.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        title.setMinWidth(Region.USE_PREF_SIZE);
         nodes.add(title);
         nodes.add(bySite);
         nodes.add(byCategory);
@@ -149,12 +153,12 @@ public final class StripeLegend extends HBox {
         ToggleButton b = new ToggleButton(text + "  " + Bytes.format(g.peakBytes()));
         b.setMnemonicParsing(false);    // a site's name is the user's text: nn_utils.py, Array.__init__
         b.getStyleClass().add(Styles.STRIPE_CHIP);
-        b.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        b.setMinWidth(Region.USE_PREF_SIZE);
         b.setUserData(g.key());
         Rectangle swatch = new Rectangle(10, 10, StripePainter.groupColor(g.colourSeed(), dark.get()));
         b.setGraphic(swatch);
         b.setSelected(!g.hidden());
-        b.setTooltip(new Tooltip(g.detail() + "\n" + String.format(java.util.Locale.ROOT,
+        b.setTooltip(new Tooltip(g.detail() + "\n" + String.format(Locale.ROOT,
                 "%,d stripes in view, at most %s live at once%nclick to %s", g.stripes(), Bytes.format(g.peakBytes()),
                 g.hidden() ? "draw them again" : "fold them into others")));
         b.setOnAction(e -> {

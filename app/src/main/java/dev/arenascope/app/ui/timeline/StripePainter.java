@@ -1,6 +1,12 @@
 package dev.arenascope.app.ui.timeline;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+
 import javafx.geometry.VPos;
+import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.image.PixelFormat;
 import javafx.scene.image.WritableImage;
@@ -8,6 +14,8 @@ import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.FontWeight;
 import javafx.scene.text.TextAlignment;
+
+import dev.arenascope.app.ui.common.Palette;
 
 /**
  * Paints a lane's {@link StripeLayer}: its raster turned into colours through one table (a colour per
@@ -48,10 +56,10 @@ public final class StripePainter {
      * 2.5 MB pixel array a frame cost more than the rest of the painting. A closed window's canvas is
      * forgotten with it.
      */
-    private static final java.util.Map<javafx.scene.canvas.Canvas, java.util.Map<Integer, Raster>> RASTERS = new java.util.WeakHashMap<>();
+    private static final Map<Canvas, Map<Integer, Raster>> RASTERS = new WeakHashMap<>();
 
     private static Raster raster(GraphicsContext g, int memory, int w, int h) {
-        java.util.Map<Integer, Raster> lanes = RASTERS.computeIfAbsent(g.getCanvas(), c -> new java.util.HashMap<>());
+        Map<Integer, Raster> lanes = RASTERS.computeIfAbsent(g.getCanvas(), c -> new HashMap<>());
         Raster r = lanes.get(memory);
         if (r == null || (int) r.image.getWidth() != w || (int) r.image.getHeight() != h) {
             r = new Raster(w, h);
@@ -60,7 +68,7 @@ public final class StripePainter {
         return r;
     }
 
-    private static final java.util.Map<Long, Long> SHADES = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<Long, Long> SHADES = new ConcurrentHashMap<>();
 
     /**
      * A group's two shades as opaque ARGB, {@code even << 32 | odd}: its colour and the one a shade

@@ -1,13 +1,17 @@
 package dev.arenascope.app.ui.timeline;
 
+import java.util.Locale;
+
 import javafx.geometry.VPos;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
+import dev.arenascope.app.ui.common.Palette;
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.MemoryKind;
 
 /**
@@ -252,8 +256,8 @@ public final class TimelinePainter {
         String base = occupancyLabel(lane);
         if (lane.stripes() != null) {
             StripeLayer s = lane.stripes();
-            return base + String.format(java.util.Locale.ROOT, "  ·  %,d allocations as stripes (of %,d seen), by %s", s.stripes(),
-                    s.qualified(), s.colourBy() == dev.arenascope.core.analysis.SiteAnalysis.By.SITE ? "site" : "category");
+            return base + String.format(Locale.ROOT, "  ·  %,d allocations as stripes (of %,d seen), by %s", s.stripes(),
+                    s.qualified(), s.colourBy() == SiteAnalysis.By.SITE ? "site" : "category");
         }
         return lane.stripesOn() ? base + "  ·  indexing allocations…" : base;
     }

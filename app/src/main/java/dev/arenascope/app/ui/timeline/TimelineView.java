@@ -1,11 +1,23 @@
 package dev.arenascope.app.ui.timeline;
 
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
 import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableSet;
+import javafx.collections.SetChangeListener;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
 import javafx.scene.canvas.Canvas;
@@ -15,9 +27,12 @@ import javafx.scene.input.MouseButton;
 import javafx.scene.input.MouseEvent;
 import javafx.scene.input.ScrollEvent;
 import javafx.scene.layout.Pane;
+import javafx.scene.layout.Priority;
 import javafx.scene.layout.StackPane;
+import javafx.scene.layout.VBox;
 
-import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.common.Palette;
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.AllocationSelection;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.SiteSelection;
@@ -27,9 +42,11 @@ import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.task.UiExecutor;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.SiteAnalysis;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.analysis.SiteQuestion;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -53,10 +70,10 @@ public final class TimelineView extends StackPane {
     private boolean building;
     private boolean pending;
 
-    private final java.util.Map<Integer, Boolean> stripeChoice = new java.util.HashMap<>();
-    private final javafx.beans.property.ObjectProperty<SiteAnalysis.By> colourBy =
-            new javafx.beans.property.SimpleObjectProperty<>(this, "colourBy", SiteAnalysis.By.SITE);
-    private final javafx.collections.ObservableSet<String> hiddenGroups = javafx.collections.FXCollections.observableSet();
+    private final Map<Integer, Boolean> stripeChoice = new HashMap<>();
+    private final ObjectProperty<SiteAnalysis.By> colourBy =
+            new SimpleObjectProperty<>(this, "colourBy", SiteAnalysis.By.SITE);
+    private final ObservableSet<String> hiddenGroups = FXCollections.observableSet();
     private final StripeLegend legend;
 
     private double pressX;
@@ -89,8 +106,8 @@ public final class TimelineView extends StackPane {
         hoverCard.setVisible(false);
         hoverCard.setMouseTransparent(true);
         hoverCard.setManaged(false);
-        javafx.scene.layout.VBox column = new javafx.scene.layout.VBox(legend, scroll);
-        javafx.scene.layout.VBox.setVgrow(scroll, javafx.scene.layout.Priority.ALWAYS);
+        VBox column = new VBox(legend, scroll);
+        VBox.setVgrow(scroll, Priority.ALWAYS);
         getChildren().addAll(column, hoverCard);
         setMinSize(200, 120);
         StackPane.setAlignment(hoverCard, Pos.TOP_LEFT);
@@ -117,7 +134,7 @@ public final class TimelineView extends StackPane {
         model.selectedSiteProperty().addListener((o, a, b) -> requestFrame());
         model.selectedAllocationProperty().addListener((o, a, b) -> repaint());
         colourBy.addListener((o, a, b) -> requestFrame());
-        hiddenGroups.addListener((javafx.collections.SetChangeListener<String>) c -> requestFrame());
+        hiddenGroups.addListener((SetChangeListener<String>) c -> requestFrame());
         drawList.addListener((o, a, b) -> legend.show(b));
         model.selectionProperty().addListener((o, a, b) -> repaint());
         model.cursorProperty().addListener((o, a, b) -> repaint());
@@ -217,10 +234,10 @@ public final class TimelineView extends StackPane {
         }
         int i = s.allocation(k);
         var a = s.analysis().allocationTable();
-        java.util.List<dev.arenascope.core.trace.StackFrame> path = a.pathFrames(a.path(i));
+        List<StackFrame> path = a.pathFrames(a.path(i));
         SiteAnalysis sa = s.analysis();
         // every allocation made at this site, for the site view and the highlight
-        var members = sa.members(new dev.arenascope.core.analysis.SiteQuestion.AllocatedIn(0, sa.endNs()), SiteAnalysis.By.SITE,
+        var members = sa.members(new SiteQuestion.AllocatedIn(0, sa.endNs()), SiteAnalysis.By.SITE,
                 (label, frames) -> frames.equals(path));
         SiteSelection site = new SiteSelection(lane.memory().id(), path.isEmpty() ? "(no site)" : path.getFirst().label(),
                 "every allocation made at this site", members);
@@ -245,7 +262,7 @@ public final class TimelineView extends StackPane {
     }
 
     /** Legend group keys switched off (their allocations folded into others). */
-    public javafx.collections.ObservableSet<String> hiddenGroups() {
+    public ObservableSet<String> hiddenGroups() {
         return hiddenGroups;
     }
 
@@ -255,8 +272,8 @@ public final class TimelineView extends StackPane {
     }
 
     private StripeOptions stripeOptions(TraceView t) {
-        java.util.Set<Integer> lanes = new java.util.HashSet<>();
-        java.util.Map<Integer, SiteAnalysis> analyses = new java.util.HashMap<>();
+        Set<Integer> lanes = new HashSet<>();
+        Map<Integer, SiteAnalysis> analyses = new HashMap<>();
         for (MemoryInfo m : t.memories()) {
             if (stripesOn(m)) {
                 lanes.add(m.id());
@@ -384,7 +401,7 @@ public final class TimelineView extends StackPane {
                 if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
                     sb.append("scope ").append(b.name()).append('\n');
                     if (b.folded() > 1) {
-                        sb.append(String.format(java.util.Locale.ROOT, "%,d executions folded (each under %.0f px); zoom in to see them", b.folded(), DrawListBuilder.FOLD_PX)).append('\n');
+                        sb.append(String.format(Locale.ROOT, "%,d executions folded (each under %.0f px); zoom in to see them", b.folded(), DrawListBuilder.FOLD_PX)).append('\n');
                     }
                     sb.append("from ").append(TimeRange.formatTime(b.startNs())).append(" for ")
                             .append(TimeRange.formatDuration(b.endNs() - b.startNs())).append('\n');
@@ -425,7 +442,7 @@ public final class TimelineView extends StackPane {
         }
         long cap = lane.memory().capacity();
         if (cap > 0) {
-            sb.append("capacity ").append(exact(cap)).append(String.format(java.util.Locale.ROOT, " (%.1f%% used)", 100.0 * hi / cap)).append('\n');
+            sb.append("capacity ").append(exact(cap)).append(String.format(Locale.ROOT, " (%.1f%% used)", 100.0 * hi / cap)).append('\n');
         }
         sb.append("high-water ").append(exact(lane.peakUsed()));
         if (k.twoPointer() && lane.peakForward() >= 0) {
@@ -447,7 +464,7 @@ public final class TimelineView extends StackPane {
 
     /** {@code 1.50 MiB (1,572,864 B)}. */
     public static String exact(long bytes) {
-        return bytes < 1024 ? bytes + " B" : Bytes.format(bytes) + String.format(java.util.Locale.ROOT, " (%,d B)", bytes);
+        return bytes < 1024 ? bytes + " B" : Bytes.format(bytes) + String.format(Locale.ROOT, " (%,d B)", bytes);
     }
 
     public ReadOnlyObjectProperty<DrawList> drawListProperty() {

@@ -57,7 +57,7 @@ class BaselinePairingTest {
             }
         });
         DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, new TimeRange(s.startNs(), s.endNs() + 1), 400, 400,
-                TraceDigest.Snapshot.EMPTY, null, base));
+                TraceAggregate.Snapshot.EMPTY, null, base));
         for (DrawList.Lane l : dl.lanes()) {
             assertTrue(l.baselineUsed() != null, "a baseline line in " + l.memory().name());
         }

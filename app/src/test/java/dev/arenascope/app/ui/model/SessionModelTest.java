@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.analysis.SiteMembers;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.store.EventStore;
@@ -41,7 +42,7 @@ class SessionModelTest {
         assertEquals(all, m.viewRangeProperty().get());
         m.selectionProperty().set(new TimeRange(1, 2));
         m.selectedSiteProperty().set(new SiteSelection(0, "forward (model.py:39)", "live at the peak",
-                dev.arenascope.core.analysis.SiteMembers.NONE));
+                SiteMembers.NONE));
         m.show(s, "again", "virtual");
         assertNull(m.selectionProperty().get(), "a new session clears the selection");
         assertNull(m.selectedSiteProperty().get(), "and the site view's selection");

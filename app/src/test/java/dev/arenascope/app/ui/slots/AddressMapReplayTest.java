@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -158,8 +159,8 @@ class AddressMapReplayTest {
         long used = 0;
         long time = 0;
         b.add(time, EventBatch.pack(EventKind.RESERVE.code(), 0, 0), 0, 0, 1L << 40, 0, 0, 1L << 40, -1, -1);
-        java.util.ArrayList<long[]> live = new java.util.ArrayList<>();
-        java.util.ArrayList<long[]> pending = new java.util.ArrayList<>();
+        ArrayList<long[]> live = new ArrayList<>();
+        ArrayList<long[]> pending = new ArrayList<>();
         long next = 0;
         long maxPending = 0;
         for (int i = 0; i < 6000; i++) {

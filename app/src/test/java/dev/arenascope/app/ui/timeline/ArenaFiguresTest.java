@@ -8,10 +8,10 @@ import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.MemoryAnalysis;
 import dev.arenascope.core.analysis.TraceAnalysis;
-import dev.arenascope.core.device.Bytes;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SyntheticTrace;
@@ -49,7 +49,7 @@ class ArenaFiguresTest {
         Raw raw = raw(s, arena.id());
         assertTrue(raw.peakBackward() > 0 && raw.peakForward() < raw.peakUsed(), "the fixture uses both ends: " + raw);
 
-        TraceDigest d = new TraceDigest(s);
+        TraceAggregate d = new TraceAggregate(s);
         d.advance(null);
         TimeRange full = new TimeRange(s.startNs(), s.endNs() + 1);
         DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 1200, 700, d.snapshot(), null, null));
@@ -99,7 +99,7 @@ class ArenaFiguresTest {
         }
         assertTrue(hit != null, "an event with both ends in use");
         TimeRange r = new TimeRange(Math.max(before + 1, hit.timeNs() - 5), hit.timeNs() + 5);
-        TraceDigest d = new TraceDigest(s);
+        TraceAggregate d = new TraceAggregate(s);
         d.advance(null);
         DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, r, 100, 600, d.snapshot(), null, null));
         DrawList.Lane lane = dl.lanes().stream().filter(l -> l.memory().id() == arena.id()).findFirst().orElseThrow();

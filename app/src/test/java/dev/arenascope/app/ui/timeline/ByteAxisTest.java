@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.store.EventStore;
@@ -34,7 +34,7 @@ class ByteAxisTest {
     void poolsAreScaledToInUseAndLabelsSitAboveTheData() {
         EventStore s = new EventStore("synthetic");
         SyntheticTrace.write(5, 60_000, s);
-        TraceDigest d = new TraceDigest(s);
+        TraceAggregate d = new TraceAggregate(s);
         d.advance(null);
         DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, new TimeRange(s.startNs(), s.endNs() + 1), 1000, 760,
                 d.snapshot(), null, null));

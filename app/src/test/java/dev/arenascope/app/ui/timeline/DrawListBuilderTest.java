@@ -4,12 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.store.EventStore;
@@ -25,9 +26,9 @@ class DrawListBuilderTest {
     @Test
     void oneColumnPerPixelAndLanesPerMemory() {
         EventStore s = synthetic(200_000);
-        TraceDigest d = new TraceDigest(s);
+        TraceAggregate d = new TraceAggregate(s);
         d.advance(null);
-        TraceDigest.Snapshot snap = d.snapshot();
+        TraceAggregate.Snapshot snap = d.snapshot();
         TimeRange full = new TimeRange(s.startNs(), s.endNs());
         DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 800, 600, snap, null, null));
         assertEquals(s.memories().size(), dl.lanes().size());
@@ -51,9 +52,9 @@ class DrawListBuilderTest {
     @Test
     void highlightsFollowTheSelectedScope() {
         EventStore s = synthetic(100_000);
-        TraceDigest d = new TraceDigest(s);
+        TraceAggregate d = new TraceAggregate(s);
         d.advance(null);
-        TraceDigest.Snapshot snap = d.snapshot();
+        TraceAggregate.Snapshot snap = d.snapshot();
         List<ScopeAnalysis> scopes = snap.scopes();
         assertFalse(scopes.isEmpty());
         ScopeAnalysis sc = scopes.get(0);
@@ -72,7 +73,7 @@ class DrawListBuilderTest {
         EventStore base = new EventStore("base");
         SyntheticTrace.write(99, 20_000, base);
         TimeRange full = new TimeRange(s.startNs(), s.endNs() + 1);
-        DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 400, 400, TraceDigest.Snapshot.EMPTY, null, base));
+        DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 400, 400, TraceAggregate.Snapshot.EMPTY, null, base));
         for (DrawList.Lane l : dl.lanes()) {
             assertTrue(l.baselineUsed() != null && l.baselineUsed().length == 400, "baseline for " + l.memory().name());
             assertTrue(l.scaleBytes() >= base.peakUsed(l.memory().id()), "the lane's scale fits the baseline");
@@ -83,11 +84,11 @@ class DrawListBuilderTest {
     void widthChangesTheColumnsNotTheFigures() {
         EventStore s = synthetic(50_000);
         TimeRange full = new TimeRange(s.startNs(), s.endNs() + 1);
-        DrawList narrow = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 123, 300, TraceDigest.Snapshot.EMPTY, null, null));
-        DrawList wide = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 2000, 300, TraceDigest.Snapshot.EMPTY, null, null));
+        DrawList narrow = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 123, 300, TraceAggregate.Snapshot.EMPTY, null, null));
+        DrawList wide = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 2000, 300, TraceAggregate.Snapshot.EMPTY, null, null));
         for (int i = 0; i < narrow.lanes().size(); i++) {
-            long a = java.util.Arrays.stream(narrow.lanes().get(i).usedMax()).max().orElse(0);
-            long b = java.util.Arrays.stream(wide.lanes().get(i).usedMax()).max().orElse(0);
+            long a = Arrays.stream(narrow.lanes().get(i).usedMax()).max().orElse(0);
+            long b = Arrays.stream(wide.lanes().get(i).usedMax()).max().orElse(0);
             assertEquals(a, b, "the peak survives folding at any width");
         }
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -15,9 +16,10 @@ import org.junit.jupiter.api.Test;
 import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.app.ui.model.TimeRange;
-import dev.arenascope.app.ui.model.TraceDigest;
+import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.Allocations;
 import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -82,7 +84,7 @@ class StripeBuilderTest {
 
     private static StripeLayer layer(EventStore st, SiteAnalysis sa, TimeRange r, int w, int h, StripeOptions base) {
         StripeOptions o = new StripeOptions(Set.of(0), Map.of(0, sa), base.colourBy(), base.hidden(), base.highlight());
-        DrawList d = DrawListBuilder.build(new DrawListBuilder.Frame(st, r, w, h, TraceDigest.Snapshot.EMPTY, null, null,
+        DrawList d = DrawListBuilder.build(new DrawListBuilder.Frame(st, r, w, h, TraceAggregate.Snapshot.EMPTY, null, null,
                 BaselinePairing.NONE, false, o));
         return d.lanes().getFirst().stripes();
     }
@@ -132,7 +134,7 @@ class StripeBuilderTest {
         for (int x = 0; x < w; x++) {
             long at = instants[x];
             int[] expect = new int[h];
-            java.util.Arrays.fill(expect, StripeLayer.EMPTY);
+            Arrays.fill(expect, StripeLayer.EMPTY);
             long cum = 0;
             int prevTop = 0;
             long liveBytes = 0;
@@ -240,7 +242,7 @@ class StripeBuilderTest {
         assertEquals(Set.of("activation", "weights"), Set.copyOf(c.groups().stream().map(StripeLayer.Group::label).toList()));
         // a highlighted site: its stripes strong, the rest not
         var frames = sa.pathFrames(sa.allocationTable().path(s.allocation(0)));
-        var members = sa.members(new dev.arenascope.core.analysis.SiteQuestion.AllocatedIn(0, sa.endNs()), SiteAnalysis.By.SITE,
+        var members = sa.members(new SiteQuestion.AllocatedIn(0, sa.endNs()), SiteAnalysis.By.SITE,
                 (label, fr) -> fr.equals(frames));
         StripeLayer h = layer(st, sa, full, 600, 400, new StripeOptions(Set.of(), Map.of(), SiteAnalysis.By.SITE, Set.of(),
                 new SiteSelection(0, frames.getFirst().label(), "every allocation made at this site", members)));

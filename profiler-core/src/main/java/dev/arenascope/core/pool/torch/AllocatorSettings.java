@@ -4,6 +4,8 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.arenascope.core.format.Bytes;
+
 /**
  * The settings of PyTorch's caching allocator that change where blocks go ({@code PYTORCH_CUDA_ALLOC_CONF}),
  * and the device's capacity. Immutable.
@@ -214,9 +216,9 @@ public record AllocatorSettings(long maxSplitSize, long maxNonSplitRounding, int
         return n;
     }
 
-    /** {@code 80GiB}, {@code 512MiB}, {@code 2G} or bytes ({@link dev.arenascope.core.device.Bytes#parse}: binary units). */
+    /** {@code 80GiB}, {@code 512MiB}, {@code 2G} or bytes ({@link dev.arenascope.core.format.Bytes#parse}: binary units). */
     public static long parseBytes(String v) {
-        long b = dev.arenascope.core.device.Bytes.parse(v);
+        long b = Bytes.parse(v);
         if (b <= 0) {
             throw new IllegalArgumentException("capacity must be above 0, got '" + v + "'");
         }

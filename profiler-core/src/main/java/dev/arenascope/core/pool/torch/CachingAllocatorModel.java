@@ -1,11 +1,13 @@
 package dev.arenascope.core.pool.torch;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.TreeSet;
+
+import dev.arenascope.core.util.LongLongMap;
 
 /**
  * A model of PyTorch's CUDA caching allocator ({@code DeviceCachingAllocator} in
@@ -132,7 +134,7 @@ public final class CachingAllocatorModel {
     private final AllocatorEvents events;
     private final HashMap<Integer, Pool> pools = new HashMap<>();
     /** The blocks in use: address -> slot of {@link #slots} (no boxed key per block). */
-    private final dev.arenascope.core.util.LongLongMap active = new dev.arenascope.core.util.LongLongMap();
+    private final LongLongMap active = new LongLongMap();
     private Block[] slots = new Block[1024];
     private int[] freeSlots = new int[1024];
     private int freeSlotCount;

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 import java.util.zip.CRC32C;
 
 import dev.arenascope.core.trace.ByteReader;
@@ -18,7 +19,9 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 import dev.arenascope.core.trace.codec.DecodeBudget;
@@ -91,7 +94,7 @@ public final class AstraceReader implements AutoCloseable {
     private final Map<Integer, MemoryInfo> memories = new HashMap<>();
     private final Map<Integer, String> strings = new HashMap<>();
     private final Map<Integer, String> threads = new HashMap<>();
-    private final dev.arenascope.core.trace.SiteTable sites = new dev.arenascope.core.trace.SiteTable();
+    private final SiteTable sites = new SiteTable();
 
     private AstraceReader(Path path, FileChannel ch) throws IOException {
         this.path = path;
@@ -276,7 +279,7 @@ public final class AstraceReader implements AutoCloseable {
             case MetaRecord.Memory(MemoryInfo mi) -> memories.put(mi.id(), mi);
             case MetaRecord.Str(int id, String v) -> strings.put(id, v);
             case MetaRecord.Thread(int id, String name) -> threads.put(id, name);
-            case MetaRecord.Loss(long c) -> lost = dev.arenascope.core.trace.Saturating.add(lost, c);
+            case MetaRecord.Loss(long c) -> lost = Saturating.add(lost, c);
             case MetaRecord.Frame(var f) -> rememberSite(() -> sites.add(f));
             case MetaRecord.Stack(var n) -> rememberSite(() -> sites.add(n));
         }
@@ -291,7 +294,7 @@ public final class AstraceReader implements AutoCloseable {
     }
 
     /** The allocation-site frames and stack nodes read so far (layout 3 files; empty before). */
-    public dev.arenascope.core.trace.SiteTable sites() {
+    public SiteTable sites() {
         return sites;
     }
 
@@ -546,7 +549,7 @@ public final class AstraceReader implements AutoCloseable {
      *
      * @param eventsRead told each chunk's event count, or null
      */
-    public static LoadedTrace load(Path path, java.util.function.LongConsumer eventsRead) throws IOException {
+    public static LoadedTrace load(Path path, LongConsumer eventsRead) throws IOException {
         EventStore store = new EventStore(path.getFileName().toString());
         ReadReport r = AstraceLoad.read(path, store, store, eventsRead);
         return new LoadedTrace(store, r);

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
 import java.util.zip.CRC32C;
 
 import dev.arenascope.core.trace.ByteWriter;
@@ -23,9 +25,12 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SinkAttachment;
 import dev.arenascope.core.trace.SinkOwner;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 import dev.arenascope.core.trace.codec.MetaCodec;
 
@@ -70,7 +75,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private final int maxInFlight;
     private final List<MetaRecord> meta = new ArrayList<>();
     private final ByteWriter index = new ByteWriter();
-    private SessionInfo session = new SessionInfo("", "", 0, List.of(), java.util.Map.of());
+    private SessionInfo session = new SessionInfo("", "", 0, List.of(), Map.of());
     private boolean headerWritten;
     private boolean closed;
     private long position;
@@ -218,7 +223,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
      * ({@link #onLoss}), those lost to a write failure, and those handed to it after it closed.
      */
     public synchronized long lostEvents() {
-        return dev.arenascope.core.trace.Saturating.add(lost, lostHere);
+        return Saturating.add(lost, lostHere);
     }
 
     /** The first write failure (the file holds {@link #eventsOnDisk()} events), or null. */
@@ -257,18 +262,18 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     }
 
     @Override
-    public synchronized void onFrame(dev.arenascope.core.trace.StackFrame frame) {
+    public synchronized void onFrame(StackFrame frame) {
         meta.add(new MetaRecord.Frame(frame));
     }
 
     @Override
-    public synchronized void onStack(dev.arenascope.core.trace.StackNode node) {
+    public synchronized void onStack(StackNode node) {
         meta.add(new MetaRecord.Stack(node));
     }
 
     @Override
     public synchronized void onLoss(long count) {
-        lost = dev.arenascope.core.trace.Saturating.add(lost, count);
+        lost = Saturating.add(lost, count);
         meta.add(new MetaRecord.Loss(count));
     }
 
@@ -276,7 +281,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     public synchronized void onEvents(EventBatch batch) {
         if (closed || writeFailure != null) {
             if (closed && writeFailure == null && lostHere == 0) {
-                java.util.logging.Logger.getLogger(AstraceWriter.class.getName()).warning("events were handed to " + path
+                Logger.getLogger(AstraceWriter.class.getName()).warning("events were handed to " + path
                         + " after it was closed: they are counted as lost (said once)");
             }
             lostHere += batch.size();
@@ -444,7 +449,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
                     pool.shutdownNow();
                 }
             }
-            throw new WriteFailedException(path, events, dev.arenascope.core.trace.Saturating.add(lost, lostHere), writeFailure);
+            throw new WriteFailedException(path, events, Saturating.add(lost, lostHere), writeFailure);
         }
         try {
             ensureHeader();
@@ -480,7 +485,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             } catch (IOException ignored) {
                 // the first failure is the one reported
             }
-            throw new WriteFailedException(path, events, dev.arenascope.core.trace.Saturating.add(lost, lostHere), e);
+            throw new WriteFailedException(path, events, Saturating.add(lost, lostHere), e);
         } finally {
             codec.close();
             if (pool != null) {

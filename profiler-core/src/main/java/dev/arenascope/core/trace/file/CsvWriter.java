@@ -2,19 +2,21 @@ package dev.arenascope.core.trace.file;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SinkAttachment;
 import dev.arenascope.core.trace.SinkOwner;
-import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
@@ -41,7 +43,7 @@ public final class CsvWriter implements EventSink, AutoCloseable {
 
     public CsvWriter(Path path) throws IOException {
         this.path = path;
-        this.out = new BufferedWriter(new java.io.OutputStreamWriter(Files.newOutputStream(path), StandardCharsets.UTF_8), 1 << 16);
+        this.out = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(path), StandardCharsets.UTF_8), 1 << 16);
         out.write(HEADER);
         out.write('\n');
     }
@@ -71,7 +73,7 @@ public final class CsvWriter implements EventSink, AutoCloseable {
             return "";
         }
         return stackText.computeIfAbsent(site, s -> {
-            java.util.List<StackFrame> fs = sites.frames(s);
+            List<StackFrame> fs = sites.frames(s);
             // innermost frames first up to the bound, so a deep chain costs the cell MAX_STACK_TEXT, not its depth squared
             int length = 0;
             int k = 0;

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Queue;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -15,7 +16,9 @@ import com.fasterxml.jackson.core.base.ParserBase;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.core.io.IOContext;
 import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.core.json.UTF8StreamJsonParser;
 
 import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.trace.EventBatch;
@@ -55,14 +58,14 @@ final class JsonlChunkParser {
         private static final long serialVersionUID = 1L;
 
         Utf8Only() {
-            super((com.fasterxml.jackson.core.JsonFactoryBuilder) new com.fasterxml.jackson.core.JsonFactoryBuilder()
+            super((JsonFactoryBuilder) new JsonFactoryBuilder()
                     .disable(StreamReadFeature.AUTO_CLOSE_SOURCE));
         }
 
         @Override
-        protected JsonParser _createParser(byte[] data, int offset, int len, com.fasterxml.jackson.core.io.IOContext ctxt) {
+        protected JsonParser _createParser(byte[] data, int offset, int len, IOContext ctxt) {
             int skip = len >= 3 && (data[offset] & 0xff) == 0xEF && (data[offset + 1] & 0xff) == 0xBB && (data[offset + 2] & 0xff) == 0xBF ? 3 : 0;
-            return new com.fasterxml.jackson.core.json.UTF8StreamJsonParser(ctxt, _parserFeatures, null, _objectCodec,
+            return new UTF8StreamJsonParser(ctxt, _parserFeatures, null, _objectCodec,
                     _byteSymbolCanonicalizer.makeChild(_factoryFeatures), data, offset + skip, offset + len, skip, false);
         }
     }

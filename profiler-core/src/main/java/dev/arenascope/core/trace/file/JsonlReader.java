@@ -26,8 +26,9 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.SessionInfo;
-import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
@@ -35,6 +36,7 @@ import dev.arenascope.core.trace.file.JsonlChunkParser.Bad;
 import dev.arenascope.core.trace.file.JsonlChunkParser.Meta;
 import dev.arenascope.core.trace.file.JsonlChunkParser.Parsed;
 import dev.arenascope.core.trace.file.JsonlChunkParser.Run;
+import dev.arenascope.core.trace.store.EventStore;
 
 /**
  * Reads JSON Lines written by {@link JsonlWriter} (or by hand: fixtures) with Jackson's streaming
@@ -440,10 +442,10 @@ public final class JsonlReader {
             case "memory" -> {
                 ensureSession();
                 int id = (int) m.id();
-                dev.arenascope.core.trace.MemoryKind kind = JsonlValues.memoryKind(m.kind());
+                MemoryKind kind = JsonlValues.memoryKind(m.kind());
                 if (memoryDeclared[id] && memoryKinds[id] != kind.ordinal()) {
                     return "memory " + id + " declared again as " + kind + " (it is "
-                            + dev.arenascope.core.trace.MemoryKind.values()[memoryKinds[id]] + "): one id, one memory";
+                            + MemoryKind.values()[memoryKinds[id]] + "): one id, one memory";
                 }
                 memoryDeclared[id] = true;
                 memoryKinds[id] = (byte) kind.ordinal();
@@ -465,7 +467,7 @@ public final class JsonlReader {
             }
             case "loss" -> {
                 ensureSession();
-                lost = dev.arenascope.core.trace.Saturating.add(lost, m.count());
+                lost = Saturating.add(lost, m.count());
                 sink.onLoss(m.count());
             }
             case "frame" -> {

@@ -2,6 +2,8 @@ package dev.arenascope.core.trace.file;
 
 import java.util.List;
 
+import dev.arenascope.core.format.Printable;
+
 /**
  * What reading a trace file found: how much was recovered and what was wrong with it.
  *
@@ -30,7 +32,7 @@ public record ReadReport(String file, long events, long parts, String partName, 
     public String summary() {
         StringBuilder sb = new StringBuilder();
         if (!problems.isEmpty()) {
-            sb.append(dev.arenascope.core.device.Printable.line(problems.getFirst())); // it may quote the file's bytes
+            sb.append(Printable.line(problems.getFirst())); // it may quote the file's bytes
             if (problemCount > 1) {
                 sb.append(" (and ").append(problemCount - 1).append(" more problem").append(problemCount > 2 ? "s" : "").append(')');
             }

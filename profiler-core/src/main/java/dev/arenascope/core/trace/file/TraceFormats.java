@@ -14,6 +14,7 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.ForwardingSink;
 import dev.arenascope.core.trace.perfetto.PerfettoJsonWriter;
+import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
 /**
@@ -124,7 +125,7 @@ public final class TraceFormats {
         if (in == null) {
             throw new IllegalArgumentException(file + ": unknown trace format '" + ext + "' (reads " + inputExtensions() + ")");
         }
-        dev.arenascope.core.trace.store.EventStore store = new dev.arenascope.core.trace.store.EventStore(String.valueOf(file.getFileName()));
+        EventStore store = new EventStore(String.valueOf(file.getFileName()));
         EventSink sink = eventsRead == null ? store : new ForwardingSink(store) {
             @Override
             public void onEvents(EventBatch batch) {

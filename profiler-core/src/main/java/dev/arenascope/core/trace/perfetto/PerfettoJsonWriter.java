@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -21,7 +22,11 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 
 /**
  * Writes an event stream as Chrome Trace Event Format JSON (the JSON object form), which
@@ -99,28 +104,28 @@ public final class PerfettoJsonWriter implements EventSink {
         memories.put(memory.id(), memory);
         io(() -> {
             int pid = pid(memory.id());
-            metadata("process_name", pid, -1, memory.name() + " (" + memory.kind().name().toLowerCase(java.util.Locale.ROOT)
+            metadata("process_name", pid, -1, memory.name() + " (" + memory.kind().name().toLowerCase(Locale.ROOT)
                     + ", " + memory.device() + ")");
             metadata("process_sort_index", pid, -1, pid);
         });
     }
 
-    private final dev.arenascope.core.trace.SiteTable sites = new dev.arenascope.core.trace.SiteTable();
+    private final SiteTable sites = new SiteTable();
     private final Map<Integer, String> stacks = new HashMap<>();
 
     @Override
-    public void onFrame(dev.arenascope.core.trace.StackFrame frame) {
+    public void onFrame(StackFrame frame) {
         sites.add(frame);
     }
 
     @Override
-    public void onStack(dev.arenascope.core.trace.StackNode node) {
+    public void onStack(StackNode node) {
         sites.add(node);
     }
 
     private String stackText(int site) {
         return stacks.computeIfAbsent(site, s -> String.join("\n",
-                sites.frames(s).stream().map(dev.arenascope.core.trace.StackFrame::label).toList()));
+                sites.frames(s).stream().map(StackFrame::label).toList()));
     }
 
     @Override
@@ -145,12 +150,12 @@ public final class PerfettoJsonWriter implements EventSink {
 
     /** Adds {@code count} to the lost events reported in {@code otherData} without drawing an instant. */
     void countLost(long count) {
-        lost = dev.arenascope.core.trace.Saturating.add(lost, count);
+        lost = Saturating.add(lost, count);
     }
 
     @Override
     public void onLoss(long count) {
-        lost = dev.arenascope.core.trace.Saturating.add(lost, count);
+        lost = Saturating.add(lost, count);
         io(() -> {
             begin("events lost", "i", SESSION_PID, 0, lastTs);
             json.writeStringField("s", "g");

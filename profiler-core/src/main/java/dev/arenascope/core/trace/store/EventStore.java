@@ -13,6 +13,7 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.GaugeSeries;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.ScopeInterval;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SiteTable;
@@ -153,7 +154,7 @@ public final class EventStore implements TraceView, EventSink {
     @Override
     public void onLoss(long n) {
         try (var held = lock.write()) {
-            lost = dev.arenascope.core.trace.Saturating.add(lost, n);
+            lost = Saturating.add(lost, n);
         }
     }
 

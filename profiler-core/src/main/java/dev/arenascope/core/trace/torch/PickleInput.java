@@ -3,9 +3,11 @@ package dev.arenascope.core.trace.torch;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.concurrent.CancellationException;
 import java.util.function.LongConsumer;
 
 /**
@@ -93,7 +95,7 @@ abstract sealed class PickleInput permits PickleReader {
                 }
                 lim += r;
             }
-        } catch (java.nio.channels.ClosedByInterruptException e) {
+        } catch (ClosedByInterruptException e) {
             throw cancelled();
         } catch (PickleFormatException e) {
             throw e;
@@ -114,9 +116,9 @@ abstract sealed class PickleInput permits PickleReader {
      * {@link java.util.concurrent.CancellationException}; the read is abandoned and everything it held
      * becomes garbage. The thread's interrupt status is set again for the caller.
      */
-    java.util.concurrent.CancellationException cancelled() {
+    CancellationException cancelled() {
         Thread.currentThread().interrupt();
-        return new java.util.concurrent.CancellationException(source + ": import cancelled after " + (base + lim) + " of " + total + " bytes");
+        return new CancellationException(source + ": import cancelled after " + (base + lim) + " of " + total + " bytes");
     }
 
     void need(long n) throws PickleFormatException {

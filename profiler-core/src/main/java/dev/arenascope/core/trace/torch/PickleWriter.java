@@ -3,6 +3,7 @@ package dev.arenascope.core.trace.torch;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -179,7 +180,7 @@ public final class PickleWriter {
         raw(0x8b);
         le(n, 4);
         byte[] chunk = new byte[Math.min(n, 1 << 16)];
-        java.util.Arrays.fill(chunk, (byte) fill);
+        Arrays.fill(chunk, (byte) fill);
         for (int left = n; left > 0; left -= chunk.length) {
             raw(chunk, Math.min(left, chunk.length));
         }

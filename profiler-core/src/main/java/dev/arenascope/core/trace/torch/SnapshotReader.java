@@ -5,6 +5,7 @@ import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -458,7 +459,7 @@ final class SnapshotReader implements PicklePlacement {
                     mine[k++] = row;
                 }
                 if (k > 0) {
-                    rows.put(d, k == mine.length ? mine : java.util.Arrays.copyOf(mine, k));
+                    rows.put(d, k == mine.length ? mine : Arrays.copyOf(mine, k));
                 }
             }
         }

@@ -1,9 +1,11 @@
 package dev.arenascope.core.trace.torch;
 
+import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 import dev.arenascope.core.util.KeyIds;
 
@@ -76,7 +78,7 @@ final class StackTable {
     private int stackCount;
     /** Stack id + 1 per slot; 0 = empty. */
     private int[] stackSlots = new int[1024];
-    private final long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1;
+    private final long seed = ThreadLocalRandom.current().nextLong() | 1;
 
     StackTable() {
         stackRefs[0] = new StackRef(0);
@@ -110,7 +112,7 @@ final class StackTable {
             l = v;
         } else {
             throw new PickleFormatException(source, offset, "a stack frame's 'line' is a "
-                    + (line instanceof java.math.BigInteger b ? "integer of " + b.bitLength() + " bits" : PyTypes.typeName(line))
+                    + (line instanceof BigInteger b ? "integer of " + b.bitLength() + " bits" : PyTypes.typeName(line))
                     + ", not a 64-bit integer");
         }
         String n = text(name, "name", source, offset);

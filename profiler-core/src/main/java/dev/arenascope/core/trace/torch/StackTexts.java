@@ -6,6 +6,7 @@ import java.util.function.ToIntFunction;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.util.LongLongMap;
 
 /**
  * What an allocation's stack becomes in the event stream: its site (a {@link SiteTable} node, frames
@@ -51,7 +52,7 @@ final class StackTexts {
         return (long) context << 32 | (category & 0xFFFF_FFFFL);
     }
 
-    private final dev.arenascope.core.util.LongLongMap labelled = new dev.arenascope.core.util.LongLongMap();
+    private final LongLongMap labelled = new LongLongMap();
 
     /**
      * The string id of an entry's labels (its category and compile context, one a line), or -1 when it

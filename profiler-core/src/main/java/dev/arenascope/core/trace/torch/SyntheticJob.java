@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -370,7 +371,7 @@ public final class SyntheticJob {
             time += 50;
             long start = time;
             int inFlight = Math.max(1, spec.ranks() - rank);
-            java.util.ArrayDeque<List<Block>> held = new java.util.ArrayDeque<>();
+            ArrayDeque<List<Block>> held = new ArrayDeque<>();
             boolean oomDue = spec.oomOnWorst() && rank == 0 && step == peakStepOfModel();
             for (int m = 0; m < spec.microBatches(); m++) {
                 if (held.size() == inFlight) {

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 import dev.arenascope.core.util.LongLongMap;
 
@@ -88,7 +89,7 @@ public final class TorchAllocatorTrace {
 
     private static TorchAllocatorTrace of(Snapshot snap, String source) {
         List<Device> out = new ArrayList<>();
-        java.util.TreeSet<Integer> ids = new java.util.TreeSet<>();
+        TreeSet<Integer> ids = new TreeSet<>();
         ids.addAll(snap.traces().keySet());
         ids.addAll(snap.segments().keySet());
         TraceEntries e = snap.entries();

@@ -7,19 +7,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 
+import dev.arenascope.core.trace.ByteReader;
+import dev.arenascope.core.trace.ByteWriter;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.TraceFormatException;
 
@@ -156,19 +162,19 @@ class ChunkCodecTest {
             sited.setSite(i, i % 7 == 0 ? -1 : i % 50, i % 5 == 0 ? Integer.MAX_VALUE : -1);
         }
         List<MetaRecord> meta = List.of(
-                new MetaRecord.Frame(new dev.arenascope.core.trace.StackFrame(0, "forward", "model.py", 42, 0)),
-                new MetaRecord.Frame(new dev.arenascope.core.trace.StackFrame(1, "c10::alloc", "", 0, 1)),
-                new MetaRecord.Stack(new dev.arenascope.core.trace.StackNode(0, 0, -1)),
-                new MetaRecord.Stack(new dev.arenascope.core.trace.StackNode(1, 1, 0)));
+                new MetaRecord.Frame(new StackFrame(0, "forward", "model.py", 42, 0)),
+                new MetaRecord.Frame(new StackFrame(1, "c10::alloc", "", 0, 1)),
+                new MetaRecord.Stack(new StackNode(0, 0, -1)),
+                new MetaRecord.Stack(new StackNode(1, 1, 0)));
         try (ChunkCodec c = new ChunkCodec()) {
             c.beginEvents();
             c.appendEvents(plain, 0, plain.size());   // no site columns yet
             c.appendEvents(sited, 0, sited.size());   // the columns start here, the plain events get -1
-            dev.arenascope.core.trace.ByteWriter w = new dev.arenascope.core.trace.ByteWriter(1 << 16);
+            ByteWriter w = new ByteWriter(1 << 16);
             c.finishPayload(meta, w);
-            List<MetaRecord> gotMeta = new java.util.ArrayList<>();
+            List<MetaRecord> gotMeta = new ArrayList<>();
             EventBatch got = new EventBatch();
-            c.decodePayload(new dev.arenascope.core.trace.ByteReader(w.array(), 0, w.size(), "p", 0), gotMeta, got);
+            c.decodePayload(new ByteReader(w.array(), 0, w.size(), "p", 0), gotMeta, got);
             assertEquals(meta, gotMeta);
             assertEquals(plain.size() + sited.size(), got.size());
             for (int i = 0; i < plain.size(); i++) {
@@ -183,7 +189,7 @@ class ChunkCodecTest {
             EventBatch stripped = new EventBatch();
             ChunkCodec.Packed p = c.pack(List.of(), sited, 0, sited.size());
             c.unpackEvents(p.bytes(), p.rawBytes(), stripped, "block");
-            assertTrue(!stripped.hasSites() || java.util.stream.IntStream.range(0, stripped.size()).allMatch(i -> stripped.site(i) == -1));
+            assertTrue(!stripped.hasSites() || IntStream.range(0, stripped.size()).allMatch(i -> stripped.site(i) == -1));
             assertEquals(sited.get(3).withSite(-1, -1), stripped.get(3));
         }
     }
@@ -192,7 +198,7 @@ class ChunkCodecTest {
     void aVersionTwoChunkCannotCarrySiteRecords() throws Exception {
         try (ChunkCodec writer = new ChunkCodec(); ChunkCodec v2 = new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, 2)) {
             EventBatch none = new EventBatch();
-            byte[] f = writer.encodeFrame(List.of(new MetaRecord.Frame(new dev.arenascope.core.trace.StackFrame(0, "f", "a.py", 1, 0))),
+            byte[] f = writer.encodeFrame(List.of(new MetaRecord.Frame(new StackFrame(0, "f", "a.py", 1, 0))),
                     none, 0, 0);
             String m = assertThrows(TraceFormatException.class, () -> v2.readFrame(new ByteArrayInputStream(f), "old", 0)).getMessage();
             assertTrue(m.contains("unknown metadata record tag 5"), m);

@@ -6,9 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -19,11 +23,18 @@ import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.device.DeviceKind;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SitedTrace;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.testsupport.Await;
 
 class AstraceRoundTripTest {
     @TempDir
@@ -160,7 +171,7 @@ class AstraceRoundTripTest {
 
     @Test
     void allocationSitesFramesAndCategoriesSurviveTheFile() throws Exception {
-        EventStore src = dev.arenascope.core.trace.SitedTrace.store(3, 200_000); // several chunks
+        EventStore src = SitedTrace.store(3, 200_000); // several chunks
         assertTrue(src.hasSites());
         Path f = dir.resolve("sited.astrace");
         src.replayTo(new AstraceWriter(f));
@@ -191,15 +202,15 @@ class AstraceRoundTripTest {
         // file may hold them: the file still loads, the problems are named, no site is left dangling
         Path f = dir.resolve("bad-sites.astrace");
         AstraceWriter w = new AstraceWriter(f);
-        w.onSession(new dev.arenascope.core.trace.SessionInfo("s", "h", 0, java.util.List.of(), java.util.Map.of()));
-        w.onMemory(new dev.arenascope.core.trace.MemoryInfo(0, "m", dev.arenascope.core.trace.MemoryKind.SEGMENTED, "d", 0, java.util.Map.of()));
-        w.onFrame(new dev.arenascope.core.trace.StackFrame(0, "main", "a.py", 1, 0));
-        w.onFrame(new dev.arenascope.core.trace.StackFrame(5, "skips", "a.py", 2, 0));
-        w.onStack(new dev.arenascope.core.trace.StackNode(0, 0, -1));
-        w.onStack(new dev.arenascope.core.trace.StackNode(1, 9, 0));
-        dev.arenascope.core.trace.EventBatch b = new dev.arenascope.core.trace.EventBatch();
-        b.add(new dev.arenascope.core.trace.Event(1, dev.arenascope.core.trace.EventKind.ALLOC, 0, 0, 0, 0, 16, 16, 16, 0, -1, -1, 0, -1));
-        b.add(new dev.arenascope.core.trace.Event(2, dev.arenascope.core.trace.EventKind.ALLOC, 0, 0, 0, 16, 16, 16, 32, 0, -1, -1, 1, -1));
+        w.onSession(new SessionInfo("s", "h", 0, List.of(), Map.of()));
+        w.onMemory(new MemoryInfo(0, "m", MemoryKind.SEGMENTED, "d", 0, Map.of()));
+        w.onFrame(new StackFrame(0, "main", "a.py", 1, 0));
+        w.onFrame(new StackFrame(5, "skips", "a.py", 2, 0));
+        w.onStack(new StackNode(0, 0, -1));
+        w.onStack(new StackNode(1, 9, 0));
+        EventBatch b = new EventBatch();
+        b.add(new Event(1, EventKind.ALLOC, 0, 0, 0, 0, 16, 16, 16, 0, -1, -1, 0, -1));
+        b.add(new Event(2, EventKind.ALLOC, 0, 0, 0, 16, 16, 16, 32, 0, -1, -1, 1, -1));
         w.onEvents(b);
         w.onClose();
         LoadedTrace t = AstraceReader.load(f);
@@ -239,7 +250,7 @@ class AstraceRoundTripTest {
         for (int k = 1; k < 5; k++) {
             long cut = offsets[k] + 100; // inside chunk k
             Path c = dir.resolve("cut" + k + ".astrace");
-            Files.write(c, java.util.Arrays.copyOf(all, (int) cut));
+            Files.write(c, Arrays.copyOf(all, (int) cut));
             LoadedTrace t = AstraceReader.load(c);
             assertEquals(k * 65536L, t.store().eventCount(), "cut inside chunk " + k);
             assertTrue(t.report().damaged());
@@ -248,13 +259,13 @@ class AstraceRoundTripTest {
         }
         // cut exactly between chunks: whole chunks, and the missing footer is reported
         Path c = dir.resolve("between.astrace");
-        Files.write(c, java.util.Arrays.copyOf(all, (int) offsets[3]));
+        Files.write(c, Arrays.copyOf(all, (int) offsets[3]));
         LoadedTrace t = AstraceReader.load(c);
         assertEquals(3 * 65536L, t.store().eventCount());
         assertTrue(t.report().summary().contains("no footer"), t.report().summary());
         // cut inside the header: nothing to trust
         Path h = dir.resolve("header.astrace");
-        Files.write(h, java.util.Arrays.copyOf(all, 30));
+        Files.write(h, Arrays.copyOf(all, 30));
         TraceFormatException e = assertThrows(TraceFormatException.class, () -> AstraceReader.load(h));
         assertTrue(e.getMessage().startsWith(h.toString()), e.getMessage());
     }
@@ -270,16 +281,16 @@ class AstraceRoundTripTest {
         LoadedTrace[] t = {null};
         // what a killed process leaves, copied outside the watched folder (a copy there would wake the watch again)
         Path copy = Files.createDirectories(dir.resolve("copies")).resolve("killed.astrace");
-        dev.arenascope.testsupport.Await.untilFile("the idle chunk in the file", dir, () -> {
+        Await.untilFile("the idle chunk in the file", dir, () -> {
             try {
                 if (Files.size(f) == 0) {
                     return false;
                 }
-                Files.copy(f, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(f, copy, StandardCopyOption.REPLACE_EXISTING);
                 t[0] = AstraceReader.load(copy);
                 return t[0].store().eventCount() == 500;
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         });
         LoadedTrace t0 = t[0];
@@ -304,7 +315,7 @@ class AstraceRoundTripTest {
         assertTrue(t.report().summary().contains("checksum"), t.report().summary());
         // without its footer the reader finds the next chunk by scanning for a sound frame
         Path noFooter = dir.resolve("flipped-nofooter.astrace");
-        Files.write(noFooter, java.util.Arrays.copyOf(all, all.length - 20));
+        Files.write(noFooter, Arrays.copyOf(all, all.length - 20));
         LoadedTrace u = AstraceReader.load(noFooter);
         assertEquals(300_000 - 65536L, u.store().eventCount());
     }

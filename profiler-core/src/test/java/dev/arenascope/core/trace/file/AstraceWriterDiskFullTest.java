@@ -8,12 +8,17 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
 
 /** A disk that fills mid-recording: exact counts, one message, a file readable to its last whole chunk. */
@@ -56,10 +61,10 @@ class AstraceWriterDiskFullTest {
     void aFullDiskCountsWrittenAndLostAndTheFileReadsToItsLastWholeChunk() throws Exception {
         Path file = dir.resolve("full.astrace");
         AstraceWriter w = new AstraceWriter(file, new FullDisk(file, 3_000_000), 1);
-        w.onSession(new SessionInfo("full", "host", 0, java.util.List.of(), java.util.Map.of()));
-        w.onMemory(new dev.arenascope.core.trace.MemoryInfo(0, "m", dev.arenascope.core.trace.MemoryKind.POOL, "virtual", 0, java.util.Map.of()));
+        w.onSession(new SessionInfo("full", "host", 0, List.of(), Map.of()));
+        w.onMemory(new MemoryInfo(0, "m", MemoryKind.POOL, "virtual", 0, Map.of()));
         long handed = 0;
-        java.util.Random rnd = new java.util.Random(7);
+        Random rnd = new Random(7);
         EventBatch b = new EventBatch(AstraceWriter.CHUNK_EVENTS);
         for (int round = 0; round < 12; round++) {
             b.clear();

@@ -13,6 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.store.EventStore;
 
 /**
@@ -99,7 +100,7 @@ class HostileJsonlTest {
     void aMemoryIdDeclaredAgainWithAnotherKindIsRefused() throws Exception {
         Read r = read(MEMORY + alloc(1, 64, 64) + "{\"type\":\"memory\",\"id\":0,\"name\":\"m\",\"kind\":\"ARENA\",\"capacity\":0}\n");
         badLine(r, 3, "memory 0 declared again as ARENA (it is POOL)");
-        assertEquals(dev.arenascope.core.trace.MemoryKind.POOL, r.store().memories().getFirst().kind());
+        assertEquals(MemoryKind.POOL, r.store().memories().getFirst().kind());
     }
 
     @Test

@@ -13,7 +13,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SitedTrace;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.store.EventStore;
 
@@ -35,7 +40,7 @@ class JsonlTest {
 
     @Test
     void sitesFramesAndCategoriesRoundTripThroughJsonl() throws Exception {
-        EventStore src = dev.arenascope.core.trace.SitedTrace.store(3, 20_000);
+        EventStore src = SitedTrace.store(3, 20_000);
         Path f = dir.resolve("s.jsonl");
         src.replayTo(new JsonlWriter(f));
         LoadedTrace back = JsonlReader.load(f);
@@ -155,16 +160,16 @@ class JsonlTest {
     }
 
     /** Everything a read delivered, in order, as text: to compare reads line by line. */
-    private static final class Transcript implements dev.arenascope.core.trace.EventSink {
+    private static final class Transcript implements EventSink {
         final List<String> out = new ArrayList<>();
 
         @Override
-        public void onSession(dev.arenascope.core.trace.SessionInfo s) {
+        public void onSession(SessionInfo s) {
             out.add("session " + s.name());
         }
 
         @Override
-        public void onMemory(dev.arenascope.core.trace.MemoryInfo m) {
+        public void onMemory(MemoryInfo m) {
             out.add("memory " + m);
         }
 
@@ -184,7 +189,7 @@ class JsonlTest {
         }
 
         @Override
-        public void onEvents(dev.arenascope.core.trace.EventBatch batch) {
+        public void onEvents(EventBatch batch) {
             for (int i = 0; i < batch.size(); i++) {
                 out.add(batch.get(i).toString());
             }
@@ -256,7 +261,7 @@ class JsonlTest {
     @Test
     void aLineNestedTooDeepOrANumberTooLongIsOneBadLineAndTheRestIsRead() throws Exception {
         String good = Files.readString(writeSample());
-        List<String> lines = new java.util.ArrayList<>(good.lines().toList());
+        List<String> lines = new ArrayList<>(good.lines().toList());
         int n = lines.size();
         lines.add(2, "[".repeat(1001));
         lines.add(4, "{\"t\":" + "9".repeat(1001) + ",\"kind\":\"MARKER\"}");

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.SitedTrace;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.store.EventStore;
@@ -136,7 +137,7 @@ class TraceReaderFuzzTest {
     void astraceReaderSurvivesMutationsOfSiteRecords() throws Exception {
         // format 3: frame and stack-node records (in the header and in chunks) and the site columns
         Path f = dir.resolve("sites.astrace");
-        EventStore src = dev.arenascope.core.trace.SitedTrace.store(5, 6000);
+        EventStore src = SitedTrace.store(5, 6000);
         AstraceWriter w = new AstraceWriter(f);
         w.onSession(src.session());
         src.memories().forEach(w::onMemory);
@@ -179,7 +180,7 @@ class TraceReaderFuzzTest {
     @Test
     void jsonlReaderSurvivesMutationsOfSiteRecords() throws Exception {
         Path f = dir.resolve("sites.jsonl");
-        dev.arenascope.core.trace.SitedTrace.store(5, 1500).replayTo(new JsonlWriter(f));
+        SitedTrace.store(5, 1500).replayTo(new JsonlWriter(f));
         int runs = fuzz(f, p -> {
             EventStore into = new EventStore(); // the store refuses what breaks the site rules: the reader must not pass it on
             ReadReport whole = JsonlReader.read(p, into);

@@ -15,17 +15,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
 
+import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.GaugeSeries;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.ScopeInterval;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
+import dev.arenascope.testsupport.Fixtures;
 
 /** The Perfetto export parsed back and checked against the Trace Event Format, field by field. */
 class PerfettoJsonWriterTest {
@@ -185,7 +190,7 @@ class PerfettoJsonWriterTest {
 
     @Test
     void aRealPyTorchImportExportsByTheFormat() throws Exception {
-        Path in = dev.arenascope.testsupport.Fixtures.torchDir().resolve("cs336-a2-magma27.pickle");
+        Path in = Fixtures.torchDir().resolve("cs336-a2-magma27.pickle");
         assertTrue(Files.exists(in), "fixture missing: " + in);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TorchSnapshotToTrace.convert(in, new PerfettoJsonWriter(bytes));
@@ -208,10 +213,10 @@ class PerfettoJsonWriterTest {
 
     @Test
     void aStoreExportsTheSameAsTheStreamItHeld() throws Exception {
-        Path in = dev.arenascope.testsupport.Fixtures.torchDir().resolve("cs336-a2-bcrafton.pickle");
+        Path in = Fixtures.torchDir().resolve("cs336-a2-bcrafton.pickle");
         ByteArrayOutputStream direct = new ByteArrayOutputStream();
         TorchSnapshotToTrace.convert(in, new PerfettoJsonWriter(direct));
-        dev.arenascope.core.trace.store.EventStore store = new dev.arenascope.core.trace.store.EventStore();
+        EventStore store = new EventStore();
         TorchSnapshotToTrace.convert(in, store);
         ByteArrayOutputStream viaStore = new ByteArrayOutputStream();
         TraceViewToPerfetto.convert(store, viaStore);
@@ -231,8 +236,8 @@ class PerfettoJsonWriterTest {
     }
 
     /** The store seen only through the TraceView contract (no replay fast path). */
-    static dev.arenascope.core.trace.TraceView onlyTheView(dev.arenascope.core.trace.TraceView v) {
-        return new dev.arenascope.core.trace.TraceView() {
+    static TraceView onlyTheView(TraceView v) {
+        return new TraceView() {
             public SessionInfo session() { return v.session(); }
             public List<MemoryInfo> memories() { return v.memories(); }
             public String string(int id) { return v.string(id); }
@@ -241,12 +246,12 @@ class PerfettoJsonWriterTest {
             public long startNs() { return v.startNs(); }
             public long endNs() { return v.endNs(); }
             public long lostEvents() { return v.lostEvents(); }
-            public dev.arenascope.core.trace.Event event(long index) { return v.event(index); }
+            public Event event(long index) { return v.event(index); }
             public long firstIndexAtOrAfter(long timeNs) { return v.firstIndexAtOrAfter(timeNs); }
-            public dev.arenascope.core.trace.GaugeSeries gauges(int memory, long fromNs, long toNs, int buckets) {
+            public GaugeSeries gauges(int memory, long fromNs, long toNs, int buckets) {
                 return v.gauges(memory, fromNs, toNs, buckets);
             }
-            public List<dev.arenascope.core.trace.ScopeInterval> scopes(int memory, long fromNs, long toNs, long minDurationNs) {
+            public List<ScopeInterval> scopes(int memory, long fromNs, long toNs, long minDurationNs) {
                 return v.scopes(memory, fromNs, toNs, minDurationNs);
             }
             public long peakUsed(int memory) { return v.peakUsed(memory); }

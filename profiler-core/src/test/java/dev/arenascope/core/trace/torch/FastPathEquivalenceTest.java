@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
 
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +42,7 @@ class FastPathEquivalenceTest {
         } catch (IOException e) {
             return "io: " + e;
         }
-        return sink.session + "\n" + sink.memories + "\n" + new java.util.TreeMap<>(sink.strings) + "\n" + sink.threads + "\n" + sink.events;
+        return sink.session + "\n" + sink.memories + "\n" + new TreeMap<>(sink.strings) + "\n" + sink.threads + "\n" + sink.events;
     }
 
     private static void same(byte[] pickle, String what) {
@@ -79,12 +83,12 @@ class FastPathEquivalenceTest {
         String names = "\u008c\u0004name\u0094\u008c\u0001f\u0094\u008c\u0008filename\u0094\u008c\u0004a.py\u0094\u008c\u0004line\u0094";
         String frame = "}\u0094(h\u0001h\u0002h\u0003h\u0004h\u0005K\u0001u";
         for (String after : List.of("(h\u0001h\u0002u", "(h\u0001u", "h\u0001h\u0002s", "(K\u0001e", "(\u0094\u008f(h\u0006\u0090")) {
-            byte[] b = ("\u0080\u0004]\u0094(" + names + frame + after + "e.").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            byte[] b = ("\u0080\u0004]\u0094(" + names + frame + after + "e.").getBytes(StandardCharsets.ISO_8859_1);
             String slow = outcome(b, false);
             assertTrue(slow.startsWith("refused: t.pickle"), slow);
             assertEquals(slow, outcome(b, true), after);
         }
-        byte[] b = ("\u0080\u0004]\u0094(" + names + frame + "(h\u0001h\u0002ue.").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] b = ("\u0080\u0004]\u0094(" + names + frame + "(h\u0001h\u0002ue.").getBytes(StandardCharsets.ISO_8859_1);
         assertTrue(outcome(b, true).endsWith("a dict is changed after it was read as a stack frame"), outcome(b, true));
     }
 
@@ -94,13 +98,13 @@ class FastPathEquivalenceTest {
      * above a mark of its own, {@code m} being the memo slot the next MEMOIZE takes there; {@code tail}
      * is written raw after the last entry, inside the trace list.
      */
-    private static byte[] traceOfFrames(int entries, java.util.function.BiFunction<Integer, Integer, byte[]> between, byte[] tail)
+    private static byte[] traceOfFrames(int entries, BiFunction<Integer, Integer, byte[]> between, byte[] tail)
             throws IOException {
         return traceOfFrames(entries, between, tail, -1);
     }
 
     /** As above; entry {@code grown}'s frames list gets a third frame by APPEND after its APPENDS. */
-    private static byte[] traceOfFrames(int entries, java.util.function.BiFunction<Integer, Integer, byte[]> between, byte[] tail,
+    private static byte[] traceOfFrames(int entries, BiFunction<Integer, Integer, byte[]> between, byte[] tail,
                                         int grown) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PickleWriter w = new PickleWriter(out);
@@ -128,7 +132,7 @@ class FastPathEquivalenceTest {
         return out.toByteArray();
     }
 
-    private static byte[] traceOfFrames(int entries, java.util.function.IntFunction<byte[]> between) throws IOException {
+    private static byte[] traceOfFrames(int entries, IntFunction<byte[]> between) throws IOException {
         return traceOfFrames(entries, (i, m) -> between.apply(i), new byte[0]);
     }
 

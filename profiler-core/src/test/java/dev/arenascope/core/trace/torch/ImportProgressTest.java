@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 
 import org.junit.jupiter.api.Test;
@@ -53,10 +56,10 @@ class ImportProgressTest {
             } else {
                 TorchSnapshotToTrace.convert(inMemory, file.toString(), sink);
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return "refused: " + e.getMessage();
         }
-        return sink.session + "\n" + sink.memories + "\n" + new java.util.TreeMap<>(sink.strings) + "\n" + sink.events;
+        return sink.session + "\n" + sink.memories + "\n" + new TreeMap<>(sink.strings) + "\n" + sink.events;
     }
 
     @Test
@@ -72,7 +75,7 @@ class ImportProgressTest {
         assertEquals(outcome(file, whole), streamed);
         for (int cut : new int[] {(4 << 20) + 1, (4 << 20) + 333, whole.length - 5}) {
             Path part = dir.resolve("cut" + cut + ".pickle");
-            Files.write(part, java.util.Arrays.copyOf(whole, cut));
+            Files.write(part, Arrays.copyOf(whole, cut));
             String refused = outcome(part, null);
             assertTrue(refused.startsWith("refused: " + part + " at byte "), refused);
             assertEquals(outcome(part, Files.readAllBytes(part)), refused, "cut at " + cut);

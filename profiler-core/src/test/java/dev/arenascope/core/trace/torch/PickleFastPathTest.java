@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,10 +40,10 @@ class PickleFastPathTest {
         Object plain = PickleReader.read(b, name);
         Object fast = PickleReader.read(b, name, PASS);
         if (name.startsWith("full")) { // byte arrays compare by identity: compare them by content, the rest as values
-            Map<Object, Object> p = new java.util.LinkedHashMap<>((Map<?, ?>) plain);
-            Map<Object, Object> f = new java.util.LinkedHashMap<>((Map<?, ?>) fast);
+            Map<Object, Object> p = new LinkedHashMap<>((Map<?, ?>) plain);
+            Map<Object, Object> f = new LinkedHashMap<>((Map<?, ?>) fast);
             for (String k : List.of("b", "ba")) {
-                org.junit.jupiter.api.Assertions.assertArrayEquals((byte[]) p.remove(k), (byte[]) f.remove(k));
+                Assertions.assertArrayEquals((byte[]) p.remove(k), (byte[]) f.remove(k));
             }
             plain = p;
             fast = f;

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.math.BigInteger;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,7 +33,7 @@ class PickleReaderTest {
     static byte[] resource(String name) {
         try (var in = PickleReaderTest.class.getResourceAsStream("/pickles/" + name)) {
             return in.readAllBytes();
-        } catch (java.io.IOException | NullPointerException e) {
+        } catch (IOException | NullPointerException e) {
             throw new AssertionError("test resource /pickles/" + name + " missing", e);
         }
     }
@@ -159,8 +161,8 @@ class PickleReaderTest {
         int depth = 200_000;
         // ']' x depth opens lists, 'a' x (depth-1) appends each into the one below it, then STOP
         byte[] p = new byte[depth + (depth - 1) + 1];
-        java.util.Arrays.fill(p, 0, depth, (byte) ']');
-        java.util.Arrays.fill(p, depth, depth + depth - 1, (byte) 'a');
+        Arrays.fill(p, 0, depth, (byte) ']');
+        Arrays.fill(p, depth, depth + depth - 1, (byte) 'a');
         p[p.length - 1] = '.';
         Object root = PickleReader.read(p, "deep.pickle");
         int n = 0;

@@ -4,17 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 
-import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.testsupport.CollectingSink;
 
 /**
  * Everything a snapshot holds beyond blocks and segments, on snapshots built by the project's own
@@ -117,7 +118,7 @@ class SnapshotContentsTest {
         SyntheticSnapshot.Summary[] b = new SyntheticSnapshot.Summary[1];
         byte[] x = generate(SyntheticSnapshot.Spec.plain(3, 500), a);
         byte[] y = generate(SyntheticSnapshot.Spec.plain(3, 500), b);
-        assertEquals(java.util.Arrays.hashCode(x), java.util.Arrays.hashCode(y));
+        assertEquals(Arrays.hashCode(x), Arrays.hashCode(y));
         assertEquals(x.length, a[0].bytes());
     }
 }

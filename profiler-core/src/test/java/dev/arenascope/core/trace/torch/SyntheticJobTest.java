@@ -3,14 +3,18 @@ package dev.arenascope.core.trace.torch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
@@ -50,7 +54,7 @@ class SyntheticJobTest {
             if (r > 0) {
                 assertTrue(t.peakBytes() < truth.rank(r - 1).peakBytes(), "stage " + r + " holds less than stage " + (r - 1));
             }
-            SiteBreakdown atPeak = SiteAnalysis.of(lt.store(), lt.store().memories().getFirst(), false).ask(new dev.arenascope.core.analysis.SiteQuestion.AtPeak());
+            SiteBreakdown atPeak = SiteAnalysis.of(lt.store(), lt.store().memories().getFirst(), false).ask(new SiteQuestion.AtPeak());
             assertEquals(t.peakBytes(), atPeak.totalBytes());
             boolean hasEmbedding = atPeak.rows().stream().anyMatch(row -> row.frames().getFirst().function().equals("embedding_lookup"));
             assertEquals(r == 0, hasEmbedding, "only rank 0 allocates from the embedding site");
@@ -62,13 +66,13 @@ class SyntheticJobTest {
     @Test
     void sameSpecSameBytesAndSizedSpecsComeNearTheirSize() throws Exception {
         SyntheticJob.Spec spec = SyntheticJob.Spec.of(3, 2, 2);
-        var a = new java.io.ByteArrayOutputStream();
-        var b = new java.io.ByteArrayOutputStream();
+        var a = new ByteArrayOutputStream();
+        var b = new ByteArrayOutputStream();
         SyntheticJob.writeRank(a, spec, 1);
         SyntheticJob.writeRank(b, spec, 1);
-        assertTrue(java.util.Arrays.equals(a.toByteArray(), b.toByteArray()));
+        assertTrue(Arrays.equals(a.toByteArray(), b.toByteArray()));
         SyntheticJob.Spec sized = SyntheticJob.sized(3, 4, 4_000_000);
-        long bytes = SyntheticJob.writeRank(java.io.OutputStream.nullOutputStream(), sized, 0).bytes();
+        long bytes = SyntheticJob.writeRank(OutputStream.nullOutputStream(), sized, 0).bytes();
         assertTrue(bytes > 3_000_000 && bytes < 5_000_000, "rank 0 of a 4 MB job: " + bytes);
     }
 }

@@ -1,20 +1,23 @@
 package dev.arenascope.core.trace.torch;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 
-import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.testsupport.CollectingSink;
 
 /**
  * Small pickles that ask for large work (issue 19 #5): each must be refused with one line, quickly,
@@ -181,7 +184,7 @@ class TorchBombTest {
         });
         Map<?, ?> d = assertTimeoutPreemptively(GUARD, () -> (Map<?, ?>) PickleReader.read(bomb, "keys.pickle"));
         assertEquals(n, d.size());
-        assertEquals(12345L, d.get(java.util.List.of(12345L, 31L * n - 31L * 12345)));
+        assertEquals(12345L, d.get(List.of(12345L, 31L * n - 31L * 12345)));
         // the same keys as a snapshot's allocator_settings: read, then the dict is flattened
         byte[] snap = pickle(w -> {
             w.dict().mark().str("segments").list().str("allocator_settings").dict();
@@ -210,7 +213,7 @@ class TorchBombTest {
         }
         byte[] bomb = snapshot(w -> {
             int[] memo = new int[names.length];
-            java.util.SplittableRandom rnd = new java.util.SplittableRandom(7);
+            SplittableRandom rnd = new SplittableRandom(7);
             w.list().list().mark();
             for (int s = 0; s < 6000; s++) {
                 entry(w, fw -> {
@@ -236,6 +239,6 @@ class TorchBombTest {
         assertTimeoutPreemptively(GUARD, () -> TorchSnapshotToTrace.convert(bomb, "text.pickle", sink));
         assertEquals(names.length, sink.sites.frameCount());
         assertTrue(sink.sites.nodeCount() <= 6000 * 200, "nodes " + sink.sites.nodeCount());
-        assertEquals(6000, sink.events.stream().filter(e -> e.kind() == dev.arenascope.core.trace.EventKind.ALLOC).count());
+        assertEquals(6000, sink.events.stream().filter(e -> e.kind() == EventKind.ALLOC).count());
     }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -87,7 +88,7 @@ class TorchImportFuzzTest {
             switch (rnd.nextInt(5)) {
                 case 0 -> b[rnd.nextInt(b.length)] = (byte) rnd.nextInt(256);
                 case 1 -> b[rnd.nextInt(b.length)] = (byte) INTERESTING[rnd.nextInt(INTERESTING.length)];
-                case 2 -> b = java.util.Arrays.copyOf(b, rnd.nextInt(b.length + 1));
+                case 2 -> b = Arrays.copyOf(b, rnd.nextInt(b.length + 1));
                 case 3 -> { // forge a length: four 0xff or 0x7f bytes somewhere
                     int at = rnd.nextInt(Math.max(1, b.length - 4));
                     for (int i = 0; i < 4 && at + i < b.length; i++) {

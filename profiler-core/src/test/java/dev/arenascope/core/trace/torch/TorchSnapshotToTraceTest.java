@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -13,14 +14,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import dev.arenascope.testsupport.CollectingSink;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
-import dev.arenascope.testsupport.Fixtures;
 import dev.arenascope.core.trace.MemoryInfo;
-import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.testsupport.Fixtures;
 
 /** PyTorch snapshot import: the real fixtures' stated peaks, and every mapping on a small snapshot. */
 class TorchSnapshotToTraceTest {
@@ -144,7 +145,7 @@ class TorchSnapshotToTraceTest {
         e = assertThrows(SnapshotFormatException.class, () -> TorchSnapshotToTrace.convert(none, "x.pickle", new CollectingSink()));
         assertEquals("x.pickle: not a PyTorch memory snapshot: the pickle holds a None, not a dict", e.getMessage());
         CollectingSink untouched = new CollectingSink();
-        byte[] truncated = java.util.Arrays.copyOf(small(4), 700);
+        byte[] truncated = Arrays.copyOf(small(4), 700);
         var p = assertThrows(PickleFormatException.class, () -> TorchSnapshotToTrace.convert(truncated, "x.pickle", untouched));
         assertTrue(p.getMessage().startsWith("x.pickle at byte "), p.getMessage());
         assertEquals(null, untouched.session, "nothing reaches the sink before the whole file is checked");

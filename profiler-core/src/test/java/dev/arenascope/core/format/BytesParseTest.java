@@ -1,4 +1,5 @@
-package dev.arenascope.core.device;
+package dev.arenascope.core.format;
+
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -26,7 +26,7 @@ import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.testsupport.Fixtures;
 
 /** The window's one site-analysis cache: what the stripes ask for, the site view's workers get, and the other way round. */
-class SiteAnalysesTest {
+class SiteAnalysisCacheTest {
 
     private static EventStore load(String fixture) throws Exception {
         return TraceFormats.load(Fixtures.torch(fixture)).store();
@@ -36,7 +36,7 @@ class SiteAnalysesTest {
     void oneAnalysisServesTheSharedAndTheWorkersWay() throws Exception {
         EventStore t = load("cs336-a2-magma27.pickle");
         MemoryInfo m = t.memories().getFirst();
-        SiteAnalyses sites = new SiteAnalyses(TaskRunner.sameThread());
+        SiteAnalysisCache sites = new SiteAnalysisCache(TaskRunner.sameThread());
         sites.reset(t);
         long rev = sites.revisionProperty().get();
         assertNull(sites.get(m), "nothing built yet: the first ask starts a build");
@@ -62,7 +62,7 @@ class SiteAnalysesTest {
     @Test
     void workersAskingAtOnceShareOneBuildAndOthersAreBounded() throws Exception {
         EventStore t = load("cs336-a2-bcrafton.pickle");
-        SiteAnalyses sites = new SiteAnalyses(TaskRunner.sameThread());
+        SiteAnalysisCache sites = new SiteAnalysisCache(TaskRunner.sameThread());
         sites.reset(t);
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
@@ -83,9 +83,9 @@ class SiteAnalysesTest {
             pool.shutdownNow();
         }
         // baselines and other traces: the KEEP most recently used are kept beside the shown session's
-        for (int i = 0; i < SiteAnalyses.KEEP + 3; i++) {
+        for (int i = 0; i < SiteAnalysisCache.KEEP + 3; i++) {
             sites.analysis(load("cs336-a2-magma27.pickle"), 0, i % 2 == 0);
         }
-        assertTrue(sites.kept() <= SiteAnalyses.KEEP + 1, sites.kept() + " kept");
+        assertTrue(sites.kept() <= SiteAnalysisCache.KEEP + 1, sites.kept() + " kept");
     }
 }

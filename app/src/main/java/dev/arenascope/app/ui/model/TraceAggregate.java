@@ -3,9 +3,11 @@ package dev.arenascope.app.ui.model;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.core.analysis.MemoryModel;
@@ -17,6 +19,7 @@ import dev.arenascope.core.analysis.ScopeSampler;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.util.Progress;
@@ -31,7 +34,7 @@ import dev.arenascope.core.util.Progress;
  * read before, so a live session's digest costs what its new events cost. Confined to one thread at a
  * time; views get immutable {@link Snapshot}s.
  */
-public final class TraceDigest {
+public final class TraceAggregate {
     private static final int MAX_MARKERS = 100_000;
     private static final int MAX_REQUESTS = 4_000_000;
 
@@ -51,9 +54,9 @@ public final class TraceDigest {
     private boolean[] requestHit = new boolean[1024];
     private int requestCount;
     private int currentStep;
-    private final java.util.Set<Integer> stagedMemories = new java.util.HashSet<>();
+    private final Set<Integer> stagedMemories = new HashSet<>();
     private final ScopeSampler sampler = new ScopeSampler();
-    private final java.util.Set<Integer> announced = new java.util.HashSet<>();
+    private final Set<Integer> announced = new HashSet<>();
 
     private static final class TensorBuilder {
         int memory;
@@ -65,7 +68,7 @@ public final class TraceDigest {
         int last = Integer.MIN_VALUE;
     }
 
-    public TraceDigest(TraceView trace) {
+    public TraceAggregate(TraceView trace) {
         this.trace = trace;
         this.scopes = new ScopeAnalysis.Accumulator(trace, true);
     }
@@ -126,7 +129,7 @@ public final class TraceDigest {
     }
 
     private static final int CHUNK = 8192;
-    private java.util.List<dev.arenascope.core.trace.MemoryInfo> memories = List.of();
+    private List<MemoryInfo> memories = List.of();
 
     /** Keeps each scope name's calibration samples (up to a cap a name) for its model. */
     private void drainSamples() {

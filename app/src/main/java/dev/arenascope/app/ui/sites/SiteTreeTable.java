@@ -7,21 +7,24 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.ObservableList;
 import javafx.scene.control.Label;
+import javafx.scene.control.OverrunStyle;
+import javafx.scene.control.Tooltip;
 import javafx.scene.control.TreeItem;
 import javafx.scene.control.TreeTableCell;
 import javafx.scene.control.TreeTableColumn;
 import javafx.scene.control.TreeTableView;
 
-import dev.arenascope.app.ui.Styles;
+import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.analysis.SiteTree;
-import dev.arenascope.core.device.Bytes;
-import dev.arenascope.core.device.Percent;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Percent;
 import dev.arenascope.core.trace.StackFrame;
 
 /**
@@ -30,7 +33,7 @@ import dev.arenascope.core.trace.StackFrame;
  * share of the answer's total, self bytes, allocation count, and in compare mode the baseline's bytes
  * and the change (growth red, shrink green). FX thread only.
  */
-final class SiteTable {
+final class SiteTreeTable {
     static final String GROWTH = "site-growth";
     static final String SHRINK = "site-shrink";
 
@@ -40,7 +43,7 @@ final class SiteTable {
     private final TreeTableColumn<SiteRow, String> selfColumn;
     private long total;
 
-    SiteTable() {
+    SiteTreeTable() {
         table.setId("site-table");
         table.setShowRoot(false);
         table.setPlaceholder(new Label("Open a trace to see who holds its memory"));
@@ -63,14 +66,14 @@ final class SiteTable {
         TreeTableColumn<SiteRow, String> file = column("File", 260, SiteRow::location);
         file.setCellFactory(c -> new TreeTableCell<>() {
             {
-                setTextOverrun(javafx.scene.control.OverrunStyle.LEADING_ELLIPSIS); // the file's name matters more than its folder
+                setTextOverrun(OverrunStyle.LEADING_ELLIPSIS); // the file's name matters more than its folder
             }
 
             @Override
             protected void updateItem(String item, boolean empty) {
                 super.updateItem(item, empty);
                 setText(empty ? null : item);
-                setTooltip(empty || item == null || item.isEmpty() ? null : new javafx.scene.control.Tooltip(item));
+                setTooltip(empty || item == null || item.isEmpty() ? null : new Tooltip(item));
             }
         });
         List<TreeTableColumn<SiteRow, String>> cols = List.of(
@@ -277,7 +280,7 @@ final class SiteTable {
     }
 
     /** The top-level item showing {@code test}'s row, or null. */
-    TreeItem<SiteRow> find(java.util.function.Predicate<SiteRow> test) {
+    TreeItem<SiteRow> find(Predicate<SiteRow> test) {
         for (TreeItem<SiteRow> it : table.getRoot().getChildren()) {
             if (it.getValue() != null && test.test(it.getValue())) {
                 return it;

@@ -1,6 +1,6 @@
 package dev.arenascope.app.ui.sites;
 
-import dev.arenascope.app.ui.model.SiteAnalyses;
+import dev.arenascope.app.ui.model.SiteAnalysisCache;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
@@ -13,7 +13,7 @@ import dev.arenascope.core.trace.TraceView;
  * Answers the site view's requests with profiler-core's {@link SiteAnalysis} — the same code, and so the
  * same figures, as {@code arenascope sites} and the reports. Building an analysis replays the trace
  * once (about 0.3 s per million allocations); every analysis comes from the window's one cache,
- * {@link SiteAnalyses} (which the timeline's stripes use too): the shown session's analysis with
+ * {@link SiteAnalysisCache} (which the timeline's stripes use too): the shown session's analysis with
  * internal frames hidden is handed in with the request, the rest (internal frames kept, the
  * baseline's) are asked of the cache, which builds each once per trace size. So asking another
  * question, changing the shape or moving the cursor costs one pass over the allocation columns; a live
@@ -21,11 +21,11 @@ import dev.arenascope.core.trace.TraceView;
  *
  * <p>Thread-safe: {@link #answer} runs on worker threads, concurrently if need be.
  */
-public final class SiteAnswers {
-    private final SiteAnalyses cache;
+public final class SiteAnswerBuilder {
+    private final SiteAnalysisCache cache;
 
     /** Answers from {@code cache} (the session's). */
-    public SiteAnswers(SiteAnalyses cache) {
+    public SiteAnswerBuilder(SiteAnalysisCache cache) {
         this.cache = cache;
     }
 

@@ -1,4 +1,4 @@
-package dev.arenascope.app.ui.timeline;
+package dev.arenascope.app.ui.common;
 
 import javafx.scene.paint.Color;
 

@@ -1,4 +1,4 @@
-package dev.arenascope.core.device;
+package dev.arenascope.core.format;
 
 /**
  * Text from a trace (frame and file names, session and memory names, metadata) made safe to print on

@@ -1,4 +1,4 @@
-package dev.arenascope.app.ui;
+package dev.arenascope.app.ui.common;
 
 import java.util.function.Function;
 

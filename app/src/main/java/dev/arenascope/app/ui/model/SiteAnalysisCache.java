@@ -35,7 +35,7 @@ import dev.arenascope.core.trace.TraceView;
  * <p>Thread-safety: the entries are guarded by this object's monitor; {@link #get}, {@link #reset} and
  * the revision are FX-thread confined, like {@link SessionModel}.
  */
-public final class SiteAnalyses {
+public final class SiteAnalysisCache {
     /** The shortest interval between two builds of one memory while its trace grows. */
     static final long LIVE_REBUILD_NS = 1_000_000_000L;
     /** Analyses kept besides the shown session's shared ones. */
@@ -88,7 +88,7 @@ public final class SiteAnalyses {
         Build running;
     }
 
-    SiteAnalyses(TaskRunner tasks) {
+    SiteAnalysisCache(TaskRunner tasks) {
         this.tasks = tasks;
     }
 
@@ -222,7 +222,7 @@ public final class SiteAnalyses {
             @Override
             protected void set(SiteAnalysis v) {
                 super.set(v);
-                synchronized (SiteAnalyses.this) {
+                synchronized (SiteAnalysisCache.this) {
                     Slot s = slots.get(k);
                     if (s != null) {
                         if (s.done == null || s.done.events <= self[0].events) {

@@ -1,4 +1,4 @@
-package dev.arenascope.app.ui;
+package dev.arenascope.app.ui.common;
 
 /** The CSS style classes and ids the app's stylesheets target; views use these constants only. */
 public final class Styles {

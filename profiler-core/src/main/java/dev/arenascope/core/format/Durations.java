@@ -1,4 +1,4 @@
-package dev.arenascope.core.device;
+package dev.arenascope.core.format;
 
 import java.util.Locale;
 
