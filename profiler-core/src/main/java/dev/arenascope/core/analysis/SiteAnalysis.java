@@ -219,7 +219,7 @@ public final class SiteAnalysis {
 
     /**
      * The event index after which the peak was first reached, -1 if never: what is live "at the peak" is
-     * what was allocated at or before it and freed after it ({@link #liveAtPeak(By)}).
+     * what was allocated at or before it and freed after it ({@link SiteQuestion.AtPeak}).
      */
     public long peakEvent() {
         return x.peakIndex;
