@@ -55,7 +55,7 @@ public interface Workload {
     void validate(WorkloadOptions options);
 
     /**
-     * Runs to completion (or until {@link Progress#cancelled()}), publishing to {@code session}.
+     * Runs to completion (or until {@link Progress#isCancelled()}), publishing to {@code session}.
      *
      * @param session  where events go; the caller has attached its sinks
      * @param device   the device whose memory the workload's allocators claim
