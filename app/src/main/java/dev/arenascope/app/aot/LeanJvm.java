@@ -25,7 +25,7 @@ public final class LeanJvm {
     public static final List<String> OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     /** The sub-commands that get {@link #BATCH_OPTIONS}, in the launcher's order. */
-    public static final List<String> BATCH_COMMANDS = List.of("stats", "convert", "report", "sites", "calibrate", "pool-bins");
+    public static final List<String> BATCH_COMMANDS = List.of("stats", "convert", "report", "sites", "query", "calibrate", "pool-bins");
 
     /** The options for the {@link #BATCH_COMMANDS}. */
     public static final List<String> BATCH_OPTIONS = List.of("-XX:+UseSerialGC");

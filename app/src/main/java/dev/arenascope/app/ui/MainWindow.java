@@ -113,7 +113,7 @@ public final class MainWindow {
         tabs.getTabs().addAll(tab("Events", "tab-events", events), tab("Scope tree", "tab-scopes", scopes),
                 tab("Slot map", "tab-slots", slots), tab("Pool histograms", "tab-pools", pools), tab("Sites", "tab-sites", sites),
                 tab("Query", "tab-query", query));
-        sites.activeProperty().bind(tabs.getTabs().get(4).selectedProperty());
+        sites.activeProperty().bind(sitesTab().selectedProperty());
         split.setOrientation(Orientation.VERTICAL);
         split.getItems().addAll(timeline, tabs);
         split.setDividerPositions(prefs.divider());
@@ -305,6 +305,11 @@ public final class MainWindow {
 
     public TabPane tabs() {
         return tabs;
+    }
+
+    /** The Sites view's tab (its place among the tabs is no contract: found by its id). */
+    public Tab sitesTab() {
+        return tabs.getTabs().stream().filter(t -> "tab-sites".equals(t.getId())).findFirst().orElseThrow();
     }
 
     /** The notice above the timeline saying what a damaged file lost (hidden for sound files). */

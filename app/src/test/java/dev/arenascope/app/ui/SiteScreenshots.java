@@ -33,7 +33,7 @@ class SiteScreenshots extends ScreenshotTool {
         Path dir = start(1280, 860);
         openAndWait(Fixtures.torch("cs336-a2-magma27.pickle"));
         fxRun(() -> {
-            window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1);
+            window.tabs().getSelectionModel().select(window.sitesTab());
             // the timeline short, the site view tall: its flame graph is the subject here
             ((SplitPane) window.scene().lookup(".split-pane")).setDividerPositions(0.3);
         });

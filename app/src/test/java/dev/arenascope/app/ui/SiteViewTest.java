@@ -49,7 +49,7 @@ class SiteViewTest extends WindowTestBase {
 
     private void openAndShowSites(Path f) {
         openUntilLoaded(f);
-        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
+        fxRun(() -> window.tabs().getSelectionModel().select(window.sitesTab()));
     }
 
     private void ask(SiteRequest.Question q, SiteRequest.Shape s) {
@@ -188,7 +188,7 @@ class SiteViewTest extends WindowTestBase {
         }
         fxRun(() -> window.events().siteFilterChip().fire());
         waitForSettled(30, "every event again", () -> window.events().table().getItems().size() == window.model().trace().eventCount());
-        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
+        fxRun(() -> window.tabs().getSelectionModel().select(window.sitesTab()));
 
         // a selection made elsewhere (a stripe clicked on the timeline: every allocation of a site) selects its line here
         fxRun(() -> window.sites().table().getSelectionModel().clearSelection());
@@ -388,7 +388,7 @@ class SiteViewTest extends WindowTestBase {
         fxRun(() -> window.startLive(new NewSessionDialog.Choice("particles", "virtual:1GiB",
                 Map.of("steps", "100000"))));
         waitFor(30, "live events", () -> window.model().eventCountProperty().get() > 2_000);
-        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().size() - 1));
+        fxRun(() -> window.tabs().getSelectionModel().select(window.sitesTab()));
         long first = fx(() -> window.model().eventCountProperty().get());
         waitFor(60, "an answer about the streaming session", () -> {
             SiteAnswer a = window.sites().answerProperty().get();
