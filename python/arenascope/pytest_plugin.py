@@ -228,7 +228,7 @@ class Recorder:
 
     def _start(self, item, lim):
         import arenascope
-        from . import _session, adapters
+        from . import _session, _adapters as adapters
         run = _Run(lim)
         self.runs[item.nodeid] = run
         if _session.current() is not None:
