@@ -69,7 +69,6 @@ def capture(session, depth, skip=2):
 
 def _intern_path(session, key):
     """Declares the frames and nodes of ``key`` (innermost first) not yet declared; returns the innermost node."""
-    from ._writer import json_line
     frames = session._frames
     nodes = session._nodes
     q = session._queue
@@ -86,13 +85,13 @@ def _intern_path(session, key):
                      "file": filename, "line": max(0, line)}
             if filename.startswith("<"):
                 frame["flags"] = _INTERNAL
-            q.append(json_line(frame))
+            q.append(frame)
             frames[fkey] = fid
         nkey = (node, fid)
         nid = nodes.get(nkey)
         if nid is None:
             nid = len(nodes)
-            q.append(json_line({"type": "stack", "id": nid, "frame": fid, "parent": node}))
+            q.append({"type": "stack", "id": nid, "frame": fid, "parent": node})
             nodes[nkey] = nid
         node = nid
     return node

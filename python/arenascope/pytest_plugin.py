@@ -158,11 +158,12 @@ def _size(call, value):
 class _Run:
     """One recorded test: its session, trace path, limits and (after the call) its result."""
 
-    __slots__ = ("session", "path", "limits", "torch", "result", "violations", "error", "baseline")
+    __slots__ = ("session", "recording", "path", "limits", "torch", "result", "violations", "error", "baseline")
 
     def __init__(self, limits):
         self.limits = limits
-        self.session = None
+        self.session = None     # recording now (setup and call)
+        self.recording = None   # the closed session, until its trace is kept or dropped
         self.path = None
         self.torch = None
         self.result = None
@@ -193,6 +194,7 @@ class Recorder:
         self.results = []   # result dicts of the finished tests (every worker's, on the controller)
         self.bad = {}       # nodeid -> the usage error of its markers (pytest-xdist workers)
         self.usage_errors = []
+        self.adapters_on = False
 
     # ------------------------------------------------------------------ collection
 
@@ -235,11 +237,13 @@ class Recorder:
             run.error = "not recorded: an arenascope session was already recording (%s)" % \
                         _session.current().writer.sink.describe()
             return
-        os.makedirs(self.dir, exist_ok=True)
-        run.path = os.path.join(self.dir, _file_name(item.nodeid))
-        run.session = arenascope.Session(out=run.path, name=item.nodeid, stacks=self.stacks)
+        # recorded into memory: the figures are read from the session's events and a trace is written
+        # only for a test whose trace is kept (no file, no thread of its own for the others)
+        run.session = arenascope.Session(memory=True, name=item.nodeid, stacks=self.stacks)
         _session.start(run.session)
-        adapters.install(adapters.parse(ADAPTERS))
+        if not self.adapters_on:   # once: they stay on (an adapter instruments its library on import)
+            adapters.install(adapters.parse(ADAPTERS))
+            self.adapters_on = True
         run.torch = _TorchCounters.start()
 
     @pytest.hookimpl(tryfirst=True)
@@ -282,7 +286,8 @@ class Recorder:
         # freed now rather than by the next full collection (costly in a process holding numpy and OpenCL)
         for table in ("_memories", "_on_close", "_global_scopes"):
             getattr(s, table, {}).clear()
-        fig = testing.read_figures(run.path)
+        run.recording = s
+        fig = testing.figures_of(s)
         memories = [m for m in fig.memories]
         torch = _TorchCounters.finish(run.torch)
         run.result = _result(item.nodeid, fig, memories, torch, run.limits, self.worker, s.lost)
@@ -305,9 +310,9 @@ class Recorder:
             if run.session is not None:   # setup failed or was skipped: nothing to measure
                 from . import _session
                 _session.stop(run.session)
+                if self.keep == "all":
+                    self._save(item.nodeid, run.session)
                 run.session = None
-                if self.keep != "all" and run.path:
-                    _remove(run.path)
                 return
         if rep.when != "call":
             return
@@ -320,8 +325,10 @@ class Recorder:
             return
         failed = bool(run.violations) or rep.failed
         keep = self.keep == "all" or (self.keep == "failed" and failed)
-        if not keep:
-            _remove(run.path)
+        if keep:
+            run.path = self._save(item.nodeid, run.recording)
+            keep = run.path is not None
+        run.recording = None   # its events go with it
         run.result["outcome"] = "failed" if failed else rep.outcome
         run.result["trace"] = run.path if keep else None
         run.result["violations"] = [v[0] for v in run.violations]
@@ -329,6 +336,17 @@ class Recorder:
             rep.outcome = "failed"
             rep.longrepr = _message(run.violations, run.path if keep else None)
         rep.arenascope = run.result   # travels with the report (pytest-xdist sends it to the controller)
+
+    def _save(self, nodeid, session):
+        """Writes a test's recording beside the others (``arenascope open`` reads it); its path, or None
+        when it could not be written (said on stderr)."""
+        path = os.path.join(self.dir, _file_name(nodeid))
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+            return session.save(path)
+        except OSError as e:
+            print("arenascope: %s: the trace could not be kept: %s" % (nodeid, e), file=sys.stderr)
+            return None
 
     # ------------------------------------------------------------------ results (controller)
 
@@ -391,13 +409,6 @@ def _file_name(nodeid):
     if len(safe) > 120:
         safe = safe[:100] + "-" + hashlib.sha1(nodeid.encode("utf-8")).hexdigest()[:12]
     return safe + ".jsonl"
-
-
-def _remove(path):
-    try:
-        os.remove(path)
-    except OSError:
-        pass
 
 
 def _write_json(path, obj):
