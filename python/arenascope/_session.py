@@ -100,6 +100,12 @@ class Session:
         self._stacks = {}   # call path (code objects and lines) -> site
         self._frames = {}   # (code object, line) -> frame id
         self._nodes = {}    # (parent node, frame id) -> stack node id
+        self._site_lock = self._lock
+        self._shared_sites = None
+        if memory:   # the process's site table: its sites are renumbered only if it is saved
+            self._shared_sites = sink.sites = _stacks.SHARED
+            self._stacks = _stacks.SHARED.stacks
+            self._site_lock = _stacks.SHARED.lock
         self._threads = {}
         self._memories = {}
         self._next_memory = 0
@@ -294,6 +300,8 @@ class Session:
         self.forked_from = parent
         self.closed = True
         self._lock = threading.RLock()   # another thread of the parent may have held it
+        if self._shared_sites is None:
+            self._site_lock = self._lock
         self.writer.abandon()
 
     def summary(self):

@@ -118,15 +118,49 @@ class MemorySink:
 
     def __init__(self):
         self.items = []
+        self.sites = None   # the process's site table (_stacks.SharedSites) the events' sites are ids of
         self.delivered_events = None
         self.receiver_message = None
 
     def take(self, items):
         self.items.extend(items)
 
+    def lines(self):
+        """The items as a file holds them: the sites the events use renumbered from 0, in order of first
+        use, each declared (frame and stack lines, callers first) just before the first event using it."""
+        if self.sites is None:
+            return self.items
+        from ._stacks import frame_line
+        frame_of = self.sites.frame_of
+        node_of = self.sites.node_of
+        fmap = {}
+        nmap = {-1: -1}
+        out = []
+        for item in self.items:
+            if item.__class__ is tuple and len(item) == 13:
+                site = nmap.get(item[12])
+                if site is None:
+                    chain = []
+                    nid = item[12]
+                    while nid not in nmap:
+                        chain.append(nid)
+                        nid = node_of[nid][1]
+                    for nid in reversed(chain):
+                        fid, parent = node_of[nid]
+                        local = fmap.get(fid)
+                        if local is None:
+                            local = fmap[fid] = len(fmap)
+                            out.append(frame_line(local, frame_of[fid]))
+                        nmap[nid] = len(nmap) - 1
+                        out.append({"type": "stack", "id": nmap[nid], "frame": local, "parent": nmap[parent]})
+                    site = nmap[item[12]]
+                item = item[:12] + (site,)
+            out.append(item)
+        return out
+
     def save(self, path):
         """Writes the recording to ``path`` as the file sink would have (replacing it); returns the path."""
-        text, _ = format_items(self.items)
+        text, _ = format_items(self.lines())
         fd = os.open(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             view = memoryview(text.encode("ascii"))
@@ -266,52 +300,70 @@ class LiveSink:
 
 class _Pump:
     """The process's one writer thread: drains every open :class:`Writer` whose interval is up, every
-    ``tick`` seconds while there is one, and sleeps on a condition while there is none."""
+    ``tick`` seconds. After ``idle_ticks`` ticks with no writer it sleeps until the next one is added
+    (so a test suite's sessions, one after another, find it awake and cost it no wake-up)."""
 
     tick = 0.005
+    idle_ticks = 200
 
     def __init__(self):
-        self._cond = threading.Condition(threading.Lock())
-        self._writers = []
+        self._lock = threading.Lock()
+        self._writers = ()       # replaced, never changed in place: the thread reads it without the lock
         self._thread = None
+        self._idle = False
+        self._wake = threading.Event()
 
     def add(self, writer):
-        with self._cond:
-            self._writers.append(writer)
+        with self._lock:
+            self._writers = self._writers + (writer,)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="arenascope-writer", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            wake, self._idle = self._idle, False
+        if wake:
+            self._wake.set()
 
     def remove(self, writer):
-        with self._cond:
+        with self._lock:
             if writer in self._writers:
-                self._writers.remove(writer)
+                self._writers = tuple(w for w in self._writers if w is not writer)
 
     def _run(self):
-        cond = self._cond
+        idle = 0
         while True:
-            with cond:
-                while not self._writers:
-                    cond.wait()
-                writers = list(self._writers)
-            now = time.monotonic()
-            for w in writers:
-                if now >= w._due:
-                    w._due = now + w._interval
-                    try:
-                        w.drain()
-                    except Exception as e:   # one session's failure never stops the others' writing
-                        w.error = w.error or "cannot write %s: %s" % (w.sink.describe(), e)
+            writers = self._writers
+            if writers:
+                idle = 0
+                now = time.monotonic()
+                for w in writers:
+                    if now >= w._due:
+                        w._due = now + w._interval
+                        try:
+                            w.drain()
+                        except Exception as e:   # one session's failure never stops the others' writing
+                            w.error = w.error or "cannot write %s: %s" % (w.sink.describe(), e)
+            else:
+                idle += 1
+                if idle > self.idle_ticks:
+                    with self._lock:
+                        if not self._writers:
+                            self._idle = True
+                            self._wake.clear()
+                    if self._idle:
+                        self._wake.wait()   # add() sets it after it saw _idle
+                    idle = 0
+                    continue
             time.sleep(self.tick)
 
     def after_fork_in_child(self):
         """The child has no pump thread and must not write its parent's queues: forgotten, locks new."""
         for w in self._writers:
             w._lock = threading.Lock()
-        self._cond = threading.Condition(threading.Lock())
-        self._writers = []
+        self._lock = threading.Lock()
+        self._writers = ()
         self._thread = None
+        self._idle = False
+        self._wake = threading.Event()
 
 
 _pump = _Pump()

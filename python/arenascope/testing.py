@@ -294,6 +294,10 @@ def figures_of(session):
     its queued items without writing or parsing its lines: the same figures :func:`read_figures` gives
     for the file :meth:`~arenascope.Session.save` writes."""
     r = _Reader()
+    sites = session.writer.sink.sites
+    if sites is not None:   # the process's site table (read only here)
+        r.fig._frames = sites.frame_of
+        r.fig._stacks = sites.node_of
     event = r.event
     meta = r.meta
     loads = json.loads
