@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * Plans a {@link BankProblem}: which bank each buffer goes into, and where in that bank's arena.
@@ -36,6 +37,8 @@ public final class BankPlanner {
     /** Above this many buffers in a bank, a turned-away buffer is not tried again with a new packing. */
     static final int REPACK_LIMIT = 10_000;
     private static final int MAX_CHECKPOINTS = 3_000;
+    /** Above this many buffers, no ruin-and-recreate rounds (each costs a pass over the buffers). */
+    static final int LNS_LIMIT = 20_000;
 
     /** Plans {@code bp} within {@code timeLimitNanos} (a packing is always returned). */
     public BankPlan plan(BankProblem bp, long timeLimitNanos) {
@@ -282,7 +285,156 @@ public final class BankPlanner {
                 int b = banks[r];
                 packings[b] = fill(r, b);
             }
+            if (banks.length > 1 && n <= LNS_LIMIT && fits(packings) && bp.cost(bankOf) > bound * (1 + 1e-12)) {
+                improve(bound);
+                for (int b = 0; b < banks.length; b++) {
+                    packings[b] = asPlaced(b);
+                }
+            }
             return assemble(bp, bankOf, offsets, packings, bound, false, timedOut, t0);
+        }
+
+        private boolean fits(Packing[] packings) {
+            for (int b = 0; b < packings.length; b++) {
+                if (packings[b].height() > bp.banks().get(b).capacity()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Bank b's buffers at their offsets as a packing record. */
+        private Packing asPlaced(int b) {
+            int[] mine = members(bankOf, b);
+            List<PlanBuffer> bs = new ArrayList<>(mine.length);
+            long[] off = new long[mine.length];
+            for (int k = 0; k < mine.length; k++) {
+                bs.add(problem.buffers().get(mine[k]));
+                off[k] = offsets[mine[k]];
+            }
+            PlanProblem sub = new PlanProblem(bs, problem.alignment());
+            return new Packing(sub, off, Packing.heightOf(sub, off), sub.lowerBound(), bp.banks().get(b).capacity(), "banks", 0, false);
+        }
+
+        /**
+         * Ruin and recreate on the cheapest bank until the deadline (or the bound is met): a random window
+         * of time is emptied of the cheapest bank's movable buffers, then refilled by first fit from every
+         * buffer live in the window that may use the bank, in order of saving with some noise; buffers
+         * that lost their place go by first fit into their next bank. A round that lowers the cost (or
+         * keeps it, a third of the time) is kept, else undone. Every state is a valid packing.
+         */
+        private void improve(double bound) {
+            int cheap = banks[0];
+            long cap = bp.banks().get(cheap).capacity();
+            Random random = new Random(0x5eed);
+            long[] starts = new long[n];
+            for (int i = 0; i < n; i++) {
+                starts[i] = problem.buffers().get(i).lower();
+            }
+            long[] sortedStarts = starts.clone();
+            Arrays.sort(sortedStarts);
+            long lastEnd = 0;
+            for (PlanBuffer b : problem.buffers()) {
+                lastEnd = Math.max(lastEnd, b.upper());
+            }
+            double cost = bp.cost(bankOf);
+            int[] keepBank = bankOf.clone();
+            long[] keepOffset = offsets.clone();
+            double[] save = new double[n];
+            for (int i = 0; i < n; i++) {
+                save[i] = bp.allows(i, cheap) && laterChoice(i, 0) ? saving(i, 0) : Double.NEGATIVE_INFINITY;
+            }
+            List<Integer> removed = new ArrayList<>();
+            List<Integer> cands = new ArrayList<>();
+            double[] key = new double[n];
+            while (System.nanoTime() < deadline && cost > bound * (1 + 1e-12)) {
+                long t0 = sortedStarts[random.nextInt(n)];
+                long span = 1 + (long) ((lastEnd - t0) * Math.pow(random.nextDouble(), 3));
+                long t1 = t0 + span;
+                removed.clear();
+                cands.clear();
+                for (int i = 0; i < n; i++) {
+                    PlanBuffer b = problem.buffers().get(i);
+                    if (b.lower() < t1 && t0 < b.upper() && save[i] != Double.NEGATIVE_INFINITY) {
+                        if (bankOf[i] == cheap) {
+                            removed.add(i);
+                            bankOf[i] = -1;
+                        }
+                        cands.add(i);
+                        key[i] = save[i] * (1 + 0.3 * random.nextGaussian());
+                    }
+                }
+                if (cands.isEmpty()) {
+                    continue;
+                }
+                cands.sort((x, y) -> Double.compare(key[y], key[x]));
+                for (int i : cands) {
+                    if (bankOf[i] == cheap) {
+                        continue;
+                    }
+                    long off = lowestFit(i, cheap, cap);
+                    if (off >= 0) {
+                        bankOf[i] = cheap;
+                        offsets[i] = off;
+                    }
+                }
+                boolean ok = true;
+                for (int i : removed) {
+                    if (bankOf[i] == -1) {
+                        ok &= relocate(i);
+                    }
+                }
+                double next = ok ? bp.cost(bankOf) : Double.POSITIVE_INFINITY;
+                if (ok && (next < cost - 1e-9 || (next <= cost + 1e-9 && random.nextInt(3) == 0))) {
+                    cost = next;
+                    System.arraycopy(bankOf, 0, keepBank, 0, n);
+                    System.arraycopy(offsets, 0, keepOffset, 0, n);
+                } else {
+                    System.arraycopy(keepBank, 0, bankOf, 0, n);
+                    System.arraycopy(keepOffset, 0, offsets, 0, n);
+                }
+            }
+        }
+
+        /** Buffer i into the cheapest bank after the first where first fit finds it room; false when none. */
+        private boolean relocate(int i) {
+            for (int r = 1; r < banks.length; r++) {
+                int b = banks[r];
+                if (!bp.allows(i, b)) {
+                    continue;
+                }
+                long off = lowestFit(i, b, bp.banks().get(b).capacity());
+                if (off >= 0) {
+                    bankOf[i] = b;
+                    offsets[i] = off;
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The lowest offset in bank b where buffer i shares no byte with the bank's buffers live with it, or -1 above cap. */
+        private long lowestFit(int i, int b, long cap) {
+            PlanBuffer me = problem.buffers().get(i);
+            long size = problem.alignedSize(i);
+            if (size == 0) {
+                return 0;
+            }
+            List<long[]> taken = new ArrayList<>();
+            for (int j = 0; j < n; j++) {
+                if (j != i && bankOf[j] == b && problem.alignedSize(j) > 0 && problem.buffers().get(j).overlapsInTime(me)) {
+                    taken.add(new long[] {offsets[j], offsets[j] + problem.alignedSize(j)});
+                }
+            }
+            taken.sort((x, y) -> Long.compare(x[0], y[0]));
+            long off = 0;
+            for (long[] t : taken) {
+                if (t[0] - off >= size) {
+                    break;
+                }
+                off = Math.max(off, t[1]);
+            }
+            return off + size <= cap ? off : -1;
         }
 
         /** Whether buffer i may still go into a bank after the r-th cheapest. */
@@ -601,8 +753,103 @@ public final class BankPlanner {
         if (flexible.isEmpty()) {
             return trivial;
         }
-        double savings = savingsBound(p, flexible, pinned, perByte, lambda, bp.banks().get(cheapest).capacity());
+        long capacity = bp.banks().get(cheapest).capacity();
+        double savings = Math.min(savingsBound(p, flexible, pinned, perByte, lambda, capacity),
+                dualDescent(p, flexible, pinned, perByte, lambda, capacity));
         return Math.max(trivial, relaxed - savings);
+    }
+
+    /**
+     * The relaxation's dual with a price {@code y} on the cheapest bank's capacity at every step between
+     * two consecutive starts or ends, improved by projected subgradient steps: for any prices at or above
+     * zero, {@code sum y(k) * capacityLeft(k) + sum over buffers of size * max(0, saving per byte - the
+     * prices over its lifetime)} bounds what the bank can save (weak duality), so every iterate is a valid
+     * bound and the lowest is kept.
+     */
+    private static double dualDescent(PlanProblem p, List<Integer> flexible, List<Integer> pinned, double[] perByte,
+                                      double lambda, long capacity) {
+        int m = flexible.size();
+        long[] pts = new long[2 * (m + pinned.size())];
+        int c = 0;
+        for (int i : flexible) {
+            pts[c++] = p.buffers().get(i).lower();
+            pts[c++] = p.buffers().get(i).upper();
+        }
+        for (int i : pinned) {
+            pts[c++] = p.buffers().get(i).lower();
+            pts[c++] = p.buffers().get(i).upper();
+        }
+        Arrays.sort(pts);
+        int u = 0;
+        for (int k = 0; k < pts.length; k++) {
+            if (u == 0 || pts[k] != pts[u - 1]) {
+                pts[u++] = pts[k];
+            }
+        }
+        int segments = Math.max(1, u - 1); // segment k: steps [pts[k], pts[k+1])
+        double[] left = new double[segments];
+        long[] pinnedDiff = new long[segments + 1];
+        for (int i : pinned) {
+            PlanBuffer b = p.buffers().get(i);
+            pinnedDiff[Arrays.binarySearch(pts, 0, u, b.lower())] += p.alignedSize(i);
+            pinnedDiff[Arrays.binarySearch(pts, 0, u, b.upper())] -= p.alignedSize(i);
+        }
+        long run = 0;
+        for (int k = 0; k < segments; k++) {
+            run += pinnedDiff[k];
+            left[k] = Math.max(0, capacity - run);
+        }
+        int[] from = new int[m];
+        int[] to = new int[m];
+        double[] size = new double[m];
+        double[] w = new double[m];
+        for (int q = 0; q < m; q++) {
+            int i = flexible.get(q);
+            from[q] = Arrays.binarySearch(pts, 0, u, p.buffers().get(i).lower());
+            to[q] = Arrays.binarySearch(pts, 0, u, p.buffers().get(i).upper()); // exclusive
+            size[q] = p.alignedSize(i);
+            w[q] = perByte[i];
+        }
+        double[] y = new double[segments];
+        double[] prefix = new double[segments + 1];
+        double[] grad = new double[segments + 1];
+        double best = Double.POSITIVE_INFINITY;
+        int iterations = (int) Math.max(50, Math.min(3_000, 300_000_000L / Math.max(1, m + segments)));
+        for (int it = 0; it < iterations; it++) {
+            for (int k = 0; k < segments; k++) {
+                prefix[k + 1] = prefix[k] + y[k];
+            }
+            double value = 0;
+            for (int k = 0; k < segments; k++) {
+                value += y[k] * left[k];
+            }
+            Arrays.fill(grad, 0);
+            for (int q = 0; q < m; q++) {
+                double priced = prefix[to[q]] - prefix[from[q]];
+                if (priced < w[q]) {
+                    value += size[q] * (w[q] - priced);
+                    grad[from[q]] -= size[q];
+                    grad[to[q]] += size[q];
+                }
+            }
+            best = Math.min(best, value);
+            // the subgradient: capacity left minus the bytes still earning at each segment
+            double run2 = 0;
+            double norm = 0;
+            for (int k = 0; k < segments; k++) {
+                run2 += grad[k];
+                grad[k] = left[k] + run2;
+                norm = Math.max(norm, Math.abs(grad[k]));
+            }
+            if (norm == 0) {
+                break;
+            }
+            double step = lambda / Math.sqrt(it + 1.0) / norm;
+            for (int k = 0; k < segments; k++) {
+                y[k] = Math.max(0, y[k] - step * grad[k]);
+            }
+        }
+        return best;
     }
 
     /**
