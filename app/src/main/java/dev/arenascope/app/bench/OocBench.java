@@ -23,7 +23,8 @@ import dev.arenascope.core.trace.store.TraceStore;
  * The {@code ooc} figures: a {@link GeneratedTrace} of N events opened out of core and in memory, side
  * by side in one run (each question asked of both stores, alternating which goes first):
  * <ul>
- * <li>{@code ooc.events}, {@code ooc.file_bytes_per_event}: the trace measured;</li>
+ * <li>{@code ooc.events}, {@code ooc.file_bytes_per_event}, {@code ooc.generate_s}: the trace measured and
+ *     the time {@code generate} took to write it;</li>
  * <li>{@code ooc.first_open_s} (no saved index: the trace read once, the index built and saved),
  *     {@code ooc.index_open_s} (from the saved index), {@code ooc.memory_open_s} (the in-memory store);</li>
  * <li>{@code ooc.index_mb} (what the out-of-core store keeps: indexes and chunk index),
@@ -57,7 +58,9 @@ final class OocBench implements BenchSuite {
         Path file = dir.resolve("ooc.astrace");
         Map<String, Double> f = new LinkedHashMap<>();
         try {
+            long g0 = System.nanoTime();
             GeneratedTrace.write(file, events, 1, null);
+            f.put("ooc.generate_s", (System.nanoTime() - g0) / 1e9);
             f.put("ooc.events", (double) events);
             f.put("ooc.file_bytes_per_event", Files.size(file) / (double) events);
             Path idx = AstraceIndex.indexOf(file);
