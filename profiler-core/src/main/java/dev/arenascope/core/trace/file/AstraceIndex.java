@@ -138,7 +138,7 @@ public final class AstraceIndex {
      *
      * @param eventsRead told each chunk's event count while the trace is read (not when the index
      *                   serves), or null; may throw to stop the read
-     * @throws TraceFormatException when the trace's header cannot be read
+     * @throws dev.arenascope.core.trace.TraceFormatException when the trace's header cannot be read
      */
     public static Opened open(Path trace, LongConsumer eventsRead) throws IOException {
         return open(trace, eventsRead, cacheBytes());

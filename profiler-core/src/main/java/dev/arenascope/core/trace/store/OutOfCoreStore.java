@@ -22,6 +22,7 @@ import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.codec.EventLayout;
 import dev.arenascope.core.trace.codec.MetaCodec;
 
