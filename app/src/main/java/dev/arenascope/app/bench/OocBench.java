@@ -36,11 +36,11 @@ import dev.arenascope.core.trace.store.TraceStore;
  * <li>{@code ooc.site_question_s}: the site analysis of {@code cuda:0} built and asked what was live at
  *     mid-session, with its twin;</li>
  * <li>{@code ooc.stats_s}, {@code ooc.stats_rss_mb}, {@code ooc.stats_cpu_s}: {@code stats} in a fresh
- *     JVM under {@code -Xmx2g} out of core, with {@code ooc.memory_stats_*} in memory under {@code -Xmx6g}.</li>
+ *     JVM under {@code -Xmx2g} out of core, with {@code ooc.memory_stats_*} in memory under {@code -Xmx4g}.</li>
  * </ul>
  * N is {@code ARENASCOPE_OOC_EVENTS} (default 100 M; 2 M with {@code --quick}); the trace goes to
  * {@code ARENASCOPE_OOC_DIR} (default {@code java.io.tmpdir}) and is deleted afterwards. The bench's own
- * JVM holds the in-memory store too: at 100 M events give it {@code -Xmx6g}.
+ * JVM holds the in-memory store too: at 100 M events give it {@code -Xmx4g}.
  */
 final class OocBench implements BenchSuite {
     @Override
@@ -114,7 +114,7 @@ final class OocBench implements BenchSuite {
             putIfMeasured(f, "ooc.stats_rss_mb", r.rssMb());
             putIfMeasured(f, "ooc.stats_cpu_s", r.cpuS());
             List<String> jvmMem = new ArrayList<>(LeanJvm.BATCH_OPTIONS);
-            jvmMem.add("-Xmx6g");
+            jvmMem.add("-Xmx4g");
             jvmMem.add("-Darenascope.store=memory");
             ChildRun rm = ChildRun.cli(jvmMem, "stats", file.toString());
             f.put("ooc.memory_stats_s", rm.wallS());
