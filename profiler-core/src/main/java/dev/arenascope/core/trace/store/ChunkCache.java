@@ -54,6 +54,11 @@ final class ChunkCache {
         return e;
     }
 
+    /** Whether chunk {@code n} is cached, without counting a hit or a miss or touching its age. */
+    synchronized boolean contains(int n) {
+        return map.containsKey(n); // containsKey does not reorder an access-ordered map
+    }
+
     /** Keeps {@code e} as chunk {@code n}'s, dropping the least recently used past the bound (never {@code e} itself). */
     synchronized Entry put(int n, Entry e) {
         Entry old = map.put(n, e);

@@ -61,9 +61,9 @@ final class GaugeIndex {
     // the open (last) leaf
     long leaves;
     private int openCount;
-    final long[] ot;
-    final long[] ou;
-    final long[] ox;
+    long[] ot; // not final: an index read back sizes them to its open leaf
+    long[] ou;
+    long[] ox;
     private long oLast;
     private long oUMin;
     private long oUMax;
@@ -89,12 +89,17 @@ final class GaugeIndex {
      * @param maxLeafSpan for an out-of-core index, the longest time a leaf may span (ns)
      */
     GaugeIndex(int leafCap, boolean outOfCore, long maxLeafSpan) {
+        this(leafCap, outOfCore, maxLeafSpan, leafCap);
+    }
+
+    /** As above with open-leaf arrays of {@code openArrays} (an index read back, which takes no more events). */
+    private GaugeIndex(int leafCap, boolean outOfCore, long maxLeafSpan, int openArrays) {
         this.leafCap = leafCap;
         this.external = outOfCore ? new LongColumn() : null;
         this.maxLeafSpan = maxLeafSpan;
-        ot = new long[leafCap];
-        ou = new long[leafCap];
-        ox = new long[leafCap];
+        ot = new long[openArrays];
+        ou = new long[openArrays];
+        ox = new long[openArrays];
     }
 
     /**
@@ -382,10 +387,10 @@ final class GaugeIndex {
      */
     static GaugeIndex read(IndexInput in) {
         int cap = in.i32();
-        if (cap < 1 || cap > 1 << 20) {
+        if (cap != OutOfCoreStore.LEAF_EVENTS) {
             throw new IndexInput.DamagedIndexException("gauge leaf size " + cap);
         }
-        GaugeIndex g = new GaugeIndex(cap, true, in.i64());
+        GaugeIndex g = new GaugeIndex(cap, true, in.i64(), 0); // open-leaf arrays sized below, to what the bytes hold
         g.chunk = in.i32();
         g.chunkPos = in.i32();
         g.breakLeaf = in.bool();
@@ -415,6 +420,9 @@ final class GaugeIndex {
                 || (leaves > 0) != (g.openCount > 0) || g.events < leaves) {
             throw new IndexInput.DamagedIndexException("gauge index columns disagree");
         }
+        g.ot = new long[g.openCount];
+        g.ou = new long[g.openCount];
+        g.ox = new long[g.openCount];
         for (int k = 0; k < g.openCount; k++) {
             g.ot[k] = in.i64();
             g.ou[k] = in.i64();

@@ -212,7 +212,7 @@ final class MemoryIndexes {
     static MemoryIndexes read(IndexInput in, int chunks) {
         int cap = in.i32();
         long span = in.i64();
-        if (cap < 1 || cap > 1 << 20 || span < 1) {
+        if (cap != OutOfCoreStore.LEAF_EVENTS || span < 1) {
             throw new IndexInput.DamagedIndexException("index leaf size " + cap + ", span " + span);
         }
         MemoryIndexes m = new MemoryIndexes(cap, true, span);

@@ -574,9 +574,50 @@ public final class OutOfCoreStore implements TraceStore {
         long[] cnt = new long[buckets];
         GaugeIndex g = indexes.gauge(memory);
         if (g != null) {
+            prefetch(fromNs, toNs);
             new GaugeQuery(g, leaves, memory).exact(exactGauges).fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
         }
         return new GaugeSeries(fromNs, w, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
+    }
+
+    /** Chunks a zoomed-in frame may decode at once, on several cores, before its query reads them one by one. */
+    static final int PREFETCH_CHUNKS = 64;
+
+    /**
+     * Decodes, on the common pool's cores, the chunks of {@code [fromNs, toNs)} not yet cached, when
+     * they are few enough to be what a zoomed-in frame reads: {@value #PREFETCH_CHUNKS} at most, at most
+     * half of what the cache holds and at most an eighth of the trace's chunks (a wider window is a
+     * zoomed-out frame, which reads none).
+     * Answers do not depend on it: the query reads the same chunks through the cache either way.
+     */
+    private void prefetch(long fromNs, long toNs) {
+        int a = firstChunkEndingAtOrAfter(fromNs);
+        int b = firstChunkEndingAtOrAfter(toNs);
+        b = Math.min(chunks.size() - 1, b);
+        int n = b - a + 1;
+        long fits = cache.maxBytes() / 2 / ((long) (ChunkCache.EVENT_BYTES + 24) * 65_536);
+        if (n < 2 || n > PREFETCH_CHUNKS || n > fits || (long) n * 8 > chunks.size()) {
+            return;
+        }
+        java.util.stream.IntStream.rangeClosed(a, b).parallel().forEach(ci -> {
+            if (!cache.contains(ci)) {
+                gaugesOf(ci);
+            }
+        });
+    }
+
+    private int firstChunkEndingAtOrAfter(long timeNs) {
+        int lo = 0;
+        int hi = chunks.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (chunks.get(mid).lastEff() >= timeNs) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
     }
 
     @Override
