@@ -81,6 +81,8 @@ public final class AstraceReader implements AutoCloseable {
     private int chunks;
     private long lost;
     private final List<String> problems = new ArrayList<>();
+    /** Whether the file was still being written when it was opened (its {@link WriterNote} names a running process). */
+    private final boolean stillWriting;
     private int problemCount;
     /** The file offset of the chunk accepted last (what a problem found while delivering it names). */
     private long acceptedAt;
@@ -100,7 +102,19 @@ public final class AstraceReader implements AutoCloseable {
         this.path = path;
         this.source = path.toString();
         this.ch = ch;
+        this.stillWriting = WriterNote.check(path) == WriterNote.State.WRITING;
         this.size = ch.size();
+        if (stillWriting && !headerSealed()) {
+            // a recording that has not written its first chunk yet: nothing to read so far, and no damage
+            session = new SessionInfo("", "", 0, List.of(), Map.of());
+            headerMeta = List.of();
+            version = AstraceFormat.VERSION;
+            codec = new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, version);
+            dataStart = size;
+            pos = size;
+            done = true;
+            return;
+        }
         if (size < AstraceFormat.HEADER_FIXED) {
             throw new TraceFormatException(source, 0, "too short to be an .astrace file (" + size + " bytes)");
         }
@@ -145,6 +159,24 @@ public final class AstraceReader implements AutoCloseable {
         dataStart = AstraceFormat.HEADER_FIXED + bodyLen;
         pos = dataStart;
         readFooter();
+    }
+
+    /** Whether the whole header is in the file yet (it is written with the first chunk). */
+    private boolean headerSealed() throws IOException {
+        if (size < AstraceFormat.HEADER_FIXED) {
+            return false;
+        }
+        byte[] fixed = readAt(0, AstraceFormat.HEADER_FIXED);
+        long bodyLen = (fixed[12] & 0xffL) | (fixed[13] & 0xffL) << 8 | (fixed[14] & 0xffL) << 16 | (fixed[15] & 0xffL) << 24;
+        return bodyLen <= size - AstraceFormat.HEADER_FIXED;
+    }
+
+    /**
+     * Whether the file was still being written when it was opened: what the reader yields is what was
+     * sealed by then, and a missing footer or a last chunk not yet whole is no damage.
+     */
+    public boolean stillWriting() {
+        return stillWriting;
     }
 
     /**
@@ -338,6 +370,10 @@ public final class AstraceReader implements AutoCloseable {
                 finish(footerOffset >= 0);
                 return null;
             }
+            if (stillWriting && footerOffset < 0 && (left < ChunkCodec.FRAME_HEADER_BYTES || tailNotWhole(left))) {
+                finish(false); // the chunk being written: not sealed yet
+                return null;
+            }
             if (left < 4) {
                 problem(pos, "file ends inside a chunk header (" + left + " bytes)");
                 finish(false);
@@ -401,10 +437,20 @@ public final class AstraceReader implements AutoCloseable {
         return null;
     }
 
+    /** Whether the frame at {@link #pos} claims more bytes than the file holds yet (a writer's chunk half written). */
+    private boolean tailNotWhole(long left) throws IOException {
+        byte[] h = readAt(pos, ChunkCodec.FRAME_HEADER_BYTES);
+        try {
+            return FrameHeader.parse(h, 0, source, pos).payloadBytes() > left - ChunkCodec.FRAME_HEADER_BYTES;
+        } catch (TraceFormatException e) {
+            return false;
+        }
+    }
+
     private void finish(boolean reachedFooter) {
         done = true;
         sawFooter = reachedFooter;
-        if (!reachedFooter && problemCount == 0) {
+        if (!reachedFooter && problemCount == 0 && !stillWriting) {
             problem(pos, "no footer: the recording did not finish");
         }
     }
@@ -515,7 +561,7 @@ public final class AstraceReader implements AutoCloseable {
     /** What has been read so far, and what was wrong. */
     public ReadReport result() {
         return new ReadReport(source, events, chunks, "chunks", size, footerEvents, Math.max(lost, footerLost),
-                problemCount, problems);
+                problemCount, problems, stillWriting && footerOffset < 0);
     }
 
     @Override

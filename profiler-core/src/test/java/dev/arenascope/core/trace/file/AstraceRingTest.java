@@ -1,0 +1,242 @@
+package dev.arenascope.core.trace.file;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.arenascope.core.trace.Event;
+import dev.arenascope.core.trace.EventBatch;
+import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.store.EventStore;
+
+/** The ring of chunks: a capped writer drops the oldest chunks whole, counts them, and keeps the rest readable and right. */
+class AstraceRingTest {
+    @TempDir
+    Path dir;
+
+    static final long EARLY_PEAK = 8L << 20;
+    static final long CAP = 256 << 10;
+
+    /** A stream written chunk by chunk, remembering every recorded event (and the gauges it set). */
+    static final class Stream {
+        final AstraceWriter w;
+        final List<Event> written = new ArrayList<>();
+        final SplittableRandom rnd = new SplittableRandom(34);
+        long used0 = 0;
+        long used1 = 0;
+        int chunk;
+
+        Stream(AstraceWriter w) {
+            this.w = w;
+            w.onSession(new SessionInfo("ring", "box", 1_764_000_000_000_000_000L, List.of(), Map.of("tool", "test")));
+            w.onString(1, "frame");
+            w.onThread(1, "main");
+            w.onMemory(new MemoryInfo(0, "frame", MemoryKind.ARENA, "virtual", 1L << 30, Map.of()));
+        }
+
+        void add(EventBatch b, long t, EventKind k, int mem, long a, long bytes, long used, int ref) {
+            b.add(t, EventBatch.pack(k.code(), 0, mem), 1, a, bytes, bytes, used, 0, ref, -1);
+            written.add(b.get(b.size() - 1));
+        }
+
+        /** One chunk of 2,000 events at 100 ms a chunk: memory 0 bumps and restores; memory 1 (from chunk 5) allocates; memory 2 lives in chunks 2 and 3. */
+        void chunk() {
+            EventBatch b = new EventBatch(2100);
+            long t0 = chunk * 100_000_000L;
+            if (chunk == 0) {
+                add(b, 0, EventKind.MEMORY_CREATED, 0, 0, 1L << 30, 0, 1);
+                used0 = EARLY_PEAK;
+                add(b, 1_000, EventKind.ALLOC, 0, 0, EARLY_PEAK, used0, -1);
+                used0 = 1 << 20;
+                add(b, 2_000, EventKind.POINTER_RESTORE, 0, 1 << 20, EARLY_PEAK - (1 << 20), used0, -1);
+            }
+            if (chunk == 2) {
+                w.onMemory(new MemoryInfo(2, "short", MemoryKind.ARENA, "virtual", 4096, Map.of()));
+                add(b, t0 + 1, EventKind.MEMORY_CREATED, 2, 0, 4096, 0, -1);
+            }
+            if (chunk == 3) {
+                add(b, t0 + 1, EventKind.MEMORY_CLOSED, 2, 0, 4096, 0, -1);
+            }
+            if (chunk == 5) {
+                w.onString(2, "late pool");
+                w.onMemory(new MemoryInfo(1, "late pool", MemoryKind.POOL, "virtual", 0, Map.of()));
+                add(b, t0 + 2, EventKind.MEMORY_CREATED, 1, 0, 0, 0, 2);
+                used1 = 3 << 20;
+                add(b, t0 + 3, EventKind.ALLOC, 1, 0x1000, 3 << 20, used1, -1); // freed only at the very end
+            }
+            for (int i = 0; b.size() < 2000; i++) {
+                long t = t0 + 10 + i * 10_000L;
+                long size = 64 + rnd.nextInt(4096);
+                add(b, t, EventKind.ALLOC, 0, used0, size, used0 + size, -1);
+                add(b, t + 5_000, EventKind.POINTER_RESTORE, 0, used0, size, used0, -1);
+            }
+            w.onEvents(b);
+            w.flush();
+            chunk++;
+        }
+
+        void freeTheLatePoolBlock() {
+            EventBatch b = new EventBatch(1);
+            used1 = 0;
+            add(b, chunk * 100_000_000L, EventKind.FREE, 1, 0x1000, 3 << 20, used1, -1);
+            w.onEvents(b);
+            w.flush();
+        }
+    }
+
+    @Test
+    void bySizeTheNewestChunksStayReadableAndWhatWasDroppedIsCounted() throws IOException {
+        Path file = dir.resolve("ring.astrace");
+        Stream s;
+        try (AstraceWriter w = new AstraceWriter(file, 1, RingCap.ofBytes(CAP))) {
+            s = new Stream(w);
+            for (int c = 0; c < 160; c++) {
+                s.chunk();
+                assertTrue(Files.size(file) <= CAP, "chunk " + c + ": the file grew to " + Files.size(file) + " bytes");
+                if (c % 25 == 24) {
+                    // readable at every moment, and not "damaged": it is still being written
+                    LoadedTrace t = AstraceReader.load(file);
+                    assertFalse(t.report().damaged(), t.report().summary());
+                    assertTrue(t.report().stillWriting(), t.report().summary());
+                    assertTrue(t.report().summary().contains("still being written"), t.report().summary());
+                }
+            }
+            s.freeTheLatePoolBlock();
+            assertTrue(w.ringWindow().dropped());
+        }
+        assertFalse(Files.exists(AstraceWriter.ringTemp(file)));
+        assertFalse(Files.exists(WriterNote.noteFor(file)), "the writing note goes when the writer closes");
+
+        LoadedTrace t = AstraceReader.load(file);
+        assertFalse(t.report().damaged(), t.report().summary());
+        assertFalse(t.report().stillWriting());
+        EventStore store = t.store();
+        RingWindow win = RingWindow.of(store.session());
+        assertNotNull(win);
+        assertTrue(win.droppedChunks() > 40, "dropped " + win.droppedChunks());
+        assertTrue(win.rewrites() > 1);
+        assertEquals(CAP, win.maxBytes());
+        assertEquals("test", store.session().attributes().get("tool"), "the session's own attributes stay");
+
+        // the window opens with the carried gauges of the memories still open: 0 and 1, not 2 (closed)
+        int carried = 0;
+        while (carried < store.eventCount() && store.event(carried).kind() == EventKind.MEMORY_CREATED
+                && store.event(carried).timeNs() == win.windowStartNs()) {
+            carried++;
+        }
+        assertEquals(2, carried);
+        // the kept events are exactly the newest ones written
+        long kept = store.eventCount() - carried;
+        assertEquals(s.written.size(), win.droppedEvents() + kept);
+        int firstKept = (int) (s.written.size() - kept);
+        assertEquals(win.windowStartNs(), s.written.get(firstKept).timeNs());
+        for (int i = 0; i < kept; i++) {
+            Event want = s.written.get(firstKept + i);
+            Event got = store.event(carried + i);
+            assertEquals(want, got, "kept event " + i);
+        }
+        // the carried gauges are those the dropped events left
+        long cut0 = lastUsedBefore(s.written, 0, firstKept);
+        long cut1 = lastUsedBefore(s.written, 1, firstKept);
+        Event c0 = store.event(0);
+        Event c1 = store.event(1);
+        assertEquals(0, c0.memory());
+        assertEquals(cut0, c0.used());
+        assertEquals(1L << 30, c0.b(), "the carried MEMORY_CREATED keeps the memory's capacity");
+        assertEquals(1, c1.memory());
+        assertEquals(3L << 20, cut1, "the late pool's block is live at the cut");
+        assertEquals(cut1, c1.used());
+        // memories and strings declared in dropped chunks are still known
+        assertEquals("late pool", store.memory(1).name());
+        assertEquals("short", store.memory(2).name());
+        // peaks are the kept window's: not the early 8 MiB, but the most in use after the cut
+        long want0 = cut0;
+        for (int i = firstKept; i < s.written.size(); i++) {
+            if (s.written.get(i).memory() == 0) {
+                want0 = Math.max(want0, s.written.get(i).used());
+            }
+        }
+        assertEquals(want0, store.peakUsed(0));
+        assertTrue(store.peakUsed(0) < EARLY_PEAK);
+        assertEquals(3L << 20, store.peakUsed(1), "the block allocated before the cut counts in the window's peak");
+    }
+
+    private static long lastUsedBefore(List<Event> events, int memory, int end) {
+        long used = 0;
+        for (int i = 0; i < end; i++) {
+            if (events.get(i).memory() == memory) {
+                used = events.get(i).used();
+            }
+        }
+        return used;
+    }
+
+    @Test
+    void byDurationTheLastSpanIsKept() throws IOException {
+        Path file = dir.resolve("span.astrace");
+        long span = 2_000_000_000L;
+        Stream s;
+        try (AstraceWriter w = new AstraceWriter(file, 1, RingCap.ofDuration(span))) {
+            s = new Stream(w);
+            for (int c = 0; c < 100; c++) { // 10 s of session time
+                s.chunk();
+            }
+        }
+        LoadedTrace t = AstraceReader.load(file);
+        assertFalse(t.report().damaged(), t.report().summary());
+        RingWindow win = RingWindow.of(t.store().session());
+        assertTrue(win.dropped());
+        long last = s.written.getLast().timeNs();
+        long kept = last - win.windowStartNs();
+        assertTrue(kept >= span - 100_000_000L, "kept " + kept + " ns");
+        assertTrue(kept <= span / 100 * RingCap.DURATION_SLACK_PERCENT + 100_000_000L, "kept " + kept + " ns");
+        assertEquals(win.windowStartNs(), t.store().startNs());
+    }
+
+    @Test
+    void aCopyTakenMidRecordingReadsLikeACrashedOne() throws IOException {
+        Path file = dir.resolve("crash.astrace");
+        Path copy = dir.resolve("copy.astrace");
+        try (AstraceWriter w = new AstraceWriter(file, 1, RingCap.ofBytes(CAP))) {
+            Stream s = new Stream(w);
+            for (int c = 0; c < 120; c++) {
+                s.chunk();
+            }
+            Files.copy(file, copy); // what a crash now would leave: no footer, no writer alive for it
+            LoadedTrace t = AstraceReader.load(copy);
+            assertFalse(t.report().stillWriting());
+            assertEquals(1, t.report().problemCount(), t.report().summary());
+            assertTrue(t.report().summary().contains("no footer: the recording did not finish"), t.report().summary());
+            assertTrue(RingWindow.of(t.store().session()).dropped());
+            assertEquals(w.ringWindow().droppedEvents() + t.store().eventCount() - 2, s.written.size());
+        }
+    }
+
+    @Test
+    void badCapsAreRefusedWithTheirOption() {
+        for (String[] bad : new String[][] {{"0", null}, {"-1", null}, {"10XB", null}, {"1MiB", null}, {null, "0"},
+                {null, "-5s"}, {null, "8 hours"}, {null, "500ms"}}) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> RingCap.parseOptions(bad[0], bad[1]));
+            assertTrue(e.getMessage().startsWith(bad[0] != null ? "--max-size" : "--max-duration"), e.getMessage());
+        }
+        assertEquals(new RingCap(2L << 30, 8 * 3600_000_000_000L), RingCap.parseOptions("2GiB", "8h"));
+        assertEquals(5_400_000_000_000L, RingCap.parseDuration("1h30m"));
+        assertEquals(90_000_000_000L, RingCap.parseDuration("90"));
+    }
+}
