@@ -28,11 +28,13 @@ import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Durations;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.FileKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
+import dev.arenascope.core.trace.file.RingWindow;
 import dev.arenascope.core.util.Progress;
 
 /**
@@ -186,8 +188,25 @@ final class FileActions {
         prefs.addRecent(file);
         rebuildRecent();
         int memories = t.memories().size();
-        status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d %s%s", file.getFileName(), t.eventCount(), memories,
-                memories == 1 ? "memory" : "memories", report.damaged() ? " — damaged, see the notice above" : ""));
+        status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d %s%s%s", file.getFileName(), t.eventCount(), memories,
+                memories == 1 ? "memory" : "memories", report.damaged() ? " — damaged, see the notice above" : "",
+                openNotes(report, RingWindow.of(t.session()))));
+    }
+
+    /**
+     * What the status line adds on opening a file: that a recording is still writing it (what is shown is
+     * what was sealed when it was opened), and what a capped recording dropped; empty for neither.
+     */
+    static String openNotes(ReadReport report, RingWindow ring) {
+        StringBuilder sb = new StringBuilder();
+        if (report.stillWriting()) {
+            sb.append(" — still being written: showing the chunks sealed so far (open it again for more)");
+        }
+        if (ring != null && ring.dropped()) {
+            sb.append(String.format(Locale.ROOT, " — capped recording: %,d older events dropped; peaks are the kept window's (from %s)",
+                    ring.droppedEvents(), Durations.format(ring.windowStartNs())));
+        }
+        return sb.toString();
     }
 
     /** Opens a memory plan or allocation problem in the slot map (the same as {@link #open}, which decides by content). */

@@ -24,11 +24,11 @@ public record RingCap(long maxBytes, long maxDurationNs) {
     /** The smallest size cap the API takes: below it the header and one chunk would not fit. */
     public static final long MIN_BYTES = 64 << 10;
     /**
-     * The smallest size cap the command line takes: the most one chunk may take on disk (a chunk's
-     * raw columns are bounded at 8 MiB, and compressed chunks are smaller), so the ring always holds
-     * whole chunks.
+     * The smallest size cap the command line takes, 1 MiB: a full chunk of 65,536 events takes 0.2 to
+     * 0.5 MiB on disk, so the ring holds a few whole chunks. (A chunk larger than the room left is still
+     * kept whole, alone: the file then passes the cap by what that one chunk passes it.)
      */
-    public static final long MIN_CLI_BYTES = 8L << 20;
+    public static final long MIN_CLI_BYTES = 1L << 20;
     /** The smallest time cap: one second, the longest a writer holds a chunk before writing it. */
     public static final long MIN_DURATION_NS = 1_000_000_000L;
     /** What a rewrite by size keeps, in percent of the cap. */
@@ -77,7 +77,7 @@ public record RingCap(long maxBytes, long maxDurationNs) {
             }
             if (bytes < MIN_CLI_BYTES) {
                 throw new IllegalArgumentException("--max-size: '" + maxSize + "' is smaller than one chunk can be ("
-                        + Bytes.format(MIN_CLI_BYTES) + "); give at least 8MiB");
+                        + Bytes.format(MIN_CLI_BYTES) + "); give at least 1MiB");
             }
         }
         long ns = maxDuration == null ? 0 : parseDuration(maxDuration);

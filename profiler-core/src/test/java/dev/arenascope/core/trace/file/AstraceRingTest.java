@@ -228,8 +228,91 @@ class AstraceRingTest {
     }
 
     @Test
+    void aTraceReadWhileAnotherThreadWritesItYieldsItsSealedChunksAndNoDamage() throws Exception {
+        Path file = dir.resolve("live.astrace");
+        java.util.concurrent.Semaphore sealed = new java.util.concurrent.Semaphore(0);
+        java.util.concurrent.CountDownLatch readerDone = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> writerFailed = new java.util.concurrent.atomic.AtomicReference<>();
+        // the writer runs at most a few chunks ahead of the reader, so reads meet it mid-chunk, not after it ended
+        java.util.concurrent.Semaphore credits = new java.util.concurrent.Semaphore(8);
+        java.util.Set<Long> boundaries = java.util.concurrent.ConcurrentHashMap.newKeySet(); // events after each whole chunk
+        boundaries.add(0L);
+        Thread writer = Thread.ofPlatform().name("ring-test-writer").start(() -> {
+            try (AstraceWriter w = new AstraceWriter(file, 1)) {
+                Stream s = new Stream(w);
+                // keeps writing (so reads meet chunks half written) until the reader has seen enough
+                while (readerDone.getCount() > 0) {
+                    credits.acquire();
+                    s.chunk();
+                    boundaries.add((long) s.written.size());
+                    sealed.release();
+                }
+            } catch (Throwable e) {
+                writerFailed.set(e);
+                sealed.release(1_000);
+            }
+        });
+        long seen = -1;
+        try {
+            for (int round = 0; round < 30; round++) {
+                assertTrue(sealed.tryAcquire(60, java.util.concurrent.TimeUnit.SECONDS), "the writer sealed no chunk");
+                assertEquals(null, writerFailed.get());
+                LoadedTrace t = AstraceReader.load(file);
+                assertFalse(t.report().damaged(), "round " + round + ": " + t.report().summary());
+                assertTrue(t.report().stillWriting(), t.report().summary());
+                long n = t.store().eventCount();
+                assertTrue(n >= seen, "round " + round + ": " + n + " events after " + seen);
+                assertTrue(boundaries.contains(n), "whole chunks only: " + n + " events");
+                seen = n;
+                credits.release(4);
+            }
+        } finally {
+            readerDone.countDown();
+            credits.release(1_000);
+            writer.join();
+        }
+        assertTrue(seen > 0);
+        LoadedTrace done = AstraceReader.load(file);
+        assertFalse(done.report().stillWriting());
+        assertFalse(done.report().damaged(), done.report().summary());
+        assertTrue(done.store().eventCount() >= seen);
+    }
+
+    @Test
+    void aNoteWhoseProcessIsGoneMeansTheRecordingWasCutShort() throws Exception {
+        Path file = dir.resolve("gone.astrace");
+        AstraceWriter w = new AstraceWriter(file, 1);
+        new Stream(w).chunk();
+        Path cut = dir.resolve("cut.astrace");
+        Files.copy(file, cut);
+        w.close();
+        Process p = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-version")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        p.waitFor();
+        Files.writeString(WriterNote.noteFor(cut), "pid " + p.pid() + "\nstarted unknown\n");
+        assertEquals(WriterNote.State.ABANDONED, WriterNote.check(cut));
+        LoadedTrace t = AstraceReader.load(cut);
+        assertFalse(t.report().stillWriting());
+        assertTrue(t.report().summary().contains("no footer: the recording did not finish"), t.report().summary());
+        assertEquals(2001, t.store().eventCount());
+    }
+
+    @Test
+    void aFileWhoseWriterHasNotSealedItsFirstChunkReadsEmptyNotDamaged() throws IOException {
+        Path file = dir.resolve("empty.astrace");
+        try (AstraceWriter w = new AstraceWriter(file, 1)) {
+            new Stream(w); // metadata only: nothing on disk yet
+            assertEquals(0, Files.size(file));
+            LoadedTrace t = AstraceReader.load(file);
+            assertFalse(t.report().damaged(), t.report().summary());
+            assertTrue(t.report().stillWriting());
+            assertEquals(0, t.store().eventCount());
+        }
+    }
+
+    @Test
     void badCapsAreRefusedWithTheirOption() {
-        for (String[] bad : new String[][] {{"0", null}, {"-1", null}, {"10XB", null}, {"1MiB", null}, {null, "0"},
+        for (String[] bad : new String[][] {{"0", null}, {"-1", null}, {"10XB", null}, {"512KiB", null}, {null, "0"},
                 {null, "-5s"}, {null, "8 hours"}, {null, "500ms"}}) {
             IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                     () -> RingCap.parseOptions(bad[0], bad[1]));
