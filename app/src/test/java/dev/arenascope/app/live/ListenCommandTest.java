@@ -211,6 +211,16 @@ class ListenCommandTest {
         // the pool only grows: its peak in the kept window is its last gauge
         long lastUsed = t.store().event(t.store().eventCount() - 1).used();
         assertEquals(lastUsed, json.get("memories").get(0).get("peak_bytes").asLong());
+        // the report says it too, in words and in its JSON
+        for (String format : new String[] {"md", "json"}) {
+            Path report = dir.resolve("capped." + format);
+            assertEquals(0, Main.cli().run(new String[] {"report", file.toString(), "--format", format, "--out", report.toString()},
+                    new PrintStream(sOut, true, StandardCharsets.UTF_8), new PrintStream(sErr, true, StandardCharsets.UTF_8)),
+                    sErr.toString(StandardCharsets.UTF_8));
+            String text = Files.readString(report);
+            assertTrue(format.equals("md") ? text.contains("peaks and totals cover the kept window only")
+                    : text.contains("\"droppedEvents\" : " + ring.get("dropped_events").asLong()), text);
+        }
     }
 
     @Test
