@@ -26,12 +26,15 @@ __all__ = ["Session", "session", "scope", "note_scope_params", "marker", "track_
 
 
 @contextlib.contextmanager
-def session(out=None, live=None, name=None, stacks=0, adapters="all", capacity=1 << 18, token=None, connect_timeout=30.0):
+def session(out=None, live=None, name=None, stacks=0, adapters="all", capacity=1 << 18, token=None, connect_timeout=30.0,
+            max_size=None, max_duration=None):
     """Records from entering the block to leaving it, to ``out`` (a JSONL path) or ``live``
-    (``HOST:PORT``), with the named adapters on (``"all"``, a comma list, or ``"none"``).
+    (``HOST:PORT``), with the named adapters on (``"all"``, a comma list, or ``"none"``); ``max_size``
+    (``"2GiB"``) and ``max_duration`` (``"8h"``) keep a long recording's file to its newest part.
     Yields the :class:`Session`."""
     from . import _adapters
-    s = Session(out=out, live=live, name=name, stacks=stacks, capacity=capacity, token=token, connect_timeout=connect_timeout)
+    s = Session(out=out, live=live, name=name, stacks=stacks, capacity=capacity, token=token, connect_timeout=connect_timeout,
+                max_size=max_size, max_duration=max_duration)
     _session.start(s)
     try:
         _adapters.install(_adapters.parse(adapters))

@@ -234,6 +234,10 @@ class Writer:
         fmt_stack = EVENT_LINE_STACK
         parts = []
         events = 0
+        observed = getattr(self.sink, "write_observed", None)
+        if observed is not None:
+            self._drain_observed(n, dropped, observed)
+            return
         for _ in range(n):
             item = pop()
             if item.__class__ is str:
@@ -252,6 +256,39 @@ class Writer:
         try:
             self.sink.write("".join(parts).encode("ascii"), events)
             self.events_written += events
+        except OSError as e:
+            self.error = "cannot write %s: %s" % (self.sink.describe(), e)
+            print("arenascope: " + self.error + " (recording stopped; what was written is readable)", file=sys.stderr)
+
+    def _drain_observed(self, n, dropped, observed):
+        """:meth:`drain` for a capped file: the sink also learns the metadata lines and the event tuples."""
+        pop = self.queue.popleft
+        fmt = EVENT_LINE
+        fmt_stack = EVENT_LINE_STACK
+        ring = self.sink.ring
+        parts = []
+        metas = []
+        items = []
+        for _ in range(n):
+            item = pop()
+            if item.__class__ is str:
+                if item.startswith('{"type":"session"'):
+                    item = ring.session(item)
+                parts.append(item)
+                metas.append(item)
+            else:
+                parts.append(fmt % item if len(item) == 12 else fmt_stack % item)
+                items.append(item)
+        if dropped != self._reported:
+            line = json_line({"type": "loss", "count": dropped - self._reported})
+            parts.append(line)
+            metas.append(line)
+            self._reported = dropped
+        if self.error is not None:
+            return
+        try:
+            observed("".join(parts).encode("ascii"), len(items), metas, items)
+            self.events_written += len(items)
         except OSError as e:
             self.error = "cannot write %s: %s" % (self.sink.describe(), e)
             print("arenascope: " + self.error + " (recording stopped; what was written is readable)", file=sys.stderr)
