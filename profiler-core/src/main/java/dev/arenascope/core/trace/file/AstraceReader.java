@@ -59,7 +59,8 @@ public final class AstraceReader implements AutoCloseable {
     private final Path path;
     private final String source;
     private final FileChannel ch;
-    private final long size;
+    /** The file's length when opened (or when a follower last {@link #refresh refreshed}). */
+    private long size;
     private final SessionInfo session;
     private final List<MetaRecord> headerMeta;
     private final long dataStart;
@@ -82,7 +83,11 @@ public final class AstraceReader implements AutoCloseable {
     private long lost;
     private final List<String> problems = new ArrayList<>();
     /** Whether the file was still being written when it was opened (its {@link WriterNote} names a running process). */
-    private final boolean stillWriting;
+    private boolean stillWriting;
+    /** The file's identity when opened (null where the file system has none), to tell a replaced file. */
+    private final Object fileKey;
+    /** Whether the header was not written yet when the file was opened (a recording in progress). */
+    private final boolean headerMissing;
     private int problemCount;
     /** The file offset of the chunk accepted last (what a problem found while delivering it names). */
     private long acceptedAt;
@@ -103,8 +108,10 @@ public final class AstraceReader implements AutoCloseable {
         this.source = path.toString();
         this.ch = ch;
         this.stillWriting = WriterNote.check(path) == WriterNote.State.WRITING;
+        this.fileKey = fileKey(path);
         this.size = ch.size();
-        if (stillWriting && !headerSealed()) {
+        this.headerMissing = stillWriting && !headerSealed();
+        if (headerMissing) {
             // a recording that has not written its first chunk yet: nothing to read so far, and no damage
             session = new SessionInfo("", "", 0, List.of(), Map.of());
             headerMeta = List.of();
@@ -159,6 +166,41 @@ public final class AstraceReader implements AutoCloseable {
         dataStart = AstraceFormat.HEADER_FIXED + bodyLen;
         pos = dataStart;
         readFooter();
+    }
+
+    private static Object fileKey(Path path) {
+        try {
+            return java.nio.file.Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
+    /** Whether the header was not in the file yet when it was opened: a follower opens it again later. */
+    boolean headerMissing() {
+        return headerMissing;
+    }
+
+    /**
+     * For a follower ({@link AstraceTail}): takes in what the writer sealed since the last read (the
+     * file's new length; its footer once the writer closed it), so that {@link #nextChunk()} goes on
+     * from where it stopped.
+     *
+     * @return false when the path names another file now (a capped recording replaced it), or none
+     */
+    boolean refresh() throws IOException {
+        Object now = fileKey(path);
+        if (now == null || fileKey != null && !fileKey.equals(now)) {
+            return false;
+        }
+        stillWriting = WriterNote.check(path) == WriterNote.State.WRITING;
+        size = ch.size();
+        if (!stillWriting && footerOffset < 0) {
+            readFooter();
+        }
+        done = false;
+        current = null;
+        return true;
     }
 
     /** Whether the whole header is in the file yet (it is written with the first chunk). */

@@ -279,6 +279,76 @@ class AstraceRingTest {
     }
 
     @Test
+    void aTailFollowsTheRecordingUntilItsWriterClosesIt() throws Exception {
+        Path file = dir.resolve("tail.astrace");
+        java.util.concurrent.Semaphore sealed = new java.util.concurrent.Semaphore(0);
+        java.util.concurrent.Semaphore credits = new java.util.concurrent.Semaphore(2);
+        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        java.util.Set<Long> boundaries = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        boundaries.add(0L);
+        java.util.concurrent.atomic.AtomicLong total = new java.util.concurrent.atomic.AtomicLong();
+        AstraceWriter w = new AstraceWriter(file, 1);
+        Stream s = new Stream(w);
+        Thread writer = Thread.ofPlatform().name("tail-test-writer").start(() -> {
+            try {
+                while (stop.getCount() > 0) {
+                    credits.acquire();
+                    if (stop.getCount() == 0) {
+                        break;
+                    }
+                    s.chunk();
+                    boundaries.add((long) s.written.size());
+                    sealed.release();
+                }
+                s.freeTheLatePoolBlock();
+                total.set(s.written.size());
+                w.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            sealed.release();
+        });
+        try (AstraceTail tail = AstraceTail.open(file)) {
+            long seen = tail.store().eventCount();
+            for (int round = 0; round < 12; round++) {
+                assertTrue(sealed.tryAcquire(60, java.util.concurrent.TimeUnit.SECONDS));
+                assertEquals(AstraceTail.Poll.WRITING, tail.poll());
+                long n = tail.store().eventCount();
+                assertTrue(n >= seen && boundaries.contains(n), "round " + round + ": " + n + " events");
+                assertFalse(tail.report().damaged(), tail.report().summary());
+                seen = n;
+                credits.release();
+            }
+            assertTrue(seen > 0);
+            stop.countDown();
+            credits.release();
+            writer.join();
+            assertEquals(AstraceTail.Poll.FINISHED, tail.poll());
+            assertEquals(total.get(), tail.store().eventCount());
+            assertFalse(tail.report().damaged(), tail.report().summary());
+            assertEquals("late pool", tail.store().memory(1).name());
+            assertEquals(AstraceReader.load(file).store().peakUsed(0), tail.store().peakUsed(0));
+        }
+    }
+
+    @Test
+    void aTailOfACappedRecordingStopsWhenTheFileIsReplaced() throws IOException {
+        Path file = dir.resolve("tailring.astrace");
+        try (AstraceWriter w = new AstraceWriter(file, 1, RingCap.ofBytes(CAP))) {
+            Stream s = new Stream(w);
+            s.chunk();
+            try (AstraceTail tail = AstraceTail.open(file)) {
+                assertEquals(2001, tail.store().eventCount());
+                while (!w.ringWindow().dropped()) {
+                    s.chunk();
+                }
+                assertEquals(AstraceTail.Poll.REPLACED, tail.poll());
+                assertEquals(2001, tail.store().eventCount(), "what it read stays");
+            }
+        }
+    }
+
+    @Test
     void aNoteWhoseProcessIsGoneMeansTheRecordingWasCutShort() throws Exception {
         Path file = dir.resolve("gone.astrace");
         AstraceWriter w = new AstraceWriter(file, 1);
@@ -308,6 +378,34 @@ class AstraceRingTest {
             assertTrue(t.report().stillWriting());
             assertEquals(0, t.store().eventCount());
         }
+    }
+
+    @Test
+    void arenaScopeRecordTakesACapAndItsResultSaysWhatWasDropped() throws IOException {
+        Path file = dir.resolve("api.astrace");
+        SplittableRandom rnd = new SplittableRandom(7);
+        dev.arenascope.core.Recording.Result result;
+        try (dev.arenascope.core.Recording rec = dev.arenascope.core.ArenaScope.record(file, RingCap.ofBytes(1 << 20)).quiet()) {
+            var session = rec.session();
+            int mem = session.registerMemory("scratch", MemoryKind.POOL, "virtual", 0, Map.of());
+            long used = 0;
+            for (int i = 0; i < 600_000; i++) {
+                long size = 32 + rnd.nextInt(4096);
+                used += size;
+                session.publish(EventKind.ALLOC, 0, mem, rnd.nextLong() >>> 8, size, size, used, 0, -1, -1);
+            }
+            rec.close();
+            result = rec.result();
+        }
+        assertNotNull(result.ring());
+        assertTrue(result.ring().dropped(), result.toString());
+        assertTrue(result.toString().contains("capped (max size 1.00 MiB): "), result.toString());
+        assertTrue(Files.size(file) <= 1 << 20, Files.size(file) + " bytes");
+        LoadedTrace t = AstraceReader.load(file);
+        assertFalse(t.report().damaged(), t.report().summary());
+        assertEquals(result.fileEvents(), result.ring().droppedEvents() + t.store().eventCount() - 1);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> dev.arenascope.core.ArenaScope.record(dir.resolve("x.jsonl"), RingCap.ofBytes(1 << 20)));
     }
 
     @Test
