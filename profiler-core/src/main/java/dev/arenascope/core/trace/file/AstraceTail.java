@@ -44,7 +44,7 @@ public final class AstraceTail implements AutoCloseable {
     /**
      * Opens {@code path} and reads what is sealed so far into a new store.
      *
-     * @throws TraceFormatException when the file is not a readable {@code .astrace} file
+     * @throws dev.arenascope.core.trace.TraceFormatException when the file is not a readable {@code .astrace} file
      */
     public static AstraceTail open(Path path) throws IOException {
         AstraceTail t = new AstraceTail(path, new EventStore(path.getFileName().toString()));
