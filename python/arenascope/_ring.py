@@ -197,6 +197,12 @@ class Ring:
         return "".join(lines), "".join(carry), len(carry)
 
 
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 class RingFileSink:
     """A JSONL file kept within a :class:`Ring` cap (see the module comment); the writer feeds it with
     :meth:`write_observed`. Same interface as ``FileSink`` otherwise."""
@@ -243,17 +249,15 @@ class RingFileSink:
         carry_b = carry.encode("ascii")
         fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.write(fd, head_b) if head_b else None
-            os.write(fd, carry_b) if carry_b else None
+            _write_all(fd, head_b)
+            _write_all(fd, carry_b)
             with open(self.path, "rb") as old:
                 old.seek(keep_from)
                 while True:
                     block = old.read(1 << 20)
                     if not block:
                         break
-                    view = memoryview(block)
-                    while view:
-                        view = view[os.write(fd, view):]
+                    _write_all(fd, block)
             os.fsync(fd)
         except BaseException:
             os.close(fd)
@@ -267,7 +271,6 @@ class RingFileSink:
         for seg in ring.segments:
             seg.offset += shift
         if carried:
-            from ._ring import _Segment
             c = _Segment(len(head_b), carry=True)
             c.size = len(carry_b)
             c.gauges = {m: (u, a, False) for m, (u, a) in ring.carry.items()}
