@@ -266,29 +266,40 @@ class Writer:
         fmt = EVENT_LINE
         fmt_stack = EVENT_LINE_STACK
         ring = self.sink.ring
+        limit = ring.segment_bytes   # a write never passes one segment: a starved writer's big drain is cut up
+        groups = []
         parts = []
         metas = []
         items = []
+        size = 0
         for _ in range(n):
             item = pop()
             if item.__class__ is str:
                 if item.startswith('{"type":"session"'):
                     item = ring.session(item)
-                parts.append(item)
+                line = item
                 metas.append(item)
             else:
-                parts.append(fmt % item if len(item) == 12 else fmt_stack % item)
+                line = fmt % item if len(item) == 12 else fmt_stack % item
                 items.append(item)
+            parts.append(line)
+            size += len(line)
+            if size >= limit:
+                groups.append((parts, metas, items))
+                parts, metas, items, size = [], [], [], 0
         if dropped != self._reported:
             line = json_line({"type": "loss", "count": dropped - self._reported})
             parts.append(line)
             metas.append(line)
             self._reported = dropped
+        if parts:
+            groups.append((parts, metas, items))
         if self.error is not None:
             return
         try:
-            observed("".join(parts).encode("ascii"), len(items), metas, items)
-            self.events_written += len(items)
+            for parts, metas, items in groups:
+                observed("".join(parts).encode("ascii"), len(items), metas, items)
+                self.events_written += len(items)
         except OSError as e:
             self.error = "cannot write %s: %s" % (self.sink.describe(), e)
             print("arenascope: " + self.error + " (recording stopped; what was written is readable)", file=sys.stderr)

@@ -50,7 +50,8 @@ def test_a_size_cap_keeps_the_newest_part_and_counts_what_it_dropped(tmp):
     memories = [l for l in lines if l.get("type") == "memory"]
     assert len(memories) == 1, "declared once, in the header of the rewritten file"
     first_event = next(l for l in lines if "type" not in l)
-    assert first_event["kind"] == "MEMORY_CREATED" and first_event["used"] == KEEP
+    # the gauge at the cut: the kept tensor, and the temporary when the cut fell inside one
+    assert first_event["kind"] == "MEMORY_CREATED" and first_event["used"] in (KEEP, KEEP + 64)
     assert "capped" in s.summary()
 
 
