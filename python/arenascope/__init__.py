@@ -27,13 +27,14 @@ __all__ = ["Session", "session", "scope", "note_scope_params", "marker", "track_
 
 @contextlib.contextmanager
 def session(out=None, live=None, name=None, stacks=0, adapters="all", capacity=1 << 18, token=None, connect_timeout=30.0,
-            memory=False):
+            memory=False, max_size=None, max_duration=None):
     """Records from entering the block to leaving it, to ``out`` (a JSONL path), ``live``
     (``HOST:PORT``) or, with ``memory=True``, into the process (:meth:`Session.save` writes it out), with
-    the named adapters on (``"all"``, a comma list, or ``"none"``). Yields the :class:`Session`."""
+    the named adapters on (``"all"``, a comma list, or ``"none"``); ``max_size`` (``"2GiB"``) and
+    ``max_duration`` (``"8h"``) keep a long recording's file to its newest part. Yields the :class:`Session`."""
     from . import _adapters
     s = Session(out=out, live=live, name=name, stacks=stacks, capacity=capacity, token=token, connect_timeout=connect_timeout,
-                memory=memory)
+                memory=memory, max_size=max_size, max_duration=max_duration)
     _session.start(s)
     try:
         _adapters.install(_adapters.parse(adapters))

@@ -6,6 +6,7 @@ import runpy
 import sys
 
 USAGE = """usage: python -m arenascope run [--out FILE.jsonl | --live HOST:PORT [--connect-timeout S] [--token T]]
+                                  [--max-size BYTES] [--max-duration TIME]
                                   [--stacks N] [--adapters LIST] [--name NAME] script.py [args...]
        python -m arenascope bench [--events N] [--json FILE]
 
@@ -16,6 +17,10 @@ run      runs script.py with its argv, recording the pools and arenas of the lib
          --connect-timeout S seconds (default 30; a dropped connection is tried again), presenting
          --token T when the receiver was started with one (listen --token).
          --name NAME names the session (default: the script's file name).
+         --max-size BYTES (e.g. 2GiB, at least 1MiB) and --max-duration TIME (e.g. 8h, 90min, at least
+         1s) keep the JSONL file to its newest part: the oldest segments are dropped whole and counted
+         in the file (a ring; arenascope stats says what was dropped). A file only: with --live, cap on
+         the receiver (arenascope listen --max-size).
          --stacks N captures N Python frames per allocation (default 0: off). The script's exit code is
          kept; when events were lost or not delivered, one line says so and the exit code is 3 (if the
          script itself exited 0).
@@ -36,6 +41,8 @@ def _run(argv):
     p.add_argument("--name")
     p.add_argument("--token")
     p.add_argument("--connect-timeout", type=float, default=30.0)
+    p.add_argument("--max-size")
+    p.add_argument("--max-duration")
     p.add_argument("script")
     p.add_argument("args", nargs=argparse.REMAINDER)
     a = p.parse_args(argv)
@@ -60,9 +67,11 @@ def _run(argv):
         exclusive = True   # a name made up here: never another run's file (NAME-1.jsonl, ... when taken)
     try:
         s = Session(out=out, live=a.live, name=a.name or os.path.basename(a.script), stacks=a.stacks, token=a.token,
-                    connect_timeout=a.connect_timeout, exclusive=exclusive)
+                    connect_timeout=a.connect_timeout, exclusive=exclusive, max_size=a.max_size,
+                    max_duration=a.max_duration)
     except (LiveError, ValueError, OSError) as e:
-        print("arenascope run: %s" % e, file=sys.stderr)
+        text = str(e).replace("max_size: ", "--max-size: ").replace("max_duration: ", "--max-duration: ")
+        print("arenascope run: %s" % text, file=sys.stderr)
         return 2
     _session.start(s)
     _adapters.install(names)

@@ -69,6 +69,11 @@ class Session:
     :param connect_timeout: seconds a live session keeps trying to connect and be answered
     :param exclusive: ``out`` is a name made up for the user: created exclusively, ``NAME-1.jsonl``,
         ``NAME-2.jsonl``, ... when it exists (see :attr:`FileSink.path` for the name used)
+    :param max_size: keep the ``out`` file under this many bytes (an int, or text such as ``"2GiB"``; at
+        least 1 MiB) by dropping its oldest segments whole, counted in the session line's ``ring.*``
+        attributes (see ``_ring.py`` and docs/guide/python.md)
+    :param max_duration: keep only the last stretch of the session (seconds as a number, or text such as
+        ``"8h"``, ``"90min"``; at least 1 s), the same way
 
     After ``os.fork()`` the child does not record: its copy of the session is closed without writing
     (the parent's file or connection is left to the parent), and :func:`current` is None in the child,
@@ -76,9 +81,17 @@ class Session:
     """
 
     def __init__(self, out=None, live=None, name=None, stacks=0, capacity=1 << 18, token=None, connect_timeout=30.0,
-                 exclusive=False, memory=False):
+                 exclusive=False, memory=False, max_size=None, max_duration=None):
         if (out is not None) + (live is not None) + bool(memory) != 1:
             raise ValueError("a session records to exactly one of out=FILE.jsonl, live=HOST:PORT or memory=True")
+        ring = None
+        if max_size is not None or max_duration is not None:
+            if out is None:
+                raise ValueError("max_size and max_duration cap a file: give out=FILE.jsonl (a live receiver caps"
+                                 " its own files: arenascope listen --max-size)")
+            from ._ring import Ring, parse_duration, parse_size
+            ring = Ring(0 if max_size is None else parse_size(max_size),
+                        0 if max_duration is None else parse_duration(max_duration))
         if stacks < 0:
             raise ValueError("stacks must be 0 (off) or a positive number of frames, got %r" % stacks)
         self.name = name or os.path.basename(sys.argv[0] or "python") or "python"
@@ -86,6 +99,9 @@ class Session:
         self.t0 = time.perf_counter_ns()
         if memory:
             sink = MemorySink()
+        elif ring is not None:
+            from ._ring import RingFileSink
+            sink = RingFileSink(out, ring, exclusive)
         elif out is not None:
             sink = FileSink(out, exclusive)
         else:

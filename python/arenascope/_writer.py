@@ -418,10 +418,50 @@ class Writer:
             self.sink.take(items)
             self.events_written += sum(1 for item in items if item.__class__ is tuple)
             return
+        observed = getattr(self.sink, "write_observed", None)
+        if observed is not None:
+            self._drain_observed(items, observed)
+            return
         text, events = format_items(items)
         try:
             self.sink.write(text.encode("ascii"), events)
             self.events_written += events
+        except OSError as e:
+            self.error = "cannot write %s: %s" % (self.sink.describe(), e)
+            print("arenascope: " + self.error + " (recording stopped; what was written is readable)", file=sys.stderr)
+
+    def _drain_observed(self, queued, observed):
+        """:meth:`_drain` for a capped file: the sink also learns the metadata lines and the event tuples."""
+        fmt = EVENT_LINE
+        fmt_stack = EVENT_LINE_STACK
+        ring = self.sink.ring
+        limit = ring.segment_bytes   # a write never passes one segment: a starved writer's big drain is cut up
+        groups = []
+        parts = []
+        metas = []
+        items = []
+        size = 0
+        for item in queued:
+            cls = item.__class__
+            if cls is dict or cls is str:
+                line = _encode(item) + "\n" if cls is dict else item
+                if line.startswith('{"type":"session"'):
+                    line = ring.session(line)
+                metas.append(line)
+            else:
+                line = fmt % item if len(item) == 12 else fmt_stack % item
+                items.append(item)
+            parts.append(line)
+            size += len(line)
+            if size >= limit:
+                groups.append((parts, metas, items))
+                parts, metas, items, size = [], [], [], 0
+        if parts:
+            groups.append((parts, metas, items))
+        try:
+            for parts, metas, items in groups:
+                observed("".join(parts).encode("ascii"), len(items), metas, items)
+                self.events_written += len(items)
         except OSError as e:
             self.error = "cannot write %s: %s" % (self.sink.describe(), e)
             print("arenascope: " + self.error + " (recording stopped; what was written is readable)", file=sys.stderr)

@@ -4,6 +4,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
 import dev.arenascope.core.record.Session;
+import dev.arenascope.core.trace.file.RingCap;
 
 /**
  * The front door of the library: one line to record a program's arenas and pools.
@@ -33,6 +34,24 @@ public final class ArenaScope {
         Recording rec = Recording.start(sessionName(file));
         try {
             return rec.to(file);
+        } catch (RuntimeException e) {
+            rec.quiet().close();
+            throw e;
+        }
+    }
+
+    /**
+     * Starts recording to an {@code .astrace} file kept within {@code cap}: a long recording keeps its
+     * newest chunks and drops the oldest whole, counting them in the file (see {@link RingCap}), e.g.
+     * {@code ArenaScope.record(Path.of("run.astrace"), RingCap.parseOptions("2GiB", "8h"))}.
+     *
+     * @throws IllegalArgumentException when the file is not an {@code .astrace} file
+     * @throws UncheckedIOException     when the file cannot be created
+     */
+    public static Recording record(Path file, RingCap cap) {
+        Recording rec = Recording.start(sessionName(file));
+        try {
+            return rec.to(file, cap);
         } catch (RuntimeException e) {
             rec.quiet().close();
             throw e;

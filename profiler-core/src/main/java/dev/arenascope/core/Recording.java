@@ -12,7 +12,11 @@ import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.Saturating;
+import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.file.AstraceFormat;
 import dev.arenascope.core.trace.file.AstraceWriter;
+import dev.arenascope.core.trace.file.RingCap;
+import dev.arenascope.core.trace.file.RingWindow;
 import dev.arenascope.core.trace.file.TraceFormats;
 
 /**
@@ -41,9 +45,11 @@ public final class Recording implements AutoCloseable {
      * @param liveDelivered events the receiver acknowledged
      * @param liveLost      events that did not reach the receiver
      * @param problems      one line per output that failed (the disk filled, the receiver refused), empty when none
+     * @param ring          what a capped file ({@link #to(Path, RingCap)}) kept and dropped, or null when not capped;
+     *                      {@code fileEvents} counts every event written, the dropped ones too
      */
     public record Result(long events, long sessionLost, Path file, long fileEvents, long fileLost,
-                         String live, long liveDelivered, long liveLost, List<String> problems) {
+                         String live, long liveDelivered, long liveLost, List<String> problems, RingWindow ring) {
 
         /** Whether every event published reached every output. */
         public boolean complete() {
@@ -59,6 +65,9 @@ public final class Recording implements AutoCloseable {
             }
             if (file != null) {
                 sb.append(" -> ").append(file).append(" (").append(fileEvents).append(" written, ").append(fileLost).append(" lost)");
+                if (ring != null) {
+                    sb.append(", ").append(ring.summary());
+                }
             }
             if (live != null) {
                 sb.append("; live ").append(live).append(": ").append(liveDelivered).append(" delivered, ")
@@ -114,6 +123,19 @@ public final class Recording implements AutoCloseable {
      * @throws UncheckedIOException     when the file cannot be created
      */
     public Recording to(Path file) {
+        return to(file, null);
+    }
+
+    /**
+     * Adds an {@code .astrace} file kept within {@code cap} (the newest chunks; the oldest dropped whole and
+     * counted, see {@link AstraceWriter}), or any file as {@link #to(Path)} when {@code cap} is null.
+     *
+     * @throws IllegalStateException    when the recording has a file already or is closed
+     * @throws IllegalArgumentException when the extension is not a writable trace format, or not
+     *                                  {@code .astrace} with a cap
+     * @throws UncheckedIOException     when the file cannot be created
+     */
+    public Recording to(Path file, RingCap cap) {
         if (result != null || fileSink != null) {
             throw new IllegalStateException(result != null ? "the recording is closed" : "the recording already writes " + this.file);
         }
@@ -121,8 +143,11 @@ public final class Recording implements AutoCloseable {
         if (output == null) {
             throw new IllegalArgumentException(file + ": unknown trace format (writable: " + TraceFormats.outputExtensions() + ")");
         }
+        if (cap != null && !TraceFormats.extension(file).equals(AstraceFormat.EXTENSION)) {
+            throw new IllegalArgumentException(file + ": a cap (max size, max duration) keeps .astrace files only");
+        }
         try {
-            fileSink = output.open(file);
+            fileSink = cap == null ? output.open(file) : new AstraceWriter(file, ChunkCodec.DEFAULT_LEVEL, cap);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + file + ": " + e.getMessage(), e);
         }
@@ -208,7 +233,8 @@ public final class Recording implements AutoCloseable {
             session.close();
         }
         result = new Result(counter.events, counter.lost, file, fileEvents, fileLost,
-                liveSender == null ? null : liveSender.target(), liveDelivered, liveLost, List.copyOf(problems));
+                liveSender == null ? null : liveSender.target(), liveDelivered, liveLost, List.copyOf(problems),
+                fileSink instanceof AstraceWriter w ? w.ringWindow() : null);
         if (!quiet) {
             PrintStream err = System.err;
             err.println(result);

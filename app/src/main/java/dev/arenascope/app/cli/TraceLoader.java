@@ -56,6 +56,10 @@ public final class TraceLoader {
      */
     public static int finish(String command, ReadReport report, String after, PrintStream err) {
         if (!report.damaged()) {
+            if (report.stillWriting()) {
+                // a recording in progress: what was sealed so far was answered; no damage, so no error
+                err.println("arenascope " + command + ": " + report.file() + ": " + report.summary());
+            }
             return 0;
         }
         err.println("arenascope " + command + ": " + report.summary() + (after == null || after.isEmpty() ? "" : "; " + after));

@@ -27,7 +27,12 @@ import dev.arenascope.core.live.LiveReceiver;
 import dev.arenascope.core.live.PeerInfo;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.file.AstraceFormat;
+import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.file.OutputFiles;
+import dev.arenascope.core.trace.file.RingCap;
+import dev.arenascope.core.trace.file.RingWindow;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
 
@@ -54,6 +59,7 @@ public final class ListenCommand implements Command {
                 Usage: arenascope listen [--port N] [--bind ADDR] [--token T] [--out DIR] [--format EXT]
                                          [--seconds S] [--connections N]
                                          [--idle-timeout S] [--max-per-address N]
+                                         [--max-size BYTES] [--max-duration TIME]
 
                 Listens for profiled JVMs that stream their session (LiveSender.stream(session,
                 "host:port", token)). Every connection is one process, kept apart from the others.
@@ -76,13 +82,19 @@ public final class ListenCommand implements Command {
                   --max-per-address N
                                     connections one remote address may hold open (default %d);
                                     more are refused at once
+                  --max-size BYTES  keep each connection's .astrace file under BYTES (e.g. 2GiB; at
+                                    least 8MiB): the oldest chunks are dropped whole and counted
+                  --max-duration T  keep only the last T of each session (e.g. 8h, 90min); with --out
+                                    and the .astrace format only
 
                 When the accept loop meets trouble (out of file descriptors), sheds connections
                 that never sent a hello to free descriptors, or refuses connections over the
                 per-address cap, it prints one "accept:" line saying so, once a second at most.
                 A connection's trace file is created when its first chunk arrives.
 
-                Exit codes: 0 done, 2 bad options or an address that cannot be listened on.
+                Exit codes: 0 done, 2 bad options (a --max-size of 0, below 8MiB or not a size, a
+                --max-duration that is not a time, a cap without --out or with another format) or an
+                address that cannot be listened on.
                 """.formatted(LiveProtocol.DEFAULT_PORT, TraceFormats.outputExtensions(),
                 Durations.format(LiveReceiver.Options.DEFAULT_IDLE_TIMEOUT_MS * 1_000_000L),
                 LiveReceiver.Options.DEFAULT_MAX_PER_ADDRESS);
@@ -100,6 +112,12 @@ public final class ListenCommand implements Command {
         long stopAfter = a.longValue("connections", Long.MAX_VALUE);
         double idle = a.doubleValue("idle-timeout", LiveReceiver.Options.DEFAULT_IDLE_TIMEOUT_MS / 1000.0);
         int perAddress = a.intValue("max-per-address", LiveReceiver.Options.DEFAULT_MAX_PER_ADDRESS);
+        RingCap cap;
+        try {
+            cap = RingCap.parseOptions(a.string("max-size", null), a.string("max-duration", null));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(name() + ": " + e.getMessage());
+        }
         a.finish();
         if (!a.positionals().isEmpty()) {
             throw new UsageException(name() + ": unexpected argument '" + a.positionals().get(0) + "'");
@@ -120,6 +138,12 @@ public final class ListenCommand implements Command {
             throw new UsageException(name() + ": --max-per-address must be at least 1, got " + perAddress);
         }
         String ext = format.startsWith(".") ? format : "." + format;
+        if (cap != null && outDir == null) {
+            throw new UsageException(name() + ": --max-size and --max-duration cap the files --out DIR writes: give --out");
+        }
+        if (cap != null && !ext.equalsIgnoreCase(AstraceFormat.EXTENSION)) {
+            throw new UsageException(name() + ": --max-size and --max-duration cap .astrace files only, not --format " + ext);
+        }
         Path dir = outDir == null ? null : Path.of(outDir);
         if (dir != null) {
             if (TraceFormats.output(Path.of("x" + ext)) == null) {
@@ -142,9 +166,10 @@ public final class ListenCommand implements Command {
 
         Map<Integer, String> files = new ConcurrentHashMap<>();
         Map<Integer, EventStore> stores = new ConcurrentHashMap<>();
+        Map<Integer, AstraceWriter> rings = new ConcurrentHashMap<>();
         LiveReceiver receiver;
         try {
-            receiver = LiveReceiver.start(options, peer -> open(peer, dir, ext, files, stores));
+            receiver = LiveReceiver.start(options, peer -> open(peer, dir, ext, cap, files, stores, rings));
         } catch (IOException e) {
             throw new UsageException(name() + ": cannot listen on " + bind + ":" + port + ": " + e.getMessage());
         }
@@ -166,7 +191,8 @@ public final class ListenCommand implements Command {
                     if (c.state().ended()) {
                         ended++;
                         if (reported.put(c.connection(), c.state()) != c.state()) {
-                            out.println(Printable.line(line(c) + ending(c, files.get(c.connection()), stores.get(c.connection()))));
+                            out.println(Printable.line(line(c) + ending(c, files.get(c.connection()), stores.get(c.connection()),
+                                    rings.get(c.connection()))));
                         }
                     } else if (c.state() == ConnectionStats.State.STREAMING
                             && (status || reported.put(c.connection(), c.state()) != c.state())) {
@@ -268,8 +294,8 @@ public final class ListenCommand implements Command {
      * or another connection holds gets {@code -1}, {@code -2}, ...), else an in-memory store. The file is
      * named in {@code files} only once it exists.
      */
-    private static EventSink open(PeerInfo peer, Path dir, String ext, Map<Integer, String> files, Map<Integer, EventStore> stores)
-            throws IOException {
+    private static EventSink open(PeerInfo peer, Path dir, String ext, RingCap cap, Map<Integer, String> files,
+                                  Map<Integer, EventStore> stores, Map<Integer, AstraceWriter> rings) throws IOException {
         if (dir == null) {
             EventStore s = new EventStore(peer.session().name());
             stores.put(peer.connection(), s);
@@ -278,7 +304,13 @@ public final class ListenCommand implements Command {
         Path file = OutputFiles.createNew(dir.resolve(fileStem(peer.session().name()) + "-p" + peer.processId() + "-c" + peer.connection() + ext));
         EventSink sink;
         try {
-            sink = TraceFormats.output(file).open(file);
+            if (cap != null) {
+                AstraceWriter w = new AstraceWriter(file, ChunkCodec.DEFAULT_LEVEL, cap);
+                rings.put(peer.connection(), w);
+                sink = w;
+            } else {
+                sink = TraceFormats.output(file).open(file);
+            }
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(file);
             throw e;
@@ -297,13 +329,17 @@ public final class ListenCommand implements Command {
                 c.state().ended() ? "" : String.format(" (%,.0f/s)", c.eventsPerSecond()), c.lostEvents());
     }
 
-    private static String ending(ConnectionStats c, String file, EventStore store) {
+    private static String ending(ConnectionStats c, String file, EventStore store, AstraceWriter ring) {
         StringBuilder sb = new StringBuilder();
         if (c.state() != ConnectionStats.State.CLOSED && c.detail() != null) {
             sb.append(" (").append(c.detail()).append(')');
         }
         if (file != null) {
             sb.append(" -> ").append(file);
+            RingWindow w = ring == null ? null : ring.ringWindow();
+            if (w != null) {
+                sb.append(" (").append(w.summary()).append(')');
+            }
         } else if (store != null) {
             for (MemoryInfo m : store.memories()) {
                 sb.append(String.format("; %s peak %,d bytes", m.name(), store.peakUsed(m.id())));

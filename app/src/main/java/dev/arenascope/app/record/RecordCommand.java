@@ -33,7 +33,11 @@ import dev.arenascope.core.live.LiveSender;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.record.StackCapture;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.file.AstraceFormat;
+import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.file.OutputFiles;
+import dev.arenascope.core.trace.file.RingCap;
+import dev.arenascope.core.trace.file.RingWindow;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.util.Progress;
 import dev.arenascope.workloads.Workload;
@@ -65,6 +69,7 @@ public final class RecordCommand implements Command {
         StringBuilder sb = new StringBuilder("""
                 Usage: arenascope record WORKLOAD [--device auto|cuda[:N]|host|virtual[:BYTES]]
                                          [--out FILE.astrace] [--live HOST:PORT]
+                                         [--max-size BYTES] [--max-duration TIME]
                                          [--stacks [--stack-depth N] [--sample-every N | --sample-bytes BYTES]]
                                          [workload options]
 
@@ -82,11 +87,17 @@ public final class RecordCommand implements Command {
                   --stack-depth N   frames kept per stack [32]
                   --sample-every N  walk only every Nth allocation's stack
                   --sample-bytes B  walk stacks at random byte intervals of mean B (e.g. 64KiB), per thread
+                  --max-size BYTES  keep the .astrace file under BYTES (e.g. 2GiB; at least 8MiB): the
+                                    oldest chunks are dropped whole, a ring of chunks, and what was
+                                    dropped is counted in the trace (stats, report and the window say it)
+                  --max-duration T  keep only the last T of the session (e.g. 8h, 90min, 1h30m; at least
+                                    1s), dropping older chunks the same way; both may be given
 
                 Exit status: 0 when every event reached every output; 5 when the workload ran but some
                 events did not (the disk filled: the file is readable to its last whole chunk; the live
                 receiver refused the stream or was not there), with one line saying how many were
-                written or delivered and how many lost; 2 for bad arguments.
+                written or delivered and how many lost; 2 for bad arguments (a --max-size of 0, below
+                8MiB or not a size, a --max-duration that is not a time, a cap without an .astrace file).
 
                 Workloads and their options (defaults in brackets):
                 """);
@@ -118,6 +129,12 @@ public final class RecordCommand implements Command {
         String outName = a.string("out", null);
         String live = a.string("live", null);
         StackCapture capture = stackCapture(a);
+        RingCap cap;
+        try {
+            cap = RingCap.parseOptions(a.string("max-size", null), a.string("max-duration", null));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("record: " + e.getMessage());
+        }
         WorkloadOptions options;
         try {
             options = workload.parse(a.unread());
@@ -135,6 +152,13 @@ public final class RecordCommand implements Command {
         if (file != null && TraceFormats.output(file) == null) {
             // checked before the device opens and the workload runs, not after
             throw new UsageException("record: --out " + file + ": unknown trace format (writable: " + TraceFormats.outputExtensions() + ")");
+        }
+        if (cap != null && file == null) {
+            throw new UsageException("record: --max-size and --max-duration cap a trace file: give --out FILE.astrace as well as --live");
+        }
+        if (cap != null && !TraceFormats.extension(file).equals(AstraceFormat.EXTENSION)) {
+            throw new UsageException("record: --max-size and --max-duration cap .astrace files only, not " + file
+                    + " (record to FILE.astrace and convert the kept window)");
         }
 
         Devices.Selection selection;
@@ -166,7 +190,7 @@ public final class RecordCommand implements Command {
                 // same second has it (never two writers on one file)
                 file = OutputFiles.createNew(file);
             }
-            EventSink fileSink = file == null ? null : TraceOutputs.fileSink(file);
+            EventSink fileSink = file == null ? null : TraceOutputs.fileSink(file, cap);
             if (fileSink != null) {
                 session.addSink(fileSink);
             }
@@ -277,6 +301,10 @@ public final class RecordCommand implements Command {
         }
         var peak = meter.largestPeak();
         String where = file == null ? "" : " -> " + file + " (" + Bytes.format(Files.size(file)) + ")";
+        RingWindow ring = fileSink instanceof AstraceWriter w ? w.ringWindow() : null;
+        if (ring != null) {
+            where += "; " + ring.summary();
+        }
         String liveText = "";
         String liveProblem = null;
         if (liveSink instanceof LiveSender sender) {

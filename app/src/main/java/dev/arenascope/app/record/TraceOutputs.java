@@ -6,14 +6,20 @@ import java.nio.file.Path;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.live.LiveSender;
 import dev.arenascope.core.trace.EventSink;
+import dev.arenascope.core.trace.codec.ChunkCodec;
+import dev.arenascope.core.trace.file.AstraceWriter;
+import dev.arenascope.core.trace.file.RingCap;
 import dev.arenascope.core.trace.file.TraceFormats;
 
 /** Where {@code record} sends a session. */
 final class TraceOutputs {
     private TraceOutputs() {}
 
-    /** A trace file writer for {@code file}, by its extension (.astrace, .jsonl, ...). */
-    static EventSink fileSink(Path file) throws IOException {
+    /** A trace file writer for {@code file}, by its extension (.astrace, .jsonl, ...); an .astrace one kept within {@code cap} when not null. */
+    static EventSink fileSink(Path file, RingCap cap) throws IOException {
+        if (cap != null) {
+            return new AstraceWriter(file, ChunkCodec.DEFAULT_LEVEL, cap);
+        }
         TraceFormats.Output output = TraceFormats.output(file);
         if (output == null) {
             throw new UsageException("record: --out " + file + ": unknown trace format (writable: " + TraceFormats.outputExtensions() + ")");

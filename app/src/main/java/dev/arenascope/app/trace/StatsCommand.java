@@ -20,6 +20,7 @@ import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.RingWindow;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.TraceStore;
 
@@ -50,8 +51,14 @@ public final class StatsCommand implements Command {
                        arenascope stats TRACE TRACE... | FOLDER | 'GLOB' [--rank-pattern REGEX]
 
                 Prints a JSON summary of TRACE (%s) on stdout:
-                  events, duration_ns, lost_events,
+                  events, duration_ns, lost_events, ring (capped recordings only),
                   memories: [{id, name, kind, device, capacity, events, peak_bytes, reserved_peak_bytes, limit}]
+                A trace recorded with --max-size or --max-duration has a ring object: max_size_bytes,
+                max_duration_ns, dropped_chunks, dropped_events, dropped_bytes, window_start_ns (where
+                the kept window starts, ns) and peaks_cover ("kept window" once anything was dropped:
+                every peak, count and duration is then the kept window's, not the whole session's).
+                A trace that a recording is still writing is summarised as far as it is sealed, with
+                one line on stderr saying so, and exit code 0.
                 peak_bytes is the most bytes in use at once; reserved_peak_bytes (pools and imported
                 caching allocators only) the most bytes reserved from the device at once; pools
                 also give requests, hits (served from a held block) and misses (a new block), and
@@ -93,6 +100,19 @@ public final class StatsCommand implements Command {
         g.writeNumberField("events", store.eventCount());
         g.writeNumberField("duration_ns", store.eventCount() == 0 ? 0 : store.endNs() - store.startNs());
         g.writeNumberField("lost_events", store.lostEvents());
+        RingWindow ring = RingWindow.of(store.session());
+        if (ring != null) {
+            // a capped recording: what was dropped, and that the figures below are the kept window's
+            g.writeObjectFieldStart("ring");
+            g.writeNumberField("max_size_bytes", ring.maxBytes());
+            g.writeNumberField("max_duration_ns", ring.maxDurationNs());
+            g.writeNumberField("dropped_chunks", ring.droppedChunks());
+            g.writeNumberField("dropped_events", ring.droppedEvents());
+            g.writeNumberField("dropped_bytes", ring.droppedBytes());
+            g.writeNumberField("window_start_ns", ring.windowStartNs());
+            g.writeStringField("peaks_cover", ring.dropped() ? "kept window" : "whole session");
+            g.writeEndObject();
+        }
         Map<Integer, long[]> requests = new HashMap<>();
         // the per-bin figures are printed for pools only: without a pool, the pass over every event is skipped
         boolean pools = store.memories().stream().anyMatch(m -> m.kind() == MemoryKind.POOL);

@@ -28,11 +28,15 @@ import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Durations;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.file.AstraceTail;
 import dev.arenascope.core.trace.file.FileKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.ReadReport;
+import dev.arenascope.core.trace.file.RingWindow;
+import dev.arenascope.core.trace.file.WriterNote;
 import dev.arenascope.core.util.Progress;
 
 /**
@@ -109,7 +113,7 @@ final class FileActions {
                     status.fileTask(null);
                     switch (opened) {
                         case Opened.Plan plan -> showPlan(file, plan.arenas());
-                        case Opened.Trace trace -> showTrace(file, trace.loaded());
+                        case Opened.Trace trace -> showTrace(file, trace.loaded(), trace.tail());
                     }
                 })
                 .onFailure(e -> {
@@ -126,7 +130,12 @@ final class FileActions {
 
     /** What opening a file gave: a trace, or plan arenas for the slot map. */
     private sealed interface Opened {
-        record Trace(LoadedTrace loaded) implements Opened {}
+        /** A trace; {@code tail} when a recording is still writing it (followed once shown), else null. */
+        record Trace(LoadedTrace loaded, AstraceTail tail) implements Opened {
+            Trace(LoadedTrace loaded) {
+                this(loaded, null);
+            }
+        }
 
         record Plan(List<SlotArena> arenas) implements Opened {}
     }
@@ -135,6 +144,13 @@ final class FileActions {
     private static Opened read(Path file, Progress p) throws Exception {
         if (!Files.isRegularFile(file)) {
             return new Opened.Trace(TraceFiles.open(file, p)); // names the missing file or directory
+        }
+        if ((FileKind.of(file) == FileKind.ASTRACE || file.toString().endsWith(".astrace"))
+                && WriterNote.check(file) == WriterNote.State.WRITING) {
+            // a recording in progress (its header may not be written yet): read what is sealed, then follow it
+            p.update(-1, -1, "reading what is sealed so far");
+            AstraceTail tail = AstraceTail.open(file);
+            return new Opened.Trace(new LoadedTrace(tail.store(), tail.report()), tail);
         }
         return switch (FileKind.of(file)) {
             case PLAN_JSON -> new Opened.Plan(PlanSlots.read(file));
@@ -146,19 +162,33 @@ final class FileActions {
         };
     }
 
-    private void showTrace(Path file, LoadedTrace loaded) {
+    private void showTrace(Path file, LoadedTrace loaded, AstraceTail tail) {
         ReadReport report = loaded.report();
         TraceView shown = model.trace();
         if (loaded.store().eventCount() == 0 && shown != null && shown.eventCount() > 0) {
-            String why = report.damaged() ? report.summary() : "the file holds no events";
+            String why = report.damaged() ? report.summary() : report.stillWriting() ? "nothing is sealed in it yet"
+                    : "the file holds no events";
             dialogs.confirm("Open " + file.getFileName(), file.getFileName() + " yields no events",
                     why + ".\n\nReplace the open session (" + String.format(Locale.ROOT, "%,d events", shown.eventCount())
                             + ") with an empty one?",
-                    () -> show(file, loaded),
-                    () -> status.message("Kept the open session; " + file.getFileName() + ": " + why));
+                    () -> show(file, loaded, tail),
+                    () -> {
+                        closeQuietly(tail);
+                        status.message("Kept the open session; " + file.getFileName() + ": " + why);
+                    });
             return;
         }
-        show(file, loaded);
+        show(file, loaded, tail);
+    }
+
+    private static void closeQuietly(AstraceTail tail) {
+        if (tail != null) {
+            try {
+                tail.close();
+            } catch (java.io.IOException ignored) {
+                // a reader's close: nothing to tell
+            }
+        }
     }
 
     private void showPlan(Path file, List<SlotArena> arenas) {
@@ -176,7 +206,7 @@ final class FileActions {
         }
     }
 
-    private void show(Path file, LoadedTrace loaded) {
+    private void show(Path file, LoadedTrace loaded, AstraceTail tail) {
         TraceView t = loaded.store();
         ReadReport report = loaded.report();
         live.stopQuietly();
@@ -186,8 +216,31 @@ final class FileActions {
         prefs.addRecent(file);
         rebuildRecent();
         int memories = t.memories().size();
-        status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d %s%s", file.getFileName(), t.eventCount(), memories,
-                memories == 1 ? "memory" : "memories", report.damaged() ? " — damaged, see the notice above" : ""));
+        status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d %s%s%s", file.getFileName(), t.eventCount(), memories,
+                memories == 1 ? "memory" : "memories", report.damaged() ? " — damaged, see the notice above" : "",
+                openNotes(report, RingWindow.of(t.session()))));
+        if (tail != null && !tail.finished()) {
+            model.followLiveProperty().set(true);
+            TailFollower.start(file, tail, model, status::message);
+        } else {
+            closeQuietly(tail);
+        }
+    }
+
+    /**
+     * What the status line adds on opening a file: that a recording is still writing it (what is shown is
+     * what was sealed when it was opened), and what a capped recording dropped; empty for neither.
+     */
+    static String openNotes(ReadReport report, RingWindow ring) {
+        StringBuilder sb = new StringBuilder();
+        if (report.stillWriting()) {
+            sb.append(" — still being written: following it as it grows");
+        }
+        if (ring != null && ring.dropped()) {
+            sb.append(String.format(Locale.ROOT, " — capped recording: %,d older events dropped; peaks are the kept window's (from %s)",
+                    ring.droppedEvents(), Durations.format(ring.windowStartNs())));
+        }
+        return sb.toString();
     }
 
     /** Opens a memory plan or allocation problem in the slot map (the same as {@link #open}, which decides by content). */

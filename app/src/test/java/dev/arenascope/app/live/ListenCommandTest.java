@@ -169,6 +169,82 @@ class ListenCommandTest {
     }
 
     @Test
+    void aCappedConnectionKeepsItsNewestChunksAndStatsSaysWhatWasDropped() throws Exception {
+        Output out = new Output();
+        Output err = new Output();
+        CompletableFuture<Integer> code = listen(out, err, "--out", dir.toString(), "--connections", "1", "--seconds", "50",
+                "--max-size", "1MiB");
+        int port = listeningPort(out, err, " (no token: loopback only)");
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(34);
+        long used = 0;
+        try (Session session = new Session("capped")) {
+            LiveSender live = LiveSender.stream(session, "127.0.0.1:" + port, null);
+            int mem = session.registerMemory("scratch", MemoryKind.POOL, "virtual", 0, Map.of());
+            for (int i = 0; i < 400_000; i++) {
+                long size = 32 + rnd.nextInt(4096);
+                used += size;
+                session.publish(EventKind.ALLOC, 0, mem, rnd.nextLong() >>> 8, size, size, used, 0, -1, -1);
+            }
+            session.removeSink(live);
+        }
+        assertEquals(0, code.get(40, TimeUnit.SECONDS), err.text());
+        String pid = Long.toString(ProcessHandle.current().pid());
+        Path file = dir.resolve("capped-p" + pid + "-c1.astrace");
+        assertTrue(out.text().contains("-> " + file + " (capped (max size 1.00 MiB): "), out.text());
+        assertTrue(Files.size(file) <= 1 << 20, Files.size(file) + " bytes");
+        assertTrue(Files.list(dir).noneMatch(p -> p.toString().endsWith(".writing") || p.toString().endsWith(".ring-tmp")));
+
+        ByteArrayOutputStream sOut = new ByteArrayOutputStream();
+        ByteArrayOutputStream sErr = new ByteArrayOutputStream();
+        assertEquals(0, Main.cli().run(new String[] {"stats", file.toString()}, new PrintStream(sOut, true, StandardCharsets.UTF_8),
+                new PrintStream(sErr, true, StandardCharsets.UTF_8)), sErr.toString(StandardCharsets.UTF_8));
+        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(sOut.toString(StandardCharsets.UTF_8));
+        var ring = json.get("ring");
+        assertEquals(1 << 20, ring.get("max_size_bytes").asLong());
+        assertTrue(ring.get("dropped_chunks").asLong() > 0, ring.toString());
+        assertEquals("kept window", ring.get("peaks_cover").asText());
+        LoadedTrace t = TraceFormats.load(file);
+        long events = json.get("events").asLong();
+        // the kept events and the dropped ones are the whole stream, less what the link lost, plus the carried gauge
+        assertEquals(400_000 - t.store().lostEvents(), events - 1 + ring.get("dropped_events").asLong());
+        assertEquals(ring.get("window_start_ns").asLong(), t.store().startNs());
+        // the pool only grows: its peak in the kept window is its last gauge
+        long lastUsed = t.store().event(t.store().eventCount() - 1).used();
+        assertEquals(lastUsed, json.get("memories").get(0).get("peak_bytes").asLong());
+        // the report says it too, in words and in its JSON
+        for (String format : new String[] {"md", "json"}) {
+            Path report = dir.resolve("capped." + format);
+            assertEquals(0, Main.cli().run(new String[] {"report", file.toString(), "--format", format, "--out", report.toString()},
+                    new PrintStream(sOut, true, StandardCharsets.UTF_8), new PrintStream(sErr, true, StandardCharsets.UTF_8)),
+                    sErr.toString(StandardCharsets.UTF_8));
+            String text = Files.readString(report);
+            assertTrue(format.equals("md") ? text.contains("peaks and totals cover the kept window only")
+                    : text.contains("\"droppedEvents\" : " + ring.get("dropped_events").asLong()), text);
+        }
+    }
+
+    @Test
+    void capsAreCheckedAndNeedAnAstraceOut() {
+        for (String[] bad : new String[][] {{"--max-size", "0", "--out", "d"}, {"--max-size", "-1", "--out", "d"},
+                {"--max-size", "10XB", "--out", "d"}, {"--max-size", "100KiB", "--out", "d"}, {"--max-duration", "0", "--out", "d"},
+                {"--max-size", "2GiB", "--seconds", "1"}, {"--max-duration", "8h", "--format", ".jsonl"}}) {
+            Output out = new Output();
+            Output err = new Output();
+            String[] args = {"listen", "--port", "0", "--seconds", "1", bad[0], bad[1], bad[2], bad[3].equals("d") ? dir.toString() : bad[3]};
+            if (bad[2].equals("--seconds")) {
+                args = new String[] {"listen", "--port", "0", bad[0], bad[1], bad[2], bad[3]};
+            }
+            if (bad[2].equals("--format")) {
+                args = new String[] {"listen", "--port", "0", "--seconds", "1", "--out", dir.toString(), bad[0], bad[1], bad[2], bad[3]};
+            }
+            assertEquals(2, Main.cli().run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)),
+                    String.join(" ", args) + ": " + err.text());
+            assertTrue(err.text().strip().lines().count() == 1 && err.text().startsWith("arenascope listen: ")
+                    && err.text().contains(bad[0].equals("--max-duration") && !bad[2].equals("--format") ? "--max-duration" : "--max-"), err.text());
+        }
+    }
+
+    @Test
     void refusesAnOpenAddressWithoutAToken() {
         Output out = new Output();
         Output err = new Output();

@@ -71,6 +71,67 @@ class RecordCommandTest {
     }
 
     @Test
+    void capsAreTakenAndAKeptWindowIsSaid() throws Exception {
+        Path file = dir.resolve("capped.astrace");
+        assertEquals(0, run("record", "particles", "--device", "virtual", "--out", file.toString(), "--steps", "60",
+                "--max-size", "2GiB", "--max-duration", "8h"), err());
+        assertTrue(out().contains("; capped (max size 2.00 GiB, max duration "), out());
+        assertTrue(out().contains("nothing dropped"), out());
+        assertFalse(Files.exists(dir.resolve("capped.astrace.writing")), "the writing note goes when the recording ends");
+        assertEquals(0, run("stats", file.toString()), err());
+        JsonNode ring = new ObjectMapper().readTree(out()).get("ring");
+        assertEquals(2L << 30, ring.get("max_size_bytes").asLong());
+        assertEquals(8 * 3600_000_000_000L, ring.get("max_duration_ns").asLong());
+        assertEquals(0, ring.get("dropped_chunks").asLong());
+        assertEquals("whole session", ring.get("peaks_cover").asText());
+    }
+
+    @Test
+    void statsOnATraceStillBeingWrittenAnswersWhatIsSealedAndExitsZero() throws Exception {
+        Path file = dir.resolve("growing.astrace");
+        try (var w = new dev.arenascope.core.trace.file.AstraceWriter(file)) {
+            w.onSession(new dev.arenascope.core.trace.SessionInfo("growing", "box", 0, java.util.List.of(), java.util.Map.of()));
+            w.onMemory(new dev.arenascope.core.trace.MemoryInfo(0, "scratch", dev.arenascope.core.trace.MemoryKind.POOL, "virtual", 0,
+                    java.util.Map.of()));
+            EventBatch b = new EventBatch();
+            for (int i = 0; i < 1000; i++) {
+                b.add(i * 1000L, EventBatch.pack(dev.arenascope.core.trace.EventKind.ALLOC.code(), 0, 0), 0, i * 64L, 64, 64,
+                        64L * (i + 1), 0, -1, -1);
+            }
+            w.onEvents(b);
+            w.flush(); // sealed: a chunk on disk, and the recording goes on
+            assertEquals(0, run("stats", file.toString()), err());
+            assertEquals(1000, new ObjectMapper().readTree(out()).get("events").asLong());
+            assertTrue(err().contains("still being written: read 1000 events in 1 chunks sealed so far"), err());
+            assertFalse(err().contains("did not finish"), err());
+        }
+        assertEquals(0, run("stats", file.toString()), err());
+        assertEquals("", err(), "closed: a whole file, nothing to say");
+    }
+
+    @Test
+    void badCapsAreOneLineAndExitTwo() {
+        String out = dir.resolve("x.astrace").toString();
+        String[][] cases = {
+                {"--max-size", "0", "--out", out}, {"--max-size", "-1", "--out", out}, {"--max-size", "10XB", "--out", out},
+                {"--max-size", "512KiB", "--out", out}, {"--max-duration", "0", "--out", out}, {"--max-duration", "8 hours", "--out", out},
+                {"--max-duration", "-3s", "--out", out},
+                {"--max-size", "2GiB", "--out", dir.resolve("x.jsonl").toString()},
+                {"--max-size", "2GiB", "--live", "127.0.0.1:1"}};
+        for (String[] c : cases) {
+            String[] args = new String[c.length + 4];
+            args[0] = "record";
+            args[1] = "particles";
+            args[2] = "--device";
+            args[3] = "virtual";
+            System.arraycopy(c, 0, args, 4, c.length);
+            var r = dev.arenascope.app.cli.CliRun.of(args);
+            r.isOneLineUsageError("record", c[0].startsWith("--max-duration") ? "--max-duration" : "--max-size");
+            assertFalse(Files.exists(dir.resolve("x.astrace")), "nothing recorded for " + String.join(" ", c));
+        }
+    }
+
+    @Test
     void aRunThatFailsBeforeRecordingAnythingLeavesNoFile() {
         Path file = dir.resolve("r.astrace");
         assertEquals(2, run("record", "render", "--device", "virtual:1MiB", "--out", file.toString()), err());

@@ -17,6 +17,7 @@ import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.trace.file.RingWindow;
 
 /**
  * Writes a report as one self-contained HTML5 file: inline CSS, inline SVG occupancy charts, no
@@ -162,7 +163,10 @@ public final class HtmlReportWriter {
             kpi(sb, "Plan efficiency", Units.percent((double) lb / height), "lower bound " + Bytes.format(lb) + " of height " + Bytes.format(height), "");
         }
         var s = a.session();
-        kpi(sb, "Events", Units.count(s.events()), s.lostEvents() == 0 ? "none lost" : Units.count(s.lostEvents()) + " lost",
+        RingWindow ring = RingWindow.of(s.attributes());
+        String dropped = ring == null || !ring.dropped() ? ""
+                : " · " + Units.count(ring.droppedEvents()) + " older events dropped (capped recording: the kept window only)";
+        kpi(sb, "Events", Units.count(s.events()), (s.lostEvents() == 0 ? "none lost" : Units.count(s.lostEvents()) + " lost") + dropped,
                 "");
         kpi(sb, "Duration", Units.duration(s.durationNs()), Units.instant(s.startEpochNs()), "");
         sb.append("</section>\n");

@@ -24,6 +24,7 @@ import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.file.RingWindow;
 
 /**
  * Writes a report as JSON. Field names are stable and documented in {@code docs/report-schema.md};
@@ -141,6 +142,17 @@ public final class JsonReportWriter {
         g.writeNumberField("durationNs", s.durationNs());
         g.writeNumberField("events", s.events());
         g.writeNumberField("lostEvents", s.lostEvents());
+        RingWindow ring = RingWindow.of(s.attributes());
+        if (ring != null) {
+            g.writeObjectFieldStart("ring");
+            g.writeNumberField("maxSizeBytes", ring.maxBytes());
+            g.writeNumberField("maxDurationNs", ring.maxDurationNs());
+            g.writeNumberField("droppedChunks", ring.droppedChunks());
+            g.writeNumberField("droppedEvents", ring.droppedEvents());
+            g.writeNumberField("droppedBytes", ring.droppedBytes());
+            g.writeNumberField("windowStartNs", ring.windowStartNs());
+            g.writeEndObject();
+        }
         g.writeArrayFieldStart("devices");
         for (DeviceInfo d : s.devices()) {
             g.writeStartObject();

@@ -17,6 +17,7 @@ import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.device.DeviceInfo;
+import dev.arenascope.core.trace.file.RingWindow;
 
 /** Builds the tables every human-readable format prints, so HTML and Markdown show the same figures. */
 final class ReportTables {
@@ -38,6 +39,11 @@ final class ReportTables {
         rows.add(new String[] {"duration", Units.duration(s.durationNs())});
         rows.add(new String[] {"events", Units.count(s.events())});
         rows.add(new String[] {"lost events", Units.count(s.lostEvents())});
+        RingWindow ring = RingWindow.of(s.attributes());
+        if (ring != null) {
+            // a capped recording: its peaks and totals are the kept window's
+            rows.add(new String[] {"kept window", ring.summary() + (ring.dropped() ? "; peaks and totals cover the kept window only" : "")});
+        }
         for (DeviceInfo d : s.devices()) {
             rows.add(new String[] {"device " + d.id(), d.name() + (d.totalBytes() > 0 ? ", " + Units.format(Figure.Unit.BYTES, d.totalBytes()) : "")});
         }

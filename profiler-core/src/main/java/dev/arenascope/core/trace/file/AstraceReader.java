@@ -59,7 +59,8 @@ public final class AstraceReader implements AutoCloseable {
     private final Path path;
     private final String source;
     private final FileChannel ch;
-    private final long size;
+    /** The file's length when opened (or when a follower last {@link #refresh refreshed}). */
+    private long size;
     private final SessionInfo session;
     private final List<MetaRecord> headerMeta;
     private final long dataStart;
@@ -82,6 +83,12 @@ public final class AstraceReader implements AutoCloseable {
     private int chunks;
     private long lost;
     private final List<String> problems = new ArrayList<>();
+    /** Whether the file was still being written when it was opened (its {@link WriterNote} names a running process). */
+    private boolean stillWriting;
+    /** The file's identity when opened (null where the file system has none), to tell a replaced file. */
+    private final Object fileKey;
+    /** Whether the header was not written yet when the file was opened (a recording in progress). */
+    private final boolean headerMissing;
     private int problemCount;
     /** The file offset of the chunk accepted last (what a problem found while delivering it names). */
     private long acceptedAt;
@@ -101,7 +108,21 @@ public final class AstraceReader implements AutoCloseable {
         this.path = path;
         this.source = path.toString();
         this.ch = ch;
+        this.stillWriting = WriterNote.check(path) == WriterNote.State.WRITING;
+        this.fileKey = fileKey(path);
         this.size = ch.size();
+        this.headerMissing = stillWriting && !headerSealed();
+        if (headerMissing) {
+            // a recording that has not written its first chunk yet: nothing to read so far, and no damage
+            session = new SessionInfo("", "", 0, List.of(), Map.of());
+            headerMeta = List.of();
+            version = AstraceFormat.VERSION;
+            codec = new ChunkCodec(ChunkCodec.DEFAULT_LEVEL, version);
+            dataStart = size;
+            pos = size;
+            done = true;
+            return;
+        }
         if (size < AstraceFormat.HEADER_FIXED) {
             throw new TraceFormatException(source, 0, "too short to be an .astrace file (" + size + " bytes)");
         }
@@ -146,6 +167,59 @@ public final class AstraceReader implements AutoCloseable {
         dataStart = AstraceFormat.HEADER_FIXED + bodyLen;
         pos = dataStart;
         readFooter();
+    }
+
+    private static Object fileKey(Path path) {
+        try {
+            return java.nio.file.Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
+    /** Whether the header was not in the file yet when it was opened: a follower opens it again later. */
+    boolean headerMissing() {
+        return headerMissing;
+    }
+
+    /**
+     * For a follower ({@link AstraceTail}): takes in what the writer sealed since the last read (the
+     * file's new length; its footer once the writer closed it), so that {@link #nextChunk()} goes on
+     * from where it stopped.
+     *
+     * @return false when the path names another file now (a capped recording replaced it), or none
+     */
+    boolean refresh() throws IOException {
+        Object now = fileKey(path);
+        if (now == null || fileKey != null && !fileKey.equals(now)) {
+            return false;
+        }
+        stillWriting = WriterNote.check(path) == WriterNote.State.WRITING;
+        size = ch.size();
+        if (!stillWriting && footerOffset < 0) {
+            readFooter();
+        }
+        done = false;
+        current = null;
+        return true;
+    }
+
+    /** Whether the whole header is in the file yet (it is written with the first chunk). */
+    private boolean headerSealed() throws IOException {
+        if (size < AstraceFormat.HEADER_FIXED) {
+            return false;
+        }
+        byte[] fixed = readAt(0, AstraceFormat.HEADER_FIXED);
+        long bodyLen = (fixed[12] & 0xffL) | (fixed[13] & 0xffL) << 8 | (fixed[14] & 0xffL) << 16 | (fixed[15] & 0xffL) << 24;
+        return bodyLen <= size - AstraceFormat.HEADER_FIXED;
+    }
+
+    /**
+     * Whether the file was still being written when it was opened: what the reader yields is what was
+     * sealed by then, and a missing footer or a last chunk not yet whole is no damage.
+     */
+    public boolean stillWriting() {
+        return stillWriting;
     }
 
     /**
@@ -342,6 +416,10 @@ public final class AstraceReader implements AutoCloseable {
                 finish(footerOffset >= 0);
                 return null;
             }
+            if (stillWriting && footerOffset < 0 && (left < ChunkCodec.FRAME_HEADER_BYTES || tailNotWhole(left))) {
+                finish(false); // the chunk being written: not sealed yet
+                return null;
+            }
             if (left < 4) {
                 problem(pos, "file ends inside a chunk header (" + left + " bytes)");
                 finish(false);
@@ -405,10 +483,20 @@ public final class AstraceReader implements AutoCloseable {
         return null;
     }
 
+    /** Whether the frame at {@link #pos} claims more bytes than the file holds yet (a writer's chunk half written). */
+    private boolean tailNotWhole(long left) throws IOException {
+        byte[] h = readAt(pos, ChunkCodec.FRAME_HEADER_BYTES);
+        try {
+            return FrameHeader.parse(h, 0, source, pos).payloadBytes() > left - ChunkCodec.FRAME_HEADER_BYTES;
+        } catch (TraceFormatException e) {
+            return false;
+        }
+    }
+
     private void finish(boolean reachedFooter) {
         done = true;
         sawFooter = reachedFooter;
-        if (!reachedFooter && problemCount == 0) {
+        if (!reachedFooter && problemCount == 0 && !stillWriting) {
             problem(pos, "no footer: the recording did not finish");
         }
     }
@@ -519,7 +607,7 @@ public final class AstraceReader implements AutoCloseable {
     /** What has been read so far, and what was wrong. */
     public ReadReport result() {
         return new ReadReport(source, events, chunks, "chunks", size, footerEvents, Math.max(lost, footerLost),
-                problemCount, problems);
+                problemCount, problems, stillWriting && footerOffset < 0);
     }
 
     @Override

@@ -4,8 +4,11 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +60,22 @@ import dev.arenascope.core.trace.codec.MetaCodec;
  * saying how many events the file holds and how many were lost. The file stays readable to its last whole
  * chunk (readers recover without the footer). Each chunk is flushed to the operating system as it is
  * written, so {@link #eventsOnDisk()} is exact.
+ *
+ * <p><b>A ring of chunks</b> ({@link #AstraceWriter(Path, int, RingCap)}): a writer given a {@link RingCap}
+ * keeps the file under a size and/or a span of session time by dropping the oldest chunks whole. When
+ * the next chunk would pass the cap it writes a new file beside the old one ({@code FILE.ring-tmp}): a
+ * header holding every memory, string, thread and site the dropped chunks declared and the counts of
+ * what was dropped (session attributes, {@link RingWindow}), a first chunk that re-opens each memory
+ * still open at the cut with its gauges then, and the kept chunks copied byte for byte; it forces that
+ * file to disk and renames it over the old one in one step. So the path always names a whole, readable
+ * trace (the old one until the rename, the new one after), after a crash too. A reader that had the
+ * old file open reads it to its end; the next open sees the new one. The rewrite runs on the calling
+ * thread and copies up to {@value RingCap#KEEP_PERCENT}% of the cap; it needs that much free disk
+ * besides the file while it runs.
+ *
+ * <p>While it writes, the writer leaves a note beside the file ({@link WriterNote}: {@code FILE.writing},
+ * naming this process) so that readers know the file is still being written rather than cut short; it
+ * removes the note when it closes.
  */
 public final class AstraceWriter implements EventSink, AutoCloseable {
     /** Events per chunk. */
@@ -65,7 +84,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     public static final long MAX_CHUNK_AGE_NS = 1_000_000_000L;
 
     private final Path path;
-    private final OutputStream out;
+    private OutputStream out;
     private final ChunkCodec codec;
     /** Encoded payloads' buffers, back from the compressing workers. */
     private final ArrayDeque<ByteWriter> spare = new ArrayDeque<>();
@@ -76,6 +95,14 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private final List<MetaRecord> meta = new ArrayList<>();
     private final ByteWriter index = new ByteWriter();
     private SessionInfo session = new SessionInfo("", "", 0, List.of(), Map.of());
+    /** The ring's bookkeeping, null when the file is not capped. */
+    private final ChunkRing ring;
+    /** The note that says this file is being written, null when the writer was given a stream. */
+    private final WriterNote note;
+    /** Bytes of the header as written (the file's data starts there). */
+    private long headerBytes;
+    /** Events in the file as it is now: all written, or in a ring, the kept ones and the carried gauges. */
+    private long fileEvents;
     private boolean headerWritten;
     private boolean closed;
     private long position;
@@ -110,12 +137,32 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
      * @throws IOException when the file cannot be created
      */
     public AstraceWriter(Path path, int level) throws IOException {
-        this(path, Files.newOutputStream(path), level);
+        this(path, level, null);
+    }
+
+    /**
+     * Creates (or replaces) {@code path}, keeping it within {@code cap} (see the class comment), or
+     * unbounded when {@code cap} is null.
+     *
+     * @param path  the file
+     * @param level zstd level (1 is the default)
+     * @param cap   the ring cap, or null for none
+     * @throws IOException when the file cannot be created
+     */
+    public AstraceWriter(Path path, int level, RingCap cap) throws IOException {
+        this(path, Files.newOutputStream(path), level, cap, WriterNote.create(path));
+        Files.deleteIfExists(ringTemp(path)); // a rewrite a crash left half done
     }
 
     /** Writes to {@code target} (which this writer closes), naming it {@code path} in messages: for tests of failing disks. */
     AstraceWriter(Path path, OutputStream target, int level) {
+        this(path, target, level, null, null);
+    }
+
+    private AstraceWriter(Path path, OutputStream target, int level, RingCap cap, WriterNote note) {
         this.path = path;
+        this.ring = cap == null ? null : new ChunkRing(cap);
+        this.note = note;
         this.out = new BufferedOutputStream(target, 1 << 20);
         this.codec = new ChunkCodec(level);
         this.level = level;
@@ -197,8 +244,12 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
 
     private final int level;
 
-    /** An encoded frame and what the footer index needs of it. */
-    private record Encoded(byte[] frame, int events, long first, long last, ByteWriter recycle) {}
+    /**
+     * An encoded frame and what the footer index needs of it; for a ring, the metadata it carries and the
+     * gauges at its end.
+     */
+    private record Encoded(byte[] frame, int events, long first, long last, ByteWriter recycle, List<MetaRecord> meta,
+                           List<ChunkRing.Gauge> gauges) {}
 
     /** The file this writer writes. */
     public Path path() {
@@ -249,6 +300,9 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     @Override
     public synchronized void onMemory(MemoryInfo memory) {
         meta.add(new MetaRecord.Memory(memory));
+        if (ring != null) {
+            ring.declare(memory);
+        }
     }
 
     @Override
@@ -298,6 +352,9 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
                 }
                 int take = Math.min(n - i, CHUNK_EVENTS - codec.openEvents());
                 codec.appendEvents(batch, i, i + take);
+                if (ring != null) {
+                    ring.track(batch, i, i + take);
+                }
                 i += take;
                 if (codec.openEvents() == CHUNK_EVENTS) {
                     flushPending();
@@ -337,13 +394,28 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         if (headerWritten) {
             return;
         }
+        if (ring != null) {
+            ring.header(meta);
+        }
+        ByteWriter h = header(session, meta);
+        meta.clear();
+        out.write(h.array(), 0, h.size());
+        position += h.size();
+        headerBytes = h.size();
+        headerWritten = true;
+    }
+
+    /** The header for {@code info} and {@code records}; in a ring, the session's attributes say what was dropped. */
+    private ByteWriter header(SessionInfo info, List<MetaRecord> records) {
+        if (ring != null) {
+            info = new SessionInfo(info.name(), info.host(), info.startEpochNs(), info.devices(), ring.window().into(info.attributes()));
+        }
         ByteWriter body = new ByteWriter(4096);
-        MetaCodec.encodeSession(session, body);
-        body.varint(meta.size());
-        for (MetaRecord m : meta) {
+        MetaCodec.encodeSession(info, body);
+        body.varint(records.size());
+        for (MetaRecord m : records) {
             MetaCodec.encodeMeta(m, body);
         }
-        meta.clear();
         ByteWriter h = new ByteWriter(AstraceFormat.HEADER_FIXED + body.size());
         h.bytes(AstraceFormat.MAGIC, 0, AstraceFormat.MAGIC.length);
         h.u8(AstraceFormat.VERSION);
@@ -355,9 +427,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         crc.update(body.array(), 0, body.size());
         h.u32((int) crc.getValue());
         h.bytes(body.array(), 0, body.size());
-        out.write(h.array(), 0, h.size());
-        position += h.size();
-        headerWritten = true;
+        return h;
     }
 
     /**
@@ -374,14 +444,15 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         ByteWriter payload = spare.isEmpty() ? new ByteWriter(1 << 20) : spare.poll();
         payload.clear();
         codec.finishPayload(m, payload);
+        List<ChunkRing.Gauge> gauges = ring == null ? List.of() : ring.seal();
         if (pool == null) {
-            write(new Encoded(codec.compressFrame(payload, n, first, last), n, first, last, payload));
+            write(new Encoded(codec.compressFrame(payload, n, first, last), n, first, last, payload, m, gauges));
             return;
         }
         while (inFlight.size() >= maxInFlight) {
             write(await(inFlight.poll()));
         }
-        inFlight.add(pool.submit(() -> new Encoded(compressor().compressFrame(payload, n, first, last), n, first, last, payload)));
+        inFlight.add(pool.submit(() -> new Encoded(compressor().compressFrame(payload, n, first, last), n, first, last, payload, m, gauges)));
         while (!inFlight.isEmpty() && inFlight.peek().isDone()) {
             write(await(inFlight.poll()));
         }
@@ -409,20 +480,119 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     }
 
     private void write(Encoded e) throws IOException {
+        if (ring != null) {
+            int drop = ring.toDrop(position, headerBytes, e.frame().length, e.last());
+            if (drop > 0) {
+                rewrite(drop, e.events() > 0 ? e.first() : 0);
+            }
+        }
         long offset = position;
         out.write(e.frame());
         out.flush(); // a whole chunk handed to the system: eventsOnDisk stays exact when the disk fills
         position += e.frame().length;
         events += e.events();
-        chunks++;
-        index.varint(offset - lastChunkOffset);
-        index.varint(e.events());
-        index.svarint(e.first());
-        index.svarint(e.last());
-        lastChunkOffset = offset;
+        fileEvents += e.events();
+        indexChunk(offset, e.events(), e.first(), e.last());
+        if (ring != null) {
+            ring.log.add(new ChunkRing.Logged(offset, e.frame().length, e.events(), e.first(), e.last(), e.meta(),
+                    ChunkRing.metaBytes(e.meta()), e.gauges(), false));
+        }
         if (e.recycle() != null && spare.size() < maxInFlight + 1) {
             spare.add(e.recycle());
         }
+    }
+
+    private void indexChunk(long offset, int n, long first, long last) {
+        chunks++;
+        index.varint(offset - lastChunkOffset);
+        index.varint(n);
+        index.svarint(first);
+        index.svarint(last);
+        lastChunkOffset = offset;
+    }
+
+    /** Where a ring writes the file that replaces its own. */
+    static Path ringTemp(Path path) {
+        return path.resolveSibling(path.getFileName() + ".ring-tmp");
+    }
+
+    /**
+     * Drops the {@code drop} oldest chunks: writes the replacement beside the file (header with the carried
+     * metadata, the carried gauges, the kept chunks' bytes), forces it to disk, renames it over the file
+     * and goes on appending to it.
+     */
+    private void rewrite(int drop, long nextFirst) throws IOException {
+        long keepFrom = drop < ring.log.size() ? ring.log.get(drop).offset() : position;
+        ring.drop(drop, nextFirst);
+        Path tmp = ringTemp(path);
+        ByteWriter h = header(session, ring.headerMeta());
+        EventBatch carried = ring.carryEvents();
+        byte[] carryFrame = null;
+        if (carried.size() > 0) {
+            try (ChunkCodec cc = new ChunkCodec(level)) {
+                carryFrame = cc.encodeFrame(List.of(), carried, 0, carried.size());
+            }
+        }
+        List<ChunkRing.Logged> kept = List.copyOf(ring.log);
+        long newPosition;
+        try (FileChannel to = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
+             FileChannel from = FileChannel.open(path, StandardOpenOption.READ)) {
+            writeFully(to, h.array(), h.size());
+            if (carryFrame != null) {
+                writeFully(to, carryFrame, carryFrame.length);
+            }
+            long at = keepFrom;
+            while (at < position) {
+                long n = from.transferTo(at, position - at, to);
+                if (n <= 0) {
+                    throw new IOException("could not copy the kept chunks of " + path + " (stopped at byte " + at + ")");
+                }
+                at += n;
+            }
+            to.force(true); // on disk before the rename: the name never points at a file still in the cache
+            newPosition = to.position();
+        } catch (IOException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        out.close();
+        Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        out = new BufferedOutputStream(Files.newOutputStream(path, StandardOpenOption.WRITE, StandardOpenOption.APPEND), 1 << 20);
+        // the footer index and the ring's log, at the new offsets
+        headerBytes = h.size();
+        index.clear();
+        chunks = 0;
+        lastChunkOffset = 0;
+        fileEvents = 0;
+        ring.log.clear();
+        long offset = headerBytes;
+        if (carryFrame != null) {
+            indexChunk(offset, carried.size(), carried.time(0), carried.time(0));
+            ring.log.add(new ChunkRing.Logged(offset, carryFrame.length, carried.size(), carried.time(0), carried.time(0),
+                    List.of(), 0, ring.carryGauges(), true));
+            fileEvents += carried.size();
+            offset += carryFrame.length;
+        }
+        long shift = offset - keepFrom;
+        for (ChunkRing.Logged l : kept) {
+            indexChunk(l.offset() + shift, l.events(), l.first(), l.last());
+            ring.log.add(l.at(l.offset() + shift));
+            fileEvents += l.events();
+        }
+        position = newPosition;
+    }
+
+    private static void writeFully(FileChannel ch, byte[] b, int n) throws IOException {
+        java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(b, 0, n);
+        while (bb.hasRemaining()) {
+            ch.write(bb);
+        }
+    }
+
+    /** What this writer's file kept and dropped, or null when it is not capped. */
+    public synchronized RingWindow ringWindow() {
+        return ring == null ? null : ring.window();
     }
 
     private void drainInFlight() throws IOException {
@@ -449,6 +619,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
                     pool.shutdownNow();
                 }
             }
+            removeNote();
             throw new WriteFailedException(path, events, Saturating.add(lost, lostHere), writeFailure);
         }
         try {
@@ -460,7 +631,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             ByteWriter body = new ByteWriter(index.size() + 32);
             body.varint(chunks);
             body.bytes(index.array(), 0, index.size());
-            body.varint(events);
+            body.varint(fileEvents);
             body.varint(lost);
             CRC32C crc = new CRC32C();
             crc.update(body.array(), 0, body.size());
@@ -491,6 +662,13 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
             if (pool != null) {
                 pool.shutdownNow();
             }
+            removeNote();
+        }
+    }
+
+    private void removeNote() {
+        if (note != null) {
+            note.remove();
         }
     }
 

@@ -16,11 +16,20 @@ import dev.arenascope.core.format.Printable;
  * @param lostEvents     events the recording itself lost (counted at record time, not damage)
  * @param problemCount   problems found (damaged chunks, bad lines, a missing footer)
  * @param problems       the first few problems, each one line naming the file and the byte offset or line
+ * @param stillWriting   the file is still being written (its {@link WriterNote} names a running process): what
+ *                       was read is what was sealed when it was opened, and its missing footer is no damage
  */
 public record ReadReport(String file, long events, long parts, String partName, long fileBytes,
-                         long expectedEvents, long lostEvents, int problemCount, List<String> problems) {
+                         long expectedEvents, long lostEvents, int problemCount, List<String> problems,
+                         boolean stillWriting) {
     public ReadReport {
         problems = List.copyOf(problems);
+    }
+
+    /** A report on a file that is not being written. */
+    public ReadReport(String file, long events, long parts, String partName, long fileBytes,
+                      long expectedEvents, long lostEvents, int problemCount, List<String> problems) {
+        this(file, events, parts, partName, fileBytes, expectedEvents, lostEvents, problemCount, problems, false);
     }
 
     /** Whether anything was wrong with the file. */
@@ -38,11 +47,17 @@ public record ReadReport(String file, long events, long parts, String partName, 
             }
             sb.append("; ");
         }
-        sb.append("recovered ").append(events).append(expectedEvents >= events ? " of " + expectedEvents : "")
+        if (stillWriting) {
+            sb.append("still being written: ");
+        }
+        sb.append(stillWriting ? "read " : "recovered ").append(events).append(expectedEvents >= events ? " of " + expectedEvents : "")
                 .append(" events in ").append(parts).append(' ').append(partName);
         if (expectedEvents >= 0 && expectedEvents < events) {
             // a stale or forged footer: say what it claims instead of "recovered 1882 of 0"
             sb.append(" (the footer says ").append(expectedEvents).append(')');
+        }
+        if (stillWriting) {
+            sb.append(" sealed so far");
         }
         return sb.toString();
     }
