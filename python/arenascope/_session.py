@@ -57,6 +57,9 @@ class Session:
     :param connect_timeout: seconds a live session keeps trying to connect and be answered
     :param exclusive: ``out`` is a name made up for the user: created exclusively, ``NAME-1.jsonl``,
         ``NAME-2.jsonl``, ... when it exists (see :attr:`FileSink.path` for the name used)
+    :param file_mode: what happens to a file already at ``out``: ``"truncate"`` (default: replaced),
+        ``"numbered"`` (as ``exclusive``), ``"new"`` (refused: :class:`FileExistsError`) or ``"atomic"``
+        (replaced when the session closes, whole); see :class:`FileSink`
 
     After ``os.fork()`` the child does not record: its copy of the session is closed without writing
     (the parent's file or connection is left to the parent), and :func:`current` is None in the child,
@@ -64,7 +67,7 @@ class Session:
     """
 
     def __init__(self, out=None, live=None, name=None, stacks=0, capacity=1 << 18, token=None, connect_timeout=30.0,
-                 exclusive=False):
+                 exclusive=False, file_mode=None):
         if (out is None) == (live is None):
             raise ValueError("a session records to exactly one of out=FILE.jsonl or live=HOST:PORT")
         if stacks < 0:
@@ -72,7 +75,7 @@ class Session:
         self.name = name or os.path.basename(sys.argv[0] or "python") or "python"
         self.stacks = int(stacks)
         self.t0 = time.perf_counter_ns()
-        sink = FileSink(out, exclusive) if out is not None else LiveSink(live, self.name, token, connect_timeout)
+        sink = FileSink(out, exclusive, file_mode) if out is not None else LiveSink(live, self.name, token, connect_timeout)
         self.pid = os.getpid()
         self.forked_from = None    # in a forked child: the parent's pid (the child does not record)
         self.writer = Writer(sink, capacity)

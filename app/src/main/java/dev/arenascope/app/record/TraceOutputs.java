@@ -12,13 +12,13 @@ import dev.arenascope.core.trace.file.TraceFormats;
 final class TraceOutputs {
     private TraceOutputs() {}
 
-    /** A trace file writer for {@code file}, by its extension (.astrace, .jsonl, ...). */
-    static EventSink fileSink(Path file) throws IOException {
+    /** A trace file writer into {@code writing}, in the format of {@code file}'s extension (.astrace, .jsonl, ...). */
+    static EventSink fileSink(Path writing, Path file) throws IOException {
         TraceFormats.Output output = TraceFormats.output(file);
         if (output == null) {
             throw new UsageException("record: --out " + file + ": unknown trace format (writable: " + TraceFormats.outputExtensions() + ")");
         }
-        return output.open(file);
+        return output.open(writing);
     }
 
     /** A live sender to a running ArenaScope; it connects (and reconnects) in the background. */
