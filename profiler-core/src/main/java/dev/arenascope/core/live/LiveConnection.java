@@ -15,6 +15,7 @@ import java.util.logging.Logger;
 
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.StackBounds;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 import dev.arenascope.core.trace.file.JsonlStreamReader;
@@ -35,6 +36,7 @@ final class LiveConnection {
     volatile PeerInfo peer;
     volatile ConnectionStats.State state = ConnectionStats.State.HANDSHAKE;
     volatile long events;
+    private final StackBounds stackBounds = new StackBounds();
     volatile long lost;
     volatile long endedMs;
     volatile String detail;
@@ -213,6 +215,18 @@ final class LiveConnection {
                 return;
             }
             int n = chunk.events().size();
+            for (MetaRecord m : chunk.meta()) {
+                // the bounds a file's reader puts on sites: a forged name or chain ends the stream here
+                String bad = switch (m) {
+                    case MetaRecord.Frame(var f) -> StackBounds.frameProblem(f);
+                    case MetaRecord.Stack(var node) -> stackBounds.add(node);
+                    default -> null;
+                };
+                if (bad != null) {
+                    end(ConnectionStats.State.CUT, source + " at byte " + at + ": " + bad);
+                    return;
+                }
+            }
             try {
                 for (MetaRecord m : chunk.meta()) {
                     if (m instanceof MetaRecord.Loss(long count)) {
