@@ -45,9 +45,10 @@ final class GaugeIndex {
     // the open (last) leaf
     long leaves;
     private int openCount;
-    final long[] ot = new long[LEAF_EVENTS];
-    final long[] ou = new long[LEAF_EVENTS];
-    final long[] ox = new long[LEAF_EVENTS];
+    // sized to what the leaf holds, up to LEAF_EVENTS: a memory of a few events costs a few longs here
+    long[] ot = new long[4];
+    long[] ou = new long[4];
+    long[] ox = new long[4];
     private long oLast;
     private long oUMin;
     private long oUMax;
@@ -82,6 +83,7 @@ final class GaugeIndex {
             }
             startLeaf(t, used, aux);
         }
+        room(openCount + 1);
         ot[openCount] = t;
         ou[openCount] = used;
         ox[openCount] = aux;
@@ -117,6 +119,7 @@ final class GaugeIndex {
      * leaf's state in locals.
      */
     void addRun(EventBatch b, int from, long[] eff, int[] order, int lo, int hi) {
+        room((int) Math.min(LEAF_EVENTS, (long) openCount + (hi - lo))); // what this run can write into a leaf
         long[] t = ot;
         long[] u = ou;
         long[] x = ox;
@@ -168,6 +171,16 @@ final class GaugeIndex {
         }
         peakUsed = pu;
         peakAux = px;
+    }
+
+    /** Makes the open leaf's arrays hold at least {@code n} events (at most {@link #LEAF_EVENTS}). */
+    private void room(int n) {
+        if (ot.length < n) {
+            int cap = Math.min(LEAF_EVENTS, Math.max(n, ot.length * 2));
+            ot = java.util.Arrays.copyOf(ot, cap);
+            ou = java.util.Arrays.copyOf(ou, cap);
+            ox = java.util.Arrays.copyOf(ox, cap);
+        }
     }
 
     private void startLeaf(long t, long used, long aux) {
