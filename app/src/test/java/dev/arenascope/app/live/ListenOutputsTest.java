@@ -148,4 +148,16 @@ class ListenOutputsTest {
         assertFalse((r.err() + l.out().text() + l.err().text()).contains("\tat "), "no stack trace");
         Files.createDirectories(dir); // for @TempDir's clean-up
     }
+
+    @Test
+    void aSessionNameIsPrintedAsTextNotAsTerminalCommands() throws Exception {
+        Listening l = listen(1);
+        String evil = "\u001b]0;owned\u0007\u001b[2J\u202eevil\n 99.0 GiB  99.9%";
+        sendText(l.port(), evil, 4);
+        assertEquals(0, l.code().get(30, TimeUnit.SECONDS), l.err().text());
+        String out = l.out().text() + l.err().text();
+        assertFalse(out.chars().anyMatch(c -> c == 0x1b || c == 0x07 || c == 0x202e), out);
+        assertTrue(out.contains("\\x1b]0;owned\\x07"), out);
+        assertFalse(out.lines().anyMatch(x -> x.strip().startsWith("99.0 GiB")), "no forged line: " + out);
+    }
 }
