@@ -3,7 +3,7 @@
 # README's picture is made:
 #   scripts/report-screenshot.sh REPORT.html OUT.png [WIDTH HEIGHT]
 # e.g. ./arenascope report fixtures/torch/cs336-a2-magma27.pickle \
-#          --baseline fixtures/torch/cs336-a2-bcrafton.pickle --out /tmp/r.html
+#          --baseline fixtures/torch/cs336-a2-bcrafton.pickle --out /tmp/r.html --force
 #      scripts/report-screenshot.sh /tmp/r.html docs/report.png 1280 1180
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 REPORT.html OUT.png [WIDTH HEIGHT]" >&2; exit 2; }

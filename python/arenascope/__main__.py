@@ -5,14 +5,15 @@ import os
 import runpy
 import sys
 
-USAGE = """usage: python -m arenascope run [--out FILE.jsonl | --live HOST:PORT [--connect-timeout S] [--token T]]
+USAGE = """usage: python -m arenascope run [--out FILE.jsonl [--force] | --live HOST:PORT [--connect-timeout S] [--token T]]
                                   [--max-size BYTES] [--max-duration TIME]
                                   [--stacks N] [--adapters LIST] [--name NAME] script.py [args...]
        python -m arenascope bench [--events N] [--json FILE]
 
 run      runs script.py with its argv, recording the pools and arenas of the libraries it imports
          (adapters: pyopencl, pycuda, hysop, algan, torch; --adapters all (default), none, or a comma
-         list) to FILE.jsonl (default: <script>.jsonl, or <script>-1.jsonl, -2, ... when taken) or
+         list) to FILE.jsonl (default: <script>.jsonl, or <script>-1.jsonl, -2, ... when taken; a FILE
+         that exists is refused unless --force, which replaces it once the run is over) or
          live to `arenascope listen` on HOST:PORT, trying to connect and be answered for
          --connect-timeout S seconds (default 30; a dropped connection is tried again), presenting
          --token T when the receiver was started with one (listen --token).
@@ -40,6 +41,7 @@ def _run(argv):
     p.add_argument("--adapters", default="all")
     p.add_argument("--name")
     p.add_argument("--token")
+    p.add_argument("--force", action="store_true")
     p.add_argument("--connect-timeout", type=float, default=30.0)
     p.add_argument("--max-size")
     p.add_argument("--max-duration")
@@ -60,15 +62,20 @@ def _run(argv):
         return 2
     if not a.connect_timeout > 0:
         p.error("--connect-timeout must be a positive number of seconds, got %s" % a.connect_timeout)
+    if a.force and a.out is None:
+        p.error("--force goes with --out FILE (it replaces FILE when it exists)")
     out = a.out
-    exclusive = False
+    mode = "atomic" if a.force else "new"   # a name given: never an earlier run's file unless --force
     if out is None and a.live is None:
         out = os.path.splitext(os.path.basename(a.script))[0] + ".jsonl"
-        exclusive = True   # a name made up here: never another run's file (NAME-1.jsonl, ... when taken)
+        mode = "numbered"   # a name made up here: never another run's file (NAME-1.jsonl, ... when taken)
     try:
         s = Session(out=out, live=a.live, name=a.name or os.path.basename(a.script), stacks=a.stacks, token=a.token,
-                    connect_timeout=a.connect_timeout, exclusive=exclusive, max_size=a.max_size,
-                    max_duration=a.max_duration)
+                    connect_timeout=a.connect_timeout, file_mode=mode if out is not None else None,
+                    max_size=a.max_size, max_duration=a.max_duration)
+    except FileExistsError:
+        print("arenascope run: --out %s exists already; give --force to replace it" % out, file=sys.stderr)
+        return 2
     except (LiveError, ValueError, OSError) as e:
         text = str(e).replace("max_size: ", "--max-size: ").replace("max_duration: ", "--max-duration: ")
         print("arenascope run: %s" % text, file=sys.stderr)

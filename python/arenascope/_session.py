@@ -74,6 +74,9 @@ class Session:
         attributes (see ``_ring.py`` and docs/guide/python.md)
     :param max_duration: keep only the last stretch of the session (seconds as a number, or text such as
         ``"8h"``, ``"90min"``; at least 1 s), the same way
+    :param file_mode: what happens to a file already at ``out``: ``"truncate"`` (default: replaced),
+        ``"numbered"`` (as ``exclusive``), ``"new"`` (refused: :class:`FileExistsError`) or ``"atomic"``
+        (replaced when the session closes, whole); see :class:`FileSink`
 
     After ``os.fork()`` the child does not record: its copy of the session is closed without writing
     (the parent's file or connection is left to the parent), and :func:`current` is None in the child,
@@ -81,7 +84,7 @@ class Session:
     """
 
     def __init__(self, out=None, live=None, name=None, stacks=0, capacity=1 << 18, token=None, connect_timeout=30.0,
-                 exclusive=False, memory=False, max_size=None, max_duration=None):
+                 exclusive=False, memory=False, file_mode=None, max_size=None, max_duration=None):
         if (out is not None) + (live is not None) + bool(memory) != 1:
             raise ValueError("a session records to exactly one of out=FILE.jsonl, live=HOST:PORT or memory=True")
         ring = None
@@ -101,9 +104,12 @@ class Session:
             sink = MemorySink()
         elif ring is not None:
             from ._ring import RingFileSink
-            sink = RingFileSink(out, ring, exclusive)
+            if file_mode == "new" and os.path.lexists(out):
+                raise FileExistsError(out)
+            # a capped file is rewritten in place as it goes ("atomic" replaces an earlier file at the start)
+            sink = RingFileSink(out, ring, exclusive or file_mode == "numbered")
         elif out is not None:
-            sink = FileSink(out, exclusive)
+            sink = FileSink(out, exclusive, file_mode)
         else:
             sink = LiveSink(live, self.name, token, connect_timeout)
         self.pid = os.getpid()

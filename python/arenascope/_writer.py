@@ -65,16 +65,34 @@ def json_line(obj):
 
 
 class FileSink:
-    """Writes lines to a file, opened for writing (replaced) at construction; with ``exclusive``,
-    created anew (``O_CREAT|O_EXCL``) under the first of ``NAME.jsonl``, ``NAME-1.jsonl``, ... that
-    does not exist, so runs started together never share a file (:attr:`path` is the one used)."""
+    """Writes lines to a file. ``mode`` says what happens to a file already at ``path``:
 
-    def __init__(self, path, exclusive=False):
+    * ``"truncate"`` (the library's default): it is replaced, opened for writing at construction;
+    * ``"numbered"``: it is kept, and the first of ``NAME.jsonl``, ``NAME-1.jsonl``, ... that does not
+      exist is created anew (``O_CREAT|O_EXCL``), so runs started together never share a file
+      (:attr:`path` is the one used);
+    * ``"new"``: it is kept and :class:`FileExistsError` raised (the name is created with ``O_EXCL``);
+    * ``"atomic"``: the lines go to a hidden file beside it (``.NAME.PID.part``) that replaces it only
+      at :meth:`close`, so it stays whole until the new one is.
+
+    ``exclusive=True`` is ``mode="numbered"`` (kept for callers of earlier versions)."""
+
+    def __init__(self, path, exclusive=False, mode=None):
         path = os.fspath(path)
-        if not exclusive:
+        mode = mode or ("numbered" if exclusive else "truncate")
+        self._final = None
+        if mode == "truncate":
             self.path = path
             self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        else:
+        elif mode == "new":
+            self.path = path
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        elif mode == "atomic":
+            self.path = path
+            head, tail = os.path.split(path)
+            self._final = os.path.join(head, ".%s.%d.part" % (tail, os.getpid()))
+            self._fd = os.open(self._final, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        elif mode == "numbered":
             stem, ext = os.path.splitext(path)
             for k in range(100000):
                 self.path = path if k == 0 else "%s-%d%s" % (stem, k, ext)
@@ -85,6 +103,8 @@ class FileSink:
                     continue
             else:
                 raise OSError("%s: this name and 100000 numbered ones are all taken" % path)
+        else:
+            raise ValueError("FileSink mode must be truncate, numbered, new or atomic, got %r" % (mode,))
         self.delivered_events = None  # a file takes everything it is given
         self.receiver_message = None
 
@@ -103,6 +123,8 @@ class FileSink:
 
     def close(self, sent_events, lost):
         os.close(self._fd)
+        if self._final is not None:
+            os.replace(self._final, self.path)   # whole now: over the earlier file in one step
 
     def describe(self):
         return self.path

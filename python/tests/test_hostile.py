@@ -156,3 +156,19 @@ def test_a_receiver_that_never_answers_is_given_up_after_the_connect_timeout(tmp
     assert p.returncode == 2, p.stderr
     assert "the hello was not answered" in p.stderr and "in 2 s, the connect timeout" in p.stderr, p.stderr
     assert time.monotonic() - t0 < 20
+
+
+def test_an_out_given_is_never_an_earlier_runs_file_unless_forced(tmp):
+    prog = tmp / "mark.py"
+    prog.write_text("import arenascope\nfor i in range(100):\n    arenascope.marker('m')\n")
+    out = tmp / "given.jsonl"
+    out.write_text("an earlier run's trace\n")
+    p = run_client(["run", "--out", str(out), str(prog)], tmp, check=False)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip() == "arenascope run: --out %s exists already; give --force to replace it" % out, p.stderr
+    assert out.read_text() == "an earlier run's trace\n"
+    p = run_client(["run", "--out", str(out), "--force", str(prog)], tmp)
+    assert p.returncode == 0, p.stderr
+    lines = jsonl_lines(out)
+    assert sum(1 for l in lines if l.get("type") == "session") == 1 and len(_events(lines)) == 100
+    assert sorted(f.name for f in tmp.iterdir()) == ["given.jsonl", "mark.py"], "no temporary file left"

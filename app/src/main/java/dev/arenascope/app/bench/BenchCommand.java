@@ -15,6 +15,7 @@ import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.trace.file.OutputFiles;
 
 /** {@code arenascope bench}: runs the project's benchmarks and writes a flat JSON object of figures. */
 public final class BenchCommand implements Command {
@@ -54,13 +55,14 @@ public final class BenchCommand implements Command {
     @Override
     public String usage() {
         return """
-                Usage: arenascope bench [--json FILE] [--only GROUP[,GROUP...]] [--quick]
+                Usage: arenascope bench [--json FILE [--force]] [--only GROUP[,GROUP...]] [--quick]
 
                 Runs the project's benchmarks in this process and prints one line per figure
                 (median of several rounds after a warm-up). Figures are named group.figure_unit,
                 e.g. arena.alloc_ns; the names are stable.
 
-                  --json FILE   also write the figures as one flat JSON object to FILE
+                  --json FILE   also write the figures as one flat JSON object to FILE (refused when
+                                FILE exists, unless --force: then replaced once complete)
                   --only LIST   run only these groups (e.g. arena,pool)
                   --quick       fewer, shorter rounds: a smoke test, not a measurement
                 """;
@@ -68,16 +70,17 @@ public final class BenchCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args("bench", args, Set.of("quick"));
+        Args a = new Args("bench", args, Set.of("quick", "force"));
         if (!a.positionals().isEmpty()) {
             throw new UsageException("bench: unexpected argument '" + a.positionals().get(0) + "'");
         }
         String json = a.string("json", null);
         String only = a.string("only", null);
         boolean quick = a.flag("quick");
+        boolean force = a.flag("force");
         a.finish();
         if (json != null) {
-            FileArgs.output("bench", "--json", json);   // before minutes of measuring, not after
+            FileArgs.output("bench", "--json", json, force);   // before minutes of measuring, not after
         }
         Set<String> groups = only == null ? null : Set.of(only.split(","));
         if (groups != null) {
@@ -101,7 +104,8 @@ public final class BenchCommand implements Command {
         if (json != null) {
             Path p = Path.of(json);
             ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-            Files.writeString(p, mapper.writeValueAsString(figures) + "\n");
+            String text = mapper.writeValueAsString(figures) + "\n";
+            OutputFiles.write(p, force, f -> Files.writeString(f, text));
             err.println("bench: wrote " + figures.size() + " figures to " + p);
         }
         return 0;

@@ -94,7 +94,7 @@ public final class Cli {
             case AccessDeniedException x -> "permission denied";
             case DirectoryNotEmptyException x -> "is a directory";
             case NotDirectoryException x -> "not a directory";
-            case FileAlreadyExistsException x -> "already exists";
+            case FileAlreadyExistsException x -> "exists already; give --force to replace it";
             default -> e.getReason() == null ? e.getClass().getSimpleName() : e.getReason();
         };
         return (e.getFile() == null ? "" : e.getFile() + ": ") + why

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import dev.arenascope.core.trace.file.OutputFiles;
 import dev.arenascope.core.trace.file.TraceFormats;
 
 /**
@@ -84,5 +85,25 @@ public final class FileArgs {
             throw new UsageException(command + ": " + option + " " + file + ": no such directory " + dir);
         }
         return file;
+    }
+
+    /**
+     * {@link #output(String, String, String)}, and unless {@code force} a name nothing is at yet: no run
+     * replaces an earlier run's file unasked. The message names the file and {@code --force}.
+     *
+     * @throws UsageException as {@link #output(String, String, String)}, or when the file exists and {@code force} is not given
+     */
+    public static Path output(String command, String option, String arg, boolean force) {
+        Path file = output(command, option, arg);
+        if (!force && OutputFiles.taken(file)) {
+            throw exists(command, option, file);
+        }
+        return file;
+    }
+
+    /** The one line for an output that exists: the option, the file, and {@code --force}. */
+    public static UsageException exists(String command, String option, Path file) {
+        return new UsageException(command + ": " + (option.isEmpty() ? "" : option + " ") + file
+                + " exists already; give --force to replace it");
     }
 }

@@ -14,12 +14,13 @@ import dev.arenascope.core.plan.PlanBank;
 import dev.arenascope.core.plan.PlanJson;
 import dev.arenascope.core.plan.PlanLayouts;
 import dev.arenascope.core.plan.ProblemCsv;
+import dev.arenascope.core.trace.file.OutputFiles;
 
 /** {@code plan --input CSV --banks ...}: which bank each buffer goes into, and where in it. */
 final class BankedPlan {
     private BankedPlan() {}
 
-    static int run(Path input, long alignment, List<PlanBank> banks, long deadline, String output, boolean json, PrintStream out)
+    static int run(Path input, long alignment, List<PlanBank> banks, long deadline, String output, boolean force, boolean json, PrintStream out)
             throws IOException {
         ProblemCsv.Banked read = ProblemCsv.readBanked(input, alignment);
         BankProblem bp = BankProblem.of(read.problem(), banks, read.banks(), read.accesses());
@@ -37,9 +38,10 @@ final class BankedPlan {
         out.println("proof: " + plan.proof() + (plan.exhaustive() ? " (every assignment searched)" : ""));
         if (output != null) {
             if (json) {
-                PlanJson.write(PlanLayouts.bankedPlan(input.getFileName().toString().replaceFirst("\\.[^.]*$", ""), plan), Path.of(output));
+                String name = input.getFileName().toString().replaceFirst("\\.[^.]*$", "");
+                OutputFiles.write(Path.of(output), force, f -> PlanJson.write(PlanLayouts.bankedPlan(name, plan), f));
             } else {
-                ProblemCsv.write(plan, Path.of(output));
+                OutputFiles.write(Path.of(output), force, f -> ProblemCsv.write(plan, f));
             }
             out.println("wrote " + output + (json ? " (memory plan JSON, one arena per bank)" : " (CSV with offset and bank)"));
         }

@@ -27,6 +27,7 @@ import dev.arenascope.core.plan.PlanViolation;
 import dev.arenascope.core.plan.Planner;
 import dev.arenascope.core.plan.ProblemCsv;
 import dev.arenascope.core.plan.TensorRole;
+import dev.arenascope.core.trace.file.OutputFiles;
 import dev.arenascope.core.trace.file.TraceFormats;
 
 /**
@@ -82,7 +83,9 @@ public final class PlanCommand implements Command {
                   --time-limit SECS   how long the search may run (default 10)
                   --output FILE       write the result in the format its name ends in: .json (e.g.
                                       A.plan.json) a memory plan as JSON, .csv the CSV with an offset
-                                      column; any other name gets the input's format
+                                      column; any other name gets the input's format (written
+                                      under a temporary name, moved there once complete)
+                  --force             replace --output when it exists (refused otherwise)
                   --alignment BYTES   CSV only: round sizes and offsets to this (default 1)
                   --banks LIST        CSV only: memory banks, e.g. sram=512KiB:1,psram=8MiB:10 (name, capacity,
                                       cost per byte accessed; without a cost, a bank costs its position).
@@ -110,7 +113,7 @@ public final class PlanCommand implements Command {
 
     @Override
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args("plan", argv, Set.of());
+        Args a = new Args("plan", argv, Set.of("force"));
         if (!a.positionals().isEmpty()) {
             throw new UsageException("plan: unexpected argument '" + a.positionals().get(0) + "' (the file goes after --input)");
         }
@@ -136,6 +139,7 @@ public final class PlanCommand implements Command {
         double seconds = a.doubleValue("time-limit", 10);
         String output = a.string("output", null);
         long alignment = a.bytes("alignment", 1);
+        boolean force = a.flag("force");
         String banksArg = a.string("banks", null);
         a.finish();
         if (banksArg != null && (traceArg != null || a.has("capacity") || a.has("strategy"))) {
@@ -143,7 +147,10 @@ public final class PlanCommand implements Command {
                     + " or --strategy with it)");
         }
         if (output != null) {
-            FileArgs.output("plan", "--output", output);    // before a search of up to --time-limit seconds
+            if (OutputFiles.sameFile(Path.of(output), input)) {
+                throw new UsageException("plan: --output " + output + " is the input being planned; name another file");
+            }
+            FileArgs.output("plan", "--output", output, force);    // before a search of up to --time-limit seconds
         }
         if (capacity <= 0) {
             throw new UsageException("plan: --capacity must be positive, got " + capacity);
@@ -164,7 +171,7 @@ public final class PlanCommand implements Command {
         long deadline = System.nanoTime() + limitNanos;   // the limit covers reading the input too
         if (traceArg != null) {
             Format format = output == null ? null : Format.of(output, Format.CSV);
-            return new TracePlan(planner, capacity, deadline, output, format == Format.JSON).run(input, memoryName, sizes, out, err);
+            return new TracePlan(planner, capacity, deadline, output, format == Format.JSON, force).run(input, memoryName, sizes, out, err);
         }
         boolean json = isJson(input);
         Format format = output == null ? null : Format.of(output, json ? Format.JSON : Format.CSV);
@@ -179,7 +186,7 @@ public final class PlanCommand implements Command {
                 throw new UsageException("plan: --banks: " + e.getMessage());
             }
             try {
-                return BankedPlan.run(input, alignment, banks, deadline, output, format == Format.JSON, out);
+                return BankedPlan.run(input, alignment, banks, deadline, output, force, format == Format.JSON, out);
             } catch (PlanInputException e) {
                 throw new UsageException("plan: " + e.getMessage());
             } catch (NoSuchFileException e) {
@@ -189,8 +196,8 @@ public final class PlanCommand implements Command {
             }
         }
         try {
-            return json ? planJson(input, planner, capacity, deadline, output, format, out)
-                    : planCsv(input, alignment, planner, capacity, deadline, output, format, out);
+            return json ? planJson(input, planner, capacity, deadline, output, force, format, out)
+                    : planCsv(input, alignment, planner, capacity, deadline, output, force, format, out);
         } catch (PlanInputException e) {
             throw new UsageException("plan: " + e.getMessage());
         } catch (NoSuchFileException e) {
@@ -229,16 +236,16 @@ public final class PlanCommand implements Command {
     }
 
     /** Writes {@code p} to {@code output}: a one-arena scratch plan (JSON) or the CSV with offsets. */
-    static void write(Packing p, String name, String output, boolean json, PrintStream out) throws IOException {
+    static void write(Packing p, String name, String output, boolean force, boolean json, PrintStream out) throws IOException {
         if (json) {
-            PlanJson.write(PlanLayouts.scratchPlan(name, "arena", p), Path.of(output));
+            OutputFiles.write(Path.of(output), force, f -> PlanJson.write(PlanLayouts.scratchPlan(name, "arena", p), f));
         } else {
-            ProblemCsv.write(p, Path.of(output));
+            OutputFiles.write(Path.of(output), force, f -> ProblemCsv.write(p, f));
         }
         out.println("wrote " + output + (json ? " (memory plan JSON)" : " (CSV)"));
     }
 
-    private int planCsv(Path input, long alignment, Planner planner, long capacity, long deadline, String output,
+    private int planCsv(Path input, long alignment, Planner planner, long capacity, long deadline, String output, boolean force,
                         Format format, PrintStream out) throws IOException {
         PlanProblem problem = ProblemCsv.read(input, alignment);
         checkCapacity(problem, capacity, input.toString());
@@ -246,12 +253,12 @@ public final class PlanCommand implements Command {
         out.println(input.getFileName() + ": " + problem.size() + " buffers");
         printPacking(out, "", p);
         if (output != null) {
-            write(p, input.getFileName().toString().replaceFirst("\\.[^.]*$", ""), output, format == Format.JSON, out);
+            write(p, input.getFileName().toString().replaceFirst("\\.[^.]*$", ""), output, force, format == Format.JSON, out);
         }
         return verdict(out, p.fits(), p.timedOut(), capacity, p.lowerBound(), output);
     }
 
-    private int planJson(Path input, Planner planner, long capacity, long deadline, String output, Format format,
+    private int planJson(Path input, Planner planner, long capacity, long deadline, String output, boolean force, Format format,
                          PrintStream out) throws IOException {
         MemoryPlan plan = PlanJson.read(input);
         int planned = 0;
@@ -278,9 +285,9 @@ public final class PlanCommand implements Command {
         }
         if (output != null) {
             if (format == Format.CSV) {
-                ProblemCsv.write(r.arenas().get(0).packing(), Path.of(output));
+                OutputFiles.write(Path.of(output), force, f -> ProblemCsv.write(r.arenas().get(0).packing(), f));
             } else {
-                PlanJson.write(r.plan(), Path.of(output));
+                OutputFiles.write(Path.of(output), force, f -> PlanJson.write(r.plan(), f));
             }
             out.println("wrote " + output + (format == Format.JSON ? " (memory plan JSON)" : " (CSV)"));
         }

@@ -24,7 +24,7 @@ import dev.arenascope.core.trace.store.TraceStore;
  * itself reserved at its peak. The trace is read by {@link TraceLoader}, under its rule for bad input: a
  * damaged trace is planned as far as it was read, then exit 2 with one line naming the first problem.
  */
-record TracePlan(Planner planner, long capacity, long deadline, String output, boolean json) {
+record TracePlan(Planner planner, long capacity, long deadline, String output, boolean json, boolean force) {
 
     int run(Path file, String memoryName, AllocationProblem.Sizes sizes, PrintStream out, PrintStream err) throws IOException {
         LoadedTrace t = TraceLoader.load("plan", file);
@@ -46,7 +46,7 @@ record TracePlan(Planner planner, long capacity, long deadline, String output, b
         }
         if (output != null) {
             String name = file.getFileName().toString().replaceFirst("\\.[^.]*$", "") + "-" + memory.name();
-            PlanCommand.write(p, name, output, json, out);
+            PlanCommand.write(p, name, output, force, json, out);
         }
         int code = PlanCommand.verdict(out, p.fits(), p.timedOut(), capacity, p.lowerBound(), output);
         int read = TraceLoader.finish("plan", t.report(), output == null ? "" : "planned from what was read", err);

@@ -18,6 +18,7 @@ import dev.arenascope.core.sql.QueryException;
 import dev.arenascope.core.sql.TraceInput;
 import dev.arenascope.core.sql.TraceQuery;
 import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.OutputFiles;
 import dev.arenascope.core.trace.file.TraceFormats;
 
 /**
@@ -42,7 +43,7 @@ public final class QueryCommand implements Command {
         return """
                 Usage: arenascope query FILE... [--sql "SELECT ..." | --file QUERY.sql] [--format table|csv|json]
                                         [--save DB] [--timeout DURATION] [--allow-dir DIR] [--max-rows N]
-                                        [--memory-limit SIZE]
+                                        [--memory-limit SIZE] [--force]
 
                 Loads each FILE (%s) as one rank (0, 1, ... in the order given) into an embedded
                 DuckDB and runs the query over its tables: ranks, memories, events, allocations, sites,
@@ -55,6 +56,7 @@ public final class QueryCommand implements Command {
                   --format F           table (default), csv or json (an array of objects)
                   --save DB            also write the tables to a DuckDB database file DB (new), for the
                                        duckdb CLI or a later ATTACH; without a query, only that
+                  --force              replace --save DB when it exists (refused otherwise)
                   --timeout D          cancel the query after D (e.g. 30s, 500ms); default none
                   --allow-dir DIR      let the query read and write files under DIR (COPY ... TO,
                                        read_parquet of a folder); otherwise it reads and writes no file
@@ -68,7 +70,7 @@ public final class QueryCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args(name(), args, Set.of());
+        Args a = new Args(name(), args, Set.of("force"));
         String sql = a.string("sql", null);
         String file = a.string("file", null);
         String format = a.string("format", "table");
@@ -77,6 +79,7 @@ public final class QueryCommand implements Command {
         String allow = a.string("allow-dir", null);
         int maxRows = a.intValue("max-rows", -1);
         String memory = a.string("memory-limit", "2GB");
+        boolean force = a.flag("force");
         a.finish();
         if (a.positionals().isEmpty()) {
             throw new UsageException(name() + ": expects one or more trace FILEs (see arenascope query --help)");
@@ -103,10 +106,12 @@ public final class QueryCommand implements Command {
         Duration limit = timeout == null ? null : duration(timeout);
         Path db = null;
         if (save != null) {
-            db = FileArgs.output(name(), "--save", save);
-            if (Files.exists(db)) {
-                throw new UsageException(name() + ": --save " + db + " exists already (not overwritten)");
+            for (String f : a.positionals()) {
+                if (OutputFiles.sameFile(Path.of(save), Path.of(f))) {
+                    throw new UsageException(name() + ": --save " + save + " is a trace being loaded; name another file");
+                }
             }
+            db = FileArgs.output(name(), "--save", save, force);
         }
         List<Path> writable = new ArrayList<>();
         if (allow != null) {
@@ -135,7 +140,12 @@ public final class QueryCommand implements Command {
         int rowsShown = maxRows > 0 ? maxRows : format.equals("table") ? 10_000 : Integer.MAX_VALUE;
         try (TraceQuery q = TraceQuery.open(ranks, options)) {
             if (db != null) {
-                q.save(db);
+                // saved under a fresh hidden name beside DB and moved there once whole (over DB with --force)
+                OutputFiles.write(db, force, tmp -> {
+                    Files.delete(tmp); // the engine makes the database file itself
+                    q.save(tmp);
+                    Files.deleteIfExists(tmp.resolveSibling(tmp.getFileName() + ".wal"));
+                });
                 if (sql == null) {
                     out.println("saved " + db + ": " + q.rowCount("events") + " events, " + q.rowCount("allocations") + " allocations");
                 }

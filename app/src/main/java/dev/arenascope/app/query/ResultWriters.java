@@ -12,7 +12,9 @@ import java.util.Locale;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
+import dev.arenascope.core.format.Printable;
 import dev.arenascope.core.sql.RowSink;
+import dev.arenascope.core.trace.file.CsvWriter;
 
 /**
  * How {@code query} prints an answer: a text table (columns aligned, numbers to the right, NULL as
@@ -76,7 +78,7 @@ final class ResultWriters {
 
         @Override
         public void columns(List<String> n, List<String> types) {
-            names = n;
+            names = n.stream().map(Printable::line).toList();
             right = new boolean[n.size()];
             for (int c = 0; c < n.size(); c++) {
                 String t = types.get(c).toUpperCase(Locale.ROOT);
@@ -88,7 +90,7 @@ final class ResultWriters {
         void write(Object[] values) {
             String[] row = new String[values.length];
             for (int c = 0; c < values.length; c++) {
-                row[c] = text(values[c]).replace('\n', ' ');
+                row[c] = Printable.line(text(values[c])); // names shown as text, never as terminal commands or rows
             }
             cells.add(row);
         }
@@ -150,12 +152,10 @@ final class ResultWriters {
                 if (c > 0) {
                     sb.append(',');
                 }
-                String s = text(values[c]);
-                if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
-                    sb.append('"').append(s.replace("\"", "\"\"")).append('"');
-                } else {
-                    sb.append(s);
-                }
+                // text from the trace (names) is neutralised as the trace CSV's cells are (OWASP's rule: a
+                // leading = + - @ gets a '); numbers are written as they are, a negative one included
+                Object v = values[c];
+                sb.append(v instanceof Number ? text(v) : CsvWriter.quote(text(v)));
             }
             out.print(sb.append("\r\n"));
         }
@@ -183,7 +183,7 @@ final class ResultWriters {
 
         @Override
         public void columns(List<String> n, List<String> types) {
-            names = n;
+            names = n.stream().map(Printable::line).toList();
         }
 
         @Override

@@ -19,6 +19,7 @@ import dev.arenascope.core.analysis.ScopeModel;
 import dev.arenascope.core.analysis.ScopeSample;
 import dev.arenascope.core.analysis.ScopeSampler;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Printable;
 import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.LoadedTrace;
@@ -58,7 +59,12 @@ public final class CalibrateCommand implements Command {
                 A damaged TRACE is fitted from what it recovers, with one line on stderr naming the
                 first problem, and exit code 2.
 
-                Exit codes: 0 ok; 2 unreadable or damaged trace, or a trace without arena scopes.
+                A scope whose sizes do not fit in 64 bits (an execution requesting 2^63 - 1 bytes or more, or a
+                fitted constant or coefficient past what 64-bit bytes hold exactly) gets no model: its row
+                says "overflow", one line on stderr names it, and the exit code is 2.
+
+                Exit codes: 0 ok; 2 unreadable or damaged trace, a trace without arena scopes, or a scope
+                that overflowed.
                 """;
     }
 
@@ -85,20 +91,29 @@ public final class CalibrateCommand implements Command {
             out.print(table(file, samples.size(), model));
         }
         // fitted from what was recovered, as every command does; the exit code says the file was not whole
-        return TraceLoader.finish("calibrate", damage, "", err);
+        int code = TraceLoader.finish("calibrate", damage, "", err);
+        for (ScopeModel m : model.scopes().values()) {
+            if (m.overflow() != null) {
+                // a model is not given for sizes past 64 bits: said once, and the exit code says the input is bad
+                err.println("arenascope calibrate: " + file + ": scope '" + Printable.line(m.name()) + "': no model: " + m.overflow());
+                return 2;
+            }
+        }
+        return code;
     }
 
     static String table(Path file, int samples, MemoryModel model) {
         StringBuilder sb = new StringBuilder();
-        sb.append(file).append(": ").append(model.scopes().size()).append(" scopes from ").append(samples).append(" executions\n");
-        int w = Math.max(5, model.scopes().keySet().stream().mapToInt(String::length).max().orElse(5));
+        sb.append(Printable.line(file.toString())).append(": ").append(model.scopes().size()).append(" scopes from ").append(samples).append(" executions\n");
+        // names come from whoever made the file: shown as text, never as terminal commands or extra rows
+        int w = Math.max(5, model.scopes().keySet().stream().mapToInt(n -> Printable.line(n).length()).max().orElse(5));
         sb.append(String.format(Locale.ROOT, "%-" + w + "s %7s  %-13s %12s %9s %10s  %s%n", "scope", "samples", "fit",
                 "worst error", "", "slack", "model (bytes)"));
         for (ScopeModel m : model.scopes().values()) {
-            String fit = m.integral() ? "exact" : m.exact() ? "exact (ratio)" : "least squares";
-            sb.append(String.format(Locale.ROOT, "%-" + w + "s %7d  %-13s %12s %8.3f%% %10s  %s%s%n", m.name(), m.samples(), fit,
-                    Bytes.format(Math.round(m.worstResidual())), 100 * m.worstRelative(), Bytes.format(m.slackBytes()), m.formula(),
-                    m.unidentified().isEmpty() ? "" : "   (not varied: " + String.join(", ", m.unidentified()) + ")"));
+            String fit = m.overflow() != null ? "overflow" : m.integral() ? "exact" : m.exact() ? "exact (ratio)" : "least squares";
+            sb.append(String.format(Locale.ROOT, "%-" + w + "s %7d  %-13s %12s %8.3f%% %10s  %s%s%n", Printable.line(m.name()), m.samples(), fit,
+                    Bytes.format(Math.round(m.worstResidual())), 100 * m.worstRelative(), Bytes.format(m.slackBytes()), Printable.line(m.formula()),
+                    m.unidentified().isEmpty() ? "" : "   (not varied: " + Printable.line(String.join(", ", m.unidentified())) + ")"));
         }
         return sb.toString();
     }
@@ -127,6 +142,9 @@ public final class CalibrateCommand implements Command {
             g.writeEndObject();
             g.writeBooleanField("exact", m.exact());
             g.writeBooleanField("integral", m.integral());
+            if (m.overflow() != null) {
+                g.writeStringField("overflow", m.overflow());
+            }
             g.writeArrayFieldStart("unidentified");
             for (String p : m.unidentified()) {
                 g.writeString(p);

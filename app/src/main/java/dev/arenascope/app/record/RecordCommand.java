@@ -80,7 +80,10 @@ public final class RecordCommand implements Command {
 
                   --device NAME     auto (CUDA when a device answers, else host; default), cuda, cuda:N,
                                     host, or virtual (accounting only, no bytes)
-                  --out FILE        the .astrace file to write
+                  --out FILE        the trace file to write (.astrace, .jsonl, ...); refused when it
+                                    exists, unless --force
+                  --force           replace --out when it exists (the new trace is written beside it
+                                    and moved over it once closed)
                   --live HOST:PORT  stream the events to a running ArenaScope as well (its token, when
                                     it wants one, from ARENASCOPE_TOKEN)
                   --stacks          record each allocation's call stack (its site; see arenascope sites)
@@ -112,7 +115,7 @@ public final class RecordCommand implements Command {
 
     @Override
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args("record", argv, Set.of("stacks"));
+        Args a = new Args("record", argv, Set.of("stacks", "force"));
         if (a.positionals().isEmpty()) {
             throw new UsageException("record: which workload? (" + Workloads.names() + ")");
         }
@@ -128,6 +131,7 @@ public final class RecordCommand implements Command {
         String deviceSpec = a.string("device", "auto");
         String outName = a.string("out", null);
         String live = a.string("live", null);
+        boolean force = a.flag("force");
         StackCapture capture = stackCapture(a);
         RingCap cap;
         try {
@@ -147,7 +151,8 @@ public final class RecordCommand implements Command {
                 : liveTarget == null ? Path.of(workload.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".astrace")
                 : null;
         if (file != null) {
-            FileArgs.output("record", "--out", file.toString());
+            // a name given is never an earlier run's file unless --force says so; a made-up one is numbered below
+            FileArgs.output("record", "--out", file.toString(), force || outName == null);
         }
         if (file != null && TraceFormats.output(file) == null) {
             // checked before the device opens and the workload runs, not after
@@ -185,12 +190,20 @@ public final class RecordCommand implements Command {
             session.addDevice(device.info());
             RecordingMeter meter = new RecordingMeter();
             session.addSink(meter);
+            Path replacing = null;
             if (file != null && outName == null) {
                 // a name made up here: created exclusively, numbered when an earlier run or a run started in the
                 // same second has it (never two writers on one file)
                 file = OutputFiles.createNew(file);
+            } else if (file != null && force && OutputFiles.taken(file)) {
+                // --force over an earlier file: written beside it and moved over it once closed, so the old
+                // file stays whole until the new one is
+                replacing = OutputFiles.temporaryFor(file);
+            } else if (file != null) {
+                Files.createFile(file); // exclusively: a file that appeared since the check is not truncated
             }
-            EventSink fileSink = file == null ? null : TraceOutputs.fileSink(file, cap);
+            Path writing = replacing != null ? replacing : file;
+            EventSink fileSink = file == null ? null : TraceOutputs.fileSink(writing, file, cap);
             if (fileSink != null) {
                 session.addSink(fileSink);
             }
@@ -212,7 +225,8 @@ public final class RecordCommand implements Command {
             }, "arenascope-record-stop");
             Runtime.getRuntime().addShutdownHook(onSignal);
             try {
-                return recordAndSummarise(workload, session, device, options, line, meter, fileSink, liveSink, file, liveTarget, out);
+                return recordAndSummarise(workload, session, device, options, line, meter, fileSink, liveSink, file, replacing,
+                        liveTarget, out);
             } finally {
                 finished.countDown();
                 try {
@@ -257,7 +271,7 @@ public final class RecordCommand implements Command {
 
     private static int recordAndSummarise(Workload workload, Session session, MemoryDevice device, WorkloadOptions options,
                                           ProgressLine line, RecordingMeter meter, EventSink fileSink, EventSink liveSink,
-                                          Path file, LiveTarget liveTarget, PrintStream out) throws IOException {
+                                          Path file, Path replacing, LiveTarget liveTarget, PrintStream out) throws IOException {
         WorkloadResult result;
         boolean failed = true;
         String fileProblem = null;
@@ -287,7 +301,13 @@ public final class RecordCommand implements Command {
                     fileProblem = detached.getMessage() + "; " + meter.events() + " events recorded, the file holds those"
                             + " written before the failure";
                 }
-                if (failed && fileProblem == null) {
+                if (replacing != null) {
+                    if (failed && meter.events() == 0) {
+                        Files.deleteIfExists(replacing); // nothing recorded: the earlier file stays
+                    } else {
+                        OutputFiles.commit(replacing, file, true);
+                    }
+                } else if (failed && fileProblem == null) {
                     keepOrDrop(file, meter.events(), line.err);
                 }
             }

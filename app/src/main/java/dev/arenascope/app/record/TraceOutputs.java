@@ -15,16 +15,19 @@ import dev.arenascope.core.trace.file.TraceFormats;
 final class TraceOutputs {
     private TraceOutputs() {}
 
-    /** A trace file writer for {@code file}, by its extension (.astrace, .jsonl, ...); an .astrace one kept within {@code cap} when not null. */
-    static EventSink fileSink(Path file, RingCap cap) throws IOException {
+    /**
+     * A trace file writer into {@code writing}, in the format of {@code file}'s extension (.astrace, .jsonl,
+     * ...); an .astrace one kept within {@code cap} when not null.
+     */
+    static EventSink fileSink(Path writing, Path file, RingCap cap) throws IOException {
         if (cap != null) {
-            return new AstraceWriter(file, ChunkCodec.DEFAULT_LEVEL, cap);
+            return new AstraceWriter(writing, ChunkCodec.DEFAULT_LEVEL, cap);
         }
         TraceFormats.Output output = TraceFormats.output(file);
         if (output == null) {
             throw new UsageException("record: --out " + file + ": unknown trace format (writable: " + TraceFormats.outputExtensions() + ")");
         }
-        return output.open(file);
+        return output.open(writing);
     }
 
     /** A live sender to a running ArenaScope; it connects (and reconnects) in the background. */

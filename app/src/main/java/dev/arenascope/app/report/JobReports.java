@@ -20,10 +20,10 @@ final class JobReports {
     private JobReports() {}
 
     static int run(List<String> args, String rankPattern, Double imbalancePct, Long peakLimit, ReportFormat format, String outArg,
-                   PrintStream out, PrintStream err) throws IOException {
+                   boolean force, PrintStream out, PrintStream err) throws IOException {
         JobTable t = JobCommands.load("report", args, rankPattern, false);
         JobReport r = JobReport.of(t.summary(), imbalancePct, peakLimit, AppInfo.tool(), String.join(" ", args));
-        ReportCommand.emit(w -> r.write(format, w), format, outArg, out, err);
+        ReportCommand.emit(w -> r.write(format, w), format, outArg, force, out, err);
         List<JobReport.GateFailure> failed = r.gateFailures();
         for (JobReport.GateFailure f : failed) {
             err.println("report: " + f.line());

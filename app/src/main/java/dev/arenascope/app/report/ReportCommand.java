@@ -73,7 +73,9 @@ public final class ReportCommand implements Command {
                   --format FMT              html (one self-contained file), md (Markdown tables) or json
                                             (schema in docs/report-schema.md); default: from --out's
                                             extension, else html
-                  --out FILE                write to FILE instead of standard output
+                  --out FILE                write to FILE instead of standard output (written under a
+                                            temporary name, moved there once complete)
+                  --force                   replace --out when it exists (refused otherwise)
                   --fail-on-regression PCT  exit 4 when any peak grew more than PCT percent against the
                                             baseline (needs --baseline); the report is written first
                   --plan-search-ms MS       time the search planner may take per plan arena (default 2000)
@@ -104,7 +106,7 @@ public final class ReportCommand implements Command {
 
     @Override
     public int run(List<String> raw, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args("report", raw, Set.of("stretch-baseline"));
+        Args a = new Args("report", raw, Set.of("stretch-baseline", "force"));
         if (a.positionals().isEmpty()) {
             throw new UsageException("report: missing TRACE (see arenascope report --help)");
         }
@@ -121,13 +123,31 @@ public final class ReportCommand implements Command {
         String imbalanceArg = a.string("fail-on-imbalance", null);
         long peakLimit = a.bytes("fail-on-peak", -1);
         String rankPattern = a.string("rank-pattern", null);
+        boolean force = a.flag("force");
         a.finish();
+        if (outArg != null) {
+            // the report replaces --out only when complete, with --force, and never a file this run reads
+            Path target = Path.of(outArg);
+            if (job) {
+                for (Path rank : JobInputs.files("report", a.positionals())) {
+                    if (OutputFiles.sameFile(target, rank)) {
+                        throw new UsageException("report: --out " + target + " is one of the job's traces (" + rank + "); name another file");
+                    }
+                }
+            } else if (OutputFiles.sameFile(target, Path.of(a.positionals().getFirst()))) {
+                throw new UsageException("report: --out " + target + " is the trace being reported on; name another file");
+            }
+            if (baselineArg != null && OutputFiles.sameFile(target, Path.of(baselineArg))) {
+                throw new UsageException("report: --out " + target + " is the --baseline trace; name another file");
+            }
+            FileArgs.output("report", "--out", outArg, force);  // before any trace is read
+        }
         if (job) {
             JobCommands.refuse("report", "--baseline", baselineArg != null, "compare ranks with arenascope sites --rank A --baseline-rank B");
             JobCommands.refuse("report", "--fail-on-regression", gateArg != null, "gate with --fail-on-imbalance or --fail-on-peak");
             JobCommands.refuse("report", "--stretch-baseline", stretch, "there is no baseline to stretch");
             return JobReports.run(a.positionals(), rankPattern, imbalanceArg == null ? null : percent(imbalanceArg, "--fail-on-imbalance"),
-                    peakLimit < 0 ? null : peakLimit, format(formatArg, outArg), outArg, out, err);
+                    peakLimit < 0 ? null : peakLimit, format(formatArg, outArg), outArg, force, out, err);
         }
         if (imbalanceArg != null) {
             throw new UsageException("report: --fail-on-imbalance needs a job: several traces, a folder or a glob (one rank has no imbalance)");
@@ -137,25 +157,12 @@ public final class ReportCommand implements Command {
             throw new UsageException("report: --plan-search-ms must be >= 0, got " + searchMs);
         }
         ReportFormat format = format(formatArg, outArg);
-        if (outArg != null) {
-            FileArgs.output("report", "--out", outArg);
-        }
         Double gate = gateArg == null ? null : percent(gateArg, "--fail-on-regression");
         if (stretch && baselineArg == null) {
             throw new UsageException("report: --stretch-baseline needs --baseline TRACE");
         }
         if (gate != null && baselineArg == null) {
             throw new UsageException("report: --fail-on-regression needs --baseline TRACE to compare with");
-        }
-        if (outArg != null) {
-            // the report replaces --out only when complete, but never a file this run reads
-            Path target = Path.of(outArg);
-            if (OutputFiles.sameFile(target, trace)) {
-                throw new UsageException("report: --out " + target + " is the trace being reported on; name another file");
-            }
-            if (baselineArg != null && OutputFiles.sameFile(target, Path.of(baselineArg))) {
-                throw new UsageException("report: --out " + target + " is the --baseline trace; name another file");
-            }
         }
         List<ReadReport> damaged = new ArrayList<>();
         TraceAnalysis current = analyse(trace, searchMs, damaged);
@@ -168,7 +175,7 @@ public final class ReportCommand implements Command {
         } else {
             report = Report.of(current, AppInfo.tool(), trace.getFileName().toString());
         }
-        emit(w -> format.write(report, w), format, outArg, out, err);
+        emit(w -> format.write(report, w), format, outArg, force, out, err);
         List<TraceDiff.Change> failed = report.gateFailures();
         if (!failed.isEmpty()) {
             for (TraceDiff.Change c : failed) {
@@ -204,7 +211,7 @@ public final class ReportCommand implements Command {
     }
 
     /** Writes {@code body} to standard output, or to {@code outArg} through a temporary file moved into place. */
-    static void emit(Body body, ReportFormat format, String outArg, PrintStream out, PrintStream err) throws IOException {
+    static void emit(Body body, ReportFormat format, String outArg, boolean force, PrintStream out, PrintStream err) throws IOException {
         if (outArg == null) {
             Writer w = new OutputStreamWriter(out, StandardCharsets.UTF_8);
             body.write(w);
@@ -221,7 +228,7 @@ public final class ReportCommand implements Command {
                 throw new UsageException("report: cannot write " + target + ": " + e.getMessage());
             }
             try {
-                OutputFiles.commit(tmp, target);
+                OutputFiles.commit(tmp, target, force);
             } finally {
                 Files.deleteIfExists(tmp);     // left only when the move failed
             }

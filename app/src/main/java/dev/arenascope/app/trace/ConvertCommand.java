@@ -38,8 +38,8 @@ public final class ConvertCommand implements Command {
     @Override
     public String usage() {
         return """
-                Usage: arenascope convert IN OUT
-                       arenascope convert FILE... --to parquet DIR
+                Usage: arenascope convert IN OUT [--force]
+                       arenascope convert FILE... --to parquet DIR [--force]
 
                 Converts the trace IN into OUT; each format is chosen by its file extension.
                   reads:  %s
@@ -47,6 +47,9 @@ public final class ConvertCommand implements Command {
                 With --to parquet, writes the SQL tables of FILE... (each a rank, in the order given;
                 docs/guide/sql.md) as Parquet under DIR: DIR/TABLE/rank=N/data_0.parquet, the schema's
                 version in each file's key-value metadata, for DuckDB, Spark, Trino, pandas, polars.
+                OUT (or a table's folder under DIR) that exists is refused unless --force is given; the
+                output is written under a temporary name and moved into place once complete, so a run
+                stopped half-way leaves what was there before.
 
                 A damaged IN (a recording cut off mid-write, flipped bytes, bad lines) is converted as
                 far as it is sound; the command then prints one line naming the file and the byte
@@ -57,12 +60,13 @@ public final class ConvertCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args(name(), args, Set.of());
+        Args a = new Args(name(), args, Set.of("force"));
         String to = a.string("to", null);
+        boolean force = a.flag("force");
         a.finish();
         List<String> pos = a.positionals();
         if (to != null) {
-            return ParquetExport.run(name(), to, pos, out, err);
+            return ParquetExport.run(name(), to, pos, force, out, err);
         }
         if (pos.size() != 2) {
             throw new UsageException(name() + ": expects IN and OUT, got " + pos.size() + " argument" + (pos.size() == 1 ? "" : "s")
@@ -79,7 +83,7 @@ public final class ConvertCommand implements Command {
         if (OutputFiles.sameFile(in, outFile)) {
             throw new UsageException(name() + ": IN and OUT are the same file");
         }
-        FileArgs.output(name(), "OUT", outFile.toString());
+        FileArgs.output(name(), "", outFile.toString(), force);
         // written under a temporary name beside OUT and moved there once complete: a run stopped half-way
         // (SIGTERM, a full disk, a refused input) leaves OUT as it was, never a cut file that looks whole
         Path tmp = OutputFiles.temporaryFor(outFile);
@@ -92,7 +96,7 @@ public final class ConvertCommand implements Command {
                 closeQuietly(sink);
                 throw new UsageException(name() + ": " + e.getMessage(), e);
             }
-            OutputFiles.commit(tmp, outFile);
+            OutputFiles.commit(tmp, outFile, force);
         } finally {
             Files.deleteIfExists(tmp);
         }

@@ -1,11 +1,16 @@
 package dev.arenascope.app.trace;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
+import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.sql.QueryException;
@@ -13,6 +18,7 @@ import dev.arenascope.core.sql.SqlSchema;
 import dev.arenascope.core.sql.TraceInput;
 import dev.arenascope.core.sql.TraceQuery;
 import dev.arenascope.core.trace.file.LoadedTrace;
+import dev.arenascope.core.trace.file.OutputFiles;
 
 /**
  * {@code convert FILE... --to parquet DIR}: the SQL tables of the traces as Parquet, one hive partition
@@ -21,7 +27,7 @@ import dev.arenascope.core.trace.file.LoadedTrace;
 final class ParquetExport {
     private ParquetExport() {}
 
-    static int run(String command, String to, List<String> files, PrintStream out, PrintStream err) throws Exception {
+    static int run(String command, String to, List<String> files, boolean force, PrintStream out, PrintStream err) throws Exception {
         if (!to.equals("parquet")) {
             throw new UsageException(command + ": --to must be parquet, got '" + to + "'");
         }
@@ -33,8 +39,8 @@ final class ParquetExport {
             throw new UsageException(command + ": " + dir + " is a file; name a directory to write the tables in");
         }
         for (SqlSchema.Table t : SqlSchema.TABLES) {
-            if (Files.exists(dir.resolve(t.name()))) {
-                throw new UsageException(command + ": " + dir.resolve(t.name()) + " exists already (not overwritten)");
+            if (!force && OutputFiles.taken(dir.resolve(t.name()))) {
+                throw FileArgs.exists(command, "", dir.resolve(t.name()));
             }
         }
         List<TraceInput> ranks = new ArrayList<>();
@@ -49,10 +55,26 @@ final class ParquetExport {
             events += t.store().eventCount();
             ranks.add(new TraceInput(p.getFileName().toString(), p.toString(), t.store()));
         }
-        try (TraceQuery q = TraceQuery.open(ranks, TraceQuery.Options.defaults().withEventsTable(false))) {
-            q.exportParquet(dir);
-        } catch (QueryException e) {
-            throw new UsageException(command + ": " + e.getMessage(), e);
+        // the tables are written in a hidden folder beside DIR and moved in, each replacing its old folder
+        // (with --force) only once all are complete: a run stopped half-way leaves DIR as it was
+        Files.createDirectories(dir);
+        Path staging = Files.createTempDirectory(dir.toAbsolutePath(), ".parquet-");
+        try {
+            try (TraceQuery q = TraceQuery.open(ranks, TraceQuery.Options.defaults().withEventsTable(false))) {
+                q.exportParquet(staging);
+            } catch (QueryException e) {
+                throw new UsageException(command + ": " + e.getMessage(), e);
+            }
+            for (SqlSchema.Table t : SqlSchema.TABLES) {
+                Path target = dir.resolve(t.name());
+                if (force && OutputFiles.taken(target)) {
+                    Path old = staging.resolve(".old-" + t.name());
+                    Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
+                }
+                Files.move(staging.resolve(t.name()), target, StandardCopyOption.ATOMIC_MOVE);
+            }
+        } finally {
+            deleteTree(staging);
         }
         for (String d : damage) {
             err.println("arenascope convert: " + d + "; wrote what was sound to " + dir);
@@ -63,5 +85,16 @@ final class ParquetExport {
         out.println("wrote " + dir + ": " + SqlSchema.TABLES.size() + " tables of " + ranks.size()
                 + (ranks.size() == 1 ? " rank, " : " ranks, ") + events + " events (schema version " + SqlSchema.VERSION + ")");
         return 0;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }

@@ -133,4 +133,31 @@ class ListenOutputsTest {
         assertFalse((out + l.err().text()).contains("\tat "), "no stack trace: " + out + l.err().text());
         Files.createDirectories(dir); // for @TempDir's clean-up
     }
+
+    @Test
+    void aSessionThatCannotBeStoredIsSaidToABinarySenderToo() throws Exception {
+        Listening l = listen(1);
+        Files.delete(dir); // --out vanishes after the start
+        CliRun r = CliRun.of("record", "particles", "--device", "virtual", "--steps", "3", "--live", "127.0.0.1:" + l.port());
+        assertEquals(5, r.code(), r.out() + r.err());
+        String line = r.err().lines().filter(x -> x.startsWith("arenascope record: live ")).findFirst().orElse(r.err());
+        assertTrue(line.contains("0 of ") && line.contains("cannot store the session (not stored: ")
+                && line.contains("no such file or directory"), line);
+        assertEquals(0, l.code().get(30, TimeUnit.SECONDS), l.err().text());
+        assertTrue(l.out().text().contains("cut: 0 events"), l.out().text());
+        assertFalse((r.err() + l.out().text() + l.err().text()).contains("\tat "), "no stack trace");
+        Files.createDirectories(dir); // for @TempDir's clean-up
+    }
+
+    @Test
+    void aSessionNameIsPrintedAsTextNotAsTerminalCommands() throws Exception {
+        Listening l = listen(1);
+        String evil = "\u001b]0;owned\u0007\u001b[2J\u202eevil\n 99.0 GiB  99.9%";
+        sendText(l.port(), evil, 4);
+        assertEquals(0, l.code().get(30, TimeUnit.SECONDS), l.err().text());
+        String out = l.out().text() + l.err().text();
+        assertFalse(out.chars().anyMatch(c -> c == 0x1b || c == 0x07 || c == 0x202e), out);
+        assertTrue(out.contains("\\x1b]0;owned\\x07"), out);
+        assertFalse(out.lines().anyMatch(x -> x.strip().startsWith("99.0 GiB")), "no forged line: " + out);
+    }
 }

@@ -81,7 +81,7 @@ class PlanCommandTest {
         Path outFile = dir.resolve("out.csv");
         for (String strategy : List.of("greedy", "search")) {
             CliRun r = run("plan", "--input", in.toString(), "--capacity", "300", "--strategy", strategy,
-                    "--time-limit", "5", "--output", outFile.toString());
+                    "--time-limit", "5", "--output", outFile.toString(), "--force"); // one file, replaced by each strategy
             assertEquals(0, r.code(), r.out() + r.err());
             assertTrue(r.out().contains("lower bound 300 B") && r.out().contains("height 300 B") && r.out().contains("ratio 1.0000"), r.out());
             assertTrue(r.out().lines().anyMatch(l -> l.equals("proof: optimal")), r.out());

@@ -61,7 +61,7 @@ class PlanFromTraceTest {
         long peak = store.peakUsed(pool.id());
         for (Path trace : new Path[]{astrace, jsonl}) {
             Path out = dir.resolve("packed.csv");
-            CliRun r = CliRun.of("plan", "--from-trace", trace.toString(), "--memory", "pool", "--output", out.toString());
+            CliRun r = CliRun.of("plan", "--from-trace", trace.toString(), "--memory", "pool", "--output", out.toString(), "--force");
             assertEquals(0, r.code(), r.out() + r.err());
             long[] f = figures(r.out());
             assertEquals(peak, f[0], "the lower bound is the pool's live peak: " + r.out());

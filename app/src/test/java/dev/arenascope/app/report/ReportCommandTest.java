@@ -205,7 +205,7 @@ class ReportCommandTest {
         assertTrue(run("report", garbage.toString()) == 2 && err().contains("broken.pickle"), err());
         Path target = dir.resolve("keep.json");
         Files.writeString(target, "previous");
-        assertEquals(2, run("report", garbage.toString(), "--out", target.toString()));
+        assertEquals(2, run("report", garbage.toString(), "--out", target.toString(), "--force"));
         assertEquals("previous", Files.readString(target), "a failed report leaves the old file alone");
     }
 

@@ -74,7 +74,7 @@ class HostileInputCommandsTest {
     void aConversionThatFailsLeavesAnEarlierOutputAsItWas() throws Exception {
         Path bad = Files.write(dir.resolve("bad.pickle"), new byte[] {(byte) 0x80, 4, 'c', 'o', 's', '\n'});
         Path out = Files.writeString(dir.resolve("keep.jsonl"), "an earlier conversion\n");
-        CliRun r = CliRun.of("convert", bad.toString(), out.toString());
+        CliRun r = CliRun.of("convert", bad.toString(), out.toString(), "--force");
         assertEquals(2, r.code(), r.err());
         assertEquals("an earlier conversion\n", Files.readString(out));
         try (var files = Files.list(dir)) {

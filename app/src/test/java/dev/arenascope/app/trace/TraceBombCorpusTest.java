@@ -102,7 +102,7 @@ class TraceBombCorpusTest {
             for (String cmd : List.of("stats", "report")) {
                 List<String> args = new ArrayList<>(List.of(cmd, e.getValue().toString()));
                 if (cmd.equals("report")) {
-                    args.addAll(List.of("--out", dir.resolve("r.md").toString()));
+                    args.addAll(List.of("--out", dir.resolve("r.md").toString(), "--force")); // one file, replaced each time
                 }
                 CliRun r = CliRun.of(args.toArray(String[]::new));
                 String what = e.getKey() + " / " + cmd + ": " + r.err();

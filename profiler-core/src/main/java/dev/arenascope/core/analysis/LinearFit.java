@@ -40,9 +40,14 @@ public final class LinearFit {
      * @param worstResidual    max |y − prediction| over the samples, in the units of y
      * @param worstUnder       max (y − prediction), ≥ 0: how far the fit under-predicted at worst
      * @param worstRelative    max |y − prediction| / max(|y|, 1) over the samples
+     * @param outOfRange       -1 when every value is held exactly as a byte count; else the column of the first
+     *                         that is not (0 the intercept, j + 1 coefficient j): one of 2^63 or more in magnitude
+     *                         (no 64-bit byte count), or an integer a {@code double} would round. Such a fit is
+     *                         neither exact nor integral, whatever its residuals
      */
     public record Result(double intercept, double[] coefficients, boolean exact, boolean integral,
-                         List<Integer> unidentified, double worstResidual, double worstUnder, double worstRelative) {
+                         List<Integer> unidentified, double worstResidual, double worstUnder, double worstRelative,
+                         int outOfRange) {
 
         /** The prediction for one vector of x. */
         public double predict(long[] x) {
@@ -112,7 +117,13 @@ public final class LinearFit {
         double worst = 0;
         double under = 0;
         double rel = 0;
-        Result probe = new Result(intercept, coef, false, false, List.of(), 0, 0, 0);
+        int outOfRange = -1;
+        for (int j = 0; j <= k && outOfRange < 0; j++) {
+            if (exact != null ? !holds(exact[j]) : !(Math.abs(j == 0 ? intercept : coef[j - 1]) < 0x1p63)) {
+                outOfRange = j;
+            }
+        }
+        Result probe = new Result(intercept, coef, false, false, List.of(), 0, 0, 0, -1);
         for (int i = 0; i < x.length; i++) {
             // an exact rational solution matches every distinct row by construction (and duplicates share y)
             double r = exact != null ? 0 : y[i] - probe.predict(x[i]);
@@ -120,7 +131,20 @@ public final class LinearFit {
             under = Math.max(under, r);
             rel = Math.max(rel, Math.abs(r) / Math.max(1.0, Math.abs((double) y[i])));
         }
-        return new Result(intercept, coef, exact != null && worst == 0, integral && worst == 0, List.copyOf(unidentified), worst, under, rel);
+        boolean sound = outOfRange < 0;
+        return new Result(intercept, coef, sound && exact != null && worst == 0, sound && integral && worst == 0, List.copyOf(unidentified),
+                worst, under, rel, outOfRange);
+    }
+
+    private static final BigInteger TWO_63 = BigInteger.ONE.shiftLeft(63);
+
+    /** Whether {@code v} is a value a model can hold: under 2^63 in magnitude and, when an integer, exactly a double. */
+    private static boolean holds(Rational v) {
+        BigInteger whole = v.num().abs().divide(v.den());
+        if (whole.compareTo(TWO_63) >= 0) {
+            return false;
+        }
+        return !v.isInteger() || new BigDecimal(v.num()).compareTo(new BigDecimal(v.doubleValue())) == 0;
     }
 
     /** Which of the k+1 columns (intercept first) are linearly independent of the ones before them. */

@@ -142,12 +142,16 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
         private final MemoryInfo info;
         private final long fromNs;
         private final long spanNs;
-        private final long[] usedMax;
-        private final long[] auxMax;
-        private final long[] forwardMax;
-        private final boolean[] touched;
-        private final long[] usedLast;
-        private final long[] auxLast;
+        private final int buckets;
+        // the buckets touched so far, in bucket order (a memory's events come in time order, so almost
+        // always appended): a memory costs what its events touch, not the whole chart, until finish
+        private int[] idx = new int[0];
+        private long[] usedMax = new long[0];
+        private long[] auxMax = new long[0];
+        private long[] forwardMax = new long[0];
+        private long[] usedLast = new long[0];
+        private long[] auxLast = new long[0];
+        private int touchedCount;
         private long peakUsed;
         private long peakUsedAt = -1;
         private long peakAux;
@@ -165,12 +169,50 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
             this.info = info;
             this.fromNs = fromNs;
             this.spanNs = Math.max(1, toNs - fromNs + 1);
-            usedMax = new long[buckets];
-            auxMax = new long[buckets];
-            forwardMax = new long[buckets];
-            touched = new boolean[buckets];
-            usedLast = new long[buckets];
-            auxLast = new long[buckets];
+            this.buckets = buckets;
+        }
+
+        /** The footprint so far, as {@link #finish} reckons it (what the report ranks memories by). */
+        long footprint() {
+            return switch (info.kind()) {
+                case ARENA -> peakForward + peakAux;
+                case POOL, SEGMENTED -> Math.max(peakAux, peakUsed);
+                default -> Math.max(extent, peakUsed);
+            };
+        }
+
+        /** The slot of bucket {@code b} in the touched arrays, made when it is new. */
+        private int slot(int b) {
+            int n = touchedCount;
+            if (n > 0 && idx[n - 1] == b) {
+                return n - 1;
+            }
+            int at = n > 0 && b < idx[n - 1] ? java.util.Arrays.binarySearch(idx, 0, n, b) : -(n + 1);
+            if (at >= 0) {
+                return at;
+            }
+            at = -(at + 1);
+            if (n == idx.length) {
+                int cap = Math.min(buckets, Math.max(4, n * 2));
+                idx = java.util.Arrays.copyOf(idx, cap);
+                usedMax = java.util.Arrays.copyOf(usedMax, cap);
+                auxMax = java.util.Arrays.copyOf(auxMax, cap);
+                forwardMax = java.util.Arrays.copyOf(forwardMax, cap);
+                usedLast = java.util.Arrays.copyOf(usedLast, cap);
+                auxLast = java.util.Arrays.copyOf(auxLast, cap);
+            }
+            if (at < n) { // an event earlier than the last one's bucket: kept in order
+                System.arraycopy(idx, at, idx, at + 1, n - at);
+                for (long[] col : new long[][] {usedMax, auxMax, forwardMax, usedLast, auxLast}) {
+                    System.arraycopy(col, at, col, at + 1, n - at);
+                }
+            }
+            idx[at] = b;
+            usedMax[at] = Long.MIN_VALUE;
+            auxMax[at] = Long.MIN_VALUE;
+            forwardMax[at] = Long.MIN_VALUE;
+            touchedCount = n + 1;
+            return at;
         }
 
         void accept(Event e) {
@@ -190,18 +232,11 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
                 peakForward = forward;
                 peakForwardAt = t;
             }
-            int n = usedMax.length;
-            int i = (int) Math.min(n - 1, Math.max(0, (long) ((double) (t - fromNs) / spanNs * n)));
-            if (!touched[i]) {
-                touched[i] = true;
-                usedMax[i] = used;
-                auxMax[i] = aux;
-                forwardMax[i] = forward;
-            } else {
-                usedMax[i] = Math.max(usedMax[i], used);
-                auxMax[i] = Math.max(auxMax[i], aux);
-                forwardMax[i] = Math.max(forwardMax[i], forward);
-            }
+            int n = buckets;
+            int i = slot((int) Math.min(n - 1, Math.max(0, (long) ((double) (t - fromNs) / spanNs * n))));
+            usedMax[i] = Math.max(usedMax[i], used);
+            auxMax[i] = Math.max(auxMax[i], aux);
+            forwardMax[i] = Math.max(forwardMax[i], forward);
             usedLast[i] = used;
             auxLast[i] = aux;
             switch (e.kind()) {
@@ -227,17 +262,36 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
             };
         }
 
-        MemoryAnalysis finish() {
-            long carryUsed = 0;
-            long carryAux = 0;
-            for (int i = 0; i < usedMax.length; i++) {
-                if (touched[i]) {
-                    carryUsed = usedLast[i];
-                    carryAux = auxLast[i];
-                } else {
-                    usedMax[i] = carryUsed;
-                    auxMax[i] = carryAux;
-                    forwardMax[i] = info.kind().forward(carryUsed, carryAux);
+        /**
+         * The memory's analysis; with {@code chart}, its occupancy in the buckets asked for, else in one
+         * bucket (its peaks over the whole span), which is what a memory not charted costs.
+         */
+        MemoryAnalysis finish(boolean chart) {
+            int n = chart ? buckets : 1;
+            long[] uMax = new long[n];
+            long[] aMax = new long[n];
+            long[] fMax = new long[n];
+            if (!chart) {
+                uMax[0] = peakUsed;
+                aMax[0] = peakAux;
+                fMax[0] = peakForward;
+            } else {
+                long carryUsed = 0;
+                long carryAux = 0;
+                int k = 0;
+                for (int i = 0; i < n; i++) {
+                    if (k < touchedCount && idx[k] == i) {
+                        uMax[i] = usedMax[k];
+                        aMax[i] = auxMax[k];
+                        fMax[i] = forwardMax[k];
+                        carryUsed = usedLast[k];
+                        carryAux = auxLast[k];
+                        k++;
+                    } else {
+                        uMax[i] = carryUsed;
+                        aMax[i] = carryAux;
+                        fMax[i] = info.kind().forward(carryUsed, carryAux);
+                    }
                 }
             }
             List<HighWater> marks = new ArrayList<>();
@@ -259,7 +313,7 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
             double waste = allocated > 0 ? (double) (allocated - requested) / allocated : Double.NaN;
             return new MemoryAnalysis(info.id(), info.name(), info.kind(), info.device(), info.capacity(),
                     peakUsed, peakUsedAt, marks, footprint, fragmentation, waste, allocations, allocated, requested,
-                    releases, oom, new Occupancy(fromNs, fromNs + spanNs - 1, usedMax, auxMax, forwardMax));
+                    releases, oom, new Occupancy(fromNs, fromNs + spanNs - 1, uMax, aMax, fMax));
         }
     }
 }

@@ -60,6 +60,7 @@ public final class MemoryModel {
         long[][] x = new long[samples.size()][params.size()];
         long[] y = new long[samples.size()];
         int maxAllocs = 0;
+        String overflow = null;
         long maxPadding = 0;
         long largestOne = 0;
         for (int i = 0; i < samples.size(); i++) {
@@ -68,6 +69,9 @@ public final class MemoryModel {
                 x[i][j] = s.params().get(params.get(j));
             }
             y[i] = s.ownBytes();
+            if (s.ownBytes() == Long.MAX_VALUE && overflow == null) {
+                overflow = "an execution requested 2^63 - 1 bytes or more (past what 64 bits hold)";
+            }
             maxAllocs = Math.max(maxAllocs, s.ownAllocations());
             maxPadding = Math.max(maxPadding, s.ownPadding());
             largestOne = Math.max(largestOne, s.largestPadding());
@@ -76,8 +80,13 @@ public final class MemoryModel {
         long alignment = largestOne == 0 ? 1 : Long.highestOneBit(largestOne) << 1; // smallest power of two > the largest padding seen
         long slack = Math.max(maxPadding, maxAllocs * (alignment - 1));
         List<String> unidentified = r.unidentified().stream().map(params::get).toList();
-        return new ScopeModel(name, params, r.intercept(), r.coefficients(), r.exact(), r.integral(), unidentified,
-                samples.size(), r.worstResidual(), r.worstUnder(), r.worstRelative(), slack, maxPadding);
+        if (overflow == null && r.outOfRange() >= 0) {
+            overflow = (r.outOfRange() == 0 ? "the constant" : "the coefficient of " + params.get(r.outOfRange() - 1))
+                    + " is past what a model holds exactly (2^63 bytes or more, or a whole number past 2^53 that a double rounds): the recorded sizes are near 2^63";
+        }
+        boolean sound = overflow == null;
+        return new ScopeModel(name, params, r.intercept(), r.coefficients(), sound && r.exact(), sound && r.integral(), unidentified,
+                samples.size(), r.worstResidual(), r.worstUnder(), r.worstRelative(), slack, maxPadding, overflow);
     }
 
     /** Every fitted scope, by name, in first-seen order. */

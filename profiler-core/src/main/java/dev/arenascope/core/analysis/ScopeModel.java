@@ -27,11 +27,14 @@ import java.util.Map;
  * @param worstRelative   the largest |measured − predicted| / measured
  * @param slackBytes      bytes: the alignment loss bound described above
  * @param maxPadding      bytes: the most alignment loss one execution actually showed
+ * @param overflow        null for a model; else why there is none in 64-bit bytes (an execution requested
+ *                        2^63 bytes or more, or the fitted constant or a coefficient passed 2^63 or what a
+ *                        double holds exactly): such a model is neither exact nor integral and predicts nothing
  */
 public record ScopeModel(String name, List<String> params, double intercept, double[] coefficients,
                          boolean exact, boolean integral, List<String> unidentified, int samples,
                          double worstResidual, double worstUnder, double worstRelative,
-                         long slackBytes, long maxPadding) {
+                         long slackBytes, long maxPadding, String overflow) {
 
     public ScopeModel {
         params = List.copyOf(params);
@@ -44,6 +47,9 @@ public record ScopeModel(String name, List<String> params, double intercept, dou
      * A param missing from {@code values} counts as 0.
      */
     public long predict(Map<String, Long> values) {
+        if (overflow != null) {
+            return Long.MAX_VALUE; // no model: nothing is known to fit
+        }
         double v = intercept;
         for (int j = 0; j < params.size(); j++) {
             Long p = values.get(params.get(j));
@@ -56,11 +62,16 @@ public record ScopeModel(String name, List<String> params, double intercept, dou
 
     /** An upper bound for the bytes the scope takes of the arena: prediction + worst under-prediction + alignment slack. */
     public long bound(Map<String, Long> values) {
-        return predict(values) + (long) Math.ceil(worstUnder) + slackBytes;
+        long p = predict(values);
+        long extra = (long) Math.ceil(worstUnder) + slackBytes;
+        return p > Long.MAX_VALUE - extra ? Long.MAX_VALUE : p + extra;
     }
 
     /** The model as one formula line, e.g. {@code 4096 + 1048576·frames + 36·num_triangles}. */
     public String formula() {
+        if (overflow != null) {
+            return "none: " + overflow;
+        }
         StringBuilder sb = new StringBuilder(number(intercept));
         for (int j = 0; j < params.size(); j++) {
             if (unidentified.contains(params.get(j))) {

@@ -168,8 +168,9 @@ public final class ScopeSampler implements EventSink {
                     long padding = Math.max(0, consumed - requested);
                     OpenScope top = st.open.peek();
                     if (top != null) {
-                        top.ownBytes += requested;
-                        top.ownPadding += padding;
+                        // saturating: a sum past 2^63 - 1 stays there, and the fit says it has no model
+                        top.ownBytes = saturatingAdd(top.ownBytes, requested);
+                        top.ownPadding = saturatingAdd(top.ownPadding, padding);
                         top.ownAllocations++;
                         top.largestPadding = Math.max(top.largestPadding, padding);
                     }
@@ -240,5 +241,10 @@ public final class ScopeSampler implements EventSink {
             this.fwdAtEntry = fwd;
             this.bwdAtEntry = bwd;
         }
+    }
+
+    private static long saturatingAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : r;
     }
 }

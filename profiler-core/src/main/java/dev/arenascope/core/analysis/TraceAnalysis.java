@@ -41,6 +41,12 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
     /** Occupancy buckets per memory when none are asked for. */
     public static final int DEFAULT_BUCKETS = 400;
 
+    /**
+     * The most memories given occupancy charts in their buckets: those with the largest footprints (ties
+     * in the trace's order), as reports chart and list them; the others' occupancy is one bucket, their peaks.
+     */
+    public static final int MAX_CHARTED = 256;
+
     /** An analysis without allocation sites. */
     public TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memories, List<ScopeAnalysis> scopes,
                          List<PoolBinAnalysis> poolBins, List<PlanAnalysis> plans) {
@@ -111,9 +117,24 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
             bins.accept(e);
             plans.accept(e);
         }
+        // occupancy charts for the MAX_CHARTED memories with the largest footprints (all, usually); the others
+        // get one bucket each, so a trace naming tens of thousands of memories costs its events, not charts
+        boolean[] charted = new boolean[ordered.size()];
+        if (ordered.size() <= MAX_CHARTED) {
+            java.util.Arrays.fill(charted, true);
+        } else {
+            Integer[] order = new Integer[ordered.size()];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            java.util.Arrays.sort(order, (x, y) -> Long.compare(ordered.get(y).footprint(), ordered.get(x).footprint()));
+            for (int i = 0; i < MAX_CHARTED; i++) {
+                charted[order[i]] = true;
+            }
+        }
         List<MemoryAnalysis> memories = new ArrayList<>();
-        for (MemoryAnalysis.Accumulator acc : ordered) {
-            memories.add(acc.finish());
+        for (int i = 0; i < ordered.size(); i++) {
+            memories.add(ordered.get(i).finish(charted[i]));
         }
         List<ScopeSample> samples = List.of();
         if (sampler != null) {

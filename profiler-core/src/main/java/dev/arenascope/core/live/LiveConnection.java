@@ -15,6 +15,7 @@ import java.util.logging.Logger;
 
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MetaRecord;
+import dev.arenascope.core.trace.StackBounds;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 import dev.arenascope.core.trace.file.JsonlStreamReader;
@@ -35,6 +36,7 @@ final class LiveConnection {
     volatile PeerInfo peer;
     volatile ConnectionStats.State state = ConnectionStats.State.HANDSHAKE;
     volatile long events;
+    private final StackBounds stackBounds = new StackBounds();
     volatile long lost;
     volatile long endedMs;
     volatile String detail;
@@ -212,15 +214,34 @@ final class LiveConnection {
                 end(ConnectionStats.State.CUT, source + " at byte " + counted.count + ": connection lost inside a chunk (" + e.getMessage() + ")");
                 return;
             }
-            for (MetaRecord m : chunk.meta()) {
-                if (m instanceof MetaRecord.Loss(long count)) {
-                    lost += count;
-                }
-                m.deliverTo(sink);
-            }
             int n = chunk.events().size();
+            for (MetaRecord m : chunk.meta()) {
+                // the bounds a file's reader puts on sites: a forged name or chain ends the stream here
+                String bad = switch (m) {
+                    case MetaRecord.Frame(var f) -> StackBounds.frameProblem(f);
+                    case MetaRecord.Stack(var node) -> stackBounds.add(node);
+                    default -> null;
+                };
+                if (bad != null) {
+                    end(ConnectionStats.State.CUT, source + " at byte " + at + ": " + bad);
+                    return;
+                }
+            }
+            try {
+                for (MetaRecord m : chunk.meta()) {
+                    if (m instanceof MetaRecord.Loss(long count)) {
+                        lost += count;
+                    }
+                    m.deliverTo(sink);
+                }
+                if (n > 0) {
+                    sink.onEvents(chunk.events());
+                }
+            } catch (RuntimeException e) {
+                notStored(out, e);
+                return;
+            }
             if (n > 0) {
-                sink.onEvents(chunk.events());
                 events += n;
                 countRate(n);
             }
@@ -229,6 +250,28 @@ final class LiveConnection {
             } catch (IOException e) {
                 // the sender is gone; what arrived is kept, the next read tells how it ended
             }
+        }
+    }
+
+    /**
+     * The sink cannot take the session (a file that cannot be created or written): the sender is told at
+     * once, with the events kept, in a {@link LiveProtocol#RECORD_NOT_STORED} record, and the rest is read
+     * away so the answer is not lost to a reset.
+     */
+    private void notStored(OutputStream out, RuntimeException e) {
+        String why = "not stored: " + rootMessage(e);
+        LOG.log(Level.WARNING, source + ": " + why);
+        LOG.log(Level.FINE, source + ": the sink failed", e);
+        end(ConnectionStats.State.CUT, why);
+        try {
+            LiveProtocol.writeNotStored(out, events, why);
+            socket.shutdownOutput();
+            byte[] rest = new byte[1 << 16];
+            while (counted.read(rest, 0, rest.length) >= 0) {
+                // discarded: nothing more can be stored
+            }
+        } catch (IOException ignored) {
+            // the sender is gone or idle: it was told, or will see the connection drop
         }
     }
 

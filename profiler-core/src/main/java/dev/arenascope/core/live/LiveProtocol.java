@@ -29,6 +29,10 @@ import dev.arenascope.core.trace.codec.MetaCodec;
  * sender → receiver, repeated:      u8 {@link #RECORD_CHUNK} then one ChunkCodec frame (metadata, losses, events)
  *                                   | u8 {@link #RECORD_GOODBYE}: the stream ends cleanly
  * receiver → sender, repeated:      u8 {@link #RECORD_ACK} | i64 events received so far on this connection
+ * receiver → sender, at most once:  u8 {@link #RECORD_NOT_STORED} | i64 events stored | u16 n (≤ {@value #MAX_NOT_STORED_BYTES})
+ *                                   | n bytes UTF-8: the receiver cannot store the session (a file it cannot create or
+ *                                   write); it reads the rest away and closes. Senders before it saw an unknown record
+ *                                   and reconnected; this one stops and says why
  * </pre>
  *
  * <p>Each chunk carries the metadata (memories, strings, threads) announced since the previous one;
@@ -57,6 +61,10 @@ public final class LiveProtocol {
     public static final int RECORD_CHUNK = 'C';
     public static final int RECORD_GOODBYE = 'Z';
     public static final int RECORD_ACK = 'K';
+    /** Receiver → sender: the session cannot be stored (see the class comment). */
+    public static final int RECORD_NOT_STORED = 'N';
+    /** The longest "not stored" message, in UTF-8 bytes (a longer one is cut). */
+    public static final int MAX_NOT_STORED_BYTES = 1024;
 
     public static final int ACCEPTED = 0;
     public static final int BAD_TOKEN = 1;
@@ -153,6 +161,43 @@ public final class LiveProtocol {
         }
         out.write(b);
         out.flush();
+    }
+
+    /** Writes a {@link #RECORD_NOT_STORED} record: {@code stored} events kept, and why no more will be. */
+    static void writeNotStored(OutputStream out, long stored, String why) throws IOException {
+        byte[] text = why.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(text.length, MAX_NOT_STORED_BYTES);
+        byte[] b = new byte[11 + n];
+        b[0] = (byte) RECORD_NOT_STORED;
+        for (int i = 0; i < 8; i++) {
+            b[1 + i] = (byte) (stored >>> (8 * i));
+        }
+        b[9] = (byte) n;
+        b[10] = (byte) (n >>> 8);
+        System.arraycopy(text, 0, b, 11, n);
+        out.write(b);
+        out.flush();
+    }
+
+    /** What follows a {@link #RECORD_NOT_STORED} byte: the events stored and the reason (a length over the bound is refused). */
+    record NotStored(long stored, String why) {}
+
+    static NotStored readNotStored(InputStream in, String source) throws IOException {
+        long stored = readLongLE(in);
+        int lo = in.read();
+        int hi = in.read();
+        if (lo < 0 || hi < 0) {
+            throw new EOFException(source + ": the receiver's 'not stored' record was cut");
+        }
+        int n = lo | hi << 8;
+        if (n > MAX_NOT_STORED_BYTES) {
+            throw new IOException(source + ": a 'not stored' message of " + n + " bytes (at most " + MAX_NOT_STORED_BYTES + ")");
+        }
+        byte[] text = in.readNBytes(n);
+        if (text.length < n) {
+            throw new EOFException(source + ": the receiver's 'not stored' record was cut");
+        }
+        return new NotStored(stored, new String(text, StandardCharsets.UTF_8));
     }
 
     static long readLongLE(InputStream in) throws IOException {

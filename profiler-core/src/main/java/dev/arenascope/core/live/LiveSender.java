@@ -135,6 +135,8 @@ public final class LiveSender implements EventSink, AutoCloseable {
     private volatile int connections;
     private volatile String lastError;
     private volatile boolean refused;
+    /** Why the receiver said it could not store the session, once it did; the reason events were lost, whatever came after. */
+    private volatile String notStoredReason;
     private final SinkAttachment attachment = new SinkAttachment();
     private final AtomicLong handed = new AtomicLong();
     private final AtomicInteger attempts = new AtomicInteger();
@@ -210,14 +212,18 @@ public final class LiveSender implements EventSink, AutoCloseable {
         return attempts.get();
     }
 
-    /** Whether the last connection attempt was refused by the receiver (a wrong token, another version). */
+    /**
+     * Whether the last connection attempt was refused by the receiver (a wrong token, another version),
+     * or a receiver said it cannot store the session ({@link LiveProtocol#RECORD_NOT_STORED}).
+     */
     public boolean refused() {
-        return refused;
+        return refused || notStoredReason != null;
     }
 
     /** A snapshot of what the sender has done; thread-safe. */
     public Stats stats() {
-        return new Stats(connected, connections, delivered.get(), queued.get(), dropped.get(), upstreamLost.get(), lastError);
+        return new Stats(connected, connections, delivered.get(), queued.get(), dropped.get(), upstreamLost.get(),
+                notStoredReason != null ? notStoredReason : lastError);
     }
 
     // ---------------------------------------------------------------- EventSink (the drain thread)
@@ -500,6 +506,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
     private void readAcks() throws IOException {
         while (in.available() >= 9) {
             int type = in.read();
+            notStored(type);
             if (type != LiveProtocol.RECORD_ACK) {
                 throw new IOException("unexpected record " + type + " from the receiver");
             }
@@ -507,6 +514,24 @@ public final class LiveSender implements EventSink, AutoCloseable {
             delivered.addAndGet(acked - ackedOnLink);
             ackedOnLink = acked;
         }
+    }
+
+    /** The receiver cannot store the session: what it stored is delivered, the rest lost, and the sender stops. */
+    static final class NotStoredException extends IOException {
+        NotStoredException(String message) {
+            super(message);
+        }
+    }
+
+    private void notStored(int type) throws IOException {
+        if (type != LiveProtocol.RECORD_NOT_STORED) {
+            return;
+        }
+        LiveProtocol.NotStored ns = LiveProtocol.readNotStored(in, target());
+        long stored = Math.max(ackedOnLink, Math.min(ns.stored(), sentOnLink));
+        delivered.addAndGet(stored - ackedOnLink);
+        ackedOnLink = stored;
+        throw new NotStoredException(target() + " cannot store the session (" + ns.why() + ")");
     }
 
     /**
@@ -528,6 +553,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
         if (type < 0) {
             throw new EOFException("the receiver closed the connection");
         }
+        notStored(type);
         if (type != LiveProtocol.RECORD_ACK) {
             throw new IOException("unexpected record " + type + " from the receiver");
         }
@@ -546,6 +572,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
             // the receiver answers a goodbye with its final count
             while (ackedOnLink < sentOnLink) {
                 int type = in.read();
+                notStored(type);
                 if (type != LiveProtocol.RECORD_ACK) {
                     break;
                 }
@@ -554,6 +581,11 @@ public final class LiveSender implements EventSink, AutoCloseable {
                 ackedOnLink = acked;
             }
             countUnacked();
+        } catch (NotStoredException e) {
+            countUnacked();
+            refused = true;
+            notStoredReason = e.getMessage();
+            lastError = e.getMessage();
         } catch (IOException e) {
             countUnacked();
             lastError = "goodbye to " + target() + " failed: " + e.getMessage();
@@ -561,6 +593,16 @@ public final class LiveSender implements EventSink, AutoCloseable {
     }
 
     private void linkFailed(IOException e) {
+        if (e instanceof NotStoredException) {
+            // not a link that failed: a receiver that cannot keep what it is sent; like a refusal, tried
+            // again only at the longest delay, and said as the reason events were lost
+            refused = true;
+            notStoredReason = e.getMessage();
+            lastError = e.getMessage();
+            countUnacked();
+            closeLink();
+            return;
+        }
         lastError = "link to " + target() + " failed: " + e.getMessage();
         countUnacked();
         closeLink();

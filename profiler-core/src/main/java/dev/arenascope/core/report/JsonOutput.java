@@ -9,6 +9,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 
+import dev.arenascope.core.format.Printable;
+
 /**
  * The one way ArenaScope writes JSON for people and scripts: the report ({@link JsonReportWriter}) and
  * every command's {@code --format json} / {@code --json} output go through here, so that encoding,
@@ -24,17 +26,43 @@ import com.fasterxml.jackson.core.StreamWriteFeature;
  */
 public final class JsonOutput {
     private static final JsonFactory FACTORY = JsonFactory.builder().disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
+    private static final TerminalSafe ESCAPES = new TerminalSafe();
+
+    /**
+     * JSON's own escapes, and a {@code u} escape (backslash, u, four hex digits) for what JSON may leave raw but a terminal acts on: DEL, the
+     * C1 controls and the bidirectional marks (a name holding U+202E would reorder the line it is printed
+     * on). The text is the same JSON; only how it is spelled changes.
+     */
+    private static final class TerminalSafe extends com.fasterxml.jackson.core.io.CharacterEscapes {
+        private final int[] ascii;
+
+        TerminalSafe() {
+            ascii = standardAsciiEscapesForJSON();
+            ascii[0x7f] = ESCAPE_STANDARD;
+        }
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return ascii;
+        }
+
+        @Override
+        public com.fasterxml.jackson.core.SerializableString getEscapeSequence(int ch) {
+            return ch <= 0xffff && Printable.unsafe((char) ch)
+                    ? new com.fasterxml.jackson.core.io.SerializedString(String.format("\\u%04x", ch)) : null;
+        }
+    }
 
     private JsonOutput() {}
 
     /** A pretty-printing generator over {@code out}; the caller flushes it (or calls {@link #end}). */
     public static JsonGenerator open(OutputStream out) throws IOException {
-        return FACTORY.createGenerator(out, JsonEncoding.UTF8).useDefaultPrettyPrinter();
+        return FACTORY.createGenerator(out, JsonEncoding.UTF8).setCharacterEscapes(ESCAPES).useDefaultPrettyPrinter();
     }
 
     /** A pretty-printing generator over {@code out}; the caller flushes it (or calls {@link #end}). */
     public static JsonGenerator open(Writer out) throws IOException {
-        return FACTORY.createGenerator(out).useDefaultPrettyPrinter();
+        return FACTORY.createGenerator(out).setCharacterEscapes(ESCAPES).useDefaultPrettyPrinter();
     }
 
     /** Flushes {@code g}'s document and ends it with one newline, as every command's output ends. */

@@ -44,13 +44,20 @@ final class ReportTables {
             // a capped recording: its peaks and totals are the kept window's
             rows.add(new String[] {"kept window", ring.summary() + (ring.dropped() ? "; peaks and totals cover the kept window only" : "")});
         }
-        for (DeviceInfo d : s.devices()) {
+        for (DeviceInfo d : s.devices().subList(0, Math.min(s.devices().size(), MAX_LISTED_MEMORIES))) {
             rows.add(new String[] {"device " + d.id(), d.name() + (d.totalBytes() > 0 ? ", " + Units.format(Figure.Unit.BYTES, d.totalBytes()) : "")});
+        }
+        if (s.devices().size() > MAX_LISTED_MEMORIES) {
+            rows.add(new String[] {"devices", (s.devices().size() - MAX_LISTED_MEMORIES) + " more (" + s.devices().size()
+                    + " in all; the JSON report lists every one)"});
         }
         s.attributes().entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> rows.add(new String[] {e.getKey(), e.getValue()}));
         return rows;
     }
+
+    /** The most memories the HTML and Markdown tables list (the JSON report lists every one). */
+    static final int MAX_LISTED_MEMORIES = 256;
 
     /** The tables in report order. */
     static List<ReportTable> all(Report r) {
@@ -86,7 +93,17 @@ final class ReportTables {
         boolean oom = r.trace().memories().stream().anyMatch(m -> m.outOfMemory() > 0)
                 || r.hasBaseline() && r.diff().baseline().memories().stream().anyMatch(m -> m.outOfMemory() > 0);
         List<List<ReportTable.Cell>> rows = new ArrayList<>();
-        for (MemoryAnalysis m : r.trace().memories()) {
+        // a trace may name tens of thousands of memories: the table lists those with the largest footprints
+        List<MemoryAnalysis> all = r.trace().memories();
+        java.util.Set<MemoryAnalysis> listed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        all.stream().sorted(java.util.Comparator.comparingLong(MemoryAnalysis::footprintBytes).reversed())
+                .limit(MAX_LISTED_MEMORIES).forEach(listed::add);
+        long notListed = all.size() - listed.size();
+        long largestNotListed = all.stream().filter(m -> !listed.contains(m)).mapToLong(MemoryAnalysis::footprintBytes).max().orElse(0);
+        for (MemoryAnalysis m : all) {
+            if (!listed.contains(m)) {
+                continue;
+            }
             List<ReportTable.Cell> row = new ArrayList<>();
             row.add(name(m.name()).withSub(m.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ') + " · " + m.device()));
             row.add(fig(r, m, "capacityBytes"));
@@ -104,7 +121,10 @@ final class ReportTables {
         }
         return new ReportTable("memories", "Memories",
                 "Times are from the trace's first event. Footprint: the bytes the memory needs from its device (arena: forward + backward high-water; pool: reserved high-water; "
-                        + "plan arena: height). Fragmentation: 1 − peak in use / footprint. Rounding waste: bytes handed out beyond those requested.",
+                        + "plan arena: height). Fragmentation: 1 − peak in use / footprint. Rounding waste: bytes handed out beyond those requested."
+                        + (notListed == 0 ? "" : " Listed: the " + listed.size() + " memories with the largest footprints; " + notListed
+                        + " more, each of at most " + Units.format(Figure.Unit.BYTES, largestNotListed)
+                        + ", are in the JSON report and arenascope stats."),
                 oom ? List.of("memory", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",
                         "rounding waste", "allocations", "out of memory")
                         : List.of("memory", "capacity", "peak in use", "high-water marks", "footprint", "fragmentation",

@@ -193,4 +193,35 @@ class CalibrationTest {
         assertThrows(IllegalArgumentException.class, () -> model.largestBatch(formula, f -> Map.of(), free, 1.0, 3));
         assertThrows(IllegalArgumentException.class, () -> model.scope("nope"));
     }
+
+    @Test
+    void aConstantPastWhatABytesCountHoldsIsNoExactModel() {
+        // 2^62 + 1 bytes at n = 1, none at n = 2: a = 2^63 + 2 does not fit in 64 bits, so no "exact, 0 B"
+        LinearFit.Result r = LinearFit.fit(new long[][] {{1}, {2}}, new long[] {(1L << 62) + 1, 0});
+        assertFalse(r.exact());
+        assertFalse(r.integral());
+        assertEquals(0, r.outOfRange(), "the constant");
+        // a whole number a double would round (2^60 + 1) is not exact either
+        assertEquals(0, LinearFit.fit(new long[][] {{1}, {2}}, new long[] {(1L << 60) + 1, (1L << 60) + 1}).outOfRange());
+        // while one a double holds (2^62) is
+        LinearFit.Result fine = LinearFit.fit(new long[][] {{1}, {2}}, new long[] {1L << 62, 1L << 62});
+        assertTrue(fine.integral());
+        assertEquals(-1, fine.outOfRange());
+    }
+
+    @Test
+    void aScopeWhoseBytesOverflowHasNoModelAndPredictsNothingFits() {
+        Map<String, Long> n1 = Map.of("n", 1L);
+        Map<String, Long> n2 = Map.of("n", 2L);
+        ScopeModel m = MemoryModel.fitScope("s", List.of(
+                new ScopeSample(0, 1, -1, "s", n1, (1L << 62) + 1, 0, 1, 0, 0, 0, 1),
+                new ScopeSample(0, 2, -1, "s", n2, 0, 0, 1, 0, 0, 2, 3)));
+        assertTrue(m.overflow() != null && m.overflow().contains("constant"), m.overflow());
+        assertFalse(m.exact() || m.integral());
+        assertTrue(m.formula().startsWith("none: "), m.formula());
+        assertEquals(Long.MAX_VALUE, m.bound(n1));
+        // a sum of requests past 2^63 - 1 saturates in the sampler and is said as such
+        ScopeModel sum = MemoryModel.fitScope("s", List.of(new ScopeSample(0, 1, -1, "s", n1, Long.MAX_VALUE, 0, 2, 0, 0, 0, 1)));
+        assertTrue(sum.overflow() != null && sum.overflow().contains("2^63 - 1"), sum.overflow());
+    }
 }

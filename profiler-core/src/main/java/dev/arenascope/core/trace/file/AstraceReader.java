@@ -22,6 +22,7 @@ import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.StackBounds;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 import dev.arenascope.core.trace.codec.DecodeBudget;
@@ -103,6 +104,7 @@ public final class AstraceReader implements AutoCloseable {
     private final Map<Integer, String> strings = new HashMap<>();
     private final Map<Integer, String> threads = new HashMap<>();
     private final SiteTable sites = new SiteTable();
+    private final StackBounds depths = new StackBounds();
 
     private AstraceReader(Path path, FileChannel ch) throws IOException {
         this.path = path;
@@ -358,8 +360,22 @@ public final class AstraceReader implements AutoCloseable {
             case MetaRecord.Str(int id, String v) -> strings.put(id, v);
             case MetaRecord.Thread(int id, String name) -> threads.put(id, name);
             case MetaRecord.Loss(long c) -> lost = Saturating.add(lost, c);
-            case MetaRecord.Frame(var f) -> rememberSite(() -> sites.add(f));
-            case MetaRecord.Stack(var n) -> rememberSite(() -> sites.add(n));
+            case MetaRecord.Frame(var f) -> {
+                String tooLong = StackBounds.frameProblem(f);
+                if (tooLong != null) {
+                    problem(acceptedAt, "site table: " + tooLong + " (the record is left out)");
+                } else {
+                    rememberSite(() -> sites.add(f));
+                }
+            }
+            case MetaRecord.Stack(var n) -> {
+                String tooDeep = n.id() >= sites.nodeCount() ? depths.add(n) : null;
+                if (tooDeep != null) {
+                    problem(acceptedAt, "site table: " + tooDeep + " (the record is left out)");
+                } else {
+                    rememberSite(() -> sites.add(n));
+                }
+            }
         }
     }
 

@@ -103,7 +103,7 @@ public final class CsvWriter implements EventSink, AutoCloseable {
      * run it as a formula: {@code =cmd|...}, {@code +SUM(...)}) gets a leading {@code '}, so it opens as
      * the text it is. Names come from whoever made the trace.
      */
-    static String quote(String s) {
+    public static String quote(String s) {
         if (!s.isEmpty()) {
             char c = s.charAt(0);
             if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') {

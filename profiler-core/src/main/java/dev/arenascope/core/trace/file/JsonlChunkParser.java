@@ -98,7 +98,7 @@ final class JsonlChunkParser {
                 String function, String file, long codeLine, long frame, long parent, long flags) {}
 
     /** The longest function or file name of a frame, in characters (as the PyTorch importer's bound). */
-    static final int MAX_FRAME_TEXT = 4096;
+    static final int MAX_FRAME_TEXT = dev.arenascope.core.trace.StackBounds.MAX_FRAME_TEXT;
 
     /** What a chunk parsed into. */
     static final class Parsed {

@@ -79,7 +79,7 @@ public final class JsonlReader {
      * chain must not be allowed to square the input's size. Real stacks (Python's default recursion
      * limit is 1000) fit.
      */
-    public static final int MAX_STACK_DEPTH = 1024;
+    public static final int MAX_STACK_DEPTH = dev.arenascope.core.trace.StackBounds.MAX_STACK_DEPTH;
     /** Declared string ids below this are kept in a bit set, the rest (forged ones) in a hash set. */
     private static final int DENSE_STRING_IDS = 1 << 20;
 

@@ -3,7 +3,9 @@ package dev.arenascope.core.trace.file;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.ThreadLocalRandom;
@@ -77,11 +79,63 @@ public final class OutputFiles {
 
     /** Moves the finished {@code tmp} over {@code target} (atomically where the file system can). */
     public static void commit(Path tmp, Path target) throws IOException {
+        commit(tmp, target, true);
+    }
+
+    /**
+     * Moves the finished {@code tmp} to {@code target}. With {@code replace}, over whatever is there
+     * (atomically where the file system can: readers see the old file or the new one, never a mix).
+     * Without, only where nothing is: the new file is linked under the name ({@code link(2)} fails on an
+     * existing name, so a file that appeared since the command checked is not replaced either) and
+     * {@code tmp} removed.
+     *
+     * @throws FileAlreadyExistsException without {@code replace}, when {@code target} exists ({@code tmp} is left as it was)
+     */
+    public static void commit(Path tmp, Path target, boolean replace) throws IOException {
+        if (!replace) {
+            try {
+                Files.createLink(target, tmp);
+                Files.delete(tmp);
+                return;
+            } catch (UnsupportedOperationException | FileSystemException e) {
+                if (e instanceof FileAlreadyExistsException taken) {
+                    throw taken;
+                }
+                // no hard links here (some file systems): a move that refuses an existing name
+            }
+            Files.move(tmp, target);
+            return;
+        }
         try {
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
         }
+    }
+
+    /** Writes a file's content to the path it is given. */
+    @FunctionalInterface
+    public interface Content {
+        void writeTo(Path file) throws IOException;
+    }
+
+    /**
+     * Writes {@code target} through a {@linkplain #temporaryFor temporary file} and {@linkplain #commit
+     * commits} it: a run stopped half-way, or a {@code content} that throws, leaves {@code target} as it was.
+     */
+    public static void write(Path target, boolean replace, Content content) throws IOException {
+        Path tmp = temporaryFor(target);
+        try {
+            content.writeTo(tmp);
+            commit(tmp, target, replace);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** Whether anything is at {@code path}, a broken symbolic link included. */
+    public static boolean taken(Path path) {
+        return Files.exists(path, LinkOption.NOFOLLOW_LINKS);
     }
 
     /** Whether {@code a} and {@code b} both exist and are the same file (links and relative names resolved). */

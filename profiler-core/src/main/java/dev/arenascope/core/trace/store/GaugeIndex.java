@@ -61,7 +61,9 @@ final class GaugeIndex {
     // the open (last) leaf
     long leaves;
     private int openCount;
-    long[] ot; // not final: an index read back sizes them to its open leaf
+    // not final: sized to what the leaf holds (a memory of a few events costs a few longs here), up to
+    // the leaf's capacity; an index read back sizes them to its open leaf
+    long[] ot;
     long[] ou;
     long[] ox;
     private long oLast;
@@ -97,9 +99,9 @@ final class GaugeIndex {
         this.leafCap = leafCap;
         this.external = outOfCore ? new LongColumn() : null;
         this.maxLeafSpan = maxLeafSpan;
-        ot = new long[openArrays];
-        ou = new long[openArrays];
-        ox = new long[openArrays];
+        ot = new long[Math.min(openArrays, 4)];
+        ou = new long[Math.min(openArrays, 4)];
+        ox = new long[Math.min(openArrays, 4)];
     }
 
     /**
@@ -138,6 +140,7 @@ final class GaugeIndex {
             }
             startLeaf(t, used, aux);
         }
+        room(openCount + 1);
         ot[openCount] = t;
         ou[openCount] = used;
         ox[openCount] = aux;
@@ -174,6 +177,7 @@ final class GaugeIndex {
      * leaf's state in locals.
      */
     void addRun(EventBatch b, int from, long[] eff, int[] order, int lo, int hi) {
+        room((int) Math.min(LEAF_EVENTS, (long) openCount + (hi - lo))); // what this run can write into a leaf
         long[] t = ot;
         long[] u = ou;
         long[] x = ox;
@@ -238,6 +242,16 @@ final class GaugeIndex {
         }
         peakUsed = pu;
         peakAux = px;
+    }
+
+    /** Makes the open leaf's arrays hold at least {@code n} events (at most {@link #LEAF_EVENTS}). */
+    private void room(int n) {
+        if (ot.length < n) {
+            int cap = Math.max(n, Math.min(leafCap, Math.max(4, ot.length * 2)));
+            ot = java.util.Arrays.copyOf(ot, cap);
+            ou = java.util.Arrays.copyOf(ou, cap);
+            ox = java.util.Arrays.copyOf(ox, cap);
+        }
     }
 
     private void startLeaf(long t, long used, long aux) {
