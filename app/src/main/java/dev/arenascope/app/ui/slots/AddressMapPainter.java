@@ -11,8 +11,8 @@ import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
 import dev.arenascope.app.ui.common.Palette;
-import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 
 /**
  * Draws an {@link AddressMap.Snapshot} and answers hover on it: rows of bytes, left to right, top to
@@ -269,9 +269,10 @@ final class AddressMapPainter {
             sb.append(String.format(Locale.ROOT, "%n%s asked for, %s lost to rounding", Bytes.format(best.requested()),
                     Bytes.format(best.bytes() - best.requested())));
         }
-        sb.append("\nsince ").append(TimeRange.formatTime(best.sinceNs()));
+        TimeAxis time = TimeAxis.of(s.memory().attributes());
+        sb.append("\nsince ").append(time.at(best.sinceNs()));
         if (best.state() == AddressMap.State.PENDING_FREE) {
-            sb.append("\nfree requested at ").append(TimeRange.formatTime(best.freeRequestedNs()))
+            sb.append("\nfree requested at ").append(time.at(best.freeRequestedNs()))
                     .append(": in use until the free completes (its stream's work is done)");
         }
         sb.append(seg);

@@ -40,11 +40,11 @@ import dev.arenascope.app.ui.common.ShownAs;
 import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TensorSlot;
-import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.timeline.TimelinePainter;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
 
@@ -282,7 +282,7 @@ public final class SlotMapView extends BorderPane {
         if (addressTask != null) {
             addressTask.cancel();
         }
-        info.setText(end >= 0 ? String.format(Locale.ROOT, "replaying to event #%,d…", end - 1) : "replaying to " + TimeRange.formatTime(at) + "…");
+        info.setText(end >= 0 ? String.format(Locale.ROOT, "replaying to event #%,d…", end - 1) : "replaying to " + TimeAxis.of(m.attributes()).at(at) + "…");
         AddressMapReplay r = kept.keep(t, m);
         TaskRunner.Handle[] self = new TaskRunner.Handle[1];
         self[0] = model.tasks().submit(BackgroundTask.of("Address map", p -> r.moveTo(end >= 0 ? end : t.firstIndexAtOrAfter(at + 1), at,
@@ -457,9 +457,10 @@ public final class SlotMapView extends BorderPane {
     static String caption(AddressMap.Snapshot s) {
         long segments = s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).count();
         long blocks = s.blocks().size() - segments;
+        TimeAxis time = TimeAxis.of(s.memory().attributes());
         String when = s.lastEvent() >= 0
-                ? String.format(Locale.ROOT, "after event #%,d (%s) at %s", s.lastEvent(), s.lastText(), TimeRange.formatTime(s.atNs()))
-                : "at " + TimeRange.formatTime(s.atNs());
+                ? String.format(Locale.ROOT, "after event #%,d (%s) at %s", s.lastEvent(), s.lastText(), time.at(s.atNs()))
+                : "at " + time.at(s.atNs());
         long pending = s.pendingCount();
         String pendingText = pending > 0 ? String.format(Locale.ROOT, ", %,d pending %s (%s)", pending, pending == 1 ? "free" : "frees",
                 Bytes.format(s.pendingBytes())) : "";
