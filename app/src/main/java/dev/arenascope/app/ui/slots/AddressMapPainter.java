@@ -262,7 +262,7 @@ final class AddressMapPainter {
         }
         StringBuilder sb = new StringBuilder();
         sb.append(best.state() == AddressMap.State.HELD ? "held for reuse" : best.state().name().toLowerCase(Locale.ROOT).replace('_', ' '))
-                .append(best.label().isEmpty() ? "" : " " + best.label()).append('\n')
+                .append(best.label().isEmpty() ? "" : " " + shortLabel(best.label())).append('\n')
                 .append(String.format(Locale.ROOT, "0x%x – 0x%x", best.start(), best.end())).append('\n')
                 .append(Bytes.format(best.bytes())).append(String.format(Locale.ROOT, " (%,d B)", best.bytes()));
         if (best.requested() < best.bytes()) {
@@ -277,5 +277,14 @@ final class AddressMapPainter {
         }
         sb.append(seg);
         return sb.toString();
+    }
+
+    /**
+     * A block's label as the card's first line: its first line, at most 100 characters (a snapshot's
+     * descriptor can be a whole C++ stack, which made the card a wall over the map).
+     */
+    static String shortLabel(String label) {
+        String first = label.strip().lines().findFirst().orElse("");
+        return first.length() <= 100 ? first : first.substring(0, 99) + "…";
     }
 }

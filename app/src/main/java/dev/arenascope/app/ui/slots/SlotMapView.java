@@ -46,6 +46,7 @@ import dev.arenascope.app.ui.timeline.TimelinePainter;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -72,6 +73,7 @@ public final class SlotMapView extends BorderPane {
     private final Label info = new Label();
     private final Label hoverCard = new Label();
     private final ReadOnlyStringWrapper hoverText = new ReadOnlyStringWrapper(this, "hoverText", "");
+    private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper(this, "title", "Slot map");
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
     private final ObjectProperty<List<SlotArena>> planArenas = new SimpleObjectProperty<>(this, "planArenas", List.of());
     private final ObjectProperty<UnaryOperator<SlotArena>> replanner = new SimpleObjectProperty<>(this, "replanner");
@@ -151,6 +153,9 @@ public final class SlotMapView extends BorderPane {
             }
         });
         model.traceProperty().addListener((o, a, b) -> {
+            // the previous file's hover card must not float over the next one
+            hoverCard.setVisible(false);
+            hoverText.set("");
             fromFile = null;
             replanned.clear();
             addressMap = null;
@@ -158,6 +163,13 @@ public final class SlotMapView extends BorderPane {
             memory.getItems().setAll(b == null ? List.of() : b.memories());
             if (!memory.getItems().isEmpty()) {
                 memory.getSelectionModel().select(0);
+            }
+            MemoryInfo allocator = allocatorMemory(b);
+            if (allocator != null) {
+                // a trace with an allocator and no plan (a PyTorch snapshot, pools) opens on its allocator
+                // state, not on "No memory plan in this session"
+                memory.getSelectionModel().select(allocator);
+                addressMode.setSelected(true);
             }
             prepareReplay();
             planArenas.set(List.of());
@@ -215,7 +227,35 @@ public final class SlotMapView extends BorderPane {
         updateControls();
     }
 
+    /** The first caching allocator or pool of {@code t} where it records no plan, else null. */
+    static MemoryInfo allocatorMemory(TraceView t) {
+        if (t == null) {
+            return null;
+        }
+        MemoryInfo first = null;
+        for (MemoryInfo m : t.memories()) {
+            switch (m.kind()) {
+                case PLAN_SCRATCH, PLAN_PERSISTENT, PLAN_CONSTANT -> {
+                    return null;
+                }
+                case SEGMENTED, POOL -> {
+                    if (first == null || first.kind() == MemoryKind.POOL && m.kind() == MemoryKind.SEGMENTED) {
+                        first = m;
+                    }
+                }
+                default -> { }
+            }
+        }
+        return first;
+    }
+
+    /** The tab's title for the mode shown: "Allocator state" in the address map, "Slot map" for a plan. */
+    public ReadOnlyStringProperty titleProperty() {
+        return title.getReadOnlyProperty();
+    }
+
     private void updateControls() {
+        title.set(addressMode.isSelected() ? "Allocator state" : "Slot map");
         memory.setVisible(addressMode.isSelected());
         memory.setManaged(addressMode.isSelected());
         replan.setVisible(planMode.isSelected());
