@@ -33,7 +33,8 @@ public final class DrawListBuilder {
     public static final int BAND_ROW = 13;
     public static final int MAX_BAND_ROWS = 6;
     public static final int MIN_GAUGE = 64;
-    public static final int MAX_GAUGE = 400;
+    /** The tallest a lane's gauge grows: high enough that one lane fills a tall window (400 left a blank band under it). */
+    public static final int MAX_GAUGE = 4000;
     private static final int LANE_GAP = 6;
     /** Height of a lane's header strip, where its label goes so that it never covers the data. */
     public static final int LANE_HEADER = 17;
