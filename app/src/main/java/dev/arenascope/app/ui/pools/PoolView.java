@@ -278,7 +278,7 @@ public final class PoolView extends BorderPane {
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
         g.setFill(p.text());
-        g.fillText("requests per bin (recorded, " + recordedBits() + " mantissa bits; log scale): hits solid, misses light; rounding waste in orange", 50, 2);
+        g.fillText(histogramTitle(recordedBits(), wi == null ? recordedBits() : wi.mantissaBits(), showWhatIf), 50, 2);
         double lmax = Math.log1p(max);
         // y axis: decades of requests on the log scale, a grid line and label each
         g.setStroke(p.grid());
@@ -336,6 +336,16 @@ public final class PoolView extends BorderPane {
                 g.fillRect(x, y0 + wh - hh, Math.max(1, ww - 1), hh);
             }
         }
+    }
+
+    /**
+     * The histogram's title: the recorded bins, and where the what-if's own histogram has no room
+     * beneath them, that the what-if (at other bits) is summarised above rather than drawn.
+     */
+    static String histogramTitle(int recordedBits, int whatIfBits, boolean whatIfDrawn) {
+        String t = "requests per bin (recorded, " + recordedBits + " mantissa bits; log scale): hits solid, misses light; rounding waste in orange";
+        return whatIfDrawn || whatIfBits == recordedBits ? t
+                : t + " — the what-if at " + whatIfBits + " bits is summarised above (a taller pane draws its bins below)";
     }
 
     /** 1, 10, 100, 1k, 10k, 1M ...: a decade tick's label. */
