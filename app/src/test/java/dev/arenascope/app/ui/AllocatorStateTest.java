@@ -126,6 +126,30 @@ class AllocatorStateTest extends WindowTestBase {
     }
 
     @Test
+    void afterAClickOnTheMapTheArrowKeysStepItAndLeaveTheTabsAlone() {
+        openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
+        MemoryInfo cuda = firstMemory(MemoryKind.SEGMENTED);
+        long at = fx(() -> window.model().trace().endNs()) / 2;
+        showAddressMap(cuda, at);
+        waitForSettled(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at);
+        Object tab = fx(() -> window.tabs().getSelectionModel().getSelectedItem());
+        Bounds b = fx(() -> window.slots().canvas().localToScreen(window.slots().canvas().getBoundsInLocal()));
+        robot.moveTo(b.getMinX() + b.getWidth() / 2, b.getMinY() + b.getHeight() / 2).clickOn(javafx.scene.input.MouseButton.PRIMARY);
+        waitForSettled(20, "the click handled", () -> shown() != null && window.slots().canvas().isFocused());
+        long end0 = fx(() -> shown().end());
+        robot.type(KeyCode.RIGHT);
+        waitForSettled(20, "one event on", () -> shown() != null && shown().end() > end0);
+        assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays");
+        // in the plan's mode too the map keeps its arrows
+        fxRun(() -> window.slots().planModeButton().setSelected(true));
+        robot.moveTo(b.getMinX() + b.getWidth() / 2, b.getMinY() + b.getHeight() / 2).clickOn(javafx.scene.input.MouseButton.PRIMARY);
+        robot.type(KeyCode.RIGHT);
+        robot.type(KeyCode.LEFT);
+        waitForSettled(10, "the keys handled", () -> true);
+        assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays in plan mode");
+    }
+
+    @Test
     void aPendingFreeIsDrawnApartCountedAndNamedOnHover() {
         // fixtures/torch/README.md: magma27's largest pending free, 100,663,296 B, 1,492 us after the first entry
         Path f = Fixtures.torch("cs336-a2-magma27.pickle");

@@ -138,7 +138,11 @@ class DamagedFileTest extends WindowTestBase {
         double contrast = fx(() -> {
             var area = (javafx.scene.control.TextArea) window.scene().lookup("#events-detail");
             area.applyCss();
-            javafx.scene.paint.Color fg = (javafx.scene.paint.Color) area.getPromptTextFill();
+            area.layout();
+            // the skin draws the placeholder as a Text node filled with the theme's prompt colour
+            javafx.scene.paint.Color fg = area.lookupAll("*").stream()
+                    .filter(n -> n instanceof javafx.scene.text.Text t && area.getPromptText().equals(t.getText()))
+                    .map(n -> (javafx.scene.paint.Color) ((javafx.scene.text.Text) n).getFill()).findFirst().orElseThrow();
             javafx.scene.paint.Color bg = javafx.scene.paint.Color.web("#22262c"); // the dark theme's inner background
             return contrast(fg, bg);
         });

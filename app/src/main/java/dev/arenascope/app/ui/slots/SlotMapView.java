@@ -24,6 +24,7 @@ import javafx.scene.control.Control;
 import javafx.scene.control.Label;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToggleGroup;
+import javafx.scene.input.KeyCode;
 import javafx.scene.input.KeyEvent;
 import javafx.scene.input.MouseEvent;
 import javafx.scene.layout.BorderPane;
@@ -206,6 +207,11 @@ public final class SlotMapView extends BorderPane {
         canvas.addEventHandler(MouseEvent.MOUSE_PRESSED, e -> canvas.requestFocus());
         canvas.addEventHandler(KeyEvent.KEY_PRESSED, e -> {
             if (!addressMode.isSelected()) {
+                // the map has the focus after a click: its arrow keys are its own, never the tab pane's
+                // (they switched tabs from under the user)
+                if (e.getCode() == KeyCode.LEFT || e.getCode() == KeyCode.RIGHT) {
+                    e.consume();
+                }
                 return;
             }
             switch (e.getCode()) {

@@ -281,7 +281,7 @@ public final class DrawListBuilder {
     /** Binary units, {@code 1024^i} bytes each. */
     private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     /** Steps of the byte axis in its unit: round numbers, a quarter and a half among them. */
-    private static final double[] STEPS = {0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100, 200, 250, 500};
+    private static final double[] STEPS = {0.1, 0.25, 0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100, 200, 250, 500};
 
     /** The unit a lane scaled to {@code scaleBytes} speaks in: the largest binary unit not above the scale. */
     static int unitOf(long scaleBytes) {

@@ -195,7 +195,8 @@ public final class StripeLayer {
         sb.append("category ").append(a.categoryName(a.category(i))).append('\n');
         List<StackFrame> path = a.pathFrames(a.path(i));
         sb.append("site ").append(path.isEmpty() ? "(no site)" : path.getFirst().label()).append('\n');
-        List<StackFrame> stack = a.site(i) >= 0 ? trace.stack(a.site(i)) : path;
+        // an older block without frames: its site line says what it is, there is no stack to list
+        List<StackFrame> stack = a.site(i) >= 0 ? trace.stack(a.site(i)) : before ? List.of() : path;
         int internal = 0;
         int shown = 0;
         for (StackFrame f : stack) {
