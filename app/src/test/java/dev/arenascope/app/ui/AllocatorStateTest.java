@@ -134,7 +134,8 @@ class AllocatorStateTest extends WindowTestBase {
         waitForSettled(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at);
         Object tab = fx(() -> window.tabs().getSelectionModel().getSelectedItem());
         Bounds b = fx(() -> window.slots().canvas().localToScreen(window.slots().canvas().getBoundsInLocal()));
-        robot.moveTo(b.getMinX() + b.getWidth() / 2, b.getMinY() + b.getHeight() / 2).clickOn(javafx.scene.input.MouseButton.PRIMARY);
+        // on the map's first band (where the hover test finds blocks), inside what the tab shows
+        robot.moveTo(b.getMinX() + 120, b.getMinY() + 20).clickOn(javafx.scene.input.MouseButton.PRIMARY);
         waitForSettled(20, "the click handled", () -> shown() != null && window.slots().canvas().isFocused());
         long end0 = fx(() -> shown().end());
         robot.type(KeyCode.RIGHT);
@@ -142,7 +143,7 @@ class AllocatorStateTest extends WindowTestBase {
         assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays");
         // in the plan's mode too the map keeps its arrows
         fxRun(() -> window.slots().planModeButton().setSelected(true));
-        robot.moveTo(b.getMinX() + b.getWidth() / 2, b.getMinY() + b.getHeight() / 2).clickOn(javafx.scene.input.MouseButton.PRIMARY);
+        robot.moveTo(b.getMinX() + 120, b.getMinY() + 20).clickOn(javafx.scene.input.MouseButton.PRIMARY);
         robot.type(KeyCode.RIGHT);
         robot.type(KeyCode.LEFT);
         waitForSettled(10, "the keys handled", () -> true);
