@@ -136,7 +136,8 @@ class AllocatorStateTest extends WindowTestBase {
         Bounds b = fx(() -> window.slots().canvas().localToScreen(window.slots().canvas().getBoundsInLocal()));
         // on the map's first band (where the hover test finds blocks), inside what the tab shows
         robot.moveTo(b.getMinX() + 120, b.getMinY() + 20).clickOn(javafx.scene.input.MouseButton.PRIMARY);
-        waitForSettled(20, "the click handled", () -> shown() != null && window.slots().canvas().isFocused());
+        waitForSettled(20, "the click handled", () -> shown() != null && window.scene().getFocusOwner() == window.slots().canvas(),
+                () -> "focus owner " + window.scene().getFocusOwner());
         long end0 = fx(() -> shown().end());
         robot.type(KeyCode.RIGHT);
         waitForSettled(20, "one event on", () -> shown() != null && shown().end() > end0);
