@@ -204,7 +204,11 @@ public final class SlotMapView extends BorderPane {
             }
         });
         canvas.setFocusTraversable(true);
-        canvas.addEventHandler(MouseEvent.MOUSE_PRESSED, e -> canvas.requestFocus());
+        canvas.addEventHandler(MouseEvent.MOUSE_PRESSED, e -> {
+            canvas.requestFocus();
+            // not on to the tab pane, whose press takes the focus back (the arrow keys then switched tabs)
+            e.consume();
+        });
         canvas.addEventHandler(KeyEvent.KEY_PRESSED, e -> {
             if (!addressMode.isSelected()) {
                 // the map has the focus after a click: its arrow keys are its own, never the tab pane's
