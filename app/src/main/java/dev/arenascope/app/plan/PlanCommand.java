@@ -135,8 +135,8 @@ public final class PlanCommand implements Command {
         };
         Path input = traceArg != null ? Path.of(traceArg) : FileArgs.readable("plan", inputArg);
         long capacity = a.bytes("capacity", Long.MAX_VALUE);
-        String strategy = a.string("strategy", "auto");
-        double seconds = a.doubleValue("time-limit", 10);
+        String strategy = a.string("strategy", Planner.DEFAULT_STRATEGY);
+        double seconds = a.doubleValue("time-limit", Planner.DEFAULT_TIME_LIMIT_NANOS / 1e9);
         String output = a.string("output", null);
         long alignment = a.bytes("alignment", 1);
         boolean force = a.flag("force");

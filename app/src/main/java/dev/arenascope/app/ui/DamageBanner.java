@@ -63,7 +63,8 @@ final class DamageBanner extends HBox {
         setManaged(on);
         details.setVisible(false);
         details.setManaged(false);
-        text.setText(on ? "ⓘ " + message : "");
+        // no pictograph first: "ⓘ" is missing from common fonts and showed as a box
+        text.setText(on ? "Note: " + message : "");
     }
 
     /**

@@ -17,6 +17,7 @@ import javafx.scene.control.Label;
 import javafx.scene.control.Menu;
 import javafx.scene.control.MenuItem;
 import javafx.scene.layout.GridPane;
+import javafx.scene.layout.Region;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 
@@ -84,7 +85,7 @@ final class FileActions {
                 new FileChooser.ExtensionFilter("Traces (*.astrace, *.jsonl, *.pickle)", "*.astrace", "*.jsonl", "*.pickle"),
                 new FileChooser.ExtensionFilter("Memory plans and problems (*.plan.json, *.json, *.csv)", "*.plan.json", "*.json", "*.csv"),
                 new FileChooser.ExtensionFilter("All files", "*"));
-        File f = fc.showOpenDialog(stage);
+        File f = keepingOwner(() -> fc.showOpenDialog(stage));
         if (f != null) {
             openAsked(f.toPath());
         }
@@ -278,7 +279,7 @@ final class FileActions {
         fc.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("ArenaScope trace (*.astrace)", "*.astrace"),
                 new FileChooser.ExtensionFilter("JSON lines (*.jsonl)", "*.jsonl"));
         fc.setInitialFileName(safeName(model.titleProperty().get()) + ".astrace");
-        File f = fc.showSaveDialog(stage);
+        File f = keepingOwner(() -> fc.showSaveDialog(stage));
         if (f != null) {
             long events = t.eventCount();
             runFileTask("Saving " + f.getName(), p -> {
@@ -300,7 +301,7 @@ final class FileActions {
         fc.setTitle("Export " + format.label());
         fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(format.label(), "*" + format.extension()));
         fc.setInitialFileName(safeName(model.titleProperty().get()) + format.extension());
-        File f = fc.showSaveDialog(stage);
+        File f = keepingOwner(() -> fc.showSaveDialog(stage));
         if (f != null) {
             TraceView baseline = model.baselineProperty().get();
             runFileTask("Exporting " + f.getName(), p -> {
@@ -330,7 +331,7 @@ final class FileActions {
         FileChooser fc = new FileChooser();
         fc.setTitle("Compare with a baseline trace");
         fc.getExtensionFilters().add(new FileChooser.ExtensionFilter("Traces", "*.astrace", "*.jsonl", "*.pickle"));
-        File f = fc.showOpenDialog(stage);
+        File f = keepingOwner(() -> fc.showOpenDialog(stage));
         if (f != null) {
             compareWith(f.toPath());
         }
@@ -349,6 +350,34 @@ final class FileActions {
                 .onFailure(e -> dialogs.error("Compare with " + file.getFileName(), TraceFiles.describe(e))));
     }
 
+    /**
+     * Runs a file dialog and puts the main window back as it was: some window managers un-maximise
+     * (or move) the owner of a native file dialog, and a dialog must leave its owner's state alone.
+     */
+    File keepingOwner(java.util.function.Supplier<File> dialog) {
+        boolean maximized = stage.isMaximized();
+        boolean fullScreen = stage.isFullScreen();
+        double x = stage.getX();
+        double y = stage.getY();
+        double w = stage.getWidth();
+        double h = stage.getHeight();
+        try {
+            return dialog.get();
+        } finally {
+            if (maximized && !stage.isMaximized()) {
+                stage.setMaximized(true);
+            } else if (!maximized && !fullScreen && (stage.getX() != x || stage.getY() != y || stage.getWidth() != w || stage.getHeight() != h)) {
+                stage.setX(x);
+                stage.setY(y);
+                stage.setWidth(w);
+                stage.setHeight(h);
+            }
+            if (fullScreen && !stage.isFullScreen()) {
+                stage.setFullScreen(true);
+            }
+        }
+    }
+
     /** Lets the user choose which baseline memory each memory is compared with (File ▸ Pair Baseline Memories…). */
     void pairBaseline() {
         TraceView shown = model.trace();
@@ -360,6 +389,9 @@ final class FileActions {
         Dialog<BaselinePairing> d = new Dialog<>();
         d.initOwner(stage);
         d.setTitle("Pair baseline memories");
+        // sized from its rows, never a window manager's 200×200 (Dialog centres itself on its owner)
+        d.setResizable(true);
+        d.getDialogPane().setMinSize(Region.USE_PREF_SIZE, Region.USE_PREF_SIZE);
         d.setHeaderText("Compare each memory with");
         GridPane g = new GridPane();
         g.setHgap(10);

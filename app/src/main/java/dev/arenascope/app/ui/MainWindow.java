@@ -114,6 +114,8 @@ public final class MainWindow {
                 tab("Slot map", "tab-slots", slots), tab("Pool histograms", "tab-pools", pools), tab("Sites", "tab-sites", sites),
                 tab("Query", "tab-query", query));
         sites.activeProperty().bind(sitesTab().selectedProperty());
+        // the slot map's tab says what it shows: a plan's slots, or a caching allocator's state
+        tabs.getTabs().stream().filter(t -> "tab-slots".equals(t.getId())).findFirst().orElseThrow().textProperty().bind(slots.titleProperty());
         split.setOrientation(Orientation.VERTICAL);
         split.getItems().addAll(timeline, tabs);
         split.setDividerPositions(prefs.divider());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import javafx.geometry.Bounds;
@@ -56,6 +57,11 @@ class AllocatorStateTest extends WindowTestBase {
         Path f = Fixtures.torch("cs336-a2-magma27.pickle");
         openUntilLoaded(f);
         MemoryInfo cuda = firstMemory(MemoryKind.SEGMENTED);
+        // a snapshot has no plan: its tab is the allocator's state, opened on the device's address map
+        String tabText = fx(() -> window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow().getText());
+        assertEquals("Allocator state", tabText);
+        assertTrue(fx(() -> window.slots().addressModeButton().isSelected()), "opens in the address map, not on 'No memory plan'");
+        assertEquals(cuda, fx(() -> window.slots().memorySelector().getValue()));
         TraceView t = fx(() -> window.model().trace());
         long at = t.endNs() / 2;
         showAddressMap(cuda, at);
@@ -105,6 +111,44 @@ class AllocatorStateTest extends WindowTestBase {
             card = fx(() -> window.slots().hoverAt(cx, 20));
         }
         assertTrue(card.contains("in the segment 0x"), card);
+        // the card is a card, not a wall: its first line names the block in one line of text, then the
+        // block's address range and size
+        String blockCard = card;
+        for (int x = 110; x < b.getWidth() - 20 && (blockCard.isEmpty() || blockCard.startsWith("free")); x += 3) {
+            int cx = x;
+            blockCard = fx(() -> window.slots().hoverAt(cx, 20));
+        }
+        card = blockCard;
+        List<String> lines = card.lines().toList();
+        assertTrue(lines.getFirst().length() <= 130, "the block's one-line name: " + lines.getFirst());
+        assertTrue(lines.size() >= 3 && lines.get(1).matches("0x[0-9a-f]+ – 0x[0-9a-f]+") && lines.get(2).contains(" B)"), card);
+        assertTrue(lines.size() <= 12, "a short card: " + card);
+    }
+
+    @Test
+    void afterAClickOnTheMapTheArrowKeysStepItAndLeaveTheTabsAlone() {
+        openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
+        MemoryInfo cuda = firstMemory(MemoryKind.SEGMENTED);
+        long at = fx(() -> window.model().trace().endNs()) / 2;
+        showAddressMap(cuda, at);
+        waitForSettled(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at);
+        Object tab = fx(() -> window.tabs().getSelectionModel().getSelectedItem());
+        Bounds b = fx(() -> window.slots().canvas().localToScreen(window.slots().canvas().getBoundsInLocal()));
+        // on the map's first band (where the hover test finds blocks), inside what the tab shows
+        robot.moveTo(b.getMinX() + 120, b.getMinY() + 20).clickOn(javafx.scene.input.MouseButton.PRIMARY);
+        waitForSettled(20, "the click handled", () -> shown() != null && window.scene().getFocusOwner() == window.slots().canvas(),
+                () -> "focus owner " + window.scene().getFocusOwner());
+        long end0 = fx(() -> shown().end());
+        robot.type(KeyCode.RIGHT);
+        waitForSettled(20, "one event on", () -> shown() != null && shown().end() > end0);
+        assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays");
+        // in the plan's mode too the map keeps its arrows
+        fxRun(() -> window.slots().planModeButton().setSelected(true));
+        robot.moveTo(b.getMinX() + 120, b.getMinY() + 20).clickOn(javafx.scene.input.MouseButton.PRIMARY);
+        robot.type(KeyCode.RIGHT);
+        robot.type(KeyCode.LEFT);
+        waitForSettled(10, "the keys handled", () -> true);
+        assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays in plan mode");
     }
 
     @Test

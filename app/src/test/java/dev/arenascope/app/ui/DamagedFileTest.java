@@ -126,5 +126,41 @@ class DamagedFileTest extends WindowTestBase {
                 Map.of("time_axis", "time"))));
         fxRun(() -> window.damageBanner().notice(DamageBanner.timeAxisNotice(info)));
         assertTrue(fx(() -> window.damageBanner().isVisible() && window.damageBanner().text().contains("no timestamps")));
+        // the notice starts with a word, not a pictograph that common fonts lack (it showed as a box)
+        String text = fx(() -> window.damageBanner().text());
+        assertTrue(text.startsWith("Note: "), text);
+        assertTrue(text.codePoints().allMatch(c -> c < 0x2460 || c == 0x2013 || c == 0x2014 || c == 0x2026), "no symbol glyphs: " + text);
+    }
+
+    @Test
+    void theDetailPanesPlaceholderReadsInTheDarkTheme() {
+        fxRun(() -> window.applyTheme(true));
+        double contrast = fx(() -> {
+            var area = (javafx.scene.control.TextArea) window.scene().lookup("#events-detail");
+            area.applyCss();
+            area.layout();
+            // the skin draws the placeholder as a Text node filled with the theme's prompt colour
+            javafx.scene.paint.Color fg = area.lookupAll("*").stream()
+                    .filter(n -> n instanceof javafx.scene.text.Text t && area.getPromptText().equals(t.getText()))
+                    .map(n -> (javafx.scene.paint.Color) ((javafx.scene.text.Text) n).getFill()).findFirst().orElseThrow();
+            javafx.scene.paint.Color bg = javafx.scene.paint.Color.web("#22262c"); // the dark theme's inner background
+            return contrast(fg, bg);
+        });
+        fxRun(() -> window.applyTheme(false));
+        assertTrue(contrast >= 4.5, "the placeholder's contrast on the dark background: " + contrast);
+    }
+
+    private static double luminance(javafx.scene.paint.Color c) {
+        double[] v = {c.getRed(), c.getGreen(), c.getBlue()};
+        for (int i = 0; i < 3; i++) {
+            v[i] = v[i] <= 0.03928 ? v[i] / 12.92 : Math.pow((v[i] + 0.055) / 1.055, 2.4);
+        }
+        return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+    }
+
+    private static double contrast(javafx.scene.paint.Color a, javafx.scene.paint.Color b) {
+        double x = luminance(a);
+        double y = luminance(b);
+        return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
     }
 }

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.events.EventRow;
+import dev.arenascope.app.ui.events.EventsView;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.trace.EventKind;
 
@@ -59,6 +60,30 @@ class EventsTableTest extends WindowTestBase {
 
     private void waitListed(String what, BooleanSupplier c) {
         waitForSettled(40, what, c);
+    }
+
+    @Test
+    void rowsAreOneLineTallAndTheIndexColumnHoldsTheLargestIndex() {
+        var table = window.events().table();
+        double row = fx(table::getFixedCellSize);
+        assertTrue(row > 0 && row <= 30, "one line a row: " + row);
+        assertEquals("first ⏎ second", EventsView.oneLine("first\r\n  second\n"));
+        assertEquals("plain", EventsView.oneLine("plain"));
+        // the "#" column: wide enough for this trace's largest index, and for a 1.7 M-event trace's
+        long events = fx(() -> window.model().trace().eventCount());
+        double width = fx(() -> table.getColumns().getFirst().getWidth());
+        double need = fx(() -> {
+            Text t = new Text(String.format(java.util.Locale.ROOT, "%,d", events - 1));
+            t.setFont(javafx.scene.text.Font.getDefault());
+            return t.getLayoutBounds().getWidth();
+        });
+        assertTrue(width >= need + 10, "'#' is " + width + " px for " + need + " px of digits");
+        double big = fx(() -> {
+            Text t = new Text("1,769,123");
+            t.setFont(javafx.scene.text.Font.getDefault());
+            return t.getLayoutBounds().getWidth();
+        });
+        assertTrue(fx(() -> EventsView.indexColumnWidth(1_769_124, javafx.scene.text.Font.getDefault())) >= big + 10);
     }
 
     @Test

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import dev.arenascope.app.ui.events.EventRow;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.timeline.DrawList;
+import dev.arenascope.app.ui.timeline.TimelineView;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.SyntheticTrace;
@@ -53,6 +54,26 @@ class TimelineInteractionTest extends WindowTestBase {
         String tip = fx(() -> window.timeline().hoverAt(300, 80));
         assertTrue(tip.contains("frame"), "tooltip names the lane's memory: " + tip);
         assertTrue(tip.matches("(?s).*\\d+(\\.\\d+)? (B|KiB|MiB|GiB).*"), "tooltip has byte figures with units: " + tip);
+    }
+
+    @Test
+    void theHoverCardFollowsAPanUnderAStillPointer() {
+        EventStore s = showSynthetic();
+        TimeRange whole = fx(() -> window.model().viewRangeProperty().get());
+        TimeRange half = new TimeRange(whole.fromNs(), whole.fromNs() + whole.duration() / 2);
+        fxRun(() -> window.model().viewRangeProperty().set(half));
+        waitForSettled(20, "frame of the first half", () -> window.timeline().drawListProperty().get().range().equals(half));
+        String first = fx(() -> window.timeline().hoverAt(300, 80));
+        assertTrue(first.contains("time "), first);
+        // the view moves under the pointer (a key's pan, a live session's follow): the card is redone
+        fxRun(() -> window.model().pan(half.duration() / 2));
+        TimeRange panned = fx(() -> window.model().viewRangeProperty().get());
+        waitForSettled(20, "frame of the panned range", () -> window.timeline().drawListProperty().get().range().equals(panned));
+        String now = fx(() -> window.timeline().hoverTextProperty().get());
+        String expected = fx(() -> TimelineView.describe(window.timeline().drawListProperty().get(), 300, 80));
+        assertEquals(expected, now, "the card describes the new frame");
+        assertFalse(now.equals(first), "and not the old one: " + first);
+        assertTrue(s.eventCount() > 0);
     }
 
     @Test

@@ -310,10 +310,19 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
                 default -> footprint = Math.max(extent, peakUsed);
             }
             double fragmentation = footprint > 0 ? 1.0 - (double) peakUsed / footprint : Double.NaN;
-            double waste = allocated > 0 ? (double) (allocated - requested) / allocated : Double.NaN;
+            double waste = roundingWaste(allocated, requested);
             return new MemoryAnalysis(info.id(), info.name(), info.kind(), info.device(), info.capacity(),
                     peakUsed, peakUsedAt, marks, footprint, fragmentation, waste, allocations, allocated, requested,
                     releases, oom, new Occupancy(fromNs, fromNs + spanNs - 1, uMax, aMax, fMax));
         }
+    }
+
+    /**
+     * Rounding waste as every view states it, the report's column and the window's pool figures alike:
+     * {@code (allocated - requested) / allocated}, the share of handed-out bytes that went to alignment
+     * or bin rounding; NaN when nothing was handed out. Print it with {@link dev.arenascope.core.format.Percent}.
+     */
+    public static double roundingWaste(long allocatedBytes, long requestedBytes) {
+        return allocatedBytes > 0 ? (double) (allocatedBytes - requestedBytes) / allocatedBytes : Double.NaN;
     }
 }

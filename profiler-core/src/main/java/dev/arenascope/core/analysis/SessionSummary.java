@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.arenascope.core.device.DeviceInfo;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceView;
 
@@ -13,7 +14,8 @@ import dev.arenascope.core.trace.TraceView;
  * @param name          the session's name
  * @param host          the host it was recorded on
  * @param startEpochNs  wall-clock start, ns since the Unix epoch
- * @param firstEventNs  time of the first event, ns since the session started (reports show times from here)
+ * @param firstEventNs  time of the first event, ns since the session started (the report, the window and
+ *                      {@code sites} all give instants since the session's start, not since this event)
  * @param durationNs    time from the first to the last event
  * @param events        events in the trace
  * @param lostEvents    events lost before reaching the trace
@@ -26,6 +28,11 @@ public record SessionSummary(String name, String host, long startEpochNs, long f
     public SessionSummary {
         devices = List.copyOf(devices);
         attributes = Map.copyOf(attributes);
+    }
+
+    /** What the session's time counts: time, or entries for a snapshot without timestamps. */
+    public TimeAxis timeAxis() {
+        return TimeAxis.of(attributes);
     }
 
     /** The summary of a trace. */

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.arenascope.core.format.TimeAxis;
+import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SiteTable;
@@ -75,6 +77,7 @@ public final class SiteAnalysis {
         Map<Integer, Integer> byScope = new HashMap<>();
         Map<String, Integer> catIds = new HashMap<>();
         boolean anyScope = false;
+        int beforeRecording = -1;
         String role = switch (memory.kind()) {
             case PLAN_SCRATCH -> "scratch";
             case PLAN_PERSISTENT -> "persistent";
@@ -109,6 +112,14 @@ public final class SiteAnalysis {
             String label = null;
             if (x.category[i] >= 0) {
                 label = view.string(x.category[i]);
+            }
+            if (key[i] == -1 && Event.BEFORE_RECORDING.equals(label)) {
+                // live before recording began, without frames: named so, never "(no site)" as if the
+                // program had made it at the start
+                if (beforeRecording == -1) {
+                    beforeRecording = paths.node(-1, paths.frame(Event.BEFORE_RECORDING, "", 0, 0));
+                }
+                key[i] = beforeRecording;
             }
             if (label == null && memory.kind() == MemoryKind.ARENA) {
                 int slot = x.scopeSlot(x.scope[i]);
@@ -387,7 +398,7 @@ public final class SiteAnalysis {
                 if (shorterThanNs <= 0) {
                     throw new IllegalArgumentException("the temporary threshold must be positive, got " + shorterThanNs + " ns");
                 }
-                yield new Query("temporaries (freed within " + seconds(shorterThanNs) + ") from " + seconds(fromNs)
+                yield new Query("temporaries (freed within " + span(shorterThanNs) + ") from " + seconds(fromNs)
                         + " to " + seconds(toNs), fromNs, toNs,
                         i -> x.startNs[i] >= fromNs && x.end[i] != AllocationIndex.NEVER && x.endNs[i] <= toNs
                                 && x.endNs[i] - x.startNs[i] < shorterThanNs,
@@ -464,8 +475,14 @@ public final class SiteAnalysis {
         return String.format(Locale.ROOT, "%,d B", n);
     }
 
-    private static String seconds(long ns) {
-        return String.format(Locale.ROOT, "%.6f s", ns / 1e9);
+    /** An instant in the memory's own terms: {@code 0.003697 s}, or {@code entry 3697} where it has no timestamps. */
+    private String seconds(long ns) {
+        return TimeAxis.of(x.memory.attributes()).plain(ns);
+    }
+
+    private String span(long ns) {
+        TimeAxis axis = TimeAxis.of(x.memory.attributes());
+        return axis == TimeAxis.TIME ? String.format(Locale.ROOT, "%.6f s", ns / 1e9) : axis.span(ns);
     }
 
     @Override

@@ -6,6 +6,12 @@ package dev.arenascope.core.plan;
  */
 public sealed interface Planner permits AutoPlanner, GreedyBySizePlanner, SearchPlanner, SweepPlanner {
 
+    /** The strategy {@code arenascope plan} takes without {@code --strategy}, and the window's Re-plan too. */
+    String DEFAULT_STRATEGY = "auto";
+
+    /** How long {@code arenascope plan} searches without {@code --time-limit} (10 s), and the window's Re-plan too. */
+    long DEFAULT_TIME_LIMIT_NANOS = 10_000_000_000L;
+
     /** The strategy's name as the CLI spells it. */
     String name();
 

@@ -149,7 +149,7 @@ public final class HtmlReportWriter {
         if (largest != null) {
             MemoryAnalysis bl = b == null ? null : b.memory(largest.name());
             kpi(sb, "Largest peak in use", Bytes.format(largest.peakUsedBytes()),
-                    Units.exactBytes(largest.peakUsedBytes()) + " · " + largest.name() + " at " + Units.duration(largest.peakUsedAtNs() - a.session().firstEventNs()),
+                    Units.exactBytes(largest.peakUsedBytes()) + " · " + largest.name() + " at " + Units.instant(a.session(), largest.peakUsedAtNs()),
                     chip(largest.peakUsedBytes(), bl == null ? null : bl.peakUsedBytes(), true));
         }
         long requests = a.poolBins().stream().mapToLong(PoolBinAnalysis::requests).sum();
@@ -212,7 +212,7 @@ public final class HtmlReportWriter {
             String badge = kind.startsWith("plan_") ? "plan" : kind;
             sb.append("<div class=\"card\">\n<h3>").append(Html.esc(m.name())).append(" <span class=\"badge ").append(badge).append("\">")
                     .append(Html.esc(kind.replace('_', ' '))).append("</span></h3>\n<div class=\"figs\">peak ")
-                    .append(Html.esc(Bytes.format(m.peakUsedBytes()))).append(" at ").append(Html.esc(Units.duration(m.peakUsedAtNs() - r.trace().session().firstEventNs())));
+                    .append(Html.esc(Bytes.format(m.peakUsedBytes()))).append(" at ").append(Html.esc(Units.instant(r.trace().session(), m.peakUsedAtNs())));
             for (MemoryAnalysis.HighWater h : m.highWaterMarks()) {
                 if (!h.key().equals("inUse")) {
                     sb.append(" · ").append(Html.esc(h.key())).append(' ').append(Html.esc(Bytes.format(h.bytes())));

@@ -112,8 +112,11 @@ final class OccupancyChart {
         }
         long span = Math.max(1, o.toNs() - o.fromNs() + 1);
         long tstep = niceDecimalStep(span, 6);
-        for (long t = 0; t <= span; t += tstep) {
-            double x = LEFT + (double) t / span * PW;
+        // ticks at round instants of the session's clock (the window's axis and the peak's "at"), not
+        // at round offsets from the first event
+        long firstTick = Math.floorDiv(o.fromNs() + tstep - 1, tstep) * tstep;
+        for (long t = firstTick; t <= o.toNs() + 1; t += tstep) {
+            double x = LEFT + (double) (t - o.fromNs()) / span * PW;
             sb.append("<line class=\"tick\" x1=\"").append(f(x)).append("\" x2=\"").append(f(x)).append("\" y1=\"")
                     .append(TOP + PH).append("\" y2=\"").append(TOP + PH + 4).append("\"/>");
             sb.append("<text class=\"xlab\" x=\"").append(f(x)).append("\" y=\"").append(TOP + PH + 18).append("\">")

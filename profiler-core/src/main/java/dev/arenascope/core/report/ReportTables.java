@@ -108,7 +108,7 @@ final class ReportTables {
             row.add(name(m.name()).withSub(m.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ') + " · " + m.device()));
             row.add(fig(r, m, "capacityBytes"));
             row.add(fig(r, m, "peakUsedBytes").withSub(m.peakUsedAtNs() < 0 ? null
-                    : "at " + Units.duration(m.peakUsedAtNs() - r.trace().session().firstEventNs())));
+                    : "at " + Units.instant(r.trace().session(), m.peakUsedAtNs())));
             row.add(highWaters(r, m));
             row.add(fig(r, m, "footprintBytes"));
             row.add(fig(r, m, "fragmentation"));

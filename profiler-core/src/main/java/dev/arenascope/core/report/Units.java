@@ -6,6 +6,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 import dev.arenascope.core.analysis.Figure;
+import dev.arenascope.core.analysis.SessionSummary;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.format.Durations;
@@ -44,6 +45,14 @@ final class Units {
     /** A duration in ns as {@code 850 ns}, {@code 12.3 µs}, {@code 4.56 ms}, {@code 1.234 s}, {@code 2 min 3 s} ({@link Durations}). */
     static String duration(long ns) {
         return Durations.format(ns);
+    }
+
+    /**
+     * An instant of the session as the window and {@code sites} give it too: since the session's start
+     * (the trace's own clock, not since its first event), in entries where the trace has no timestamps.
+     */
+    static String instant(SessionSummary s, long ns) {
+        return ns < 0 ? NONE : s.timeAxis().at(ns);
     }
 
     /** Exact bytes with thousands separators: {@code 13,927,831,556 B}. */

@@ -31,6 +31,12 @@ public record Event(long timeNs, EventKind kind, int flags, int memory, int thre
     public static final int FLAG_BACKWARD = 1;
     /** A pool request served from a held block. */
     public static final int FLAG_HIT = 2;
+    /**
+     * The category an importer gives the allocations that were already live when recording began (a
+     * PyTorch snapshot's blocks older than its trace): their start is the recording's, not theirs, and
+     * the views name them by it rather than as the program's own allocations at time 0.
+     */
+    public static final String BEFORE_RECORDING = "live before recording began";
     /** The largest value {@code flags} may take (it is stored in one byte). */
     public static final int MAX_FLAGS = 0xff;
 

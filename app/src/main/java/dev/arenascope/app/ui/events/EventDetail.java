@@ -3,8 +3,8 @@ package dev.arenascope.app.ui.events;
 import java.util.List;
 import java.util.Locale;
 
-import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.StackFrame;
@@ -25,8 +25,9 @@ public final class EventDetail {
     /** The text for the event at {@code index} of {@code t}. */
     public static String of(TraceView t, long index) {
         Event e = t.event(index);
+        TimeAxis axis = TimeAxis.of(t.session() == null ? null : t.session().attributes());
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "#%,d  %s  %s", index, TimeRange.formatTime(e.timeNs()), EventRow.kindName(e.kind())));
+        sb.append(String.format(Locale.ROOT, "#%,d  %s  %s", index, EventRow.time(t, axis, e), EventRow.kindName(e.kind())));
         String mem = EventRow.memoryName(t, e.memory());
         if (!mem.isEmpty()) {
             sb.append("  ").append(mem);
@@ -54,8 +55,10 @@ public final class EventDetail {
             long a = allocationFreedBy(t, index, e);
             if (a >= 0) {
                 Event ae = t.event(a);
-                sb.append(String.format(Locale.ROOT, "frees the allocation of #%,d at %s (%s, lived %s)%n", a,
-                        TimeRange.formatTime(ae.timeNs()), Bytes.format(ae.b()), TimeRange.formatDuration(Math.max(0, e.timeNs() - ae.timeNs()))));
+                sb.append(EventRow.beforeRecording(t, ae)
+                        ? String.format(Locale.ROOT, "frees the allocation of #%,d, %s (%s)%n", a, Event.BEFORE_RECORDING, Bytes.format(ae.b()))
+                        : String.format(Locale.ROOT, "frees the allocation of #%,d at %s (%s, lived %s)%n", a,
+                        axis.at(ae.timeNs()), Bytes.format(ae.b()), axis.span(Math.max(0, e.timeNs() - ae.timeNs()))));
                 if (ae.site() >= 0) {
                     stack(sb, "allocated at", t.stack(ae.site()));
                 }

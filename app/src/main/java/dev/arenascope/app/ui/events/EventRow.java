@@ -3,6 +3,7 @@ package dev.arenascope.app.ui.events;
 import java.util.Locale;
 
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -40,7 +41,8 @@ public record EventRow(long index, Event event) {
         return switch (e.kind()) {
             case MEMORY_CREATED -> "created, capacity " + Bytes.format(e.b()) + " " + str(t, e.ref());
             case MEMORY_CLOSED -> "closed";
-            case ALLOC -> (e.ref() >= 0 ? str(t, e.ref()) + " " : e.site() >= 0 ? t.siteLabel(e.site()) + " " : "") + "at " + hex(e.a()) + (bwd ? " (backward)" : "")
+            case ALLOC -> (beforeRecording(t, e) ? Event.BEFORE_RECORDING + ": " : "")
+                    + (e.ref() >= 0 ? str(t, e.ref()) + " " : e.site() >= 0 ? t.siteLabel(e.site()) + " " : "") + "at " + hex(e.a()) + (bwd ? " (backward)" : "")
                     + (e.c() > 0 && e.c() != e.b() ? ", requested " + Bytes.format(e.c()) : "");
             case FREE -> "at " + hex(e.a());
             case FREE_REQUESTED -> "free requested at " + hex(e.a()) + " (pending: in use until its free)";
@@ -66,6 +68,19 @@ public record EventRow(long index, Event event) {
             case MARKER -> str(t, e.ref());
             case LOSS -> e.a() + " events lost";
         };
+    }
+
+    /** Whether {@code e} is an allocation already live when recording began (its importer's category says so). */
+    public static boolean beforeRecording(TraceView t, Event e) {
+        return e.kind() == EventKind.ALLOC && e.category() >= 0 && Event.BEFORE_RECORDING.equals(t.string(e.category()));
+    }
+
+    /**
+     * The Time column's text: the instant on the trace's axis ({@code 3.27 ms}, or {@code entry 3,697}
+     * where it has no timestamps), {@code before recording} for an allocation older than the recording.
+     */
+    public static String time(TraceView t, TimeAxis axis, Event e) {
+        return beforeRecording(t, e) ? "before recording" : axis.at(e.timeNs());
     }
 
     private static String roleName(int r) {

@@ -3,6 +3,7 @@ package dev.arenascope.app.ui.events;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -31,6 +32,8 @@ import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
+import javafx.scene.text.Font;
+import javafx.scene.text.Text;
 import javafx.util.Duration;
 
 import org.controlsfx.control.CheckComboBox;
@@ -107,9 +110,11 @@ public final class EventsView extends BorderPane {
         table.setId("events-table");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.setPlaceholder(new Label("No events in the selected range"));
+        // one line a row, whatever a cell holds: the table shows as many events as its height allows
+        table.setFixedCellSize(24);
         table.getColumns().setAll(List.of(
                 column("#", 70, r -> String.format("%,d", r.index())),
-                column("Time", 95, r -> TimeRange.formatTime(r.event().timeNs())),
+                column("Time", 95, r -> EventRow.time(model.trace(), model.timeAxis(), r.event())),
                 column("Kind", 105, r -> EventRow.kindName(r.event().kind())),
                 column("Memory", 110, r -> EventRow.memoryName(model.trace(), r.event().memory())),
                 column("Bytes", 85, r -> EventRow.bytes(r.event())),
@@ -188,8 +193,37 @@ public final class EventsView extends BorderPane {
     private static TableColumn<EventRow, String> column(String title, double width, Function<EventRow, String> f) {
         TableColumn<EventRow, String> c = new TableColumn<>(title);
         c.setPrefWidth(width);
-        c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(f.apply(cd.getValue())));
+        c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(oneLine(f.apply(cd.getValue()))));
         return c;
+    }
+
+    /**
+     * A cell's text on one line: a descriptor or message with line breaks (a compile context, a
+     * multi-line user_metadata) made a row ten lines tall; the detail pane keeps the breaks.
+     */
+    public static String oneLine(String s) {
+        if (s == null || s.indexOf('\n') < 0 && s.indexOf('\r') < 0) {
+            return s;
+        }
+        return s.strip().replaceAll("\\s*[\\r\\n]+\\s*", " ⏎ ");
+    }
+
+    /** Text width the "#" column needs for the trace's largest index, e.g. {@code 1,769,123}, with the cell's padding. */
+    public static double indexColumnWidth(long events, Font font) {
+        Text t = new Text(String.format(Locale.ROOT, "%,d", Math.max(0, events - 1)) + "0");
+        t.setFont(font);
+        return Math.max(50, Math.ceil(t.getLayoutBounds().getWidth()) + 20);
+    }
+
+    /** Sizes the "#" column for the shown trace (its largest index whole, never "1,769,1…"). */
+    private void sizeIndexColumn() {
+        TraceView t = model.trace();
+        TableColumn<EventRow, ?> index = table.getColumns().getFirst();
+        double need = indexColumnWidth(t == null ? 0 : t.eventCount(), Font.getDefault());
+        index.setMinWidth(need);
+        if (index.getPrefWidth() < need) {
+            index.setPrefWidth(need);
+        }
     }
 
     private void initListeners() {
@@ -202,6 +236,7 @@ public final class EventsView extends BorderPane {
             }
         });
         model.traceProperty().addListener((o, a, b) -> {
+            sizeIndexColumn();
             resetFilters();
             memory.getItems().setAll(b == null ? List.of() : b.memories());
             memory.getItems().add(0, null);
@@ -209,6 +244,7 @@ public final class EventsView extends BorderPane {
         });
         model.revisionProperty().addListener((o, a, b) -> {
             TraceView t = model.trace();
+            sizeIndexColumn();
             if (t != null && memory.getItems().size() != t.memories().size() + 1) {
                 MemoryInfo keep = memory.getValue();
                 memory.getItems().setAll(t.memories());
@@ -350,7 +386,7 @@ public final class EventsView extends BorderPane {
             shownRange.set(r);
             summary.setText((order != null && !list.sorted()
                     ? String.format("%,d events: too many to sort (at most %,d) — select a shorter range or filter", list.size(), MAX_SORT_ROWS)
-                    : String.format("%,d events in %s", list.size(), TimeRange.formatDuration(r.duration())))
+                    : String.format("%,d events in %s", list.size(), model.timeAxis().span(r.duration())))
                     + (site == null ? "" : " of " + shorten(site.label())));
             status.set(summary.getText());
             long c = model.cursorProperty().get();
@@ -528,6 +564,11 @@ public final class EventsView extends BorderPane {
 
     public TableView<EventRow> table() {
         return table;
+    }
+
+    /** The line above the table: how many events the range holds, and over what span. */
+    public String summaryText() {
+        return summary.getText();
     }
 
     /** The range the table lists. */

@@ -74,10 +74,22 @@ public final class TraceFiles {
         }
         progress.update(-1, -1, "reading");
         long[] events = {0};
+        long size = Files.size(file);
+        LoadForecast forecast = LoadForecast.start(size);
+        String name = String.valueOf(file.getFileName());
         LoadedTrace loaded = TraceFormats.load(file, kind.extension(), n -> {
             progress.checkCancelled();
             events[0] += n;
             progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", events[0]));
+        }, bytes -> {
+            // the slow part of a snapshot's import: its size read so far, the time left, and a load that
+            // will not fit refused now rather than after minutes of full collections
+            progress.checkCancelled();
+            String refusal = forecast.refusal(name, bytes, LoadForecast.heapAfterCollection());
+            if (refusal != null) {
+                throw new NotEnoughMemory(refusal);
+            }
+            progress.update(Math.min(bytes, size), size, forecast.progressText(bytes, System.nanoTime()));
         });
         progress.checkCancelled();
         return loaded;
@@ -170,6 +182,13 @@ public final class TraceFiles {
             return "not enough memory to load this trace (raise -Xmx through ARENASCOPE_JVM_OPTS)";
         }
         return c.getMessage() == null ? c.toString() : c.getMessage();
+    }
+
+    /** A load refused because the file will not fit in the heap; its message says by how much and what to do. */
+    public static final class NotEnoughMemory extends RuntimeException {
+        public NotEnoughMemory(String message) {
+            super(message, null, false, false);
+        }
     }
 
     /** Passes events on, reporting progress and stopping when cancelled. */

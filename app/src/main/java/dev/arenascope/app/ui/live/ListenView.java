@@ -29,6 +29,7 @@ import javafx.stage.Stage;
 import javafx.stage.Window;
 import javafx.util.Duration;
 
+import dev.arenascope.app.ui.common.Placement;
 import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.task.TaskRunner;
@@ -114,6 +115,8 @@ public final class ListenView {
             }
         });
         s.setScene(scene);
+        // sized from its table's columns, centred on the main window, then where the user leaves it
+        Placement.fitAndCentre(s, owner, 1000, 340);
         // the ticker runs while listening, shown or not: the main window keeps following the process
         s.setOnShown(e -> ticker.play());
         return s;
@@ -144,6 +147,11 @@ public final class ListenView {
         c.setCellValueFactory(cd -> new ReadOnlyStringWrapper(f.apply(cd.getValue())));
         c.setSortable(false);
         return c;
+    }
+
+    /** The window, once shown (tests); null before. */
+    public Stage stage() {
+        return stage;
     }
 
     public void show(Window owner) {

@@ -19,6 +19,7 @@ import javafx.beans.property.SimpleObjectProperty;
 
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.trace.TraceView;
 
@@ -210,6 +211,15 @@ public final class SessionModel {
 
     public ReadOnlyObjectProperty<TraceView> traceProperty() {
         return trace.getReadOnlyProperty();
+    }
+
+    /**
+     * What the shown trace's time counts: time, or entries for a snapshot without timestamps (every
+     * axis, caption, card and table of the window then speaks in entries).
+     */
+    public TimeAxis timeAxis() {
+        TraceView t = trace.get();
+        return TimeAxis.of(t == null || t.session() == null ? null : t.session().attributes());
     }
 
     public TraceView trace() {

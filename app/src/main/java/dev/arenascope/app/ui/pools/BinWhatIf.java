@@ -3,6 +3,7 @@ package dev.arenascope.app.ui.pools;
 import java.util.TreeMap;
 
 import dev.arenascope.app.ui.model.TraceAggregate;
+import dev.arenascope.core.analysis.MemoryAnalysis;
 import dev.arenascope.core.pool.Bins;
 
 /**
@@ -46,8 +47,8 @@ public record BinWhatIf(int mantissaBits, long requests, int bins, long requeste
         return new BinWhatIf(mantissaBits, n, per.size(), req, waste, reusable, per);
     }
 
-    /** Waste as a share of the requested bytes. */
+    /** Waste as a share of the bytes handed out, the core's one definition ({@link MemoryAnalysis#roundingWaste}). */
     public double wasteRatio() {
-        return requestedBytes == 0 ? 0 : roundingWaste / (double) requestedBytes;
+        return MemoryAnalysis.roundingWaste(requestedBytes + roundingWaste, requestedBytes);
     }
 }

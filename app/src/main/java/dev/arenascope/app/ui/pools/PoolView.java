@@ -37,8 +37,10 @@ import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceAggregate;
+import dev.arenascope.core.analysis.MemoryAnalysis;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Percent;
 import dev.arenascope.core.pool.Bins;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -112,8 +114,12 @@ public final class PoolView extends BorderPane {
         reuse.heightProperty().bind(rp.heightProperty());
         hp.setMinSize(100, 80);
         rp.setMinSize(100, 60);
-        HBox wi = new HBox(8, bl, bits, whatIf);
-        wi.setAlignment(Pos.CENTER_LEFT);
+        HBox wiControls = new HBox(8, bl, bits);
+        wiControls.setAlignment(Pos.CENTER_LEFT);
+        // the what-if's summary wraps beneath its controls: never cut ("reusable 9…") in a narrow pane
+        whatIf.setWrapText(true);
+        whatIf.setMaxWidth(Double.MAX_VALUE);
+        VBox wi = new VBox(2, wiControls, whatIf);
         wi.setPadding(new Insets(4, 6, 4, 6));
         SplitPane charts = new SplitPane(hp, rp);
         charts.setOrientation(Orientation.VERTICAL);
@@ -195,19 +201,33 @@ public final class PoolView extends BorderPane {
         long hits = 0;
         long waste = 0;
         long held = 0;
-        long asked = 0;
         for (PoolBinAnalysis b : bins) {
             req += b.requests();
             hits += b.hits();
             waste += b.roundingWasteBytes();
             held += b.heldBytes();
-            asked += b.requestedBytes();
         }
-        figures.setText(m == null ? "" : String.format(Locale.ROOT, "%,d requests · %.1f%% hits · %d bins · held %s · rounding waste %s (%.1f%%)",
-                req, req == 0 ? 0 : 100.0 * hits / req, bins.size(), Bytes.format(held), Bytes.format(waste), asked == 0 ? 0 : 100.0 * waste / asked));
+        // the waste's share is the core's one definition (the report's column): of the bytes handed out
+        figures.setText(m == null ? "" : String.format(Locale.ROOT, "%,d requests · %.1f%% hits · %d bins · held %s · rounding waste %s (%s)",
+                req, req == 0 ? 0 : 100.0 * hits / req, bins.size(), Bytes.format(held), Bytes.format(waste),
+                wasteShare(bins)));
         recorded = m == null ? null : BinWhatIf.of(d.requests(), m.id(), recordedBits());
         updateWhatIf();
         drawReuse();
+    }
+
+    /**
+     * The bins' rounding waste as a share, by the core's one definition (the report's column,
+     * {@link MemoryAnalysis#roundingWaste}): of the bytes the bins handed out, not of those asked for.
+     */
+    static String wasteShare(List<PoolBinAnalysis> bins) {
+        long waste = 0;
+        long asked = 0;
+        for (PoolBinAnalysis b : bins) {
+            waste += b.roundingWasteBytes();
+            asked += b.requestedBytes();
+        }
+        return Percent.format(MemoryAnalysis.roundingWaste(asked + waste, asked));
     }
 
     private void updateWhatIf() {
@@ -221,9 +241,9 @@ public final class PoolView extends BorderPane {
         lastWhatIf = BinWhatIf.of(model.digestProperty().get().requests(), m.id(), bits.getValue());
         BinWhatIf w = lastWhatIf;
         BinWhatIf r = recorded;
-        whatIf.setText(String.format(Locale.ROOT, "%d bins (recorded %d), waste %s = %.1f%% (recorded %.1f%%), reusable %.1f%% of requests",
-                w.bins(), r == null ? 0 : r.bins(), Bytes.format(w.roundingWaste()), 100 * w.wasteRatio(), r == null ? 0 : 100 * r.wasteRatio(),
-                w.requests() == 0 ? 0 : 100.0 * w.reusable() / w.requests()));
+        whatIf.setText(String.format(Locale.ROOT, "%d bins (recorded %d), waste %s = %s (recorded %s), reusable %s of requests",
+                w.bins(), r == null ? 0 : r.bins(), Bytes.format(w.roundingWaste()), Percent.format(w.wasteRatio()),
+                r == null ? Percent.NONE : Percent.format(r.wasteRatio()), Percent.of(w.reusable(), w.requests())));
         drawHistogram();
     }
 
@@ -258,7 +278,7 @@ public final class PoolView extends BorderPane {
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
         g.setFill(p.text());
-        g.fillText("requests per bin (recorded, " + recordedBits() + " mantissa bits; log scale): hits solid, misses light; rounding waste in orange", 50, 2);
+        g.fillText(histogramTitle(recordedBits(), wi == null ? recordedBits() : wi.mantissaBits(), showWhatIf), 50, 2);
         double lmax = Math.log1p(max);
         // y axis: decades of requests on the log scale, a grid line and label each
         g.setStroke(p.grid());
@@ -316,6 +336,16 @@ public final class PoolView extends BorderPane {
                 g.fillRect(x, y0 + wh - hh, Math.max(1, ww - 1), hh);
             }
         }
+    }
+
+    /**
+     * The histogram's title: the recorded bins, and where the what-if's own histogram has no room
+     * beneath them, that the what-if (at other bits) is summarised above rather than drawn.
+     */
+    static String histogramTitle(int recordedBits, int whatIfBits, boolean whatIfDrawn) {
+        String t = "requests per bin (recorded, " + recordedBits + " mantissa bits; log scale): hits solid, misses light; rounding waste in orange";
+        return whatIfDrawn || whatIfBits == recordedBits ? t
+                : t + " — the what-if at " + whatIfBits + " bits is summarised above (a taller pane draws its bins below)";
     }
 
     /** 1, 10, 100, 1k, 10k, 1M ...: a decade tick's label. */

@@ -11,8 +11,8 @@ import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
 import dev.arenascope.app.ui.common.Palette;
-import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 
 /**
  * Draws an {@link AddressMap.Snapshot} and answers hover on it: rows of bytes, left to right, top to
@@ -262,19 +262,29 @@ final class AddressMapPainter {
         }
         StringBuilder sb = new StringBuilder();
         sb.append(best.state() == AddressMap.State.HELD ? "held for reuse" : best.state().name().toLowerCase(Locale.ROOT).replace('_', ' '))
-                .append(best.label().isEmpty() ? "" : " " + best.label()).append('\n')
+                .append(best.label().isEmpty() ? "" : " " + shortLabel(best.label())).append('\n')
                 .append(String.format(Locale.ROOT, "0x%x – 0x%x", best.start(), best.end())).append('\n')
                 .append(Bytes.format(best.bytes())).append(String.format(Locale.ROOT, " (%,d B)", best.bytes()));
         if (best.requested() < best.bytes()) {
             sb.append(String.format(Locale.ROOT, "%n%s asked for, %s lost to rounding", Bytes.format(best.requested()),
                     Bytes.format(best.bytes() - best.requested())));
         }
-        sb.append("\nsince ").append(TimeRange.formatTime(best.sinceNs()));
+        TimeAxis time = TimeAxis.of(s.memory().attributes());
+        sb.append("\nsince ").append(time.at(best.sinceNs()));
         if (best.state() == AddressMap.State.PENDING_FREE) {
-            sb.append("\nfree requested at ").append(TimeRange.formatTime(best.freeRequestedNs()))
+            sb.append("\nfree requested at ").append(time.at(best.freeRequestedNs()))
                     .append(": in use until the free completes (its stream's work is done)");
         }
         sb.append(seg);
         return sb.toString();
+    }
+
+    /**
+     * A block's label as the card's first line: its first line, at most 100 characters (a snapshot's
+     * descriptor can be a whole C++ stack, which made the card a wall over the map).
+     */
+    static String shortLabel(String label) {
+        String first = label.strip().lines().findFirst().orElse("");
+        return first.length() <= 100 ? first : first.substring(0, 99) + "…";
     }
 }

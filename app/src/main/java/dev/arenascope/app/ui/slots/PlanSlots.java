@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.arenascope.app.ui.model.TensorSlot;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.plan.MemoryPlan;
 import dev.arenascope.core.plan.Packing;
 import dev.arenascope.core.plan.PlanArena;
@@ -21,15 +22,14 @@ import dev.arenascope.core.plan.PlanJson;
 import dev.arenascope.core.plan.PlanProblem;
 import dev.arenascope.core.plan.Planner;
 import dev.arenascope.core.plan.ProblemCsv;
-import dev.arenascope.core.plan.SearchPlanner;
 import dev.arenascope.core.plan.TensorAllocation;
 import dev.arenascope.core.plan.TensorLifetime;
 import dev.arenascope.core.plan.TensorRole;
 
 /** Slot-map arenas from a {@link MemoryPlan} file, and re-planning an arena with the core's planners. */
 public final class PlanSlots {
-    /** How long "Re-plan" lets the search run per arena. */
-    public static final long REPLAN_LIMIT_NANOS = 3_000_000_000L;
+    /** How long "Re-plan" lets the search run per arena: {@code arenascope plan}'s own budget. */
+    public static final long REPLAN_LIMIT_NANOS = Planner.DEFAULT_TIME_LIMIT_NANOS;
 
     private PlanSlots() {}
 
@@ -57,7 +57,7 @@ public final class PlanSlots {
             }
             return SlotArena.of(name, -1, slots, "solution in the file");
         }
-        Packing p = new SearchPlanner().plan(problem, Long.MAX_VALUE, REPLAN_LIMIT_NANOS);
+        Packing p = Planner.named(Planner.DEFAULT_STRATEGY).plan(problem, Long.MAX_VALUE, REPLAN_LIMIT_NANOS);
         List<TensorSlot> slots = new ArrayList<>(problem.size());
         for (int i = 0; i < problem.size(); i++) {
             slots.add(slot(problem.buffers().get(i), p.offset(i)));
@@ -109,9 +109,12 @@ public final class PlanSlots {
         return a.role().ordinal();
     }
 
-    /** Packs {@code arena}'s tensors again with the search planner (best packing within the time limit). */
+    /**
+     * Packs {@code arena}'s tensors again as {@code arenascope plan} does by default (its strategy and
+     * its time limit), keeping the loaded packing where the new one is no lower.
+     */
     public static SlotArena replan(SlotArena arena) {
-        return replan(arena, new SearchPlanner(), REPLAN_LIMIT_NANOS);
+        return replan(arena, Planner.named(Planner.DEFAULT_STRATEGY), REPLAN_LIMIT_NANOS);
     }
 
     /** Packs {@code arena}'s tensors with {@code planner}, keeping their sizes, lifetimes and roles. */
@@ -135,7 +138,14 @@ public final class PlanSlots {
             TensorSlot s = arena.slots().get(i);
             out.add(new TensorSlot(s.memory(), s.id(), p.offset(i), s.bytes(), s.role(), s.firstStep(), s.lastStep()));
         }
-        return SlotArena.of(arena.label(), arena.memory(), out, p.strategy() + (p.timedOut() ? ", time limit" : ""))
+        SlotArena packed = SlotArena.of(arena.label(), arena.memory(), out, p.strategy() + (p.timedOut() ? ", time limit" : ""))
                 .withProof(p.proof());
+        if (packed.height() > arena.height() && !arena.slots().isEmpty()) {
+            // a re-plan never shows a worse packing than the one loaded (1.00 MiB -> 1.04 MiB): it keeps
+            // the loaded offsets and says what the planner found
+            return SlotArena.of(arena.label(), arena.memory(), arena.slots(), arena.strategy() + "; kept: " + p.strategy()
+                    + " found " + Bytes.format(packed.height())).withProof(arena.proof());
+        }
+        return packed;
     }
 }

@@ -24,6 +24,7 @@ import javafx.scene.control.Control;
 import javafx.scene.control.Label;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToggleGroup;
+import javafx.scene.input.KeyCode;
 import javafx.scene.input.KeyEvent;
 import javafx.scene.input.MouseEvent;
 import javafx.scene.layout.BorderPane;
@@ -40,12 +41,13 @@ import dev.arenascope.app.ui.common.ShownAs;
 import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TensorSlot;
-import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.timeline.TimelinePainter;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.MemoryInfo;
+import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -72,6 +74,7 @@ public final class SlotMapView extends BorderPane {
     private final Label info = new Label();
     private final Label hoverCard = new Label();
     private final ReadOnlyStringWrapper hoverText = new ReadOnlyStringWrapper(this, "hoverText", "");
+    private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper(this, "title", "Slot map");
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
     private final ObjectProperty<List<SlotArena>> planArenas = new SimpleObjectProperty<>(this, "planArenas", List.of());
     private final ObjectProperty<UnaryOperator<SlotArena>> replanner = new SimpleObjectProperty<>(this, "replanner");
@@ -151,6 +154,9 @@ public final class SlotMapView extends BorderPane {
             }
         });
         model.traceProperty().addListener((o, a, b) -> {
+            // the previous file's hover card must not float over the next one
+            hoverCard.setVisible(false);
+            hoverText.set("");
             fromFile = null;
             replanned.clear();
             addressMap = null;
@@ -158,6 +164,13 @@ public final class SlotMapView extends BorderPane {
             memory.getItems().setAll(b == null ? List.of() : b.memories());
             if (!memory.getItems().isEmpty()) {
                 memory.getSelectionModel().select(0);
+            }
+            MemoryInfo allocator = allocatorMemory(b);
+            if (allocator != null) {
+                // a trace with an allocator and no plan (a PyTorch snapshot, pools) opens on its allocator
+                // state, not on "No memory plan in this session"
+                memory.getSelectionModel().select(allocator);
+                addressMode.setSelected(true);
             }
             prepareReplay();
             planArenas.set(List.of());
@@ -191,9 +204,18 @@ public final class SlotMapView extends BorderPane {
             }
         });
         canvas.setFocusTraversable(true);
-        canvas.addEventHandler(MouseEvent.MOUSE_PRESSED, e -> canvas.requestFocus());
+        canvas.addEventHandler(MouseEvent.MOUSE_PRESSED, e -> {
+            canvas.requestFocus();
+            // not on to the tab pane, whose press takes the focus back (the arrow keys then switched tabs)
+            e.consume();
+        });
         canvas.addEventHandler(KeyEvent.KEY_PRESSED, e -> {
             if (!addressMode.isSelected()) {
+                // the map has the focus after a click: its arrow keys are its own, never the tab pane's
+                // (they switched tabs from under the user)
+                if (e.getCode() == KeyCode.LEFT || e.getCode() == KeyCode.RIGHT) {
+                    e.consume();
+                }
                 return;
             }
             switch (e.getCode()) {
@@ -215,7 +237,35 @@ public final class SlotMapView extends BorderPane {
         updateControls();
     }
 
+    /** The first caching allocator or pool of {@code t} where it records no plan, else null. */
+    static MemoryInfo allocatorMemory(TraceView t) {
+        if (t == null) {
+            return null;
+        }
+        MemoryInfo first = null;
+        for (MemoryInfo m : t.memories()) {
+            switch (m.kind()) {
+                case PLAN_SCRATCH, PLAN_PERSISTENT, PLAN_CONSTANT -> {
+                    return null;
+                }
+                case SEGMENTED, POOL -> {
+                    if (first == null || first.kind() == MemoryKind.POOL && m.kind() == MemoryKind.SEGMENTED) {
+                        first = m;
+                    }
+                }
+                default -> { }
+            }
+        }
+        return first;
+    }
+
+    /** The tab's title for the mode shown: "Allocator state" in the address map, "Slot map" for a plan. */
+    public ReadOnlyStringProperty titleProperty() {
+        return title.getReadOnlyProperty();
+    }
+
     private void updateControls() {
+        title.set(addressMode.isSelected() ? "Allocator state" : "Slot map");
         memory.setVisible(addressMode.isSelected());
         memory.setManaged(addressMode.isSelected());
         replan.setVisible(planMode.isSelected());
@@ -282,7 +332,7 @@ public final class SlotMapView extends BorderPane {
         if (addressTask != null) {
             addressTask.cancel();
         }
-        info.setText(end >= 0 ? String.format(Locale.ROOT, "replaying to event #%,d…", end - 1) : "replaying to " + TimeRange.formatTime(at) + "…");
+        info.setText(end >= 0 ? String.format(Locale.ROOT, "replaying to event #%,d…", end - 1) : "replaying to " + TimeAxis.of(m.attributes()).at(at) + "…");
         AddressMapReplay r = kept.keep(t, m);
         TaskRunner.Handle[] self = new TaskRunner.Handle[1];
         self[0] = model.tasks().submit(BackgroundTask.of("Address map", p -> r.moveTo(end >= 0 ? end : t.firstIndexAtOrAfter(at + 1), at,
@@ -457,9 +507,10 @@ public final class SlotMapView extends BorderPane {
     static String caption(AddressMap.Snapshot s) {
         long segments = s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).count();
         long blocks = s.blocks().size() - segments;
+        TimeAxis time = TimeAxis.of(s.memory().attributes());
         String when = s.lastEvent() >= 0
-                ? String.format(Locale.ROOT, "after event #%,d (%s) at %s", s.lastEvent(), s.lastText(), TimeRange.formatTime(s.atNs()))
-                : "at " + TimeRange.formatTime(s.atNs());
+                ? String.format(Locale.ROOT, "after event #%,d (%s) at %s", s.lastEvent(), s.lastText(), time.at(s.atNs()))
+                : "at " + time.at(s.atNs());
         long pending = s.pendingCount();
         String pendingText = pending > 0 ? String.format(Locale.ROOT, ", %,d pending %s (%s)", pending, pending == 1 ? "free" : "frees",
                 Bytes.format(s.pendingBytes())) : "";

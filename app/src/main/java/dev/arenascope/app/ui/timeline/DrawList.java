@@ -3,6 +3,7 @@ package dev.arenascope.app.ui.timeline;
 import java.util.List;
 
 import dev.arenascope.app.ui.model.TimeRange;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 
@@ -18,8 +19,9 @@ import dev.arenascope.core.trace.MemoryInfo;
  * @param lanes    one per memory
  * @param axisHeight height of the time axis at the top
  * @param events   events in the whole trace when built
+ * @param time     what the time axis counts: time, or entries where the trace has no timestamps
  */
-public record DrawList(TimeRange range, int width, int height, List<Lane> lanes, int axisHeight, long events) {
+public record DrawList(TimeRange range, int width, int height, List<Lane> lanes, int axisHeight, long events, TimeAxis time) {
 
     /** Time at pixel column {@code x}. */
     public long timeAt(double x) {
@@ -85,6 +87,22 @@ public record DrawList(TimeRange range, int width, int height, List<Lane> lanes,
         /** y where the scope band rows start, beneath the gauge area. */
         public double bandsTop() {
             return gaugeTop() + gaugeHeight;
+        }
+
+        /**
+         * The first column where in use reaches the session's peak ({@link #peakUsed}), or -1 when the
+         * peak is not in view: where the timeline marks it.
+         */
+        public int peakColumn() {
+            if (peakUsed <= 0) {
+                return -1;
+            }
+            for (int x = 0; x < usedMax.length; x++) {
+                if (usedMin[x] >= 0 && usedMax[x] >= peakUsed) {
+                    return x;
+                }
+            }
+            return -1;
         }
 
         /** y of {@code bytes} measured up from the gauge area's bottom. */

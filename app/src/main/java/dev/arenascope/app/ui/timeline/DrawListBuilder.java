@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.IntStream;
 
 import dev.arenascope.app.ui.model.BaselinePairing;
@@ -12,6 +13,7 @@ import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.GaugeSeries;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -31,7 +33,8 @@ public final class DrawListBuilder {
     public static final int BAND_ROW = 13;
     public static final int MAX_BAND_ROWS = 6;
     public static final int MIN_GAUGE = 64;
-    public static final int MAX_GAUGE = 400;
+    /** The tallest a lane's gauge grows: high enough that one lane fills a tall window (400 left a blank band under it). */
+    public static final int MAX_GAUGE = 4000;
     private static final int LANE_GAP = 6;
     /** Height of a lane's header strip, where its label goes so that it never covers the data. */
     public static final int LANE_HEADER = 17;
@@ -117,7 +120,7 @@ public final class DrawListBuilder {
                 .forEach(i -> built[i] = lane(f, memories.get(i), tops[i], gauge, rows[i], w, foldNs));
         List<DrawList.Lane> lanes = Arrays.asList(built);
         return new DrawList(r, w, (int) Math.ceil(Math.max(y, f.height())), Collections.unmodifiableList(lanes),
-                AXIS_HEIGHT, f.trace().eventCount());
+                AXIS_HEIGHT, f.trace().eventCount(), TimeAxis.of(f.trace().session() == null ? null : f.trace().session().attributes()));
     }
 
     private static DrawList.Lane lane(Frame f, MemoryInfo m, double top, double gauge, int bandRows, int w, long foldNs) {
@@ -151,6 +154,21 @@ public final class DrawListBuilder {
         long peakAux = t.peakAux(m.id());
         long peakForward = f.digest().peakForward(m.id());
         long scale = scale(m, peakUsed, peakAux, peakForward);
+        if (!m.kind().twoPointer()) {
+            // scaled to what the view shows: zoomed in time, 65-91 MiB of allocations fill the lane
+            // instead of lying in a strip under the session's 1.4 GiB
+            long shownUsed = 0;
+            long shownAux = 0;
+            for (int x = 0; x < w; x++) {
+                if (usedMin[x] >= 0) {
+                    shownUsed = Math.max(shownUsed, usedMax[x]);
+                    shownAux = Math.max(shownAux, auxMax[x]);
+                }
+            }
+            if (shownUsed > 0 || shownAux > 0) {
+                scale = scale(m, shownUsed, shownAux, peakForward);
+            }
+        }
 
         List<DrawList.Band> bands = new ArrayList<>();
         if (bandRows > 0) {
@@ -174,7 +192,11 @@ public final class DrawListBuilder {
                 int i = Math.min(bg.buckets() - 1, (int) ((long) x * bg.buckets() / w));
                 baseline[x] = i < 0 ? 0 : bg.usedMax()[i];
             }
-            scale = Math.max(scale, f.baseline().peakUsed(bm));
+            long shownBaseline = 0;
+            for (long v : baseline) {
+                shownBaseline = Math.max(shownBaseline, v);
+            }
+            scale = Math.max(scale, shownBaseline + shownBaseline / 8);
         }
         boolean stripesOn = f.stripes().lanes().contains(m.id());
         StripeLayer stripes = null;
@@ -256,18 +278,47 @@ public final class DrawListBuilder {
         return Math.max(1, level + level / 8);
     }
 
+    /** Binary units, {@code 1024^i} bytes each. */
+    private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    /** Steps of the byte axis in its unit: round numbers, a quarter and a half among them. */
+    private static final double[] STEPS = {0.1, 0.25, 0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100, 200, 250, 500};
+
+    /** The unit a lane scaled to {@code scaleBytes} speaks in: the largest binary unit not above the scale. */
+    static int unitOf(long scaleBytes) {
+        int u = 0;
+        while (u < UNITS.length - 1 && scaleBytes >= 1L << (10 * (u + 1))) {
+            u++;
+        }
+        return u;
+    }
+
     /**
      * The byte axis of a lane scaled to {@code scaleBytes}: tick values 0, step, 2·step, … up to the
-     * scale, the step a power of two (in B, KiB, MiB, GiB, …) giving at most {@code maxTicks} ticks
-     * above 0.
+     * scale, the step a round number of the axis's one unit ({@link #unitOf}: 0.5 GiB, 256 MiB, 2 KiB,
+     * never 512 MiB steps labelled 4608 MiB, 5632 MiB), giving at most {@code maxTicks} ticks above 0.
      */
     public static long[] byteTicks(long scaleBytes, int maxTicks) {
         if (scaleBytes <= 0 || maxTicks <= 0) {
             return new long[] {0};
         }
-        long step = 1;
-        while (step < Long.MAX_VALUE / 2 && scaleBytes / step > maxTicks) {
-            step <<= 1;
+        int u = unitOf(scaleBytes);
+        double unit = Math.pow(1024, u);
+        long step = -1;
+        for (double c : STEPS) {
+            long s = Math.max(1, Math.round(c * unit));
+            if (u == 0 && c < 1) {
+                continue; // no fractions of a byte
+            }
+            if (scaleBytes / s <= maxTicks) {
+                step = s;
+                break;
+            }
+        }
+        if (step < 0) {
+            step = Math.max(1, Math.round(1000 * unit));
+            while (scaleBytes / step > maxTicks && step < Long.MAX_VALUE / 2) {
+                step *= 2;
+            }
         }
         int n = (int) (scaleBytes / step);
         long[] out = new long[n + 1];
@@ -277,20 +328,16 @@ public final class DrawListBuilder {
         return out;
     }
 
-    /** A tick's label in the largest binary unit that divides it whole: "512 MiB", "3 GiB", "1536 KiB". */
-    public static String tickLabel(long bytes) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-        int u = 0;
-        long v = bytes;
-        while (u < units.length - 1 && v >= 1024 && v % 1024 == 0) {
-            v /= 1024;
-            u++;
-        }
-        if (v >= 10_000 && u < units.length - 1) {
-            // not a whole number of the next unit: say it with decimals rather than five digits
-            return Bytes.format(bytes);
-        }
-        return v + " " + units[u];
+    /**
+     * A tick's label in the unit of its axis (a lane scaled to {@code scaleBytes}): {@code 4.5 GiB},
+     * {@code 5 GiB}, {@code 0.25 MiB} on one axis, never units mixed along it.
+     */
+    public static String tickLabel(long bytes, long scaleBytes) {
+        int u = unitOf(scaleBytes);
+        double v = bytes / Math.pow(1024, u);
+        String num = v == Math.rint(v) ? Long.toString((long) v)
+                : String.format(Locale.ROOT, "%.2f", v).replaceAll("0+$", "").replaceAll("\\.$", "");
+        return num + " " + UNITS[u];
     }
 
     private static List<DrawList.MarkerMark> markers(List<Marker> all, int memory, TimeRange r, int w) {

@@ -4,10 +4,11 @@ import java.util.List;
 import java.util.Locale;
 
 import dev.arenascope.app.ui.model.FreeRequests;
-import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.analysis.Allocations;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
+import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
 
@@ -152,6 +153,12 @@ public final class StripeLayer {
      * The hover card's text for stripe {@code k}: size, descriptor, lifetime, category, site and the
      * stack (the program's frames, innermost first, the internal ones folded into a count).
      */
+    /** What the memory's time counts: time, or entries for a snapshot without timestamps. */
+    TimeAxis timeAxis() {
+        TimeAxis m = TimeAxis.of(analysis.memory().attributes());
+        return m == TimeAxis.ENTRIES || trace.session() == null ? m : TimeAxis.of(trace.session().attributes());
+    }
+
     public String describeStripe(int k) {
         int i = ids[k];
         Allocations a = allocations;
@@ -163,22 +170,33 @@ public final class StripeLayer {
             sb.append(desc).append('\n');
         }
         long end = a.endNs(i);
-        sb.append("allocated ").append(TimeRange.formatTime(a.startNs(i)));
+        TimeAxis time = timeAxis();
+        boolean before = Event.BEFORE_RECORDING.equals(a.categoryName(a.category(i)));
+        if (before) {
+            // its start is the recording's, not its own: no "allocated at 0" as if the program made it then
+            sb.append(Event.BEFORE_RECORDING).append(" (allocated before the trace's start)");
+        } else {
+            sb.append("allocated ").append(time.at(a.startNs(i)));
+        }
         if (end == Allocations.NEVER) {
             sb.append(", never freed\n");
         } else {
-            sb.append(", freed ").append(TimeRange.formatTime(end)).append(" (lived ")
-                    .append(TimeRange.formatDuration(end - a.startNs(i))).append(")\n");
+            sb.append(", freed ").append(time.at(end));
+            if (!before) {
+                sb.append(" (lived ").append(time.span(end - a.startNs(i))).append(")");
+            }
+            sb.append('\n');
             long requested = freeRequestedNs(trace, a, i);
             if (requested >= 0 && requested < end) {
-                sb.append("free requested ").append(TimeRange.formatTime(requested)).append(" (pending ")
-                        .append(TimeRange.formatDuration(end - requested)).append(" until its stream's work was done)\n");
+                sb.append("free requested ").append(time.at(requested)).append(" (pending ")
+                        .append(time.span(end - requested)).append(" until its stream's work was done)\n");
             }
         }
         sb.append("category ").append(a.categoryName(a.category(i))).append('\n');
         List<StackFrame> path = a.pathFrames(a.path(i));
         sb.append("site ").append(path.isEmpty() ? "(no site)" : path.getFirst().label()).append('\n');
-        List<StackFrame> stack = a.site(i) >= 0 ? trace.stack(a.site(i)) : path;
+        // an older block without frames: its site line says what it is, there is no stack to list
+        List<StackFrame> stack = a.site(i) >= 0 ? trace.stack(a.site(i)) : before ? List.of() : path;
         int internal = 0;
         int shown = 0;
         for (StackFrame f : stack) {

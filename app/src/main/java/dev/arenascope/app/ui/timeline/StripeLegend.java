@@ -129,14 +129,15 @@ public final class StripeLegend extends HBox {
             }
         }
         List<String> keys = chips.stream().map(g -> g.key() + (g.hidden() ? "/off" : "/on")).toList();
-        others.setText(String.format(Locale.ROOT, "%,d drawn of %,d seen, %,d group%s%s", drawn, qualified, list.size(),
-                list.size() == 1 ? "" : "s", list.size() > chips.size() ? " (the " + chips.size() + " largest listed)" : ""));
+        others.setText(countsText(drawn, qualified, list.size(), chips.size()));
         if (keys.equals(shownKeys)) {
             return;
         }
         shownKeys = keys;
         List<Node> nodes = new ArrayList<>();
         Label title = new Label("Stripes by");
+        title.setTooltip(new Tooltip("Each group's figure is the most of its bytes live at once in the view drawn"
+                + " (its stripes'); the Sites tab answers for the whole trace (at its peak, by default)"));
         title.setMinWidth(Region.USE_PREF_SIZE);
         nodes.add(title);
         nodes.add(bySite);
@@ -148,8 +149,31 @@ public final class StripeLegend extends HBox {
         getChildren().setAll(nodes);
     }
 
+    /**
+     * The legend's count line, saying what the stripes are and what the chips' figures measure: the
+     * allocations drawn one by one (of those a pixel tall or more in view), the others in the grey band,
+     * and each group's most bytes live at once in view (not the Sites tab's whole-trace answer).
+     */
+    static String countsText(int drawn, long qualified, int groups, int listed) {
+        return String.format(Locale.ROOT, "%,d drawn one by one%s; smaller or switched off: the grey band · %,d group%s%s · bytes: most live at once in view",
+                drawn, qualified > drawn ? String.format(Locale.ROOT, " (of %,d a pixel tall or more)", qualified) : "",
+                groups, groups == 1 ? "" : "s", groups > listed ? " (the " + listed + " largest listed)" : "");
+    }
+
+    /**
+     * A chip's label, at most 40 characters: a long one is cut in its middle, so that its end (the
+     * file and line that tell sites apart) stays: four sites read "ParticlesWorkload.run (ParticlesW…"
+     * when cut at the end.
+     */
+    static String chipLabel(String label) {
+        if (label.length() <= 40) {
+            return label;
+        }
+        return label.substring(0, 19) + "…" + label.substring(label.length() - 20);
+    }
+
     private ToggleButton chip(StripeLayer.Group g) {
-        String text = g.label().length() > 34 ? g.label().substring(0, 33) + "…" : g.label();
+        String text = chipLabel(g.label());
         ToggleButton b = new ToggleButton(text + "  " + Bytes.format(g.peakBytes()));
         b.setMnemonicParsing(false);    // a site's name is the user's text: nn_utils.py, Array.__init__
         b.getStyleClass().add(Styles.STRIPE_CHIP);

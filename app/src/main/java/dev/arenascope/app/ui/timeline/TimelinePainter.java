@@ -1,5 +1,7 @@
 package dev.arenascope.app.ui.timeline;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 import javafx.geometry.VPos;
@@ -12,6 +14,7 @@ import dev.arenascope.app.ui.common.Palette;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.MemoryKind;
 
 /**
@@ -69,7 +72,8 @@ public final class TimelinePainter {
 
     private static void axis(GraphicsContext g, DrawList d, Palette p, double w) {
         TimeRange r = d.range();
-        double step = niceStep(r.duration() / Math.max(1.0, w / 110));
+        // an untimed trace's axis counts entries: its ticks fall on whole entries
+        double step = Math.max(d.time().minStepNs(), niceStep(r.duration() / Math.max(1.0, w / 110)));
         long first = (long) (Math.ceil(r.fromNs() / step) * step);
         g.setFont(SMALL);
         g.setTextBaseline(VPos.CENTER);
@@ -80,7 +84,17 @@ public final class TimelinePainter {
             g.setStroke(p.grid());
             g.strokeLine(x, d.axisHeight() - 6, x, d.height());
             g.setFill(p.mutedText());
-            g.fillText(TimeRange.formatTime((long) t), x + 3, d.axisHeight() / 2.0);
+            g.fillText(d.time().tick((long) t), x + 3, d.axisHeight() / 2.0);
+        }
+        if (d.time() == TimeAxis.ENTRIES) {
+            // the axis says what it counts, at its right end over the ticks' labels
+            g.setTextAlign(TextAlignment.RIGHT);
+            g.setFill(p.background());
+            String title = d.time().title();
+            g.fillRect(w - 8 - 7 * title.length(), 0, 8 + 7 * title.length(), d.axisHeight() - 1);
+            g.setFill(p.text());
+            g.fillText(title, w - 4, d.axisHeight() / 2.0);
+            g.setTextAlign(TextAlignment.LEFT);
         }
         g.setStroke(p.grid());
         g.strokeLine(0, d.axisHeight() - 0.5, w, d.axisHeight() - 0.5);
@@ -176,8 +190,12 @@ public final class TimelinePainter {
         }
         g.setStroke(p.highWater());
         g.setLineDashes(2, 3);
-        double hw = Math.floor(lane.yUp(twoPointer && lane.peakForward() >= 0 ? lane.peakForward() : lane.peakUsed())) + 0.5;
-        g.strokeLine(0, hw, w, hw);
+        long highWater = twoPointer && lane.peakForward() >= 0 ? lane.peakForward() : lane.peakUsed();
+        if (highWater <= lane.scaleBytes()) {
+            // (a lane zoomed in time is scaled to what it shows: the session's high-water may lie above it)
+            double hw = Math.floor(lane.yUp(highWater)) + 0.5;
+            g.strokeLine(0, hw, w, hw);
+        }
         if (twoPointer && lane.peakAux() > 0) {
             double hb = Math.floor(lane.yDown(lane.peakAux())) + 0.5;
             g.strokeLine(0, hb, w, hb);
@@ -232,6 +250,10 @@ public final class TimelinePainter {
             }
         }
 
+        peakMark(g, lane, p, w);
+        // the byte labels last: over the fills and stripes, never under them
+        byteLabels(g, lane, p, w);
+
         // the label sits in the lane's header strip, above the data it describes
         String label = laneLabel(lane);
         g.setFont(LABEL);
@@ -239,8 +261,19 @@ public final class TimelinePainter {
         g.setTextBaseline(VPos.CENTER);
         g.setFill(p.labelBackground());
         g.fillRect(0, laneTop, w, DrawListBuilder.LANE_HEADER - 1);
+        double switchX = StripePainter.toggleBounds(w)[0];
+        double keysX = lineKeys(g, lane, p, switchX - 10, laneTop, label.length() * LABEL_CHAR_PX + 18, dark);
+        // the label stops short of the keys and the switch (at the least width it ran into "area stripes")
+        g.save();
+        g.beginPath();
+        g.rect(0, laneTop, Math.max(0, keysX - 8), DrawListBuilder.LANE_HEADER);
+        g.clip();
+        g.setFont(LABEL);
+        g.setTextAlign(TextAlignment.LEFT);
+        g.setTextBaseline(VPos.CENTER);
         g.setFill(p.text());
         g.fillText(label, 6, laneTop + DrawListBuilder.LANE_HEADER / 2.0);
+        g.restore();
         StripePainter.paintToggle(g, lane, p, w);
         g.setStroke(p.grid());
         g.setLineWidth(1);
@@ -295,6 +328,8 @@ public final class TimelinePainter {
 
     /** Width of one character of {@link #SMALL} text, px (an upper bound for the label font's digits and letters). */
     static final double SMALL_CHAR_PX = 6.0;
+    /** About the width of one character of the lane label's font (11 px). */
+    static final double LABEL_CHAR_PX = 6.6;
 
     /**
      * A scope band's label that fits {@code widthPx}: the name with its fold count ("batch ×3"), else the
@@ -381,21 +416,132 @@ public final class TimelinePainter {
      * labels at the right edge; for an arena drawn from both ends, measured up from the bottom.
      */
     private static void byteGrid(GraphicsContext g, DrawList.Lane lane, Palette p, int w) {
-        int maxTicks = Math.max(1, (int) (lane.gaugeHeight() / 28));
-        long[] ticks = DrawListBuilder.byteTicks(lane.scaleBytes(), maxTicks);
+        g.setLineWidth(1);
+        g.setStroke(p.grid());
+        for (long t : DrawListBuilder.byteTicks(lane.scaleBytes(), maxTicks(lane))) {
+            double y = Math.floor(lane.yUp(t)) + 0.5;
+            g.strokeLine(0, y, w, y);
+        }
+    }
+
+    private static int maxTicks(DrawList.Lane lane) {
+        return Math.max(1, (int) (lane.gaugeHeight() / 28));
+    }
+
+    /** The byte axis's labels, in one unit ({@code 4.5 GiB}, {@code 5 GiB}), each on a backing over whatever lies beneath. */
+    private static void byteLabels(GraphicsContext g, DrawList.Lane lane, Palette p, int w) {
+        long[] ticks = DrawListBuilder.byteTicks(lane.scaleBytes(), maxTicks(lane));
         g.setFont(SMALL);
         g.setTextAlign(TextAlignment.RIGHT);
         g.setTextBaseline(VPos.BOTTOM);
-        g.setLineWidth(1);
         for (long t : ticks) {
             double y = Math.floor(lane.yUp(t)) + 0.5;
-            g.setStroke(p.grid());
-            g.strokeLine(0, y, w, y);
             if (t > 0 && y - lane.gaugeTop() >= 10) {
+                String text = DrawListBuilder.tickLabel(t, lane.scaleBytes());
+                double tw = text.length() * SMALL_CHAR_PX + 4;
+                g.setFill(p.labelBackground().deriveColor(0, 1, 1, 0.85));
+                g.fillRect(w - 4 - tw, y - 12, tw + 2, 11);
                 g.setFill(p.mutedText());
-                g.fillText(DrawListBuilder.tickLabel(t), w - 4, y - 1);
+                g.fillText(text, w - 4, y - 1);
             }
         }
+    }
+
+    /**
+     * The peak's mark: a triangle over the first column where the lane reaches the session's peak in
+     * use (the lane's header says "peak X"), where that column is in view.
+     */
+    private static void peakMark(GraphicsContext g, DrawList.Lane lane, Palette p, int w) {
+        int col = lane.peakColumn();
+        if (col < 0) {
+            return;
+        }
+        double x = col + 0.5;
+        double y = lane.yUp(lane.usedMax()[col]);
+        g.setFill(p.highWater());
+        g.fillPolygon(new double[] {x - 5, x + 5, x}, new double[] {y - 8, y - 8, y - 1}, 3);
+        String text = "peak " + Bytes.format(lane.peakUsed());
+        g.setFont(SMALL);
+        g.setTextBaseline(VPos.BOTTOM);
+        boolean left = x + 8 + text.length() * SMALL_CHAR_PX > w - 70;
+        g.setTextAlign(left ? TextAlignment.RIGHT : TextAlignment.LEFT);
+        double ty = Math.max(lane.gaugeTop() + 11, y - 8);
+        g.setFill(p.text());
+        g.fillText(text, left ? x - 7 : x + 7, ty);
+    }
+
+    /** What each line of a lane is, one key per line drawn in it. */
+    static List<String> lineKeyNames(DrawList.Lane lane) {
+        List<String> keys = new ArrayList<>();
+        MemoryKind kind = lane.memory().kind();
+        long cap = lane.memory().capacity();
+        if (cap > 0 && cap <= lane.scaleBytes()) {
+            keys.add("capacity");
+        }
+        long highWater = kind.twoPointer() && lane.peakForward() >= 0 ? lane.peakForward() : lane.peakUsed();
+        if (highWater <= lane.scaleBytes()) {
+            keys.add("peak in use");
+        }
+        if (kind == MemoryKind.POOL || kind == MemoryKind.SEGMENTED) {
+            keys.add("reserved");
+        }
+        if (lane.baselineUsed() != null) {
+            keys.add("baseline");
+        }
+        return keys;
+    }
+
+    /**
+     * Draws the keys of the lane's lines (a sample of each line and its name) right-aligned to
+     * {@code right} in the header, if they fit beside a label {@code labelWidth} wide; returns their
+     * left edge ({@code right} when none is drawn).
+     */
+    private static double lineKeys(GraphicsContext g, DrawList.Lane lane, Palette p, double right, double laneTop,
+                                   double labelWidth, boolean dark) {
+        List<String> keys = lineKeyNames(lane);
+        double width = 0;
+        for (String k : keys) {
+            width += 22 + k.length() * SMALL_CHAR_PX + 10;
+        }
+        if (keys.isEmpty() || right - width < Math.min(labelWidth, right * 0.55)) {
+            return right;
+        }
+        double x = right - width;
+        double left = x;
+        double y = laneTop + DrawListBuilder.LANE_HEADER / 2.0;
+        g.setFont(SMALL);
+        g.setTextAlign(TextAlignment.LEFT);
+        g.setTextBaseline(VPos.CENTER);
+        for (String k : keys) {
+            switch (k) {
+                case "capacity" -> {
+                    g.setStroke(p.capacity());
+                    g.setLineWidth(1);
+                    g.setLineDashes(6, 3);
+                }
+                case "peak in use" -> {
+                    g.setStroke(p.highWater());
+                    g.setLineWidth(1);
+                    g.setLineDashes(2, 3);
+                }
+                case "reserved" -> {
+                    g.setStroke(p.reserved().deriveColor(0, 1, dark ? 1.4 : 0.6, 1 / Math.max(0.05, p.reserved().getOpacity())));
+                    g.setLineWidth(1.5);
+                    g.setLineDashes();
+                }
+                default -> {
+                    g.setStroke(p.baseline());
+                    g.setLineWidth(1);
+                    g.setLineDashes(4, 3);
+                }
+            }
+            g.strokeLine(x, Math.floor(y) + 0.5, x + 18, Math.floor(y) + 0.5);
+            g.setLineDashes();
+            g.setFill(p.mutedText());
+            g.fillText(k, x + 22, y);
+            x += 22 + k.length() * SMALL_CHAR_PX + 10;
+        }
+        return left;
     }
 
     private static void strokeUp(GraphicsContext g, DrawList.Lane lane, long[] v, int w) {

@@ -44,6 +44,7 @@ import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.StackFrame;
@@ -66,6 +67,9 @@ public final class TimelineView extends StackPane {
     private final Label hoverCard = new Label();
     private final ReadOnlyObjectWrapper<DrawList> drawList = new ReadOnlyObjectWrapper<>(this, "drawList");
     private final ReadOnlyStringWrapper hoverText = new ReadOnlyStringWrapper(this, "hoverText", "");
+    /** Where the pointer last hovered over the canvas (-1: not over it), for the card after a new frame. */
+    private double hoverX = -1;
+    private double hoverY = -1;
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
     private boolean building;
     private boolean pending;
@@ -135,7 +139,14 @@ public final class TimelineView extends StackPane {
         model.selectedAllocationProperty().addListener((o, a, b) -> repaint());
         colourBy.addListener((o, a, b) -> requestFrame());
         hiddenGroups.addListener((SetChangeListener<String>) c -> requestFrame());
-        drawList.addListener((o, a, b) -> legend.show(b));
+        drawList.addListener((o, a, b) -> {
+            legend.show(b);
+            // a new frame (a pan, a zoom, new events) under a still pointer: the card describes what is
+            // under it now, not what was there before
+            if (hoverCard.isVisible() && hoverX >= 0 && b != null) {
+                updateHover(hoverX, hoverY);
+            }
+        });
         model.selectionProperty().addListener((o, a, b) -> repaint());
         model.cursorProperty().addListener((o, a, b) -> repaint());
         dark.addListener((o, a, b) -> repaint());
@@ -204,6 +215,7 @@ public final class TimelineView extends StackPane {
         canvas.addEventHandler(MouseEvent.MOUSE_EXITED, e -> {
             hoverCard.setVisible(false);
             hoverText.set("");
+            hoverX = -1;
         });
     }
 
@@ -348,6 +360,8 @@ public final class TimelineView extends StackPane {
         if (d == null) {
             return;
         }
+        hoverX = x;
+        hoverY = y;
         String text = describe(d, x, y);
         hoverText.set(text);
         if (text.isEmpty()) {
@@ -389,10 +403,17 @@ public final class TimelineView extends StackPane {
         long t0 = d.timeAt(col);
         long t1 = d.timeAt(col + 1);
         StringBuilder sb = new StringBuilder();
+        TimeAxis time = TimeAxis.of(lane.memory().attributes()) == TimeAxis.ENTRIES ? TimeAxis.ENTRIES : d.time();
         sb.append(lane.memory().name()).append(" (").append(TimelinePainter.kindName(lane.memory().kind())).append(")\n");
-        sb.append("time ").append(TimeRange.formatTime(t0));
-        if (t1 - t0 > 1) {
-            sb.append(" – ").append(TimeRange.formatTime(t1));
+        if (time == TimeAxis.ENTRIES) {
+            long e0 = TimeAxis.entry(t0);
+            long e1 = TimeAxis.entry(Math.max(t0, t1 - 1));
+            sb.append(e1 > e0 ? String.format(Locale.ROOT, "entries %,d – %,d", e0, e1) : time.at(t0));
+        } else {
+            sb.append("time ").append(time.at(t0));
+            if (t1 - t0 > 1) {
+                sb.append(" – ").append(time.at(t1));
+            }
         }
         sb.append('\n');
         if (y >= lane.top() + lane.gaugeHeight()) {
@@ -403,8 +424,8 @@ public final class TimelineView extends StackPane {
                     if (b.folded() > 1) {
                         sb.append(String.format(Locale.ROOT, "%,d executions folded (each under %.0f px); zoom in to see them", b.folded(), DrawListBuilder.FOLD_PX)).append('\n');
                     }
-                    sb.append("from ").append(TimeRange.formatTime(b.startNs())).append(" for ")
-                            .append(TimeRange.formatDuration(b.endNs() - b.startNs())).append('\n');
+                    sb.append("from ").append(time.at(b.startNs())).append(" for ")
+                            .append(time.span(b.endNs() - b.startNs())).append('\n');
                     return sb.toString().strip();
                 }
             }

@@ -34,4 +34,14 @@ class PoolHistogramAxesTest {
         assertEquals(List.of(), PoolView.labelledBins(0, 10, 56));
         assertEquals(List.of(0), PoolView.labelledBins(1, 0.5, 56));
     }
+
+    @Test
+    void theChartsTitleSaysWhereTheWhatIfIsWhenItHasNoRoom() {
+        String same = PoolView.histogramTitle(4, 4, false);
+        assertTrue(same.startsWith("requests per bin (recorded, 4 mantissa bits"), same);
+        String drawn = PoolView.histogramTitle(4, 2, true);
+        assertEquals(same, drawn, "the what-if's own title is drawn over its bins");
+        String summarised = PoolView.histogramTitle(4, 2, false);
+        assertTrue(summarised.contains("the what-if at 2 bits is summarised above"), summarised);
+    }
 }

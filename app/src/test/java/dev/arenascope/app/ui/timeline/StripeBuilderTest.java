@@ -86,8 +86,12 @@ class StripeBuilderTest {
         StripeOptions o = new StripeOptions(Set.of(0), Map.of(0, sa), base.colourBy(), base.hidden(), base.highlight());
         DrawList d = DrawListBuilder.build(new DrawListBuilder.Frame(st, r, w, h, TraceAggregate.Snapshot.EMPTY, null, null,
                 BaselinePairing.NONE, false, o));
+        SCALES.put(d.lanes().getFirst().stripes(), d.lanes().getFirst().scaleBytes());
         return d.lanes().getFirst().stripes();
     }
+
+    /** The lane's scale each layer was built at (a lane is scaled to what its view shows). */
+    private static final Map<StripeLayer, Long> SCALES = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
 
     @Test
     void everyColumnIsTheDrawnAllocationsRestackedAtItsInstant() {
@@ -124,7 +128,8 @@ class StripeBuilderTest {
             drawn[s.allocation(k)] = true;
         }
         boolean sawHidden = false;
-        long scale = DrawListBuilder.scale(st.memories().getFirst(), st.peakUsed(0), st.peakAux(0), -1);
+        Long built = SCALES.get(s);
+        long scale = built != null ? built : DrawListBuilder.scale(st.memories().getFirst(), st.peakUsed(0), st.peakAux(0), -1);
         double perByte = h / (double) scale;
         long[] instants = s.instants;
         int stripeOfAlloc[] = new int[a.size()];

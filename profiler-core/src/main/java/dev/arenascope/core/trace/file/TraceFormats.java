@@ -29,7 +29,28 @@ public final class TraceFormats {
     @FunctionalInterface
     public interface Input {
         ReadReport read(Path file, EventSink sink) throws IOException;
+
+        /**
+         * Reads as {@link #read(Path, EventSink)}, telling {@code bytesRead} how far into the file the
+         * reader got (bytes from its start, rising) where it can; the default tells it nothing.
+         */
+        default ReadReport read(Path file, EventSink sink, LongConsumer bytesRead) throws IOException {
+            return read(file, sink);
+        }
     }
+
+    /** The PyTorch snapshot reader: it reports the bytes it has parsed, the slow part of its import. */
+    private static final Input TORCH = new Input() {
+        @Override
+        public ReadReport read(Path file, EventSink sink) throws IOException {
+            return readTorchSnapshot(file, sink, null);
+        }
+
+        @Override
+        public ReadReport read(Path file, EventSink sink, LongConsumer bytesRead) throws IOException {
+            return readTorchSnapshot(file, sink, bytesRead);
+        }
+    };
 
     /** Opens a file for writing as a sink; the file is complete once the sink's {@code onClose} returns. */
     @FunctionalInterface
@@ -46,13 +67,13 @@ public final class TraceFormats {
         OUTPUTS.put(".astrace", AstraceWriter::new);
         OUTPUTS.put(".jsonl", JsonlWriter::new);
         OUTPUTS.put(".csv", CsvWriter::new);
-        INPUTS.put(".pickle", TraceFormats::readTorchSnapshot);
+        INPUTS.put(".pickle", TORCH);
         OUTPUTS.put(".json", file -> new PerfettoJsonWriter(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)));
     }
 
     /** A PyTorch CUDA memory snapshot: parsed whole (it is refused whole when bad), then streamed. */
-    private static ReadReport readTorchSnapshot(Path file, EventSink sink) throws IOException {
-        TorchSnapshotToTrace.Result r = TorchSnapshotToTrace.convert(file, sink);
+    private static ReadReport readTorchSnapshot(Path file, EventSink sink, LongConsumer bytesRead) throws IOException {
+        TorchSnapshotToTrace.Result r = TorchSnapshotToTrace.convert(file, sink, bytesRead);
         return new ReadReport(file.toString(), r.events(), r.entries(), "trace entries", Files.size(file), -1, 0, 0, List.of());
     }
 
@@ -114,6 +135,15 @@ public final class TraceFormats {
      * @throws IllegalArgumentException when no reader has that extension
      */
     public static LoadedTrace load(Path file, String extension, LongConsumer eventsRead) throws IOException {
+        return load(file, extension, eventsRead, null);
+    }
+
+    /**
+     * Loads as {@link #load(Path, String, LongConsumer)}, telling {@code bytesRead} too how far into the
+     * file the reader got, where it can say (a PyTorch snapshot's parse: the window shows it against
+     * the file's size); null for no report. Like {@code eventsRead} it may throw to stop the read.
+     */
+    public static LoadedTrace load(Path file, String extension, LongConsumer eventsRead, LongConsumer bytesRead) throws IOException {
         String ext = extension.toLowerCase(Locale.ROOT);
         if (ext.equals(AstraceFormat.EXTENSION)) {
             return AstraceReader.load(file, eventsRead);
@@ -133,7 +163,7 @@ public final class TraceFormats {
                 eventsRead.accept(batch.size());
             }
         };
-        return new LoadedTrace(store, in.read(file, sink));
+        return new LoadedTrace(store, bytesRead == null ? in.read(file, sink) : in.read(file, sink, bytesRead));
     }
 
     /** Extensions readable, e.g. {@code .astrace, .jsonl}. */

@@ -12,6 +12,7 @@ import java.util.TreeSet;
 
 import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.device.DeviceKind;
+import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
@@ -294,6 +295,7 @@ final class SnapshotEmitter {
                 emit(start, EventKind.RESERVE, m, thread(s.stream()), s.addr(), s.size(), 0, -1, -1);
             }
             long[] sorted = alive.sortedKeys();
+            int beforeRecording = sorted.length == 0 ? -1 : string(Event.BEFORE_RECORDING);
             for (long addr : sorted) {
                 long v = alive.get(addr, 0);
                 Snapshot.Block b = v < 0 ? blocks.get((int) (-1 - v)) : null;
@@ -307,7 +309,7 @@ final class SnapshotEmitter {
                     liveMemory.put(addr, m);
                 }
                 used[m] += size;
-                emit(start, EventKind.ALLOC, m, thread(stream), addr, size, size, -1, -1, texts.site(stack), -1);
+                emit(start, EventKind.ALLOC, m, thread(stream), addr, size, size, -1, -1, texts.site(stack), beforeRecording);
                 if (b != null && b.pending() && !requested.containsKey(addr)) {
                     // pending in the final state, its request older than the trace: pending from the start
                     emit(start, EventKind.FREE_REQUESTED, m, thread(stream), addr, size, 0, -1, -1);

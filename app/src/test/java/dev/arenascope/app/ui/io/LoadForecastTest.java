@@ -1,0 +1,80 @@
+package dev.arenascope.app.ui.io;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.arenascope.core.trace.file.TraceFormats;
+import dev.arenascope.core.trace.torch.SyntheticSnapshot;
+import dev.arenascope.core.util.Progress;
+
+/**
+ * A file's load as the status line tells it: bytes read of the file's size with the time left, and a
+ * load that will not fit refused from the heap's trend once a fair part is read (a 463 MB snapshot
+ * under -Xmx2g read for 5.5 minutes with a bouncing bar before "not enough memory").
+ */
+class LoadForecastTest {
+    private static final long MIB = 1L << 20;
+
+    @Test
+    void progressIsTheFilesBytesWithTheTimeLeft() {
+        LoadForecast f = new LoadForecast(463 * MIB, 2048 * MIB, 100 * MIB, 0);
+        assertEquals("read 120 MiB of 463 MiB (26%), about 40 s left", f.progressText(120 * MIB, (long) (120 * MIB / (463.0 * MIB - 120 * MIB) * 40e9)));
+        assertEquals(-1, f.secondsLeft(0, 10_000_000_000L));
+        assertTrue(f.progressText(MIB, 1).startsWith("read 1.00 MiB of 463 MiB (0%)"), f.progressText(MIB, 1));
+    }
+
+    @Test
+    void aLoadThatWillNotFitIsRefusedOnceAFairPartIsRead() {
+        // 2 GiB of heap; after 20% of a 463 MiB file the load holds 700 MiB: the whole needs ~3.5 GiB
+        LoadForecast f = new LoadForecast(463 * MIB, 2048 * MIB, 100 * MIB, 0);
+        long read = (long) (0.20 * 463 * MIB);
+        assertEquals(100 * MIB + 3500 * MIB, f.projectedHeap(read, 800 * MIB), 2 * MIB);
+        String why = f.refusal("big.pickle", read, 800 * MIB);
+        assertTrue(why != null && why.startsWith("Not enough memory to open big.pickle") && why.contains("-Xmx5g"), why);
+        // too early to tell, or a trend that fits (within the margin): no refusal
+        assertNull(f.refusal("big.pickle", (long) (0.05 * 463 * MIB), 800 * MIB));
+        assertNull(f.refusal("big.pickle", read, 400 * MIB));
+        // the same load under a 4 GiB heap goes on
+        assertNull(new LoadForecast(463 * MIB, 4096 * MIB, 100 * MIB, 0).refusal("big.pickle", read, 800 * MIB));
+    }
+
+    @Test
+    void aSnapshotsLoadReportsItsBytesAndARefusalStopsIt(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("gen.pickle");
+        SyntheticSnapshot.write(f, SyntheticSnapshot.Spec.plain(3, 20_000));
+        long size = Files.size(f);
+        List<Long> totals = new ArrayList<>();
+        List<String> stages = new ArrayList<>();
+        TraceFiles.open(f, (done, total, stage) -> {
+            if (total > 0) {
+                totals.add(done);
+                assertEquals(size, total);
+                stages.add(stage);
+            }
+        });
+        assertTrue(totals.size() >= 2, "bytes reported as the file is read: " + totals);
+        for (int i = 1; i < totals.size(); i++) {
+            assertTrue(totals.get(i) >= totals.get(i - 1), totals.toString());
+        }
+        assertTrue(stages.getFirst().startsWith("read ") && stages.getFirst().contains(" of "), stages.getFirst());
+        // a refusal thrown from the bytes' report ends the load with its own message
+        TraceFiles.NotEnoughMemory e = assertThrows(TraceFiles.NotEnoughMemory.class, () -> TraceFormats.load(f, ".pickle", null, b -> {
+            if (b > 0) {
+                throw new TraceFiles.NotEnoughMemory("refused at " + b);
+            }
+        }));
+        assertTrue(e.getMessage().startsWith("refused at "), e.getMessage());
+        assertEquals(e.getMessage(), TraceFiles.describe(e));
+        assertTrue(Progress.NONE != null);
+    }
+}
