@@ -187,11 +187,11 @@ public final class ReportCommand implements Command {
                 throw new UsageException("report: --out " + target + " is the --baseline trace; name another file");
             }
         }
+        List<ReadReport> damaged = new ArrayList<>();
+        TraceAnalysis current = analyse(trace, searchMs, damaged); // an unreadable TRACE is named here first
         if (whatIf && FileKind.of(trace) != FileKind.PICKLE) {
             throw new UsageException("report: --whatif needs a PyTorch memory snapshot (.pickle); " + trace + " is " + FileKind.of(trace).description());
         }
-        List<ReadReport> damaged = new ArrayList<>();
-        TraceAnalysis current = analyse(trace, searchMs, damaged);
         Report report;
         if (baselineArg != null) {
             Path baseline = Path.of(baselineArg);
