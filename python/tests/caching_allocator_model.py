@@ -9,10 +9,14 @@ max_split_size (no split at or above it, oversize blocks used only within max_no
 the request); split when the remainder is >= 512 B (small pool) or > 1 MiB (large pool); a block freed
 merges with free neighbours; a cudaMalloc that would pass the capacity first frees oversize cached
 blocks (when max_split_size is set), then every unsplit cached block, and retries; blocks whose free
-was requested but not completed (record_stream) are neither reused nor merged. Expandable segments and
-garbage_collection_threshold are left to the Java model (this one refuses them).
+was requested but not completed (record_stream) are neither reused nor merged. Expandable segments
+(expandable=1, without a capacity): one reserved address range per stream and pool, mapped in pages
+(2 MiB small, 20 MiB large) from the lowest unmapped range whose free block before it and the pages
+after it hold the request; every remainder of 512 B or more split off; best fit counting a block that
+ends at unmapped pages as large as it could grow. Giving memory back under a capacity (unmapping pages)
+and garbage_collection_threshold are left to the Java model (this one refuses them).
 
-Usage:  caching_allocator_model.py generate OUT.pickle SEED [max_split_size_mb=N] [roundup=N] [capacity_mb=N]
+Usage:  caching_allocator_model.py generate OUT.pickle SEED [max_split_size_mb=N] [roundup=N] [capacity_mb=N] [expandable=1]
         caching_allocator_model.py check SNAPSHOT.pickle      (prints "model: exact" or the divergence)
 Standard library only.
 """
@@ -32,7 +36,10 @@ NO_LIMIT = (1 << 64) - 1
 
 
 class Settings:
-    def __init__(self, max_split=NO_LIMIT, divisions=None, capacity=None, non_split_rounding=LARGE_BUFFER):
+    def __init__(self, max_split=NO_LIMIT, divisions=None, capacity=None, non_split_rounding=LARGE_BUFFER, expandable=False):
+        if expandable and capacity is not None:
+            raise ValueError("expandable segments under a capacity (unmapping pages) are left to the Java model")
+        self.expandable = expandable
         self.max_split = max_split
         self.divisions = divisions or [0] * 16
         self.capacity = capacity
@@ -69,7 +76,7 @@ def segment_size(size):
 
 
 class Block:
-    __slots__ = ("addr", "size", "stream", "small", "prev", "next", "allocated", "pending", "requested")
+    __slots__ = ("addr", "size", "stream", "small", "prev", "next", "allocated", "pending", "requested", "mapped", "seg")
 
     def __init__(self, addr, size, stream, small):
         self.addr, self.size, self.stream, self.small = addr, size, stream, small
@@ -77,6 +84,8 @@ class Block:
         self.allocated = False
         self.pending = False
         self.requested = 0
+        self.mapped = True
+        self.seg = None  # (base, page) of its expandable segment, or None
 
     def split(self):
         return self.prev is not None or self.next is not None
@@ -94,8 +103,9 @@ class Allocator:
         self.s = settings
         self.device = device
         self.trace = trace
-        self.free = {True: [], False: []}  # small? -> sorted [(stream, size, addr)]
-        self.blocks = {}  # addr -> Block (every block, free or not)
+        self.free = {True: [], False: []}  # small? -> sorted [(stream, size, addr)] of free mapped blocks
+        self.unmapped = {True: [], False: []}  # small? -> sorted [(stream, addr)] of unmapped ranges
+        self.blocks = {}  # addr -> Block (every block, free or not, mapped or not)
         self.reserved = 0
 
     # the free set
@@ -120,6 +130,14 @@ class Allocator:
         i = bisect.bisect_left(lst, (stream, size, -1))
         if i == len(lst) or lst[i][0] != stream:
             return None
+        if self.s.expandable:
+            # a block that ends where unmapped pages begin counts as what it could grow to
+            def grows_to(b):
+                return b.size + (b.next.size if b.next is not None and not b.next.mapped else 0)
+            b = self.blocks[lst[i][2]]
+            while i + 1 < len(lst) and lst[i + 1][0] == stream and grows_to(self.blocks[lst[i + 1][2]]) < grows_to(b):
+                i += 1
+                b = self.blocks[lst[i][2]]
         _, bsize, addr = lst[i]
         if size < self.s.max_split <= bsize:
             return None
@@ -131,7 +149,7 @@ class Allocator:
 
     def _should_split(self, b, size):
         rest = b.size - size
-        if b.small:
+        if b.small or self.s.expandable:
             return rest >= MIN_BLOCK
         return size < self.s.max_split and rest > SMALL_SIZE
 
@@ -180,10 +198,89 @@ class Allocator:
                     self._release(b)
         return True
 
+    # expandable segments
+    def _absorb(self, dst, src):
+        """Merges the free block src (mapped as dst is) into its neighbour dst."""
+        self._remove(src)
+        del self.blocks[src.addr]
+        if src is dst.prev:
+            del self.blocks[dst.addr]
+            dst.addr, dst.prev = src.addr, src.prev
+            if dst.prev:
+                dst.prev.next = dst
+            self.blocks[dst.addr] = dst
+        else:
+            dst.next = src.next
+            if dst.next:
+                dst.next.prev = dst
+        dst.size += src.size
+
+    def _map(self, m, size):
+        """Maps the pages of unmapped m that its first `size` bytes touch; m becomes a free block merged
+        with a free neighbour. Returns m."""
+        base, page = m.seg
+        begin = (m.addr - base) // page
+        end = -(-(m.addr - base + size) // page)
+        nbytes = (end - begin) * page
+        self.unmapped[m.small].remove((m.stream, m.addr))
+        m.mapped = True
+        if nbytes < m.size:
+            rest = Block(m.addr + nbytes, m.size - nbytes, m.stream, m.small)
+            rest.mapped, rest.seg = False, m.seg
+            rest.prev, rest.next = m, m.next
+            if m.next:
+                m.next.prev = rest
+            m.next = rest
+            m.size = nbytes
+            self.blocks[rest.addr] = rest
+            bisect.insort(self.unmapped[m.small], (rest.stream, rest.addr))
+        at = m.addr
+        for n in (m.prev, m.next):
+            if n is not None and n.mapped and not n.allocated and not n.pending:
+                self._absorb(m, n)
+        self._insert(m)
+        self.reserved += nbytes
+        self.trace.append(("segment_map", at, nbytes, m.stream))
+        return m
+
+    def _alloc_expandable(self, stream, small, size):
+        def allocatable(b):
+            return b is not None and not b.allocated and not b.pending
+        c = None
+        lst = self.unmapped[small]
+        i = bisect.bisect_left(lst, (stream, -1))
+        while i < len(lst) and lst[i][0] == stream:
+            u = self.blocks[lst[i][1]]
+            cand = u.prev if allocatable(u.prev) else u
+            room, b = 0, cand
+            while room < size and allocatable(b):
+                room += b.size
+                b = b.next
+            if room >= size:
+                c = cand
+                break
+            i += 1
+        if c is None:
+            page = SMALL_BUFFER if small else LARGE_BUFFER
+            va = -(-(1 << 44) // page) * page
+            base = self.device.reserve(va)
+            c = Block(base, va, stream, small)
+            c.mapped, c.seg = False, (base, page)
+            self.blocks[base] = c
+            bisect.insort(lst, (stream, base))
+        if not c.mapped:
+            c = self._map(c, min(c.size, size))
+        while c.size < size:
+            c = self._map(c.next, min(size - c.size, c.next.size))
+        self._remove(c)
+        return c
+
     def malloc(self, request, stream):
         size = round_size(self.s, request)
         small = size <= SMALL_SIZE
         b = self._find(stream, size, small)
+        if b is None and self.s.expandable:
+            b = self._alloc_expandable(stream, small, size)
         if b is None:
             alloc = segment_size(size)
             b = self._cuda_malloc(stream, small, alloc)
@@ -196,6 +293,7 @@ class Allocator:
                 return None
         if self._should_split(b, size):
             rest = Block(b.addr + size, b.size - size, stream, small)
+            rest.seg = b.seg
             rest.prev, rest.next = b, b.next
             if b.next:
                 b.next.prev = rest
@@ -222,7 +320,7 @@ class Allocator:
         self.trace.append(("free_completed", b.addr, b.requested, b.stream))
         del self.blocks[b.addr]
         for n in (b.prev, b.next):
-            if n is not None and not n.allocated and not n.pending:
+            if n is not None and n.mapped and not n.allocated and not n.pending:
                 self._remove(n)
                 del self.blocks[n.addr]
                 if n is b.prev:
@@ -238,13 +336,14 @@ class Allocator:
         self.blocks[b.addr] = b
 
     def segments(self):
-        """The segments in address order, each a list of its blocks in order."""
-        heads = sorted((b for b in self.blocks.values() if b.prev is None), key=lambda b: b.addr)
+        """The segments in address order, each a list of its blocks in order (of an expandable segment,
+        each mapped range)."""
+        heads = sorted((b for b in self.blocks.values() if b.mapped and (b.prev is None or not b.prev.mapped)), key=lambda b: b.addr)
         out = []
         for h in heads:
             run = []
             b = h
-            while b is not None:
+            while b is not None and b.mapped:
                 run.append(b)
                 b = b.next
             out.append(run)
@@ -272,6 +371,12 @@ class BumpDevice:
 
     def free(self, addr, size):
         del self.used[addr]
+
+    def reserve(self, size, top=[0x7E0000000000]):
+        """Address space for an expandable segment, far from the segments."""
+        addr = top[0]
+        top[0] += -(-size // ROUND_LARGE) * ROUND_LARGE + ROUND_LARGE
+        return addr
 
     def free_bytes(self):
         return (self.capacity or 1 << 40) - sum(self.used.values())
@@ -329,14 +434,14 @@ def generate(seed, settings, steps=3000, keep=None):
         total = sum(b.size for b in run)
         segments.append({"device": 0, "address": head.addr, "total_size": total, "stream": head.stream,
                          "segment_type": "small" if head.small else "large", "segment_pool_id": (0, 0),
-                         "is_expandable": False, "allocated_size": sum(b.size for b in run if b.allocated),
+                         "is_expandable": head.seg is not None, "allocated_size": sum(b.size for b in run if b.allocated),
                          "active_size": sum(b.size for b in run if b.allocated or b.pending),
                          "requested_size": sum(b.requested for b in run if b.allocated or b.pending),
                          "frames": [], "blocks": blocks})
     ms = settings.max_split
     return {"segments": segments, "device_traces": [entries],
             "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": "", "max_split_size": -1 if ms == NO_LIMIT else ms,
-                                   "garbage_collection_threshold": 0.0, "expandable_segments": False,
+                                   "garbage_collection_threshold": 0.0, "expandable_segments": settings.expandable,
                                    "roundup_power2_divisions": {str(1 << i): settings.divisions[i] for i in range(16)}}}
 
 
@@ -545,7 +650,8 @@ def main(argv):
         opts = dict(kv.split("=") for kv in argv[3:])
         s = Settings(max_split=int(opts["max_split_size_mb"]) << 20 if "max_split_size_mb" in opts else NO_LIMIT,
                      divisions=[int(opts.get("roundup", 0))] * 16,
-                     capacity=int(opts["capacity_mb"]) << 20 if "capacity_mb" in opts else None)
+                     capacity=int(opts["capacity_mb"]) << 20 if "capacity_mb" in opts else None,
+                     expandable=opts.get("expandable", "0") == "1")
         snap = generate(int(argv[2]), s, int(opts.get("steps", 3000)), int(opts["keep"]) if "keep" in opts else None)
         with open(argv[1], "wb") as f:
             pickle.dump(snap, f, protocol=4)

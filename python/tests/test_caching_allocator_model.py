@@ -29,3 +29,30 @@ def test_the_rounding_rules():
     assert m.segment_size(1 << 20) == 2 << 20
     assert m.segment_size((1 << 20) + 512) == 20 << 20
     assert m.segment_size(11 << 20) == 12 << 20
+
+
+def test_expandable_segments_grow_in_pages_from_one_range_per_stream_and_pool():
+    snap = m.generate(1, m.Settings(expandable=True), 1500)
+    assert snap["allocator_settings"]["expandable_segments"] is True
+    maps = [e for e in snap["device_traces"][0] if e["action"] == "segment_map"]
+    assert maps and all(e["action"] != "segment_alloc" for e in snap["device_traces"][0])
+    for e in maps:
+        page = m.SMALL_BUFFER if e["size"] % m.LARGE_BUFFER else m.LARGE_BUFFER
+        assert e["size"] % page == 0
+    segs = snap["segments"]
+    assert all(s["is_expandable"] for s in segs)
+    # no capacity, nothing unmapped: each (stream, pool) is one mapped range, as long as its maps together
+    ranges = {(s["stream"], s["segment_type"]) for s in segs}
+    assert len(ranges) == len(segs)
+    assert sum(s["total_size"] for s in segs) == sum(e["size"] for e in maps)
+    for s in segs:
+        assert sum(b["size"] for b in s["blocks"]) == s["total_size"]
+
+
+def test_expandable_segments_under_a_capacity_are_refused():
+    try:
+        m.Settings(expandable=True, capacity=400 << 20)
+    except ValueError as e:
+        assert "capacity" in str(e)
+    else:
+        raise AssertionError("expandable segments with a capacity should be refused")

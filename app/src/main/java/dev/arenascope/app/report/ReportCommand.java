@@ -23,12 +23,17 @@ import dev.arenascope.app.info.AppInfo;
 import dev.arenascope.app.info.ExitCodes;
 import dev.arenascope.app.job.JobCommands;
 import dev.arenascope.app.job.JobInputs;
+import dev.arenascope.app.whatif.WhatIfSections;
 import dev.arenascope.core.analysis.MemoryAnalysis;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.report.Report;
 import dev.arenascope.core.report.ReportFormat;
+import dev.arenascope.core.report.WhatIfSection;
+import dev.arenascope.core.trace.TraceFormatException;
+import dev.arenascope.core.trace.file.FileKind;
+import dev.arenascope.core.trace.torch.TorchAllocatorTrace;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.OutputFiles;
 import dev.arenascope.core.trace.file.ReadReport;
@@ -60,6 +65,7 @@ public final class ReportCommand implements Command {
                 Usage: arenascope report TRACE [--baseline TRACE] [--format html|md|json] [--out FILE]
                                          [--fail-on-regression PCT] [--plan-search-ms MS]
                                          [--stretch-baseline] [--fail-on-peak BYTES]
+                                         [--whatif [--whatif-capacity SIZE] [--floor-time SECONDS]]
                        arenascope report TRACE TRACE... | FOLDER | 'GLOB' [--format html|md|json] [--out FILE]
                                          [--fail-on-imbalance PCT] [--fail-on-peak BYTES] [--rank-pattern REGEX]
 
@@ -85,6 +91,16 @@ public final class ReportCommand implements Command {
                   --fail-on-peak BYTES      exit 4 when a peak in use passes BYTES (70GiB, 512MiB): the
                                             largest memory's, or any rank's of a job; the report is
                                             written first
+                  --whatif                  (a PyTorch snapshot) add the caching allocator what-if: the
+                                            model's check on the file, the recorded reserved peak as live
+                                            + rounding + split remainders + cached, the --grid of
+                                            arenascope whatif best first, and the floor; it reads the
+                                            snapshot a second time and replays it about 13 times (on the
+                                            cores), so it is asked for, not done by default
+                  --whatif-capacity SIZE    the device's bytes for the what-if (first out-of-memory,
+                                            garbage collection), e.g. 80GiB
+                  --floor-time SECONDS      the planner's time for the what-if's floor (default 2; 0:
+                                            the live peak alone)
 
                 Several traces, a folder or a glob are a job (one rank per file, named as for stats):
                 the report is the job's: the gates' verdict, small multiples (a sparkline of live bytes
@@ -106,7 +122,7 @@ public final class ReportCommand implements Command {
 
     @Override
     public int run(List<String> raw, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args("report", raw, Set.of("stretch-baseline", "force"));
+        Args a = new Args("report", raw, Set.of("stretch-baseline", "force", "whatif"));
         if (a.positionals().isEmpty()) {
             throw new UsageException("report: missing TRACE (see arenascope report --help)");
         }
@@ -124,7 +140,20 @@ public final class ReportCommand implements Command {
         long peakLimit = a.bytes("fail-on-peak", -1);
         String rankPattern = a.string("rank-pattern", null);
         boolean force = a.flag("force");
+        boolean whatIf = a.flag("whatif");
+        long whatIfCapacity = a.has("whatif-capacity") ? a.bytes("whatif-capacity", 0) : 0;
+        double floorTime = a.doubleValue("floor-time", 2);
+        boolean whatIfOptions = a.has("whatif-capacity") || a.has("floor-time");
         a.finish();
+        if (whatIfOptions && !whatIf) {
+            throw new UsageException("report: --whatif-capacity and --floor-time go with --whatif");
+        }
+        if (a.has("whatif-capacity") && whatIfCapacity <= 0) {
+            throw new UsageException("report: --whatif-capacity must be above 0");
+        }
+        if (floorTime < 0) {
+            throw new UsageException("report: --floor-time must be 0 or more seconds");
+        }
         if (outArg != null) {
             // the report replaces --out only when complete, with --force, and never a file this run reads
             Path target = Path.of(outArg);
@@ -146,6 +175,7 @@ public final class ReportCommand implements Command {
             JobCommands.refuse("report", "--baseline", baselineArg != null, "compare ranks with arenascope sites --rank A --baseline-rank B");
             JobCommands.refuse("report", "--fail-on-regression", gateArg != null, "gate with --fail-on-imbalance or --fail-on-peak");
             JobCommands.refuse("report", "--stretch-baseline", stretch, "there is no baseline to stretch");
+            JobCommands.refuse("report", "--whatif", whatIf, "run arenascope whatif RANK.pickle --grid on the rank in question");
             return JobReports.run(a.positionals(), rankPattern, imbalanceArg == null ? null : percent(imbalanceArg, "--fail-on-imbalance"),
                     peakLimit < 0 ? null : peakLimit, format(formatArg, outArg), outArg, force, out, err);
         }
@@ -165,7 +195,10 @@ public final class ReportCommand implements Command {
             throw new UsageException("report: --fail-on-regression needs --baseline TRACE to compare with");
         }
         List<ReadReport> damaged = new ArrayList<>();
-        TraceAnalysis current = analyse(trace, searchMs, damaged);
+        TraceAnalysis current = analyse(trace, searchMs, damaged); // an unreadable TRACE is named here first
+        if (whatIf && FileKind.of(trace) != FileKind.PICKLE) {
+            throw new UsageException("report: --whatif needs a PyTorch memory snapshot (.pickle); " + trace + " is " + FileKind.of(trace).description());
+        }
         Report report;
         if (baselineArg != null) {
             Path baseline = Path.of(baselineArg);
@@ -175,7 +208,8 @@ public final class ReportCommand implements Command {
         } else {
             report = Report.of(current, AppInfo.tool(), trace.getFileName().toString());
         }
-        emit(w -> format.write(report, w), format, outArg, force, out, err);
+        Report written = whatIf ? report.withWhatIf(whatIf(trace, whatIfCapacity, floorTime)) : report;
+        emit(w -> format.write(written, w), format, outArg, force, out, err);
         List<TraceDiff.Change> failed = report.gateFailures();
         if (!failed.isEmpty()) {
             for (TraceDiff.Change c : failed) {
@@ -202,6 +236,19 @@ public final class ReportCommand implements Command {
             return ExitCodes.USAGE;
         }
         return failed.isEmpty() && !overPeak ? ExitCodes.OK : EXIT_REGRESSION;
+    }
+
+    private static WhatIfSection whatIf(Path trace, long capacity, double floorTime) throws IOException {
+        TorchAllocatorTrace t;
+        try {
+            t = TorchAllocatorTrace.read(trace);
+        } catch (TraceFormatException e) {
+            throw new UsageException("report: --whatif: " + e.getMessage(), e);
+        }
+        if (t.devices().isEmpty()) {
+            throw new UsageException("report: --whatif: " + trace + ": the snapshot has no device");
+        }
+        return WhatIfSections.of(t, capacity, floorTime);
     }
 
     /** What a report writes, given the writer. */

@@ -160,10 +160,19 @@ public final class WhatIfCommand implements Command {
         }
         CachingAllocatorModel replayed = check.exact() ? SnapshotCheck.replayed(t, d) : null;
         WhatIfReplay.Outcome recorded = WhatIfReplay.recorded(t, d, replayed);
-        WhatIfReplay.Outcome baseline = WhatIfReplay.run(d, base);
+        // one prepared trace for every replay; the baseline and the what-ifs side by side on the cores
+        List<AllocatorSettings> runs = new ArrayList<>();
+        runs.add(base);
+        for (AllocatorSettings s : tries) {
+            if (!s.equals(base)) {
+                runs.add(s);
+            }
+        }
+        List<WhatIfReplay.Outcome> done = WhatIfReplay.runAll(WhatIfReplay.prepare(d), runs, WhatIfReplay.defaultThreads());
+        WhatIfReplay.Outcome baseline = done.getFirst();
         List<WhatIfReplay.Outcome> outcomes = new ArrayList<>();
         for (AllocatorSettings s : tries) {
-            outcomes.add(s.equals(base) ? baseline : WhatIfReplay.run(d, s));
+            outcomes.add(s.equals(base) ? baseline : done.get(runs.indexOf(s)));
         }
         Floor floor = Floor.of(d, (long) (floorTime * 1e9));
         new WhatIfReport(file, t, d, check, recorded, baseline, outcomes, floor, capacity).write(format, out);

@@ -16,7 +16,8 @@ class WhatIfBenchTest {
         assertEquals("whatif", bench.group());
         assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof WhatIfBench), "registered");
         Map<String, Double> f = bench.run(true);
-        assertEquals(Set.of("whatif.replay_s", "whatif.grid_s", "whatif.grid_settings", "whatif.check_ms", "whatif.exact"), f.keySet());
+        assertEquals(Set.of("whatif.replay_s", "whatif.replay_cpu_s", "whatif.grid_s", "whatif.grid_cpu_s", "whatif.grid_serial_cpu_s",
+                "whatif.grid_threads", "whatif.grid_settings", "whatif.check_ms", "whatif.exact"), f.keySet());
         assertEquals(12.0, f.get("whatif.grid_settings"));
         assertEquals(1.0, f.get("whatif.exact"), "the model reproduces magma27");
         f.forEach((k, v) -> assertTrue(v > 0 && v < 1e7, k + " = " + v));

@@ -218,4 +218,59 @@ class ReportCommandTest {
         assertEquals(0, run("--help"));
         assertTrue(out().contains("report"));
     }
+
+    @Test
+    void whatIfSectionTakesTheRecordedPeakApartOnBothFixtures() throws Exception {
+        for (Path trace : new Path[] {MAGMA, BCRAFTON}) {
+            assertEquals(0, run("report", trace.toString(), "--whatif", "--format", "json"), err());
+            JsonNode w = new ObjectMapper().readTree(out()).get("whatif");
+            assertTrue(w.at("/check/exact").asBoolean(), trace + ": " + w.at("/check/line").asText());
+            assertTrue(w.at("/check/line").asText().startsWith("model: exact"));
+            JsonNode p = w.at("/recorded/at_peak");
+            long reserved = p.get("reserved").asLong();
+            assertEquals(w.at("/recorded/reserved_peak").asLong(), reserved, "the breakdown is of the recorded peak");
+            assertEquals(reserved, p.get("live").asLong() + p.get("rounding").asLong() + p.get("split_remainders").asLong() + p.get("cached").asLong(),
+                    "reserved = live + rounding + split remainders + cached");
+            assertEquals(12, w.get("grid").size());
+            long bestPeak = Long.MAX_VALUE;
+            for (JsonNode g : w.get("grid")) {
+                if (g.get("out_of_memory").isNull()) {
+                    bestPeak = Math.min(bestPeak, g.get("reserved_peak").asLong());
+                }
+            }
+            String best = w.get("best").asText();
+            long named = -1;
+            for (JsonNode g : w.get("grid")) {
+                if (g.get("settings").asText().equals(best)) {
+                    named = g.get("reserved_peak").asLong();
+                }
+            }
+            assertEquals(bestPeak, named, "best names the grid's lowest reserved peak");
+            long live = w.at("/floor/live_peak").asLong();
+            assertTrue(live <= bestPeak && live <= reserved, "no allocator beats the live peak");
+            assertTrue(w.at("/summary").asText().contains("the floor"));
+
+            assertEquals(0, run("report", trace.toString(), "--whatif", "--format", "md"), err());
+            String md = out();
+            assertTrue(md.contains("## Caching allocator what-if (device 0)"), md);
+            assertTrue(md.contains("| **recorded (the file)** |"));
+            assertTrue(md.contains("| **floor: live peak** |"));
+            Path html = dir.resolve(trace.getFileName() + ".whatif.html");
+            assertEquals(0, run("report", trace.toString(), "--whatif", "--out", html.toString()), err());
+            assertTrue(Files.readString(html).contains("<section id=\"whatif\">"));
+        }
+    }
+
+    @Test
+    void whatIfIsAskedForAndNeedsASnapshot() throws Exception {
+        assertEquals(0, run("report", MAGMA.toString(), "--format", "md"), err());
+        assertFalse(out().contains("what-if"), "not without --whatif");
+        Path jsonl = dir.resolve("t.jsonl");
+        assertEquals(0, run("convert", MAGMA.toString(), jsonl.toString()), err());
+        assertEquals(2, run("report", jsonl.toString(), "--whatif"));
+        assertTrue(err().contains("--whatif needs a PyTorch memory snapshot"), err());
+        assertEquals(1, err().strip().lines().count(), err());
+        assertEquals(2, run("report", MAGMA.toString(), "--floor-time", "1"));
+        assertTrue(err().contains("go with --whatif"), err());
+    }
 }

@@ -23,6 +23,8 @@ import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.device.DeviceInfo;
+import dev.arenascope.core.pool.torch.CachingAllocatorModel;
+import dev.arenascope.core.pool.torch.WhatIfReplay;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.file.RingWindow;
 
@@ -56,6 +58,10 @@ public final class JsonReportWriter {
             comparison(g, r);
         } else {
             g.writeNull();
+        }
+        if (r.whatIf() != null) {
+            g.writeFieldName("whatif");
+            whatIf(g, r.whatIf());
         }
         g.writeEndObject();
         g.flush();
@@ -345,6 +351,76 @@ public final class JsonReportWriter {
             g.writeEndObject();
         }
         g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private static void whatIf(JsonGenerator g, WhatIfSection w) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("device", w.device());
+        g.writeFieldName("check");
+        g.writeStartObject();
+        g.writeBooleanField("exact", w.exact());
+        g.writeStringField("line", w.checkLine());
+        g.writeEndObject();
+        g.writeStringField("summary", ReportTables.whatIfSummary(w));
+        g.writeFieldName("recorded");
+        outcome(g, w.recorded());
+        g.writeFieldName("baseline");
+        outcome(g, w.baseline());
+        g.writeArrayFieldStart("grid");
+        for (WhatIfReplay.Outcome o : w.grid()) {
+            outcome(g, o);
+        }
+        g.writeEndArray();
+        List<WhatIfReplay.Outcome> best = w.best();
+        if (best.isEmpty()) {
+            g.writeNullField("best");
+        } else {
+            g.writeStringField("best", best.getFirst().settings().describe());
+        }
+        g.writeFieldName("floor");
+        g.writeStartObject();
+        g.writeNumberField("live_peak", w.livePeak());
+        if (w.packedFloor() >= 0) {
+            g.writeNumberField("packed_height", w.packedFloor());
+        } else {
+            g.writeNullField("packed_height");
+        }
+        g.writeStringField("note", w.floorNote());
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    private static void outcome(JsonGenerator g, WhatIfReplay.Outcome o) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("settings", o.settings().describe());
+        g.writeNumberField("reserved_peak", o.reservedPeak());
+        CachingAllocatorModel.Peak p = o.peak();
+        g.writeFieldName("at_peak");
+        if (p == null) {
+            g.writeNull();
+        } else {
+            g.writeStartObject();
+            g.writeNumberField("reserved", p.reserved());
+            g.writeNumberField("live", p.requested());
+            g.writeNumberField("rounding", p.rounding());
+            g.writeNumberField("split_remainders", p.splitRemainders());
+            g.writeNumberField("cached", p.cached());
+            g.writeEndObject();
+        }
+        g.writeNumberField("live_peak", o.requestedPeak());
+        g.writeNumberField("cuda_mallocs", o.segmentAllocs());
+        g.writeNumberField("cuda_frees", o.segmentFrees());
+        g.writeFieldName("out_of_memory");
+        if (!o.outOfMemory()) {
+            g.writeNull();
+        } else {
+            g.writeStartObject();
+            g.writeNumberField("entry", o.oomEntry());
+            g.writeNumberField("bytes", o.oomBytes());
+            g.writeNumberField("reserved", o.oomReserved());
+            g.writeEndObject();
+        }
         g.writeEndObject();
     }
 

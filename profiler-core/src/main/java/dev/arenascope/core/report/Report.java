@@ -15,9 +15,11 @@ import dev.arenascope.core.analysis.TraceDiff;
  * @param generator   the tool and version that wrote the report, e.g. {@code arenascope 0.1.0}
  * @param source      where the trace came from (a file name), or empty
  * @param baselineSource where the baseline came from, or empty
+ * @param stretchBaseline whether the baseline's occupancy is drawn stretched to this run's length
+ * @param whatIf      the caching allocator what-if of a PyTorch snapshot ({@code report --whatif}), or null
  */
 public record Report(TraceAnalysis trace, TraceDiff diff, Double gatePct, String generator, String source,
-                     String baselineSource, boolean stretchBaseline) {
+                     String baselineSource, boolean stretchBaseline, WhatIfSection whatIf) {
 
     /** Scopes listed in the HTML and Markdown tables (JSON lists every scope). */
     public static final int TOP_SCOPES = 20;
@@ -39,13 +41,13 @@ public record Report(TraceAnalysis trace, TraceDiff diff, Double gatePct, String
 
     /** A report of one trace with no baseline. */
     public static Report of(TraceAnalysis trace, String generator, String source) {
-        return new Report(trace, null, null, generator, source, "", false);
+        return new Report(trace, null, null, generator, source, "", false, null);
     }
 
     /** A report of {@code trace} against {@code baseline}, gated at {@code gatePct} (null for no gate). */
     public static Report compare(TraceAnalysis trace, TraceAnalysis baseline, Double gatePct, String generator,
                                  String source, String baselineSource) {
-        return new Report(trace, TraceDiff.of(trace, baseline), gatePct, generator, source, baselineSource, false);
+        return new Report(trace, TraceDiff.of(trace, baseline), gatePct, generator, source, baselineSource, false, null);
     }
 
     /**
@@ -53,7 +55,12 @@ public record Report(TraceAnalysis trace, TraceDiff diff, Double gatePct, String
      * the default and the window's rule, aligned at the start on the same time scale.
      */
     public Report withStretchedBaseline(boolean stretch) {
-        return new Report(trace, diff, gatePct, generator, source, baselineSource, stretch);
+        return new Report(trace, diff, gatePct, generator, source, baselineSource, stretch, whatIf);
+    }
+
+    /** This report with a what-if section (null: none). */
+    public Report withWhatIf(WhatIfSection section) {
+        return new Report(trace, diff, gatePct, generator, source, baselineSource, stretchBaseline, section);
     }
 
     /** Whether a baseline is attached. */

@@ -73,7 +73,67 @@ final class ReportTables {
             t.add(plans(r));
         }
         t.addAll(SiteTables.all(r));
+        if (r.whatIf() != null) {
+            t.add(whatIf(r.whatIf()));
+        }
         return t;
+    }
+
+    private static String bytes(long b) {
+        return Units.format(Figure.Unit.BYTES, b);
+    }
+
+    /** The sentence that sums up the what-if: the recorded peak taken apart, the best setting, the floor. */
+    static String whatIfSummary(WhatIfSection w) {
+        StringBuilder b = new StringBuilder(w.checkLine()).append(". ");
+        var p = w.peak();
+        b.append(w.recorded().peak() != null ? "Reserved at the recorded peak " : "Reserved at the replayed peak (the model's guess) ")
+                .append(bytes(p.reserved())).append(" = live ").append(bytes(p.requested())).append(" + rounding ").append(bytes(p.rounding()))
+                .append(" + split remainders ").append(bytes(p.splitRemainders())).append(" + cached ").append(bytes(p.cached()));
+        List<dev.arenascope.core.pool.torch.WhatIfReplay.Outcome> best = w.best();
+        if (!best.isEmpty()) {
+            var o = best.getFirst();
+            b.append("; best of ").append(best.size()).append(" settings: ").append(o.settings().describe()).append(", ").append(bytes(o.reservedPeak()));
+        }
+        b.append("; the floor: ").append(bytes(w.floor()));
+        b.append(w.packedFloor() >= 0 ? " (packed at fixed addresses; live peak " + bytes(w.livePeak()) + ")" : " (the live peak; " + w.floorNote() + ")");
+        return b.append('.').toString();
+    }
+
+    static ReportTable whatIf(WhatIfSection w) {
+        List<List<ReportTable.Cell>> rows = new ArrayList<>();
+        long recordedPeak = w.recorded().reservedPeak();
+        rows.add(whatIfRow("recorded (the file)", w.recorded(), recordedPeak));
+        rows.add(whatIfRow("replayed, file settings", w.baseline(), recordedPeak));
+        List<dev.arenascope.core.pool.torch.WhatIfReplay.Outcome> best = w.best();
+        for (int i = 0; i < Math.min(WhatIfSection.SHOWN, best.size()); i++) {
+            rows.add(whatIfRow(best.get(i).settings().describe(), best.get(i), recordedPeak));
+        }
+        String none = Units.NONE;
+        rows.add(List.of(name("floor: live peak"), ReportTable.Cell.of(bytes(w.livePeak())), ReportTable.Cell.of(vs(w.livePeak(), recordedPeak)),
+                ReportTable.Cell.of(bytes(w.livePeak())), ReportTable.Cell.of(none), ReportTable.Cell.of(none), ReportTable.Cell.of(none),
+                ReportTable.Cell.of(none)));
+        rows.add(List.of(name("floor: packed at fixed addresses"), ReportTable.Cell.of(w.packedFloor() >= 0 ? bytes(w.packedFloor()) : none)
+                        .withSub(w.packedFloor() >= 0 ? null : w.floorNote()), ReportTable.Cell.of(w.packedFloor() >= 0 ? vs(w.packedFloor(), recordedPeak) : none),
+                ReportTable.Cell.of(none), ReportTable.Cell.of(none), ReportTable.Cell.of(none), ReportTable.Cell.of(none), ReportTable.Cell.of(none)));
+        return new ReportTable("whatif", "Caching allocator what-if (device " + w.device() + ")", whatIfSummary(w),
+                List.of("settings", "reserved peak", "vs recorded", "live at peak", "rounding", "split remainders", "cached", "first out-of-memory"),
+                List.of(false, true, true, true, true, true, true, false), rows, Math.max(0, best.size() - WhatIfSection.SHOWN));
+    }
+
+    private static String vs(long v, long recorded) {
+        return recorded <= 0 ? Units.NONE : String.format(Locale.ROOT, "%+.1f%%", (v - recorded) * 100.0 / recorded);
+    }
+
+    private static List<ReportTable.Cell> whatIfRow(String label, dev.arenascope.core.pool.torch.WhatIfReplay.Outcome o, long recordedPeak) {
+        var p = o.peak();
+        String none = Units.NONE;
+        String oom = !o.outOfMemory() ? "none"
+                : o.oomEntry() == -2 ? "a block in use at the start, " + bytes(o.oomBytes()) : "entry " + o.oomEntry() + ", " + bytes(o.oomBytes());
+        return List.of(name(label), ReportTable.Cell.of(bytes(o.reservedPeak())), ReportTable.Cell.of(vs(o.reservedPeak(), recordedPeak)),
+                ReportTable.Cell.of(p == null ? none : bytes(p.requested())), ReportTable.Cell.of(p == null ? none : bytes(p.rounding())),
+                ReportTable.Cell.of(p == null ? none : bytes(p.splitRemainders())), ReportTable.Cell.of(p == null ? none : bytes(p.cached())),
+                ReportTable.Cell.of(oom));
     }
 
     private static ReportTable.Cell fig(Report r, FigureRow row, String key) {

@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
-import java.util.TreeSet;
 
 import dev.arenascope.core.util.LongLongMap;
 
@@ -68,6 +67,14 @@ public final class CachingAllocatorModel {
         boolean mapped = true;
         Expandable seg;
         long gcBase;
+        /** The tree that holds the block ({@link BlockTree}: its pool's free blocks or unmapped ranges), and its links there. */
+        BlockTree tree;
+        Block left;
+        Block right;
+        Block parent;
+        int prio;
+        /** Its slot among the blocks in use while in use, else -1. */
+        int slot = -1;
 
         Block(long addr, long size, long stream, Pool pool) {
             this.addr = addr;
@@ -79,18 +86,6 @@ public final class CachingAllocatorModel {
         boolean isSplit() {
             return prev != null || next != null;
         }
-
-        /** As a search key: the first block of {@code stream} at least {@code size} long. */
-        void setSearch(long stream, long size) {
-            this.stream = stream;
-            this.size = size;
-            this.addr = Long.MIN_VALUE;
-        }
-
-        void setAddress(long stream, long addr) {
-            this.stream = stream;
-            this.addr = addr;
-        }
     }
 
     /** An expandable segment's reserved range. */
@@ -100,8 +95,8 @@ public final class CachingAllocatorModel {
     static final class Pool {
         final int id;
         final boolean small;
-        final TreeSet<Block> free = new TreeSet<>(BY_SIZE);
-        final TreeSet<Block> unmapped = new TreeSet<>(BY_ADDRESS);
+        final BlockTree free = new BlockTree(true);
+        final BlockTree unmapped = new BlockTree(false);
         long calls;
 
         Pool(int id, boolean small) {
@@ -109,10 +104,6 @@ public final class CachingAllocatorModel {
             this.small = small;
         }
     }
-
-    static final Comparator<Block> BY_SIZE = (a, b) -> a.stream != b.stream ? Long.compare(a.stream, b.stream)
-            : a.size != b.size ? Long.compare(a.size, b.size) : Long.compare(a.addr, b.addr);
-    static final Comparator<Block> BY_ADDRESS = (a, b) -> a.stream != b.stream ? Long.compare(a.stream, b.stream) : Long.compare(a.addr, b.addr);
 
     /**
      * The reserved bytes at the reserved peak, taken apart (at the instant of that peak with the most in use).
@@ -135,12 +126,14 @@ public final class CachingAllocatorModel {
     private final HashMap<Integer, Pool> pools = new HashMap<>();
     /** The blocks in use: address -> slot of {@link #slots} (no boxed key per block). */
     private final LongLongMap active = new LongLongMap();
+    /** Whether {@link #active} is kept: false for a replay that names its blocks by slot alone. */
+    private final boolean byAddress;
+    private int activeCount;
     private Block[] slots = new Block[1024];
     private int[] freeSlots = new int[1024];
     private int freeSlotCount;
     private int slotCount;
     private final List<Expandable> expandables = new ArrayList<>();
-    private final Block key = new Block(0, 0, 0, null);
     private final boolean gc;
     private long reserved;
     private long activeBytes;
@@ -156,6 +149,17 @@ public final class CachingAllocatorModel {
     private long peakReserved, peakRequested, peakActive, peakWhole, peakAt;
 
     public CachingAllocatorModel(AllocatorSettings settings, SegmentDevice device, AllocatorEvents events) {
+        this(settings, device, events, true);
+    }
+
+    /**
+     * A model whose blocks in use are named by address ({@code byAddress}: {@link #malloc}, {@link
+     * #freeRequested}, {@link #freeCompleted}, {@link #inUse}) or by slot alone ({@link #mallocSlot},
+     * {@link #freeRequestedSlot}, {@link #freeCompletedSlot}: no map of addresses kept, for a replay that
+     * holds the slots it was given).
+     */
+    public CachingAllocatorModel(AllocatorSettings settings, SegmentDevice device, AllocatorEvents events, boolean byAddress) {
+        this.byAddress = byAddress;
         this.s = settings;
         this.device = device;
         this.events = events == null ? new AllocatorEvents() {} : events;
@@ -347,30 +351,49 @@ public final class CachingAllocatorModel {
             slot = slotCount++;
         }
         slots[slot] = b;
-        active.put(b.addr, slot, -1);
+        b.slot = slot;
+        activeCount++;
+        if (byAddress) {
+            active.put(b.addr, slot, -1);
+        }
     }
 
     private Block getActive(long addr) {
+        requireAddresses();
         long slot = active.get(addr, -1);
         return slot < 0 ? null : slots[(int) slot];
     }
 
     private Block removeActive(long addr) {
+        requireAddresses();
         long slot = active.remove(addr, -1);
-        if (slot < 0) {
-            return null;
-        }
-        Block b = slots[(int) slot];
-        slots[(int) slot] = null;
+        return slot < 0 ? null : releaseSlot((int) slot);
+    }
+
+    private Block releaseSlot(int slot) {
+        Block b = slots[slot];
+        slots[slot] = null;
+        b.slot = -1;
+        activeCount--;
         if (freeSlotCount == freeSlots.length) {
             freeSlots = Arrays.copyOf(freeSlots, freeSlotCount * 2);
         }
-        freeSlots[freeSlotCount++] = (int) slot;
+        freeSlots[freeSlotCount++] = slot;
         return b;
     }
 
+    private Block slotBlock(int slot) {
+        return slot >= 0 && slot < slotCount ? slots[slot] : null;
+    }
+
+    private void requireAddresses() {
+        if (!byAddress) {
+            throw new IllegalStateException("this model finds its blocks by slot, not by address");
+        }
+    }
+
     private List<Block> activeBlocks() {
-        List<Block> out = new ArrayList<>(active.size());
+        List<Block> out = new ArrayList<>(activeCount);
         for (int i = 0; i < slotCount; i++) {
             if (slots[i] != null) {
                 out.add(slots[i]);
@@ -403,6 +426,26 @@ public final class CachingAllocatorModel {
      * private pool's): the address of the block it gets, or -1 when the device is out of memory.
      */
     public long malloc(long bytes, long stream, int poolId) {
+        Block b = allocate(bytes, stream, poolId);
+        return b == null ? -1 : b.addr;
+    }
+
+    /**
+     * {@link #malloc}, answering the slot of the block in use (from 0, reused once freed) instead of its
+     * address, or -1 when the device is out of memory.
+     */
+    public int mallocSlot(long bytes, long stream, int poolId) {
+        Block b = allocate(bytes, stream, poolId);
+        return b == null ? -1 : b.slot;
+    }
+
+    /** The address of the block in use in {@code slot}, or -1. */
+    public long addressOf(int slot) {
+        Block b = slotBlock(slot);
+        return b == null ? -1 : b.addr;
+    }
+
+    private Block allocate(long bytes, long stream, int poolId) {
         long size = roundSize(s, bytes);
         boolean small = size <= SMALL_SIZE;
         Pool p = pool(poolId, small);
@@ -422,7 +465,7 @@ public final class CachingAllocatorModel {
             if (b == null) {
                 ooms++;
                 events.outOfMemory(size, stream, device.freeBytes());
-                return -1;
+                return null;
             }
         }
         if (shouldSplit(b, size)) {
@@ -446,7 +489,7 @@ public final class CachingAllocatorModel {
         requestedPeak = Math.max(requestedPeak, requestedBytes);
         events.alloc(b.addr, bytes, b.size, stream);
         notePeak();
-        return b.addr;
+        return b;
     }
 
     private void notePeak() {
@@ -463,7 +506,15 @@ public final class CachingAllocatorModel {
 
     /** The free of the block at {@code address} was requested ({@code free_requested}): it stays unusable until completed. False when no block is in use there. */
     public boolean freeRequested(long address) {
-        Block b = getActive(address);
+        return requestFree(getActive(address));
+    }
+
+    /** {@link #freeRequested} of the block in {@code slot}. */
+    public boolean freeRequestedSlot(int slot) {
+        return requestFree(slotBlock(slot));
+    }
+
+    private static boolean requestFree(Block b) {
         if (b == null || !b.allocated) {
             return false;
         }
@@ -478,6 +529,25 @@ public final class CachingAllocatorModel {
         if (b == null) {
             return false;
         }
+        release(b);
+        return true;
+    }
+
+    /** {@link #freeCompleted} of the block in {@code slot}. */
+    public boolean freeCompletedSlot(int slot) {
+        Block b = slotBlock(slot);
+        if (b == null) {
+            return false;
+        }
+        if (byAddress) {
+            active.remove(b.addr, -1);
+        }
+        releaseSlot(slot);
+        release(b);
+        return true;
+    }
+
+    private void release(Block b) {
         b.allocated = false;
         b.pending = false;
         activeBytes -= b.size;
@@ -488,11 +558,11 @@ public final class CachingAllocatorModel {
         merge(b, before);
         merge(b, after);
         insertFree(b);
-        return true;
     }
 
     /** Whether a block is in use (or pending) at {@code address}. */
     public boolean inUse(long address) {
+        requireAddresses();
         return active.containsKey(address);
     }
 
@@ -534,21 +604,20 @@ public final class CachingAllocatorModel {
         if (gc) {
             p.calls++;
         }
-        key.setSearch(stream, size);
-        Block it = p.free.ceiling(key);
+        Block it = p.free.ceiling(stream, size, Long.MIN_VALUE);
         if (it == null || it.stream != stream) {
             return null;
         }
         if (it.seg != null) {
             if (s.expandableSegments()) {
-                Block next = p.free.higher(it);
+                Block next = BlockTree.next(it);
                 while (it.seg != null && next != null && next.stream == stream && expandableSize(next) < expandableSize(it)) {
                     it = next;
-                    next = p.free.higher(next);
+                    next = BlockTree.next(next);
                 }
             } else {
                 do {
-                    it = p.free.higher(it);
+                    it = BlockTree.next(it);
                 } while (it != null && it.seg != null && it.stream == stream);
                 if (it == null || it.stream != stream) {
                     return null;
@@ -599,16 +668,15 @@ public final class CachingAllocatorModel {
             return false;
         }
         long want = Math.max(size, s.maxSplitSize());
-        key.setSearch(stream, want);
-        Block it = p.free.ceiling(key);
+        Block it = p.free.ceiling(stream, want, Long.MIN_VALUE);
         if (it == null || it.stream != stream) {
-            Block b = it == null ? (p.free.isEmpty() ? null : p.free.last()) : p.free.lower(it);
+            Block b = it == null ? p.free.last() : BlockTree.previous(it);
             if (b == null) {
                 return false;
             }
             long released = 0;
             while (released < want && b.size >= s.maxSplitSize() && b.stream == stream && b.seg == null) {
-                Block lower = p.free.lower(b);
+                Block lower = BlockTree.previous(b);
                 released += b.size;
                 releaseBlock(b);
                 if (lower == null) {
@@ -633,7 +701,8 @@ public final class CachingAllocatorModel {
 
     private void releaseBlocks(Pool p) {
         List<Block> toUnmap = new ArrayList<>();
-        for (Block b : p.free.toArray(new Block[0])) {
+        for (Block b = p.free.first(), after; b != null; b = after) {
+            after = BlockTree.next(b);
             if (b.seg != null) {
                 toUnmap.add(b);
             } else if (!b.isSplit()) {
@@ -666,7 +735,7 @@ public final class CachingAllocatorModel {
         Pool large = pool(0, false);
         long totalAge = 0;
         int count = 0;
-        for (Block b : large.free) {
+        for (Block b = large.free.first(); b != null; b = BlockTree.next(b)) {
             if (!b.isSplit() && b.seg == null) {
                 totalAge += large.calls - b.gcBase;
                 count++;
@@ -680,7 +749,8 @@ public final class CachingAllocatorModel {
         while (reclaimed < target && freed && count > 0) {
             double age = (double) totalAge / count;
             freed = false;
-            for (Block b : large.free.toArray(new Block[0])) {
+            for (Block b = large.free.first(), after; b != null; b = after) {
+                after = BlockTree.next(b);
                 long bAge = large.calls - b.gcBase;
                 if (!b.isSplit() && b.seg == null && bAge >= age) {
                     freed = true;
@@ -716,8 +786,7 @@ public final class CachingAllocatorModel {
     }
 
     private Block findExpandable(Pool p, long stream, long size) {
-        key.setAddress(stream, Long.MIN_VALUE);
-        for (Block c : p.unmapped.tailSet(key, true)) {
+        for (Block c = p.unmapped.ceiling(stream, 0, Long.MIN_VALUE); c != null; c = BlockTree.next(c)) {
             if (c.stream != stream) {
                 break;
             }
@@ -899,7 +968,7 @@ public final class CachingAllocatorModel {
             }
         }
         for (Pool p : pools.values()) {
-            for (Block b : p.free) {
+            for (Block b = p.free.first(); b != null; b = BlockTree.next(b)) {
                 if (b.prev == null || !b.prev.mapped) {
                     heads.add(b);
                 }

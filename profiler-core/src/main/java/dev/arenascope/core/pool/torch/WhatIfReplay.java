@@ -47,49 +47,185 @@ public final class WhatIfReplay {
 
     private WhatIfReplay() {}
 
+    /**
+     * A device's trace made ready for replays, built once and shared by every replay of it (read-only, so
+     * replays on several threads may share it): each request, free request and free of the trace is given
+     * a register, a small number that names the request's block for as long as it lives (registers are
+     * reused once a block is freed, so a replay keeps its blocks in an array as long as the most blocks
+     * live at once, not a map of addresses); and the pool each request was served from.
+     */
+    public static final class Prepared {
+        final TorchAllocatorTrace.Device d;
+        /** Per start block: its register (the first {@code startBlocks.size()} registers). */
+        final List<TorchAllocatorTrace.Block> start;
+        final int[] startPool;
+        /** Per entry: the register its request, free request or free names, -1 for an entry a replay skips. */
+        final int[] reg;
+        /** Per entry: its request's pool, null when the snapshot has no private pools (every pool is 0). */
+        final int[] pool;
+        /** How many registers a replay needs. */
+        final int registers;
+
+        private Prepared(TorchAllocatorTrace.Device d) {
+            this.d = d;
+            this.start = d.startBlocks();
+            SegmentPools pools = new SegmentPools(d);
+            int n = d.entries();
+            byte[] action = d.action();
+            long[] address = d.address();
+            reg = new int[n];
+            pool = pools.any() ? new int[n] : null;
+            startPool = new int[start.size()];
+            LongLongMap live = new LongLongMap(); // recorded address -> register
+            int[] spare = new int[64];
+            int spareCount = 0;
+            int next = 0;
+            for (int k = 0; k < start.size(); k++) {
+                TorchAllocatorTrace.Block b = start.get(k);
+                startPool[k] = pools.poolOf(b.address());
+                live.put(b.address(), next++, -1);
+            }
+            for (int i = 0; i < n; i++) {
+                switch (action[i]) {
+                    case TorchAllocatorTrace.ALLOC -> {
+                        int r = spareCount > 0 ? spare[--spareCount] : next++;
+                        // an address recorded twice without a free between: the older block stays in use, its register too
+                        live.put(address[i], r, -1);
+                        reg[i] = r;
+                        if (pool != null) {
+                            pool[i] = pools.poolOf(address[i]);
+                        }
+                    }
+                    case TorchAllocatorTrace.FREE_REQUESTED -> reg[i] = (int) live.get(address[i], -1);
+                    case TorchAllocatorTrace.FREE_COMPLETED -> {
+                        int r = (int) live.remove(address[i], -1);
+                        reg[i] = r;
+                        if (r >= 0) {
+                            if (spareCount == spare.length) {
+                                spare = java.util.Arrays.copyOf(spare, spareCount * 2);
+                            }
+                            spare[spareCount++] = r;
+                        }
+                    }
+                    default -> reg[i] = -1;
+                }
+            }
+            registers = next;
+        }
+
+        /** The device prepared. */
+        public TorchAllocatorTrace.Device device() {
+            return d;
+        }
+    }
+
+    /** Prepares device {@code d} for replays ({@link Prepared}): O(entries), once per device. */
+    public static Prepared prepare(Device d) {
+        return new Prepared(d);
+    }
+
     /** Replays device {@code d} under {@code s}. */
     public static Outcome run(Device d, AllocatorSettings s) {
+        return run(prepare(d), s);
+    }
+
+    /** Replays a prepared device under {@code s}. */
+    public static Outcome run(Prepared p, AllocatorSettings s) {
+        return run(p, s, null);
+    }
+
+    /**
+     * Replays a prepared device under {@code s}, telling {@code events} what the model does (null: nothing).
+     */
+    public static Outcome run(Prepared p, AllocatorSettings s, AllocatorEvents events) {
         long t0 = System.nanoTime();
-        SegmentPools pools = new SegmentPools(d);
-        CachingAllocatorModel m = new CachingAllocatorModel(s, new VirtualGpu(s.capacity()), null);
-        LongLongMap at = new LongLongMap(); // recorded address -> the model's
-        for (TorchAllocatorTrace.Block b : d.startBlocks()) {
-            long got = m.malloc(b.requested(), b.stream(), pools.poolOf(b.address()));
+        Device d = p.d;
+        CachingAllocatorModel m = new CachingAllocatorModel(s, new VirtualGpu(s.capacity()), events, false);
+        int[] slot = new int[Math.max(1, p.registers)];
+        for (int k = 0; k < p.start.size(); k++) {
+            TorchAllocatorTrace.Block b = p.start.get(k);
+            int got = m.mallocSlot(b.requested(), b.stream(), p.startPool[k]);
             if (got < 0) {
                 return outcome(s, m, -2, b.requested(), t0);
             }
-            at.put(b.address(), got, 0);
+            slot[k] = got;
             if (b.pending()) {
-                m.freeRequested(got);
+                m.freeRequestedSlot(got);
             }
         }
         byte[] action = d.action();
-        long[] address = d.address();
+        long[] size = d.size();
+        long[] stream = d.stream();
+        int[] reg = p.reg;
+        int[] pool = p.pool;
         for (int i = 0, n = d.entries(); i < n; i++) {
+            int r = reg[i];
+            if (r < 0) {
+                continue;
+            }
             switch (action[i]) {
                 case TorchAllocatorTrace.ALLOC -> {
-                    long got = m.malloc(d.size()[i], d.stream()[i], pools.poolOf(address[i]));
+                    int got = m.mallocSlot(size[i], stream[i], pool == null ? 0 : pool[i]);
                     if (got < 0) {
-                        return outcome(s, m, i, d.size()[i], t0);
+                        return outcome(s, m, i, size[i], t0);
                     }
-                    at.put(address[i], got, 0);
+                    slot[r] = got;
                 }
-                case TorchAllocatorTrace.FREE_REQUESTED -> {
-                    long mine = at.get(address[i], -1);
-                    if (mine != -1) {
-                        m.freeRequested(mine);
-                    }
-                }
-                case TorchAllocatorTrace.FREE_COMPLETED -> {
-                    long mine = at.remove(address[i], -1);
-                    if (mine != -1) {
-                        m.freeCompleted(mine);
-                    }
-                }
+                case TorchAllocatorTrace.FREE_REQUESTED -> m.freeRequestedSlot(slot[r]);
+                case TorchAllocatorTrace.FREE_COMPLETED -> m.freeCompletedSlot(slot[r]);
                 default -> { }
             }
         }
         return outcome(s, m, -1, 0, t0);
+    }
+
+    /**
+     * Replays a prepared device under each of {@code settings}, on up to {@code threads} threads at once
+     * (each replay is independent; they share the prepared trace): the outcomes in the order of {@code settings}.
+     */
+    public static List<Outcome> runAll(Prepared p, List<AllocatorSettings> settings, int threads) {
+        int t = Math.max(1, Math.min(threads, settings.size()));
+        if (t == 1) {
+            List<Outcome> out = new ArrayList<>(settings.size());
+            for (AllocatorSettings s : settings) {
+                out.add(run(p, s));
+            }
+            return out;
+        }
+        Outcome[] out = new Outcome[settings.size()];
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        RuntimeException[] failure = new RuntimeException[1];
+        Thread[] workers = new Thread[t];
+        for (int w = 0; w < t; w++) {
+            workers[w] = Thread.ofPlatform().name("whatif-" + w).daemon().start(() -> {
+                for (int k; (k = next.getAndIncrement()) < out.length; ) {
+                    try {
+                        out[k] = run(p, settings.get(k));
+                    } catch (RuntimeException e) {
+                        synchronized (failure) {
+                            failure[0] = e;
+                        }
+                    }
+                }
+            });
+        }
+        for (Thread w : workers) {
+            try {
+                w.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while replaying the grid", e);
+            }
+        }
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        return List.of(out);
+    }
+
+    /** Threads a grid's replays may use: the cores the JVM sees. */
+    public static int defaultThreads() {
+        return Runtime.getRuntime().availableProcessors();
     }
 
     private static Outcome outcome(AllocatorSettings s, CachingAllocatorModel m, long oomEntry, long oomBytes, long t0) {

@@ -1,6 +1,5 @@
 package dev.arenascope.core.trace.torch;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -24,7 +23,7 @@ import dev.arenascope.core.util.LongLongMap;
 record StartState(LongLongMap alive, LongLongMap requested, TreeMap<Long, Snapshot.Segment> segments) {
 
     static StartState of(TraceEntries e, int[] rows, List<Snapshot.Segment> finalSegments, List<Snapshot.Block> finalBlocks) {
-        Map<Long, Snapshot.Segment> segs = new HashMap<>();
+        TreeMap<Long, Snapshot.Segment> segs = new TreeMap<>();
         for (Snapshot.Segment s : finalSegments) {
             segs.put(s.addr(), s);
         }
@@ -47,26 +46,58 @@ record StartState(LongLongMap alive, LongLongMap requested, TreeMap<Long, Snapsh
                     }
                     case TraceEntries.SEGMENT_ALLOC -> segs.remove(addr);
                     case TraceEntries.SEGMENT_FREE -> segs.put(addr, new Snapshot.Segment(addr, e.size(r), e.stream(r), null));
-                    case TraceEntries.SEGMENT_MAP -> {
-                        Snapshot.Segment s = segs.get(addr);
-                        if (s != null) {
-                            long left = s.size() - e.size(r);
-                            if (left > 0) {
-                                segs.put(addr, new Snapshot.Segment(addr, left, s.stream(), s.pool(), s.small(), true));
-                            } else {
-                                segs.remove(addr);
-                            }
-                        }
-                    }
-                    case TraceEntries.SEGMENT_UNMAP -> {
-                        Snapshot.Segment s = segs.get(addr);
-                        segs.put(addr, new Snapshot.Segment(addr, (s == null ? 0 : s.size()) + e.size(r), e.stream(r), s == null ? null : s.pool(),
-                                s == null ? e.size(r) == 2L << 20 : s.small(), true));
-                    }
+                    case TraceEntries.SEGMENT_MAP -> unmapped(segs, addr, e.size(r));
+                    case TraceEntries.SEGMENT_UNMAP -> mapped(segs, addr, e.size(r), e.stream(r));
                     default -> { }
                 }
             }
         }
-        return new StartState(alive, requested, new TreeMap<>(segs));
+        return new StartState(alive, requested, segs);
+    }
+
+    /**
+     * Before a {@code segment_map} of {@code size} at {@code addr}, those bytes were not mapped: they leave
+     * the expandable segment (a mapped range) that holds them, which may shrink from either end or part in two.
+     */
+    private static void unmapped(TreeMap<Long, Snapshot.Segment> segs, long addr, long size) {
+        Map.Entry<Long, Snapshot.Segment> f = segs.floorEntry(addr);
+        if (f == null || f.getValue().addr() + f.getValue().size() <= addr) {
+            return;
+        }
+        Snapshot.Segment s = f.getValue();
+        long end = s.addr() + s.size();
+        segs.remove(s.addr());
+        if (addr > s.addr()) {
+            segs.put(s.addr(), new Snapshot.Segment(s.addr(), addr - s.addr(), s.stream(), s.pool(), s.small(), true));
+        }
+        if (addr + size < end) {
+            segs.put(addr + size, new Snapshot.Segment(addr + size, end - addr - size, s.stream(), s.pool(), s.small(), true));
+        }
+    }
+
+    /**
+     * Before a {@code segment_unmap} of {@code size} at {@code addr}, those bytes were mapped: they join the
+     * expandable segments just below and just above them into one mapped range.
+     */
+    private static void mapped(TreeMap<Long, Snapshot.Segment> segs, long addr, long size, long stream) {
+        long start = addr;
+        long end = addr + size;
+        String pool = null;
+        Boolean small = null;
+        Map.Entry<Long, Snapshot.Segment> below = segs.lowerEntry(addr);
+        if (below != null && below.getValue().expandable() && below.getValue().addr() + below.getValue().size() == addr) {
+            Snapshot.Segment b = segs.remove(below.getKey());
+            start = b.addr();
+            pool = b.pool();
+            small = b.small();
+        }
+        Snapshot.Segment above = segs.get(end);
+        if (above != null && above.expandable()) {
+            segs.remove(end);
+            end = above.addr() + above.size();
+            pool = pool == null ? above.pool() : pool;
+            small = small == null ? above.small() : small;
+        }
+        segs.put(start, new Snapshot.Segment(start, end - start, stream, pool, small == null ? size == 2L << 20 : small, true));
     }
 }

@@ -23,7 +23,8 @@ import dev.arenascope.core.trace.torch.TorchAllocatorTrace;
  * Two implementations that agree: an independent Python model of the same rules
  * ({@code python/tests/caching_allocator_model.py}, run with /usr/bin/python3) writes snapshots of random
  * runs (small and large pools, two streams, pending frees, out-of-memory retries under a capacity,
- * max_split_size, roundup_power2_divisions), and the Java model must replay each one exactly. Where the
+ * max_split_size, roundup_power2_divisions, expandable segments growing in pages), and the Java model must
+ * replay each one exactly. Where the
  * generator keeps only the last entries (as PyTorch's ring buffer does) the starting state must be
  * inferred; there both implementations must reach the same verdict at the same entry.
  */
@@ -72,6 +73,38 @@ class PythonModelAgreementTest {
         assertTrue(r.exact(), r.line());
         assertTrue(r.segmentEvents() > 0, "the run made segments");
         assertEquals("model: exact", python(tmp, "check", snap.toString()), "the Python model agrees with itself");
+    }
+
+    /**
+     * Expandable segments (without a capacity: pages are mapped, never unmapped): every {@code segment_map}
+     * the Python model wrote, each request's address in the mapped ranges, and the final mapped ranges as
+     * segments must come out of the Java model. The Python check does not replay these (its start state
+     * knows no reserved ranges), so the verdict is the Java model's alone.
+     */
+    @ParameterizedTest(name = "seed {0}: {1}")
+    @CsvSource(delimiter = '|', value = {
+            "1|expandable=1",
+            "4|expandable=1 max_split_size_mb=64",
+            "5|expandable=1 roundup=4 steps=6000",
+            "6|expandable=1 max_split_size_mb=40 roundup=2",
+            "7|expandable=1 steps=8000"})
+    void expandableSegmentsReplayExactly(int seed, String opts, @TempDir Path tmp) throws Exception {
+        Path snap = tmp.resolve("expandable.pickle");
+        List<String> args = new ArrayList<>(List.of("generate", snap.toString(), Integer.toString(seed)));
+        args.addAll(List.of(opts.trim().split(" ")));
+        python(tmp, args.toArray(String[]::new));
+        TorchAllocatorTrace t = TorchAllocatorTrace.read(snap);
+        assertTrue(AllocatorSettings.fromSnapshot(t.settings()).expandableSegments(), "the file says expandable_segments");
+        assertTrue(t.devices().getFirst().finalSegments().stream().allMatch(TorchAllocatorTrace.Segment::expandable));
+        SnapshotCheck.Result r = SnapshotCheck.check(t);
+        assertTrue(r.exact(), r.line());
+        assertTrue(r.segmentEvents() > 10, "the run mapped pages: " + r.segmentEvents());
+        long maps = 0;
+        TorchAllocatorTrace.Device d = t.devices().getFirst();
+        for (int i = 0; i < d.entries(); i++) {
+            maps += d.action()[i] == TorchAllocatorTrace.SEGMENT_MAP ? 1 : 0;
+        }
+        assertEquals(maps, r.segmentEvents(), "every segment entry is a segment_map");
     }
 
     private static final Pattern ENTRY = Pattern.compile("entry (\\d+)");
