@@ -119,12 +119,12 @@ class RanksViewTest extends WindowTestBase {
         assertNull(job.store("rank7"));
 
         // a click on a rank shows its lanes
-        TableRow<?> rank2 = fx(() -> window.ranks().table().lookupAll(".table-row-cell").stream().map(n -> (TableRow<?>) n)
-                .filter(r -> r.getItem() instanceof RankSummary s && s.rank().equals("rank2")).findFirst().orElseThrow());
-        robot.clickOn(rank2);
-        waitForSettled(60, "rank2 shown", () -> window.model().trace() == job.store("rank2") && window.timeline().drawListProperty().get() != null
+        TableRow<?> rank1 = fx(() -> window.ranks().table().lookupAll(".table-row-cell").stream().map(n -> (TableRow<?>) n)
+                .filter(r -> r.getItem() instanceof RankSummary s && s.rank().equals("rank1")).findFirst().orElseThrow());
+        robot.clickOn(rank1);
+        waitForSettled(60, "rank1 shown", () -> window.model().trace() == job.store("rank1") && window.timeline().drawListProperty().get() != null
                 && window.timeline().drawListProperty().get().lanes().size() > 0);
-        assertTrue(fx(() -> window.model().titleProperty().get()).endsWith(" · rank2"));
+        assertTrue(fx(() -> window.model().titleProperty().get()).endsWith(" · rank1"));
 
         // a second rank added to the selection (what a Ctrl-click does; the headless robot's modifier does not
         // reach the table's behaviour): the two compare in the Sites view, the higher shown, the other its baseline
@@ -141,15 +141,18 @@ class RanksViewTest extends WindowTestBase {
         waitForSettled(120, "the comparison answered", () -> window.sitesTab().isSelected() && window.sites().answerProperty().get() != null
                 && window.sites().answerProperty().get().comparing(), () -> window.sites().summary().getText());
         assertSame(job.store("rank0"), fx(() -> window.model().trace()), "the higher rank is shown");
-        assertSame(job.store("rank2"), fx(() -> window.model().baselineProperty().get()), "the other is its baseline");
+        assertSame(job.store("rank1"), fx(() -> window.model().baselineProperty().get()), "the other is its baseline");
         SiteAnswer a = fx(() -> window.sites().answerProperty().get());
         assertEquals(truth.rank(0).peakBytes(), a.sites().totalBytes(), "rank0 at its own peak");
-        assertEquals(truth.rank(2).peakBytes(), a.baseline().totalBytes(), "rank2 at its own peak");
+        assertEquals(truth.rank(1).peakBytes(), a.baseline().totalBytes(), "rank1 at its own peak");
         SiteDiff.Entry top = a.diff().entries().stream().max((x, y) -> Long.compare(Math.abs(x.deltaBytes()), Math.abs(y.deltaBytes()))).orElseThrow();
         assertEquals("embedding_lookup", top.frames().getFirst().function(), "rank0's own site tells it apart: " + top.label());
         assertEquals(2, fx(() -> window.ranks().table().getSelectionModel().getSelectedItems().size()), "both ranks stay selected");
 
-        // worst against median, in one click
+        // back on the Ranks tab, worst against median in one click
+        fxRun(() -> window.tabs().getSelectionModel().select(window.ranksTab()));
+        waitForSettled(10, "the Ranks tab shown", () -> window.ranks().worstVsMedianButton().isVisible()
+                && window.ranks().worstVsMedianButton().getScene() != null && window.ranksTab().isSelected());
         robot.clickOn(fx(() -> window.ranks().worstVsMedianButton()));
         waitForSettled(120, "worst against median", () -> window.model().baselineProperty().get() == job.store("rank" + truth.medianRank())
                 && window.sites().answerProperty().get() != null && window.sites().answerProperty().get().comparing()
@@ -190,7 +193,8 @@ class RanksViewTest extends WindowTestBase {
                 && window.ranks().table().getItems().getFirst().events() == sent.get("rank0"),
                 () -> String.valueOf(window.ranks().table().getItems()));
 
-        // three more stream at once
+        // three more Java senders and the Python client stream at once
+        Process python = pythonClient(port, "train rank4");
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> senders = new ArrayList<>();
         List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -211,9 +215,16 @@ class RanksViewTest extends WindowTestBase {
             t.join();
         }
         assertTrue(failures.isEmpty(), String.valueOf(failures));
+        String pythonOut = new String(python.getInputStream().readAllBytes());
+        assertEquals(0, python.waitFor(), "the Python client: " + pythonOut);
+        waitFor(60, "the Python client's connection closed", () -> window.listenView().table().getItems().stream()
+                .anyMatch(c -> c.state() == ConnectionStats.State.CLOSED && ListenViewNames.session(c).equals("train rank4")));
+        // what arrived from it (its goodbye says everything it sent did)
+        sent.put("rank4", fx(() -> window.listenView().table().getItems().stream()
+                .filter(c -> ListenViewNames.session(c).equals("train rank4")).findFirst().orElseThrow().events()));
         waitFor(60, "every process a rank with every event it sent", () -> {
             Job j = window.ranks().jobProperty().get();
-            if (j == null || j.summary().ranks().size() != 4) {
+            if (j == null || j.summary().ranks().size() != 5) {
                 return false;
             }
             for (var e : sent.entrySet()) {
@@ -222,9 +233,9 @@ class RanksViewTest extends WindowTestBase {
                     return false;
                 }
             }
-            return window.ranks().table().getItems().size() == 4;
+            return window.ranks().table().getItems().size() == 5;
         }, () -> String.valueOf(window.ranks().jobProperty().get() == null ? null : window.ranks().jobProperty().get().summary().ranks()));
-        waitFor(30, "every connection closed", () -> window.listenView().table().getItems().stream().filter(c -> c.state() == ConnectionStats.State.CLOSED).count() == 4);
+        waitFor(30, "every connection closed", () -> window.listenView().table().getItems().stream().filter(c -> c.state() == ConnectionStats.State.CLOSED).count() == 5);
         waitForSettled(60, "the table settled on the ended processes", () -> window.ranks().jobProperty().get().summary().ranks().stream()
                 .allMatch(r -> r.events() == sent.get(r.rank())));
         Job j = fx(() -> window.ranks().jobProperty().get());
@@ -235,11 +246,34 @@ class RanksViewTest extends WindowTestBase {
             long peak = store.memories().stream().mapToLong(m -> ((dev.arenascope.core.trace.store.EventStore) store).peakUsed(m.id())).max().orElseThrow();
             assertEquals(peak, r.peakLiveBytes(), r.rank() + ": the peak of its largest memory");
         }
-        assertEquals(List.of("rank0", "rank1", "rank2", "rank3"), j.summary().ranks().stream().map(RankSummary::rank).toList());
+        assertEquals(List.of("rank0", "rank1", "rank2", "rank3", "rank4"), j.summary().ranks().stream().map(RankSummary::rank).toList());
         // a click on a listened rank shows that process
         fxRun(() -> window.ranks().table().getSelectionModel().clearAndSelect(2));
         String picked = fx(() -> window.ranks().table().getItems().get(2).rank());
         waitForSettled(30, picked + " shown", () -> window.model().trace() == j.store(picked));
+    }
+
+    /** The Python client running the render workload's twin on an algan-style arena, streaming to {@code port}. */
+    private static Process pythonClient(int port, String name) throws Exception {
+        Path py = Path.of("..", "python").toAbsolutePath().normalize();
+        if (!Files.isDirectory(py)) {
+            py = Path.of("python").toAbsolutePath();
+        }
+        assertTrue(Files.isDirectory(py.resolve("arenascope")), "the Python client at " + py);
+        String exe = Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
+        ProcessBuilder pb = new ProcessBuilder(exe, "-m", "arenascope", "run", "--live", "127.0.0.1:" + port, "--name", name,
+                py.resolve("tests/render_equivalent.py").toString(), "64", "48", "40", "2", "3", "2");
+        pb.environment().put("PYTHONPATH", String.join(java.io.File.pathSeparator, py.toString(), py.resolve("tests").toString(),
+                py.resolve("tests/standin_libs").toString()));
+        pb.redirectErrorStream(true);
+        return pb.start();
+    }
+
+    /** The session name a connection's hello gave. */
+    private static final class ListenViewNames {
+        static String session(ConnectionStats c) {
+            return c.peer() == null || c.peer().session() == null ? "" : c.peer().session().name();
+        }
     }
 
     private static long stream(int port, String name, int steps) throws Exception {
