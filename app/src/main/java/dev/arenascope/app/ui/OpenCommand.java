@@ -54,7 +54,10 @@ public final class OpenCommand implements Command {
             throw new UsageException("open: expected one trace file, got 0 (see arenascope open --help)");
         }
         List<Path> paths;
-        if (JobInputs.isJob(a.positionals())) {
+        if (a.positionals().size() == 1 && Files.isDirectory(Path.of(a.positionals().getFirst()))) {
+            JobInputs.files("open", a.positionals()); // refuses a folder without a trace file, in one line
+            paths = List.of(Path.of(a.positionals().getFirst())); // the window names the job after its folder
+        } else if (JobInputs.isJob(a.positionals())) {
             paths = JobInputs.files("open", a.positionals()); // a folder or a glob: its trace files; a file as given
             if (paths.stream().noneMatch(Files::isRegularFile)) {
                 throw new UsageException("open: none of the " + paths.size() + " files named exists as a file: " + paths.getFirst()

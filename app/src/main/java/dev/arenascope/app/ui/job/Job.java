@@ -84,12 +84,12 @@ public record Job(String title, JobSummary summary, Map<String, TraceView> store
         return paths.size() > 1 || paths.size() == 1 && Files.isDirectory(paths.getFirst());
     }
 
-    /** The title of the job of {@code paths}: a folder's name, else the file count. */
+    /** The title of the job of {@code paths}: a folder's name and its ranks ({@code step-4000 (8 ranks)}), else {@code job of N ranks}. */
     public static String title(List<Path> paths, int files) {
         if (paths.size() == 1 && paths.getFirst().getFileName() != null) {
-            return paths.getFirst().getFileName() + " (job of " + files + ")";
+            return paths.getFirst().getFileName() + " (" + files + (files == 1 ? " rank)" : " ranks)");
         }
-        return "job of " + files + " files";
+        return "job of " + files + " ranks";
     }
 
     /**

@@ -95,16 +95,19 @@ public final class RanksView extends BorderPane {
         table.getColumns().setAll(List.of(
                 column("Rank", 90, RankSummary::rank, rankOrder()),
                 text("Status", 70, RanksView::status),
-                text("Role", 110, this::role),
+                text("Role", 90, this::role),
                 bytes("Peak live", RankSummary::peakLiveBytes),
                 bytes("Peak reserved", RankSummary::peakReservedBytes),
-                column("Peak at", 80, r -> r.peakAtNs() < 0 ? "" : Durations.format(r.peakAtNs()), Comparator.comparingLong(RankSummary::peakAtNs)),
-                column("Step", 110, r -> r.step() == null ? "" : r.step(), stepOrder()),
+                column("Peak at", 80, r -> r.peakAtNs() < 0 ? "" : Durations.format(r.peakAtNs()), Comparator.comparingLong(RankSummary::peakAtNs),
+                        Pos.CENTER_RIGHT),
+                column("Step", 105, r -> r.step() == null ? "" : r.step(), stepOrder()),
                 count("OOM", RankSummary::outOfMemory),
                 count("Allocations", RankSummary::allocations),
                 sparkColumn(),
-                text("Top site at the peak", 240, RanksView::topSite),
-                text("Reason", 260, RanksView::reason)));
+                text("Top site at the peak", 220, RanksView::topSite),
+                text("Reason", 200, RanksView::reason)));
+        // the last column (the reason) takes what the others leave: a bad member's reason is the long text
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.setRowFactory(tv -> {
             TableRow<RankSummary> row = new TableRow<>() {
                 @Override
@@ -198,16 +201,29 @@ public final class RanksView extends BorderPane {
     /** A column whose cells are the row, drawn as {@code shown} says and sorted by {@code order} (a rank's number, a time, bytes). */
     private static TableColumn<RankSummary, RankSummary> column(String title, double width, Function<RankSummary, String> shown,
                                                                 Comparator<RankSummary> order) {
+        return column(title, width, shown, order, Pos.CENTER_LEFT);
+    }
+
+    private static TableColumn<RankSummary, RankSummary> column(String title, double width, Function<RankSummary, String> shown,
+                                                                Comparator<RankSummary> order, Pos alignment) {
         TableColumn<RankSummary, RankSummary> c = new TableColumn<>(title);
         c.setPrefWidth(width);
         c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
         c.setComparator(order);
-        c.setCellFactory(col -> new TableCell<>() {
-            @Override
-            protected void updateItem(RankSummary r, boolean empty) {
-                super.updateItem(r, empty);
-                setText(empty || r == null ? null : shown.apply(r));
-            }
+        c.setCellFactory(col -> {
+            TableCell<RankSummary, RankSummary> cell = new TableCell<>() {
+                @Override
+                protected void updateItem(RankSummary r, boolean empty) {
+                    super.updateItem(r, empty);
+                    String text = empty || r == null ? null : shown.apply(r);
+                    setText(text);
+                    // the whole text on hover: a top site's frame and a bad member's reason are long
+                    setTooltip(text == null || text.length() < 24 ? null : new Tooltip(text));
+                }
+            };
+            cell.setAlignment(alignment); // centred on the row's height, which the sparklines set
+            cell.setMnemonicParsing(false);
+            return cell;
         });
         return c;
     }
@@ -217,18 +233,13 @@ public final class RanksView extends BorderPane {
     }
 
     private static TableColumn<RankSummary, RankSummary> bytes(String title, ToLongFunction<RankSummary> f) {
-        TableColumn<RankSummary, RankSummary> c = column(title, 100, r -> !r.loaded() || f.applyAsLong(r) < 0 ? "" : Bytes.format(f.applyAsLong(r)),
-                Comparator.comparingLong(r -> r.loaded() ? f.applyAsLong(r) : -1));
-        c.getStyleClass().add(Styles.NUMERIC);
-        return c;
+        return column(title, 100, r -> !r.loaded() || f.applyAsLong(r) < 0 ? "" : Bytes.format(f.applyAsLong(r)),
+                Comparator.comparingLong(r -> r.loaded() ? f.applyAsLong(r) : -1), Pos.CENTER_RIGHT);
     }
 
     private static TableColumn<RankSummary, RankSummary> count(String title, ToLongFunction<RankSummary> f) {
-        TableColumn<RankSummary, RankSummary> c = column(title, title.length() < 4 ? 50 : 90,
-                r -> r.loaded() ? String.format(Locale.ROOT, "%,d", f.applyAsLong(r)) : "",
-                Comparator.comparingLong(r -> r.loaded() ? f.applyAsLong(r) : -1));
-        c.getStyleClass().add(Styles.NUMERIC);
-        return c;
+        return column(title, title.length() < 4 ? 50 : 90, r -> r.loaded() ? String.format(Locale.ROOT, "%,d", f.applyAsLong(r)) : "",
+                Comparator.comparingLong(r -> r.loaded() ? f.applyAsLong(r) : -1), Pos.CENTER_RIGHT);
     }
 
     private TableColumn<RankSummary, RankSummary> sparkColumn() {
