@@ -154,11 +154,10 @@ public final class RanksView extends BorderPane {
 
     private void initListeners() {
         table.getSelectionModel().getSelectedItems().addListener((ListChangeListener<RankSummary>) c -> {
-            List<RankSummary> sel = List.copyOf(table.getSelectionModel().getSelectedItems());
-            compare.setDisable(sel.size() != 2 || sel.stream().anyMatch(r -> r == null || !r.loaded()));
-            compare.setText(sel.size() == 2 && sel.get(0) != null && sel.get(1) != null
-                    ? "Compare " + sel.get(0).rank() + " with " + sel.get(1).rank() : "Compare selected");
-            if (!syncing && sel.size() == 1 && sel.getFirst() != null) {
+            List<RankSummary> sel = selected();
+            compare.setDisable(sel.size() != 2 || sel.stream().anyMatch(r -> !r.loaded()));
+            compare.setText(sel.size() == 2 ? "Compare " + sel.get(0).rank() + " with " + sel.get(1).rank() : "Compare selected");
+            if (!syncing && sel.size() == 1) {
                 showRank(sel.getFirst().rank());
             }
         });
@@ -426,8 +425,13 @@ public final class RanksView extends BorderPane {
         showSites.get().run();
     }
 
+    /** The selected rows (a selection being changed may hold nulls for a moment: left out). */
+    private List<RankSummary> selected() {
+        return table.getSelectionModel().getSelectedItems().stream().filter(java.util.Objects::nonNull).toList();
+    }
+
     private void compareSelected() {
-        List<RankSummary> sel = List.copyOf(table.getSelectionModel().getSelectedItems());
+        List<RankSummary> sel = selected();
         if (sel.size() == 2) {
             compare(sel.get(0).rank(), sel.get(1).rank());
         }
