@@ -63,7 +63,7 @@ public final class Main {
             System.err.println("arenascope: no display to open the window on (set DISPLAY, or run a command: arenascope --help)");
             System.exit(ExitCodes.USAGE);
         }
-        ArenaScopeApp.launchWindow(null);
+        ArenaScopeApp.launchWindow(List.of()); // no file: the live demo
         System.exit(ExitCodes.OK);
     }
 }

@@ -26,6 +26,10 @@ import dev.arenascope.core.trace.torch.SyntheticJob;
  *       three; {@code job.rank_table_8x100mb_peak_rss_mb} and {@code _cpu_s} from {@code /usr/bin/time};
  *       {@code job.sites_8x100mb_s}: {@code sites FOLDER --rank WORST --baseline-rank MEDIAN} once (every
  *       store kept).</li>
+ *   <li>{@code ui.job_open_8x100mb_s}: the same job opened in the window ({@link JobWindowProbe}) in a fresh JVM
+ *       under {@code -Xmx2g} (target ≤ 6 s): seconds from File ▸ Open Folder to the Ranks view holding every
+ *       rank and the timeline's first full frame of the worst rank, once; the ranks, the worst and its peak
+ *       must be the generator's.</li>
  *   <li>{@code job.rank_table_64x20mb_s}: 64 ranks of about 20 MB (target ≤ 10 s), once, with its peak RSS.</li>
  *   <li>{@code job.8x100mb_mb}, {@code job.64x20mb_mb}: the jobs' sizes in MB (10^6 bytes).</li>
  * </ul>
@@ -83,6 +87,7 @@ final class JobBench implements BenchSuite {
                     throw new IllegalStateException("bench: sites of the " + name + " job does not name " + truth.topDifferingSite());
                 }
                 f.put("job.sites_" + name + "_s", s.wallS());
+                f.put("ui.job_open_" + name + "_s", windowOpen(dir, truth));
             }
         } finally {
             try (Stream<Path> s = Files.list(dir)) {
@@ -94,6 +99,27 @@ final class JobBench implements BenchSuite {
             }
             Files.deleteIfExists(dir);
         }
+    }
+
+    private static final Pattern OPEN = Pattern.compile("open_s=([0-9.]+) ranks=(\\d+) worst=(\\S+) peak_used=(\\d+)");
+
+    /**
+     * Seconds from File ▸ Open Folder to the worst rank's first full frame, in a fresh JVM under {@code -Xmx2g}
+     * ({@link JobWindowProbe}); the ranks, the worst rank and its lane peak must be the generator's.
+     */
+    private static double windowOpen(Path dir, SyntheticJob.Truth truth) throws Exception {
+        ChildRun r = ChildRun.main(List.of("-Xmx2g", "-Darenascope.headless=true"), JobWindowProbe.class.getName(), dir.toString());
+        Matcher m = OPEN.matcher(r.stdout());
+        if (!m.find()) {
+            throw new IllegalStateException("bench: the job window probe printed no open time: " + r.stdout().strip());
+        }
+        String worst = "rank" + truth.worstRank();
+        long peak = truth.rank(truth.worstRank()).peakBytes();
+        if (Integer.parseInt(m.group(2)) != truth.ranks().size() || !worst.equals(m.group(3)) || Long.parseLong(m.group(4)) != peak) {
+            throw new IllegalStateException("bench: the window opened " + m.group(2) + " ranks, worst " + m.group(3) + " peaking at "
+                    + m.group(4) + "; the generator says " + truth.ranks().size() + ", " + worst + ", " + peak);
+        }
+        return Double.parseDouble(m.group(1));
     }
 
     /** The {@code peak_live_bytes} of {@code rank}'s row in stats' JSON, -1 when absent. */

@@ -15,6 +15,7 @@ import dev.arenascope.core.trace.file.JobLoad;
 import dev.arenascope.core.trace.file.JobMember;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.RankNames;
+import dev.arenascope.core.util.Progress;
 
 /**
  * A job loaded for a command: its files named as ranks ({@link RankNames}), imported in parallel, each
@@ -44,9 +45,19 @@ public record JobTable(JobSummary summary, Map<String, LoadedTrace> stores, List
 
     /** Loads the job of {@code files}; {@code keep} keeps every rank's store. */
     public static JobTable load(List<Path> files, Pattern rankPattern, boolean keep) {
+        return load(files, rankPattern, keep, Progress.NONE);
+    }
+
+    /**
+     * Loads the job of {@code files} as {@link #load(List, Pattern, boolean)} does, telling {@code progress}
+     * how many ranks are done and stopping when it is cancelled (the window's open).
+     *
+     * @throws java.util.concurrent.CancellationException when {@code progress} was cancelled
+     */
+    public static JobTable load(List<Path> files, Pattern rankPattern, boolean keep, Progress progress) {
         List<JobMember> members = RankNames.members(files, rankPattern);
         record Ranked(RankSummary row, LoadedTrace kept) {}
-        List<JobLoad.Loaded<Ranked>> loaded = JobLoad.load(members, (m, lt) -> {
+        List<JobLoad.Loaded<Ranked>> loaded = JobLoad.load(members, JobLoad.defaultThreads(), progress, (m, lt) -> {
             String problem = lt.report().damaged() ? lt.report().summary() : null;
             RankSummary row = RankSummary.of(m.rank(), m.number(), m.file().toString(), m.duplicate(), problem, lt.store());
             return new Ranked(row, keep ? lt : null);

@@ -1,20 +1,26 @@
 package dev.arenascope.app.ui;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import javafx.application.Application;
 import javafx.stage.Stage;
 
 /**
  * The JavaFX application: one {@link MainWindow}, opened on a file or on the live demo session.
- * Started by {@link #launchWindow(Path)} from {@code Main}; the class path carries JavaFX.
+ * Started by {@link #launchWindow(List)} from {@code Main}; the class path carries JavaFX.
  */
 public final class ArenaScopeApp extends Application {
-    private static volatile Path initialFile;
+    private static volatile List<Path> initialFiles = List.of();
 
     /** Opens the window and blocks until it is closed. {@code file} null starts the live demo. */
     public static void launchWindow(Path file) {
-        initialFile = file;
+        launchWindow(file == null ? List.of() : List.of(file));
+    }
+
+    /** Opens the window on a trace, or on a job of several (files or folders); none starts the live demo. Blocks until closed. */
+    public static void launchWindow(List<Path> files) {
+        initialFiles = List.copyOf(files);
         Application.launch(ArenaScopeApp.class);
     }
 
@@ -24,6 +30,6 @@ public final class ArenaScopeApp extends Application {
         MainWindow window = new MainWindow(stage, prefs);
         prefs.restore(stage);
         stage.show();
-        window.startWith(initialFile);
+        window.startWith(initialFiles);
     }
 }

@@ -57,6 +57,8 @@ final class FileActions {
     private final Consumer<List<SlotArena>> showPlan;
     private final Consumer<ReadReport> damage;
     final Menu recentMenu = new Menu("Open Recent");
+    private Consumer<List<Path>> openJob = paths -> openAsked(paths.getFirst());
+    private Runnable openFolder = () -> { };
 
     /**
      * @param showPlan shows a plan's arenas (in the slot map)
@@ -78,6 +80,16 @@ final class FileActions {
         rebuildRecent();
     }
 
+    /** Where several files chosen at once go (a job, one rank each), and what File ▸ Open Folder… does. */
+    void onJob(Consumer<List<Path>> openJob, Runnable openFolder) {
+        this.openJob = openJob;
+        this.openFolder = openFolder;
+    }
+
+    void openFolderDialog() {
+        openFolder.run();
+    }
+
     void openDialog() {
         FileChooser fc = new FileChooser();
         fc.setTitle("Open a trace");
@@ -85,9 +97,11 @@ final class FileActions {
                 new FileChooser.ExtensionFilter("Traces (*.astrace, *.jsonl, *.pickle)", "*.astrace", "*.jsonl", "*.pickle"),
                 new FileChooser.ExtensionFilter("Memory plans and problems (*.plan.json, *.json, *.csv)", "*.plan.json", "*.json", "*.csv"),
                 new FileChooser.ExtensionFilter("All files", "*"));
-        File f = keepingOwner(() -> fc.showOpenDialog(stage));
-        if (f != null) {
-            openAsked(f.toPath());
+        List<File> chosen = keepingOwner(() -> fc.showOpenMultipleDialog(stage)); // several at once: a job, one rank each
+        if (chosen != null && chosen.size() == 1) {
+            openAsked(chosen.getFirst().toPath());
+        } else if (chosen != null && chosen.size() > 1) {
+            openJob.accept(chosen.stream().map(File::toPath).toList());
         }
     }
 
@@ -354,7 +368,7 @@ final class FileActions {
      * Runs a file dialog and puts the main window back as it was: some window managers un-maximise
      * (or move) the owner of a native file dialog, and a dialog must leave its owner's state alone.
      */
-    File keepingOwner(java.util.function.Supplier<File> dialog) {
+    <T> T keepingOwner(java.util.function.Supplier<T> dialog) {
         boolean maximized = stage.isMaximized();
         boolean fullScreen = stage.isFullScreen();
         double x = stage.getX();

@@ -24,6 +24,8 @@ import org.controlsfx.control.StatusBar;
 
 import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.events.EventsView;
+import dev.arenascope.app.ui.job.Job;
+import dev.arenascope.app.ui.job.RanksView;
 import dev.arenascope.app.ui.live.ListenView;
 import dev.arenascope.app.ui.live.LiveSession;
 import dev.arenascope.app.ui.live.NewSessionDialog;
@@ -59,6 +61,7 @@ public final class MainWindow {
     private final SiteView sites = new SiteView(model);
     private final TaskRunner queries = new TaskRunner(UiExecutor.FX, 1);
     private final QueryView query = new QueryView(model, queries);
+    private final RanksView ranks = new RanksView(model);
     private final TabPane tabs = new TabPane();
     private final SplitPane split = new SplitPane();
     private final BorderPane root = new BorderPane();
@@ -69,6 +72,7 @@ public final class MainWindow {
     private final SessionGuard guard;
     private final LiveControls live;
     private final FileActions files;
+    private final JobOpener jobs;
     private final ViewActions view = new ViewActions(model, tabs);
     private final WindowMenus menus;
     private ListenView listenView;
@@ -91,6 +95,8 @@ public final class MainWindow {
                 damage.notice(axis);
             }
         });
+        jobs = new JobOpener(stage, tasks, status, live, dialogs, guard, ranks, () -> tabs.getSelectionModel().select(ranksTab()));
+        files.onJob(jobs::openAsked, jobs::openFolderDialog);
         menus = new WindowMenus(files, live, view, dialogs, this::listen, () -> guard.then(SessionGuard.Action.QUIT, "Quit", stage::close),
                 () -> model.setBaseline(null, null),
                 this::applyTheme, prefs.dark());
@@ -112,7 +118,8 @@ public final class MainWindow {
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         tabs.getTabs().addAll(tab("Events", "tab-events", events), tab("Scope tree", "tab-scopes", scopes),
                 tab("Slot map", "tab-slots", slots), tab("Pool histograms", "tab-pools", pools), tab("Sites", "tab-sites", sites),
-                tab("Query", "tab-query", query));
+                tab("Query", "tab-query", query), tab("Ranks", "tab-ranks", ranks));
+        ranks.showSitesProperty().set(() -> tabs.getSelectionModel().select(sitesTab()));
         sites.activeProperty().bind(sitesTab().selectedProperty());
         // the slot map's tab says what it shows: a plan's slots, or a caching allocator's state
         tabs.getTabs().stream().filter(t -> "tab-slots".equals(t.getId())).findFirst().orElseThrow().textProperty().bind(slots.titleProperty());
@@ -156,8 +163,13 @@ public final class MainWindow {
         scene.setOnDragDropped(e -> {
             List<File> dropped = e.getDragboard().getFiles();
             if (dropped != null && !dropped.isEmpty()) {
-                Path p = dropped.get(0).toPath();
-                guard.then(SessionGuard.Action.OPEN_FILE, "Open " + p.getFileName(), () -> open(p));
+                List<Path> paths = dropped.stream().map(File::toPath).toList();
+                if (Job.isJob(paths)) {
+                    jobs.openAsked(paths); // many files or a folder: one rank each
+                } else {
+                    Path p = paths.getFirst();
+                    guard.then(SessionGuard.Action.OPEN_FILE, "Open " + p.getFileName(), () -> open(p));
+                }
                 e.setDropCompleted(true);
             }
             e.consume();
@@ -200,6 +212,7 @@ public final class MainWindow {
     public ListenView listenView() {
         if (listenView == null) {
             listenView = new ListenView(model, tasks);
+            ranks.follow(listenView); // a listened job of many processes fills the Ranks view
             listenView.listeningProperty().addListener((o, a, b) -> {
                 boolean on = !b.isEmpty();
                 listeningBadge.setText(on ? "● LISTENING " + b : "");
@@ -218,6 +231,14 @@ public final class MainWindow {
     /** Loads {@code file} in the background (progress in the status bar, cancellable) and shows it. */
     public TaskRunner.Handle open(Path file) {
         return files.open(file);
+    }
+
+    /**
+     * Opens a job: several traces or folders of them, one rank each (imported in parallel in the
+     * background, progress in the status bar, cancellable); the Ranks view shows it, the window the worst rank.
+     */
+    public TaskRunner.Handle openJob(List<Path> filesOrFolders) {
+        return jobs.open(filesOrFolders);
     }
 
     /** Opens a memory plan (as {@code arenascope plan} writes it) in the slot map. */
@@ -247,6 +268,7 @@ public final class MainWindow {
         slots.darkProperty().set(dark);
         pools.darkProperty().set(dark);
         sites.darkProperty().set(dark);
+        ranks.darkProperty().set(dark);
         menus.showDark(dark);
         prefs.dark(dark);
     }
@@ -309,6 +331,16 @@ public final class MainWindow {
         return tabs;
     }
 
+    /** The Ranks view: a job's rank table. */
+    public RanksView ranks() {
+        return ranks;
+    }
+
+    /** The Ranks view's tab (found by its id). */
+    public Tab ranksTab() {
+        return tabs.getTabs().stream().filter(t -> "tab-ranks".equals(t.getId())).findFirst().orElseThrow();
+    }
+
     /** The Sites view's tab (its place among the tabs is no contract: found by its id). */
     public Tab sitesTab() {
         return tabs.getTabs().stream().filter(t -> "tab-sites".equals(t.getId())).findFirst().orElseThrow();
@@ -335,12 +367,13 @@ public final class MainWindow {
      * tests wait on it beside the state they then assert, so that they never read a state half-built.
      */
     public boolean settled() {
-        return tasks.settled() && timeline.settled() && events.settled() && sites.settled();
+        return tasks.settled() && timeline.settled() && events.settled() && sites.settled() && ranks.settled();
     }
 
     /** Stops the live session and background work (tests). */
     public void dispose() {
         live.stopQuietly();
+        ranks.dispose();
         if (listenView != null) {
             listenView.close();
         }
@@ -351,8 +384,15 @@ public final class MainWindow {
 
     /** Opens an initial session: a file, or the live demo of the render workload. */
     public void startWith(Path file) {
-        if (file != null) {
-            open(file);
+        startWith(file == null ? List.of() : List.of(file));
+    }
+
+    /** Opens an initial session: a file, a job (several files, a folder), or with none the live demo of the render workload. */
+    public void startWith(List<Path> paths) {
+        if (Job.isJob(paths)) {
+            openJob(paths);
+        } else if (!paths.isEmpty()) {
+            open(paths.getFirst());
         } else {
             Platform.runLater(() -> live.start(NewSessionDialog.Choice.demo()));
         }

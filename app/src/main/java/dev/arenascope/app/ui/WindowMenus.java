@@ -32,6 +32,7 @@ final class WindowMenus {
         MenuItem newLive = item("New Live Session…", "menu-new-live", KeyCode.N, live::newSession);
         MenuItem listenItem = item("Listen for Processes…", "menu-listen", KeyCode.L, listen);
         MenuItem open = item("Open…", "menu-open", KeyCode.O, files::openDialog);
+        MenuItem openFolder = item("Open Folder (a Job of Ranks)…", "menu-open-folder", null, files::openFolderDialog);
         MenuItem save = item("Save As…", "menu-save", KeyCode.S, files::save);
         Menu export = new Menu("Export");
         export.setId("menu-export");
@@ -44,7 +45,7 @@ final class WindowMenus {
         MenuItem pair = item("Pair Baseline Memories…", "menu-pair-baseline", null, files::pairBaseline);
         stretchItem.setId("menu-stretch-baseline");
         MenuItem quitItem = item("Quit", "menu-quit", KeyCode.Q, quit);
-        Menu file = new Menu("File", null, newLive, listenItem, new SeparatorMenuItem(), open, files.recentMenu, save, export,
+        Menu file = new Menu("File", null, newLive, listenItem, new SeparatorMenuItem(), open, openFolder, files.recentMenu, save, export,
                 new SeparatorMenuItem(), compare, pair, stretchItem, clearCompare, new SeparatorMenuItem(), quitItem);
 
         Menu session = new Menu("Session", null,

@@ -16,7 +16,7 @@ class JobBenchTest {
         assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof JobBench), "registered");
         Map<String, Double> f = bench.run(true);
         assertTrue(f.keySet().containsAll(Set.of("job.8x100mb_mb", "job.rank_table_8x100mb_s", "job.sites_8x100mb_s",
-                "job.64x20mb_mb", "job.rank_table_64x20mb_s")), f.toString());
+                "job.64x20mb_mb", "job.rank_table_64x20mb_s", "ui.job_open_8x100mb_s")), f.toString());
         assertTrue(f.get("job.8x100mb_mb") > 4 && f.get("job.8x100mb_mb") < 16, "quick: 8 ranks of about 1 MiB: " + f);
         assertTrue(f.values().stream().allMatch(v -> v > 0), f.toString());
     }

@@ -27,8 +27,17 @@ class OpenCommandTest {
         assertEquals(2, run("open", "/no/such/trace.astrace"));
         assertEquals("arenascope open: /no/such/trace.astrace: no such file\n", err);
         assertEquals(2, run("open", "a.astrace", "b.astrace"));
+        assertEquals("arenascope open: none of the 2 files named exists as a file: a.astrace, ...\n", err, "a job needs one member to open");
         assertEquals(2, run("open", "--frames", "3", "x.astrace"));
         assertTrue(err.contains("unknown option --frames"), err);
         assertEquals(1, err.lines().count(), "one line, no stack trace: " + err);
+    }
+
+    @Test
+    void aFolderWithoutTracesIsRefusedInOneLine(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("notes.txt"), "no trace here\n");
+        assertEquals(2, run("open", dir.toString()));
+        assertTrue(err.startsWith("arenascope open: " + dir + ": is a directory holding no trace file (reads "), err);
+        assertEquals(1, err.lines().count(), err);
     }
 }

@@ -94,10 +94,12 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
      * @param problem what was wrong with the file though it was read, or null
      */
     public static RankSummary of(String rank, int number, String file, boolean duplicateName, String problem, TraceView view) {
+        // read once: a live store may register memories and add events while this runs (what came after is left out)
+        List<MemoryInfo> memories = List.copyOf(view.memories());
         long n = view.eventCount();
         long from = view.startNs();
         long to = view.endNs();
-        int maxId = view.memories().stream().mapToInt(MemoryInfo::id).max().orElse(-1);
+        int maxId = memories.stream().mapToInt(MemoryInfo::id).max().orElse(-1);
         int ids = maxId + 1;
         // one pass over primitive columns (a store decodes a block at a time): per memory its peak and
         // when it was first reached, its reserved peak, allocations, out-of-memory events and the most in
@@ -111,7 +113,7 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
         long[][] lastIn = new long[ids][];
         boolean[][] touched = new boolean[ids][];
         Arrays.fill(peakAt, -1);
-        for (MemoryInfo m : view.memories()) {
+        for (MemoryInfo m : memories) {
             if (m.id() >= 0) {
                 buckets[m.id()] = new long[SPARK_BUCKETS];
                 lastIn[m.id()] = new long[SPARK_BUCKETS];
@@ -170,7 +172,7 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
         long oomTotal = 0;
         long allocTotal = 0;
         MemoryInfo main = null;
-        for (MemoryInfo m : view.memories()) {
+        for (MemoryInfo m : memories) {
             if (m.id() < 0) {
                 continue;
             }

@@ -123,7 +123,7 @@ public final class ListenView {
     }
 
     /** "render (pid 4242)", or "pid 4242" for a process that named no session. */
-    static String processName(ConnectionStats c) {
+    public static String processName(ConnectionStats c) {
         if (c.peer() == null) {
             return "";
         }
@@ -132,7 +132,7 @@ public final class ListenView {
     }
 
     /** A socket address as a person writes it: "/127.0.0.1:5555" (InetSocketAddress's form) is "127.0.0.1:5555". */
-    static String address(String remote) {
+    public static String address(String remote) {
         if (remote == null) {
             return "";
         }
@@ -247,6 +247,25 @@ public final class ListenView {
         model.followLiveProperty().set(!c.state().ended());
         String name = c.peer() == null || c.peer().session() == null ? "process" : c.peer().session().name();
         model.show(store, name + " · connection " + c.connection(), c.peer() == null ? "" : "pid " + c.peer().processId() + " @ " + c.peer().remoteAddress());
+    }
+
+    /**
+     * One listened connection: its figures and the store its events go to (null for a connection whose
+     * hello was refused or has not arrived).
+     */
+    public record Connection(ConnectionStats stats, EventStore store) {}
+
+    /** Every connection so far, in connection order (empty while not listening). FX thread. */
+    public List<Connection> connections() {
+        if (receiver == null) {
+            return List.of();
+        }
+        return receiver.stats().stream().map(c -> new Connection(c, stores.get(c.connection()))).toList();
+    }
+
+    /** Whether {@code view} is the store of one of the listened connections. */
+    public boolean holds(dev.arenascope.core.trace.TraceView view) {
+        return view != null && stores.containsValue(view);
     }
 
     /** The port field (0 picks a free port). */

@@ -14,6 +14,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 
+import dev.arenascope.core.util.Progress;
+
 /**
  * Loads the ranks of a job in parallel, each file into its own store, and hands each loaded rank to a
  * function on the thread that loaded it (an analysis, a summary): what the function returns is kept, and
@@ -68,6 +70,22 @@ public final class JobLoad {
      * @throws RuntimeException what {@code perRank} threw, unwrapped
      */
     public static <R> List<Loaded<R>> load(List<JobMember> members, int threads, BiFunction<JobMember, LoadedTrace, R> perRank) {
+        return load(members, threads, Progress.NONE, perRank);
+    }
+
+    /**
+     * Loads {@code members} with at most {@code threads} workers, telling {@code progress} how many members
+     * are done (of all) as each finishes, and stopping when it is cancelled: a read in progress stops at its
+     * next batch of events, and the load throws {@link CancellationException}. {@code progress} is called
+     * on the workers (it is thread-safe, as every {@link Progress} is).
+     *
+     * @throws RuntimeException what {@code perRank} threw, unwrapped; {@link CancellationException} on a cancel
+     */
+    public static <R> List<Loaded<R>> load(List<JobMember> members, int threads, Progress progress,
+                                           BiFunction<JobMember, LoadedTrace, R> perRank) {
+        AtomicInteger done = new AtomicInteger();
+        int total = members.size();
+        progress.update(0, total, "ranks");
         int n = Math.max(1, Math.min(threads, members.size()));
         AtomicInteger ids = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
@@ -78,7 +96,12 @@ public final class JobLoad {
         try {
             List<Future<Loaded<R>>> futures = new ArrayList<>();
             for (JobMember m : members) {
-                futures.add(pool.submit(() -> one(m, perRank)));
+                futures.add(pool.submit(() -> {
+                    progress.checkCancelled();
+                    Loaded<R> l = one(m, progress, perRank);
+                    progress.update(done.incrementAndGet(), total, m.rank());
+                    return l;
+                }));
             }
             List<Loaded<R>> out = new ArrayList<>(members.size());
             for (Future<Loaded<R>> f : futures) {
@@ -104,7 +127,7 @@ public final class JobLoad {
         }
     }
 
-    private static <R> Loaded<R> one(JobMember m, BiFunction<JobMember, LoadedTrace, R> perRank) {
+    private static <R> Loaded<R> one(JobMember m, Progress progress, BiFunction<JobMember, LoadedTrace, R> perRank) {
         Path f = m.file();
         String wrong = !Files.exists(f) ? "no such file" : Files.isDirectory(f) ? "is a directory, not a file"
                 : !Files.isRegularFile(f) ? "not a regular file" : !Files.isReadable(f) ? "permission denied" : null;
@@ -118,7 +141,7 @@ public final class JobLoad {
         }
         LoadedTrace t;
         try {
-            t = TraceFormats.load(f);
+            t = progress == Progress.NONE ? TraceFormats.load(f) : TraceFormats.load(f, events -> progress.checkCancelled());
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
             String msg = e.getMessage() == null ? e.toString() : e.getMessage();
             return new Loaded<>(m, null, null, msg.contains(String.valueOf(f.getFileName())) ? msg : f + ": " + msg);

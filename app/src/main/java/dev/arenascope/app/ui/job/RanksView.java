@@ -1,0 +1,566 @@
+package dev.arenascope.app.ui.job;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+
+import javafx.animation.Animation;
+import javafx.animation.KeyFrame;
+import javafx.animation.Timeline;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.ListChangeListener;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.SelectionMode;
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableRow;
+import javafx.scene.control.TableView;
+import javafx.scene.control.Tooltip;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+import javafx.util.Duration;
+
+import dev.arenascope.app.ui.common.Palette;
+import dev.arenascope.app.ui.common.Styles;
+import dev.arenascope.app.ui.io.TraceFiles;
+import dev.arenascope.app.ui.live.ListenView;
+import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.core.analysis.JobSummary;
+import dev.arenascope.core.analysis.RankSummary;
+import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Durations;
+import dev.arenascope.core.trace.TraceView;
+
+/**
+ * The Ranks view: a job's rank table, one row per rank (each from that rank's own trace): peak live and
+ * reserved bytes, when and in which step the peak fell, out-of-memory events, allocations, the top site at
+ * the peak, and a sparkline of live bytes over the rank's run, every rank on one byte axis. A rank that
+ * could not be read is a row with its reason. Above the table the job's figures: worst and median rank,
+ * imbalance, outliers. Sortable by any column.
+ *
+ * <p>A click on a rank shows that rank's trace in the window (its lanes in the timeline, every view on it);
+ * two selected ranks compare: the one that peaks higher is shown and the other is its baseline, and the
+ * Sites view answers "at the peak" for both, site by site ("why does rank 0 hold 9 GB more"). A listened
+ * job ({@link #follow(ListenView)}) fills the table as processes connect and refreshes it every
+ * {@value #LIVE_REFRESH_MS} ms while they stream. FX thread only.
+ */
+public final class RanksView extends BorderPane {
+    /** How often a listened job's table is brought up to date, ms. */
+    public static final long LIVE_REFRESH_MS = 500;
+
+    private final SessionModel model;
+    private final ReadOnlyObjectWrapper<Job> job = new ReadOnlyObjectWrapper<>(this, "job");
+    private final TableView<RankSummary> table = new TableView<>();
+    private final Label figures = new Label();
+    private final Label notes = new Label();
+    private final Button compare = new Button("Compare selected");
+    private final Button worstVsMedian = new Button("Worst vs median");
+    private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
+    private final SimpleObjectProperty<Runnable> showSites = new SimpleObjectProperty<>(this, "showSites", () -> { });
+    private final Timeline liveTicker = new Timeline(new KeyFrame(Duration.millis(LIVE_REFRESH_MS), e -> refreshLive()));
+    private ListenView listen;
+    private final LiveJob liveJob = new LiveJob();
+    private boolean liveInFlight;
+    private long liveUpdates;
+    private String liveKey = "";
+    private boolean syncing;
+
+    public RanksView(SessionModel model) {
+        this.model = model;
+        liveTicker.setCycleCount(Animation.INDEFINITE);
+        createView();
+        initListeners();
+    }
+
+    private void createView() {
+        setId("ranks-view");
+        table.setId("ranks-table");
+        table.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
+        table.setPlaceholder(new Label("No job open. Open several traces or a folder (File ▸ Open…, File ▸ Open Folder…, or drop them"
+                + " here), or listen for processes: each file or process is a rank."));
+        table.getColumns().setAll(List.of(
+                column("Rank", 90, RankSummary::rank, rankOrder()),
+                text("Status", 70, RanksView::status),
+                text("Role", 90, this::role),
+                bytes("Peak live", RankSummary::peakLiveBytes),
+                bytes("Peak reserved", RankSummary::peakReservedBytes),
+                column("Peak at", 80, r -> r.peakAtNs() < 0 ? "" : Durations.format(r.peakAtNs()), Comparator.comparingLong(RankSummary::peakAtNs),
+                        Pos.CENTER_RIGHT),
+                column("Step", 105, r -> r.step() == null ? "" : r.step(), stepOrder()),
+                count("OOM", RankSummary::outOfMemory),
+                count("Allocations", RankSummary::allocations),
+                sparkColumn(),
+                text("Top site at the peak", 220, RanksView::topSite),
+                text("Reason", 200, RanksView::reason)));
+        // the last column (the reason) takes what the others leave: a bad member's reason is the long text
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        table.setRowFactory(tv -> {
+            TableRow<RankSummary> row = new TableRow<>() {
+                @Override
+                protected void updateItem(RankSummary item, boolean empty) {
+                    super.updateItem(item, empty);
+                    getStyleClass().removeAll(Styles.ERROR_TEXT);
+                    if (!empty && item != null && !item.loaded()) {
+                        getStyleClass().add(Styles.ERROR_TEXT);
+                    }
+                }
+            };
+            return row;
+        });
+        figures.setId("ranks-figures");
+        figures.getStyleClass().add(Styles.FIGURE_VALUE);
+        figures.setMnemonicParsing(false);
+        notes.setId("ranks-notes");
+        notes.getStyleClass().add(Styles.FIGURE_LABEL);
+        notes.setMnemonicParsing(false);
+        notes.setWrapText(true);
+        compare.setId("ranks-compare");
+        compare.setTooltip(new Tooltip("Select two ranks (Ctrl-click): the higher is shown, the other is its baseline, and Sites compares them at each one's peak"));
+        compare.setDisable(true);
+        compare.setOnAction(e -> compareSelected());
+        worstVsMedian.setId("ranks-worst-vs-median");
+        worstVsMedian.setTooltip(new Tooltip("Compare the worst rank with the median one in the Sites view"));
+        worstVsMedian.setDisable(true);
+        worstVsMedian.setOnAction(e -> {
+            Job j = job.get();
+            if (j != null && j.summary().worst() != null && !j.summary().worst().equals(j.summary().median())) {
+                compare(j.summary().worst(), j.summary().median());
+            }
+        });
+        HBox.setHgrow(figures, Priority.ALWAYS);
+        figures.setMaxWidth(Double.MAX_VALUE);
+        HBox bar = new HBox(8, figures, compare, worstVsMedian);
+        bar.setAlignment(Pos.CENTER_LEFT);
+        bar.setPadding(new Insets(4, 6, 2, 6));
+        VBox top = new VBox(2, bar, notes);
+        top.setPadding(new Insets(0, 0, 4, 0));
+        setTop(top);
+        setCenter(table);
+    }
+
+    private void initListeners() {
+        table.getSelectionModel().getSelectedItems().addListener((ListChangeListener<RankSummary>) c -> {
+            List<RankSummary> sel = selected();
+            compare.setDisable(sel.size() != 2 || sel.stream().anyMatch(r -> !r.loaded()));
+            compare.setText(sel.size() == 2 ? "Compare " + sel.get(0).rank() + " with " + sel.get(1).rank() : "Compare selected");
+            if (!syncing && sel.size() == 1) {
+                showRank(sel.getFirst().rank());
+            }
+        });
+        model.traceProperty().addListener((o, a, b) -> {
+            Job j = job.get();
+            if (j == null) {
+                return;
+            }
+            if (!j.stores().containsValue(b) && !(j.live() && listen != null && listen.holds(b))) {
+                clear(); // another session took the window: this job is no longer what it shows
+                return;
+            }
+            selectShown();
+        });
+        dark.addListener((o, a, b) -> table.refresh());
+    }
+
+    // ---- columns --------------------------------------------------------------------------
+
+    /** rank2 before rank10: numbered ranks by number, then named ones by name (the job's own order). */
+    private static Comparator<RankSummary> rankOrder() {
+        return Comparator.comparingInt((RankSummary r) -> r.number() < 0 ? 1 : 0).thenComparingInt(RankSummary::number)
+                .thenComparing(RankSummary::rank);
+    }
+
+    /** ProfilerStep#9 before ProfilerStep#10; steps by their number, other text by itself, ranks without one first. */
+    private static Comparator<RankSummary> stepOrder() {
+        return Comparator.comparingLong((RankSummary r) -> stepNumber(r.step())).thenComparing(r -> r.step() == null ? "" : r.step());
+    }
+
+    private static long stepNumber(String step) {
+        if (step == null) {
+            return -1;
+        }
+        int hash = step.lastIndexOf('#');
+        String n = hash < 0 ? "" : step.substring(hash + 1);
+        return !n.isEmpty() && n.length() < 18 && n.chars().allMatch(Character::isDigit) ? Long.parseLong(n) : Long.MAX_VALUE;
+    }
+
+    /** A column whose cells are the row, drawn as {@code shown} says and sorted by {@code order} (a rank's number, a time, bytes). */
+    private static TableColumn<RankSummary, RankSummary> column(String title, double width, Function<RankSummary, String> shown,
+                                                                Comparator<RankSummary> order) {
+        return column(title, width, shown, order, Pos.CENTER_LEFT);
+    }
+
+    private static TableColumn<RankSummary, RankSummary> column(String title, double width, Function<RankSummary, String> shown,
+                                                                Comparator<RankSummary> order, Pos alignment) {
+        TableColumn<RankSummary, RankSummary> c = new TableColumn<>(title);
+        c.setPrefWidth(width);
+        c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
+        c.setComparator(order);
+        c.setCellFactory(col -> {
+            TableCell<RankSummary, RankSummary> cell = new TableCell<>() {
+                @Override
+                protected void updateItem(RankSummary r, boolean empty) {
+                    super.updateItem(r, empty);
+                    String text = empty || r == null ? null : shown.apply(r);
+                    setText(text);
+                    // the whole text on hover: a top site's frame and a bad member's reason are long
+                    setTooltip(text == null || text.length() < 24 ? null : new Tooltip(text));
+                }
+            };
+            cell.setAlignment(alignment); // centred on the row's height, which the sparklines set
+            cell.setMnemonicParsing(false);
+            return cell;
+        });
+        return c;
+    }
+
+    private static TableColumn<RankSummary, RankSummary> text(String title, double width, Function<RankSummary, String> shown) {
+        return column(title, width, shown, Comparator.comparing(shown));
+    }
+
+    private static TableColumn<RankSummary, RankSummary> bytes(String title, ToLongFunction<RankSummary> f) {
+        return column(title, 100, r -> !r.loaded() || f.applyAsLong(r) < 0 ? "" : Bytes.format(f.applyAsLong(r)),
+                Comparator.comparingLong(r -> r.loaded() ? f.applyAsLong(r) : -1), Pos.CENTER_RIGHT);
+    }
+
+    private static TableColumn<RankSummary, RankSummary> count(String title, ToLongFunction<RankSummary> f) {
+        return column(title, title.length() < 4 ? 50 : 90, r -> r.loaded() ? String.format(Locale.ROOT, "%,d", f.applyAsLong(r)) : "",
+                Comparator.comparingLong(r -> r.loaded() ? f.applyAsLong(r) : -1), Pos.CENTER_RIGHT);
+    }
+
+    private TableColumn<RankSummary, RankSummary> sparkColumn() {
+        TableColumn<RankSummary, RankSummary> c = new TableColumn<>("Live bytes over the run");
+        c.setId("ranks-spark-column");
+        c.setPrefWidth(180);
+        c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
+        c.setComparator(Comparator.comparingLong(RankSummary::peakLiveBytes));
+        c.setCellFactory(col -> new TableCell<>() {
+            private final Sparkline spark = new Sparkline();
+
+            {
+                spark.widthProperty().bind(col.widthProperty().subtract(10));
+                spark.widthProperty().addListener((o, a, b) -> paint());
+            }
+
+            @Override
+            protected void updateItem(RankSummary r, boolean empty) {
+                super.updateItem(r, empty);
+                setText(null);
+                setGraphic(empty || r == null ? null : spark);
+                paint();
+            }
+
+            private void paint() {
+                RankSummary r = getItem();
+                Job j = job.get();
+                if (r == null || j == null || isEmpty()) {
+                    return;
+                }
+                spark.draw(r.liveOverTime(), j.axisBytes(), r.rank().equals(j.summary().worst()), dark.get() ? Palette.DARK : Palette.LIGHT);
+            }
+        });
+        return c;
+    }
+
+    static String status(RankSummary r) {
+        return !r.loaded() ? "failed" : r.problem() != null ? "damaged" : "ok";
+    }
+
+    /** "worst", "median", "outlier", "name given twice", joined. */
+    String role(RankSummary r) {
+        Job j = job.get();
+        if (j == null) {
+            return "";
+        }
+        List<String> parts = new ArrayList<>();
+        JobSummary s = j.summary();
+        if (r.rank().equals(s.worst())) {
+            parts.add("worst");
+        }
+        if (r.rank().equals(s.median())) {
+            parts.add("median");
+        }
+        if (s.outliers().contains(r.rank())) {
+            parts.add("outlier");
+        }
+        if (r.duplicateName()) {
+            parts.add("name given twice");
+        }
+        return String.join(", ", parts);
+    }
+
+    static String topSite(RankSummary r) {
+        SiteBreakdown.Row top = r.topSite();
+        return top == null ? "" : top.label() + " — " + Bytes.format(top.bytes());
+    }
+
+    static String reason(RankSummary r) {
+        return r.failure() != null ? r.failure() : r.problem() != null ? r.problem() : "";
+    }
+
+    // ---- the job ---------------------------------------------------------------------------
+
+    /**
+     * Shows {@code j}: its rows (the sort kept), its figures, and, unless a rank of it is already shown, the
+     * worst rank's trace in the window.
+     */
+    public void show(Job j) {
+        List<String> selected = table.getSelectionModel().getSelectedItems().stream().filter(r -> r != null).map(RankSummary::rank).toList();
+        job.set(j);
+        syncing = true;
+        try {
+            table.getItems().setAll(j.summary().ranks());
+            table.sort();
+            table.getSelectionModel().clearSelection();
+            for (String s : selected) {
+                select(s);
+            }
+        } finally {
+            syncing = false;
+        }
+        figures.setText(describe(j));
+        notes.setText(String.join("\n", j.notes()));
+        notes.setVisible(!j.notes().isEmpty());
+        notes.setManaged(!j.notes().isEmpty());
+        worstVsMedian.setDisable(j.summary().worst() == null || j.summary().worst().equals(j.summary().median()));
+        table.refresh(); // the sparklines' axis and the roles may have changed with the job
+        if (!j.stores().containsValue(model.trace()) && j.summary().worst() != null && !j.live()) {
+            showRank(j.summary().worst());
+        } else {
+            selectShown();
+        }
+    }
+
+    /** Forgets the job (another session is shown). */
+    public void clear() {
+        job.set(null);
+        liveKey = "";
+        syncing = true;
+        try {
+            table.getItems().clear();
+        } finally {
+            syncing = false;
+        }
+        figures.setText("");
+        notes.setText("");
+        worstVsMedian.setDisable(true);
+    }
+
+    /** The job's figures in one line. */
+    static String describe(Job j) {
+        JobSummary s = j.summary();
+        int read = s.read().size();
+        StringBuilder b = new StringBuilder();
+        b.append(j.title()).append(": ").append(s.ranks().size()).append(s.ranks().size() == 1 ? " rank" : " ranks");
+        if (read != s.ranks().size()) {
+            b.append(", ").append(s.ranks().size() - read).append(" could not be read");
+        }
+        if (s.worst() != null) {
+            RankSummary w = s.worstRank();
+            RankSummary m = s.medianRank();
+            b.append(" · worst ").append(w.rank()).append(' ').append(Bytes.format(w.peakLiveBytes()));
+            b.append(" · median ").append(m.rank()).append(' ').append(Bytes.format(m.peakLiveBytes()));
+            b.append(String.format(Locale.ROOT, " · imbalance %+.1f%%", s.imbalancePct()));
+            b.append(" · outliers ").append(s.outliers().isEmpty() ? "none" : String.join(", ", s.outliers()));
+            long ooms = s.read().stream().mapToLong(RankSummary::outOfMemory).sum();
+            if (ooms > 0) {
+                b.append(String.format(Locale.ROOT, " · %,d out-of-memory", ooms));
+            }
+        }
+        if (j.live()) {
+            b.append(" · live");
+        }
+        return b.toString();
+    }
+
+    /** Shows rank {@code rank}'s trace in the window (every view on it). */
+    public void showRank(String rank) {
+        Job j = job.get();
+        TraceView store = j == null ? null : j.store(rank);
+        if (store == null || store == model.trace() && model.baselineProperty().get() == null) {
+            return;
+        }
+        model.show(store, j.title() + " · " + rank, TraceFiles.deviceOf(store));
+    }
+
+    /**
+     * Compares two ranks: the one whose peak live is higher is shown, the other is its baseline, and the
+     * Sites view is brought up answering at the peak (each rank at its own).
+     */
+    public void compare(String rankA, String rankB) {
+        Job j = job.get();
+        if (j == null) {
+            return;
+        }
+        RankSummary a = j.row(rankA);
+        RankSummary b = j.row(rankB);
+        if (a == null || b == null || j.store(rankA) == null || j.store(rankB) == null) {
+            return;
+        }
+        RankSummary hi = a.peakLiveBytes() >= b.peakLiveBytes() ? a : b;
+        RankSummary lo = hi == a ? b : a;
+        syncing = true;
+        try {
+            model.show(j.store(hi.rank()), j.title() + " · " + hi.rank() + " against " + lo.rank(), TraceFiles.deviceOf(j.store(hi.rank())));
+            model.setBaseline(j.store(lo.rank()), lo.rank());
+            table.getSelectionModel().clearSelection();
+            select(hi.rank());
+            select(lo.rank());
+        } finally {
+            syncing = false;
+        }
+        showSites.get().run();
+    }
+
+    /** The selected rows (a selection being changed may hold nulls for a moment: left out). */
+    private List<RankSummary> selected() {
+        return table.getSelectionModel().getSelectedItems().stream().filter(java.util.Objects::nonNull).toList();
+    }
+
+    private void compareSelected() {
+        List<RankSummary> sel = selected();
+        if (sel.size() == 2) {
+            compare(sel.get(0).rank(), sel.get(1).rank());
+        }
+    }
+
+    private void select(String rank) {
+        for (int i = 0; i < table.getItems().size(); i++) {
+            if (table.getItems().get(i).rank().equals(rank)) {
+                table.getSelectionModel().select(i);
+            }
+        }
+    }
+
+    /** Selects the row of the rank the window shows (when the selection does not already hold it). */
+    private void selectShown() {
+        Job j = job.get();
+        if (j == null) {
+            return;
+        }
+        String shown = j.stores().entrySet().stream().filter(e -> e.getValue() == model.trace()).map(e -> e.getKey()).findFirst().orElse(null);
+        if (shown == null || table.getSelectionModel().getSelectedItems().stream().anyMatch(r -> r != null && r.rank().equals(shown))) {
+            return;
+        }
+        syncing = true;
+        try {
+            table.getSelectionModel().clearSelection();
+            select(shown);
+        } finally {
+            syncing = false;
+        }
+    }
+
+    // ---- a listened job ----------------------------------------------------------------------
+
+    /**
+     * Fills this view with the processes {@code lv} receives, as they connect, and keeps it up to date while
+     * they stream (every {@value #LIVE_REFRESH_MS} ms, each refresh summarising only the ranks that grew).
+     */
+    public void follow(ListenView lv) {
+        this.listen = lv;
+        liveTicker.play();
+    }
+
+    private void refreshLive() {
+        if (listen == null || liveInFlight) {
+            return;
+        }
+        List<ListenView.Connection> cons = listen.connections();
+        if (cons.isEmpty()) {
+            return;
+        }
+        if (!listen.holds(model.trace())) {
+            return; // the window shows something else (a file, a job of files): the listened job waits for one of its processes
+        }
+        Job j = job.get();
+        List<LiveJob.Member> members = LiveJob.snapshot(cons);
+        String k = key(members);
+        if (j != null && j.live() && k.equals(liveKey)) {
+            return;
+        }
+        liveInFlight = true;
+        String title = "listened job on " + listen.listeningProperty().get();
+        model.tasks().submit(BackgroundTask.of("Ranks: live job", p -> liveJob.update(members, title))
+                .onSuccess(updated -> {
+                    liveInFlight = false;
+                    if (listen.holds(model.trace())) {
+                        liveUpdates++;
+                        liveKey = k;
+                        show(updated);
+                    }
+                })
+                .onFailure(e -> liveInFlight = false)
+                .onCancelled(() -> liveInFlight = false));
+    }
+
+    /** What a listened job's refresh would read: every member's name, events and state (equal: nothing to redo). */
+    private static String key(List<LiveJob.Member> members) {
+        StringBuilder b = new StringBuilder();
+        for (LiveJob.Member m : members) {
+            b.append(m.rank()).append('\u0000').append(m.store() == null ? -1 : m.store().eventCount()).append('\u0000')
+                    .append(m.stats().state()).append('\n');
+        }
+        return b.toString();
+    }
+
+    // ---- access for the window and its tests --------------------------------------------------
+
+    /** The job shown, or null. */
+    public ReadOnlyObjectProperty<Job> jobProperty() {
+        return job.getReadOnlyProperty();
+    }
+
+    /** What the window runs to bring the Sites view up (a comparison was opened). */
+    public SimpleObjectProperty<Runnable> showSitesProperty() {
+        return showSites;
+    }
+
+    public BooleanProperty darkProperty() {
+        return dark;
+    }
+
+    public TableView<RankSummary> table() {
+        return table;
+    }
+
+    public Label figures() {
+        return figures;
+    }
+
+    public Button compareButton() {
+        return compare;
+    }
+
+    public Button worstVsMedianButton() {
+        return worstVsMedian;
+    }
+
+    /** Live refreshes applied so far (tests wait on it). */
+    public long liveUpdates() {
+        return liveUpdates;
+    }
+
+    /** Whether no refresh of a listened job is being computed. */
+    public boolean settled() {
+        return !liveInFlight;
+    }
+
+    /** Stops following the listened processes. */
+    public void dispose() {
+        liveTicker.stop();
+    }
+}
