@@ -33,6 +33,7 @@ public final class BenchCommand implements Command {
             new AllocatorStateBench(),
             new PlanBench(),
             new PlanScaleBench(),
+            new PlanBanksBench(),
             new ReportBench(),
             new SitesBench(),
             new JobBench(),

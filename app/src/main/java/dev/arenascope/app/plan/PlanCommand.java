@@ -18,6 +18,7 @@ import dev.arenascope.core.analysis.AllocationProblem;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.plan.MemoryPlan;
 import dev.arenascope.core.plan.Packing;
+import dev.arenascope.core.plan.PlanBank;
 import dev.arenascope.core.plan.PlanInputException;
 import dev.arenascope.core.plan.PlanJson;
 import dev.arenascope.core.plan.PlanLayouts;
@@ -56,6 +57,8 @@ public final class PlanCommand implements Command {
                                        [--time-limit SECONDS] [--output FILE] [--alignment BYTES]
                        arenascope plan --from-trace TRACE [--memory NAME] [--sizes allocated|requested]
                                        [--capacity BYTES] [--strategy ...] [--time-limit SECONDS] [--output FILE]
+                       arenascope plan --input FILE --banks NAME=CAPACITY[:COST],... [--time-limit SECONDS]
+                                       [--output FILE] [--alignment BYTES]
 
                 Assigns an offset to every buffer so that buffers live at a common step never share bytes.
 
@@ -81,6 +84,15 @@ public final class PlanCommand implements Command {
                                       A.plan.json) a memory plan as JSON, .csv the CSV with an offset
                                       column; any other name gets the input's format
                   --alignment BYTES   CSV only: round sizes and offsets to this (default 1)
+                  --banks LIST        CSV only: memory banks, e.g. sram=512KiB:1,psram=8MiB:10 (name, capacity,
+                                      cost per byte accessed; without a cost, a bank costs its position).
+                                      Each buffer goes into one bank (never across two), each bank is packed
+                                      within its capacity, and the total cost (size x accesses x the bank's
+                                      cost) is made least. The CSV may add a 'banks' column (the banks a
+                                      buffer may use, e.g. sram|psram, or one name to pin it; empty: any)
+                                      and an 'accesses' column (default 1). Prints each bank's buffers and
+                                      arena, the cost, a proved lower bound on any assignment's cost and
+                                      'proof: optimal' or 'proof: gap <= X%'
 
                 Prints the lower bound (most bytes live at one step: no packing is lower), the height
                 reached, their ratio and the time taken, then a line 'proof: optimal' when no lower
@@ -89,8 +101,9 @@ public final class PlanCommand implements Command {
                 best packing, in percent of the proved bound; then 'proved bound N B (why)': the load,
                 a window of time the search proved cannot pack lower, or the whole problem's search.
 
-                Exit codes: 0 packed within the capacity; 3 no packing within the capacity was found in
-                time (the best one found is still written); 2 bad input or usage.
+                Exit codes: 0 packed within the capacity (with --banks: every bank within its own); 3 no
+                packing within the capacity was found in time (the best one found is still written); 2 bad
+                input or usage (with --banks: also a buffer that fits no bank it may use, named).
                 """.replace("{threshold}", String.format(Locale.ROOT, "%,d", dev.arenascope.core.plan.SweepPlanner.AUTO_THRESHOLD))
                 .replace("{formats}", TraceFormats.inputExtensions());
     }
@@ -123,7 +136,12 @@ public final class PlanCommand implements Command {
         double seconds = a.doubleValue("time-limit", 10);
         String output = a.string("output", null);
         long alignment = a.bytes("alignment", 1);
+        String banksArg = a.string("banks", null);
         a.finish();
+        if (banksArg != null && (traceArg != null || a.has("capacity") || a.has("strategy"))) {
+            throw new UsageException("plan: --banks goes with --input CSV; each bank has its own capacity (no --capacity"
+                    + " or --strategy with it)");
+        }
         if (output != null) {
             FileArgs.output("plan", "--output", output);    // before a search of up to --time-limit seconds
         }
@@ -150,6 +168,26 @@ public final class PlanCommand implements Command {
         }
         boolean json = isJson(input);
         Format format = output == null ? null : Format.of(output, json ? Format.JSON : Format.CSV);
+        if (banksArg != null) {
+            if (json) {
+                throw new UsageException("plan: --banks reads a problem as CSV; " + input + " is a memory plan (JSON)");
+            }
+            List<PlanBank> banks;
+            try {
+                banks = PlanBank.parseList(banksArg);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("plan: --banks: " + e.getMessage());
+            }
+            try {
+                return BankedPlan.run(input, alignment, banks, deadline, output, format == Format.JSON, out);
+            } catch (PlanInputException e) {
+                throw new UsageException("plan: " + e.getMessage());
+            } catch (NoSuchFileException e) {
+                throw new UsageException("plan: no such file: " + e.getFile());
+            } catch (IllegalArgumentException | ArithmeticException e) {
+                throw new UsageException("plan: " + input + ": " + e.getMessage());
+            }
+        }
         try {
             return json ? planJson(input, planner, capacity, deadline, output, format, out)
                     : planCsv(input, alignment, planner, capacity, deadline, output, format, out);

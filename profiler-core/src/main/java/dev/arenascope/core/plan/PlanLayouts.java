@@ -91,4 +91,32 @@ public final class PlanLayouts {
                 Map.of(bank, new ArenaUsage(bank, packing.height())), Map.of(), Map.of(), lifetimes,
                 Map.of(new PlanArena(TensorRole.SCRATCH, bank, new ArenaUsage(bank, packing.height())).label(), ArenaPlanning.of(packing)));
     }
+
+    /**
+     * A banked plan as a memory plan: one scratch arena per bank, named after it, each tensor bound to
+     * its bank at its offset; the slot map draws one arena per bank.
+     */
+    public static MemoryPlan bankedPlan(String name, BankPlan plan) {
+        BankProblem bp = plan.problem();
+        PlanProblem problem = bp.problem();
+        Map<String, TensorAllocation> allocs = new LinkedHashMap<>();
+        Map<String, TensorLifetime> lifetimes = new LinkedHashMap<>();
+        for (int i = 0; i < problem.size(); i++) {
+            PlanBuffer b = problem.buffers().get(i);
+            String bank = bp.banks().get(plan.bankOf()[i]).name();
+            allocs.put(b.id(), new TensorAllocation(b.size(), new TensorBinding(TensorRole.SCRATCH, bank, plan.offsets()[i])));
+            lifetimes.put(b.id(), new TensorLifetime(b.lower(), b.upper() - 1));
+        }
+        Map<String, MemoryBank> banks = new LinkedHashMap<>();
+        Map<String, ArenaUsage> usages = new LinkedHashMap<>();
+        Map<String, ArenaPlanning> planning = new LinkedHashMap<>();
+        for (int k = 0; k < bp.banks().size(); k++) {
+            String bank = bp.banks().get(k).name();
+            banks.put(bank, new MemoryBank(bank, true));
+            ArenaUsage usage = new ArenaUsage(bank, plan.height(k));
+            usages.put(bank, usage);
+            planning.put(new PlanArena(TensorRole.SCRATCH, bank, usage).label(), ArenaPlanning.of(plan.packings().get(k)));
+        }
+        return new MemoryPlan(name, problem.alignment(), banks, allocs, usages, Map.of(), Map.of(), lifetimes, planning);
+    }
 }

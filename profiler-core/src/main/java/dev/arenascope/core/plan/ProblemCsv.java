@@ -156,11 +156,32 @@ public final class ProblemCsv {
 
     private static final String[] FIELDS = {"id", "lower", "upper", "size", "offset", "extra"};
 
-    private record Rows(List<PlanBuffer> buffers, Map<String, Long> offsets) {}
+    private record Rows(List<PlanBuffer> buffers, Map<String, Long> offsets, Map<String, List<String>> banks,
+                        Map<String, Long> accesses) {}
+
+    private static final List<String> EXTRAS = List.of("offset", "banks", "accesses");
+
+    /**
+     * A problem with the columns a banked plan reads beside it: {@code banks} (the names of the banks a
+     * buffer may use, separated by {@code |}; empty: any) and {@code accesses} (how often each byte is
+     * accessed; absent: 1), by buffer id.
+     */
+    public record Banked(PlanProblem problem, Map<String, List<String>> banks, Map<String, Long> accesses) {}
+
+    /** Reads a problem and its {@code banks} and {@code accesses} columns, where the header names them. */
+    public static Banked readBanked(Path file, long alignment) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            Rows rows = rows(new Utf8Lines(in, file.toString()), file.toString(), false);
+            return new Banked(problem(rows.buffers, alignment, file.toString()), rows.banks, rows.accesses);
+        }
+    }
 
     private static Rows rows(Lines in, String source, boolean needOffsets) throws IOException {
         List<PlanBuffer> buffers = new ArrayList<>();
         Map<String, Long> offsets = new LinkedHashMap<>();
+        Map<String, List<String>> bankNames = new HashMap<>();
+        Map<String, Long> accesses = new HashMap<>();
+        String[] extras = null;
         Map<String, Long> firstLine = new HashMap<>();
         long lineNo = 0;
         boolean sawContent = false;
@@ -176,12 +197,61 @@ public final class ProblemCsv {
                 sawContent = true;
                 if (f.length > 0 && f[0].strip().equalsIgnoreCase("id")) {
                     if (f.length < 4 || !f[1].strip().equalsIgnoreCase("lower") || !f[2].strip().equalsIgnoreCase("upper")
-                            || !f[3].strip().equalsIgnoreCase("size") || (f.length == 5 && !f[4].strip().equalsIgnoreCase("offset"))
-                            || f.length > 5) {
-                        throw new PlanInputException(source, lineNo, "header must be 'id,lower,upper,size' (optionally ',offset'), got '" + clip(text) + "'");
+                            || !f[3].strip().equalsIgnoreCase("size")) {
+                        throw new PlanInputException(source, lineNo, "header must be 'id,lower,upper,size' (optionally ',offset', "
+                                + "',banks', ',accesses'), got '" + clip(text) + "'");
+                    }
+                    extras = new String[f.length - 4];
+                    for (int k = 4; k < f.length; k++) {
+                        String name = f[k].strip().toLowerCase(java.util.Locale.ROOT);
+                        if (name.equals("bank")) {
+                            name = "banks";
+                        }
+                        if (!EXTRAS.contains(name) || java.util.Arrays.asList(extras).contains(name)) {
+                            throw new PlanInputException(source, lineNo, "header column " + (k + 1) + " '" + clip(f[k].strip())
+                                    + "' is not one of offset, banks, accesses (or is named twice)");
+                        }
+                        extras[k - 4] = name;
                     }
                     continue;
                 }
+            }
+            boolean named = extras != null && extras.length > 0 && !(extras.length == 1 && extras[0].equals("offset"));
+            if (named) {
+                if (f.length != 4 + extras.length) {
+                    throw new PlanInputException(source, lineNo, "expected " + (4 + extras.length) + " fields as the header names, got "
+                            + f.length + " in '" + clip(text) + "'");
+                }
+                String id = f[0].strip();
+                for (int k = 0; k < extras.length; k++) {
+                    String v = f[4 + k].strip();
+                    switch (extras[k]) {
+                        case "offset" -> {
+                            long off = number(v, "offset", source, lineNo);
+                            if (off < 0) {
+                                throw new PlanInputException(source, lineNo, "buffer '" + id + "' has a negative offset " + off);
+                            }
+                            offsets.put(id, off);
+                        }
+                        case "banks" -> {
+                            List<String> names = new ArrayList<>();
+                            for (String bank : v.split("\\|", -1)) {
+                                if (!bank.isBlank()) {
+                                    names.add(bank.strip());
+                                }
+                            }
+                            bankNames.put(id, List.copyOf(names));
+                        }
+                        default -> {
+                            long count = number(v, "accesses", source, lineNo);
+                            if (count < 0) {
+                                throw new PlanInputException(source, lineNo, "buffer '" + id + "' has negative accesses " + count);
+                            }
+                            accesses.put(id, count);
+                        }
+                    }
+                }
+                f = java.util.Arrays.copyOf(f, 4);
             }
             if (f.length != 4 && f.length != 5) {
                 throw new PlanInputException(source, lineNo, "expected 4 fields 'id,lower,upper,size' (or 5 with offset), got "
@@ -223,11 +293,11 @@ public final class ProblemCsv {
                     throw new PlanInputException(source, lineNo, "buffer '" + id + "' has a negative offset " + off);
                 }
                 offsets.put(id, off);
-            } else if (needOffsets) {
+            } else if (needOffsets && !offsets.containsKey(id)) {
                 throw new PlanInputException(source, lineNo, "buffer '" + id + "' has no offset column");
             }
         }
-        return new Rows(buffers, offsets);
+        return new Rows(buffers, offsets, bankNames, accesses);
     }
 
     private static boolean readLine(BufferedReader in, StringBuilder line, String source, long lineNo) throws IOException {
@@ -278,6 +348,19 @@ public final class ProblemCsv {
     public static void write(Packing packing, Path file) throws IOException {
         try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             write(packing, w);
+        }
+    }
+
+    /** Writes a banked plan as {@code id,lower,upper,size,offset,bank}, one buffer a line in problem order. */
+    public static void write(BankPlan plan, Path file) throws IOException {
+        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            out.write("id,lower,upper,size,offset,banks\n");
+            List<PlanBuffer> bs = plan.problem().problem().buffers();
+            for (int i = 0; i < bs.size(); i++) {
+                PlanBuffer b = bs.get(i);
+                out.write(b.id() + "," + b.lower() + "," + b.upper() + "," + b.size() + "," + plan.offsets()[i] + ","
+                        + plan.problem().banks().get(plan.bankOf()[i]).name() + "\n");
+            }
         }
     }
 }
