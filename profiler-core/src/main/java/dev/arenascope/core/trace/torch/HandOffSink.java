@@ -164,13 +164,6 @@ final class HandOffSink implements EventSink {
         return emptyBatch();
     }
 
-    /** Hands over the metadata calls made since the last hand-off (no batch), when there are any. */
-    void handOverCalls() {
-        if (!calls.isEmpty()) {
-            put(new Packet(takeCalls(), null, false));
-        }
-    }
-
     /** Hands over what is left, waits until the sink has seen it and its {@code onClose}, and rethrows the sink's failure. */
     @Override
     public void onClose() {

@@ -134,14 +134,6 @@ final class SnapshotEmitter {
         aux = new long[Math.max(1, id)];
         List<List<Snapshot.Annotation>> notesOf = annotations(devices, timed);
 
-        // every site an allocation names, before the first event: the reader's stacks and the site
-        // table's index are then dropped, so they never sit beside the sink's copy of the trie
-        for (DeviceState st : states) {
-            st.start0 = StartState.of(e, st.rows, snap.segments().getOrDefault(st.device, List.of()),
-                    snap.liveBlocks().getOrDefault(st.device, List.of()));
-        }
-        prepareSites(states);
-
         long initialBlocks = 0;
         PriorityQueue<DeviceState> heap = new PriorityQueue<>((a, b) -> a.nextTime() != b.nextTime()
                 ? Long.compare(a.nextTime(), b.nextTime()) : Integer.compare(a.device, b.device));
@@ -172,51 +164,6 @@ final class SnapshotEmitter {
         flush();
         out.onClose();
         return new TorchSnapshotToTrace.Result(devices.size(), entries, events, initialBlocks, snap.skipped());
-    }
-
-    /** Nodes announced in one hand-over while the sites are prepared (bounds the calls in flight). */
-    private static final int ANNOUNCE_NODES = 1 << 15;
-
-    /**
-     * Gives every stack an allocation names its site (the initial blocks' first, then each device's
-     * {@code alloc} rows), announcing frames and nodes in hand-overs of about {@value #ANNOUNCE_NODES}
-     * nodes, then drops what only this needed: the reader's frames and stacks and the site table.
-     */
-    private void prepareSites(List<DeviceState> states) {
-        TraceEntries e = snap.entries();
-        for (DeviceState st : states) {
-            List<Snapshot.Block> blocks = snap.liveBlocks().getOrDefault(st.device, List.of());
-            LongLongMap alive = st.start0.alive();
-            for (long addr : alive.sortedKeys()) {
-                long v = alive.get(addr, 0);
-                texts.site(v < 0 ? blocks.get((int) (-1 - v)).stack() : e.stack((int) v));
-                announceIfMany();
-            }
-            if (st.rows != null) {
-                for (int r : st.rows) {
-                    if (e.action(r) == TraceEntries.ALLOC) {
-                        texts.site(e.stack(r));
-                        announceIfMany();
-                    }
-                }
-            }
-        }
-        texts.announceNew(out);
-        handOverCalls();
-        texts.sitesDone();
-    }
-
-    private void announceIfMany() {
-        if (texts.unannouncedNodes() >= ANNOUNCE_NODES) {
-            texts.announceNew(out);
-            handOverCalls();
-        }
-    }
-
-    private void handOverCalls() {
-        if (out instanceof HandOffSink h) {
-            h.handOverCalls();
-        }
     }
 
     /** Annotations per device (those naming no device go to the first); untimed traces cannot place them. */
@@ -306,8 +253,6 @@ final class SnapshotEmitter {
         final LongLongMap live = new LongLongMap();     // address -> size of the block live there
         final LongLongMap reserved = new LongLongMap(); // address -> bytes reserved there
         final HashMap<Long, Integer> liveMemory = new HashMap<>();
-        /** What the device held when its trace began (found before the sites are prepared). */
-        StartState start0;
         List<Snapshot.Annotation> notes = List.of();
         int nextNote;
         long lastTime;
@@ -337,6 +282,7 @@ final class SnapshotEmitter {
 
         long emitInitial(List<Snapshot.Segment> segments, List<Snapshot.Block> blocks) {
             TraceEntries e = snap.entries();
+            StartState start0 = StartState.of(e, rows, segments, blocks);
             LongLongMap alive = start0.alive();
             LongLongMap requested = start0.requested();
             long start = rows == null ? 0 : time(0);

@@ -66,7 +66,7 @@ final class StackTable {
     private String[] texts = new String[64];
 
     // ---- frames: (name id << 32 | file id, line) in a KeyIds table; a frame's id is its id there
-    private KeyIds frameKeys = new KeyIds(2);
+    private final KeyIds frameKeys = new KeyIds(2);
     private boolean[] internal = new boolean[64];
     private FrameRef[] frameRefs = new FrameRef[64];
 
@@ -261,22 +261,6 @@ final class StackTable {
         scratch = null;
     }
 
-    /**
-     * Frees the frames and stacks themselves (the emitter, once every site is made from them): only
-     * the counts stay readable.
-     */
-    void release() {
-        frameCount = frameKeys.size();
-        frameKeys = null;
-        textIds = null;
-        texts = null;
-        internal = null;
-        pool = null;
-        start = null;
-    }
-
-    private int frameCount = -1;
-
     /** The stand-in of stack {@code id} (one instance per stack). */
     StackRef stackRef(int id) {
         return stackRefs[id];
@@ -288,7 +272,7 @@ final class StackTable {
     }
 
     int frameCount() {
-        return frameKeys == null ? frameCount : frameKeys.size();
+        return frameKeys.size();
     }
 
     int stackCount() {

@@ -22,11 +22,9 @@ final class StackTexts {
     private final Snapshot snap;
     private final ToIntFunction<String> strings;
     private final int[] stackSite;
-    private int[] frameSite;
+    private final int[] frameSite;
     private final int[] metaString;
-    /** Null once every site is made ({@link #sitesDone}). */
-    private SiteTable sites = new SiteTable();
-    private int announcedNodes;
+    private final SiteTable sites = new SiteTable();
 
     /** @param strings the emitter's string table: the id of a string, announced to the sink the first time */
     StackTexts(Snapshot snap, ToIntFunction<String> strings) {
@@ -92,9 +90,6 @@ final class StackTexts {
             return -1;
         }
         if (stackSite[stack] == -2) {
-            if (sites == null) {
-                throw new IllegalStateException("stack " + stack + " was not given a site before the events");
-            }
             StackTable st = snap.stacks();
             int node = -1;
             for (int i = st.depth(stack) - 1; i >= 0; i--) {
@@ -124,24 +119,6 @@ final class StackTexts {
 
     /** Announces the frames and stack nodes made since the last call, before the events that name them. */
     void announceNew(EventSink out) {
-        if (sites != null) {
-            sites.announceNew(out);
-            announcedNodes = sites.nodeCount();
-        }
-    }
-
-    /** Stack nodes made and not yet announced. */
-    int unannouncedNodes() {
-        return sites == null ? 0 : sites.nodeCount() - announcedNodes;
-    }
-
-    /**
-     * Every stack that needs a site has one and all are announced: drops the site table (the sink has
-     * its own copy) and the reader's frames and stacks; {@link #site} then answers from the sites made.
-     */
-    void sitesDone() {
-        sites = null;
-        frameSite = null;
-        snap.stacks().release();
+        sites.announceNew(out);
     }
 }
