@@ -26,12 +26,14 @@ __all__ = ["Session", "session", "scope", "note_scope_params", "marker", "track_
 
 
 @contextlib.contextmanager
-def session(out=None, live=None, name=None, stacks=0, adapters="all", capacity=1 << 18, token=None, connect_timeout=30.0):
-    """Records from entering the block to leaving it, to ``out`` (a JSONL path) or ``live``
-    (``HOST:PORT``), with the named adapters on (``"all"``, a comma list, or ``"none"``).
-    Yields the :class:`Session`."""
+def session(out=None, live=None, name=None, stacks=0, adapters="all", capacity=1 << 18, token=None, connect_timeout=30.0,
+            memory=False):
+    """Records from entering the block to leaving it, to ``out`` (a JSONL path), ``live``
+    (``HOST:PORT``) or, with ``memory=True``, into the process (:meth:`Session.save` writes it out), with
+    the named adapters on (``"all"``, a comma list, or ``"none"``). Yields the :class:`Session`."""
     from . import _adapters
-    s = Session(out=out, live=live, name=name, stacks=stacks, capacity=capacity, token=token, connect_timeout=connect_timeout)
+    s = Session(out=out, live=live, name=name, stacks=stacks, capacity=capacity, token=token, connect_timeout=connect_timeout,
+                memory=memory)
     _session.start(s)
     try:
         _adapters.install(_adapters.parse(adapters))

@@ -22,9 +22,14 @@ def _pyopencl(module):
 
     def device_of(args):
         alloc = args[0] if args else None
-        ctx = getattr(alloc, "context", None)
+        # pyopencl's allocators (ImmediateAllocator, DeferredAllocator) have no context to name the
+        # device by: asked of the type, not the instance (a failed attribute lookup on a pybind11
+        # object costs microseconds, on every pool a test suite makes)
+        cls = type(alloc)
+        if not hasattr(cls, "context") and not cls.__dictoffset__:   # no such attribute, none on the instance
+            return "opencl"
         try:
-            return "opencl " + ctx.devices[0].name.strip()
+            return "opencl " + alloc.context.devices[0].name.strip()
         except Exception:
             return "opencl"
     traced = pools.make_traced_pool_class(module.MemoryPool, "pyopencl.MemoryPool", device_of,

@@ -4,7 +4,8 @@ and the scopes opened with :func:`arenascope.scope`.
 Thread-safety: any thread may record. The hot path (:meth:`Session.emit`) takes no lock: it reads the
 clock, looks the thread up and appends one tuple to the writer's queue (``deque.append`` is atomic).
 New strings, threads and memories take ``_lock`` so their ids are unique and their lines precede
-every event that uses them.
+every event that uses them; they are queued as dicts, made JSON by the writer (or, in a memory
+session, only if it is saved).
 """
 
 import os
@@ -15,10 +16,19 @@ import time
 
 from . import _events as K
 from . import _stacks
-from ._writer import FileSink, LiveSink, Writer, json_line
+from ._writer import FileSink, LiveSink, MemorySink, Writer
 
 _current = None
 _current_lock = threading.Lock()
+_PYTHON = sys.version.split()[0]
+_hostname = []
+
+
+def _host():
+    """The machine's name, asked once a process (a session's start is on every test's path)."""
+    if not _hostname:
+        _hostname.append(socket.gethostname())
+    return _hostname[0]
 
 
 def current():
@@ -50,7 +60,9 @@ class Tracked:
 
 
 class Session:
-    """Records to ``out`` (a JSONL path) or ``live`` (``HOST:PORT``); exactly one of them.
+    """Records to ``out`` (a JSONL path), ``live`` (``HOST:PORT``) or, with ``memory=True``, into the
+    process (the events kept as they were queued: :func:`arenascope.testing.figures_of` reads them,
+    :meth:`save` writes them as the JSONL a file session would have written); exactly one of them.
 
     :param stacks: Python frames captured per allocation (0: none)
     :param capacity: events the queue holds before further ones are dropped (and counted as lost)
@@ -64,15 +76,20 @@ class Session:
     """
 
     def __init__(self, out=None, live=None, name=None, stacks=0, capacity=1 << 18, token=None, connect_timeout=30.0,
-                 exclusive=False):
-        if (out is None) == (live is None):
-            raise ValueError("a session records to exactly one of out=FILE.jsonl or live=HOST:PORT")
+                 exclusive=False, memory=False):
+        if (out is not None) + (live is not None) + bool(memory) != 1:
+            raise ValueError("a session records to exactly one of out=FILE.jsonl, live=HOST:PORT or memory=True")
         if stacks < 0:
             raise ValueError("stacks must be 0 (off) or a positive number of frames, got %r" % stacks)
         self.name = name or os.path.basename(sys.argv[0] or "python") or "python"
         self.stacks = int(stacks)
         self.t0 = time.perf_counter_ns()
-        sink = FileSink(out, exclusive) if out is not None else LiveSink(live, self.name, token, connect_timeout)
+        if memory:
+            sink = MemorySink()
+        elif out is not None:
+            sink = FileSink(out, exclusive)
+        else:
+            sink = LiveSink(live, self.name, token, connect_timeout)
         self.pid = os.getpid()
         self.forked_from = None    # in a forked child: the parent's pid (the child does not record)
         self.writer = Writer(sink, capacity)
@@ -83,6 +100,12 @@ class Session:
         self._stacks = {}   # call path (code objects and lines) -> site
         self._frames = {}   # (code object, line) -> frame id
         self._nodes = {}    # (parent node, frame id) -> stack node id
+        self._site_lock = self._lock
+        self._shared_sites = None
+        if memory:   # the process's site table: its sites are renumbered only if it is saved
+            self._shared_sites = sink.sites = _stacks.SHARED
+            self._stacks = _stacks.SHARED.stacks
+            self._site_lock = _stacks.SHARED.lock
         self._threads = {}
         self._memories = {}
         self._next_memory = 0
@@ -90,10 +113,10 @@ class Session:
         self._global_scopes = []   # (name, {mem: scope id}) of the open arenascope.scope()s
         self._on_close = []        # adapters' last looks (e.g. pool buffers collected since their last operation)
         self.closed = False
-        self.writer.queue.append(json_line({
-            "type": "session", "name": self.name, "host": socket.gethostname(), "start_epoch_ns": time.time_ns(),
-            "devices": [], "attributes": {"client": "arenascope-python", "python": sys.version.split()[0],
-                                          "pid": str(os.getpid()), "argv": " ".join(sys.argv)}}))
+        self.writer.queue.append({
+            "type": "session", "name": self.name, "host": _host(), "start_epoch_ns": time.time_ns(),
+            "devices": [], "attributes": {"client": "arenascope-python", "python": _PYTHON,
+                                          "pid": str(self.pid), "argv": " ".join(sys.argv)}})
 
     # ------------------------------------------------------------------ tables
 
@@ -105,7 +128,7 @@ class Session:
                 sid = self._strings.get(text)
                 if sid is None:
                     sid = len(self._strings)
-                    self._queue.append(json_line({"type": "string", "id": sid, "value": text}))
+                    self._queue.append({"type": "string", "id": sid, "value": text})
                     self._strings[text] = sid
         return sid
 
@@ -118,7 +141,7 @@ class Session:
                 tid = self._threads.get(ident)
                 if tid is None:
                     tid = len(self._threads)
-                    self._queue.append(json_line({"type": "thread", "id": tid, "name": threading.current_thread().name}))
+                    self._queue.append({"type": "thread", "id": tid, "name": threading.current_thread().name})
                     self._threads[ident] = tid
         return tid
 
@@ -129,9 +152,9 @@ class Session:
             if mem > 0xFFFF:
                 raise ValueError("a session holds at most 65536 memories")
             self._next_memory += 1
-            self._queue.append(json_line({"type": "memory", "id": mem, "name": name, "kind": kind, "device": device,
-                                          "capacity": int(capacity),
-                                          "attributes": {str(k): str(v) for k, v in (attributes or {}).items()}}))
+            self._queue.append({"type": "memory", "id": mem, "name": name, "kind": kind, "device": device,
+                                "capacity": int(capacity),
+                                "attributes": {str(k): str(v) for k, v in (attributes or {}).items()}})
             tracked = tracked_factory(self, mem)
             self._memories[mem] = tracked
         self.emit(K.MEMORY_CREATED, mem, 0, 0, capacity, 0, 0, 0, self.intern(name), -1)
@@ -258,11 +281,27 @@ class Session:
             self.global_exit(entry)
         self.writer.close()
 
+    def items(self):
+        """A closed memory session's recording: event tuples and metadata lines, in queue order."""
+        if not isinstance(self.writer.sink, MemorySink):
+            raise ValueError("items() is a memory session's (this one records to %s)" % self.writer.sink.describe())
+        if not self.closed:
+            raise ValueError("a memory session's items are complete once it is closed")
+        return self.writer.sink.items
+
+    def save(self, path):
+        """Writes a closed memory session's recording to ``path`` as JSONL (``arenascope open`` reads
+        it); returns the path."""
+        self.items()
+        return self.writer.sink.save(path)
+
     def _forget_after_fork(self, parent):
         """In a forked child: the session's copy stops, writing nothing (the queue holds the parent's events)."""
         self.forked_from = parent
         self.closed = True
         self._lock = threading.RLock()   # another thread of the parent may have held it
+        if self._shared_sites is None:
+            self._site_lock = self._lock
         self.writer.abandon()
 
     def summary(self):

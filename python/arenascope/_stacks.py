@@ -14,6 +14,7 @@ event naming a site always comes after the lines that declare it, from any threa
 
 import os
 import sys
+import threading
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _RUNNER = _PACKAGE_DIR + "__main__.py"
@@ -59,7 +60,7 @@ def capture(session, depth, skip=2):
     cache = session._stacks
     site = cache.get(key)
     if site is None:
-        with session._lock:
+        with session._site_lock:
             site = cache.get(key)
             if site is None:
                 site = _intern_path(session, key)
@@ -67,9 +68,39 @@ def capture(session, depth, skip=2):
     return site
 
 
+class SharedSites:
+    """The process's site table, shared by its memory sessions (``Session(memory=True)``): a call path
+    is interned once a process rather than once a session, so a suite's thousandth test pays one
+    lookup per allocation. Ids are the process's; :meth:`MemorySink.save <arenascope._writer.MemorySink.save>`
+    renumbers the sites a saved recording uses, in order, and declares them before their first use."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.stacks = {}     # call path -> node id
+        self.frames = {}     # (code object, line) -> frame id
+        self.nodes = {}      # (parent node, frame id) -> node id
+        self.frame_of = {}   # frame id -> (function, file, line)
+        self.node_of = {}    # node id -> (frame id, parent node id)
+
+
+#: The one table of the process (a forked child keeps its copy: ids stay consistent there too).
+SHARED = SharedSites()
+
+
+def frame_line(fid, frame):
+    """The ``frame`` metadata line (a dict) of frame ``fid`` = (function, file, line)."""
+    function, filename, line = frame
+    d = {"type": "frame", "id": fid, "function": function, "file": filename, "line": line}
+    if filename.startswith("<"):
+        d["flags"] = _INTERNAL
+    return d
+
+
 def _intern_path(session, key):
     """Declares the frames and nodes of ``key`` (innermost first) not yet declared; returns the innermost node."""
-    from ._writer import json_line
+    shared = session._shared_sites
+    if shared is not None:
+        return _intern_shared(shared, key)
     frames = session._frames
     nodes = session._nodes
     q = session._queue
@@ -86,13 +117,36 @@ def _intern_path(session, key):
                      "file": filename, "line": max(0, line)}
             if filename.startswith("<"):
                 frame["flags"] = _INTERNAL
-            q.append(json_line(frame))
+            q.append(frame)
             frames[fkey] = fid
         nkey = (node, fid)
         nid = nodes.get(nkey)
         if nid is None:
             nid = len(nodes)
-            q.append(json_line({"type": "stack", "id": nid, "frame": fid, "parent": node}))
+            q.append({"type": "stack", "id": nid, "frame": fid, "parent": node})
+            nodes[nkey] = nid
+        node = nid
+    return node
+
+
+def _intern_shared(shared, key):
+    frames = shared.frames
+    nodes = shared.nodes
+    node = -1
+    for i in range(len(key) - 2, -1, -2):  # outermost first
+        code = key[i]
+        line = key[i + 1] or 0
+        fkey = (code, line)
+        fid = frames.get(fkey)
+        if fid is None:
+            fid = len(frames)
+            shared.frame_of[fid] = (getattr(code, "co_qualname", code.co_name), code.co_filename, max(0, line))
+            frames[fkey] = fid
+        nkey = (node, fid)
+        nid = nodes.get(nkey)
+        if nid is None:
+            nid = len(nodes)
+            shared.node_of[nid] = (fid, node)
             nodes[nkey] = nid
         node = nid
     return node

@@ -1,12 +1,17 @@
-"""The background writer: a bounded queue the recording threads append to, one daemon thread that
-turns it into JSON Lines and hands them to a sink (a file or a TCP connection).
+"""The background writer: a bounded queue the recording threads append to, and one daemon thread per
+process (the pump) that turns the queues of every open session into JSON Lines and hands them to
+their sinks (a file, a TCP connection, or memory).
 
-Recording threads only append a tuple (events) or a ready line (metadata) to a ``deque``; when the
+Recording threads only append a tuple (events) or a dict (metadata) to a ``deque``; when the
 queue holds ``capacity`` events, further events are dropped and counted, and the writer writes a
 ``loss`` line for them after what it drained, so nothing is lost silently. Metadata lines (memories,
-strings, threads) are never dropped: later events depend on them. The sink receives whole lines only,
-one ``write`` per drain, so a process killed at any moment leaves a file that reads to its last whole
-line.
+strings, threads) are never dropped: later events depend on them. A file or connection receives whole
+lines only, one ``write`` per drain, so a process killed at any moment leaves a file that reads to its
+last whole line. A memory sink keeps the queue's items as they are (no formatting): the session's
+figures are read from them and the lines are written only if the recording is saved.
+
+The pump is started by the first session and serves the sessions that follow (a session costs no
+thread of its own); with no session open it sleeps on a condition.
 """
 
 import collections
@@ -28,9 +33,35 @@ EVENT_LINE_STACK = EVENT_LINE[:-2] + ',"site":%d}\n'
 LIVE_VERSION = 1
 
 
+def format_items(items):
+    """(text, events) of queued items: events (tuples) through the line templates, metadata (dicts) as
+    JSON, ready lines (str) as they are."""
+    fmt = EVENT_LINE
+    fmt_stack = EVENT_LINE_STACK
+    parts = []
+    events = 0
+    for item in items:
+        cls = item.__class__
+        if cls is dict:
+            parts.append(_encode(item) + "\n")
+        elif cls is str:
+            parts.append(item)
+        elif len(item) == 12:
+            parts.append(fmt % item)
+            events += 1
+        else:
+            parts.append(fmt_stack % item)
+            events += 1
+    return "".join(parts), events
+
+
+# one encoder for every metadata line (json.dumps with separators builds a new one each call)
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
+
+
 def json_line(obj):
     """A metadata object as one JSON line (ASCII only, so a lone surrogate cannot break the file)."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=True) + "\n"
+    return _encode(obj) + "\n"
 
 
 class FileSink:
@@ -75,6 +106,78 @@ class FileSink:
 
     def describe(self):
         return self.path
+
+
+class MemorySink:
+    """Keeps the queue's items (event tuples and metadata lines) in a list: the session's recording,
+    readable in-process (:func:`arenascope.testing.figures_of`) and written as JSONL by :meth:`save`
+    only when wanted."""
+
+    raw = True
+    path = None
+
+    def __init__(self):
+        self.items = []
+        self.sites = None   # the process's site table (_stacks.SharedSites) the events' sites are ids of
+        self.delivered_events = None
+        self.receiver_message = None
+
+    def take(self, items):
+        self.items.extend(items)
+
+    def lines(self):
+        """The items as a file holds them: the sites the events use renumbered from 0, in order of first
+        use, each declared (frame and stack lines, callers first) just before the first event using it."""
+        if self.sites is None:
+            return self.items
+        from ._stacks import frame_line
+        frame_of = self.sites.frame_of
+        node_of = self.sites.node_of
+        fmap = {}
+        nmap = {-1: -1}
+        out = []
+        for item in self.items:
+            if item.__class__ is tuple and len(item) == 13:
+                site = nmap.get(item[12])
+                if site is None:
+                    chain = []
+                    nid = item[12]
+                    while nid not in nmap:
+                        chain.append(nid)
+                        nid = node_of[nid][1]
+                    for nid in reversed(chain):
+                        fid, parent = node_of[nid]
+                        local = fmap.get(fid)
+                        if local is None:
+                            local = fmap[fid] = len(fmap)
+                            out.append(frame_line(local, frame_of[fid]))
+                        nmap[nid] = len(nmap) - 1
+                        out.append({"type": "stack", "id": nmap[nid], "frame": local, "parent": nmap[parent]})
+                    site = nmap[item[12]]
+                item = item[:12] + (site,)
+            out.append(item)
+        return out
+
+    def save(self, path):
+        """Writes the recording to ``path`` as the file sink would have (replacing it); returns the path."""
+        text, _ = format_items(self.lines())
+        fd = os.open(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(text.encode("ascii"))
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        return os.fspath(path)
+
+    def close(self, sent_events, lost):
+        pass
+
+    def abandon(self):
+        self.items = []
+
+    def describe(self):
+        return "memory"
 
 
 class LiveError(Exception):
@@ -195,8 +298,82 @@ class LiveSink:
         return self.address
 
 
+class _Pump:
+    """The process's one writer thread: drains every open :class:`Writer` whose interval is up, every
+    ``tick`` seconds. After ``idle_ticks`` ticks with no writer it sleeps until the next one is added
+    (so a test suite's sessions, one after another, find it awake and cost it no wake-up)."""
+
+    tick = 0.005
+    idle_ticks = 200
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._writers = ()       # replaced, never changed in place: the thread reads it without the lock
+        self._thread = None
+        self._idle = False
+        self._wake = threading.Event()
+
+    def add(self, writer):
+        with self._lock:
+            self._writers = self._writers + (writer,)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="arenascope-writer", daemon=True)
+                self._thread.start()
+            wake, self._idle = self._idle, False
+        if wake:
+            self._wake.set()
+
+    def remove(self, writer):
+        with self._lock:
+            if writer in self._writers:
+                self._writers = tuple(w for w in self._writers if w is not writer)
+
+    def _run(self):
+        idle = 0
+        while True:
+            writers = self._writers
+            if writers:
+                idle = 0
+                now = time.monotonic()
+                for w in writers:
+                    if now >= w._due:
+                        w._due = now + w._interval
+                        try:
+                            w.drain()
+                        except Exception as e:   # one session's failure never stops the others' writing
+                            w.error = w.error or "cannot write %s: %s" % (w.sink.describe(), e)
+            else:
+                idle += 1
+                if idle > self.idle_ticks:
+                    with self._lock:
+                        if not self._writers:
+                            self._idle = True
+                            self._wake.clear()
+                    if self._idle:
+                        self._wake.wait()   # add() sets it after it saw _idle
+                    idle = 0
+                    continue
+            time.sleep(self.tick)
+
+    def after_fork_in_child(self):
+        """The child has no pump thread and must not write its parent's queues: forgotten, locks new."""
+        for w in self._writers:
+            w._lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._writers = ()
+        self._thread = None
+        self._idle = False
+        self._wake = threading.Event()
+
+
+_pump = _Pump()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_pump.after_fork_in_child)
+
+
 class Writer:
-    """Owns the queue and the writer thread; :meth:`close` drains everything and closes the sink."""
+    """Owns the queue (drained by the process's pump thread); :meth:`close` drains everything and
+    closes the sink."""
 
     def __init__(self, sink, capacity=1 << 18, interval=0.005):
         self.sink = sink
@@ -205,52 +382,45 @@ class Writer:
         self.dropped = 0          # events dropped by recording threads (guarded by _drop_lock)
         self._reported = 0        # of those, written as loss lines
         self._drop_lock = threading.Lock()
+        self._lock = threading.Lock()   # one drain at a time (the pump's or the closing thread's)
+        self._closed = False
         self.events_written = 0
         self.error = None
         self._interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="arenascope-writer", daemon=True)
-        self._thread.start()
+        self._due = 0.0
+        _pump.add(self)
 
     def drop(self):
         """Counts one event that did not fit (called by a recording thread)."""
         with self._drop_lock:
             self.dropped += 1
 
-    def _run(self):
-        while not self._stop.wait(self._interval):
-            self.drain()
-        self.drain()
-
     def drain(self):
-        """Writes what is queued (from the writer thread; from the caller once the thread ended)."""
+        """Writes what is queued (from the pump, or from the thread that closes the writer)."""
+        with self._lock:
+            if not self._closed:
+                self._drain()
+
+    def _drain(self):
         q = self.queue
         n = len(q)
         dropped = self.dropped
         if n == 0 and dropped == self._reported:
             return
         pop = q.popleft
-        fmt = EVENT_LINE
-        fmt_stack = EVENT_LINE_STACK
-        parts = []
-        events = 0
-        for _ in range(n):
-            item = pop()
-            if item.__class__ is str:
-                parts.append(item)
-            elif len(item) == 12:
-                parts.append(fmt % item)
-                events += 1
-            else:
-                parts.append(fmt_stack % item)
-                events += 1
+        items = [pop() for _ in range(n)]
         if dropped != self._reported:
-            parts.append(json_line({"type": "loss", "count": dropped - self._reported}))
+            items.append({"type": "loss", "count": dropped - self._reported})
             self._reported = dropped
         if self.error is not None:
             return
+        if getattr(self.sink, "raw", False):
+            self.sink.take(items)
+            self.events_written += sum(1 for item in items if item.__class__ is tuple)
+            return
+        text, events = format_items(items)
         try:
-            self.sink.write("".join(parts).encode("ascii"), events)
+            self.sink.write(text.encode("ascii"), events)
             self.events_written += events
         except OSError as e:
             self.error = "cannot write %s: %s" % (self.sink.describe(), e)
@@ -259,13 +429,17 @@ class Writer:
     def abandon(self):
         """In a forked child: drops the queue (the parent's events) and the sink, writing nothing."""
         self.queue.clear()
-        self._stop.set()
+        self._closed = True
         self._drop_lock = threading.Lock()
+        self._lock = threading.Lock()
+        _pump.remove(self)
         self.sink.abandon()
 
     def close(self):
-        self._stop.set()
-        if self._thread is not threading.current_thread():
-            self._thread.join()
-        self.drain()
+        _pump.remove(self)
+        with self._lock:
+            if self._closed:
+                return
+            self._drain()
+            self._closed = True
         self.sink.close(self.events_written, self.dropped)

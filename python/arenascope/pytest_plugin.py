@@ -29,6 +29,14 @@ ADAPTERS = "pyopencl,pycuda,hysop,algan"
 MARKERS = ("limit_device_memory", "limit_device_leaks", "limit_device_allocations")
 DEFAULT_STACKS = 8
 _USAGE = pytest.StashKey()
+_client = []   # [arenascope._session], imported by the first recorded test (the plugin loads in every pytest run)
+
+
+def _sessions():
+    if not _client:
+        from . import _session
+        _client.append(_session)
+    return _client[0]
 
 
 def pytest_addoption(parser):
@@ -158,11 +166,12 @@ def _size(call, value):
 class _Run:
     """One recorded test: its session, trace path, limits and (after the call) its result."""
 
-    __slots__ = ("session", "path", "limits", "torch", "result", "violations", "error", "baseline")
+    __slots__ = ("session", "recording", "path", "limits", "torch", "result", "violations", "error", "baseline")
 
     def __init__(self, limits):
         self.limits = limits
-        self.session = None
+        self.session = None     # recording now (setup and call)
+        self.recording = None   # the closed session, until its trace is kept or dropped
         self.path = None
         self.torch = None
         self.result = None
@@ -193,6 +202,7 @@ class Recorder:
         self.results = []   # result dicts of the finished tests (every worker's, on the controller)
         self.bad = {}       # nodeid -> the usage error of its markers (pytest-xdist workers)
         self.usage_errors = []
+        self.adapters_on = False
 
     # ------------------------------------------------------------------ collection
 
@@ -227,19 +237,21 @@ class Recorder:
             self._start(item, lim)
 
     def _start(self, item, lim):
-        import arenascope
-        from . import _session, _adapters as adapters
+        _session = _sessions()
         run = _Run(lim)
         self.runs[item.nodeid] = run
         if _session.current() is not None:
             run.error = "not recorded: an arenascope session was already recording (%s)" % \
                         _session.current().writer.sink.describe()
             return
-        os.makedirs(self.dir, exist_ok=True)
-        run.path = os.path.join(self.dir, _file_name(item.nodeid))
-        run.session = arenascope.Session(out=run.path, name=item.nodeid, stacks=self.stacks)
+        # recorded into memory: the figures are read from the session's events and a trace is written
+        # only for a test whose trace is kept (no file, no thread of its own for the others)
+        run.session = _session.Session(memory=True, name=item.nodeid, stacks=self.stacks)
         _session.start(run.session)
-        adapters.install(adapters.parse(ADAPTERS))
+        if not self.adapters_on:   # once: they stay on (an adapter instruments its library on import)
+            from . import _adapters as adapters
+            adapters.install(adapters.parse(ADAPTERS))
+            self.adapters_on = True
         run.torch = _TorchCounters.start()
 
     @pytest.hookimpl(tryfirst=True)
@@ -253,7 +265,9 @@ class Recorder:
             for _ in range(run.limits.warmups):
                 fn(**args)
         if run.limits.leaks is not None:
-            _settle(run.session)
+            # after warm-up runs, their dropped buffers may wait in cycles: a young-generation collection
+            # first, so that they are not in the baseline (and then freed to hide a leak of the same size)
+            _settle(run.session, collect=run.limits.warmups > 0)
             run.baseline = _in_use(run.session)
         run.session.marker(testing.MEASURE_MARKER)
         run.torch = _TorchCounters.measure(run.torch)
@@ -267,22 +281,25 @@ class Recorder:
             self._finish(item, run)
 
     def _finish(self, item, run):
-        from . import _session
+        _session = _sessions()
         if run.limits.leaks is not None:
-            _settle(run.session)
-            now = _in_use(run.session)
-            if now is None or sum(max(0, n - run.baseline.get(m, 0)) for m, n in now.items()) > run.limits.leaks:
-                # over the limit at first look: a full collection (costly in a big process, so only now)
-                # frees what only cycles kept, before the verdict
-                gc.collect()
-                _settle(run.session)
+            # a first look without a collection (a test's buffers are mostly freed with its frame); over
+            # the limit, a young-generation collection, then a full one (costly in a big process, so only
+            # then) free what only cycles kept, before the verdict
+            for generation in (None, 1, 2):
+                if generation is not None:
+                    gc.collect(generation)
+                _settle(run.session, collect=False)
+                if _leaked(_in_use(run.session), run.baseline) <= run.limits.leaks:
+                    break
         _session.stop(run.session)
         s, run.session = run.session, None
         # the session and its memories' states refer to each other: undone here, a test's session is
         # freed now rather than by the next full collection (costly in a process holding numpy and OpenCL)
         for table in ("_memories", "_on_close", "_global_scopes"):
             getattr(s, table, {}).clear()
-        fig = testing.read_figures(run.path)
+        run.recording = s
+        fig = testing.figures_of(s)
         memories = [m for m in fig.memories]
         torch = _TorchCounters.finish(run.torch)
         run.result = _result(item.nodeid, fig, memories, torch, run.limits, self.worker, s.lost)
@@ -303,11 +320,10 @@ class Recorder:
         if rep.when == "setup" and not rep.passed or rep.when == "call":
             self.runs.pop(item.nodeid, None)
             if run.session is not None:   # setup failed or was skipped: nothing to measure
-                from . import _session
-                _session.stop(run.session)
+                _sessions().stop(run.session)
+                if self.keep == "all":
+                    self._save(item.nodeid, run.session)
                 run.session = None
-                if self.keep != "all" and run.path:
-                    _remove(run.path)
                 return
         if rep.when != "call":
             return
@@ -320,8 +336,10 @@ class Recorder:
             return
         failed = bool(run.violations) or rep.failed
         keep = self.keep == "all" or (self.keep == "failed" and failed)
-        if not keep:
-            _remove(run.path)
+        if keep:
+            run.path = self._save(item.nodeid, run.recording)
+            keep = run.path is not None
+        run.recording = None   # its events go with it
         run.result["outcome"] = "failed" if failed else rep.outcome
         run.result["trace"] = run.path if keep else None
         run.result["violations"] = [v[0] for v in run.violations]
@@ -329,6 +347,17 @@ class Recorder:
             rep.outcome = "failed"
             rep.longrepr = _message(run.violations, run.path if keep else None)
         rep.arenascope = run.result   # travels with the report (pytest-xdist sends it to the controller)
+
+    def _save(self, nodeid, session):
+        """Writes a test's recording beside the others (``arenascope open`` reads it); its path, or None
+        when it could not be written (said on stderr)."""
+        path = os.path.join(self.dir, _file_name(nodeid))
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+            return session.save(path)
+        except OSError as e:
+            print("arenascope: %s: the trace could not be kept: %s" % (nodeid, e), file=sys.stderr)
+            return None
 
     # ------------------------------------------------------------------ results (controller)
 
@@ -365,11 +394,19 @@ class Recorder:
         terminalreporter.write_line(line)
 
 
-def _settle(session):
-    """Lets the session see the buffers the test dropped: a young-generation collection (cheap, unlike
-    a full one in a process holding numpy and OpenCL) and the pools' looks for buffers collected since
-    their last operation (what the session does when it closes)."""
-    gc.collect(1)
+def _leaked(now, baseline):
+    """Bytes in use now beyond the baseline, over the memories (infinite when the client keeps no table)."""
+    if now is None:
+        return float("inf")
+    return sum(max(0, n - baseline.get(m, 0)) for m, n in now.items())
+
+
+def _settle(session, collect=True):
+    """Lets the session see the buffers the test dropped: with ``collect``, a young-generation collection
+    (cheap, unlike a full one in a process holding numpy and OpenCL), and the pools' looks for buffers
+    collected since their last operation (what the session does when it closes)."""
+    if collect:
+        gc.collect(1)
     for look in list(getattr(session, "_on_close", ())):
         try:
             look()
@@ -391,13 +428,6 @@ def _file_name(nodeid):
     if len(safe) > 120:
         safe = safe[:100] + "-" + hashlib.sha1(nodeid.encode("utf-8")).hexdigest()[:12]
     return safe + ".jsonl"
-
-
-def _remove(path):
-    try:
-        os.remove(path)
-    except OSError:
-        pass
 
 
 def _write_json(path, obj):

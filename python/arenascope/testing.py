@@ -7,7 +7,8 @@ largest value: bytes handed out, as ``arenascope stats`` calls ``peak_bytes``), 
 the end, the allocations (``ALLOC`` events and pool requests) after that marker, and on demand the
 bytes live at the peak or at the end, by allocation site. Sites are the innermost frames of the
 session's site table when stacks were recorded, else an arena's innermost scope, else ``(no site)``,
-as ``arenascope sites`` falls back.
+as ``arenascope sites`` falls back. :func:`figures_of` gives the same figures for a session that
+recorded into memory (``arenascope.Session(memory=True)``), from its queued events, with no file.
 
 :func:`parse_size` reads the sizes limits are written in (``"64 MiB"``, ``"1.5GB"``, ``1024``).
 """
@@ -194,13 +195,80 @@ def _frame_text(frame):
     return "%s %s:%d" % (function, file, line)
 
 
+class _Reader:
+    """Builds a :class:`Figures` from a recording's lines (metadata objects and events) in order."""
+
+    __slots__ = ("fig", "mems", "marker_id", "measured")
+
+    def __init__(self):
+        self.fig = Figures()
+        self.mems = {}
+        self.marker_id = None
+        self.measured = False
+
+    def meta(self, obj):
+        """One JSON line other than the client's event line (metadata, or an event in another layout)."""
+        fig = self.fig
+        typ = obj.get("type")
+        if typ == "string":
+            fig._strings[obj["id"]] = obj["value"]
+            if obj["value"] == MEASURE_MARKER:
+                self.marker_id = obj["id"]
+        elif typ == "memory":
+            mf = MemoryFigures(obj["id"], obj.get("name", ""), obj.get("kind", ""), obj.get("device", ""))
+            self.mems[mf.id] = mf
+            fig.memories.append(mf)
+            if self.measured:   # created in the measured run: all its bytes are the run's
+                mf._events.append(("MARKER", 0, 0, 0, 0, 0, -1, -1))
+        elif typ == "frame":
+            fig._frames[obj["id"]] = (obj.get("function", "?"), obj.get("file", "?"), obj.get("line", 0))
+        elif typ == "stack":
+            fig._stacks[obj["id"]] = (obj.get("frame", -1), obj.get("parent", -1))
+        elif typ == "loss":
+            fig.lost += int(obj.get("count", 0))
+        elif "kind" in obj and "type" not in obj:
+            self.event(obj["kind"], obj.get("mem", -1), obj.get("flags", 0), obj.get("a", 0), obj.get("b", 0),
+                       obj.get("c", 0), obj.get("used", 0), obj.get("aux", 0), obj.get("ref", -1), obj.get("ref2", -1),
+                       obj.get("site", -1))
+
+    def event(self, kind, mem, flags, a, b, c, used, aux, ref, ref2, site):
+        if kind == "MARKER":
+            if self.marker_id is not None and ref == self.marker_id:
+                for mf in self.fig.memories:
+                    mf.start_used = mf.end_used
+                    mf.allocations = 0
+                    mf._events.append(("MARKER", 0, 0, 0, 0, mf.end_used, -1, -1))
+                self.measured = True
+            return
+        mf = self.mems.get(mem)
+        if mf is None:
+            return
+        if kind == "SCOPE_ENTER":
+            self.fig._scope_names[ref2] = self.fig._strings.get(ref, "?")
+        if kind in _ALLOCATING:
+            mf.allocations += 1
+        if used > mf.peak:
+            mf.peak = used
+            mf._peak_index = len(mf._events)
+        if aux > mf.reserved_peak and mf.kind == "POOL":
+            mf.reserved_peak = aux
+        mf.end_used = used
+        mf._events.append((kind, flags, a, b, c, used, ref2, site))
+
+    def done(self):
+        fig = self.fig
+        if self.marker_id is None or not self.measured:
+            for mf in fig.memories:   # no measured-run marker: the whole recording is the measured run
+                mf.start_used = 0
+                mf.allocations = sum(1 for e in mf._events if e[0] in _ALLOCATING)
+        return fig
+
+
 def read_figures(path):
     """The :class:`Figures` of the JSONL recording at ``path``."""
-    fig = Figures()
-    mems = {}
-    marker_id = None
-    measured = False
+    r = _Reader()
     match = _EVENT.match
+    event = r.event
     with open(path, "r", encoding="ascii", errors="replace") as f:
         for line in f:
             m = match(line)
@@ -211,62 +279,37 @@ def read_figures(path):
                     obj = json.loads(line)
                 except ValueError:
                     continue   # a line cut short by a crash: the file reads to its last whole line
-                typ = obj.get("type")
-                if typ == "string":
-                    fig._strings[obj["id"]] = obj["value"]
-                    if obj["value"] == MEASURE_MARKER:
-                        marker_id = obj["id"]
-                elif typ == "memory":
-                    mf = MemoryFigures(obj["id"], obj.get("name", ""), obj.get("kind", ""), obj.get("device", ""))
-                    mems[mf.id] = mf
-                    fig.memories.append(mf)
-                    if measured:   # created in the measured run: all its bytes are the run's
-                        mf._events.append(("MARKER", 0, 0, 0, 0, 0, -1, -1))
-                elif typ == "frame":
-                    fig._frames[obj["id"]] = (obj.get("function", "?"), obj.get("file", "?"), obj.get("line", 0))
-                elif typ == "stack":
-                    fig._stacks[obj["id"]] = (obj.get("frame", -1), obj.get("parent", -1))
-                elif typ == "loss":
-                    fig.lost += int(obj.get("count", 0))
-                elif "kind" in obj and "type" not in obj:
-                    _event(fig, mems, marker_id, measured, obj["kind"], obj.get("mem", -1), obj.get("flags", 0),
-                           obj.get("a", 0), obj.get("b", 0), obj.get("c", 0), obj.get("used", 0), obj.get("aux", 0),
-                           obj.get("ref", -1), obj.get("ref2", -1), obj.get("site", -1))
-                    measured = measured or (obj["kind"] == "MARKER" and obj.get("ref") == marker_id)
+                if isinstance(obj, dict):
+                    r.meta(obj)
                 continue
-            kind = m.group(2)
             site = m.group(12)
-            _event(fig, mems, marker_id, measured, kind, int(m.group(3)), int(m.group(4)), int(m.group(5)),
-                   int(m.group(6)), int(m.group(7)), int(m.group(8)), int(m.group(9)), int(m.group(10)),
-                   int(m.group(11)), -1 if site is None else int(site))
-            if kind == "MARKER" and marker_id is not None and int(m.group(10)) == marker_id:
-                measured = True
-    if marker_id is None or not measured:
-        for mf in fig.memories:   # no measured-run marker: the whole recording is the measured run
-            mf.start_used = 0
-            mf.allocations = sum(1 for e in mf._events if e[0] in _ALLOCATING)
-    return fig
+            event(m.group(2), int(m.group(3)), int(m.group(4)), int(m.group(5)), int(m.group(6)), int(m.group(7)),
+                  int(m.group(8)), int(m.group(9)), int(m.group(10)), int(m.group(11)),
+                  -1 if site is None else int(site))
+    return r.done()
 
 
-def _event(fig, mems, marker_id, measured, kind, mem, flags, a, b, c, used, aux, ref, ref2, site):
-    if kind == "MARKER":
-        if marker_id is not None and ref == marker_id:
-            for mf in fig.memories:
-                mf.start_used = mf.end_used
-                mf.allocations = 0
-                mf._events.append(("MARKER", 0, 0, 0, 0, mf.end_used, -1, -1))
-        return
-    mf = mems.get(mem)
-    if mf is None:
-        return
-    if kind == "SCOPE_ENTER":
-        fig._scope_names[ref2] = fig._strings.get(ref, "?")
-    if kind in _ALLOCATING:
-        mf.allocations += 1
-    if used > mf.peak:
-        mf.peak = used
-        mf._peak_index = len(mf._events)
-    if aux > mf.reserved_peak and mf.kind == "POOL":
-        mf.reserved_peak = aux
-    mf.end_used = used
-    mf._events.append((kind, flags, a, b, c, used, ref2, site))
+def figures_of(session):
+    """The :class:`Figures` of a closed memory session (``arenascope.Session(memory=True)``), read from
+    its queued items without writing or parsing its lines: the same figures :func:`read_figures` gives
+    for the file :meth:`~arenascope.Session.save` writes."""
+    r = _Reader()
+    sites = session.writer.sink.sites
+    if sites is not None:   # the process's site table (read only here)
+        r.fig._frames = sites.frame_of
+        r.fig._stacks = sites.node_of
+    event = r.event
+    meta = r.meta
+    loads = json.loads
+    for item in session.items():
+        cls = item.__class__
+        if cls is dict:
+            meta(item)
+        elif cls is str:
+            meta(loads(item))
+        elif len(item) == 12:
+            # (t, kind, mem, thread, flags, a, b, c, used, aux, ref, ref2)
+            event(item[1], item[2], item[4], item[5], item[6], item[7], item[8], item[9], item[10], item[11], -1)
+        else:
+            event(item[1], item[2], item[4], item[5], item[6], item[7], item[8], item[9], item[10], item[11], item[12])
+    return r.done()

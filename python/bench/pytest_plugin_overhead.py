@@ -15,6 +15,14 @@ three ways, alternating, R times each:
 and for comparison ``limits`` with the markers but the plugin not loaded (``limits-off``). The time
 is the test loop's own (pytest's ``pytest_runtestloop``: setup, call and teardown of every test),
 so interpreter start, imports and collection do not dilute the ratio. Prints medians and ratios.
+
+On a loaded machine whole runs of one mode vary by more than the plugin costs, so the same R rounds
+also run two *interleaved* suites, where every other test carries the markers and the plugin is
+loaded: ``alt-record`` (``limit_device_memory("1 GiB")``, ``--arenascope-stacks 0``: the test
+recorded without stacks, one peak check) and ``alt-limits`` (the three markers, 8-frame stacks).
+Each test's own time (pytest's ``pytest_runtest_protocol``: its setup, call, teardown and reports,
+the plugin's hooks included) is taken, and the medians of the marked and the unmarked tests of the
+same run, a few milliseconds apart, are compared: the load falls on both alike.
 """
 
 import argparse
@@ -54,15 +62,30 @@ def cl_env():
 def pool(cl_env):
     return cl_tools.MemoryPool(cl_tools.ImmediateAllocator(cl_env[1]))
 
+PER_TEST = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    t0 = time.perf_counter()
+    c0 = time.thread_time()
+    yield
+    PER_TEST.append((item.nodeid, bool(list(item.iter_markers("limit_device_memory"))),
+                     time.perf_counter() - t0, time.thread_time() - c0))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtestloop(session):
     import gc
     t0 = time.perf_counter()
     c0 = time.process_time()
+    m0 = time.thread_time()
     yield
     with open(os.environ["BENCH_OUT"], "w") as f:
         json.dump({"loop_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
-                   "tests": session.testscollected, "full_collections": gc.get_stats()[2]["collections"]}, f)
+                   "main_cpu_s": time.thread_time() - m0,
+                   "tests": session.testscollected, "full_collections": gc.get_stats()[2]["collections"],
+                   "per_test": PER_TEST}, f)
 """
 
 TEST = """
@@ -71,7 +94,7 @@ import pyopencl as cl
 import pytest
 
 {markers}
-@pytest.mark.parametrize("k", range({per_file}))
+@pytest.mark.parametrize("k", {params})
 def test_axpy_{i}(cl_env, pool, k):
     ctx, queue, prg = cl_env
     n = 4096
@@ -94,9 +117,13 @@ def test_axpy_{i}(cl_env, pool, k):
 MARKERS = """@pytest.mark.limit_device_memory("1 MiB")
 @pytest.mark.limit_device_leaks("0 B")
 @pytest.mark.limit_device_allocations(8)"""
+# every other test marked (the interleaved suites)
+ALT_RECORD = '[pytest.param(k, marks=pytest.mark.limit_device_memory("1 GiB")) if k %% 2 else k for k in range(%d)]'
+ALT_LIMITS = ('[pytest.param(k, marks=[pytest.mark.limit_device_memory("1 MiB"), pytest.mark.limit_device_leaks("0 B"), '
+              'pytest.mark.limit_device_allocations(8)]) if k %% 2 else k for k in range(%d)]')
 
 
-def write_suite(root, tests, markers, per_file=10):
+def write_suite(root, tests, markers, per_file=10, alternate=None):
     os.makedirs(root, exist_ok=True)
     with open(os.path.join(root, "conftest.py"), "w") as f:
         f.write(textwrap.dedent(CONFTEST))
@@ -107,7 +134,8 @@ def write_suite(root, tests, markers, per_file=10):
                 f.write("    config.addinivalue_line('markers', '%s: (arenascope)')\n" % m)
     for i in range(tests // per_file):
         with open(os.path.join(root, "test_suite_%03d.py" % i), "w") as f:
-            f.write(TEST.format(i=i, per_file=per_file, markers=MARKERS if markers else ""))
+            f.write(TEST.format(i=i, markers=MARKERS if markers and not alternate else "",
+                                params=(alternate % per_file) if alternate else "range(%d)" % per_file))
 
 
 def run(root, args, env):
@@ -119,6 +147,25 @@ def run(root, args, env):
         raise SystemExit("the suite failed (%s):\n%s\n%s" % (" ".join(args), p.stdout[-3000:], p.stderr[-3000:]))
     with open(out) as f:
         return json.load(f)
+
+
+def _interleaved(per_test):
+    """Medians (ms) of one interleaved run's marked and unmarked tests (each file's first test, which
+    sets up the session fixture or imports, left out), and their ratios."""
+    seen = set()
+    marked, plain = [], []
+    for nodeid, is_marked, wall, cpu in per_test:
+        f = nodeid.split("::")[0]
+        if f not in seen:
+            seen.add(f)
+            continue
+        (marked if is_marked else plain).append((wall, cpu))
+    mw = 1000 * statistics.median(w for w, _ in marked)
+    mc = 1000 * statistics.median(c for _, c in marked)
+    pw = 1000 * statistics.median(w for w, _ in plain)
+    pc = 1000 * statistics.median(c for _, c in plain)
+    return {"marked_wall_ms": mw, "marked_cpu_ms": mc, "plain_wall_ms": pw, "plain_cpu_ms": pc,
+            "wall_ratio": mw / pw, "cpu_ratio": mc / pc}
 
 
 def main(argv=None):
@@ -135,14 +182,22 @@ def main(argv=None):
         limited = os.path.join(tmp, "limited")
         write_suite(plain, a.tests, markers=False)
         write_suite(limited, a.tests, markers=True)
+        alt_record = os.path.join(tmp, "alt-record")
+        alt_limits = os.path.join(tmp, "alt-limits")
+        write_suite(alt_record, a.tests, markers=True, alternate=ALT_RECORD)
+        write_suite(alt_limits, a.tests, markers=True, alternate=ALT_LIMITS)
         modes = {
             "off": (plain, ["-p", "no:arenascope.pytest_plugin"]),
             "record": (plain, ["-p", "arenascope.pytest_plugin", "--arenascope", "--arenascope-stacks", "0"]),
             "limits-off": (limited, ["-p", "no:arenascope.pytest_plugin"]),
             "limits": (limited, ["-p", "arenascope.pytest_plugin"]),
+            "alt-record": (alt_record, ["-p", "arenascope.pytest_plugin", "--arenascope-stacks", "0"]),
+            "alt-limits": (alt_limits, ["-p", "arenascope.pytest_plugin"]),
         }
+        alt = {"alt-record": [], "alt-limits": []}
         times = {m: [] for m in modes}
         cpu = {m: [] for m in modes}
+        main = {m: [] for m in modes}
         full = {m: [] for m in modes}
         for name, (root, args) in modes.items():   # one warm-up run each (PoCL's kernel cache, page cache)
             run(root, args, env)
@@ -152,26 +207,44 @@ def main(argv=None):
                 assert r["tests"] == a.tests, r
                 times[name].append(r["loop_s"])
                 cpu[name].append(r["cpu_s"])
+                main[name].append(r["main_cpu_s"])
                 full[name].append(r["full_collections"])
+                if name in alt:
+                    alt[name].append(_interleaved(r["per_test"]))
     med = {m: statistics.median(v) for m, v in times.items()}
     mcpu = {m: statistics.median(v) for m, v in cpu.items()}
+    mmain = {m: statistics.median(v) for m, v in main.items()}
     res = {
         "tests": a.tests, "repeats": a.repeats, "load": os.getloadavg()[0],
-        "median_loop_s": med, "median_cpu_s": mcpu, "all_loop_s": times, "all_cpu_s": cpu,
+        "median_loop_s": med, "median_cpu_s": mcpu, "median_main_cpu_s": mmain, "all_loop_s": times, "all_cpu_s": cpu,
+        "all_main_cpu_s": main,
         "full_collections": full,
         "per_test_ms": {m: 1000 * v / a.tests for m, v in med.items()},
         "record_vs_off": med["record"] / med["off"],
         "limits_vs_limits_off": med["limits"] / med["limits-off"],
         "record_vs_off_cpu": mcpu["record"] / mcpu["off"],
         "limits_vs_limits_off_cpu": mcpu["limits"] / mcpu["limits-off"],
+        "record_vs_off_main_cpu": mmain["record"] / mmain["off"],
+        "limits_vs_limits_off_main_cpu": mmain["limits"] / mmain["limits-off"],
     }
+    for name, runs in alt.items():
+        res[name] = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+        res[name]["runs"] = runs
     for m in modes:
-        print("%-10s median %.3f s wall, %.3f s CPU for %d tests (%.2f ms a test)"
-              % (m, med[m], mcpu[m], a.tests, res["per_test_ms"][m]))
-    print("recording without stacks: %.3fx the wall time without the plugin, %.3fx the CPU time (goal <= 1.05)"
-          % (res["record_vs_off"], res["record_vs_off_cpu"]))
+        print("%-10s median %.3f s wall, %.3f s CPU (%.3f s the main thread's) for %d tests (%.2f ms a test)"
+              % (m, med[m], mcpu[m], mmain[m], a.tests, res["per_test_ms"][m]))
+    print("recording without stacks: %.3fx the wall time without the plugin, %.3fx the CPU time, %.3fx the main "
+          "thread's (goal <= 1.05)" % (res["record_vs_off"], res["record_vs_off_cpu"], res["record_vs_off_main_cpu"]))
     print("with limits:              %.3fx the wall time of the same suite without the plugin, %.3fx the CPU "
-          "time (goal <= 1.10)" % (res["limits_vs_limits_off"], res["limits_vs_limits_off_cpu"]))
+          "time, %.3fx the main thread's (goal <= 1.10)" % (res["limits_vs_limits_off"], res["limits_vs_limits_off_cpu"],
+                                                        res["limits_vs_limits_off_main_cpu"]))
+    for name, what in (("alt-record", "recorded, no stacks (one peak limit)"), ("alt-limits", "three limits, 8-frame stacks")):
+        r = res[name]
+        print("interleaved, %s: a marked test %.3f ms wall, %.3f ms CPU; an unmarked one %.3f ms wall, %.3f ms CPU: "
+              "the plugin's own %.3f ms CPU a test, %.1f%% of the test's CPU, %.1f%% of its wall time (medians of %d runs)"
+              % (what, r["marked_wall_ms"], r["marked_cpu_ms"], r["plain_wall_ms"], r["plain_cpu_ms"],
+                 r["marked_cpu_ms"] - r["plain_cpu_ms"], 100 * (r["cpu_ratio"] - 1),
+                 100 * (r["marked_cpu_ms"] - r["plain_cpu_ms"]) / r["plain_wall_ms"], len(r["runs"])))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)

@@ -165,3 +165,73 @@ def test_scope_is_a_decorator_and_a_no_op_without_a_session():
     assert work(1) == 2
     arenascope.marker("nobody listens")
     arenascope.note_scope_params(n=1)
+
+
+def _workload(stacks_depth_marker):
+    """The same recording twice: an arena in a scope, a pool, a marker, allocations from two lines."""
+    arena = arenascope.track_arena(ManualMemory(num_bytes=1 << 16), name="frame")
+    pool = arenascope.track_pool(MemoryPool("pool"))
+    arenascope.marker(stacks_depth_marker)
+    with arenascope.scope("step", batch=2):
+        with arena.temp():
+            for _ in range(3):
+                arena.get_tensor((16, 4), float32)   # one site, three times
+            arena.get_tensor(3, uint8)
+        b = pool.allocate(300)
+        pool.allocate(5000)
+        b.release()
+
+
+def _normalised(lines):
+    """The lines without what differs between two runs (times, the start instant)."""
+    out = []
+    for l in lines:
+        l = dict(l)
+        l.pop("t", None)
+        if l.get("type") == "session":
+            l.pop("start_epoch_ns")
+        if l.get("kind") == "POOL_REQUEST":
+            l.pop("ref2")   # the request's duration
+        out.append(l)
+    return out
+
+
+@pytest.mark.parametrize("stacks", [0, 4])
+def test_a_memory_session_saves_what_a_file_session_writes_and_its_figures_match(tmp, stacks):
+    from arenascope import testing
+    out = tmp / "file.jsonl"
+    with arenascope.session(memory=True, adapters="none", stacks=stacks):   # other paths first: the process's
+        arenascope.track_arena(ManualMemory(num_bytes=64), name="x").get_tensor(1, uint8)   # ids are not the file's
+    # the second memory session finds its call paths in the process's site table; one line records
+    # all four, so that the stacks are the same
+    for where in ({"out": str(out)}, {"memory": True}) * 2:
+        with arenascope.session(name="same", adapters="none", stacks=stacks, **where) as m:
+            _workload("measure")
+    assert m.writer.sink.describe() == "memory" and m.ok()
+    saved = m.save(tmp / "saved.jsonl")
+    assert _normalised(jsonl_lines(saved)) == _normalised(jsonl_lines(out))
+    st = stats(saved)   # the Java reader takes it without a problem
+    assert st["events"] == m.writer.events_written and st["lost_events"] == 0
+    from_file = testing.read_figures(saved)
+    in_memory = testing.figures_of(m)
+    assert [f.as_json() for f in in_memory.memories] == [f.as_json() for f in from_file.memories]
+    for a, b in zip(in_memory.memories, from_file.memories):
+        assert in_memory.sites_at_peak(a) == from_file.sites_at_peak(b)
+        assert in_memory.sites_at_end(a) == from_file.sites_at_end(b)
+    if stacks:
+        [arena] = [f for f in in_memory.memories if f.name == "frame"]
+        top = in_memory.sites_at_peak(arena)[0]
+        assert top[0].startswith("_workload ") and top[1] == 3 * 16 * 4 * 4, in_memory.sites_at_peak(arena)
+
+
+def test_a_memory_session_is_read_once_closed_and_only_a_memory_session_saves(tmp):
+    with arenascope.session(memory=True, adapters="none") as m:
+        with pytest.raises(ValueError, match="once it is closed"):
+            m.items()
+    assert m.items()[0]["type"] == "session"
+    with arenascope.session(out=str(tmp / "f.jsonl"), adapters="none") as f:
+        pass
+    with pytest.raises(ValueError, match="memory session"):
+        f.save(tmp / "g.jsonl")
+    with pytest.raises(ValueError, match="exactly one"):
+        arenascope.Session(out=str(tmp / "h.jsonl"), memory=True)

@@ -16,6 +16,7 @@ import dev.arenascope.app.record.RecordCommand;
 import dev.arenascope.app.report.ReportCommand;
 import dev.arenascope.app.sites.SitesCommand;
 import dev.arenascope.app.trace.ConvertCommand;
+import dev.arenascope.app.trace.GenerateCommand;
 import dev.arenascope.app.trace.StatsCommand;
 import dev.arenascope.app.ui.ArenaScopeApp;
 import dev.arenascope.app.ui.Display;
@@ -39,6 +40,7 @@ public final class Main {
                 new ReportCommand(),
                 new ConvertCommand(),
                 new StatsCommand(),
+                new GenerateCommand(),
                 new SitesCommand(),
                 new QueryCommand(),
                 new ListenCommand(),

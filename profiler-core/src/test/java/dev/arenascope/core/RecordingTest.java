@@ -31,6 +31,7 @@ import dev.arenascope.core.trace.file.CsvWriter;
 import dev.arenascope.core.trace.file.JsonlWriter;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /** The one-line recording API and sink ownership: every event delivered whatever the close order. */
 @Timeout(60)
@@ -172,7 +173,7 @@ class RecordingTest {
         assertEquals(0, result.fileLost());
         assertTrue(result.complete(), result.toString());
         assertTrue(result.toString().contains(inFile + " written, 0 lost"), result.toString());
-        EventStore store = TraceFormats.load(file).store();
+        TraceStore store = TraceFormats.load(file).store();
         List<String> names = new ArrayList<>();
         store.memories().forEach(m -> names.add(m.name()));
         assertEquals(List.of("a", "p"), names);

@@ -27,6 +27,7 @@ public final class BenchCommand implements Command {
             new WhatIfBench(),
             new LiveBench(),
             new TraceBench(),
+            new OocBench(),
             new UiBenchSuite(),
             new StripesBench(),
             new SiteViewBench(),

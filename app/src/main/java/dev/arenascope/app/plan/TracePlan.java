@@ -15,7 +15,7 @@ import dev.arenascope.core.plan.Planner;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /**
  * {@code plan --from-trace}: a recorded trace's allocations of one memory as a problem
@@ -28,7 +28,7 @@ record TracePlan(Planner planner, long capacity, long deadline, String output, b
 
     int run(Path file, String memoryName, AllocationProblem.Sizes sizes, PrintStream out, PrintStream err) throws IOException {
         LoadedTrace t = TraceLoader.load("plan", file);
-        EventStore store = t.store();
+        TraceStore store = t.store();
         MemoryInfo memory = memory(store, memoryName, file);
         AllocationProblem ap = AllocationProblem.of(store, memory, sizes);
         PlanCommand.checkCapacity(ap.problem(), capacity, file + " (memory " + memory.name() + ")");
@@ -54,7 +54,7 @@ record TracePlan(Planner planner, long capacity, long deadline, String output, b
     }
 
     /** The memory named, or the only one that allocates; else a usage error listing them. */
-    private static MemoryInfo memory(EventStore store, String name, Path file) {
+    private static MemoryInfo memory(TraceStore store, String name, Path file) {
         List<MemoryInfo> all = store.memories();
         if (name != null) {
             for (MemoryInfo m : all) {

@@ -22,7 +22,7 @@ import dev.arenascope.core.format.Durations;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /**
  * {@code arenascope sites TRACE}: who holds the memory. Bytes and counts per allocation site (call stack,
@@ -220,7 +220,7 @@ public final class SitesCommand implements Command {
         }
     }
 
-    private SiteAnalysis analysis(EventStore store, String memoryName, boolean internal, Path file) {
+    private SiteAnalysis analysis(TraceStore store, String memoryName, boolean internal, Path file) {
         List<MemoryInfo> memories = store.memories();
         if (memories.isEmpty()) {
             throw new UsageException(name() + ": " + file + " has no memories");

@@ -21,7 +21,7 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /**
  * {@code arenascope stats TRACE}: a JSON summary of a trace on stdout, read from the store's indexes:
@@ -87,7 +87,7 @@ public final class StatsCommand implements Command {
     }
 
     /** Writes the summary of {@code store} as pretty-printed JSON. */
-    static void print(EventStore store, PrintStream out) throws IOException {
+    static void print(TraceStore store, PrintStream out) throws IOException {
         JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();
         g.writeNumberField("events", store.eventCount());

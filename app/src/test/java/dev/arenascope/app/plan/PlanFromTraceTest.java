@@ -24,6 +24,7 @@ import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.file.JsonlWriter;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.testsupport.Fixtures;
 
 class PlanFromTraceTest {
@@ -55,7 +56,7 @@ class PlanFromTraceTest {
         SyntheticTrace.write(6, 20_000, new AstraceWriter(astrace));
         Path jsonl = dir.resolve("t.jsonl");
         SyntheticTrace.write(6, 20_000, new JsonlWriter(jsonl));
-        EventStore store = TraceFormats.load(astrace).store();
+        TraceStore store = TraceFormats.load(astrace).store();
         MemoryInfo pool = store.memories().stream().filter(m -> m.name().equals("pool")).findFirst().orElseThrow();
         long peak = store.peakUsed(pool.id());
         for (Path trace : new Path[]{astrace, jsonl}) {
@@ -79,7 +80,7 @@ class PlanFromTraceTest {
     @Test
     void aPyTorchSnapshotPacksAtItsPeakOrAbove() throws Exception {
         Path pickle = Fixtures.torch("cs336-a2-magma27.pickle");
-        EventStore store = TraceFormats.load(pickle).store();
+        TraceStore store = TraceFormats.load(pickle).store();
         MemoryInfo cuda = store.memories().stream().filter(m -> store.peakUsed(m.id()) > 0).findFirst().orElseThrow();
         CliRun r = CliRun.of("plan", "--from-trace", pickle.toString(), "--time-limit", "5");
         assertEquals(0, r.code(), r.out() + r.err());

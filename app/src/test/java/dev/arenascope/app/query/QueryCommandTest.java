@@ -26,6 +26,7 @@ import dev.arenascope.core.sql.SqlExamples;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.testsupport.Fixtures;
 
 class QueryCommandTest {
@@ -80,7 +81,7 @@ class QueryCommandTest {
     void recordedWorkloadsTablesAreTheirStores(String workload) throws Exception {
         Path t = workload.equals("render") ? record(workload, "--frames", "3", "--stacks") : record(workload);
         assertSameAsSitesAtPeak(t.toString());
-        EventStore s = TraceFormats.load(t).store();
+        TraceStore s = TraceFormats.load(t).store();
         long[] kinds = new long[EventKind.maxCode() + 1];
         for (long i = 0; i < s.eventCount(); i++) {
             kinds[s.event(i).kind().code()]++;
@@ -155,7 +156,7 @@ class QueryCommandTest {
         CliRun r = CliRun.of("query", TORCH, "--save", db.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().startsWith("saved " + db), r.out());
-        EventStore s = TraceFormats.load(Path.of(TORCH)).store();
+        TraceStore s = TraceFormats.load(Path.of(TORCH)).store();
         Properties p = new Properties();
         p.setProperty("duckdb.read_only", "true");
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db, p); Statement st = c.createStatement();

@@ -21,6 +21,7 @@ import dev.arenascope.core.trace.file.AstraceReader;
 import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 class TraceCommandsTest {
     @TempDir
@@ -47,8 +48,8 @@ class TraceCommandsTest {
         assertEquals("wrote " + j + ": 150000 events\n", r.out());
         assertEquals(0, cli("convert", j.toString(), b.toString()).code());
         assertEquals(0, cli("convert", b.toString(), c.toString()).code());
-        EventStore x = AstraceReader.load(a).store();
-        EventStore y = AstraceReader.load(b).store();
+        TraceStore x = AstraceReader.load(a).store();
+        TraceStore y = AstraceReader.load(b).store();
         assertEquals(x.eventCount(), y.eventCount());
         for (long i = 0; i < x.eventCount(); i += 101) {
             assertEquals(x.event(i), y.event(i));

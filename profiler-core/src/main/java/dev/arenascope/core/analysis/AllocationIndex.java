@@ -8,7 +8,7 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.core.util.LongLongMap;
 
 /**
@@ -84,17 +84,10 @@ final class AllocationIndex {
         long eff = Long.MIN_VALUE;
         long n = view.eventCount();
         EventBatch b = new EventBatch(8192);
-        EventStore store = view instanceof EventStore s ? s : null;
         for (long from = 0; from < n; from += b.size()) {
             b.clear();
             long to = Math.min(n, from + 8192);
-            if (store != null) {
-                store.copyEvents(from, to, b);
-            } else {
-                for (long i = from; i < to; i++) {
-                    b.add(view.event(i));
-                }
-            }
+            TraceStore.copy(view, from, to, b);
             for (int k = 0; k < b.size(); k++) {
                 long idx = from + k;
                 eff = Math.max(eff, b.time(k));

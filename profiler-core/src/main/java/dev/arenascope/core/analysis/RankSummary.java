@@ -11,7 +11,7 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /**
  * One rank's row of a job's rank table ({@link JobSummary}), computed from that rank's own trace alone:
@@ -121,17 +121,10 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
         double span = Math.max(1, to - from + 1);
         List<long[]> markerTimes = new ArrayList<>();   // {time, string id}
         EventBatch b = new EventBatch(8192);
-        EventStore store = view instanceof EventStore st ? st : null;
         for (long at0 = 0; at0 < n; at0 += b.size()) {
             b.clear();
             long end = Math.min(n, at0 + 8192);
-            if (store != null) {
-                store.copyEvents(at0, end, b);
-            } else {
-                for (long i = at0; i < end; i++) {
-                    b.add(view.event(i));
-                }
-            }
+            TraceStore.copy(view, at0, end, b);
             for (int k = 0; k < b.size(); k++) {
                 int kind = b.kindCode(k);
                 if (kind == MARKER) {

@@ -37,7 +37,7 @@ import org.duckdb.DuckDBWritableVector;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.TraceView;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /**
  * {@link TraceQuery} on DuckDB's JDBC driver. Tables come in through one Java table function,
@@ -486,13 +486,7 @@ final class DuckDbTraceQuery implements TraceQuery {
             }
             EventBatch b = cursor.batch == null ? cursor.batch = new EventBatch(capacity) : cursor.batch;
             b.clear();
-            if (view instanceof EventStore store) {
-                store.copyEvents(from, from + rows, b);
-            } else {
-                for (long i = from; i < from + rows; i++) {
-                    b.add(view.event(i));
-                }
-            }
+            TraceStore.copy(view, from, from + rows, b);
             rows = b.size();
             long[][] cols = cursor.columns(rows);
             for (int r = 0; r < rows; r++) {

@@ -19,6 +19,7 @@ import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.core.util.LongLongMap;
 
 /**
@@ -75,19 +76,12 @@ final class TraceTables {
         List<Integer> scopeDepth = new ArrayList<>();
         LongLongMap tensorRow = new LongLongMap();    // (memory, tensor id) -> row of plan_tensors
         Map<Integer, StringBuilder> paramsOf = new TreeMap<>();
-        EventStore store = v instanceof EventStore s ? s : null;
         EventBatch b = new EventBatch(EventStore.BLOCK_EVENTS);
         long n = v.eventCount();
         for (long from = 0; from < n; from += b.size()) {
             b.clear();
             long to = Math.min(n, from + EventStore.BLOCK_EVENTS);
-            if (store != null) {
-                store.copyEvents(from, to, b);
-            } else {
-                for (long i = from; i < to; i++) {
-                    b.add(v.event(i));
-                }
-            }
+            TraceStore.copy(v, from, to, b);
             for (int k = 0; k < b.size(); k++) {
                 long idx = from + k;
                 int mem = b.memory(k);
@@ -231,7 +225,7 @@ final class TraceTables {
     private static void threadsAndStrings(TraceView v, Map<SqlSchema.Table, ColumnTable> out) {
         ColumnTable threads = out.get(SqlSchema.THREADS);
         ColumnTable strings = out.get(SqlSchema.STRINGS);
-        if (v instanceof EventStore s) {
+        if (v instanceof TraceStore s) {
             new TreeMap<>(s.threads()).forEach((id, name) -> threads.add(id).add(name));
             new TreeMap<>(s.strings()).forEach((id, value) -> strings.add(id).add(value));
         }

@@ -10,12 +10,13 @@ import org.junit.jupiter.api.Test;
 
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 
 /** Sites of a PyTorch snapshot recorded with {@code stacks="all"}: C++ internals kept, marked, hidden by default. */
 class TorchSitesTest {
 
-    private static EventStore load() throws Exception {
+    private static TraceStore load() throws Exception {
         Path p = Path.of(TorchSitesTest.class.getResource("/pickles/stacks-all-snapshot-p4.pickle").toURI());
         EventStore store = new EventStore();
         TorchSnapshotToTrace.convert(p, store);
@@ -28,7 +29,7 @@ class TorchSitesTest {
 
     @Test
     void pythonFramesShowFirstAndTheInternalsOnlyWhenAsked() throws Exception {
-        EventStore store = load();
+        TraceStore store = load();
         SiteAnalysis sa = SiteAnalysis.of(store, "cuda:0", false);
         SiteBreakdown peak = sa.ask(new SiteQuestion.AtPeak());
         // at the peak: the weights block live from the start, forward's 64 KiB and step's 128 KiB
@@ -48,7 +49,7 @@ class TorchSitesTest {
 
     @Test
     void olderSnapshotsWithoutTimesStillHaveSitesAtEveryInstant() throws Exception {
-        EventStore store = load();
+        TraceStore store = load();
         SiteAnalysis sa = SiteAnalysis.of(store, "cuda:0", false);
         SiteBreakdown end = sa.ask(new SiteQuestion.Leaks());
         // forward's first block was freed and a 1 KiB one allocated at the same place by the same code

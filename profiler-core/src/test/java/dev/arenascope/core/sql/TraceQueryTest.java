@@ -31,7 +31,7 @@ class TraceQueryTest {
     static final TraceQuery.Options SMALL = new TraceQuery.Options("512MB", 2, true, List.of());
 
     static EventStore torch(String name) throws Exception {
-        return TraceFormats.load(Fixtures.torch(name)).store();
+        return (EventStore) TraceFormats.load(Fixtures.torch(name)).store(); // a snapshot is read into memory
     }
 
     private static EventStore synthetic;

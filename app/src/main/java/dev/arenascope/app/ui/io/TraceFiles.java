@@ -23,12 +23,12 @@ import dev.arenascope.core.trace.file.FileKind;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.perfetto.TraceViewToPerfetto;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.core.util.Progress;
 
 /**
  * The window's file operations, all run on worker threads: open a trace through core's load path
- * into an {@link EventStore} (with the reader's report), save, and export. Errors carry one line naming the file and what was wrong.
+ * into a {@link TraceStore} (with the reader's report), save, and export. Errors carry one line naming the file and what was wrong.
  */
 public final class TraceFiles {
     private TraceFiles() {}
@@ -93,7 +93,7 @@ public final class TraceFiles {
         if (out == null) {
             throw new IOException(file + ": cannot write '" + TraceFormats.extension(file) + "' (writes " + TraceFormats.outputExtensions() + ")");
         }
-        if (!(trace instanceof EventStore store)) {
+        if (!(trace instanceof TraceStore store)) {
             throw new IOException(file + ": only recorded or loaded sessions can be saved");
         }
         String name = file.getFileName().toString();

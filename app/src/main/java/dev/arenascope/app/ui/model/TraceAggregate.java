@@ -21,7 +21,7 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.core.util.Progress;
 
 /**
@@ -104,13 +104,7 @@ public final class TraceAggregate {
         for (long i = next; i < end; i += CHUNK) {
             long to = Math.min(end, i + CHUNK);
             chunk.clear();
-            if (trace instanceof EventStore store) {
-                store.copyEvents(i, to, chunk);
-            } else {
-                for (long k = i; k < to; k++) {
-                    chunk.add(trace.event(k));
-                }
-            }
+            TraceStore.copy(trace, i, to, chunk);
             for (int k = 0; k < chunk.size(); k++) {
                 Event e = chunk.get(k);
                 scopes.accept(e);

@@ -23,18 +23,19 @@ import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.testsupport.Fixtures;
 
 /** The window's one site-analysis cache: what the stripes ask for, the site view's workers get, and the other way round. */
 class SiteAnalysisCacheTest {
 
-    private static EventStore load(String fixture) throws Exception {
+    private static TraceStore load(String fixture) throws Exception {
         return TraceFormats.load(Fixtures.torch(fixture)).store();
     }
 
     @Test
     void oneAnalysisServesTheSharedAndTheWorkersWay() throws Exception {
-        EventStore t = load("cs336-a2-magma27.pickle");
+        TraceStore t = load("cs336-a2-magma27.pickle");
         MemoryInfo m = t.memories().getFirst();
         SiteAnalysisCache sites = new SiteAnalysisCache(TaskRunner.sameThread());
         sites.reset(t);
@@ -61,7 +62,7 @@ class SiteAnalysisCacheTest {
 
     @Test
     void workersAskingAtOnceShareOneBuildAndOthersAreBounded() throws Exception {
-        EventStore t = load("cs336-a2-bcrafton.pickle");
+        TraceStore t = load("cs336-a2-bcrafton.pickle");
         SiteAnalysisCache sites = new SiteAnalysisCache(TaskRunner.sameThread());
         sites.reset(t);
         ExecutorService pool = Executors.newFixedThreadPool(4);

@@ -21,6 +21,7 @@ import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.testsupport.Fixtures;
 
 /**
@@ -55,7 +56,7 @@ class AddressMapReplayTest {
 
     @Test
     void aPyTorchSnapshotSteppedAndJumpedEqualsAFreshReplay() throws Exception {
-        EventStore t = TraceFormats.load(Fixtures.torch("cs336-a2-magma27.pickle")).store();
+        TraceStore t = TraceFormats.load(Fixtures.torch("cs336-a2-magma27.pickle")).store();
         MemoryInfo m = t.memories().stream().filter(x -> x.kind() == MemoryKind.SEGMENTED).findFirst().orElseThrow();
         movesMatchAFreshReplay(t, m, new AddressMapReplay(t, m), 1, 150);
         AddressMapReplay dense = new AddressMapReplay(t, m, 64, 0); // a checkpoint every 64 events
@@ -71,7 +72,7 @@ class AddressMapReplayTest {
      */
     @Test
     void checkpointsBuiltAheadInTheBackgroundServeTheSameMoves() throws Exception {
-        EventStore t = TraceFormats.load(Fixtures.torch("cs336-a2-magma27.pickle")).store();
+        TraceStore t = TraceFormats.load(Fixtures.torch("cs336-a2-magma27.pickle")).store();
         MemoryInfo m = t.memories().stream().filter(x -> x.kind() == MemoryKind.SEGMENTED).findFirst().orElseThrow();
         AddressMapReplay whole = new AddressMapReplay(t, m, 64, 0);
         assertTrue(whole.prepare(() -> false), "reached the end");
@@ -101,7 +102,7 @@ class AddressMapReplayTest {
     @Test
     void aPoolSteppedAndJumpedEqualsAFreshReplay(@TempDir Path dir) throws Exception {
         Path f = Recordings.record("particles", Map.of("steps", "60"), dir.resolve("particles.astrace"));
-        EventStore t = TraceFormats.load(f).store();
+        TraceStore t = TraceFormats.load(f).store();
         MemoryInfo pool = t.memories().stream().filter(x -> x.kind() == MemoryKind.POOL).findFirst().orElseThrow();
         movesMatchAFreshReplay(t, pool, new AddressMapReplay(t, pool, 256, 1), 3, 200);
         MemoryInfo arena = t.memories().stream().filter(x -> x.kind() == MemoryKind.ARENA).findFirst().orElse(null);
@@ -114,7 +115,7 @@ class AddressMapReplayTest {
     void pendingFreesOfTheSnapshotAtEachInstant() throws Exception {
         // fixtures/torch/README.md: after each time_us's entries, magma27 has a pending free at 271 instants,
         // their bytes summed 8,157,364,400, the first 25,165,824 B at 165 us, the largest 100,663,296 B at 1,492 us
-        EventStore t = TraceFormats.load(Fixtures.torch("cs336-a2-magma27.pickle")).store();
+        TraceStore t = TraceFormats.load(Fixtures.torch("cs336-a2-magma27.pickle")).store();
         MemoryInfo m = t.memories().stream().filter(x -> x.kind() == MemoryKind.SEGMENTED).findFirst().orElseThrow();
         AddressMapReplay r = new AddressMapReplay(t, m);
         long instants = 0;

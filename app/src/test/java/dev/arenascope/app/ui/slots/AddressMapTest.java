@@ -10,13 +10,14 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.testsupport.Fixtures;
 
 /** The address map of a PyTorch snapshot: free memory is inside the reserved segments only. */
 class AddressMapTest {
     @Test
     void gapsBetweenSegmentsAreNotFreeMemory() throws Exception {
-        EventStore t = TraceFormats.load(Fixtures.torch("cs336-a2-bcrafton.pickle")).store();
+        TraceStore t = TraceFormats.load(Fixtures.torch("cs336-a2-bcrafton.pickle")).store();
         MemoryInfo m = t.memories().stream().filter(x -> x.kind() == MemoryKind.SEGMENTED).findFirst().orElseThrow();
         long at = SlotMapView.defaultInstant(t, m);
         AddressMap.Snapshot s = AddressMap.at(t, m, at, () -> false);

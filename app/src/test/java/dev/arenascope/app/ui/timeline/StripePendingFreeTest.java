@@ -11,6 +11,7 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.testsupport.Fixtures;
 
 /** A stripe's hover names when its free was requested, for PyTorch's pending frees. */
@@ -19,7 +20,7 @@ class StripePendingFreeTest {
     void theAllocationsWhoseFreeWasPendingAreTheSnapshots() throws Exception {
         // fixtures/torch/README.md: in magma27 a free is pending at 271 instants, one block at a time, each
         // a free_requested whose free_completed came at a later time_us (the largest 100,663,296 B at 1,492 us)
-        EventStore t = TraceFormats.load(Fixtures.torch("cs336-a2-magma27.pickle")).store();
+        TraceStore t = TraceFormats.load(Fixtures.torch("cs336-a2-magma27.pickle")).store();
         MemoryInfo m = t.memories().stream().filter(x -> x.kind() == MemoryKind.SEGMENTED).findFirst().orElseThrow();
         Allocations a = SiteAnalysis.of(t, m, false).allocationTable();
         int pendingLater = 0;

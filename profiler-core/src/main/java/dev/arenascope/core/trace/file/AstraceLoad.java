@@ -34,29 +34,58 @@ final class AstraceLoad {
      * @param eventsRead told each chunk's event count on the calling thread, or null; may throw to stop
      */
     static ReadReport read(Path path, EventSink sink, EventStore store, LongConsumer eventsRead) throws IOException {
+        return readChunks(path, sink, store == null ? null : (c, at) -> store.appendChunk(c), eventsRead);
+    }
+
+    /**
+     * Where whole chunks go instead of a sink's {@code onEvents}: a store that adopts them (the
+     * in-memory store keeps the payload, the out-of-core one indexes the events and remembers where the
+     * frame is).
+     */
+    interface ChunkTarget {
+        /** Chunk {@code c}, found at {@code at} in the file (its metadata already delivered). */
+        void chunk(ChunkCodec.Chunk c, AstraceReader.Located at);
+    }
+
+    /**
+     * As {@link #read(Path, EventSink, EventStore, LongConsumer)} with chunks going to {@code target}
+     * (null: events go to the sink).
+     */
+    static ReadReport readChunks(Path path, EventSink sink, ChunkTarget target, LongConsumer eventsRead) throws IOException {
         try (AstraceReader r = AstraceReader.open(path)) {
-            sink.onSession(r.session());
-            for (MetaRecord m : r.headerMetadata()) {
-                if (r.deliverable(m)) {
-                    m.deliverTo(sink);
-                }
-            }
-            int workers = decodeWorkers();
-            if (workers <= 0) {
-                for (ChunkCodec.Chunk c; (c = r.nextChunk()) != null; ) {
-                    deliver(r, c, sink, store, eventsRead);
-                }
-            } else {
-                readParallel(r, workers, sink, store, eventsRead);
-            }
-            ReadReport res = r.result();
-            long extraLoss = r.unreportedLoss();
-            if (extraLoss > 0) {
-                sink.onLoss(extraLoss); // losses the footer totals but no surviving chunk carried
-            }
-            sink.onClose();
-            return res;
+            return readChunks(r, sink, target, eventsRead);
         }
+    }
+
+    /** As {@link #readChunks(Path, EventSink, ChunkTarget, LongConsumer)} on a reader just opened. */
+    static ReadReport readChunks(AstraceReader r, EventSink sink, ChunkTarget target, LongConsumer eventsRead) throws IOException {
+        sink.onSession(r.session());
+        for (MetaRecord m : r.headerMetadata()) {
+            if (r.deliverable(m)) {
+                m.deliverTo(sink);
+            }
+        }
+        int workers = decodeWorkers();
+        if (workers <= 0) {
+            for (AstraceReader.Located l; (l = r.locate()) != null; ) {
+                AstraceReader.Decoded d = r.decodeLocated(r.codec(), l, null);
+                if (d.chunk() == null) {
+                    r.skipDamaged(d);
+                    continue;
+                }
+                r.accept(d.chunk(), l.offset());
+                deliver(r, d.chunk(), l, sink, target, eventsRead);
+            }
+        } else {
+            readParallel(r, workers, sink, target, eventsRead);
+        }
+        ReadReport res = r.result();
+        long extraLoss = r.unreportedLoss();
+        if (extraLoss > 0) {
+            sink.onLoss(extraLoss); // losses the footer totals but no surviving chunk carried
+        }
+        sink.onClose();
+        return res;
     }
 
     /**
@@ -69,7 +98,8 @@ final class AstraceLoad {
         return cores < 2 ? 0 : Math.min(3, cores);
     }
 
-    private static void deliver(AstraceReader r, ChunkCodec.Chunk c, EventSink sink, EventStore store, LongConsumer eventsRead) {
+    private static void deliver(AstraceReader r, ChunkCodec.Chunk c, AstraceReader.Located at, EventSink sink, ChunkTarget store,
+                                LongConsumer eventsRead) {
         for (MetaRecord m : c.meta()) {
             if (r.deliverable(m)) {
                 m.deliverTo(sink);
@@ -79,7 +109,7 @@ final class AstraceLoad {
         r.dropDanglingSites(events);
         int n = events.size();
         if (store != null) {
-            store.appendChunk(c);
+            store.chunk(c, at);
         } else if (n > 0) {
             sink.onEvents(c.events());
         }
@@ -88,7 +118,7 @@ final class AstraceLoad {
         }
     }
 
-    private static void readParallel(AstraceReader r, int workers, EventSink sink, EventStore store, LongConsumer eventsRead)
+    private static void readParallel(AstraceReader r, int workers, EventSink sink, ChunkTarget store, LongConsumer eventsRead)
             throws IOException {
         ExecutorService pool = Executors.newFixedThreadPool(workers, Thread.ofPlatform().daemon().name("astrace-decode-", 0).factory());
         int version = r.version();
@@ -119,7 +149,7 @@ final class AstraceLoad {
                     continue;
                 }
                 r.accept(d.chunk(), d.at().offset());
-                deliver(r, d.chunk(), sink, store, eventsRead);
+                deliver(r, d.chunk(), d.at(), sink, store, eventsRead);
                 spare.add(d.chunk().events());
             }
         } catch (InterruptedException e) {

@@ -73,6 +73,7 @@ public final class AstraceReader implements AutoCloseable {
     private long[] indexLastTimes;
     private long footerEvents = -1;
     private long footerLost;
+    private long firstFooterTime;
     // progress
     private long pos;
     private boolean done;
@@ -204,7 +205,10 @@ public final class AstraceReader implements AutoCloseable {
             for (int i = 0; i < n; i++) {
                 at += fr.varint();
                 fr.varint();
-                fr.svarint();
+                long first = fr.svarint();
+                if (i == 0) {
+                    firstFooterTime = first;
+                }
                 lasts[i] = fr.svarint();
                 if (at < dataStart || at >= off) {
                     problem(off, "footer index names chunk " + i + " outside the data; reading chunk by chunk");
@@ -543,13 +547,22 @@ public final class AstraceReader implements AutoCloseable {
     }
 
     /**
-     * Reads a whole file into a new store, telling {@code eventsRead} (on the calling thread) how many
+     * Reads a whole file into a new store (in memory, or out of core over the file when it is large:
+     * {@link AstraceIndex#outOfCore}), telling {@code eventsRead} (on the calling thread) how many
      * events each adopted chunk added; it may throw (a {@code CancellationException}, say) to stop the
      * read, which then propagates with the file closed.
      *
      * @param eventsRead told each chunk's event count, or null
      */
     public static LoadedTrace load(Path path, LongConsumer eventsRead) throws IOException {
+        if (AstraceIndex.outOfCore(path)) {
+            return AstraceIndex.open(path, eventsRead).loaded();
+        }
+        return loadInMemory(path, eventsRead);
+    }
+
+    /** Reads a whole file into a new in-memory store, whatever its size (see {@link #load(Path, LongConsumer)}). */
+    public static LoadedTrace loadInMemory(Path path, LongConsumer eventsRead) throws IOException {
         EventStore store = new EventStore(path.getFileName().toString());
         ReadReport r = AstraceLoad.read(path, store, store, eventsRead);
         return new LoadedTrace(store, r);
@@ -592,6 +605,31 @@ public final class AstraceReader implements AutoCloseable {
     /** Losses the footer totals but no surviving chunk carried. */
     long unreportedLoss() {
         return footerLost - lost;
+    }
+
+    /** The reader's own codec (for decoding on the calling thread). */
+    ChunkCodec codec() {
+        return codec;
+    }
+
+    /** The file's size when opened. */
+    long size() {
+        return size;
+    }
+
+    /**
+     * The time span the footer's index covers (the latest chunk end less the first chunk's start), or 0
+     * without a sound footer.
+     */
+    long footerSpan() {
+        if (indexLastTimes == null || indexLastTimes.length == 0) {
+            return 0;
+        }
+        long max = Long.MIN_VALUE;
+        for (long t : indexLastTimes) {
+            max = Math.max(max, t);
+        }
+        return Math.max(0, max - Math.min(indexLastTimes[0], firstFooterTime));
     }
 
     /** The file's format version (its chunks' event layout). */

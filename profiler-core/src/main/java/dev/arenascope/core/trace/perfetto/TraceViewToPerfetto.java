@@ -14,7 +14,7 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /**
  * Exports a loaded trace (a {@link TraceView}, e.g. the store) as Perfetto / Chrome trace JSON; see
@@ -35,7 +35,7 @@ public final class TraceViewToPerfetto {
     public static void convert(TraceView view, OutputStream out) throws IOException {
         PerfettoJsonWriter w = new PerfettoJsonWriter(out);
         try {
-            if (view instanceof EventStore store) {
+            if (view instanceof TraceStore store) {
                 store.replayTo(w); // block by block, with every string and thread; closes the writer
                 return;
             }

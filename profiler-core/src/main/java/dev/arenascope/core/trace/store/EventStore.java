@@ -67,7 +67,7 @@ import dev.arenascope.core.trace.codec.ChunkCodec;
  * before a memory's first event its gauges are 0. The width is {@code ceil((to - from) / buckets)}, so
  * the series covers {@code [from, from + buckets·width)}, which may reach a little past {@code to}.
  */
-public final class EventStore implements TraceView, EventSink {
+public final class EventStore implements TraceStore, EventSink {
     /** Events per sealed block. */
     public static final int BLOCK_EVENTS = 16384;
 
@@ -217,6 +217,7 @@ public final class EventStore implements TraceView, EventSink {
     }
 
     /** Whether any event of the store carries a site or a category. */
+    @Override
     public boolean hasSites() {
         try (var held = lock.read()) {
             return !siteColumns.isEmpty();
@@ -227,6 +228,7 @@ public final class EventStore implements TraceView, EventSink {
      * The store's allocation-site table. It is the store's own and grows as frames and nodes are
      * announced; read it (it is thread-safe), never add to it.
      */
+    @Override
     public SiteTable sites() {
         return sites;
     }
@@ -296,6 +298,7 @@ public final class EventStore implements TraceView, EventSink {
     }
 
     /** The memory with this id, or null. */
+    @Override
     public MemoryInfo memory(int id) {
         try (var held = lock.read()) {
             return memories.get(id);
@@ -310,6 +313,7 @@ public final class EventStore implements TraceView, EventSink {
     }
 
     /** Every string-table entry, by id. */
+    @Override
     public Map<Integer, String> strings() {
         try (var held = lock.read()) {
             return new TreeMap<>(strings);
@@ -324,6 +328,7 @@ public final class EventStore implements TraceView, EventSink {
     }
 
     /** Every recording thread, by id. */
+    @Override
     public Map<Integer, String> threads() {
         try (var held = lock.read()) {
             return new TreeMap<>(threads);
@@ -377,6 +382,7 @@ public final class EventStore implements TraceView, EventSink {
      * Copies events {@code [from, to)} into {@code out} as columns (cheaper than {@link #event} one by
      * one for long runs: each block is decoded once).
      */
+    @Override
     public void copyEvents(long from, long to, EventBatch out) {
         try (var held = lock.read()) {
             if (from < 0 || to > count || from > to) {
@@ -473,6 +479,7 @@ public final class EventStore implements TraceView, EventSink {
     }
 
     /** Events of {@code memory} so far. */
+    @Override
     public long eventCount(int memory) {
         try (var held = lock.read()) {
             GaugeIndex g = indexes.gauge(memory);
@@ -501,6 +508,7 @@ public final class EventStore implements TraceView, EventSink {
      * gauge and scope indexes), for the 24-bytes-an-event budget. Metadata and the decode cache are
      * not counted.
      */
+    @Override
     public long memoryBytes() {
         try (var held = lock.read()) {
             long n = (long) Math.max(1024, Integer.highestOneBit(Math.max(1, tail.size()) * 2 - 1)) * 68; // the open block's columns
@@ -511,6 +519,7 @@ public final class EventStore implements TraceView, EventSink {
     }
 
     /** Replays everything held (session, metadata, events in blocks, losses) to {@code sink}, then closes it. */
+    @Override
     public void replayTo(EventSink sink) {
         try (var held = lock.read()) {
             sink.onSession(session);

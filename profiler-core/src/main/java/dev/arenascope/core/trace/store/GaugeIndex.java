@@ -1,5 +1,7 @@
 package dev.arenascope.core.trace.store;
 
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.Arrays;
 
 import dev.arenascope.core.trace.EventBatch;
@@ -26,11 +28,11 @@ final class GaugeIndex {
     static final int LEAF_EVENTS = 64;
 
     // per leaf
-    final LongColumn tFirst = new LongColumn();
-    final LongColumn tLast = new LongColumn();
-    final LongColumn uLast = new LongColumn();
-    final LongColumn xLast = new LongColumn();
-    final LongColumn seqFirst = new LongColumn();
+    LongColumn tFirst = new LongColumn(); // not final: an index read back replaces it
+    LongColumn tLast = new LongColumn(); // not final: an index read back replaces it
+    LongColumn uLast = new LongColumn(); // not final: an index read back replaces it
+    LongColumn xLast = new LongColumn(); // not final: an index read back replaces it
+    LongColumn seqFirst = new LongColumn(); // not final: an index read back replaces it
     /**
      * {@code mm[l]} holds level {@code l} of the pyramid (level 0 is the leaves): node {@code i}'s used
      * minimum, used maximum, aux minimum and aux maximum at {@code 4i .. 4i+3}, side by side so a query
@@ -42,12 +44,26 @@ final class GaugeIndex {
     // the full leaves' events, bit-packed
     final LeafPages packed = new LeafPages();
 
+    /**
+     * For an out-of-core index, where each leaf's events are in the trace: chunk number {@code << 32 |}
+     * the position of the leaf's first event among this memory's events of that chunk; null when the
+     * leaves are packed in {@link #packed}.
+     */
+    LongColumn external;
+    /** The most events a leaf holds. */
+    final int leafCap;
+    /** An out-of-core leaf closes when its time span would pass this (ns). */
+    private final long maxLeafSpan;
+    private int chunk = -1;
+    private int chunkPos;
+    private boolean breakLeaf;
+
     // the open (last) leaf
     long leaves;
     private int openCount;
-    final long[] ot = new long[LEAF_EVENTS];
-    final long[] ou = new long[LEAF_EVENTS];
-    final long[] ox = new long[LEAF_EVENTS];
+    long[] ot; // not final: an index read back sizes them to its open leaf
+    long[] ou;
+    long[] ox;
     private long oLast;
     private long oUMin;
     private long oUMax;
@@ -60,6 +76,46 @@ final class GaugeIndex {
     long events;
     private long peakUsed;
     private long peakAux;
+
+    /** An in-memory index: leaves of {@link #LEAF_EVENTS}, packed. */
+    GaugeIndex() {
+        this(LEAF_EVENTS, false, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param leafCap     the most events a leaf holds
+     * @param outOfCore   whether the leaves' events stay in the trace's chunks (see {@link #chunk(int)})
+     *                    rather than packed here
+     * @param maxLeafSpan for an out-of-core index, the longest time a leaf may span (ns)
+     */
+    GaugeIndex(int leafCap, boolean outOfCore, long maxLeafSpan) {
+        this(leafCap, outOfCore, maxLeafSpan, leafCap);
+    }
+
+    /** As above with open-leaf arrays of {@code openArrays} (an index read back, which takes no more events). */
+    private GaugeIndex(int leafCap, boolean outOfCore, long maxLeafSpan, int openArrays) {
+        this.leafCap = leafCap;
+        this.external = outOfCore ? new LongColumn() : null;
+        this.maxLeafSpan = maxLeafSpan;
+        ot = new long[openArrays];
+        ou = new long[openArrays];
+        ox = new long[openArrays];
+    }
+
+    /**
+     * Out-of-core indexes: the events that follow are chunk {@code n}'s, so the next one starts a leaf
+     * (a leaf's events are then always in one chunk).
+     */
+    void chunk(int n) {
+        chunk = n;
+        chunkPos = 0;
+        breakLeaf = true;
+    }
+
+    /** Whether the next event at time {@code t} starts a new leaf. */
+    private boolean newLeaf(long t) {
+        return leaves == 0 || openCount == leafCap || breakLeaf || (external != null && t - ot[0] > maxLeafSpan);
+    }
 
     long events() {
         return events;
@@ -75,7 +131,7 @@ final class GaugeIndex {
 
     /** Adds one event's gauges at effective time {@code t} (non-decreasing). */
     void add(long t, long used, long aux) {
-        if (leaves == 0 || openCount == LEAF_EVENTS) {
+        if (newLeaf(t)) {
             if (leaves > 0) {
                 flush();
                 pack();
@@ -108,6 +164,7 @@ final class GaugeIndex {
         }
         openCount++;
         events++;
+        chunkPos++;
         dirty = true;
     }
 
@@ -124,7 +181,7 @@ final class GaugeIndex {
         long px = peakAux;
         int k = lo;
         while (k < hi) {
-            if (leaves == 0 || openCount == LEAF_EVENTS) {
+            if (newLeaf(eff[order[k]])) {
                 if (leaves > 0) {
                     flush();
                     pack();
@@ -133,7 +190,19 @@ final class GaugeIndex {
                 startLeaf(eff[i], b.used(from + i), b.aux(from + i));
             }
             int oc = openCount;
-            int take = Math.min(hi - k, LEAF_EVENTS - oc);
+            int take = Math.min(hi - k, leafCap - oc);
+            if (external != null && maxLeafSpan != Long.MAX_VALUE) {
+                // the leaf ends where its span would pass the bound (newLeaf let event k in)
+                long limit = (oc == 0 ? eff[order[k]] : t[0]) + maxLeafSpan;
+                int fit = 1;
+                while (fit < take && eff[order[k + fit]] <= limit) {
+                    fit++;
+                }
+                if (fit < take) {
+                    breakLeaf = true;
+                }
+                take = fit;
+            }
             long uMin = oUMin;
             long uMax = oUMax;
             long xMin = oXMin;
@@ -164,6 +233,7 @@ final class GaugeIndex {
             pu = Math.max(pu, uMax);
             px = Math.max(px, xMax);
             events += take;
+            chunkPos += take;
             dirty = true;
         }
         peakUsed = pu;
@@ -171,6 +241,10 @@ final class GaugeIndex {
     }
 
     private void startLeaf(long t, long used, long aux) {
+        breakLeaf = false;
+        if (external != null) {
+            external.add((long) chunk << 32 | chunkPos);
+        }
         leaves++;
         tFirst.add(t);
         tLast.add(t);
@@ -191,6 +265,9 @@ final class GaugeIndex {
 
     /** Packs the open (full) leaf into the pages, against its first time and its gauges' minima. */
     private void pack() {
+        if (external != null) {
+            return; // the events stay in the trace's chunk
+        }
         packed.pack(ot, ou, ox, openCount, ot[0], oUMin, oXMin);
     }
 
@@ -267,8 +344,117 @@ final class GaugeIndex {
         return (hi == 0 && lo >= 0) || (hi == -1 && lo < 0) ? lo : (hi < 0 ? Long.MIN_VALUE : Long.MAX_VALUE);
     }
 
+    /** Writes an out-of-core index (flushed) for {@link #read}. */
+    void write(DataOutput out) throws IOException {
+        if (external == null) {
+            throw new IllegalStateException("only out-of-core gauge indexes are saved");
+        }
+        flush();
+        out.writeInt(leafCap);
+        out.writeLong(maxLeafSpan);
+        out.writeInt(chunk);
+        out.writeInt(chunkPos);
+        out.writeBoolean(breakLeaf);
+        out.writeLong(leaves);
+        out.writeLong(events);
+        out.writeLong(peakUsed);
+        out.writeLong(peakAux);
+        tFirst.write(out);
+        tLast.write(out);
+        uLast.write(out);
+        xLast.write(out);
+        seqFirst.write(out);
+        external.write(out);
+        out.writeInt(levelCount);
+        for (int l = 0; l < levelCount; l++) {
+            mm[l].write(out);
+        }
+        out.writeInt(openCount);
+        for (int k = 0; k < openCount; k++) {
+            out.writeLong(ot[k]);
+            out.writeLong(ou[k]);
+            out.writeLong(ox[k]);
+        }
+        for (long v : new long[] {oLast, oUMin, oUMax, oXMin, oXMax, oU, oX}) {
+            out.writeLong(v);
+        }
+    }
+
+    /**
+     * An out-of-core index written by {@link #write}.
+     *
+     * @throws IndexInput.DamagedIndexException when the bytes do not make a consistent index
+     */
+    static GaugeIndex read(IndexInput in) {
+        int cap = in.i32();
+        if (cap != OutOfCoreStore.LEAF_EVENTS) {
+            throw new IndexInput.DamagedIndexException("gauge leaf size " + cap);
+        }
+        GaugeIndex g = new GaugeIndex(cap, true, in.i64(), 0); // open-leaf arrays sized below, to what the bytes hold
+        g.chunk = in.i32();
+        g.chunkPos = in.i32();
+        g.breakLeaf = in.bool();
+        g.leaves = in.i64();
+        g.events = in.i64();
+        g.peakUsed = in.i64();
+        g.peakAux = in.i64();
+        g.tFirst = LongColumn.read(in);
+        g.tLast = LongColumn.read(in);
+        g.uLast = LongColumn.read(in);
+        g.xLast = LongColumn.read(in);
+        g.seqFirst = LongColumn.read(in);
+        g.external = LongColumn.read(in);
+        int levels = in.i32();
+        if (levels < 1 || levels > 64) {
+            throw new IndexInput.DamagedIndexException("gauge pyramid of " + levels + " levels");
+        }
+        g.mm = new LongColumn[Math.max(levels, 1)];
+        for (int l = 0; l < levels; l++) {
+            g.mm[l] = LongColumn.read(in);
+        }
+        g.levelCount = levels;
+        g.openCount = in.i32();
+        long leaves = g.leaves;
+        if (g.openCount < 0 || g.openCount > cap || g.tFirst.size() != leaves || g.tLast.size() != leaves || g.uLast.size() != leaves
+                || g.xLast.size() != leaves || g.seqFirst.size() != leaves || g.external.size() != leaves || g.mm[0].size() != 4 * leaves
+                || (leaves > 0) != (g.openCount > 0) || g.events < leaves) {
+            throw new IndexInput.DamagedIndexException("gauge index columns disagree");
+        }
+        g.ot = new long[g.openCount];
+        g.ou = new long[g.openCount];
+        g.ox = new long[g.openCount];
+        for (int k = 0; k < g.openCount; k++) {
+            g.ot[k] = in.i64();
+            g.ou[k] = in.i64();
+            g.ox[k] = in.i64();
+        }
+        g.oLast = in.i64();
+        g.oUMin = in.i64();
+        g.oUMax = in.i64();
+        g.oXMin = in.i64();
+        g.oXMax = in.i64();
+        g.oU = in.i64();
+        g.oX = in.i64();
+        for (int l = 1; l < levels; l++) {
+            if (g.mm[l].size() != 4 * ((g.mm[l - 1].size() / 4 + 1) >>> 1)) {
+                throw new IndexInput.DamagedIndexException("gauge pyramid level " + l + " has the wrong size");
+            }
+        }
+        return g;
+    }
+
+    /** The trace chunks the leaves name, checked against the store's {@code chunks}. */
+    void checkChunks(int chunks) {
+        for (long i = 0; i < leaves; i++) {
+            long loc = external.get(i);
+            if ((loc >>> 32) >= chunks || (int) loc < 0) {
+                throw new IndexInput.DamagedIndexException("gauge leaf " + i + " names chunk " + (loc >>> 32) + " of " + chunks);
+            }
+        }
+    }
+
     long bytes() {
-        long n = tFirst.bytes() * 5 + 48 + 3 * (16 + 8L * LEAF_EVENTS) + packed.bytes();
+        long n = tFirst.bytes() * 5 + 48 + 3 * (16 + 8L * leafCap) + packed.bytes() + (external == null ? 0 : external.bytes());
         for (int l = 0; l < levelCount; l++) {
             n += mm[l].bytes();
         }

@@ -27,9 +27,42 @@ final class GaugeQuery {
     private long accXMin;
     private long accXMax;
 
+    // an out-of-core index: where leaves' events are read, the selected leaf's chunk columns from eBase
+    private final LeafSource source;
+    private final int memory;
+    private final boolean ext;
+    private long[] et;
+    private long[] eu;
+    private long[] ex;
+    private int eBase;
+    /** A leaf spanning at most this counts whole in the bucket it starts in (out-of-core only; -1: never). */
+    private long coarseSpan = -1;
+    private boolean exact;
+
     GaugeQuery(GaugeIndex g) {
+        this(g, null, -1);
+    }
+
+    /** A query over an out-of-core index whose leaves are read from {@code source} (null for an in-memory one). */
+    GaugeQuery(GaugeIndex g, LeafSource source, int memory) {
         this.g = g;
         this.cursor = g.packed.new Cursor();
+        this.source = source;
+        this.memory = memory;
+        this.ext = g.external != null;
+        if (ext && source == null) {
+            throw new IllegalArgumentException("an out-of-core gauge index needs a leaf source");
+        }
+    }
+
+    /**
+     * Out-of-core queries only: answers with every partly covered leaf read from its chunk, never
+     * counting a short leaf whole in the bucket it starts in (see {@link #fill}). For tests, and for
+     * views that want exact bucket edges at any cost.
+     */
+    GaugeQuery exact(boolean on) {
+        exact = on;
+        return this;
     }
 
     private void select(long leaf) {
@@ -40,20 +73,43 @@ final class GaugeQuery {
         selN = (int) ((leaf == g.leaves - 1 ? g.events : g.seqFirst.get(leaf + 1)) - g.seqFirst.get(leaf));
         selOpen = leaf == g.leaves - 1; // the open leaf is not packed yet
         if (!selOpen) {
-            cursor.select(leaf, selN, g.tFirst.get(leaf), g.mm[0].get(4 * leaf), g.mm[0].get(4 * leaf + 2));
+            if (ext) {
+                long loc = g.external.get(leaf);
+                ChunkGauges cg = source.gauges((int) (loc >>> 32));
+                et = cg.time(memory);
+                eu = cg.used(memory);
+                ex = cg.aux(memory);
+                eBase = (int) loc;
+                if (eBase + selN > et.length) {
+                    throw new IllegalStateException("chunk " + (loc >>> 32) + " holds " + et.length + " events of memory " + memory
+                            + ", the index expects at least " + (eBase + selN));
+                }
+            } else {
+                cursor.select(leaf, selN, g.tFirst.get(leaf), g.mm[0].get(4 * leaf), g.mm[0].get(4 * leaf + 2));
+            }
         }
     }
 
     private long time(int k) {
-        return selOpen ? g.ot[k] : cursor.time(k);
+        return selOpen ? g.ot[k] : ext ? et[eBase + k] : cursor.time(k);
     }
 
     private long used(int k) {
-        return selOpen ? g.ou[k] : cursor.used(k);
+        return selOpen ? g.ou[k] : ext ? eu[eBase + k] : cursor.used(k);
     }
 
     private long aux(int k) {
-        return selOpen ? g.ox[k] : cursor.aux(k);
+        return selOpen ? g.ox[k] : ext ? ex[eBase + k] : cursor.aux(k);
+    }
+
+    /** Whether {@code leaf} is short enough to count whole in the bucket it starts in. */
+    private boolean coarse(long leaf) {
+        return coarseSpan >= 0 && g.tLast.get(leaf) - g.tFirst.get(leaf) <= coarseSpan;
+    }
+
+    /** Events in {@code leaf}. */
+    private long leafEvents(long leaf) {
+        return (leaf == g.leaves - 1 ? g.events : g.seqFirst.get(leaf + 1)) - g.seqFirst.get(leaf);
     }
 
     /** First event index in {@code [lo, n)} of the selected leaf at or after time {@code t}, or n. */
@@ -167,9 +223,16 @@ final class GaugeQuery {
     /**
      * Fills buckets {@code [0, n)} of the arrays; bucket {@code i} covers
      * {@code [from + i·w, from + (i+1)·w)}.
+     *
+     * <p>Out-of-core indexes (unless {@link #exact}): a leaf that spans at most a quarter of a bucket
+     * and crosses a bucket's edge counts whole in the bucket it starts in, from its summary, instead of
+     * being read from its chunk to split it. Its values are exact; their times move by less than a
+     * quarter of a bucket (a quarter of a pixel column when a bucket is one). So a zoomed-out frame
+     * reads no chunk at all.
      */
     void fill(long from, long to, long w, int n, long[] usedMin, long[] usedMax, long[] usedLast,
               long[] auxMin, long[] auxMax, long[] auxLast, long[] count) {
+        coarseSpan = ext && !exact ? w >> 2 : -1;
         // the values in force at 'from'; (leaf, k) is the first event at or after 'from'
         long curU = 0;
         long curX = 0;
@@ -181,6 +244,11 @@ final class GaugeQuery {
         } else if (leaf < g.leaves) {
             if (g.tFirst.get(leaf) >= from) {
                 if (leaf > 0) {
+                    curU = g.uLast.get(leaf - 1);
+                    curX = g.xLast.get(leaf - 1);
+                }
+            } else if (coarse(leaf)) {
+                if (leaf > 0) { // the leaf counts whole in the first bucket, from the value before it
                     curU = g.uLast.get(leaf - 1);
                     curX = g.xLast.get(leaf - 1);
                 }
@@ -212,6 +280,14 @@ final class GaugeQuery {
                         curU = g.uLast.get(j - 1);
                         curX = g.xLast.get(j - 1);
                         leaf = j;
+                        continue;
+                    }
+                    if (coarse(leaf)) { // a short leaf across the edge: whole, from its summary
+                        rangeMinMax(leaf, leaf + 1);
+                        cnt += leafEvents(leaf);
+                        curU = g.uLast.get(leaf);
+                        curX = g.xLast.get(leaf);
+                        leaf++;
                         continue;
                     }
                 }

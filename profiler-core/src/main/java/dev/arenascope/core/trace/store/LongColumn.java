@@ -1,5 +1,7 @@
 package dev.arenascope.core.trace.store;
 
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.Arrays;
 
 /**
@@ -40,6 +42,24 @@ final class LongColumn {
         }
         pages[p][within] = v;
         size++;
+    }
+
+    /** Writes the column (its size, then its values) for {@link #read}. */
+    void write(DataOutput out) throws IOException {
+        out.writeLong(size);
+        for (long i = 0; i < size; i++) {
+            out.writeLong(get(i));
+        }
+    }
+
+    /** A column written by {@link #write}. */
+    static LongColumn read(IndexInput in) {
+        int n = in.count(8);
+        LongColumn c = new LongColumn();
+        for (int i = 0; i < n; i++) {
+            c.add(in.i64());
+        }
+        return c;
     }
 
     /** Bytes held, for memory accounting. */

@@ -1,5 +1,7 @@
 package dev.arenascope.core.trace.store;
 
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.Arrays;
 
 import dev.arenascope.core.trace.EventBatch;
@@ -15,6 +17,10 @@ import dev.arenascope.core.trace.EventKind;
  * writer appends under its write lock, queries read under its read lock.
  */
 final class MemoryIndexes {
+    private final int leafCap;
+    private final boolean outOfCore;
+    private final long maxLeafSpan;
+    private int chunk = -1;
     private GaugeIndex[] gauges = new GaugeIndex[8];
     private ScopeIndex[] scopes = new ScopeIndex[8];
     private final boolean[] touched = new boolean[EventBatch.MAX_MEMORY_ID + 2];
@@ -25,6 +31,32 @@ final class MemoryIndexes {
     private long[] effScratch = new long[0];
     private int[] orderScratch = new int[0];
     private int[] groupCount = new int[8];
+
+    /** In-memory indexes: gauge leaves of {@link GaugeIndex#LEAF_EVENTS}, packed. */
+    MemoryIndexes() {
+        this(GaugeIndex.LEAF_EVENTS, false, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param leafCap     the most events a gauge leaf holds
+     * @param outOfCore   whether gauge leaves' events stay in the trace's chunks ({@link #chunk(int)})
+     * @param maxLeafSpan for out-of-core indexes, the longest time a leaf may span (ns)
+     */
+    MemoryIndexes(int leafCap, boolean outOfCore, long maxLeafSpan) {
+        this.leafCap = leafCap;
+        this.outOfCore = outOfCore;
+        this.maxLeafSpan = maxLeafSpan;
+    }
+
+    /** Out-of-core indexes: the events added next are trace chunk {@code n}'s. */
+    void chunk(int n) {
+        chunk = n;
+        for (GaugeIndex g : gauges) {
+            if (g != null) {
+                g.chunk(n);
+            }
+        }
+    }
 
     /**
      * Indexes events {@code [from, to)} of {@code b}: one pass in arrival order computes effective
@@ -112,7 +144,13 @@ final class MemoryIndexes {
             scopes = Arrays.copyOf(scopes, cap);
         }
         GaugeIndex g = gauges[slot];
-        return g != null ? g : (gauges[slot] = new GaugeIndex());
+        if (g == null) {
+            g = gauges[slot] = new GaugeIndex(leafCap, outOfCore, maxLeafSpan);
+            if (outOfCore) {
+                g.chunk(chunk);
+            }
+        }
+        return g;
     }
 
     private ScopeIndex scopeSlot(int slot) {
@@ -145,6 +183,56 @@ final class MemoryIndexes {
     /** The scope index of {@code memory}, or null when it has no scope event yet. */
     ScopeIndex scope(int memory) {
         return memory >= 0 && memory < scopes.length ? scopes[memory] : null;
+    }
+
+    /** Writes out-of-core indexes (flushed) for {@link #read}. */
+    void write(DataOutput out) throws IOException {
+        flush();
+        out.writeInt(leafCap);
+        out.writeLong(maxLeafSpan);
+        out.writeInt(chunk);
+        out.writeInt(gauges.length);
+        for (int i = 0; i < gauges.length; i++) {
+            out.writeBoolean(gauges[i] != null);
+            if (gauges[i] != null) {
+                gauges[i].write(out);
+            }
+            out.writeBoolean(scopes[i] != null);
+            if (scopes[i] != null) {
+                scopes[i].write(out);
+            }
+        }
+    }
+
+    /**
+     * Out-of-core indexes written by {@link #write} over a trace of {@code chunks} chunks.
+     *
+     * @throws IndexInput.DamagedIndexException when the bytes do not make consistent indexes
+     */
+    static MemoryIndexes read(IndexInput in, int chunks) {
+        int cap = in.i32();
+        long span = in.i64();
+        if (cap != OutOfCoreStore.LEAF_EVENTS || span < 1) {
+            throw new IndexInput.DamagedIndexException("index leaf size " + cap + ", span " + span);
+        }
+        MemoryIndexes m = new MemoryIndexes(cap, true, span);
+        m.chunk = in.i32();
+        int slots = in.i32();
+        if (slots < 0 || slots > EventBatch.MAX_MEMORY_ID + 2) {
+            throw new IndexInput.DamagedIndexException(slots + " memory slots");
+        }
+        m.gauges = new GaugeIndex[Math.max(8, slots)];
+        m.scopes = new ScopeIndex[m.gauges.length];
+        for (int i = 0; i < slots; i++) {
+            if (in.bool()) {
+                m.gauges[i] = GaugeIndex.read(in);
+                m.gauges[i].checkChunks(chunks);
+            }
+            if (in.bool()) {
+                m.scopes[i] = ScopeIndex.read(in);
+            }
+        }
+        return m;
     }
 
     /** Bytes the indexes hold. */

@@ -1,5 +1,7 @@
 package dev.arenascope.core.trace.store;
 
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -17,10 +19,10 @@ import dev.arenascope.core.trace.ScopeInterval;
  * <p>Not thread-safe: the store calls it under its lock, and {@link #flush()} after each batch.
  */
 final class ScopeIndex {
-    private final LongColumn start = new LongColumn();
-    private final LongColumn end = new LongColumn();
-    private final LongColumn ids = new LongColumn();     // scopeId << 32 | nameId
-    private final LongColumn parents = new LongColumn(); // parentId << 32 | depth
+    private LongColumn start = new LongColumn();
+    private LongColumn end = new LongColumn();
+    private LongColumn ids = new LongColumn();     // scopeId << 32 | nameId
+    private LongColumn parents = new LongColumn(); // parentId << 32 | depth
     /** levels.get(l-1) = {maxEnd, maxDuration} of level l; level 0 is computed from the columns. */
     private final List<LongColumn[]> levels = new ArrayList<>();
     private final Map<Integer, Long> open = new HashMap<>();
@@ -172,6 +174,65 @@ final class ScopeIndex {
         if (c + 1 < size(l - 1)) {
             visit(l - 1, c + 1, limit, from, minDur, memory, out);
         }
+    }
+
+    /** Writes the index (flushed) for {@link #read}. */
+    void write(DataOutput out) throws IOException {
+        flush();
+        start.write(out);
+        end.write(out);
+        ids.write(out);
+        parents.write(out);
+        out.writeInt(levels.size());
+        for (LongColumn[] lv : levels) {
+            lv[0].write(out);
+            lv[1].write(out);
+        }
+        out.writeLong(open.size());
+        for (Map.Entry<Integer, Long> e : open.entrySet()) {
+            out.writeInt(e.getKey());
+            out.writeLong(e.getValue());
+        }
+    }
+
+    /**
+     * An index written by {@link #write}.
+     *
+     * @throws IndexInput.DamagedIndexException when the bytes do not make a consistent index
+     */
+    static ScopeIndex read(IndexInput in) {
+        ScopeIndex s = new ScopeIndex();
+        s.start = LongColumn.read(in);
+        s.end = LongColumn.read(in);
+        s.ids = LongColumn.read(in);
+        s.parents = LongColumn.read(in);
+        long n = s.start.size();
+        if (s.end.size() != n || s.ids.size() != n || s.parents.size() != n) {
+            throw new IndexInput.DamagedIndexException("scope index columns disagree");
+        }
+        int levels = in.i32();
+        if (levels < 0 || levels > 64) {
+            throw new IndexInput.DamagedIndexException("scope pyramid of " + levels + " levels");
+        }
+        long below = n;
+        for (int l = 0; l < levels; l++) {
+            LongColumn[] lv = {LongColumn.read(in), LongColumn.read(in)};
+            if (lv[0].size() != (below + 1) / 2 || lv[1].size() != lv[0].size()) {
+                throw new IndexInput.DamagedIndexException("scope pyramid level " + (l + 1) + " has the wrong size");
+            }
+            s.levels.add(lv);
+            below = lv[0].size();
+        }
+        int open = in.count(12);
+        for (int i = 0; i < open; i++) {
+            int id = in.i32();
+            long at = in.i64();
+            if (at < 0 || at >= n) {
+                throw new IndexInput.DamagedIndexException("open scope " + id + " at " + at + " of " + n);
+            }
+            s.open.put(id, at);
+        }
+        return s;
     }
 
     long bytes() {

@@ -15,6 +15,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
 import dev.arenascope.testsupport.Fixtures;
 
@@ -53,7 +54,7 @@ class PendingFreesTest {
     }
 
     /** Replays the events: blocks whose free was requested and not completed, after every event of each instant. */
-    private static void check(EventStore s, long requested, long instants, long bytesOverInstants, long largestAtNs, long largestBytes,
+    private static void check(TraceStore s, long requested, long instants, long bytesOverInstants, long largestAtNs, long largestBytes,
                               long peak) {
         int memory = s.memories().stream().filter(m -> m.name().equals("cuda:0")).findFirst().orElseThrow().id();
         assertEquals(peak, s.peakUsed(memory), "the peak is unchanged: a pending block is still in use");

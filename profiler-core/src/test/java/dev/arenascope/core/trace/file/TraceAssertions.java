@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.arenascope.core.trace.GaugeSeries;
 import dev.arenascope.core.trace.MemoryInfo;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /** Equality of two stores as a user sees them: metadata, every event, gauges and scopes. */
 final class TraceAssertions {
     private TraceAssertions() {}
 
-    static void assertSameTrace(EventStore want, EventStore got) {
+    static void assertSameTrace(TraceStore want, TraceStore got) {
         assertEquals(want.session(), got.session(), "session");
         assertEquals(want.memories(), got.memories(), "memories");
         assertEquals(want.strings(), got.strings(), "strings");

@@ -19,6 +19,7 @@ import dev.arenascope.core.trace.SitedTrace;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /**
  * Random mutations of valid files (flipped bits, overwritten runs, forged lengths, cuts, insertions,
@@ -164,7 +165,7 @@ class TraceReaderFuzzTest {
         assertEquals(src.stackNodeCount(), AstraceReader.load(f).store().stackNodeCount(), "the valid file reads whole");
         int runs = fuzz(f, p -> {
             LoadedTrace t = AstraceReader.load(p);
-            EventStore got = t.store();
+            TraceStore got = t.store();
             for (long i = 0; i < got.eventCount(); i++) {
                 got.stack(got.event(i).site()); // every site the store kept resolves
             }
