@@ -15,11 +15,20 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Used for a frame table (a frame's function, file, line and flags as two longs) and a stack trie
  * (a node's parent and frame as one long) by {@link dev.arenascope.core.trace.SiteTable} and the
  * PyTorch importer. Ids are never reused or changed. Not thread-safe.
+ *
+ * <p>Keys are kept in pages of {@value #PAGE} keys (the first grows from small), so a table of millions
+ * of keys never copies them to grow: a copy of the whole array each time it filled was garbage that
+ * a serial collector promotes with the live table and keeps to the end of a batch command (at 1 M
+ * all-distinct PyTorch allocations, hundreds of MB of a stack trie's and a frame table's old copies).
  */
 public final class KeyIds {
     private final int width;
     private final long seed = ThreadLocalRandom.current().nextLong() | 1;
-    private long[] keys;
+    private static final int PAGE_BITS = 13;
+    static final int PAGE = 1 << PAGE_BITS;
+    private static final int MASK = PAGE - 1;
+    /** Key {@code id} is at {@code pages[id >>> PAGE_BITS][(id & MASK) * width]}; pages past the first hold {@link #PAGE} keys. */
+    private long[][] pages;
     private int size;
     /** id + 1 per slot; 0 is empty. */
     private int[] slots = new int[64];
@@ -33,7 +42,7 @@ public final class KeyIds {
             throw new IllegalArgumentException("width must be 1 or 2, got " + width);
         }
         this.width = width;
-        this.keys = new long[16 * width];
+        this.pages = new long[][] {new long[16 * width]};
     }
 
     /** Ids given so far. */
@@ -43,20 +52,25 @@ public final class KeyIds {
 
     /** The first long of id {@code id}'s key. */
     public long key(int id) {
-        return keys[id * width];
+        return pages[id >>> PAGE_BITS][(id & MASK) * width];
     }
 
     /** The second long of id {@code id}'s key (width 2). */
     public long key2(int id) {
-        return keys[id * width + 1];
+        return pages[id >>> PAGE_BITS][(id & MASK) * width + 1];
     }
 
     /** Bytes the table holds. */
     public long bytes() {
-        return 8L * keys.length + 4L * slots.length;
+        long b = 4L * slots.length;
+        for (long[] p : pages) {
+            b += p == null ? 0 : 8L * p.length;
+        }
+        return b;
     }
 
-    private int slot(long a, long b) {
+    /** The key's 64-bit hash: its low bits choose the slot, its high ones are the slot's fingerprint. */
+    private long hash(long a, long b) {
         long x = (a ^ seed) * 0x9E3779B97F4A7C15L;
         x ^= Long.rotateLeft(b * 0xC2B2AE3D27D4EB4FL, 31);
         x ^= x >>> 33;
@@ -64,12 +78,25 @@ public final class KeyIds {
         x ^= x >>> 33;
         x *= 0xC4CEB9FE1A85EC53L;
         x ^= x >>> 33;
-        return (int) x & (slots.length - 1);
+        return x;
+    }
+
+    /**
+     * A slot holds {@code id + 1} in its low {@code idBits} bits (log2 of the slots: the index is kept
+     * larger than the ids) and the high bits of the key's hash above them, so a probe compares a stored
+     * key only when those bits agree: most probes of a big table read the slots alone, not a key
+     * elsewhere in memory.
+     */
+    private int idMask = 63;
+
+    private int fingerprint(long h) {
+        return (int) (h >>> 32) & ~idMask;
     }
 
     private boolean same(int id, long a, long b) {
-        int p = id * width;
-        return keys[p] == a && (width == 1 || keys[p + 1] == b);
+        long[] page = pages[id >>> PAGE_BITS];
+        int p = (id & MASK) * width;
+        return page[p] == a && (width == 1 || page[p + 1] == b);
     }
 
     /** The id of key {@code a} (width 1), or -1. */
@@ -83,11 +110,13 @@ public final class KeyIds {
             b = 0;
         }
         catchUp();
-        int mask = slots.length - 1;
-        for (int i = slot(a, b); slots[i] != 0; i = (i + 1) & mask) {
-            int id = slots[i] - 1;
-            if (same(id, a, b)) {
-                return id;
+        final int[] t = slots;
+        final int mask = t.length - 1, ids = idMask;
+        long h = hash(a, b);
+        int fp = fingerprint(h);
+        for (int i = (int) h & mask, e; (e = t[i]) != 0; i = (i + 1) & mask) {
+            if ((e & ~ids) == fp && same((e & ids) - 1, a, b)) {
+                return (e & ids) - 1;
             }
         }
         return -1;
@@ -104,21 +133,29 @@ public final class KeyIds {
             b = 0;
         }
         catchUp();
-        int mask = slots.length - 1;
-        int i = slot(a, b);
-        for (; slots[i] != 0; i = (i + 1) & mask) {
-            int id = slots[i] - 1;
-            if (same(id, a, b)) {
-                return id;
+        final int[] t = slots;
+        final int mask = t.length - 1, ids = idMask;
+        long h = hash(a, b);
+        int fp = fingerprint(h);
+        int i = (int) h & mask;
+        for (int e; (e = t[i]) != 0; i = (i + 1) & mask) {
+            if ((e & ~ids) == fp && same((e & ids) - 1, a, b)) {
+                return (e & ids) - 1;
             }
         }
         int id = store(a, b);
         indexedTo = size;
-        slots[i] = id + 1;
-        if (2 * ++indexed > slots.length) {
+        t[i] = fp | (id + 1);
+        indexed++;
+        grown();
+        return id;
+    }
+
+    /** Doubles the index when it is half full, or when the next id would not fit beside the fingerprints. */
+    private void grown() {
+        if (2 * indexed > slots.length || size >= idMask) {
             rehash();
         }
-        return id;
     }
 
     /**
@@ -132,38 +169,51 @@ public final class KeyIds {
 
     /** Puts the ids appended since the last lookup into the index, each unless an earlier id has its key. */
     private void catchUp() {
+        while (indexedTo < size && slots.length <= 2L * size && slots.length < 1 << 30) {
+            rehash(); // sized for what is to come in at once (a consumer's table, appended to, then looked up)
+        }
         while (indexedTo < size) {
             int id = indexedTo++;
-            int p = id * width;
-            long a = keys[p], b = width == 1 ? 0 : keys[p + 1];
-            int mask = slots.length - 1;
-            int i = slot(a, b);
+            long a = key(id), b = width == 1 ? 0 : key2(id);
+            while (id + 1 > idMask) {
+                rehash(); // ids appended past what the index's id bits hold
+            }
+            final int[] t = slots;
+            final int mask = t.length - 1, ids = idMask;
+            long h = hash(a, b);
+            int fp = fingerprint(h);
+            int i = (int) h & mask;
             boolean known = false;
-            for (; slots[i] != 0; i = (i + 1) & mask) {
-                if (same(slots[i] - 1, a, b)) {
+            for (int e; (e = t[i]) != 0; i = (i + 1) & mask) {
+                if ((e & ~ids) == fp && same((e & ids) - 1, a, b)) {
                     known = true;
                     break;
                 }
             }
             if (!known) {
-                slots[i] = id + 1;
-                if (2 * ++indexed > slots.length) {
-                    rehash();
-                }
+                t[i] = fp | (id + 1);
+                indexed++;
+                grown();
             }
         }
     }
 
     /** Gives back the keys' room to grow (a table that is done growing: after a read). */
     public void trim() {
-        if (keys.length > size * width) {
-            keys = Arrays.copyOf(keys, size * width);
+        int used = size == 0 ? 1 : ((size - 1) >>> PAGE_BITS) + 1;
+        if (pages.length > used) {
+            pages = Arrays.copyOf(pages, used);
+        }
+        int last = (size - ((used - 1) << PAGE_BITS)) * width; // keys on the last page in use
+        if (pages[used - 1].length > last) {
+            pages[used - 1] = Arrays.copyOf(pages[used - 1], last); // at most one page copied
         }
     }
 
     /** Frees the index (the keys stay); the next lookup builds it again. */
     public void dropIndex() {
         slots = new int[64];
+        idMask = 63;
         indexed = 0;
         indexedTo = 0;
     }
@@ -172,32 +222,55 @@ public final class KeyIds {
         if (size == Integer.MAX_VALUE - 1) {
             throw new IllegalStateException("more than " + (Integer.MAX_VALUE - 1) + " keys");
         }
-        if ((long) (size + 1) * width > keys.length) {
-            if ((long) (size + 1) * width > Integer.MAX_VALUE - 8) {
-                throw new IllegalStateException("more than " + (Integer.MAX_VALUE - 8) / width + " keys");
-            }
-            // by half again, not double: a table of millions of keys wastes a third at most, not a half
-            keys = Arrays.copyOf(keys, (int) Math.min((long) Integer.MAX_VALUE - 8, keys.length + (keys.length >> 1) + 2L * width));
+        int p = size >>> PAGE_BITS, i = (size & MASK) * width;
+        if (p == pages.length) {
+            pages = Arrays.copyOf(pages, Math.max(2, p + (p >> 1)));
         }
-        keys[size * width] = a;
+        long[] page = pages[p];
+        if (page == null) {
+            page = pages[p] = new long[PAGE * width];
+        } else if (i == page.length) { // the first page, growing from small; or one trimmed, grown again
+            page = pages[p] = Arrays.copyOf(page, Math.min(PAGE * width, Math.max(16 * width, 2 * page.length)));
+        }
+        page[i] = a;
         if (width == 2) {
-            keys[size * width + 1] = b;
+            page[i + 1] = b;
         }
         return size++;
     }
 
+    /**
+     * Doubles the index. The ids in it are put back in id order, so their keys are read in the order
+     * they are stored (a pass over the pages, not a random read per id); the slots' fingerprints lose
+     * the bit the ids gain.
+     */
     private void rehash() {
         int[] old = slots;
-        slots = new int[old.length * 2];
-        int mask = slots.length - 1;
-        for (int s : old) {
-            if (s != 0) {
-                int p = (s - 1) * width;
-                int i = slot(keys[p], width == 1 ? 0 : keys[p + 1]);
-                while (slots[i] != 0) {
+        int oldIds = idMask;
+        long[] indexedIds = new long[(size + 63) >>> 6];
+        for (int e : old) {
+            if (e != 0) {
+                int id = (e & oldIds) - 1;
+                indexedIds[id >>> 6] |= 1L << id;
+            }
+        }
+        if (old.length >= 1 << 30) {
+            throw new IllegalStateException("an index of more than 2^30 slots");
+        }
+        int[] t = new int[old.length * 2];
+        int ids = t.length - 1;
+        slots = t;
+        idMask = ids;
+        int mask = t.length - 1;
+        for (int w = 0; w < indexedIds.length; w++) {
+            for (long bits = indexedIds[w]; bits != 0; bits &= bits - 1) {
+                int id = w << 6 | Long.numberOfTrailingZeros(bits);
+                long h = width == 1 ? hash(key(id), 0) : hash(key(id), key2(id));
+                int i = (int) h & mask;
+                while (t[i] != 0) {
                     i = (i + 1) & mask;
                 }
-                slots[i] = s;
+                t[i] = fingerprint(h) | (id + 1);
             }
         }
     }

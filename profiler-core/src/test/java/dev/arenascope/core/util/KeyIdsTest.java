@@ -57,6 +57,31 @@ class KeyIdsTest {
     }
 
     @Test
+    void aKeyAppendedManyTimesKeepsItsFirstIdAndNewKeysStillGetTheirs() {
+        // appended ids run far past what a small index's id bits hold: the index grows to take them
+        KeyIds t = new KeyIds(2);
+        for (int i = 0; i < 5000; i++) {
+            t.append(42, 7);
+        }
+        assertEquals(0, t.find(42, 7));
+        assertEquals(5000, t.intern(1, 2));
+        for (int i = 0; i < 300_000; i++) {
+            assertEquals(5001 + i, t.intern(i, 99));
+        }
+        assertEquals(0, t.intern(42, 7));
+        assertEquals(5000, t.find(1, 2));
+        for (int i = 0; i < 300_000; i += 101) {
+            assertEquals(5001 + i, t.find(i, 99));
+        }
+        t.trim();
+        t.dropIndex();
+        assertEquals(5001 + 777, t.find(777, 99));
+        assertEquals(305_001, t.intern(-1, -1)); // appending after a trim grows the last page again
+        assertEquals(305_002, t.size());
+        assertEquals(-1, t.key(305_001));
+    }
+
+    @Test
     void widthIsOneOrTwo() {
         assertThrows(IllegalArgumentException.class, () -> new KeyIds(3));
     }

@@ -21,6 +21,9 @@ import java.util.Arrays;
  * list's slot and the dicts' slots are all empty (as the slots MEMOIZE took then were; so none is one
  * of the bodies' strings and MEMOIZE takes them in order). Anything else reads on the ordinary way.
  *
+ * <p>A list is kept the second time its first bytes are seen in its set (the first time only their
+ * hash is noted), so a snapshot whose stacks never repeat costs no copies of its lists.
+ *
  * <p>Bounded: {@value #SETS} sets of two entries found by a hash of the list's first {@value #HASHED}
  * bytes (a collision costs a miss, never a chain), lists of at most {@value #LIST_MAX} bytes and
  * {@value #ITEMS_MAX} items, and at most {@value #BUDGET} bytes kept in all (past that the memory starts
@@ -53,13 +56,34 @@ final class PickleFrameLists {
         this.flat = flat;
     }
 
-    private static int set(byte[] buf, int p) {
+    /** A hash of the list's first {@value #HASHED} bytes; its low bits choose the set. */
+    private static long hash(byte[] buf, int p) {
         long x = 0;
         for (int i = 0; i < HASHED; i += 8) {
             x = (x ^ (long) LONGS.get(buf, p + i)) * 0x9E3779B97F4A7C15L;
             x ^= x >>> 29;
         }
-        return (int) (x ^ x >>> 32) & (SETS - 1);
+        return x ^ x >>> 32;
+    }
+
+    /**
+     * Per set, the hash of the last list that was seen there and not kept (0: none): a list is kept
+     * only when it is seen a second time, so a snapshot whose stacks are all new (the lists never met
+     * again) does not copy the bytes of every list into arrays that live just long enough for the
+     * collector to promote them.
+     */
+    private final long[] seen = new long[2 * SETS];
+
+    /** Whether a list of this hash was seen in its set and not kept (then forgotten: it is kept now); else notes it. */
+    private boolean seenBefore(int set, long hash) {
+        int e = 2 * set;
+        if (seen[e] == hash || seen[e + 1] == hash) {
+            seen[seen[e] == hash ? e : e + 1] = 0;
+            return true;
+        }
+        seen[e + 1] = seen[e];
+        seen[e] = hash;
+        return false;
     }
 
     /** The entry of set {@code set} holding {@code buf[q..]}'s list, kept at {@code epoch}, or -1. */
@@ -110,7 +134,8 @@ final class PickleFrameLists {
             return false;
         }
         final int q = p + 2; // the list's items
-        final int set = set(buf, q);
+        final long hash = hash(buf, q) | 1;
+        final int set = (int) hash & (SETS - 1);
         final long epoch = r.memo.overwrites() + 1;
         final int hit = find(set, buf, q, end, epoch);
         if (hit >= 0) {
@@ -154,7 +179,7 @@ final class PickleFrameLists {
             }
             int op = buf[at] & 0xff;
             if (op == 'e') {
-                if (epoch == r.memo.overwrites() + 1 && n > 0) {
+                if (epoch == r.memo.overwrites() + 1 && n > 0 && seenBefore(set, hash)) {
                     int[] nums = Arrays.copyOf(scratch, n + 1);
                     nums[n] = 0; // the placement's int (PyList.kept), nothing noted yet
                     keep(set, Arrays.copyOfRange(buf, q, at + 1), nums, epoch);
