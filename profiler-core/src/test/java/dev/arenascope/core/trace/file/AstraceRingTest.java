@@ -22,7 +22,7 @@ import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
-import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.trace.store.TraceStore;
 
 /** The ring of chunks: a capped writer drops the oldest chunks whole, counts them, and keeps the rest readable and right. */
 class AstraceRingTest {
@@ -125,7 +125,7 @@ class AstraceRingTest {
         LoadedTrace t = AstraceReader.load(file);
         assertFalse(t.report().damaged(), t.report().summary());
         assertFalse(t.report().stillWriting());
-        EventStore store = t.store();
+        TraceStore store = t.store();
         RingWindow win = RingWindow.of(store.session());
         assertNotNull(win);
         assertTrue(win.droppedChunks() > 40, "dropped " + win.droppedChunks());
