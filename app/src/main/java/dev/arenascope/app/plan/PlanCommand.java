@@ -175,27 +175,21 @@ public final class PlanCommand implements Command {
         }
         boolean json = isJson(input);
         Format format = output == null ? null : Format.of(output, json ? Format.JSON : Format.CSV);
+        List<PlanBank> banks = null;
         if (banksArg != null) {
             if (json) {
                 throw new UsageException("plan: --banks reads a problem as CSV; " + input + " is a memory plan (JSON)");
             }
-            List<PlanBank> banks;
             try {
                 banks = PlanBank.parseList(banksArg);
             } catch (IllegalArgumentException e) {
                 throw new UsageException("plan: --banks: " + e.getMessage());
             }
-            try {
-                return BankedPlan.run(input, alignment, banks, deadline, output, force, format == Format.JSON, out);
-            } catch (PlanInputException e) {
-                throw new UsageException("plan: " + e.getMessage());
-            } catch (NoSuchFileException e) {
-                throw new UsageException("plan: no such file: " + e.getFile());
-            } catch (IllegalArgumentException | ArithmeticException e) {
-                throw new UsageException("plan: " + input + ": " + e.getMessage());
-            }
         }
         try {
+            if (banks != null) {
+                return BankedPlan.run(input, alignment, banks, deadline, output, force, format == Format.JSON, out);
+            }
             return json ? planJson(input, planner, capacity, deadline, output, force, format, out)
                     : planCsv(input, alignment, planner, capacity, deadline, output, force, format, out);
         } catch (PlanInputException e) {

@@ -426,14 +426,7 @@ public final class BankPlanner {
                     taken.add(new long[] {offsets[j], offsets[j] + problem.alignedSize(j)});
                 }
             }
-            taken.sort((x, y) -> Long.compare(x[0], y[0]));
-            long off = 0;
-            for (long[] t : taken) {
-                if (t[0] - off >= size) {
-                    break;
-                }
-                off = Math.max(off, t[1]);
-            }
+            long off = lowestGap(taken, size);
             return off + size <= cap ? off : -1;
         }
 
@@ -571,15 +564,7 @@ public final class BankPlanner {
             }
             // the bank's packing as placed (buffers overlapping in time never share a byte; the height
             // is past the capacity only where buffers with no other bank did not fit: exit 3)
-            int[] mine = members(bankOf, b);
-            List<PlanBuffer> bs = new ArrayList<>(mine.length);
-            long[] off = new long[mine.length];
-            for (int k = 0; k < mine.length; k++) {
-                bs.add(problem.buffers().get(mine[k]));
-                off[k] = offsets[mine[k]];
-            }
-            PlanProblem sub = new PlanProblem(bs, problem.alignment());
-            return new Packing(sub, off, Packing.heightOf(sub, off), sub.lowerBound(), cap, "banks", 0, false);
+            return asPlaced(b);
         }
 
         /**
@@ -607,14 +592,7 @@ public final class BankPlanner {
                         }
                     }
                 }
-                taken.sort((x, y) -> Long.compare(x[0], y[0]));
-                long off = 0;
-                for (long[] t : taken) {
-                    if (t[0] - off >= size) {
-                        break;
-                    }
-                    off = Math.max(off, t[1]);
-                }
+                long off = lowestGap(taken, size);
                 if (size == 0 || off + size <= cap) {
                     placed.add(i);
                     at.add(size == 0 ? 0 : off);
@@ -631,6 +609,19 @@ public final class BankPlanner {
             Arrays.sort(a);
             return a;
         }
+    }
+
+    /** The lowest offset at which {@code size} bytes share none of the {@code [start, end)} ranges {@code taken} (sorted here). */
+    private static long lowestGap(List<long[]> taken, long size) {
+        taken.sort((x, y) -> Long.compare(x[0], y[0]));
+        long off = 0;
+        for (long[] t : taken) {
+            if (t[0] - off >= size) {
+                break;
+            }
+            off = Math.max(off, t[1]);
+        }
+        return off;
     }
 
     /** Bytes live at each step, over the problem's compressed steps: range add and range maximum. */
