@@ -52,6 +52,23 @@ final class FreeSpace {
         return at;
     }
 
+    /**
+     * Up to {@code limit} gaps that hold {@code size} bytes, smallest first (ties: lowest offset), each as
+     * {@code {start, end}} written into {@code out}; returns how many.
+     */
+    int fitting(long size, int limit, long[][] out) {
+        int k = 0;
+        for (long[] g : bySize.tailSet(new long[]{size, Long.MIN_VALUE}, true)) {
+            if (k == limit) {
+                break;
+            }
+            out[k][0] = g[1];
+            out[k][1] = g[1] + g[0];
+            k++;
+        }
+        return k;
+    }
+
     /** Takes {@code [at, at + size)}, which must be free (in a gap or at or above the top). */
     void take(long at, long size) {
         if (at >= top) {

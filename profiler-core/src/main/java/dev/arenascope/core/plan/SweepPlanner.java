@@ -2,6 +2,7 @@ package dev.arenascope.core.plan;
 
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 
 /**
  * A planner for big problems (10^4 to 10^6 buffers and more), near-linear in the buffers: a sweep over
@@ -14,7 +15,8 @@ import java.util.Comparator;
  *
  * <p>Several sweeps run and the lowest packing wins: forward and backward in time (a problem's peak is
  * often packed better from one side), each with two orders of the buffers that start together (longer
- * lifetime first, larger first). Then {@link #repair} lowers the peak region: the buffers whose top
+ * lifetime first, larger first), and two that place by <em>end affinity</em> ({@link #affinitySweep}).
+ * Then {@link #repair} lowers the peak region: the buffers whose top
  * is above the lower bound are taken out and put back, largest first, each at the lowest offset where it
  * fits against everything else (a second sweep over just their neighbours in time). Where the problem
  * is small enough for it to be quick ({@link #GREEDY_PAIRS} pairs of buffers overlapping in time at
@@ -64,14 +66,19 @@ public record SweepPlanner() implements Planner {
         long[] best = null;
         long bestHeight = Long.MAX_VALUE;
         boolean timedOut = false;
-        for (int variant = 0; variant < 4 && bestHeight > lb; variant++) {
+        for (int variant = 0; variant < 6 && bestHeight > lb; variant++) {
             if (best != null && System.nanoTime() > deadline) {
                 timedOut = true;
                 break;
             }
             boolean backward = (variant & 1) == 1;
             boolean largerFirst = variant >= 2;
-            long[] off = backward ? sweep(mlo, mup, sz, largerFirst) : sweep(lo, up, sz, largerFirst);
+            long[] off;
+            if (variant >= 4) {
+                off = backward ? affinitySweep(mlo, mup, sz) : affinitySweep(lo, up, sz);
+            } else {
+                off = backward ? sweep(mlo, mup, sz, largerFirst) : sweep(lo, up, sz, largerFirst);
+            }
             long h = Packing.heightOf(problem, off);
             if (h < bestHeight) {
                 best = off;
@@ -145,6 +152,87 @@ public record SweepPlanner() implements Planner {
             if (sz[i] > 0) {
                 off[i] = free.takeBestFit(sz[i]);
             }
+        }
+        return off;
+    }
+
+    /** Gaps an end-affinity placement weighs, the smallest that fit. */
+    static final int AFFINITY_CANDIDATES = 48;
+    /** The weight of an end-time difference, in multiples of the bytes a buffer holds per unit of time on average. */
+    static final double AFFINITY_WEIGHT = 50;
+
+    /**
+     * A sweep that places each buffer next to a neighbour that ends when it does. Best fit leaves the
+     * holes that frees at random moments make: a buffer put beside one that outlives it by much leaves,
+     * when it ends, a hole bounded by that neighbour, which later buffers fill only in part. Here each
+     * buffer weighs the {@link #AFFINITY_CANDIDATES} smallest gaps that hold it, at either end of each
+     * (against the buffer just below the gap, or just above it), by the bytes left over plus a weight
+     * times the difference between its end and that neighbour's; the top of the arena when no gap holds
+     * it. The weight is {@link #AFFINITY_WEIGHT} times the problem's bytes per unit of lifetime (the
+     * sum of sizes over the sum of lifetimes), so the rule does not depend on the unit of time. On the
+     * bench's random-free snapshot model this lowers the height from about 15% above the load to 7–11%
+     * (see the performance record); on nested lifetimes the other sweeps stay the best, and the planner
+     * keeps whichever is lowest.
+     */
+    static long[] affinitySweep(long[] lo, long[] up, long[] sz) {
+        int n = lo.length;
+        double sizes = 0;
+        double lives = 0;
+        for (int i = 0; i < n; i++) {
+            sizes += sz[i];
+            lives += Math.max(1, up[i] - lo[i]);
+        }
+        double weight = lives == 0 ? 0 : AFFINITY_WEIGHT * sizes / lives;
+        int[] byStart = byKey(lo);
+        int[] byEnd = byKey(up);
+        long[] off = new long[n];
+        FreeSpace free = new FreeSpace();
+        HashMap<Long, Integer> startingAt = new HashMap<>();   // live buffers by offset
+        HashMap<Long, Integer> endingAt = new HashMap<>();     // and by offset + size
+        long[][] cand = new long[AFFINITY_CANDIDATES][2];
+        int e = 0;
+        for (int q = 0; q < n; q++) {
+            int i = byStart[q];
+            while (e < n && up[byEnd[e]] <= lo[i]) {
+                int j = byEnd[e++];
+                if (sz[j] > 0) {
+                    free.free(off[j], sz[j]);
+                    startingAt.remove(off[j]);
+                    endingAt.remove(off[j] + sz[j]);
+                }
+            }
+            if (sz[i] == 0) {
+                continue;
+            }
+            int k = free.fitting(sz[i], AFFINITY_CANDIDATES, cand);
+            long at;
+            if (k == 0) {
+                at = free.top();
+            } else {
+                double bestCost = Double.MAX_VALUE;
+                at = cand[0][0];
+                for (int c = 0; c < k; c++) {
+                    long gs = cand[c][0];
+                    long ge = cand[c][1];
+                    double left = ge - gs - sz[i];
+                    Integer below = endingAt.get(gs);
+                    Integer above = startingAt.get(ge);
+                    double low = left + (below == null ? Double.MAX_VALUE / 4 : weight * Math.abs(up[below] - up[i]));
+                    double high = left + (above == null ? Double.MAX_VALUE / 4 : weight * Math.abs(up[above] - up[i]));
+                    if (low < bestCost) {
+                        bestCost = low;
+                        at = gs;
+                    }
+                    if (high < bestCost) {
+                        bestCost = high;
+                        at = ge - sz[i];
+                    }
+                }
+            }
+            free.take(at, sz[i]);
+            off[i] = at;
+            startingAt.put(at, i);
+            endingAt.put(at + sz[i], i);
         }
         return off;
     }

@@ -56,6 +56,61 @@ class SweepPlannerTest {
         OverlapCheck.assertValid(new SweepPlanner().plan(TrainingSteps.generate(1_500, 4), Long.MAX_VALUE, 1_000_000_000L));
     }
 
+    /**
+     * The bench's snapshot model: about 2,000 blocks live at once, each freed at a uniformly random moment,
+     * sizes up to 512 KiB or (one in eight) up to 64 MiB, in 512-byte units.
+     */
+    static PlanProblem randomFrees(int allocations, long seed) {
+        Random r = new Random(seed);
+        List<long[]> all = new ArrayList<>();
+        List<long[]> live = new ArrayList<>();
+        long t = 0;
+        int made = 0;
+        while (made < allocations || live.size() > 500) {
+            t++;
+            if (made < allocations && (live.size() < 2_000 || r.nextInt(3) == 0)) {
+                long[] b = {t, -1, 512L * (1 + r.nextInt(r.nextInt(8) == 0 ? 1 << 17 : 1 << 10))};
+                live.add(b);
+                all.add(b);
+                made++;
+            } else {
+                int i = r.nextInt(live.size());
+                live.get(i)[1] = t;
+                live.set(i, live.getLast());
+                live.removeLast();
+            }
+        }
+        List<PlanBuffer> bs = new ArrayList<>();
+        for (long[] b : all) {
+            bs.add(new PlanBuffer("a" + bs.size(), b[0], b[1] < 0 ? t + 1 : b[1], b[2]));
+        }
+        return new PlanProblem(bs, 512);
+    }
+
+    @Test
+    void randomFreesPackCloserToTheLoadThanBestFitAlone() {
+        PlanProblem p = randomFrees(20_000, 1);
+        long[] lo = new long[p.size()];
+        long[] up = new long[p.size()];
+        long[] sz = new long[p.size()];
+        for (int i = 0; i < p.size(); i++) {
+            lo[i] = p.buffers().get(i).lower();
+            up[i] = p.buffers().get(i).upper();
+            sz[i] = p.alignedSize(i);
+        }
+        long bestFit = Math.min(Packing.heightOf(p, SweepPlanner.sweep(lo, up, sz, false)),
+                Packing.heightOf(p, SweepPlanner.sweep(lo, up, sz, true)));
+        long[] affinity = SweepPlanner.affinitySweep(lo, up, sz);
+        OverlapCheck.assertValid(new Packing(p, affinity, Packing.heightOf(p, affinity), p.lowerBound(), Long.MAX_VALUE,
+                "sweep", 0, false));
+        long h = Packing.heightOf(p, affinity);
+        assertTrue(h < bestFit * 0.97, "end affinity " + h + " vs best fit " + bestFit + " (load " + p.lowerBound() + ")");
+        Packing s = new SweepPlanner().plan(p, Long.MAX_VALUE, 30_000_000_000L);
+        OverlapCheck.assertValid(s);
+        assertTrue(s.height() <= h, "the planner keeps the lowest sweep");
+        assertTrue(s.height() <= s.lowerBound() * 1.10, "height " + s.height() + " vs load " + s.lowerBound());
+    }
+
     @Test
     void trainingStepsAreTheSameForTheSameSeedAndShapedLikeOne() {
         PlanProblem a = TrainingSteps.generate(5_000, 9);
