@@ -92,6 +92,14 @@ public final class SiteTable {
     // ---------------------------------------------------------------- producers
 
     /**
+     * Sizes the frame index for {@code frames} distinct frames to come (a bound the caller knows, such
+     * as an importer's own frame count), so it is not rehashed while they are added; ids are the same.
+     */
+    public synchronized void expectFrames(int frames) {
+        this.frames.expect(frames);
+    }
+
+    /**
      * The id of the frame at this location, interning it on first use.
      *
      * @throws IllegalArgumentException when function or file is null, line is negative or flags out of range

@@ -151,6 +151,17 @@ public final class KeyIds {
         return id;
     }
 
+    /**
+     * Sizes the index for {@code keys} ids at once (a caller that knows how many keys are to come, or
+     * a bound on them): no rehash while they are added, so neither the rehashes' work nor their old
+     * index arrays (garbage a serial collector promotes and keeps). Ids are what they would be without it.
+     */
+    public void expect(int keys) {
+        while (slots.length < 2L * keys && slots.length < 1 << 30) {
+            rehash();
+        }
+    }
+
     /** Doubles the index when it is half full, or when the next id would not fit beside the fingerprints. */
     private void grown() {
         if (2 * indexed > slots.length || size >= idMask) {

@@ -85,4 +85,17 @@ class KeyIdsTest {
     void widthIsOneOrTwo() {
         assertThrows(IllegalArgumentException.class, () -> new KeyIds(3));
     }
+    @Test
+    void aTableSizedAheadGivesTheSameIdsAndFindsEveryKey() {
+        KeyIds plain = new KeyIds(2), sized = new KeyIds(2);
+        sized.expect(50_000);
+        for (int k = 0; k < 50_000; k++) {
+            long a = k * 7919L % 30_011, b = k % 3; // some keys repeat
+            assertEquals(plain.intern(a, b), sized.intern(a, b));
+        }
+        assertEquals(plain.size(), sized.size());
+        for (int id = 0; id < sized.size(); id++) {
+            assertEquals(id, sized.find(sized.key(id), sized.key2(id)));
+        }
+    }
 }

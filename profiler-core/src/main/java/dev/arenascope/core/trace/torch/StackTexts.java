@@ -33,6 +33,7 @@ final class StackTexts {
         stackSite = new int[snap.stacks().stackCount()];
         Arrays.fill(stackSite, -2);
         frameSite = new int[snap.stacks().frameCount()];
+        sites.expectFrames(snap.stacks().frameCount()); // each of the snapshot's frames is one site frame at most
         Arrays.fill(frameSite, -1);
         metaString = new int[snap.strings().size()];
         Arrays.fill(metaString, -2);
