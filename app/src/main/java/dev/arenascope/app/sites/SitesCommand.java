@@ -146,28 +146,31 @@ public final class SitesCommand implements Command {
         SiteDiff diff = null;
         JobSites.Pair ranks = null;
         LoadedTrace t = null;
+        // the one question asked, as the replay keeps allocations for it (times checked when asked): a
+        // site analysis bounded by the trace's live set, not by its allocations (a trace bigger than memory)
+        List<SiteQuestion> only = List.of(question(Long.MAX_VALUE, at, range, leaks, temporary, shorterThanNs));
         if (job) {
             ranks = JobSites.pick(name(), a.positionals(), rankPattern, rankArg == null ? "WORST" : rankArg, baselineRank);
-            SiteAnalysis sa = analysis(ranks.current().store(), memoryName, internal, Path.of(ranks.currentFile()));
-            sb = ask(sa, question(sa, at, range, leaks, temporary, shorterThanNs), grouping);
+            SiteAnalysis sa = analysis(ranks.current().store(), memoryName, internal, Path.of(ranks.currentFile()), only);
+            sb = ask(sa, question(sa.endNs(), at, range, leaks, temporary, shorterThanNs), grouping);
             label = ranks.currentLabel();
             if (ranks.baseline() != null) {
                 // each rank's own main memory unless one was named: ranks' devices differ (cuda:0, cuda:3, ...)
-                SiteAnalysis bsa = analysis(ranks.baseline().store(), memoryName, internal, Path.of(ranks.baselineFile()));
-                diff = SiteDiff.between(ask(bsa, question(bsa, at, range, leaks, temporary, shorterThanNs), grouping), sb);
+                SiteAnalysis bsa = analysis(ranks.baseline().store(), memoryName, internal, Path.of(ranks.baselineFile()), only);
+                diff = SiteDiff.between(ask(bsa, question(bsa.endNs(), at, range, leaks, temporary, shorterThanNs), grouping), sb);
                 baselineLabel = ranks.baselineLabel();
             }
         } else {
             Path file = FileArgs.trace(name(), a.positionals().getFirst());
             t = TraceLoader.load(name(), file);
-            SiteAnalysis sa = analysis(t.store(), memoryName, internal, file);
-            sb = ask(sa, question(sa, at, range, leaks, temporary, shorterThanNs), grouping);
+            SiteAnalysis sa = analysis(t.store(), memoryName, internal, file, only);
+            sb = ask(sa, question(sa.endNs(), at, range, leaks, temporary, shorterThanNs), grouping);
             label = file.getFileName().toString();
             if (baseline != null) {
                 Path bf = FileArgs.trace(name(), baseline);
                 LoadedTrace bt = TraceLoader.load(name(), bf);
-                SiteAnalysis bsa = analysis(bt.store(), sa.memory().name(), internal, bf);
-                diff = SiteDiff.between(ask(bsa, question(bsa, at, range, leaks, temporary, shorterThanNs), grouping), sb);
+                SiteAnalysis bsa = analysis(bt.store(), sa.memory().name(), internal, bf, only);
+                diff = SiteDiff.between(ask(bsa, question(bsa.endNs(), at, range, leaks, temporary, shorterThanNs), grouping), sb);
                 baselineLabel = Path.of(baseline).getFileName().toString();
             }
         }
@@ -194,12 +197,12 @@ public final class SitesCommand implements Command {
     }
 
     /** The one question the options ask, as core's {@link SiteQuestion}; times are checked against {@code sa}'s trace when asked. */
-    private SiteQuestion question(SiteAnalysis sa, String at, String range, boolean leaks, boolean temporary, long shorterThanNs) {
+    private SiteQuestion question(long endNs, String at, String range, boolean leaks, boolean temporary, long shorterThanNs) {
         if (leaks) {
             return new SiteQuestion.Leaks();
         }
         if (temporary) {
-            long[] r = range == null ? new long[] {0, sa.endNs()} : TimeArg.range(name(), range);
+            long[] r = range == null ? new long[] {0, endNs} : TimeArg.range(name(), range);
             return new SiteQuestion.Temporaries(r[0], r[1], shorterThanNs);
         }
         if (range != null) {
@@ -220,21 +223,21 @@ public final class SitesCommand implements Command {
         }
     }
 
-    private SiteAnalysis analysis(TraceStore store, String memoryName, boolean internal, Path file) {
+    private SiteAnalysis analysis(TraceStore store, String memoryName, boolean internal, Path file, List<SiteQuestion> only) {
         List<MemoryInfo> memories = store.memories();
         if (memories.isEmpty()) {
             throw new UsageException(name() + ": " + file + " has no memories");
         }
         if (memoryName != null) {
             try {
-                return SiteAnalysis.of(store, memoryName, internal);
+                return SiteAnalysis.of(store, memoryName, internal, only);
             } catch (IllegalArgumentException e) {
                 throw new UsageException(name() + ": " + file.getFileName() + ": " + e.getMessage(), e);
             }
         }
         MemoryInfo largest = memories.stream().max(Comparator.comparingLong((MemoryInfo m) -> store.peakUsed(m.id()))
                 .thenComparing(m -> -m.id())).orElseThrow();
-        return SiteAnalysis.of(store, largest, internal);
+        return SiteAnalysis.of(store, largest, internal, only);
     }
 
     /** Times and durations on the command line: a number with a unit (ns, us, ms, s, min), seconds without one. */

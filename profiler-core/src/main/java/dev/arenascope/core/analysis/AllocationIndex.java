@@ -1,6 +1,7 @@
 package dev.arenascope.core.analysis;
 
 import java.util.Arrays;
+import java.util.List;
 
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
@@ -33,6 +34,15 @@ import dev.arenascope.core.util.LongLongMap;
  *
  * <p>Instants are event indexes of the trace: "live after event {@code p}" is
  * {@code start <= p < end}. Immutable once built; safe to share between threads.
+ *
+ * <h2>Bounded: only what some questions need</h2>
+ * Built {@linkplain #build(TraceView, MemoryInfo, List) for given questions}, the index keeps only the
+ * allocations those questions can take: while the replay runs, from time to time, it drops every
+ * freed allocation that was not live at the peak so far and that no other question takes (a live one
+ * may still be live at a later peak, or at the end, and stays). Memory is then the allocations live
+ * at once plus what the questions select, not every allocation of the trace: what a command that asks
+ * one question of a trace bigger than memory needs. The peak, the end, the counts of the replay are
+ * the same as the whole index's, and so are those questions' answers.
  */
 final class AllocationIndex {
     static final long NEVER = Long.MAX_VALUE;
@@ -64,22 +74,67 @@ final class AllocationIndex {
     int[] scopeParent = new int[64];
     int scopes;
 
-    private AllocationIndex(MemoryInfo memory) {
+    /** The allocations fewer than which are never compacted. */
+    static final int COMPACT_FROM = 1 << 16;
+
+    /** The questions a bounded index keeps allocations for; null: every allocation is kept. */
+    final List<SiteQuestion> only;
+    // the replay's state, which a compaction renumbers
+    private LongLongMap byAddress;
+    private IntStack forward;
+    private IntStack backward;
+    /** Allocations dropped by compactions. */
+    long dropped;
+
+    private AllocationIndex(MemoryInfo memory, List<SiteQuestion> only) {
         this.memory = memory;
+        this.only = only == null ? null : List.copyOf(only);
     }
 
     /** Builds the index of {@code memory} from every event of {@code view}. */
     static AllocationIndex build(TraceView view, MemoryInfo memory) {
-        AllocationIndex x = new AllocationIndex(memory);
+        return build(view, memory, null);
+    }
+
+    /**
+     * Builds the index of {@code memory} keeping only the allocations {@code only}'s questions take (see
+     * the class comment); null keeps every one.
+     */
+    static AllocationIndex build(TraceView view, MemoryInfo memory, List<SiteQuestion> only) {
+        return build(view, memory, only, COMPACT_FROM);
+    }
+
+    /** As above, compacting from {@code compactFrom} allocations on (tests compact small traces). */
+    static AllocationIndex build(TraceView view, MemoryInfo memory, List<SiteQuestion> only, int compactFrom) {
+        AllocationIndex x = new AllocationIndex(memory, only);
+        x.compactFrom = compactFrom;
         x.replay(view);
         return x;
     }
 
+    private int compactFrom = COMPACT_FROM;
+
+    /**
+     * As {@link #build(TraceView, MemoryInfo, List)} without the table of scopes (its allocations name no
+     * scope path): for a caller that wants the memory's stacks only, of a trace whose arenas open
+     * millions of scopes. {@link #scopesSkipped} counts the scopes left out.
+     */
+    static AllocationIndex buildWithoutScopes(TraceView view, MemoryInfo memory, List<SiteQuestion> only) {
+        AllocationIndex x = new AllocationIndex(memory, only);
+        x.skipScopes = true;
+        x.replay(view);
+        return x;
+    }
+
+    private boolean skipScopes;
+    /** Scopes {@link #buildWithoutScopes} left out. */
+    long scopesSkipped;
+
     private void replay(TraceView view) {
         int id = memory.id();
-        LongLongMap byAddress = new LongLongMap();
-        IntStack forward = new IntStack();
-        IntStack backward = new IntStack();
+        byAddress = new LongLongMap();
+        forward = new IntStack();
+        backward = new IntStack();
         long live = 0;
         long eff = Long.MIN_VALUE;
         long n = view.eventCount();
@@ -186,6 +241,63 @@ final class AllocationIndex {
         }
         lastIndex = n - 1;
         endTimeNs = n == 0 ? 0 : eff;
+        byAddress = null;
+        forward = null;
+        backward = null;
+    }
+
+    /** Whether a bounded index keeps freed allocation {@code a}: live at the peak so far, or taken by a question. */
+    private boolean kept(int a) {
+        if (end[a] == NEVER || start[a] <= peakIndex && end[a] > peakIndex) {
+            return true;
+        }
+        for (SiteQuestion q : only) {
+            boolean take = switch (q) {
+                case SiteQuestion.AtPeak p -> false; // the peak so far, above
+                case SiteQuestion.Leaks l -> false; // never freed, above
+                case SiteQuestion.LiveAt l -> startNs[a] <= l.atNs() && endNs[a] > l.atNs();
+                case SiteQuestion.AllocatedIn r -> startNs[a] >= r.fromNs() && startNs[a] <= r.toNs();
+                case SiteQuestion.Temporaries t -> startNs[a] >= t.fromNs() && endNs[a] <= t.toNs()
+                        && endNs[a] - startNs[a] < t.shorterThanNs();
+            };
+            if (take) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Drops the allocations a bounded index no longer needs, renumbering the rest in order. */
+    private void compact() {
+        int[] to = new int[size];
+        int n = 0;
+        for (int a = 0; a < size; a++) {
+            if (kept(a)) {
+                to[a] = n;
+                if (n != a) {
+                    start[n] = start[a];
+                    end[n] = end[a];
+                    startNs[n] = startNs[a];
+                    endNs[n] = endNs[a];
+                    bytes[n] = bytes[a];
+                    requested[n] = requested[a];
+                    site[n] = site[a];
+                    category[n] = category[a];
+                    scope[n] = scope[a];
+                    descriptor[n] = descriptor[a];
+                    offset[n] = offset[a];
+                }
+                n++;
+            } else {
+                to[a] = -1;
+            }
+        }
+        dropped += size - n;
+        size = n;
+        // the replay's references are to live allocations, which are all kept
+        byAddress.replaceValues(v -> v < 0 ? v : to[(int) v]);
+        forward.renumber(to);
+        backward.renumber(to);
     }
 
     private long[] offset = new long[1024]; // the event's 'a': offset or address
@@ -197,7 +309,13 @@ final class AllocationIndex {
 
     private int add(EventBatch b, int k, long idx, long eff) {
         if (size == start.length) {
-            grow();
+            if (only != null && size >= compactFrom) {
+                compact();
+            }
+            if (size * 2 > start.length) {
+                // full (a bounded index: still over half full after a compaction, so compactions stay rare)
+                grow();
+            }
         }
         int a = size++;
         start[a] = idx;
@@ -227,6 +345,10 @@ final class AllocationIndex {
 
     private void addScope(int scopeId, int nameId, int parent) {
         if (scopeId < 0) {
+            return;
+        }
+        if (skipScopes) {
+            scopesSkipped++;
             return;
         }
         if (scopes == scopeName.length) {
@@ -284,6 +406,12 @@ final class AllocationIndex {
 
         boolean isEmpty() {
             return n == 0;
+        }
+
+        void renumber(int[] to) {
+            for (int i = 0; i < n; i++) {
+                items[i] = to[items[i]];
+            }
         }
     }
 }

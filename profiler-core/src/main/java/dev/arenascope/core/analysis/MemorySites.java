@@ -17,8 +17,8 @@ public record MemorySites(String memory, long peakBytes, long peakAtNs, SiteBrea
 
     /** The sites of {@code memory} in {@code view}, or null when none of its allocations carries a stack. */
     public static MemorySites of(TraceView view, MemoryInfo memory) {
-        SiteAnalysis sa = SiteAnalysis.of(view, memory, false);
-        if (sa.source() != SiteSource.STACKS) {
+        SiteAnalysis sa = SiteAnalysis.stacksAtPeak(view, memory, false); // bounded: the live set, not every allocation
+        if (sa == null || sa.source() != SiteSource.STACKS) {
             return null;
         }
         return new MemorySites(memory.name(), sa.peakBytes(), sa.peakNs(), sa.ask(new SiteQuestion.AtPeak(), SiteAnalysis.By.SITE),

@@ -37,6 +37,69 @@ public final class ScopeSampler implements EventSink {
     private final Map<Integer, ArenaState> arenas = new HashMap<>();
     private final List<ScopeSample> samples = new ArrayList<>();
     private long ignored;
+    /** The most samples kept per scope name, 0 for every one (see {@link #bounded}). */
+    private final int perName;
+    private final Map<String, Thinned> thinned = new LinkedHashMap<>();
+
+    /** A sampler that keeps every closed scope. */
+    public ScopeSampler() {
+        this(0);
+    }
+
+    private ScopeSampler(int perName) {
+        this.perName = perName;
+    }
+
+    /**
+     * A sampler that keeps, per scope name, at most {@code 2 * perName} executions spread evenly over
+     * the stream (every one until {@code 2 * perName}, then every other, every fourth, ...: a
+     * systematic sample, the same for the same trace): memory bounded by the scope names, not by a
+     * trace's millions of executions. {@link #samples()} gives each name's executions together, names
+     * in the order they first closed, each name's in the order they closed (what a fit per name reads).
+     */
+    public static ScopeSampler bounded(int perName) {
+        if (perName < 1) {
+            throw new IllegalArgumentException("samples per scope name must be at least 1, got " + perName);
+        }
+        return new ScopeSampler(perName);
+    }
+
+    /** One scope name's kept executions: every {@code stride}-th of those closed. */
+    private static final class Thinned {
+        final ArrayList<ScopeSample> kept = new ArrayList<>();
+        long seen;
+        long stride = 1;
+    }
+
+    private void keep(ScopeSample done) {
+        if (perName == 0) {
+            samples.add(done);
+            return;
+        }
+        Thinned t = thinned.computeIfAbsent(done.name(), k -> new Thinned());
+        if (t.seen++ % t.stride != 0) {
+            return;
+        }
+        t.kept.add(done);
+        if (t.kept.size() >= 2 * perName) {
+            // keep every other one: those whose number is a multiple of the doubled stride
+            int w = 0;
+            for (int i = 0; i < t.kept.size(); i += 2) {
+                t.kept.set(w++, t.kept.get(i));
+            }
+            t.kept.subList(w, t.kept.size()).clear();
+            t.stride *= 2;
+        }
+    }
+
+    private List<ScopeSample> all() {
+        if (perName == 0) {
+            return List.copyOf(samples);
+        }
+        List<ScopeSample> out = new ArrayList<>();
+        thinned.values().forEach(t -> out.addAll(t.kept));
+        return List.copyOf(out);
+    }
 
     /** Samples every closed scope of a stored trace. */
     public static List<ScopeSample> of(TraceView trace) {
@@ -86,15 +149,16 @@ public final class ScopeSampler implements EventSink {
     /** The scopes closed so far, in the order they closed. */
     public List<ScopeSample> samples() {
         synchronized (samples) {
-            return List.copyOf(samples);
+            return all();
         }
     }
 
     /** Removes and returns the samples collected so far. */
     public List<ScopeSample> drainSamples() {
         synchronized (samples) {
-            List<ScopeSample> out = List.copyOf(samples);
+            List<ScopeSample> out = all();
             samples.clear();
+            thinned.clear();
             return out;
         }
     }
@@ -153,7 +217,7 @@ public final class ScopeSampler implements EventSink {
                     ScopeSample done = new ScopeSample(batch.memory(i), s.id, s.parent, s.name, s.params, s.ownBytes, s.ownPadding,
                             s.ownAllocations, s.largestPadding, s.peak, s.startNs, batch.time(i));
                     synchronized (samples) {
-                        samples.add(done);
+                        keep(done);
                     }
                 }
                 case ALLOC -> {

@@ -66,7 +66,11 @@ public final class SiteAnalysis {
     private final Allocations allocations;
 
     private SiteAnalysis(TraceView view, MemoryInfo memory, boolean includeInternal) {
-        this.x = AllocationIndex.build(view, memory);
+        this(AllocationIndex.build(view, memory), view, memory, includeInternal);
+    }
+
+    private SiteAnalysis(AllocationIndex x, TraceView view, MemoryInfo memory, boolean includeInternal) {
+        this.x = x;
         this.includeInternal = includeInternal;
         this.sampling = view.session().attributes().get(SAMPLING_ATTRIBUTE);
         int n = x.size;
@@ -144,6 +148,98 @@ public final class SiteAnalysis {
      */
     public static SiteAnalysis of(TraceView view, MemoryInfo memory, boolean includeInternal) {
         return new SiteAnalysis(view, memory, includeInternal);
+    }
+
+    /**
+     * Builds the analysis of {@code memory} for the questions {@code only} alone: the replay keeps just the
+     * allocations they take (and those live at once), so its memory is bounded by the trace's live set
+     * plus their answers, not by its allocations; what a command asking one question of a trace bigger
+     * than memory wants. Those questions (and any they cover: the same instant, a range or threshold
+     * within theirs) answer as from {@link #of(TraceView, MemoryInfo, boolean)}; others, the allocation
+     * table and the members of a row throw {@link IllegalStateException}.
+     */
+    public static SiteAnalysis of(TraceView view, MemoryInfo memory, boolean includeInternal, List<SiteQuestion> only) {
+        return new SiteAnalysis(AllocationIndex.build(view, memory, only), view, memory, includeInternal);
+    }
+
+    /**
+     * Who held {@code memory} at its peak, by its allocations' stacks, with bounded memory (as
+     * {@link #of(TraceView, MemoryInfo, boolean, List)} for {@link SiteQuestion.AtPeak}); null when none
+     * of its allocations carries a stack (the answer would not be {@link SiteSource#STACKS}). A memory
+     * without stacks costs one replay and no table of its scopes.
+     */
+    public static SiteAnalysis stacksAtPeak(TraceView view, MemoryInfo memory, boolean includeInternal) {
+        List<SiteQuestion> peak = List.of(new SiteQuestion.AtPeak());
+        AllocationIndex x = AllocationIndex.buildWithoutScopes(view, memory, peak);
+        if (x.withSite == 0) {
+            return null;
+        }
+        if (x.scopesSkipped > 0) {
+            x = AllocationIndex.build(view, memory, peak); // allocations without a stack fall back to their scopes
+        }
+        return new SiteAnalysis(x, view, memory, includeInternal);
+    }
+
+    /** As {@link #of(TraceView, MemoryInfo, boolean, List)}, compacting from {@code compactFrom} allocations (tests). */
+    static SiteAnalysis of(TraceView view, MemoryInfo memory, boolean includeInternal, List<SiteQuestion> only, int compactFrom) {
+        return new SiteAnalysis(AllocationIndex.build(view, memory, only, compactFrom), view, memory, includeInternal);
+    }
+
+    /** Allocations a bounded analysis's replay dropped as no question of its took them (0 when not bounded). */
+    public long droppedAllocations() {
+        return x.dropped;
+    }
+
+    /** Allocations this analysis holds. */
+    public int heldAllocations() {
+        return x.size;
+    }
+
+    /** As {@link #of(TraceView, MemoryInfo, boolean, List)} for the memory named {@code name}. */
+    public static SiteAnalysis of(TraceView view, String name, boolean includeInternal, List<SiteQuestion> only) {
+        return of(view, named(view, name), includeInternal, only);
+    }
+
+    private static MemoryInfo named(TraceView view, String name) {
+        for (MemoryInfo m : view.memories()) {
+            if (m.name().equals(name)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no memory named '" + name + "' (the trace has: "
+                + String.join(", ", view.memories().stream().map(MemoryInfo::name).toList()) + ")");
+    }
+
+    /** Whether this analysis was built for some questions alone (see {@link #of(TraceView, MemoryInfo, boolean, List)}). */
+    public boolean bounded() {
+        return x.only != null;
+    }
+
+    /** Whether a bounded analysis can answer {@code q}: one of its questions covers it. Always true when not bounded. */
+    public boolean answers(SiteQuestion q) {
+        if (x.only == null) {
+            return true;
+        }
+        for (SiteQuestion o : x.only) {
+            boolean covers = switch (o) {
+                case SiteQuestion.AtPeak p -> q instanceof SiteQuestion.AtPeak;
+                case SiteQuestion.Leaks l -> q instanceof SiteQuestion.Leaks;
+                case SiteQuestion.LiveAt l -> q instanceof SiteQuestion.LiveAt w && w.atNs() == l.atNs();
+                case SiteQuestion.AllocatedIn r -> q instanceof SiteQuestion.AllocatedIn w && w.fromNs() >= r.fromNs() && w.toNs() <= r.toNs();
+                case SiteQuestion.Temporaries t -> q instanceof SiteQuestion.Temporaries w && w.fromNs() >= t.fromNs()
+                        && w.toNs() <= t.toNs() && w.shorterThanNs() <= t.shorterThanNs();
+            };
+            if (covers) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void covered(SiteQuestion q) {
+        if (!answers(q)) {
+            throw new IllegalStateException("this site analysis was built for " + x.only + " alone, not for " + q);
+        }
     }
 
     /**
@@ -248,6 +344,9 @@ public final class SiteAnalysis {
 
     /** Every allocation one by one, with its site path and category as this analysis groups them. */
     public Allocations allocationTable() {
+        if (x.only != null) {
+            throw new IllegalStateException("this site analysis was built for " + x.only + " alone: it holds no allocation table");
+        }
         return allocations;
     }
 
@@ -287,6 +386,7 @@ public final class SiteAnalysis {
      *         is reversed, or a temporaries threshold is not positive
      */
     public SiteBreakdown ask(SiteQuestion question, By by) {
+        covered(question);
         return aggregate(query(question), by);
     }
 
@@ -304,6 +404,7 @@ public final class SiteAnalysis {
      * @throws IllegalArgumentException when the question's time or range lies outside the trace
      */
     public SiteMembers members(SiteQuestion question, By by, RowMatcher rows) {
+        covered(question);
         Query q = query(question);
         boolean[] pick;
         int[] group;

@@ -19,7 +19,7 @@ import dev.arenascope.core.trace.TraceView;
  * plan arenas.
  *
  * <p>Cost: one read of every event ({@link TraceView#event}) plus small per-memory, per-scope and
- * per-bin state (arena scopes are also sampled for calibration in that pass); a live store is analysed as far as it had grown when {@link #of} started. Immutable and
+ * per-bin state (arena scopes are also sampled for calibration in that pass, at most {@code 2 * SAMPLES_PER_SCOPE} executions a scope name; the sites at each peak are replayed with the live set alone, {@link SiteAnalysis#stacksAtPeak}); a live store is analysed as far as it had grown when {@link #of} started. Immutable and
  * thread-safe once built.
  *
  * <pre>{@code
@@ -37,6 +37,12 @@ import dev.arenascope.core.trace.TraceView;
  */
 public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memories, List<ScopeAnalysis> scopes,
                             List<PoolBinAnalysis> poolBins, List<PlanAnalysis> plans, List<MemorySites> sites) {
+
+    /**
+     * Executions per scope name the calibration fit reads at most twice this many of (spread evenly over
+     * the trace, {@link ScopeSampler#bounded}): below it, every execution.
+     */
+    public static final int SAMPLES_PER_SCOPE = 4_096;
 
     /** Occupancy buckets per memory when none are asked for. */
     public static final int DEFAULT_BUCKETS = 400;
@@ -96,7 +102,7 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
         ScopeSampler sampler = null;
         EventBatch batch = null;
         if (view.memories().stream().anyMatch(m -> m.kind() == MemoryKind.ARENA)) {
-            sampler = new ScopeSampler();
+            sampler = ScopeSampler.bounded(SAMPLES_PER_SCOPE); // a trace's millions of executions: a spread sample
             view.memories().forEach(sampler::onMemory);
             batch = new EventBatch(4096);
         }

@@ -105,6 +105,15 @@ public final class LongLongMap {
         }
     }
 
+    /** Replaces each value {@code v} by {@code f(v)}, keys unchanged. */
+    public void replaceValues(java.util.function.LongUnaryOperator f) {
+        for (int i = 0; i < keys.length; i++) {
+            if (used[i]) {
+                values[i] = f.applyAsLong(values[i]);
+            }
+        }
+    }
+
     /** Removes every key (the slots' capacity stays). */
     public void clear() {
         Arrays.fill(used, false);

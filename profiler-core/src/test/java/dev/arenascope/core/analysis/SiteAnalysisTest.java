@@ -249,6 +249,64 @@ class SiteAnalysisTest {
         }
     }
 
+    /**
+     * Built for some questions alone, the analysis drops what they do not take while it replays (here
+     * from 64 allocations on, so it compacts many times) and answers them as the whole analysis does,
+     * holding far fewer allocations; a question it was not built for is refused.
+     */
+    @Test
+    void aBoundedAnalysisAnswersItsQuestionsAsTheWholeOneWithFewerAllocations() {
+        Generated g = generate(13, 20000);
+        Random rnd = new Random(13);
+        int compacted = 0;
+        for (int mem = 0; mem < 3; mem++) {
+            MemoryInfo m = g.store.memories().get(mem);
+            SiteAnalysis whole = SiteAnalysis.of(g.store, m, false);
+            long at = rnd.nextLong(g.endNs + 1);
+            long from = rnd.nextLong(g.endNs / 2);
+            long to = from + g.endNs / 10;
+            List<SiteQuestion> qs = List.of(new SiteQuestion.AtPeak(), new SiteQuestion.Leaks(), new SiteQuestion.LiveAt(at),
+                    new SiteQuestion.AllocatedIn(from, to), new SiteQuestion.Temporaries(from, to, 100_000));
+            for (SiteQuestion q : qs) {
+                SiteAnalysis b = SiteAnalysis.of(g.store, m, false, List.of(q), 64);
+                assertTrue(b.bounded());
+                if (whole.heldAllocations() > 1024) { // the index's first arrays, which a replay fills before it compacts
+                    assertTrue(b.droppedAllocations() > 0, "compacted: " + q);
+                    assertTrue(b.heldAllocations() < whole.heldAllocations(), b.heldAllocations() + " of " + whole.heldAllocations() + ": " + q);
+                    compacted++;
+                }
+                assertEquals(whole.peakBytes(), b.peakBytes());
+                assertEquals(whole.peakEvent(), b.peakEvent());
+                assertEquals(whole.source(), b.source());
+                for (SiteAnalysis.By by : SiteAnalysis.By.values()) {
+                    assertEquals(comparable(whole.ask(q, by)), comparable(b.ask(q, by)), q + " by " + by);
+                }
+                SiteQuestion other = q instanceof SiteQuestion.Leaks ? new SiteQuestion.AtPeak() : new SiteQuestion.Leaks();
+                assertThrows(IllegalStateException.class, () -> b.ask(other));
+                assertThrows(IllegalStateException.class, b::allocationTable);
+            }
+            SiteAnalysis peak = SiteAnalysis.stacksAtPeak(g.store, m, false);
+            if (mem == 2) {
+                assertEquals(null, peak, "an arena without stacks: nothing to say by stacks");
+            } else {
+                assertEquals(comparable(whole.ask(new SiteQuestion.AtPeak())), comparable(peak.ask(new SiteQuestion.AtPeak())));
+            }
+        }
+        assertTrue(compacted >= 5, "compactions checked: " + compacted);
+    }
+
+    /** An answer as a reader sees it: frames by function, file and line (their ids are the analysis's own numbering). */
+    private static List<String> comparable(SiteBreakdown b) {
+        List<String> out = new ArrayList<>();
+        out.add(b.memory() + " | " + b.question() + " | " + b.fromNs() + ".." + b.toNs() + " | " + b.totalBytes() + " | " + b.totalCount()
+                + " | " + b.source() + " | " + b.sampling() + " | " + b.internalHidden());
+        for (SiteBreakdown.Row r : b.rows()) {
+            out.add(r.label() + " | " + r.bytes() + " | " + r.count() + " | " + r.stillLiveBytes() + " | "
+                    + r.frames().stream().map(f -> f.function() + "@" + f.file() + ":" + f.line() + "/" + f.flags()).toList());
+        }
+        return out;
+    }
+
     @Test
     void allocationsOneByOneMatchTheTruthAndTheSampledQueryMatchesAScan() {
         Generated g = generate(5, 6000);

@@ -177,7 +177,7 @@ final class GaugeIndex {
      * leaf's state in locals.
      */
     void addRun(EventBatch b, int from, long[] eff, int[] order, int lo, int hi) {
-        room((int) Math.min(LEAF_EVENTS, (long) openCount + (hi - lo))); // what this run can write into a leaf
+        room((int) Math.min(leafCap, (long) openCount + (hi - lo))); // what this run can write into a leaf (an out-of-core leaf holds more than LEAF_EVENTS)
         long[] t = ot;
         long[] u = ou;
         long[] x = ox;
@@ -244,7 +244,7 @@ final class GaugeIndex {
         peakAux = px;
     }
 
-    /** Makes the open leaf's arrays hold at least {@code n} events (at most {@link #LEAF_EVENTS}). */
+    /** Makes the open leaf's arrays hold at least {@code n} events (at most {@link #leafCap}). */
     private void room(int n) {
         if (ot.length < n) {
             int cap = Math.max(n, Math.min(leafCap, Math.max(4, ot.length * 2)));
