@@ -22,8 +22,9 @@ import dev.arenascope.core.trace.store.EventStore;
  *     included;</li>
  * <li>{@code sql.query_ms}: then the guide's first question (top sites at the peak) on it;</li>
  * <li>{@code sql.parquet_events_per_s}: the synthetic arena/pool/plan stream ({@code sql.parquet_events}
- *     events, 4 Mi) written as Parquet by {@code convert --to parquet}'s path, events streamed from the
- *     store;</li>
+ *     events, 4 Mi) written as Parquet by {@code convert --to parquet}'s path
+ *     ({@link TraceQuery#exportParquet(List, TraceQuery.Options, Path)}: nothing loaded, events streamed
+ *     from the store);</li>
  * <li>{@code sql.rss_mb}: the process's peak resident memory at the end (Java heap and DuckDB's native
  *     memory; Linux only, else absent).</li>
  * </ul>
@@ -73,9 +74,7 @@ final class SqlBench implements BenchSuite {
             Path dir = Files.createTempDirectory("arenascope-sql-bench-");
             try {
                 long t0 = System.nanoTime();
-                try (TraceQuery q = TraceQuery.open(big, options.withEventsTable(false))) {
-                    q.exportParquet(dir.resolve("out"));
-                }
+                TraceQuery.exportParquet(big, options, dir.resolve("out"));
                 return events / ((System.nanoTime() - t0) / 1e9);
             } finally {
                 try (var paths = Files.walk(dir)) {

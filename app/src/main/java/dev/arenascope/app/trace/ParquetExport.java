@@ -22,7 +22,8 @@ import dev.arenascope.core.trace.file.OutputFiles;
 
 /**
  * {@code convert FILE... --to parquet DIR}: the SQL tables of the traces as Parquet, one hive partition
- * per rank. The events are streamed from the stores into the files, never held by the engine.
+ * per rank. Nothing is loaded into an engine: each rank's tables are built and written straight to
+ * their files, the events streamed from the store ({@link TraceQuery#exportParquet(List, TraceQuery.Options, Path)}).
  */
 final class ParquetExport {
     private ParquetExport() {}
@@ -60,8 +61,8 @@ final class ParquetExport {
         Files.createDirectories(dir);
         Path staging = Files.createTempDirectory(dir.toAbsolutePath(), ".parquet-");
         try {
-            try (TraceQuery q = TraceQuery.open(ranks, TraceQuery.Options.defaults().withEventsTable(false))) {
-                q.exportParquet(staging);
+            try {
+                TraceQuery.exportParquet(ranks, TraceQuery.Options.defaults(), staging);
             } catch (QueryException e) {
                 throw new UsageException(command + ": " + e.getMessage(), e);
             }

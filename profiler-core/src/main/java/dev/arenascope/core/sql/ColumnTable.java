@@ -2,6 +2,9 @@ package dev.arenascope.core.sql;
 
 import java.util.Arrays;
 
+import org.duckdb.DuckDBDataChunkWriter;
+import org.duckdb.DuckDBWritableVector;
+
 /**
  * The rows of one table of one rank, held as columns of primitives until the engine copies them in
  * (numbers and booleans as {@code long[]}, text as {@code String[]}). Rows are added a cell at a time
@@ -10,7 +13,7 @@ import java.util.Arrays;
  *
  * <p>Not thread-safe; filled by one thread, then only read.
  */
-final class ColumnTable {
+final class ColumnTable implements TableSource {
     /** A null number. */
     static final long NULL = Long.MIN_VALUE;
 
@@ -36,8 +39,37 @@ final class ColumnTable {
         add(rank); // every table's first column
     }
 
-    int rows() {
+    @Override
+    public long rows() {
         return rows;
+    }
+
+    @Override
+    public int write(long from, int max, DuckDBDataChunkWriter out) {
+        int start = (int) from;
+        int n = (int) Math.min(max, rows - from);
+        if (n <= 0) {
+            return 0;
+        }
+        for (int c = 0; c < width; c++) {
+            DuckDBWritableVector vec = out.vector(c);
+            switch (type(c)) {
+                case VARCHAR -> {
+                    for (int r = 0; r < n; r++) {
+                        String v = texts[c][start + r];
+                        if (v == null) {
+                            vec.setNull(r);
+                        } else {
+                            vec.setString(r, v);
+                        }
+                    }
+                }
+                case BOOLEAN -> VectorWrites.booleans(vec, numbers[c], start, n);
+                case INTEGER -> VectorWrites.numbers(vec, false, numbers[c], start, n, NULL);
+                case BIGINT -> VectorWrites.numbers(vec, true, numbers[c], start, n, NULL);
+            }
+        }
+        return n;
     }
 
     SqlSchema.Type type(int c) {

@@ -19,54 +19,73 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.duckdb.DuckDBColumnType;
+import org.duckdb.DuckDBConnection;
 import org.duckdb.DuckDBDataChunkWriter;
 import org.duckdb.DuckDBFunctions;
 import org.duckdb.DuckDBTableFunction;
 import org.duckdb.DuckDBTableFunctionBindInfo;
 import org.duckdb.DuckDBTableFunctionCallInfo;
 import org.duckdb.DuckDBTableFunctionInitInfo;
-import org.duckdb.DuckDBWritableVector;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.trace.store.TraceStore;
 
 /**
  * {@link TraceQuery} on DuckDB's JDBC driver. Tables come in through one Java table function,
- * {@code arenascope_scan(table, rank)}, that fills DuckDB's vectors a chunk at a time from the
- * {@link ColumnTable}s (and, for {@code events}, straight from the store's blocks): {@code INSERT INTO
+ * {@code arenascope_scan(table, rank, threads)}, that fills DuckDB's vectors a chunk at a time from the
+ * {@link TableSource}s (and, for {@code events}, straight from the store's blocks): {@code INSERT INTO
  * t SELECT * FROM arenascope_scan(...)} loads a table without a row of SQL, and
- * {@code COPY (SELECT ... FROM arenascope_scan('events', r)) TO ...} streams a trace to Parquet without
- * holding it.
+ * {@code COPY (SELECT ... FROM arenascope_scan('events', r, n)) TO ...} streams a trace to Parquet without
+ * holding it, on {@code n} threads.
+ *
+ * <h2>The load</h2>
+ * The events are copied in on a second connection of the same database while the other tables are
+ * built in Java (a site analysis per memory) and copied in on the first, each rank's tables built on a
+ * worker while the previous rank's go in: on two cores the load takes about the longer of the two, not
+ * their sum. A table's Java rows are dropped as soon as the engine holds them.
  */
 final class DuckDbTraceQuery implements TraceQuery {
     private static final String SCAN = "arenascope_scan";
+    /** Events a scan thread claims at once: one store block, decoded once. */
+    private static final int EVENT_CLAIM = EventStore.BLOCK_EVENTS;
 
     private final Connection connection;
     private final List<TraceInput> ranks;
-    private final List<Map<SqlSchema.Table, ColumnTable>> tables = new ArrayList<>();
+    /** The sources not yet read, by table name and rank ({@link #key}). */
+    private final Map<String, TableSource> sources = new ConcurrentHashMap<>();
     private final Options options;
     private final ScheduledExecutorService timer;
     private final Path tempDir;
     private boolean lockedDown;
 
     DuckDbTraceQuery(List<TraceInput> ranks, Options options) {
+        this(ranks, options, true);
+    }
+
+    /** @param load false: no table is loaded (for {@link #exportStreaming}) */
+    private DuckDbTraceQuery(List<TraceInput> ranks, Options options, boolean load) {
         if (ranks.isEmpty()) {
             throw new IllegalArgumentException("no trace to query");
         }
         this.ranks = List.copyOf(ranks);
         this.options = options;
-        for (int r = 0; r < ranks.size(); r++) {
-            tables.add(TraceTables.build(ranks.get(r), r));
-        }
         try {
             tempDir = Files.createTempDirectory("arenascope-sql-");
         } catch (IOException e) {
@@ -82,8 +101,10 @@ final class DuckDbTraceQuery implements TraceQuery {
             Class.forName("org.duckdb.DuckDBDriver");
             connection = DriverManager.getConnection("jdbc:duckdb:", p);
         } catch (ClassNotFoundException e) {
+            deleteTree(tempDir);
             throw new QueryException("the SQL engine (DuckDB's JDBC driver, org.duckdb:duckdb_jdbc) is not on the class path", false, e);
         } catch (SQLException e) {
+            deleteTree(tempDir);
             throw new QueryException("the SQL engine did not start: " + QueryException.oneLine(e.getMessage()), false, e);
         }
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -93,52 +114,147 @@ final class DuckDbTraceQuery implements TraceQuery {
         });
         try {
             DuckDBFunctions.tableFunction().withName(SCAN).withParameter(DuckDBColumnType.VARCHAR)
-                    .withParameter(DuckDBColumnType.INTEGER).withFunction(new Scan()).register(connection);
-            load();
+                    .withParameter(DuckDBColumnType.INTEGER).withParameter(DuckDBColumnType.INTEGER)
+                    .withFunction(new Scan()).register(connection);
+            if (load) {
+                load();
+            }
         } catch (SQLException | RuntimeException e) {
             close();
-            throw e instanceof QueryException q ? q
-                    : new QueryException("loading the tables failed: " + QueryException.oneLine(e.getMessage()), false, e);
+            throw failure("loading the tables failed: ", e);
         }
     }
 
+    private static QueryException failure(String what, Throwable e) {
+        Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+        return t instanceof QueryException q ? q : new QueryException(what + QueryException.oneLine(t.getMessage()), false, t);
+    }
+
+    private static String key(SqlSchema.Table t, int rank) {
+        return t.name() + "/" + rank;
+    }
+
+    /** Worker threads for building tables and the events' copy, ended by {@link ExecutorService#shutdownNow()}. */
+    private static ExecutorService workers(int n) {
+        AtomicInteger count = new AtomicInteger();
+        return Executors.newFixedThreadPool(n, r -> {
+            Thread t = new Thread(r, "arenascope-sql-load-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The tables of each rank, built on a worker, in rank order. */
+    private List<Future<Map<SqlSchema.Table, TableSource>>> build(ExecutorService pool) {
+        List<Future<Map<SqlSchema.Table, TableSource>>> built = new ArrayList<>();
+        for (int r = 0; r < ranks.size(); r++) {
+            int rank = r;
+            built.add(pool.submit(() -> TraceTables.build(ranks.get(rank), rank)));
+        }
+        return built;
+    }
+
+    /** Runs {@code sql} on a second connection of the database, on a worker; its statement is kept for a cancel. */
+    private Future<?> onSecondConnection(ExecutorService pool, List<String> sql, AtomicReference<Statement> running) {
+        return pool.submit(() -> {
+            try (Connection c = ((DuckDBConnection) connection).duplicate(); Statement s = c.createStatement()) {
+                running.set(s);
+                for (String q : sql) {
+                    s.execute(q);
+                }
+            } finally {
+                running.set(null);
+            }
+            return null;
+        });
+    }
+
     private void load() throws SQLException {
+        ExecutorService pool = workers(2);
+        AtomicReference<Statement> events = new AtomicReference<>();
+        Future<?> eventsDone = null;
         try (Statement s = connection.createStatement()) {
             for (SqlSchema.Table t : SqlSchema.TABLES) {
                 if (t == SqlSchema.EVENTS && !options.eventsTable()) {
                     s.execute("CREATE VIEW events AS " + scanAll(t));
-                    continue;
+                } else {
+                    s.execute(t.ddl());
                 }
-                s.execute(t.ddl());
+            }
+            if (options.eventsTable()) {
+                List<String> inserts = new ArrayList<>();
                 for (int r = 0; r < ranks.size(); r++) {
-                    s.execute("INSERT INTO " + t.name() + " " + scan(t, r));
+                    inserts.add("INSERT INTO events " + scan(SqlSchema.EVENTS, r, 1, true));
                 }
+                eventsDone = onSecondConnection(pool, inserts, events);
+            }
+            List<Future<Map<SqlSchema.Table, TableSource>>> built = build(pool);
+            for (int r = 0; r < ranks.size(); r++) {
+                Map<SqlSchema.Table, TableSource> tables = built.get(r).get();
+                built.set(r, null);
+                for (Map.Entry<SqlSchema.Table, TableSource> e : tables.entrySet()) {
+                    sources.put(key(e.getKey(), r), e.getValue());
+                    s.execute("INSERT INTO " + e.getKey().name() + " " + scan(e.getKey(), r, 1, true));
+                    sources.remove(key(e.getKey(), r)); // the engine holds it now
+                }
+            }
+            if (eventsDone != null) {
+                eventsDone.get();
+                eventsDone = null;
             }
             for (String m : SqlSchema.MACROS) {
                 s.execute(m);
             }
+        } catch (ExecutionException e) {
+            throw failure("loading the tables failed: ", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new QueryException("loading the tables was interrupted", false, e);
+        } finally {
+            stop(pool, events, eventsDone);
+            sources.clear();
         }
-        // the column buffers are in the engine now; events stay readable from the stores for the view
-        for (Map<SqlSchema.Table, ColumnTable> m : tables) {
-            m.clear();
+    }
+
+    /** Ends the workers: a copy still running on the second connection is cancelled and waited for. */
+    private static void stop(ExecutorService pool, AtomicReference<Statement> running, Future<?> pending) {
+        if (pending != null) {
+            Statement st = running.get();
+            try {
+                if (st != null) {
+                    st.cancel();
+                }
+            } catch (SQLException ignored) {
+                // it ended as we asked
+            }
+            try {
+                pending.get();
+            } catch (ExecutionException | RuntimeException ignored) {
+                // the failure that brought us here is the one to tell
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
+        pool.shutdownNow();
     }
 
     private String scanAll(SqlSchema.Table t) {
         StringBuilder sb = new StringBuilder();
         for (int r = 0; r < ranks.size(); r++) {
-            sb.append(r == 0 ? "" : " UNION ALL ").append(scan(t, r));
+            sb.append(r == 0 ? "" : " UNION ALL ").append(scan(t, r, 1, true));
         }
         return sb.toString();
     }
 
     /**
-     * The scan of table {@code t} of rank {@code r} with the table's columns: the events' kind comes out of
-     * the function as its code (a number is a bulk copy, a string a call per row) and is named here.
+     * The scan of table {@code t} of rank {@code r} on {@code threads} threads, with the table's columns
+     * ({@code withRank} false: all but the rank, as a hive partition's file holds them): the events'
+     * kind comes out of the function as its code (a number is a bulk copy, a string a call per row)
+     * and is named here.
      */
-    private static String scan(SqlSchema.Table t, int r) {
-        String from = " FROM " + SCAN + "('" + t.name() + "', " + r + ")";
-        if (t != SqlSchema.EVENTS) {
+    private static String scan(SqlSchema.Table t, int r, int threads, boolean withRank) {
+        String from = " FROM " + SCAN + "('" + t.name() + "', " + r + ", " + threads + ")";
+        if (t != SqlSchema.EVENTS && withRank) {
             return "SELECT *" + from;
         }
         StringBuilder kinds = new StringBuilder("[");
@@ -147,8 +263,11 @@ final class DuckDbTraceQuery implements TraceQuery {
         }
         StringBuilder cols = new StringBuilder();
         for (SqlSchema.Column c : t.columns()) {
+            if (!withRank && c.name().equals("rank")) {
+                continue;
+            }
             cols.append(cols.isEmpty() ? "" : ", ")
-                    .append(c.name().equals("kind") ? kinds + "][kind_code] AS kind" : c.name());
+                    .append(t == SqlSchema.EVENTS && c.name().equals("kind") ? kinds + "][kind_code] AS kind" : c.name());
         }
         return "SELECT " + cols + from;
     }
@@ -190,26 +309,93 @@ final class DuckDbTraceQuery implements TraceQuery {
         }
     }
 
+    /** Refuses a {@code dir} that holds a table's folder already. */
+    private static void requireFree(Path dir) {
+        for (SqlSchema.Table t : SqlSchema.TABLES) {
+            if (Files.exists(dir.resolve(t.name()))) {
+                throw new IllegalArgumentException(dir.resolve(t.name()) + " exists already (not overwritten)");
+            }
+        }
+    }
+
     @Override
     public void exportParquet(Path dir) {
         requireOpenFiles("export");
-        String kv = "KV_METADATA {" + SqlSchema.VERSION_KEY + ": '" + SqlSchema.VERSION + "'}";
+        requireFree(dir);
         try (Statement s = connection.createStatement()) {
-            Files.createDirectories(dir);
-            for (SqlSchema.Table t : SqlSchema.TABLES) {
-                Path target = dir.resolve(t.name());
-                if (Files.exists(target)) {
-                    throw new IllegalArgumentException(target + " exists already (not overwritten)");
+            for (int r = 0; r < ranks.size(); r++) {
+                for (SqlSchema.Table t : SqlSchema.TABLES) {
+                    String from = t == SqlSchema.EVENTS ? scan(t, r, 1, false)
+                            : "SELECT * EXCLUDE (rank) FROM " + t.name() + " WHERE rank = " + r;
+                    s.execute(copyTo(dir, t, r, from));
                 }
-                String from = t == SqlSchema.EVENTS ? "(" + scanAll(t) + ")" : t.name();
-                s.execute("COPY (SELECT * FROM " + from + ") TO " + literal(target.toAbsolutePath().toString())
-                        + " (FORMAT parquet, PARTITION_BY (rank), " + kv + ")");
             }
         } catch (SQLException e) {
             throw new QueryException("writing Parquet to " + dir + " failed: " + QueryException.oneLine(e.getMessage()), false, e);
-        } catch (IOException e) {
-            throw new QueryException("cannot make " + dir + ": " + e.getMessage(), false, e);
         }
+    }
+
+    /**
+     * {@link TraceQuery#exportParquet(List, Options, Path)}: every rank's tables built and written
+     * straight from their sources, a rank at a time, nothing loaded; the events on a second connection
+     * on the engine's threads (the files' row groups then follow the claims of the threads, not strictly
+     * the events' order; each row keeps its {@code event}).
+     */
+    static void exportStreaming(List<TraceInput> ranks, Options options, Path dir) {
+        requireFree(dir);
+        try (DuckDbTraceQuery q = new DuckDbTraceQuery(ranks, options, false)) {
+            q.streamParquet(dir);
+        }
+    }
+
+    private void streamParquet(Path dir) {
+        ExecutorService pool = workers(2);
+        AtomicReference<Statement> events = new AtomicReference<>();
+        Future<?> eventsDone = null;
+        try (Statement s = connection.createStatement()) {
+            s.execute("SET preserve_insertion_order = false");
+            List<String> eventCopies = new ArrayList<>();
+            for (int r = 0; r < ranks.size(); r++) {
+                eventCopies.add(copyTo(dir, SqlSchema.EVENTS, r, scan(SqlSchema.EVENTS, r, options.threads(), false)));
+            }
+            eventsDone = onSecondConnection(pool, eventCopies, events);
+            List<Future<Map<SqlSchema.Table, TableSource>>> built = build(pool);
+            for (int r = 0; r < ranks.size(); r++) {
+                Map<SqlSchema.Table, TableSource> tables = built.get(r).get();
+                built.set(r, null);
+                for (Map.Entry<SqlSchema.Table, TableSource> e : tables.entrySet()) {
+                    sources.put(key(e.getKey(), r), e.getValue());
+                    s.execute(copyTo(dir, e.getKey(), r, scan(e.getKey(), r, 1, false)));
+                    sources.remove(key(e.getKey(), r));
+                }
+            }
+            eventsDone.get();
+            eventsDone = null;
+        } catch (SQLException | ExecutionException | RuntimeException e) {
+            throw failure("writing Parquet to " + dir + " failed: ", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new QueryException("writing Parquet was interrupted", false, e);
+        } finally {
+            stop(pool, events, eventsDone);
+            sources.clear();
+        }
+    }
+
+    /**
+     * {@code COPY (select) TO 'dir/TABLE/rank=R/data_0.parquet'}, the schema's version in the file's
+     * key-value metadata; the folders are made here (a hive partition per rank, as {@code PARTITION_BY}
+     * lays them out, without its buffering of every partition at once).
+     */
+    private static String copyTo(Path dir, SqlSchema.Table t, int rank, String select) {
+        Path folder = dir.resolve(t.name()).resolve("rank=" + rank);
+        try {
+            Files.createDirectories(folder);
+        } catch (IOException e) {
+            throw new QueryException("cannot make " + folder + ": " + e.getMessage(), false, e);
+        }
+        return "COPY (" + select + ") TO " + literal(folder.resolve("data_0.parquet").toAbsolutePath().toString())
+                + " (FORMAT parquet, KV_METADATA {" + SqlSchema.VERSION_KEY + ": '" + SqlSchema.VERSION + "'})";
     }
 
     private void requireOpenFiles(String what) {
@@ -383,21 +569,26 @@ final class DuckDbTraceQuery implements TraceQuery {
 
     // ---------------------------------------------------------------- the table function
 
-    /** What a scan reads: a table of a rank. */
-    private record Target(SqlSchema.Table table, int rank) {}
+    /** What a scan reads: a table of a rank, on so many threads (events only; other tables on one). */
+    private record Target(SqlSchema.Table table, int rank, int threads) {}
 
-    /** Where a scan is. */
-    private static final class Cursor {
-        long next;
-        EventBatch batch;
-        long[][] columns;
+    /** Where a scan is, for all its threads: the next row not yet claimed. */
+    private static final class Claims {
+        final AtomicLong next = new AtomicLong();
+        final TableSource source;
 
-        long[][] columns(int rows) {
-            if (columns == null || columns[0].length < rows) {
-                columns = new long[SqlSchema.EVENTS.columns().size()][rows];
-            }
-            return columns;
+        Claims(TableSource source) {
+            this.source = source;
         }
+    }
+
+    /** One scan thread's claimed events: {@code [at, end)}, held decoded in {@code batch} from {@code base}. */
+    private static final class Local {
+        long at;
+        long end;
+        long base;
+        EventBatch batch;
+        long[] column;
     }
 
     private static DuckDBColumnType type(SqlSchema.Type t) {
@@ -417,104 +608,156 @@ final class DuckDbTraceQuery implements TraceQuery {
         }
     }
 
-    private final class Scan implements DuckDBTableFunction<Target, Cursor, Object> {
+    private final class Scan implements DuckDBTableFunction<Target, Claims, Local> {
         @Override
         public Target bind(DuckDBTableFunctionBindInfo info) {
             String name = info.getParameter(0).getString();
             int rank = info.getParameter(1).getInt();
+            int threads = info.getParameter(2).getInt();
             SqlSchema.Table t = SqlSchema.table(name);
             if (t == null || rank < 0 || rank >= ranks.size()) {
                 throw new IllegalArgumentException("no table " + name + " of rank " + rank);
             }
             for (SqlSchema.Column c : t.columns()) {
                 if (t == SqlSchema.EVENTS && c.name().equals("kind")) {
-                    info.addResultColumn("kind_code", DuckDBColumnType.INTEGER); // named by EVENTS_SELECT
+                    info.addResultColumn("kind_code", DuckDBColumnType.INTEGER); // named by scan()
                 } else {
                     info.addResultColumn(c.name(), type(c.type()));
                 }
             }
-            return new Target(t, rank);
+            if (t == SqlSchema.EVENTS) {
+                info.setCardinality(ranks.get(rank).view().eventCount(), true);
+            }
+            return new Target(t, rank, t == SqlSchema.EVENTS ? Math.max(1, threads) : 1);
         }
 
         @Override
-        public Cursor init(DuckDBTableFunctionInitInfo info) {
-            info.setMaxThreads(1);
-            return new Cursor();
+        public Claims init(DuckDBTableFunctionInitInfo info) {
+            Target target = info.getBindData();
+            info.setMaxThreads(target.threads());
+            if (target.table() == SqlSchema.EVENTS) {
+                return new Claims(null);
+            }
+            TableSource source = sources.get(key(target.table(), target.rank()));
+            if (source == null) {
+                throw new IllegalStateException("table " + target.table().name() + " of rank " + target.rank()
+                        + " is in the engine already (query the table)");
+            }
+            return new Claims(source);
+        }
+
+        @Override
+        public Local localInit(DuckDBTableFunctionInitInfo info) {
+            return new Local();
         }
 
         @Override
         public long apply(DuckDBTableFunctionCallInfo call, DuckDBDataChunkWriter out) {
             Target target = call.getBindData();
-            Cursor cursor = call.getInitData();
+            Claims claims = call.getInitData();
             int capacity = (int) out.capacity();
             if (target.table() == SqlSchema.EVENTS) {
-                return events(ranks.get(target.rank()).view(), target.rank(), cursor, out, capacity);
+                return events(ranks.get(target.rank()).view(), target.rank(), claims, call.getLocalInitData(), out, capacity);
             }
-            ColumnTable t = tables.get(target.rank()).get(target.table());
-            if (t == null) {
-                throw new IllegalStateException("table " + target.table().name() + " was loaded already");
-            }
-            int from = (int) cursor.next;
-            int rows = Math.min(capacity, t.rows() - from);
-            for (int c = 0, w = target.table().columns().size(); c < w; c++) {
-                DuckDBWritableVector vec = out.vector(c);
-                switch (t.type(c)) {
-                    case VARCHAR -> {
-                        for (int r = 0; r < rows; r++) {
-                            String v = t.text(c, from + r);
-                            if (v == null) {
-                                vec.setNull(r);
-                            } else {
-                                vec.setString(r, v);
-                            }
-                        }
-                    }
-                    case BOOLEAN -> VectorWrites.booleans(vec, t.numbers(c), from, rows);
-                    case INTEGER -> VectorWrites.numbers(vec, false, t.numbers(c), from, rows, ColumnTable.NULL);
-                    case BIGINT -> VectorWrites.numbers(vec, true, t.numbers(c), from, rows, ColumnTable.NULL);
-                }
-            }
-            cursor.next += rows;
+            // one thread: the claim is the chunk
+            long from = claims.next.get();
+            int rows = claims.source.write(from, capacity, out);
+            claims.next.addAndGet(rows);
             return rows;
         }
 
-        private long events(TraceView view, int rank, Cursor cursor, DuckDBDataChunkWriter out, int capacity) {
-            long from = cursor.next;
-            int rows = (int) Math.min(capacity, view.eventCount() - from);
-            if (rows <= 0) {
-                return 0;
+        private long events(TraceView view, int rank, Claims claims, Local l, DuckDBDataChunkWriter out, int capacity) {
+            if (l.at >= l.end) {
+                long n = view.eventCount();
+                long from = claims.next.getAndAdd(EVENT_CLAIM);
+                if (from >= n) {
+                    return 0;
+                }
+                long to = Math.min(n, from + EVENT_CLAIM);
+                if (l.batch == null) {
+                    l.batch = new EventBatch(EVENT_CLAIM);
+                    l.column = new long[capacity];
+                }
+                l.batch.clear();
+                TraceStore.copy(view, from, to, l.batch);
+                l.at = from;
+                l.base = from;
+                l.end = from + l.batch.size();
+                if (l.at >= l.end) {
+                    return 0;
+                }
             }
-            EventBatch b = cursor.batch == null ? cursor.batch = new EventBatch(capacity) : cursor.batch;
-            b.clear();
-            TraceStore.copy(view, from, from + rows, b);
-            rows = b.size();
-            long[][] cols = cursor.columns(rows);
+            int rows = (int) Math.min(capacity, l.end - l.at);
+            int off = (int) (l.at - l.base);
+            EventBatch b = l.batch;
+            long[] c = l.column.length >= rows ? l.column : (l.column = new long[rows]);
+            long nul = ColumnTable.NULL;
+            Arrays.fill(c, 0, rows, rank);
+            VectorWrites.numbers(out.vector(0), false, c, 0, rows, nul);
             for (int r = 0; r < rows; r++) {
-                cols[0][r] = rank;
-                cols[1][r] = from + r;
-                cols[2][r] = b.time(r);
-                cols[3][r] = b.kindCode(r);
-                cols[4][r] = b.flags(r);
-                int mem = b.memory(r);
-                cols[5][r] = mem < 0 ? ColumnTable.NULL : mem;
-                cols[6][r] = b.thread(r);
-                cols[7][r] = b.a(r);
-                cols[8][r] = b.b(r);
-                cols[9][r] = b.c(r);
-                cols[10][r] = b.used(r);
-                cols[11][r] = b.aux(r);
-                cols[12][r] = b.ref(r);
-                cols[13][r] = b.ref2(r);
-                int site = b.site(r);
-                cols[14][r] = site < 0 ? ColumnTable.NULL : site;
-                int cat = b.category(r);
-                cols[15][r] = cat < 0 ? ColumnTable.NULL : cat;
+                c[r] = l.at + r;
             }
-            List<SqlSchema.Column> columns = SqlSchema.EVENTS.columns();
-            for (int c = 0; c < columns.size(); c++) {
-                VectorWrites.numbers(out.vector(c), columns.get(c).type() == SqlSchema.Type.BIGINT, cols[c], 0, rows, ColumnTable.NULL);
+            VectorWrites.numbers(out.vector(1), true, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.time(off + r);
             }
-            cursor.next += rows;
+            VectorWrites.numbers(out.vector(2), true, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.kindCode(off + r);
+            }
+            VectorWrites.numbers(out.vector(3), false, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.flags(off + r);
+            }
+            VectorWrites.numbers(out.vector(4), false, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                int mem = b.memory(off + r);
+                c[r] = mem < 0 ? nul : mem;
+            }
+            VectorWrites.numbers(out.vector(5), false, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.thread(off + r);
+            }
+            VectorWrites.numbers(out.vector(6), false, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.a(off + r);
+            }
+            VectorWrites.numbers(out.vector(7), true, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.b(off + r);
+            }
+            VectorWrites.numbers(out.vector(8), true, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.c(off + r);
+            }
+            VectorWrites.numbers(out.vector(9), true, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.used(off + r);
+            }
+            VectorWrites.numbers(out.vector(10), true, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.aux(off + r);
+            }
+            VectorWrites.numbers(out.vector(11), true, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.ref(off + r);
+            }
+            VectorWrites.numbers(out.vector(12), false, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                c[r] = b.ref2(off + r);
+            }
+            VectorWrites.numbers(out.vector(13), false, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                int site = b.site(off + r);
+                c[r] = site < 0 ? nul : site;
+            }
+            VectorWrites.numbers(out.vector(14), false, c, 0, rows, nul);
+            for (int r = 0; r < rows; r++) {
+                int cat = b.category(off + r);
+                c[r] = cat < 0 ? nul : cat;
+            }
+            VectorWrites.numbers(out.vector(15), false, c, 0, rows, nul);
+            l.at += rows;
             return rows;
         }
     }

@@ -74,6 +74,20 @@ public interface TraceQuery extends AutoCloseable {
         return new DuckDbTraceQuery(ranks, options);
     }
 
+    /**
+     * Writes the tables of {@code ranks} as Parquet under {@code dir}, laid out as
+     * {@link #exportParquet(Path)} lays them out, without loading them into an engine: each rank's tables
+     * are built and written straight to their files, the events streamed from the store on
+     * {@link Options#threads()} threads (the files' rows in the order the threads claimed blocks of
+     * events, each row with its {@code event} number). What {@code convert --to parquet} runs.
+     *
+     * @throws QueryException when the engine refuses a table or a file cannot be written
+     * @throws IllegalArgumentException when {@code ranks} is empty or {@code dir} holds a table's folder
+     */
+    static void exportParquet(List<TraceInput> ranks, Options options, Path dir) {
+        DuckDbTraceQuery.exportStreaming(ranks, options, dir);
+    }
+
     /** The rows of {@code table} (one of {@link SqlSchema#TABLES}). */
     long rowCount(String table);
 

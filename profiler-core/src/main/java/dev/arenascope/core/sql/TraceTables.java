@@ -26,28 +26,42 @@ import dev.arenascope.core.util.LongLongMap;
  * Builds the tables of one rank from its trace, every table but {@code events} (which the engine
  * reads straight from the store, a block at a time): one pass over the events for scopes, markers,
  * pool requests and plan tensors, and one {@link SiteAnalysis} per memory for allocations and sites,
- * so an allocation's lifetime and site are exactly what {@code arenascope sites} counts.
+ * so an allocation's lifetime and site are exactly what {@code arenascope sites} counts. The
+ * allocations stay in the analyses' columns until the engine reads them.
  */
 final class TraceTables {
     private TraceTables() {}
 
-    /** The tables of {@code view} as rank {@code rank}, by table. */
-    static Map<SqlSchema.Table, ColumnTable> build(TraceInput input, int rank) {
+    /**
+     * The tables of {@code view} as rank {@code rank}, by table, in {@link SqlSchema#TABLES}' order:
+     * {@code allocations} reads the site analyses' own columns ({@link AllocationRows}), the others are
+     * {@link ColumnTable}s.
+     */
+    static Map<SqlSchema.Table, TableSource> build(TraceInput input, int rank) {
         TraceView v = input.view();
         Map<SqlSchema.Table, ColumnTable> out = new EnumLikeMap();
         for (SqlSchema.Table t : SqlSchema.TABLES) {
-            if (t != SqlSchema.EVENTS) {
+            if (t != SqlSchema.EVENTS && t != SqlSchema.ALLOCATIONS) {
                 out.put(t, new ColumnTable(t, rank));
             }
         }
         long[] eventsPerMemory = new long[maxMemoryId(v) + 2];
         events(v, out, eventsPerMemory);
-        sitesAndAllocations(v, out, eventsPerMemory);
+        AllocationRows allocations = new AllocationRows(rank, v);
+        sitesAndAllocations(v, out, allocations, eventsPerMemory);
         frames(v, out);
         threadsAndStrings(v, out);
         out.get(SqlSchema.RANKS).add(input.name()).add(input.path()).add(v.session().name()).add(v.session().host())
                 .add(v.eventCount()).add(v.startNs()).add(v.endNs()).add(v.lostEvents());
-        return out;
+        Map<SqlSchema.Table, TableSource> tables = new LinkedHashMap<>();
+        for (SqlSchema.Table t : SqlSchema.TABLES) {
+            if (t == SqlSchema.ALLOCATIONS) {
+                tables.put(t, allocations);
+            } else if (t != SqlSchema.EVENTS) {
+                tables.put(t, out.get(t));
+            }
+        }
+        return tables;
     }
 
     private static int maxMemoryId(TraceView v) {
@@ -162,9 +176,9 @@ final class TraceTables {
         return null;
     }
 
-    private static void sitesAndAllocations(TraceView v, Map<SqlSchema.Table, ColumnTable> out, long[] perMemory) {
+    private static void sitesAndAllocations(TraceView v, Map<SqlSchema.Table, ColumnTable> out, AllocationRows allocations,
+                                            long[] perMemory) {
         ColumnTable memories = out.get(SqlSchema.MEMORIES);
-        ColumnTable allocations = out.get(SqlSchema.ALLOCATIONS);
         ColumnTable sites = out.get(SqlSchema.SITES);
         for (MemoryInfo m : v.memories()) {
             SiteAnalysis sa = SiteAnalysis.of(v, m, false);
@@ -173,17 +187,7 @@ final class TraceTables {
             memories.add(m.id()).add(m.name()).add(m.kind().name()).add(m.device()).add(m.capacity()).add(perMemory[m.id()])
                     .add(a.size()).add(sa.peakBytes()).id(peakEvent).id(peakEvent < 0 ? -1 : sa.peakNs()).add(v.peakAux(m.id()));
             int mem = m.id();
-            for (int i = 0, n = a.size(); i < n; i++) {
-                long end = a.endNs(i);
-                boolean freed = end != Allocations.NEVER;
-                int desc = a.descriptor(i);
-                int cat = a.category(i);
-                String category = a.categoryName(cat);
-                allocations.add(mem).add(i).add(a.startEvent(i)).id(a.endEvent(i)).add(a.startNs(i))
-                        .add(freed ? end : ColumnTable.NULL).add(freed ? end - a.startNs(i) : ColumnTable.NULL)
-                        .add(a.bytes(i)).add(a.requestedBytes(i)).add(a.address(i)).add(desc < 0 ? null : v.string(desc))
-                        .id(a.path(i)).id(a.site(i)).add("(none)".equals(category) ? null : category).id(a.scope(i)).add(freed);
-            }
+            allocations.add(mem, a);
             String source = sa.source().name().toLowerCase(Locale.ROOT);
             for (int p = 0, n = sa.pathCount(); p < n; p++) {
                 List<StackFrame> frames = sa.pathFrames(p); // innermost first

@@ -115,4 +115,13 @@ final class VectorWrites {
             validity.putLong(w * 8, n == 64 ? -1L : (1L << n) - 1);
         }
     }
+
+    /**
+     * Rows {@code 0 .. rows-1} of the VARCHAR vector {@code v}: {@code utf8[r]}, NULL where it is null. One
+     * call into the driver for the chunk rather than one a value.
+     */
+    static void texts(DuckDBWritableVector v, byte[][] utf8, int rows) {
+        byte[][] batch = utf8.length == rows ? utf8 : java.util.Arrays.copyOf(utf8, rows);
+        v.setStringUtf8Batch(0, batch);
+    }
 }

@@ -203,23 +203,33 @@ class TraceQueryTest {
         EventStore a = torch("cs336-a2-magma27.pickle");
         EventStore b = synthetic();
         List<TraceInput> in = List.of(new TraceInput("a.pickle", "", a), new TraceInput("b", "", b));
-        Path out = dir.resolve("parquet");
+        Path loaded = dir.resolve("parquet");
+        Path streamed = dir.resolve("streamed");
         String[] questions = {
                 "SELECT rank, kind, count(*), sum(b) FROM events GROUP BY ALL ORDER BY ALL",
+                "SELECT rank, count(*), count(DISTINCT event), min(event), max(event), sum(time_ns) FROM events GROUP BY ALL ORDER BY ALL",
                 "SELECT rank, memory, count(*), sum(bytes), count(free_ns) FROM allocations GROUP BY ALL ORDER BY ALL",
                 "SELECT rank, name, peak_bytes, peak_event FROM memories ORDER BY ALL",
                 "SELECT rank, bin, count(*), sum(hit::INT) FROM pool_requests GROUP BY ALL ORDER BY ALL",
         };
         List<QueryResult> live = new ArrayList<>();
         try (TraceQuery q = TraceQuery.open(in, SMALL.withEventsTable(false))) {
-            q.exportParquet(out);
+            q.exportParquet(loaded); // from the loaded tables
         }
+        TraceQuery.exportParquet(in, SMALL, streamed); // nothing loaded: as convert --to parquet writes it
+        assertThrows(IllegalArgumentException.class, () -> TraceQuery.exportParquet(in, SMALL, streamed), "not overwritten");
         try (TraceQuery q = TraceQuery.open(in, SMALL)) {
             for (String sql : questions) {
                 live.add(q.query(sql, null, 100_000));
             }
         }
-        assertTrue(Files.exists(out.resolve("events").resolve("rank=0")), "partitioned by rank");
+        for (Path out : List.of(loaded, streamed)) {
+            assertTrue(Files.exists(out.resolve("events").resolve("rank=1").resolve("data_0.parquet")), "partitioned by rank");
+            assertParquetAnswers(out, questions, live);
+        }
+    }
+
+    private static void assertParquetAnswers(Path out, String[] questions, List<QueryResult> live) {
         try (TraceQuery q = TraceQuery.open(List.of(new TraceInput("empty", "", new EventStore("empty"))),
                 SMALL.withAllowedDirectories(List.of(out)))) {
             for (int i = 0; i < questions.length; i++) {
@@ -228,7 +238,7 @@ class TraceQueryTest {
                     sql = sql.replace("FROM " + t + " ", "FROM read_parquet('" + out.resolve(t) + "/*/*.parquet', hive_partitioning = true) ");
                 }
                 QueryResult back = q.query(sql, null, 100_000);
-                assertEquals(live.get(i).rows().toString(), back.rows().toString(), sql);
+                assertEquals(live.get(i).rows().toString(), back.rows().toString(), out + ": " + sql);
             }
             QueryResult kv = q.query("SELECT DISTINCT decode(value) FROM parquet_kv_metadata('" + out.resolve("allocations")
                     + "/*/*.parquet') WHERE decode(key) = '" + SqlSchema.VERSION_KEY + "'", null, 10);
