@@ -23,11 +23,23 @@ from . import _events as K
 from ._session import Tracked, current
 
 
+_ADDRESS_ATTRS = ("int_ptr", "ptr", "address", "gpudata")
+_address_attr = {}   # buffer type -> the attribute holding its address (None: int() of it, else id())
+
+
 def _address(buf):
-    for attr in ("int_ptr", "ptr", "address", "gpudata"):
+    attr = _address_attr.get(buf.__class__, False)
+    if attr:
         v = getattr(buf, attr, None)
-        if isinstance(v, int):
+        if v.__class__ is int:
             return v
+    elif attr is False:
+        for attr in _ADDRESS_ATTRS:
+            v = getattr(buf, attr, None)
+            if isinstance(v, int):
+                _address_attr[buf.__class__] = attr
+                return v
+        _address_attr[buf.__class__] = None
     try:
         return int(buf)
     except (TypeError, ValueError):
@@ -62,14 +74,19 @@ class _PoolState(Tracked):
         # events are written, in the order the pool changed)
         self.lock = threading.RLock()
         self.bin_sizes = {}     # bin -> alloc_size(bin)
+        self.bins = {}          # nbytes -> (bin, alloc_size(bin)): shared by the pools made alike (see bins_for)
 
     def bin_of(self, pool, nbytes):
+        found = self.bins.get(nbytes)
+        if found is not None:
+            return found
         b = pool.bin_number(nbytes)
         size = self.bin_sizes.get(b)
         if size is None:
             size = int(pool.alloc_size(b))
             self.bin_sizes[b] = size
-        return b, size
+        found = self.bins[nbytes] = (b, size)
+        return found
 
     def request(self, buf, nbytes, bin_nr, size, hit, t0):
         """Publishes one served request; returns the block."""
@@ -90,17 +107,28 @@ class _PoolState(Tracked):
                     hit = False   # the mirror held nothing of that bin: counted as a new block (never a negative gauge)
             block = _Block(addr, bin_nr, size)
             self.active[addr] = block
-            self.used += size
+            self.used = used = self.used + size
             t1 = time.perf_counter_ns()
             t = t1 - s.t0
-            dur = min(t1 - t0, K.INT_MAX)
-            out = s.emit_site if s.stacks else s.emit
-            if hit:
-                out(K.POOL_REQUEST, self.mem, K.FLAG_HIT, addr, size, nbytes, self.used, self.aux, bin_nr, dur, t)
+            dur = t1 - t0
+            if dur > K.INT_MAX:
+                dur = K.INT_MAX
+            q = s._queue
+            tid = s._threads.get(threading.get_ident())
+            if s.stacks or tid is None or len(q) + 2 > s._cap:
+                out = s.emit_site if s.stacks else s.emit
+                if hit:
+                    out(K.POOL_REQUEST, self.mem, K.FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
+                else:
+                    self.aux += size
+                    s.emit(K.RESERVE, self.mem, 0, addr, size, 0, used - size, self.aux, -1, -1, t)
+                    out(K.POOL_REQUEST, self.mem, 0, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
+            elif hit:   # the session's emit, inlined (no stacks, room in the queue, the thread declared)
+                q.append((t, K.POOL_REQUEST, self.mem, tid, K.FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur))
             else:
-                self.aux += size
-                s.emit(K.RESERVE, self.mem, 0, addr, size, 0, self.used - size, self.aux, -1, -1, t)
-                out(K.POOL_REQUEST, self.mem, 0, addr, size, nbytes, self.used, self.aux, bin_nr, dur, t)
+                self.aux = aux = self.aux + size
+                q.append((t, K.RESERVE, self.mem, tid, 0, addr, size, 0, used - size, aux, -1, -1))
+                q.append((t, K.POOL_REQUEST, self.mem, tid, 0, addr, size, nbytes, used, aux, bin_nr, dur))
         return block
 
     def give_back(self, block, held=None):
@@ -110,16 +138,28 @@ class _PoolState(Tracked):
                 return
             block.returned = True
             self.active.pop(block.address, None)
-            if block.key is not None and _by_id.get(block.key, (None, None))[1] is block:
-                del _by_id[block.key]
+            key = block.key
+            if key is not None:
+                found = _by_id.get(key)
+                if found is not None and found[1] is block:
+                    del _by_id[key]
             self.used -= block.size
             s = self.session
             if held is None:
                 held = self.holding
             if held:
-                self.held.setdefault(block.bin, []).append(block.address)
+                lst = self.held.get(block.bin)
+                if lst is None:
+                    lst = self.held[block.bin] = []
+                lst.append(block.address)
                 self.held_count += 1
-                s.emit(K.POOL_HOLD, self.mem, 0, block.address, block.size, 0, self.used, self.aux, block.bin, -1)
+                q = s._queue
+                tid = s._threads.get(threading.get_ident())
+                if tid is None or len(q) >= s._cap:
+                    s.emit(K.POOL_HOLD, self.mem, 0, block.address, block.size, 0, self.used, self.aux, block.bin, -1)
+                else:   # the session's emit, inlined
+                    q.append((time.perf_counter_ns() - s.t0, K.POOL_HOLD, self.mem, tid, 0, block.address, block.size, 0,
+                              self.used, self.aux, block.bin, -1))
             else:
                 self._release(block.address, block.bin, block.size)
 
@@ -164,32 +204,50 @@ class _PoolState(Tracked):
 
 def _traced_request(state, orig, pool, nbytes, args, kwargs):
     """One request to a C++ pool, under the mirror's lock (held across the pool's call: requests and
-    explicit releases of other threads wait, so hit or miss is that of this request). A miss is a
-    request that grew the pool's ``managed_bytes`` by its bin size (a new device block); a hit took a
-    held block and left it unchanged. Buffers the collector took meanwhile (they move from active to
-    held without a callback, in any thread) are found from their dead weak references before the mirror
-    changes; a pool without ``managed_bytes`` falls back to the mirror's held blocks."""
+    explicit releases of other threads wait, so hit or miss is that of this request).
+
+    Buffers the collector took (they move from active to held without a callback, in any thread, also
+    while the pool serves) are found from their dead weak references when the pool's ``active_blocks``
+    is below the mirror's; then the mirror holds what the pool holds, and the request was a hit when
+    the pool now holds one block fewer than the mirror (a miss leaves ``held_blocks`` as it was; fewer
+    still: the pool freed its held blocks to retry a failed allocation). Two of the pool's counters a
+    request (``active_blocks``, ``held_blocks``: each a call into pybind11), the bin of a size asked of
+    the pool once per pool family (:func:`bins_for`)."""
     with state.lock:
-        if pool.active_blocks < len(state.active):
-            state.collect(None)
-        m0 = getattr(pool, "managed_bytes", None)
         t0 = time.perf_counter_ns()
         buf = orig(pool, nbytes, *args, **kwargs)
-        bin_nr, size = state.bin_of(pool, nbytes)
-        m1 = getattr(pool, "managed_bytes", None)
-        if pool.active_blocks < len(state.active) + 1:
-            state.collect(None)   # a buffer died while the pool served: its block is held now, in the mirror too
-        if m0 is None or m1 is None:
-            hit = bool(state.held.get(bin_nr))
+        found = state.bins.get(nbytes)
+        bin_nr, size = found if found is not None else state.bin_of(pool, nbytes)
+        if pool.active_blocks <= len(state.active):
+            state.collect(None)   # buffers died since the last look or while the pool served: held now
+        held = pool.held_blocks
+        gone = state.held_count - held
+        if gone == 1 and state.holding and state.held.get(bin_nr):
+            hit = True
         else:
-            hit = state.holding and m1 == m0
-        if not hit and state.held_count and pool.held_blocks < state.held_count:
-            state.reconcile(pool, pool.held_blocks)   # a retried allocation freed the held blocks first
-        if hit and not state.held.get(bin_nr):
-            state.collect(None)
+            hit = False
+            if gone > 0 and held == 0:
+                state.reconcile(pool, 0)   # a retried allocation freed the held blocks first
         block = state.request(buf, nbytes, bin_nr, size, hit, t0)
         _watch(state, buf, block)
     return buf
+
+
+_bin_tables = {}   # (pool class, its arguments but the allocator) -> {nbytes: (bin, size)}
+
+
+def bins_for(cls, args, kwargs):
+    """The size -> (bin, bin size) table the pools of ``cls`` built with these arguments share (a pool's
+    bins depend only on its class and ``leading_bits_in_bin_id``, not on its allocator): a test suite's
+    pools, one a test, ask the pool for a size's bin once."""
+    try:
+        key = (cls, args[1:], tuple(sorted(kwargs.items())))
+        table = _bin_tables.get(key)
+    except TypeError:   # an argument that cannot be a key: a table of the pool's own
+        return {}
+    if table is None:
+        table = _bin_tables[key] = {}
+    return table
 
 
 def _watch(state, buf, block):
@@ -219,6 +277,7 @@ def make_traced_pool_class(orig, label, device_of=None, release_types=(), releas
                 self._arenascope_state = s.register(_PoolState,
                                                     "%s #%d" % (label, _next_pool_number()), K.POOL, device, 0, attrs)
                 st = self._arenascope_state
+                st.bins = bins_for(orig, args, kwargs)
                 _states[:] = [x for x in _states if not x.session.closed] + [st]
                 s.on_close(lambda: st.collect(None))
 

@@ -32,8 +32,24 @@ def _host():
 
 
 def current():
-    """The session recording now, or None."""
-    return _current
+    """The session recording now, or None (a session started with :func:`start_lazily` is made here,
+    on the first call that asks for it)."""
+    s = _current
+    if s is None and _pending is not None:
+        return _make_pending()
+    return s
+
+
+_pending = None   # the factory of a session started lazily and not yet made (see start_lazily)
+
+
+def _make_pending():
+    global _current, _pending
+    with _current_lock:
+        if _current is None and _pending is not None:
+            factory, _pending = _pending, None
+            _current = factory()
+        return _current
 
 
 class Tracked:
@@ -370,6 +386,8 @@ def _int_param(key, value):
 def start(session):
     """Makes ``session`` the current one (one at a time)."""
     global _current
+    if _pending is not None:
+        _make_pending()   # a lazily started session records already: it is made, and refuses this one
     with _current_lock:
         if _current is not None and not _current.closed:
             raise RuntimeError("an arenascope session is already recording (to %s)" % _current.writer.sink.describe())
@@ -384,12 +402,35 @@ def stop(session):
     session.close()
 
 
+def start_lazily(factory):
+    """Starts a session that is made (``factory()``, which returns a new :class:`Session`) only when
+    something first asks for the current one (an adapter creating a pool or an arena, a scope, a
+    marker): the pytest plugin's session of a test that records no memory costs no session at all.
+    :func:`stop_lazily` ends it."""
+    global _pending
+    with _current_lock:
+        if _current is not None and not _current.closed or _pending is not None:
+            raise RuntimeError("an arenascope session is already recording")
+        _pending = factory
+
+
+def stop_lazily(session):
+    """Ends what :func:`start_lazily` started: ``session`` is the one its factory made (stopped here), or
+    None when nothing asked for it (then nothing is made any more)."""
+    global _pending
+    with _current_lock:
+        _pending = None
+    if session is not None:
+        stop(session)
+
+
 def _after_fork_in_child():
     """``os.fork()`` copied the recording: the child's copy stops (parent and child writing one file
     or connection would duplicate events, send times backwards and double the peaks)."""
-    global _current, _current_lock
+    global _current, _current_lock, _pending
     s = _current
     _current = None
+    _pending = None
     _current_lock = threading.Lock()   # may have been held by another thread at the fork
     if s is not None and not s.closed:
         s._forget_after_fork(s.pid)

@@ -164,13 +164,17 @@ def _size(call, value):
 
 
 class _Run:
-    """One recorded test: its session, trace path, limits and (after the call) its result."""
+    """One recorded test: its session (made when the test first records: see _session.start_lazily), trace
+    path, limits and (after the call) its result."""
 
-    __slots__ = ("session", "recording", "path", "limits", "torch", "result", "violations", "error", "baseline")
+    __slots__ = ("session", "live", "measuring", "recording", "path", "limits", "torch", "result", "violations",
+                 "error", "baseline")
 
     def __init__(self, limits):
         self.limits = limits
-        self.session = None     # recording now (setup and call)
+        self.session = None     # recording now (setup and call), once something asked for it
+        self.live = False       # started and not yet finished
+        self.measuring = False  # the measured run has begun (after the warm-ups)
         self.recording = None   # the closed session, until its trace is kept or dropped
         self.path = None
         self.torch = None
@@ -178,6 +182,17 @@ class _Run:
         self.violations = []
         self.error = None
         self.baseline = {}
+
+    def make_session(self, name, stacks):
+        """The test's session, made by the first adapter (or scope, marker) that asks for one."""
+        s = _sessions().Session(memory=True, name=name, stacks=stacks)
+        if self.measuring:
+            s.marker(testing.MEASURE_MARKER)
+        self.session = s
+        return s
+
+
+_NO_FIGURES = testing.Figures()   # what a test that recorded nothing has (never changed)
 
 
 class Recorder:
@@ -244,65 +259,69 @@ class Recorder:
             run.error = "not recorded: an arenascope session was already recording (%s)" % \
                         _session.current().writer.sink.describe()
             return
-        # recorded into memory: the figures are read from the session's events and a trace is written
-        # only for a test whose trace is kept (no file, no thread of its own for the others)
-        run.session = _session.Session(memory=True, name=item.nodeid, stacks=self.stacks)
-        _session.start(run.session)
         if not self.adapters_on:   # once: they stay on (an adapter instruments its library on import)
             from . import _adapters as adapters
             adapters.install(adapters.parse(ADAPTERS))
             self.adapters_on = True
+        # recorded into memory, by a session made only when the test first records (a pool, an arena):
+        # the figures are read from its events, and a trace is written only for a test whose trace is kept
+        nodeid, stacks = item.nodeid, self.stacks
+        _session.start_lazily(lambda: run.make_session(nodeid, stacks))
+        run.live = True
         run.torch = _TorchCounters.start()
 
-    @pytest.hookimpl(tryfirst=True)
+    @pytest.hookimpl(hookwrapper=True)
     def pytest_pyfunc_call(self, pyfuncitem):
         run = self.runs.get(pyfuncitem.nodeid)
-        if run is None or run.session is None:
-            return None
+        if run is None or not run.live:
+            yield
+            return
         if run.limits.warmups:
             fn = pyfuncitem.obj
             args = {a: pyfuncitem.funcargs[a] for a in pyfuncitem._fixtureinfo.argnames}
             for _ in range(run.limits.warmups):
                 fn(**args)
-        if run.limits.leaks is not None:
+        if run.limits.leaks is not None and run.session is not None:
             # after warm-up runs, their dropped buffers may wait in cycles: a young-generation collection
             # first, so that they are not in the baseline (and then freed to hide a leak of the same size)
             _settle(run.session, collect=run.limits.warmups > 0)
             run.baseline = _in_use(run.session)
-        run.session.marker(testing.MEASURE_MARKER)
+        run.measuring = True
+        if run.session is not None:
+            run.session.marker(testing.MEASURE_MARKER)
         run.torch = _TorchCounters.measure(run.torch)
-        return None   # pytest's own pyfunc_call runs the measured call
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_call(self, item):
-        yield
-        run = self.runs.get(item.nodeid)
-        if run is not None and run.session is not None:
-            self._finish(item, run)
+        yield   # pytest's own pyfunc_call (and any other plugin's) runs the measured call
+        self._finish(pyfuncitem, run)
 
     def _finish(self, item, run):
         _session = _sessions()
-        if run.limits.leaks is not None:
+        run.live = False
+        s = run.session
+        if s is not None and run.limits.leaks is not None:
             # a first look without a collection (a test's buffers are mostly freed with its frame); over
             # the limit, a young-generation collection, then a full one (costly in a big process, so only
             # then) free what only cycles kept, before the verdict
             for generation in (None, 1, 2):
                 if generation is not None:
                     gc.collect(generation)
-                _settle(run.session, collect=False)
-                if _leaked(_in_use(run.session), run.baseline) <= run.limits.leaks:
+                _settle(s, collect=False)
+                if _leaked(_in_use(s), run.baseline) <= run.limits.leaks:
                     break
-        _session.stop(run.session)
-        s, run.session = run.session, None
-        # the session and its memories' states refer to each other: undone here, a test's session is
-        # freed now rather than by the next full collection (costly in a process holding numpy and OpenCL)
-        for table in ("_memories", "_on_close", "_global_scopes"):
-            getattr(s, table, {}).clear()
-        run.recording = s
-        fig = testing.figures_of(s)
-        memories = [m for m in fig.memories]
+        _session.stop_lazily(s)
+        run.session = None
+        if s is not None:
+            # the session and its memories' states refer to each other: undone here, a test's session is
+            # freed now rather than by the next full collection (costly in a process holding numpy and OpenCL)
+            for table in ("_memories", "_on_close", "_global_scopes"):
+                getattr(s, table, {}).clear()
+            run.recording = s
+            fig = testing.figures_of(s)
+            lost = s.lost
+        else:
+            fig, lost = _NO_FIGURES, 0
+        memories = fig.memories
         torch = _TorchCounters.finish(run.torch)
-        run.result = _result(item.nodeid, fig, memories, torch, run.limits, self.worker, s.lost)
+        run.result = _result(item.nodeid, fig, memories, torch, run.limits, self.worker, lost)
         try:
             run.violations = _check(item.nodeid, fig, memories + torch, run.limits)
         except ValueError as e:
@@ -317,13 +336,16 @@ class Recorder:
         run = self.runs.get(item.nodeid)
         if run is None:
             return
+        if rep.when == "call" and run.live:
+            self._finish(item, run)   # an item whose call is not a Python function's (no pytest_pyfunc_call)
         if rep.when == "setup" and not rep.passed or rep.when == "call":
             self.runs.pop(item.nodeid, None)
-            if run.session is not None:   # setup failed or was skipped: nothing to measure
-                _sessions().stop(run.session)
-                if self.keep == "all":
-                    self._save(item.nodeid, run.session)
-                run.session = None
+            if run.live:   # setup failed or was skipped: nothing to measure
+                run.live = False
+                s, run.session = run.session, None
+                _sessions().stop_lazily(s)
+                if s is not None and self.keep == "all":
+                    self._save(item.nodeid, s)
                 return
         if rep.when != "call":
             return
@@ -352,6 +374,9 @@ class Recorder:
         """Writes a test's recording beside the others (``arenascope open`` reads it); its path, or None
         when it could not be written (said on stderr)."""
         path = os.path.join(self.dir, _file_name(nodeid))
+        if session is None:   # the test recorded nothing: its trace is a session without memories
+            session = _sessions().Session(memory=True, name=nodeid)
+            session.close()
         try:
             os.makedirs(self.dir, exist_ok=True)
             return session.save(path)

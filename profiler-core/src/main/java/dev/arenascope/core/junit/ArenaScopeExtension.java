@@ -33,6 +33,7 @@ import dev.arenascope.core.Recording;
 import dev.arenascope.core.record.Session;
 import dev.arenascope.core.record.StackCapture;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.store.EventStore;
 
 /**
@@ -67,6 +68,7 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
     public static final String KEEP_PROPERTY = "arenascope.junit.keep";
     public static final String STACKS_PROPERTY = "arenascope.junit.stacks";
     public static final String LIMIT_PROPERTY = "arenascope.junit.limit";
+    public static final String BUFFER_PROPERTY = "arenascope.junit.buffer";
 
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(ArenaScopeExtension.class);
     private static final int SITES = 3;
@@ -74,6 +76,10 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
     /** The limits of one test; null fields: no such limit. */
     record Limits(Long memory, String memoryOf, String memoryCall, Long leaks, String leaksOf, int warmups,
                   String leaksCall, Long allocations, String allocationsOf, String allocationsCall) {
+        boolean any() {
+            return memory != null || leaks != null || allocations != null;
+        }
+
         Map<String, Object> json() {
             Map<String, Object> o = new LinkedHashMap<>();
             o.put("memory_bytes", memory);
@@ -87,7 +93,7 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
         }
     }
 
-    private record Run(Recording recording, EventStore store, Path file, Limits limits) {}
+    private record Run(Recording recording, Session.Current current, EventStore store, Path file, Limits limits) {}
 
     // ---------------------------------------------------------------- callbacks
 
@@ -97,24 +103,27 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
         Path dir = Path.of(System.getProperty(DIR_PROPERTY, "target/arenascope"));
         Path file = dir.resolve(fileName(ctx));
         int stacks = intProperty(ctx, STACKS_PROPERTY, 16);
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
-        }
-        Recording rec = ArenaScope.session(ctx.getUniqueId()).quiet();
+        // recorded into memory: the figures are read from the store, and the trace is written from it only
+        // when it is kept (a failed test by default), so a passing test costs no file
+        // a buffer of BUFFER_PROPERTY events (default 2^14, 1 MiB) rather than a process recording's 2^17
+        // (8 MiB, zeroed when the test first publishes): the drain empties it every 2 ms, and a test that
+        // publishes faster than that loses events and fails saying so (see check)
+        Session session = new Session(ctx.getUniqueId(), bufferProperty(ctx));
         if (stacks > 0) {
-            rec.session().captureStacks(StackCapture.all(stacks));
+            session.captureStacks(StackCapture.all(stacks));
         }
         EventStore store = new EventStore(ctx.getDisplayName());
+        Recording rec = Recording.of(session).quiet();
+        Session.Current current = session.makeCurrent();
         try {
-            rec.to(file);
-            rec.session().addSink(store);
+            session.addSink(store);
         } catch (RuntimeException e) {
             rec.close();
+            current.close();
+            session.close();
             throw e;
         }
-        ctx.getStore(NS).put(Run.class, new Run(rec, store, file, limits));
+        ctx.getStore(NS).put(Run.class, new Run(rec, current, store, file, limits));
     }
 
     @Override
@@ -143,20 +152,20 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
         if (run == null) {
             return;
         }
-        run.recording().close();
+        run.recording().close();   // everything published is in the store now
+        run.current().close();
+        run.recording().session().close();
         Recording.Result written = run.recording().result();
         DeviceFigures fig = DeviceFigures.of(run.store());
         List<Violation> violations = check(ctx, fig, run.limits());
+        if (written.sessionLost() > 0 && run.limits().any()) {
+            // figures missing events cannot pass a limit: the test published faster than its buffer drains
+            violations.add(0, new Violation("device memory not measured: " + written.sessionLost() + " events lost in the "
+                    + "test's buffer (raise -D" + BUFFER_PROPERTY + ", now " + bufferProperty(ctx) + ")", null, List.of()));
+        }
         boolean failed = !violations.isEmpty() || ctx.getExecutionException().isPresent();
         String keep = System.getProperty(KEEP_PROPERTY, "failed");
-        boolean kept = keep.equals("all") || keep.equals("failed") && failed;
-        if (!kept) {
-            try {
-                Files.deleteIfExists(run.file());
-            } catch (IOException e) {
-                // a trace that cannot be deleted stays; it is not the test's failure
-            }
-        }
+        boolean kept = (keep.equals("all") || keep.equals("failed") && failed) && save(run);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("test", ctx.getRequiredTestMethod().getName());
         result.put("display_name", ctx.getDisplayName());
@@ -176,12 +185,31 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
         result.put("allocations", allocations);
         result.put("memories", mems);
         result.put("limits", run.limits().json());
-        result.put("lost_events", written.sessionLost() + written.fileLost());
+        result.put("lost_events", written.sessionLost());
         result.put("violations", violations.stream().map(Violation::head).toList());
         result.put("trace", kept ? run.file().toString() : null);
         classReport(ctx).add(result);
         if (!violations.isEmpty()) {
             throw new DeviceLimitError(message(violations, kept ? run.file() : null));
+        }
+    }
+
+    /**
+     * Writes the test's recording from its store to its {@code .astrace} (replacing an earlier one whole);
+     * false, said on stderr, when it cannot be written (the test's verdict stands).
+     */
+    private static boolean save(Run run) {
+        Path file = run.file();
+        try {
+            Path dir = file.toAbsolutePath().getParent();
+            Files.createDirectories(dir);
+            Path tmp = dir.resolve(file.getFileName() + ".tmp");
+            run.store().replayTo(new AstraceWriter(tmp));   // closes the writer
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return true;
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("arenascope: " + file + ": the trace could not be kept: " + e.getMessage());
+            return false;
         }
     }
 
@@ -272,6 +300,15 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(call + ": " + e.getMessage());
         }
+    }
+
+    private static int bufferProperty(ExtensionContext ctx) {
+        int n = intProperty(ctx, BUFFER_PROPERTY, 1 << 14);
+        if (n < 16 || n > 1 << 24 || Integer.bitCount(n) != 1) {
+            throw new ExtensionConfigurationException("arenascope: " + ctx.getUniqueId() + ": -D" + BUFFER_PROPERTY + "=" + n
+                    + " is not a power of two from 16 to 16777216 (events the test's buffer holds)");
+        }
+        return n;
     }
 
     private static int intProperty(ExtensionContext ctx, String name, int fallback) {
