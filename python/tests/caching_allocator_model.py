@@ -10,11 +10,14 @@ the request); split when the remainder is >= 512 B (small pool) or > 1 MiB (larg
 merges with free neighbours; a cudaMalloc that would pass the capacity first frees oversize cached
 blocks (when max_split_size is set), then every unsplit cached block, and retries; blocks whose free
 was requested but not completed (record_stream) are neither reused nor merged. Expandable segments
-(expandable=1, without a capacity): one reserved address range per stream and pool, mapped in pages
-(2 MiB small, 20 MiB large) from the lowest unmapped range whose free block before it and the pages
-after it hold the request; every remainder of 512 B or more split off; best fit counting a block that
-ends at unmapped pages as large as it could grow. Giving memory back under a capacity (unmapping pages)
-and garbage_collection_threshold are left to the Java model (this one refuses them).
+(expandable=1): one reserved address range per stream and pool, mapped in pages (2 MiB small, 20 MiB
+large) from the lowest unmapped range whose free block before it and the pages after it hold the
+request; every remainder of 512 B or more split off; best fit counting a block that ends at unmapped
+pages as large as it could grow. Under a capacity a request is refused before any mapping when the
+reserved bytes and its segment size would pass it, and a page mapping past it fails; then the cached
+blocks are given back: every whole free page of a free block is unmapped (a range left wholly unmapped
+is released, the next request reserving a new one), and the request is retried once, as
+release_cached_blocks does. garbage_collection_threshold is left to the Java model.
 
 Usage:  caching_allocator_model.py generate OUT.pickle SEED [max_split_size_mb=N] [roundup=N] [capacity_mb=N] [expandable=1]
         caching_allocator_model.py check SNAPSHOT.pickle      (prints "model: exact" or the divergence)
@@ -37,8 +40,6 @@ NO_LIMIT = (1 << 64) - 1
 
 class Settings:
     def __init__(self, max_split=NO_LIMIT, divisions=None, capacity=None, non_split_rounding=LARGE_BUFFER, expandable=False):
-        if expandable and capacity is not None:
-            raise ValueError("expandable segments under a capacity (unmapping pages) are left to the Java model")
         self.expandable = expandable
         self.max_split = max_split
         self.divisions = divisions or [0] * 16
@@ -163,6 +164,14 @@ class Allocator:
         self.reserved += size
         return b
 
+    def _alloc_block(self, stream, small, size, alloc):
+        """A new segment of `alloc` bytes, or with expandable segments the pages for `size` (alloc_block)."""
+        if self.s.capacity is not None and self.reserved + alloc > self.s.capacity:
+            return None
+        if self.s.expandable:
+            return self._alloc_expandable(stream, small, size)
+        return self._cuda_malloc(stream, small, alloc)
+
     def _release(self, b):
         self._remove(b)
         del self.blocks[b.addr]
@@ -177,13 +186,17 @@ class Allocator:
         key = max(size, self.s.max_split)
         i = bisect.bisect_left(lst, (stream, key, -1))
         if i < len(lst) and lst[i][0] == stream:
-            self._release(self.blocks[lst[i][2]])
+            b = self.blocks[lst[i][2]]
+            if b.seg is not None:
+                return False
+            self._release(b)
             return True
         if i == 0:
             return False
         released = 0
         j = i - 1
-        while released < key and j >= 0 and lst[j][1] >= self.s.max_split and lst[j][0] == stream:
+        while (released < key and j >= 0 and lst[j][1] >= self.s.max_split and lst[j][0] == stream
+               and self.blocks[lst[j][2]].seg is None):
             b = self.blocks[lst[j][2]]
             released += b.size
             self._release(b)
@@ -192,11 +205,71 @@ class Allocator:
 
     def _release_all(self):
         for small in (False, True):
+            to_unmap = []
             for _, _, addr in list(self.free[small]):
                 b = self.blocks[addr]
-                if not b.split():
+                if b.seg is not None:
+                    to_unmap.append(b)
+                elif not b.split():
                     self._release(b)
+            for b in to_unmap:
+                self._unmap(b)
+                if b.prev is None and b.next is None and not b.mapped:
+                    # the whole range unmapped: released (release_expandable_segment)
+                    self.unmapped[b.small].remove((b.stream, b.addr))
+                    del self.blocks[b.addr]
         return True
+
+    def _unmap(self, b):
+        """Unmaps the whole pages inside free block b; what is left before and after them stays free and
+        mapped; b, unmapped, merges with unmapped neighbours."""
+        base, page = b.seg
+        rel = b.addr - base
+        begin = -(-rel // page)
+        end = (rel + b.size) // page
+        if begin >= end:
+            return
+        ptr = base + begin * page
+        nbytes = (end - begin) * page
+        self._remove(b)
+        del self.blocks[b.addr]
+        before = ptr - b.addr
+        if before > 0:
+            f = Block(b.addr, before, b.stream, b.small)
+            f.seg, f.prev, f.next = b.seg, b.prev, b
+            if b.prev:
+                b.prev.next = f
+            b.prev = f
+            self.blocks[f.addr] = f
+            self._insert(f)
+        after = b.size - before - nbytes
+        if after > 0:
+            f = Block(ptr + nbytes, after, b.stream, b.small)
+            f.seg, f.prev, f.next = b.seg, b, b.next
+            if b.next:
+                b.next.prev = f
+            b.next = f
+            self.blocks[f.addr] = f
+            self._insert(f)
+        b.addr, b.size, b.mapped = ptr, nbytes, False
+        for n in (b.prev, b.next):
+            if n is not None and not n.mapped and not n.allocated and not n.pending:
+                self.unmapped[n.small].remove((n.stream, n.addr))
+                del self.blocks[n.addr]
+                if n is b.prev:
+                    b.addr, b.prev = n.addr, n.prev
+                    if b.prev:
+                        b.prev.next = b
+                else:
+                    b.next = n.next
+                    if b.next:
+                        b.next.prev = b
+                b.size += n.size
+        self.blocks[b.addr] = b
+        bisect.insort(self.unmapped[b.small], (b.stream, b.addr))
+        self.reserved -= nbytes
+        self.trace.append(("segment_unmap", ptr, nbytes, b.stream))
+        self.device.unmap(nbytes)
 
     # expandable segments
     def _absorb(self, dst, src):
@@ -222,6 +295,8 @@ class Allocator:
         begin = (m.addr - base) // page
         end = -(-(m.addr - base + size) // page)
         nbytes = (end - begin) * page
+        if nbytes == 0 or not self.device.map(nbytes):
+            return None
         self.unmapped[m.small].remove((m.stream, m.addr))
         m.mapped = True
         if nbytes < m.size:
@@ -262,7 +337,9 @@ class Allocator:
             i += 1
         if c is None:
             page = SMALL_BUFFER if small else LARGE_BUFFER
-            va = -(-(1 << 44) // page) * page
+            # the address space PyTorch reserves for a range: the device's memory and an eighth more
+            total = self.s.capacity + self.s.capacity // 8 if self.s.capacity else 1 << 44
+            va = -(-total // page) * page
             base = self.device.reserve(va)
             c = Block(base, va, stream, small)
             c.mapped, c.seg = False, (base, page)
@@ -270,8 +347,14 @@ class Allocator:
             bisect.insort(lst, (stream, base))
         if not c.mapped:
             c = self._map(c, min(c.size, size))
+            if c is None:
+                return None
         while c.size < size:
+            if c.next is None:
+                return None
             c = self._map(c.next, min(size - c.size, c.next.size))
+            if c is None:
+                return None
         self._remove(c)
         return c
 
@@ -279,15 +362,13 @@ class Allocator:
         size = round_size(self.s, request)
         small = size <= SMALL_SIZE
         b = self._find(stream, size, small)
-        if b is None and self.s.expandable:
-            b = self._alloc_expandable(stream, small, size)
         if b is None:
             alloc = segment_size(size)
-            b = self._cuda_malloc(stream, small, alloc)
+            b = self._alloc_block(stream, small, size, alloc)
             if b is None and self._release_oversize(stream, size, small):
-                b = self._cuda_malloc(stream, small, alloc)
+                b = self._alloc_block(stream, small, size, alloc)
             if b is None and self._release_all():
-                b = self._cuda_malloc(stream, small, alloc)
+                b = self._alloc_block(stream, small, size, alloc)
             if b is None:
                 self.trace.append(("oom", self.device.free_bytes(), size, stream))
                 return None
@@ -357,9 +438,10 @@ class BumpDevice:
         self.capacity = capacity
         self.base = base
         self.used = {}  # addr -> size
+        self.mapped = 0  # bytes of expandable segments' pages mapped
 
     def malloc(self, size):
-        if self.capacity is not None and sum(self.used.values()) + size > self.capacity:
+        if self.capacity is not None and sum(self.used.values()) + self.mapped + size > self.capacity:
             return None
         addr = self.base
         for a in sorted(self.used):
@@ -378,8 +460,17 @@ class BumpDevice:
         top[0] += -(-size // ROUND_LARGE) * ROUND_LARGE + ROUND_LARGE
         return addr
 
+    def map(self, size):
+        if self.capacity is not None and sum(self.used.values()) + self.mapped + size > self.capacity:
+            return False
+        self.mapped += size
+        return True
+
+    def unmap(self, size):
+        self.mapped -= size
+
     def free_bytes(self):
-        return (self.capacity or 1 << 40) - sum(self.used.values())
+        return (self.capacity or 1 << 40) - sum(self.used.values()) - self.mapped
 
 
 def generate(seed, settings, steps=3000, keep=None):

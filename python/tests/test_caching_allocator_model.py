@@ -49,10 +49,44 @@ def test_expandable_segments_grow_in_pages_from_one_range_per_stream_and_pool():
         assert sum(b["size"] for b in s["blocks"]) == s["total_size"]
 
 
-def test_expandable_segments_under_a_capacity_are_refused():
-    try:
-        m.Settings(expandable=True, capacity=400 << 20)
-    except ValueError as e:
-        assert "capacity" in str(e)
-    else:
-        raise AssertionError("expandable segments with a capacity should be refused")
+def test_expandable_segments_under_a_capacity_unmap_cached_pages_and_retry():
+    # the hand-worked case of the Java model's test (CachingAllocatorModelTest): capacity 80 MiB
+    mib = 1 << 20
+    s = m.Settings(expandable=True, capacity=80 * mib)
+    trace = []
+    a = m.Allocator(s, m.BumpDevice(s.capacity), trace)
+    x = a.malloc(60 * mib, 0)
+    a.free_request(x, False)
+    assert a.reserved == 60 * mib  # cached, still mapped
+    del trace[:]
+    y = a.malloc(40 * mib, 1)  # 60 + 40 > 80: stream 0's free pages go back, then stream 1 maps its own
+    assert y is not None
+    assert [(e[0], e[2] // mib) for e in trace if e[0].startswith("segment")] == [("segment_unmap", 60), ("segment_map", 40)]
+    assert a.reserved == 40 * mib
+    del trace[:]
+    assert a.malloc(50 * mib, 0) is None  # 40 + 50 > 80, nothing cached: out of memory
+    assert [e[0] for e in trace] == ["oom"]
+    a.free_request(y, False)
+    z = a.malloc(10 * mib, 1)
+    del trace[:]
+    assert a.malloc(55 * mib, 0) is not None  # the free [10, 40) MiB gives back its whole page [20, 40)
+    assert [(e[0], e[2] // mib) for e in trace if e[0].startswith("segment")] == [("segment_unmap", 20), ("segment_map", 60)]
+    assert a.reserved == 80 * mib and z is not None
+
+
+def test_expandable_segments_under_a_capacity_never_pass_it():
+    cap = 300 << 20
+    snap = m.generate(1, m.Settings(expandable=True, capacity=cap), 1500)
+    mapped = 0
+    unmaps = ooms = 0
+    for e in snap["device_traces"][0]:
+        if e["action"] == "segment_map":
+            mapped += e["size"]
+        elif e["action"] == "segment_unmap":
+            mapped -= e["size"]
+            unmaps += 1
+        elif e["action"] == "oom":
+            ooms += 1
+        assert mapped <= cap
+    assert unmaps > 0 and ooms > 0
+    assert sum(s["total_size"] for s in snap["segments"]) == mapped

@@ -227,6 +227,7 @@ final class FileActions {
         live.stopQuietly();
         live.detach();
         model.show(t, file.getFileName().toString(), TraceFiles.deviceOf(t));
+        model.sourceFileProperty().set(file);
         damage.accept(report);
         prefs.addRecent(file);
         rebuildRecent();

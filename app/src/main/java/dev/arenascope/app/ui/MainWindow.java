@@ -35,7 +35,8 @@ import dev.arenascope.app.ui.query.QueryView;
 import dev.arenascope.app.ui.scopes.ScopeTreeView;
 import dev.arenascope.app.ui.sites.SiteView;
 import dev.arenascope.app.ui.slots.PlanSlots;
-import dev.arenascope.app.ui.slots.SlotMapView;
+import dev.arenascope.app.ui.slots.AllocatorView;
+import dev.arenascope.app.ui.slots.PlanSlotsView;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.task.UiExecutor;
 import dev.arenascope.app.ui.timeline.TimelineView;
@@ -43,7 +44,7 @@ import dev.arenascope.core.trace.TraceView;
 
 /**
  * The ArenaScope window: the occupancy timeline above, the linked views (events, scope tree, slot map,
- * pool histograms, sites) below, every view sharing one {@link SessionModel}. This class only builds and wires:
+ * allocator state, pool histograms, sites) below, every view sharing one {@link SessionModel}. This class only builds and wires:
  * the menus ({@link WindowMenus}), toolbar ({@link WindowToolbar}), status bar ({@link StatusLine}),
  * live session ({@link LiveControls}), file actions ({@link FileActions}) and view actions
  * ({@link ViewActions}) each live in their own class. FX thread only.
@@ -56,7 +57,8 @@ public final class MainWindow {
     private final TimelineView timeline = new TimelineView(model);
     private final EventsView events = new EventsView(model);
     private final ScopeTreeView scopes = new ScopeTreeView(model);
-    private final SlotMapView slots = new SlotMapView(model);
+    private final PlanSlotsView slots = new PlanSlotsView(model);
+    private final AllocatorView allocator = new AllocatorView(model);
     private final PoolView pools = new PoolView(model);
     private final SiteView sites = new SiteView(model);
     private final TaskRunner queries = new TaskRunner(UiExecutor.FX, 1);
@@ -117,12 +119,11 @@ public final class MainWindow {
         tabs.setId("view-tabs");
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         tabs.getTabs().addAll(tab("Events", "tab-events", events), tab("Scope tree", "tab-scopes", scopes),
-                tab("Slot map", "tab-slots", slots), tab("Pool histograms", "tab-pools", pools), tab("Sites", "tab-sites", sites),
+                tab("Slot map", "tab-slots", slots), tab("Allocator", "tab-allocator", allocator), tab("Pool histograms", "tab-pools", pools), tab("Sites", "tab-sites", sites),
                 tab("Query", "tab-query", query), tab("Ranks", "tab-ranks", ranks));
         ranks.showSitesProperty().set(() -> tabs.getSelectionModel().select(sitesTab()));
         sites.activeProperty().bind(sitesTab().selectedProperty());
-        // the slot map's tab says what it shows: a plan's slots, or a caching allocator's state
-        tabs.getTabs().stream().filter(t -> "tab-slots".equals(t.getId())).findFirst().orElseThrow().textProperty().bind(slots.titleProperty());
+        timeline.whatIfLineProperty().bind(allocator.whatIfLineProperty()); // the allocator's what-if, over the recorded reserved line
         split.setOrientation(Orientation.VERTICAL);
         split.getItems().addAll(timeline, tabs);
         split.setDividerPositions(prefs.divider());
@@ -266,6 +267,7 @@ public final class MainWindow {
         }
         timeline.darkProperty().set(dark);
         slots.darkProperty().set(dark);
+        allocator.darkProperty().set(dark);
         pools.darkProperty().set(dark);
         sites.darkProperty().set(dark);
         ranks.darkProperty().set(dark);
@@ -314,8 +316,13 @@ public final class MainWindow {
         return scopes;
     }
 
-    public SlotMapView slots() {
+    public PlanSlotsView slots() {
         return slots;
+    }
+
+    /** The allocator state view: a memory's address map at an instant, and a PyTorch snapshot's what-if. */
+    public AllocatorView allocator() {
+        return allocator;
     }
 
     public PoolView pools() {

@@ -64,8 +64,8 @@ final class WindowMenus {
                 key(item("Zoom to Selection", "menu-zoom-selection", null, view::zoomToSelection), shortcut(KeyCode.E)),
                 key(item("Clear Selection", "menu-clear-selection", null, view::clearSelection), new KeyCodeCombination(KeyCode.ESCAPE)),
                 new SeparatorMenuItem(), darkItem, new SeparatorMenuItem());
-        KeyCode[] digits = {KeyCode.DIGIT1, KeyCode.DIGIT2, KeyCode.DIGIT3, KeyCode.DIGIT4, KeyCode.DIGIT5};
-        List<String> tabNames = List.of("Events", "Scope Tree", "Slot Map", "Pool Histograms", "Sites");
+        KeyCode[] digits = {KeyCode.DIGIT1, KeyCode.DIGIT2, KeyCode.DIGIT3, KeyCode.DIGIT4, KeyCode.DIGIT5, KeyCode.DIGIT6};
+        List<String> tabNames = List.of("Events", "Scope Tree", "Slot Map", "Allocator", "Pool Histograms", "Sites");
         for (int i = 0; i < tabNames.size(); i++) {
             int idx = i;
             viewMenu.getItems().add(key(item(tabNames.get(i), null, null, () -> view.selectTab(idx)), shortcut(digits[i])));

@@ -23,13 +23,13 @@ import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.testsupport.Fixtures;
 
 /**
- * The allocator's state at an instant, in the slot map's address map: a PyTorch snapshot's segments
- * and blocks at the cursor, stepped event by event with the arrow keys; a pool's rounding waste.
+ * The allocator's state at an instant, in its own tab: a PyTorch snapshot's segments and blocks at the
+ * cursor, stepped event by event with the arrow keys; a pool's rounding waste.
  */
 class AllocatorStateTest extends WindowTestBase {
 
     private void key(KeyCode code) {
-        fxRun(() -> window.slots().canvas().fireEvent(new KeyEvent(KeyEvent.KEY_PRESSED, "", "",
+        fxRun(() -> window.allocator().canvas().fireEvent(new KeyEvent(KeyEvent.KEY_PRESSED, "", "",
                 code, false, false, false, false)));
     }
 
@@ -38,18 +38,17 @@ class AllocatorStateTest extends WindowTestBase {
         return fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == k).findFirst().orElseThrow());
     }
 
-    /** The slot map's tab, in address mode, on memory {@code m}, with the cursor at {@code atNs}. */
+    /** The allocator's tab on memory {@code m}, with the cursor at {@code atNs}. */
     private void showAddressMap(MemoryInfo m, long atNs) {
         fxRun(() -> {
-            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow());
-            window.slots().addressModeButton().setSelected(true);
-            window.slots().memorySelector().setValue(m);
+            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-allocator")).findFirst().orElseThrow());
+            window.allocator().memorySelector().setValue(m);
             window.model().cursorProperty().set(atNs);
         });
     }
 
     private AddressMap.Snapshot shown() {
-        return window.slots().addressMapShown();
+        return window.allocator().addressMapShown();
     }
 
     @Test
@@ -57,28 +56,27 @@ class AllocatorStateTest extends WindowTestBase {
         Path f = Fixtures.torch("cs336-a2-magma27.pickle");
         openUntilLoaded(f);
         MemoryInfo cuda = firstMemory(MemoryKind.SEGMENTED);
-        // a snapshot has no plan: its tab is the allocator's state, opened on the device's address map
-        String tabText = fx(() -> window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots")).findFirst().orElseThrow().getText());
-        assertEquals("Allocator state", tabText);
-        assertTrue(fx(() -> window.slots().addressModeButton().isSelected()), "opens in the address map, not on 'No memory plan'");
-        assertEquals(cuda, fx(() -> window.slots().memorySelector().getValue()));
+        // the allocator's state has its own tab, opened on the device's address map
+        String tabText = fx(() -> window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-allocator")).findFirst().orElseThrow().getText());
+        assertEquals("Allocator", tabText);
+        assertEquals(cuda, fx(() -> window.allocator().memorySelector().getValue()));
         TraceView t = fx(() -> window.model().trace());
         long at = t.endNs() / 2;
         showAddressMap(cuda, at);
         waitForSettled(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at && shown().memory().id() == cuda.id());
-        waitForSettled(30, "the memory's checkpoints built in the background", () -> fx(() -> window.slots().replayPrepared()));
+        waitForSettled(30, "the memory's checkpoints built in the background", () -> fx(() -> window.allocator().replayPrepared()));
         AddressMap.Snapshot s = fx(this::shown);
         long reserved = s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
         long inUse = s.blocks().stream().filter(b -> b.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
         assertEquals(t.gauges(cuda.id(), at, at + 1, 1).usedLast()[0], inUse, "the blocks are the bytes in use at the cursor");
         assertEquals(reserved - inUse, s.gapBytes(), "free is what the segments hold beyond their blocks; gaps between segments are not");
-        String caption = fx(() -> window.slots().infoLabel().getText());
+        String caption = fx(() -> window.allocator().infoLabel().getText());
         assertTrue(caption.contains("segments") && caption.contains("reserved") && caption.contains("free in segments")
                 && caption.contains("after event #"), caption);
 
         // the arrow keys step one event of this memory at a time, and move the cursor with it (the keys are
         // sent to the map's canvas, where a click puts the focus; the scene would pan the timeline with them)
-        Bounds b = fx(() -> window.slots().canvas().getBoundsInLocal());
+        Bounds b = fx(() -> window.allocator().canvas().getBoundsInLocal());
         long end0 = s.end();
         long next = fx(() -> AddressMap.nextEnd(t, cuda, end0, Long.MAX_VALUE));
         assertTrue(next > end0, "there is an event to step to");
@@ -108,7 +106,7 @@ class AllocatorStateTest extends WindowTestBase {
         String card = "";
         for (int x = 110; x < b.getWidth() - 20 && !card.contains("in the segment"); x += 7) {
             int cx = x;
-            card = fx(() -> window.slots().hoverAt(cx, 20));
+            card = fx(() -> window.allocator().hoverAt(cx, 20));
         }
         assertTrue(card.contains("in the segment 0x"), card);
         // the card is a card, not a wall: its first line names the block in one line of text, then the
@@ -116,13 +114,14 @@ class AllocatorStateTest extends WindowTestBase {
         String blockCard = card;
         for (int x = 110; x < b.getWidth() - 20 && (blockCard.isEmpty() || blockCard.startsWith("free")); x += 3) {
             int cx = x;
-            blockCard = fx(() -> window.slots().hoverAt(cx, 20));
+            blockCard = fx(() -> window.allocator().hoverAt(cx, 20));
         }
         card = blockCard;
         List<String> lines = card.lines().toList();
         assertTrue(lines.getFirst().length() <= 130, "the block's one-line name: " + lines.getFirst());
-        assertTrue(lines.size() >= 3 && lines.get(1).matches("0x[0-9a-f]+ – 0x[0-9a-f]+") && lines.get(2).contains(" B)"), card);
-        assertTrue(lines.size() <= 12, "a short card: " + card);
+        assertTrue(lines.size() >= 4 && lines.get(1).matches("0x[0-9a-f]+ – 0x[0-9a-f]+") && lines.get(2).startsWith("size ")
+                && lines.get(2).contains(" B)") && lines.get(3).startsWith("requested "), card);
+        assertTrue(lines.size() <= 24, "a short card: " + card);
     }
 
     @Test
@@ -133,22 +132,25 @@ class AllocatorStateTest extends WindowTestBase {
         showAddressMap(cuda, at);
         waitForSettled(20, "the map at the cursor", () -> shown() != null && shown().atNs() == at);
         Object tab = fx(() -> window.tabs().getSelectionModel().getSelectedItem());
-        Bounds b = fx(() -> window.slots().canvas().localToScreen(window.slots().canvas().getBoundsInLocal()));
+        Bounds b = fx(() -> window.allocator().canvas().localToScreen(window.allocator().canvas().getBoundsInLocal()));
         // on the map's first band (where the hover test finds blocks), inside what the tab shows
         robot.moveTo(b.getMinX() + 120, b.getMinY() + 20).clickOn(javafx.scene.input.MouseButton.PRIMARY);
-        waitForSettled(20, "the click handled", () -> shown() != null && window.scene().getFocusOwner() == window.slots().canvas(),
+        waitForSettled(20, "the click handled", () -> shown() != null && window.scene().getFocusOwner() == window.allocator().canvas(),
                 () -> "focus owner " + window.scene().getFocusOwner());
         long end0 = fx(() -> shown().end());
         robot.type(KeyCode.RIGHT);
         waitForSettled(20, "one event on", () -> shown() != null && shown().end() > end0);
         assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays");
-        // in the plan's mode too the map keeps its arrows
-        fxRun(() -> window.slots().planModeButton().setSelected(true));
-        robot.moveTo(b.getMinX() + 120, b.getMinY() + 20).clickOn(javafx.scene.input.MouseButton.PRIMARY);
+        // the slot map keeps its arrows too
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots"))
+                .findFirst().orElseThrow()));
+        Object slotTab = fx(() -> window.tabs().getSelectionModel().getSelectedItem());
+        Bounds sb = fx(() -> window.slots().canvas().localToScreen(window.slots().canvas().getBoundsInLocal()));
+        robot.moveTo(sb.getMinX() + 120, sb.getMinY() + 20).clickOn(javafx.scene.input.MouseButton.PRIMARY);
         robot.type(KeyCode.RIGHT);
         robot.type(KeyCode.LEFT);
         waitForSettled(10, "the keys handled", () -> true);
-        assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays in plan mode");
+        assertEquals(slotTab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays on the slot map");
     }
 
     @Test
@@ -163,15 +165,15 @@ class AllocatorStateTest extends WindowTestBase {
         AddressMap.Snapshot s = fx(this::shown);
         assertEquals(1, s.pendingCount());
         assertEquals(100_663_296L, s.pendingBytes());
-        waitForSettled(10, "the caption counts it", () -> window.slots().infoLabel().getText().contains("1 pending free (96.0 MiB)"));
+        waitForSettled(10, "the caption counts it", () -> window.allocator().infoLabel().getText().contains("1 pending free (96.0 MiB)"));
         // hover finds the pending block and says when its free was requested
-        Bounds b = fx(() -> window.slots().canvas().getBoundsInLocal());
+        Bounds b = fx(() -> window.allocator().canvas().getBoundsInLocal());
         String card = "";
         for (int y = 12; y < b.getHeight() - 30 && !card.startsWith("pending free"); y += 6) {
             for (int x = 106; x < b.getWidth() - 14 && !card.startsWith("pending free"); x += 3) {
                 int cx = x;
                 int cy = y;
-                card = fx(() -> window.slots().hoverAt(cx, cy));
+                card = fx(() -> window.allocator().hoverAt(cx, cy));
             }
         }
         assertTrue(card.startsWith("pending free") && card.contains("free requested at " + TimeRange.formatTime(at)), card);
@@ -196,6 +198,6 @@ class AllocatorStateTest extends WindowTestBase {
         assertTrue(waste > 0, "the pool's bins round requests up");
         assertEquals(waste + s.blocks().stream().filter(x -> x.state() == AddressMap.State.HELD).mapToLong(x -> x.bytes() - x.requested()).sum(),
                 s.wasteBytes());
-        assertTrue(fx(() -> window.slots().infoLabel().getText()).contains("lost to rounding"));
+        assertTrue(fx(() -> window.allocator().infoLabel().getText()).contains("lost to rounding"));
     }
 }

@@ -67,7 +67,7 @@ class LiveSessionTest extends WindowTestBase {
         });
         assertTrue(status("events").matches("[\\d,]+ events"), status("events"));
         waitFor(10, "the address map's memory picker is filled in a live session",
-                () -> !window.slots().memorySelector().getItems().isEmpty() && window.slots().memorySelector().getValue() != null);
+                () -> !window.allocator().memorySelector().getItems().isEmpty() && window.allocator().memorySelector().getValue() != null);
         waitFor(10, "an events/s figure", () -> window.model().eventsPerSecondProperty().get() > 0);
         assertTrue(status("events/s").matches("[\\d,]+ events/s"), status("events/s"));
         assertTrue(status("dropped").endsWith("dropped"));

@@ -114,7 +114,8 @@ class OneAnalysisModelTest extends WindowTestBase {
     void thePoolTableShowsTheReportsBins() throws Exception {
         Path f = Recordings.record("particles", Map.of("steps", "120"), dir.resolve("particles.astrace"));
         openAndWait(f);
-        fxRun(() -> window.tabs().getSelectionModel().select(3));
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-pools"))
+                .findFirst().orElseThrow()));
         JsonNode bins = report(f).get("poolBins");
         assertTrue(bins.size() > 1, "the particles run uses several bins: " + bins);
         List<MemoryInfo> pools = fx(() -> List.copyOf(window.pools().poolSelector().getItems()));

@@ -105,7 +105,8 @@ class RecordedWorkloadsTest extends WindowTestBase {
     void particlesTraceFillsThePoolHistograms() throws Exception {
         Path f = Recordings.record("particles", Map.of("steps", "120"), dir.resolve("particles.astrace"));
         openAndWait(f);
-        fxRun(() -> window.tabs().getSelectionModel().select(3));
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-pools"))
+                .findFirst().orElseThrow()));
         waitForSettled(10, "bins", () -> !window.pools().table().getItems().isEmpty());
         long requests = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.requests()).sum());
         long hits = fx(() -> window.pools().table().getItems().stream().mapToLong(b -> b.hits()).sum());
@@ -114,10 +115,10 @@ class RecordedWorkloadsTest extends WindowTestBase {
         fxRun(() -> window.pools().bitsSpinner().getValueFactory().setValue(1));
         String after = fx(() -> window.pools().whatIfLabel().getText());
         assertTrue(after.startsWith("") && !after.equals(before), "the what-if re-bins: " + before + " / " + after);
-        fxRun(() -> window.tabs().getSelectionModel().select(2));
-        fxRun(() -> window.slots().addressModeButton().setSelected(true));
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-allocator"))
+                .findFirst().orElseThrow()));
         fxRun(() -> window.model().cursorProperty().set(window.model().trace().endNs() / 2));
-        waitForSettled(10, "the address map", () -> window.slots().infoLabel().getText().contains("blocks"));
+        waitForSettled(10, "the address map", () -> window.allocator().infoLabel().getText().contains("blocks"));
     }
 
     @Test

@@ -62,15 +62,14 @@ class Screenshots extends ScreenshotTool {
         Path particles = Recordings.record("particles", Map.of("steps", "400"), tmp.resolve("particles.astrace"),
                 StackCapture.all(32)); // stripes coloured by the Java sites
         openAndWait(particles);
-        fxRun(() -> window.tabs().getSelectionModel().select(3));
+        fxRun(() -> window.tabs().getSelectionModel().select(4));
         fxRun(() -> window.pools().bitsSpinner().getValueFactory().setValue(2));
         shoot(dir, "pool-histograms.png");
         fxRun(() -> {
-            window.tabs().getSelectionModel().select(2);
-            window.slots().addressModeButton().setSelected(true);
+            window.tabs().getSelectionModel().select(3);
             window.model().cursorProperty().set(window.model().trace().endNs() * 2 / 3);
         });
-        waitFor(10, "address map", () -> window.slots().infoLabel().getText().contains("blocks"));
+        waitFor(10, "address map", () -> window.allocator().infoLabel().getText().contains("blocks"));
         shoot(dir, "address-map.png");
 
         Path torch = Fixtures.torch("cs336-a2-magma27.pickle");
@@ -158,19 +157,18 @@ class Screenshots extends ScreenshotTool {
         openAndWait(torch);
         var cuda = fx(() -> window.model().trace().memories().getFirst());
         fxRun(() -> {
-            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-slots"))
+            window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-allocator"))
                     .findFirst().orElseThrow());
-            window.slots().addressModeButton().setSelected(true);
-            window.slots().memorySelector().setValue(cuda);
+            window.allocator().memorySelector().setValue(cuda);
             window.model().cursorProperty().set(pendingInstant(window.model().trace(), cuda.id()));
         });
         // the cursor just after a free was requested and before it completed: the caption names that
         // event, its block is outlined and drawn as a pending free
-        waitFor(20, "the map", () -> window.slots().addressMapShown() != null && window.slots().addressMapShown().lastEvent() >= 0
-                && window.slots().infoLabel().getText().contains("after event"));
+        waitFor(20, "the map", () -> window.allocator().addressMapShown() != null && window.allocator().addressMapShown().lastEvent() >= 0
+                && window.allocator().infoLabel().getText().contains("after event"));
         for (boolean dark : new boolean[] {false, true}) {
             fxRun(() -> window.applyTheme(dark));
-            fxRun(() -> window.slots().redraw());
+            fxRun(() -> window.allocator().redraw());
             shoot(dir, dark ? "allocator-state-dark.png" : "allocator-state.png");
         }
         fxRun(() -> window.applyTheme(false));

@@ -1,5 +1,6 @@
 package dev.arenascope.app.ui.model;
 
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import javafx.beans.property.BooleanProperty;
@@ -76,6 +77,7 @@ public final class SessionModel {
      */
     public void show(TraceView view, String sessionTitle, String deviceName) {
         setBaseline(null, null);
+        sourceFile.set(null);
         trace.set(view);
         title.set(sessionTitle);
         device.set(deviceName == null ? "" : deviceName);
@@ -333,5 +335,15 @@ public final class SessionModel {
      */
     public BooleanProperty stretchBaselineProperty() {
         return stretchBaseline;
+    }
+
+    private final ObjectProperty<Path> sourceFile = new SimpleObjectProperty<>(this, "sourceFile");
+
+    /**
+     * The file the trace shown was read from, null for a live session (set after {@link #show}): what a
+     * view that reads the file again (the allocator state's what-if, from a PyTorch snapshot) opens.
+     */
+    public ObjectProperty<Path> sourceFileProperty() {
+        return sourceFile;
     }
 }

@@ -42,20 +42,21 @@ public final class AddressMap {
      * @param requested bytes asked for (a pool request's size before its bin rounded it up); {@code bytes}
      *                  where nothing was rounded or the trace does not say
      * @param freeRequestedNs when its free was requested ({@link State#PENDING_FREE}), else -1
+     * @param site    the allocation's stack (a node of the trace's site table, {@link TraceView#stack}), -1 when none
      */
-    public record Block(long start, long bytes, State state, String label, long sinceNs, long requested, long freeRequestedNs) {
+    public record Block(long start, long bytes, State state, String label, long sinceNs, long requested, long freeRequestedNs, int site) {
 
         public Block(long start, long bytes, State state, String label, long sinceNs, long requested) {
-            this(start, bytes, state, label, sinceNs, requested, -1);
+            this(start, bytes, state, label, sinceNs, requested, -1, -1);
         }
 
         public Block(long start, long bytes, State state, String label, long sinceNs) {
-            this(start, bytes, state, label, sinceNs, bytes, -1);
+            this(start, bytes, state, label, sinceNs, bytes, -1, -1);
         }
 
         /** This block, its free requested at {@code atNs} (still in use until the free completes). */
         public Block pendingFree(long atNs) {
-            return new Block(start, bytes, State.PENDING_FREE, label, sinceNs, requested, atNs);
+            return new Block(start, bytes, State.PENDING_FREE, label, sinceNs, requested, atNs, site);
         }
 
         public long end() {

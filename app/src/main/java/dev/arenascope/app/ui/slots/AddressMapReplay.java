@@ -338,7 +338,7 @@ public final class AddressMapReplay {
             case ALLOC -> {
                 AddressMap.State st = memory.kind() == MemoryKind.ARENA
                         ? (e.has(Event.FLAG_BACKWARD) ? AddressMap.State.BACKWARD : AddressMap.State.FORWARD) : AddressMap.State.IN_USE;
-                live.put(e.a(), new AddressMap.Block(e.a(), e.b(), st, label(e), e.timeNs()));
+                live.put(e.a(), new AddressMap.Block(e.a(), e.b(), st, label(e), e.timeNs(), e.b(), -1, e.site()));
             }
             case FREE_REQUESTED -> {
                 if (before != null && before.state() != AddressMap.State.HELD) {

@@ -66,6 +66,7 @@ public final class TimelineView extends StackPane {
     private final ScrollPane scroll = new ScrollPane(canvasHolder);
     private final Label hoverCard = new Label();
     private final ReadOnlyObjectWrapper<DrawList> drawList = new ReadOnlyObjectWrapper<>(this, "drawList");
+    private final ObjectProperty<WhatIfLine> whatIfLine = new SimpleObjectProperty<>(this, "whatIfLine");
     private final ReadOnlyStringWrapper hoverText = new ReadOnlyStringWrapper(this, "hoverText", "");
     /** Where the pointer last hovered over the canvas (-1: not over it), for the card after a new frame. */
     private double hoverX = -1;
@@ -150,6 +151,7 @@ public final class TimelineView extends StackPane {
         model.selectionProperty().addListener((o, a, b) -> repaint());
         model.cursorProperty().addListener((o, a, b) -> repaint());
         dark.addListener((o, a, b) -> repaint());
+        whatIfLine.addListener((o, a, b) -> repaint());
 
         canvas.addEventHandler(ScrollEvent.SCROLL, e -> {
             if (e.getDeltaY() == 0 || drawList.get() == null) {
@@ -353,6 +355,7 @@ public final class TimelineView extends StackPane {
         TimelinePainter.paint(canvas.getGraphicsContext2D(), d, dark.get() ? Palette.DARK : Palette.LIGHT, dark.get(),
                 model.selectionProperty().get(), model.cursorProperty().get(), sel == null ? -1 : sel.memory(),
                 sel == null ? -1 : sel.allocation());
+        WhatIfLinePainter.paint(canvas.getGraphicsContext2D(), d, whatIfLine.get(), dark.get() ? Palette.DARK : Palette.LIGHT, dark.get());
     }
 
     private void updateHover(double x, double y) {
@@ -494,6 +497,11 @@ public final class TimelineView extends StackPane {
 
     public ReadOnlyStringProperty hoverTextProperty() {
         return hoverText.getReadOnlyProperty();
+    }
+
+    /** A what-if's reserved line drawn over its lane's recorded one (the allocator state view's), or null. */
+    public ObjectProperty<WhatIfLine> whatIfLineProperty() {
+        return whatIfLine;
     }
 
     public BooleanProperty darkProperty() {

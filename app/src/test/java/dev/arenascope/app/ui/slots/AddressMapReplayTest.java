@@ -145,7 +145,7 @@ class AddressMapReplayTest {
         // still in use while pending: the blocks add up to the gauge
         long inUse = largest.blocks().stream().filter(x -> x.state() != AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
         assertEquals(t.gauges(m.id(), 1_492_000, 1_492_001, 1).usedLast()[0], inUse);
-        String caption = SlotMapView.caption(largest);
+        String caption = AllocatorView.caption(largest);
         assertTrue(caption.contains("1 pending free (96.0 MiB)"), caption);
     }
 

@@ -19,7 +19,7 @@ class AddressMapTest {
     void gapsBetweenSegmentsAreNotFreeMemory() throws Exception {
         TraceStore t = TraceFormats.load(Fixtures.torch("cs336-a2-bcrafton.pickle")).store();
         MemoryInfo m = t.memories().stream().filter(x -> x.kind() == MemoryKind.SEGMENTED).findFirst().orElseThrow();
-        long at = SlotMapView.defaultInstant(t, m);
+        long at = AllocatorView.defaultInstant(t, m);
         AddressMap.Snapshot s = AddressMap.at(t, m, at, () -> false);
         assertFalse(s.blocks().isEmpty(), "the default instant shows blocks, not an empty end of session");
         long reserved = s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();

@@ -139,6 +139,39 @@ public final class WhatIfReplay {
      */
     public static Outcome run(Prepared p, AllocatorSettings s, AllocatorEvents events) {
         long t0 = System.nanoTime();
+        Replay r = replay(p, s, events, p.d.entries(), null);
+        return outcome(s, r.model, r.oomEntry, r.oomBytes, t0);
+    }
+
+    /**
+     * The model's state after the first {@code entries} entries of a prepared device replayed under
+     * {@code s} (the same replay as {@link #run}; where it runs out of memory before, its state there):
+     * what the allocator state view draws for a what-if at an instant.
+     */
+    public static CachingAllocatorModel stateAfter(Prepared p, AllocatorSettings s, int entries) {
+        return replay(p, s, null, Math.max(0, Math.min(entries, p.d.entries())), null).model;
+    }
+
+    /**
+     * The bytes reserved after each entry of a prepared device replayed under {@code s} (the same replay
+     * as {@link #run}): one value per entry, the last one repeated after an out-of-memory, where the replay
+     * stops. What the timeline draws as the what-if's reserved line.
+     */
+    public static long[] reservedAfterEach(Prepared p, AllocatorSettings s) {
+        long[] out = new long[p.d.entries()];
+        Replay r = replay(p, s, null, p.d.entries(), out);
+        if (r.oomEntry >= 0) {
+            java.util.Arrays.fill(out, (int) r.oomEntry, out.length, r.model.reserved());
+        } else if (r.oomEntry == -2) {
+            java.util.Arrays.fill(out, r.model.reserved());
+        }
+        return out;
+    }
+
+    private record Replay(CachingAllocatorModel model, long oomEntry, long oomBytes) {}
+
+    /** The replay of the first {@code upTo} entries; {@code reservedAfter}, where not null, gets the reserved bytes after each. */
+    private static Replay replay(Prepared p, AllocatorSettings s, AllocatorEvents events, int upTo, long[] reservedAfter) {
         Device d = p.d;
         CachingAllocatorModel m = new CachingAllocatorModel(s, new VirtualGpu(s.capacity()), events, false);
         int[] slot = new int[Math.max(1, p.registers)];
@@ -146,7 +179,7 @@ public final class WhatIfReplay {
             TorchAllocatorTrace.Block b = p.start.get(k);
             int got = m.mallocSlot(b.requested(), b.stream(), p.startPool[k]);
             if (got < 0) {
-                return outcome(s, m, -2, b.requested(), t0);
+                return new Replay(m, -2, b.requested());
             }
             slot[k] = got;
             if (b.pending()) {
@@ -158,25 +191,27 @@ public final class WhatIfReplay {
         long[] stream = d.stream();
         int[] reg = p.reg;
         int[] pool = p.pool;
-        for (int i = 0, n = d.entries(); i < n; i++) {
+        for (int i = 0; i < upTo; i++) {
             int r = reg[i];
-            if (r < 0) {
-                continue;
-            }
-            switch (action[i]) {
-                case TorchAllocatorTrace.ALLOC -> {
-                    int got = m.mallocSlot(size[i], stream[i], pool == null ? 0 : pool[i]);
-                    if (got < 0) {
-                        return outcome(s, m, i, size[i], t0);
+            if (r >= 0) {
+                switch (action[i]) {
+                    case TorchAllocatorTrace.ALLOC -> {
+                        int got = m.mallocSlot(size[i], stream[i], pool == null ? 0 : pool[i]);
+                        if (got < 0) {
+                            return new Replay(m, i, size[i]);
+                        }
+                        slot[r] = got;
                     }
-                    slot[r] = got;
+                    case TorchAllocatorTrace.FREE_REQUESTED -> m.freeRequestedSlot(slot[r]);
+                    case TorchAllocatorTrace.FREE_COMPLETED -> m.freeCompletedSlot(slot[r]);
+                    default -> { }
                 }
-                case TorchAllocatorTrace.FREE_REQUESTED -> m.freeRequestedSlot(slot[r]);
-                case TorchAllocatorTrace.FREE_COMPLETED -> m.freeCompletedSlot(slot[r]);
-                default -> { }
+            }
+            if (reservedAfter != null) {
+                reservedAfter[i] = m.reserved();
             }
         }
-        return outcome(s, m, -1, 0, t0);
+        return new Replay(m, -1, 0);
     }
 
     /**

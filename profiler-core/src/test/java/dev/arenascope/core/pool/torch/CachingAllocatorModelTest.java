@@ -301,6 +301,41 @@ class CachingAllocatorModelTest {
     }
 
     @Test
+    void expandableSegmentsUnderACapacityUnmapCachedPagesAndRetry() {
+        // capacity 80 MiB; 60 MiB in use on stream 0 maps three 20 MiB pages of its range
+        Log log = new Log();
+        CachingAllocatorModel m = model(set("expandable_segments", "true", "capacity", "80MiB"), log);
+        long a = m.malloc(60 * MIB, 0, 0);
+        assertEquals(60 * MIB, m.reserved());
+        m.freeCompleted(a); // cached: still mapped
+        assertEquals(60 * MIB, m.reserved());
+        log.lines.clear();
+        // 40 MiB on stream 1: no block of its stream; 60 + 40 > 80, so the cached pages are unmapped first
+        // (stream 0's range, wholly free, goes) and the request retried in a range of its own
+        long b = m.malloc(40 * MIB, 1, 0);
+        assertTrue(b >= 0);
+        assertEquals(List.of("segment_unmap 60M", "segment_map 40M"), log.lines);
+        assertEquals(40 * MIB, m.reserved());
+        assertEquals(0, m.outOfMemories());
+        // 50 MiB more on stream 0: 40 + 50 > 80 and nothing cached to give back: out of memory, nothing unmapped
+        log.lines.clear();
+        assertEquals(-1, m.malloc(50 * MIB, 0, 0));
+        assertEquals(List.of("oom 51200K"), log.lines);
+        assertEquals(1, m.outOfMemories());
+        // a free block partly mapped: only its whole pages go back, the rest stays mapped and free
+        m.freeCompleted(b);
+        long c = m.malloc(10 * MIB, 1, 0); // the front of stream 1's 40 MiB, 30 MiB free after it
+        assertTrue(c >= 0);
+        log.lines.clear();
+        // 55 MiB on stream 0 needs 56 MiB beside the 40 reserved: the free [10, 40) MiB gives back its one
+        // whole page [20, 40) (the 10 MiB before the page boundary stay), then 20 + 56 <= 80: three pages mapped
+        assertTrue(m.malloc(55 * MIB, 0, 0) >= 0);
+        assertEquals(List.of("segment_unmap 20M", "segment_map 60M"), log.lines);
+        assertEquals(80 * MIB, m.reserved());
+        assertEquals(65 * MIB, m.activeBytes());
+    }
+
+    @Test
     void thePeakIsTakenApart() {
         CachingAllocatorModel m = model(AllocatorSettings.DEFAULTS, new Log());
         long a = m.malloc(3 * MIB + 1, 0, 0); // 20 MiB segment: 3 MiB + 512 used, 1 B asked beyond 3 MiB

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -105,6 +106,84 @@ class PythonModelAgreementTest {
             maps += d.action()[i] == TorchAllocatorTrace.SEGMENT_MAP ? 1 : 0;
         }
         assertEquals(maps, r.segmentEvents(), "every segment entry is a segment_map");
+    }
+
+    /**
+     * Expandable segments under a capacity: the Python model refuses a request when the reserved bytes and
+     * its segment size would pass the capacity (as PyTorch does under a memory fraction, before it maps
+     * anything), gives back every whole free page (a range left wholly unmapped goes) and retries, and runs
+     * out of memory where that does not help; its runs have {@code segment_unmap} and {@code oom} entries.
+     * A snapshot does not record the capacity (PyTorch's do not), so {@link SnapshotCheck}, which replays
+     * without one, is not the judge: a Java model on a device of that capacity, driven by the file's
+     * requests and frees, must make every {@code segment_map} and {@code segment_unmap} of the file (same
+     * order, same bytes), serve every request the file served, and run out of memory at every {@code oom}
+     * entry, the first of them included.
+     */
+    @ParameterizedTest(name = "seed {0}: {1}")
+    @CsvSource(delimiter = '|', value = {
+            "1|expandable=1 capacity_mb=300",
+            "3|expandable=1 capacity_mb=300",
+            "1|expandable=1 capacity_mb=500 max_split_size_mb=64",
+            "3|expandable=1 capacity_mb=700 steps=6000",
+            "1|expandable=1 capacity_mb=250 roundup=4",
+            "3|expandable=1 capacity_mb=250 roundup=4"})
+    void expandableSegmentsUnderACapacityUnmapAndRunOutWhereThePythonModelDoes(int seed, String opts, @TempDir Path tmp) throws Exception {
+        Path snap = tmp.resolve("expandable-capacity.pickle");
+        List<String> args = new ArrayList<>(List.of("generate", snap.toString(), Integer.toString(seed)));
+        args.addAll(List.of(opts.trim().split(" ")));
+        python(tmp, args.toArray(String[]::new));
+        TorchAllocatorTrace t = TorchAllocatorTrace.read(snap);
+        TorchAllocatorTrace.Device d = t.devices().getFirst();
+        List<String> fileSegments = new ArrayList<>();
+        int firstOom = -1;
+        for (int i = 0; i < d.entries(); i++) {
+            byte a = d.action()[i];
+            if (a == TorchAllocatorTrace.SEGMENT_MAP || a == TorchAllocatorTrace.SEGMENT_UNMAP) {
+                fileSegments.add(TorchAllocatorTrace.Device.actionName(a) + " " + d.size()[i]);
+            }
+            if (firstOom < 0 && a == TorchAllocatorTrace.OOM) {
+                firstOom = i;
+            }
+        }
+        assertTrue(fileSegments.stream().anyMatch(x -> x.startsWith("segment_unmap")) && firstOom >= 0,
+                "the run gave pages back and ran out: first oom " + firstOom);
+
+        long capacity = Long.parseLong(opts.replaceAll(".*capacity_mb=(\\d+).*", "$1")) << 20;
+        AllocatorSettings s = AllocatorSettings.fromSnapshot(t.settings()).with("capacity", Long.toString(capacity));
+        assertTrue(s.expandableSegments());
+        List<String> made = new ArrayList<>();
+        AllocatorEvents log = new AllocatorEvents() {
+            @Override
+            public void segmentMap(long address, long bytes, long stream) {
+                made.add("segment_map " + bytes);
+            }
+
+            @Override
+            public void segmentUnmap(long address, long bytes, long stream) {
+                made.add("segment_unmap " + bytes);
+            }
+        };
+        CachingAllocatorModel m = new CachingAllocatorModel(s, new VirtualGpu(capacity), log, true);
+        HashMap<Long, Long> at = new HashMap<>(); // the file's address -> the model's
+        int javaFirstOom = -1;
+        for (int i = 0; i < d.entries(); i++) {
+            switch (d.action()[i]) {
+                case TorchAllocatorTrace.ALLOC -> {
+                    long got = m.malloc(d.size()[i], d.stream()[i], 0);
+                    assertTrue(got >= 0, "entry " + i + ": the file served it, the model ran out");
+                    at.put(d.address()[i], got);
+                }
+                case TorchAllocatorTrace.OOM -> {
+                    assertEquals(-1, m.malloc(d.size()[i], d.stream()[i], 0), "entry " + i + ": the file ran out, the model served it");
+                    javaFirstOom = javaFirstOom < 0 ? i : javaFirstOom;
+                }
+                case TorchAllocatorTrace.FREE_REQUESTED -> assertTrue(m.freeRequested(at.get(d.address()[i])));
+                case TorchAllocatorTrace.FREE_COMPLETED -> assertTrue(m.freeCompleted(at.remove(d.address()[i])));
+                default -> { }
+            }
+        }
+        assertEquals(firstOom, javaFirstOom, "the first out-of-memory");
+        assertEquals(fileSegments, made, "every page mapped and unmapped, in order");
     }
 
     private static final Pattern ENTRY = Pattern.compile("entry (\\d+)");

@@ -1,0 +1,131 @@
+package dev.arenascope.app.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import javafx.geometry.BoundingBox;
+import javafx.geometry.Bounds;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.MouseButton;
+import javafx.scene.layout.Region;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import dev.arenascope.app.ui.slots.AddressMapDrawList;
+import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.testsupport.Fixtures;
+
+/**
+ * The allocator state in its own tab, at 1920×1080 and at the window's smallest size: a PyTorch snapshot
+ * opens it on the device's map (not on the plan view's "No memory plan"), its legend lists what an
+ * allocator has, its hover card reads like a timeline stripe's (address, size, state, requested size,
+ * the Python frames first, the internal ones folded into a count) by the pointer and inside the view, and
+ * after a click on the map the arrow keys step it, the tabs staying where they are.
+ */
+class AllocatorTabTest extends WindowTestBase {
+
+    private void resize(double w, double h) {
+        fxRun(() -> {
+            stage.setWidth(w);
+            stage.setHeight(h);
+        });
+        waitForSettled(10, "the window at " + w + "×" + h, () -> Math.abs(stage.getWidth() - w) < 1 && Math.abs(stage.getHeight() - h) < 1);
+    }
+
+    private void selectAllocatorTab() {
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-allocator"))
+                .findFirst().orElseThrow()));
+    }
+
+    @ParameterizedTest(name = "{0}×{1}")
+    @CsvSource({"1920,1080", "720,480"})
+    void aSnapshotOpensTheAllocatorTabOnItsMapWithACardLikeAStripes(double w, double h) {
+        resize(w, h);
+        openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
+        selectAllocatorTab();
+        waitForSettled(30, "the map drawn", () -> window.allocator().drawList() != null && window.allocator().addressMapShown() != null);
+        assertEquals("Allocator", fx(() -> window.tabs().getSelectionModel().getSelectedItem().getText()));
+        assertEquals(MemoryKind.SEGMENTED, fx(() -> window.allocator().memorySelector().getValue().kind()));
+        assertTrue(fx(() -> window.allocator().infoLabel().getText()).contains("segments"), "the map's caption, not 'No memory plan'");
+
+        // the legend: what an allocator has, not an arena's two ends
+        List<AddressMapDrawList.Key> legend = fx(() -> window.allocator().drawList().legend());
+        assertTrue(legend.containsAll(List.of(AddressMapDrawList.Key.IN_USE, AddressMapDrawList.Key.PENDING_FREE,
+                AddressMapDrawList.Key.FREE_IN_SEGMENT, AddressMapDrawList.Key.LAST_EVENT)), legend.toString());
+        assertFalse(legend.contains(AddressMapDrawList.Key.BACKWARD) || legend.contains(AddressMapDrawList.Key.FORWARD), legend.toString());
+
+        // the hover card, over blocks all across the map
+        Region holder = fx(() -> (Region) window.allocator().canvas().getParent());
+        double hw = fx(holder::getWidth);
+        double hh = fx(holder::getHeight);
+        double[] origin = fx(() -> new double[] {window.allocator().drawList().x0(), window.allocator().drawList().top() + 10});
+        int cards = 0;
+        boolean python = false;
+        for (double fy : new double[] {0.1, 0.5, 0.85}) {
+            for (double fx : new double[] {0.12, 0.3, 0.5, 0.7, 0.9, 0.98}) {
+                double x = origin[0] + fx * (hw - origin[0] - 12);
+                double y = origin[1] + fy * (hh - origin[1] - 40);
+                String text = fx(() -> window.allocator().hoverAt(x, y));
+                if (text.isEmpty()) {
+                    continue;
+                }
+                // the card's box (its shadow may fall a few pixels outside)
+                Bounds card = fx(() -> {
+                    var c = window.allocator().hoverCard();
+                    return new BoundingBox(c.getLayoutX(), c.getLayoutY(), c.getWidth(), c.getHeight());
+                });
+                String where = String.format("pointer (%.0f, %.0f), card %s in %.0f×%.0f: %s", x, y, card, hw, hh, text);
+                assertTrue(fx(() -> window.allocator().hoverCard().isVisible()), where);
+                assertTrue(card.getMinX() >= -0.5 && card.getMaxX() <= hw + 0.5 && card.getMinY() >= -0.5 && card.getMaxY() <= hh + 0.5,
+                        "inside the view: " + where);
+                assertFalse(card.contains(x, y), "off the pointer: " + where);
+                assertTrue(near(card, x, y), "by the pointer: " + where);
+                if (x > hw / 2) {
+                    assertFalse(card.contains(origin[0] + 1, origin[1] + 1), "not over the map's origin: " + where);
+                }
+                cards++;
+                if (text.startsWith("in use") || text.startsWith("pending free")) {
+                    List<String> lines = text.lines().toList();
+                    assertTrue(lines.get(1).matches("0x[0-9a-f]+ – 0x[0-9a-f]+"), text);
+                    assertTrue(lines.get(2).startsWith("size ") && lines.get(2).endsWith(" B)"), text);
+                    assertTrue(lines.get(3).startsWith("requested "), text);
+                    List<String> frames = lines.stream().filter(l -> l.startsWith("  ")).toList();
+                    if (!frames.isEmpty() && frames.getFirst().contains(".py")) {
+                        python = true;
+                        assertFalse(frames.getFirst().contains("internal frame"), "the Python frames first: " + text);
+                        assertTrue(frames.stream().filter(l -> l.contains("internal frame")).allMatch(l -> l.matches("  \\+ [0-9,]+ internal frames? folded.*")),
+                                text);
+                        assertTrue(frames.getLast().contains("internal frame") || frames.stream().noneMatch(l -> l.contains("internal frame")), text);
+                    }
+                }
+            }
+        }
+        assertTrue(cards >= 6, "cards over the map: " + cards);
+        assertTrue(python, "a block's card lists its Python frames");
+
+        // a click on the map, then the arrow keys step it; the tab stays
+        Object tab = fx(() -> window.tabs().getSelectionModel().getSelectedItem());
+        Bounds b = fx(() -> window.allocator().canvas().localToScreen(window.allocator().canvas().getBoundsInLocal()));
+        robot.moveTo(b.getMinX() + origin[0] + 20, b.getMinY() + origin[1] + 6).clickOn(MouseButton.PRIMARY);
+        waitForSettled(20, "the click handled", () -> window.scene().getFocusOwner() == window.allocator().canvas(),
+                () -> "focus owner " + window.scene().getFocusOwner());
+        long end0 = fx(() -> window.allocator().addressMapShown().end());
+        robot.type(KeyCode.RIGHT);
+        waitForSettled(20, "one event on", () -> window.allocator().addressMapShown().end() > end0);
+        assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays");
+        long end1 = fx(() -> window.allocator().addressMapShown().end());
+        robot.type(KeyCode.LEFT);
+        waitForSettled(20, "and back", () -> window.allocator().addressMapShown().end() < end1);
+        assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays");
+    }
+
+    /** Whether the card's nearest edge lies within a few pixels of the pointer on either axis (anchored by it). */
+    private static boolean near(Bounds card, double x, double y) {
+        Bounds grown = new BoundingBox(card.getMinX() - 24, card.getMinY() - 24, card.getWidth() + 48, card.getHeight() + 48);
+        return grown.contains(x, y);
+    }
+}
