@@ -27,8 +27,8 @@ import dev.arenascope.core.format.Bytes;
 
 /**
  * The legend of the allocation stripes, above the lanes while any lane draws them: colour by site or
- * by category, and one switch per colour group of the frame (the largest first, by their most bytes
- * live at once in view); a group switched off is folded into the others band. Hidden while no lane
+ * by category, and one switch per colour group of the frame (the largest first, by their bytes at
+ * the memory's peak, the Sites view's "At the peak" figure); a group switched off is folded into the others band. Hidden while no lane
  * draws stripes. One row of a fixed height (what does not fit is cut off at the right), so that the
  * lanes below keep their size as the groups change. FX thread.
  */
@@ -203,6 +203,11 @@ public final class StripeLegend extends HBox {
             }
         });
         return b;
+    }
+
+    /** The count line: what the figures measure and the allocations at that instant (tests). */
+    public String countsLine() {
+        return others.getText();
     }
 
     /** The group switches shown (tests). */
