@@ -104,7 +104,8 @@ public final class SiteView extends BorderPane {
         threshold.visibleProperty().bind(question.valueProperty().isEqualTo(SiteRequest.Question.TEMPORARIES));
         threshold.managedProperty().bind(threshold.visibleProperty());
         internal.setId("site-internal");
-        internal.setTooltip(new Tooltip("Keep frames marked internal (PyTorch's C++ allocator and unwinder, JDK methods)"));
+        internal.setTooltip(new Tooltip("Keep frames marked internal (PyTorch's C++ allocator and unwinder, JDK methods, Python's standard"
+                + " library and installed packages): by default a site is named by the first frame of the program's own code"));
         search.setId("site-search");
         search.getStyleClass().add(Styles.SEARCH_FIELD);
         search.setPromptText("Search function or file");
