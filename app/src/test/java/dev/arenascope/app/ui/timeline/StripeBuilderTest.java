@@ -277,6 +277,13 @@ class StripeBuilderTest {
                 }
             }
         }
+        // the lane's label counts what is drawn in the legend's words, never "N of M seen"
+        StripeOptions o = new StripeOptions(Set.of(0), Map.of(0, sa), SiteAnalysis.By.SITE, Set.of(), null);
+        DrawList.Lane lane = DrawListBuilder.build(new DrawListBuilder.Frame(st, full, 800, 300, TraceAggregate.Snapshot.EMPTY, null, null,
+                BaselinePairing.NONE, false, o)).lanes().getFirst();
+        String label = TimelinePainter.laneLabel(lane);
+        assertTrue(label.contains(String.format(java.util.Locale.ROOT, "stripes by site: %,d drawn one by one in view, the rest in the grey band",
+                lane.stripes().stripes())) && !label.contains("seen"), label);
         String line = StripeLegend.countsText(1, sites.totalCount(), sites.totalBytes(), 10, 3, 3);
         assertTrue(line.startsWith("bytes at the peak: "), line);
         assertTrue(line.contains(String.format(java.util.Locale.ROOT, "%,d in the grey band", sites.totalCount() - 10)), line);
