@@ -14,12 +14,43 @@ event naming a site always comes after the lines that declare it, from any threa
 
 import os
 import sys
+import sysconfig
 import threading
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _RUNNER = _PACKAGE_DIR + "__main__.py"
 _getframe = sys._getframe
-_INTERNAL = 1  # frame flag: not the program's own code (frozen importlib, <string>, ...)
+_INTERNAL = 1  # frame flag: not the program's own code (frozen importlib, <string>, libraries)
+
+
+def _library_dirs():
+    """The folders of Python's standard library and of installed packages (site-packages, dist-packages)."""
+    dirs = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        try:
+            d = sysconfig.get_paths().get(key)
+        except Exception:  # a broken installation's sysconfig: the names below still catch packages
+            d = None
+        if d:
+            dirs.add(os.path.abspath(d) + os.sep)
+    return tuple(sorted(dirs))
+
+
+_LIBRARY_DIRS = _library_dirs()
+_PACKAGE_FOLDERS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
+
+
+def _library(filename):
+    """Whether ``filename`` is library code, not the program's: the standard library, an installed package
+    (``Array.__init__`` of pyopencl's array.py), or code without a file (``<frozen importlib._bootstrap>``,
+    ``<string>``). Such frames are flagged internal: the window's Sites view and ``arenascope sites`` fold
+    them as they fold C++ frames, so a site is named by the first frame of the program's own code; *Internal
+    frames* shows them."""
+    if filename.startswith("<"):
+        return True
+    if any(p in filename for p in _PACKAGE_FOLDERS):
+        return True
+    return filename.startswith(_LIBRARY_DIRS)
 
 
 def _own(filename):
@@ -91,7 +122,7 @@ def frame_line(fid, frame):
     """The ``frame`` metadata line (a dict) of frame ``fid`` = (function, file, line)."""
     function, filename, line = frame
     d = {"type": "frame", "id": fid, "function": function, "file": filename, "line": line}
-    if filename.startswith("<"):
+    if _library(filename):
         d["flags"] = _INTERNAL
     return d
 
@@ -115,7 +146,7 @@ def _intern_path(session, key):
             filename = code.co_filename
             frame = {"type": "frame", "id": fid, "function": getattr(code, "co_qualname", code.co_name),
                      "file": filename, "line": max(0, line)}
-            if filename.startswith("<"):
+            if _library(filename):
                 frame["flags"] = _INTERNAL
             q.append(frame)
             frames[fkey] = fid

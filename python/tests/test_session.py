@@ -158,6 +158,48 @@ def test_the_clients_runner_is_in_no_stack(tmp):
     assert {f["function"] for f in frames} >= {"step", "<module>"}
 
 
+def test_library_frames_are_folded_so_sites_are_named_by_the_programs_own_lines(tmp):
+    # a library in a site-packages folder (as pyopencl's array.py is): its Array.__init__ allocates for
+    # every caller; the program calls it from two lines of its own
+    lib = tmp / "venv" / "lib" / "site-packages"
+    lib.mkdir(parents=True)
+    (lib / "libarray.py").write_text(textwrap.dedent("""
+        from standins import float32
+
+        class Array:
+            def __init__(self, arena, n):
+                self.data = arena.get_tensor(n, float32)
+    """))
+    prog = tmp / "train.py"
+    prog.write_text(textwrap.dedent("""
+        import sys
+        sys.path.insert(0, %r)
+        sys.path.insert(0, %r)
+        import arenascope
+        from standins import ManualMemory
+        from libarray import Array
+
+        arena = arenascope.track_arena(ManualMemory(num_bytes=1 << 16), name="a")
+        weights = [Array(arena, 64) for _ in range(3)]
+        grads = [Array(arena, 16) for _ in range(5)]
+    """ % (os.path.dirname(os.path.abspath(__file__)), str(lib))))
+    out = tmp / "run.jsonl"
+    run_client(["run", "--out", str(out), "--stacks", "8", "--adapters", "none", str(prog)], tmp)
+    frames = {f["file"]: f for f in jsonl_lines(out) if f.get("type") == "frame"}
+    [libfile] = [f for f in frames if f.endswith("libarray.py")]
+    assert frames[libfile].get("flags", 0) & 1, "a library's frame is flagged internal: %s" % frames[libfile]
+    assert not frames[str(prog)].get("flags", 0), "the program's own frames are not"
+    # the sites: named by the program's two lines, not seven rows of Array.__init__
+    got = json.loads(java(["sites", str(out), "--leaks", "--format", "json"]).stdout)
+    tops = [(s["frames"][0]["function"], s["frames"][0]["file"], s["frames"][0]["line"]) for s in got["sites"]]
+    assert len(tops) == 2, tops
+    assert all(t[1] == str(prog) and t[0] in ("<module>", "<listcomp>") for t in tops), tops
+    assert {t[2] for t in tops} == {10, 11}, tops
+    # with --internal (the window's Internal frames) the library's frame shows, innermost
+    got = json.loads(java(["sites", str(out), "--leaks", "--internal", "--format", "json"]).stdout)
+    assert all(s["frames"][0]["function"] == "Array.__init__" for s in got["sites"]), got["sites"]
+
+
 def test_scope_is_a_decorator_and_a_no_op_without_a_session():
     @arenascope.scope("work", n=3)
     def work(x):

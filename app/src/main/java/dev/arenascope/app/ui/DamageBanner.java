@@ -13,6 +13,7 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.stage.Window;
 
+import dev.arenascope.app.ui.common.Placement;
 import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.file.ReadReport;
@@ -114,6 +115,7 @@ final class DamageBanner extends HBox {
             a.initOwner(owner);
             a.getDialogPane().getStylesheets().addAll(getScene().getStylesheets());
         }
+        Placement.fitAndCentre(a, owner, "damage-details");
         a.setTitle("Damaged file");
         a.setHeaderText(report.summary());
         TextArea list = new TextArea(String.join("\n", report.problems())

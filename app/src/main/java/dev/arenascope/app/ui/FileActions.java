@@ -17,10 +17,10 @@ import javafx.scene.control.Label;
 import javafx.scene.control.Menu;
 import javafx.scene.control.MenuItem;
 import javafx.scene.layout.GridPane;
-import javafx.scene.layout.Region;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 
+import dev.arenascope.app.ui.common.Placement;
 import dev.arenascope.app.ui.io.TraceFiles;
 import dev.arenascope.app.ui.model.BaselinePairing;
 import dev.arenascope.app.ui.model.SessionModel;
@@ -404,9 +404,8 @@ final class FileActions {
         Dialog<BaselinePairing> d = new Dialog<>();
         d.initOwner(stage);
         d.setTitle("Pair baseline memories");
-        // sized from its rows, never a window manager's 200×200 (Dialog centres itself on its owner)
-        d.setResizable(true);
-        d.getDialogPane().setMinSize(Region.USE_PREF_SIZE, Region.USE_PREF_SIZE);
+        d.getDialogPane().setId("pair-dialog");
+        Placement.fitAndCentre(d, stage, "pair"); // sized from its rows, never a window manager's 200×200
         d.setHeaderText("Compare each memory with");
         GridPane g = new GridPane();
         g.setHgap(10);

@@ -2,6 +2,8 @@ package dev.arenascope.app.ui;
 
 import java.util.Locale;
 
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.ToggleButton;
@@ -31,6 +33,8 @@ final class LiveControls {
     final Button stopButton = new Button("Stop");
     final ToggleButton followButton = new ToggleButton("Follow");
     final Label badge = new Label("LIVE");
+    /** While a live session starts and has drawn nothing yet: what the empty timeline says; "" otherwise. */
+    final StringProperty starting = new SimpleStringProperty(this, "starting", "");
     private LiveSession live;
     private NewSessionDialog.Choice lastChoice = NewSessionDialog.Choice.demo();
 
@@ -103,6 +107,7 @@ final class LiveControls {
 
     /** Forgets the live session once a file is shown instead. */
     void detach() {
+        starting.set("");
         model.followLiveProperty().set(false);
         live = null;
         update();
@@ -118,6 +123,8 @@ final class LiveControls {
         }
         lastChoice = choice;
         LiveSession s = new LiveSession(model, UiExecutor.FX);
+        starting.set("Starting the live session: " + choice.workload() + " on " + choice.device()
+                + " …\nits memory is drawn here from its first events");
         s.stateProperty().addListener((o, a, b) -> {
             update();
             status.updateProgress();
@@ -127,6 +134,7 @@ final class LiveControls {
                 status.message(choice.workload() + " " + b.toString().toLowerCase(Locale.ROOT) + ": " + s.messageProperty().get());
             }
             if ((b == LiveSession.State.FAILED || b == LiveSession.State.FINISHED || b == LiveSession.State.STOPPED) && live == s) {
+                starting.set("");
                 model.liveEnded();
             }
         });

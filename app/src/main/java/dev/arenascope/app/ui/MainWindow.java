@@ -87,6 +87,7 @@ public final class MainWindow {
         guard = new SessionGuard(model::trace, () -> model.titleProperty().get(), this::liveStore, dialogs::askDiscard,
                 this::saveThen);
         live = new LiveControls(stage, model, status, dialogs, guard);
+        timeline.waitingForProperty().bind(live.starting); // a starting live session is not a blank window
         files = new FileActions(stage, model, tasks, status, prefs, live, dialogs, guard, arenas -> {
             slots.showPlan(arenas);
             tabs.getSelectionModel().select(2);

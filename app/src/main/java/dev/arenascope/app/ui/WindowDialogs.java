@@ -16,6 +16,7 @@ import javafx.stage.Stage;
 import org.controlsfx.control.StatusBar;
 
 import dev.arenascope.app.info.AppInfo;
+import dev.arenascope.app.ui.common.Placement;
 import dev.arenascope.app.ui.timeline.TimelineView;
 
 /**
@@ -35,8 +36,10 @@ final class WindowDialogs {
     void error(String title, String message) {
         Alert a = new Alert(Alert.AlertType.ERROR, message == null ? "unknown error" : message, ButtonType.OK);
         a.initOwner(owner);
+        Placement.fitAndCentre(a, owner, "error");
         a.setTitle(title);
         a.setHeaderText(title);
+        a.getDialogPane().setId("error-dialog");
         a.getDialogPane().getStylesheets().addAll(scene.getStylesheets());
         a.show();
     }
@@ -50,6 +53,7 @@ final class WindowDialogs {
         ButtonType keep = new ButtonType("Keep the open session", ButtonBar.ButtonData.NO);
         Alert a = new Alert(Alert.AlertType.CONFIRMATION, message, replace, keep);
         a.initOwner(owner);
+        Placement.fitAndCentre(a, owner, "confirm");
         a.setTitle(title);
         a.setHeaderText(header);
         a.getDialogPane().setId("confirm-dialog");
@@ -71,6 +75,7 @@ final class WindowDialogs {
         Alert a = stake.canSave() ? new Alert(Alert.AlertType.CONFIRMATION, stake.what(), save, discard, cancel)
                 : new Alert(Alert.AlertType.CONFIRMATION, stake.what(), discard, cancel);
         a.initOwner(owner);
+        Placement.fitAndCentre(a, owner, "discard");
         a.setTitle(doing);
         a.setHeaderText(stake.canSave() ? "Save the session before: " + doing.toLowerCase(Locale.ROOT) + "?" : doing + "?");
         a.getDialogPane().setId("discard-dialog");
@@ -108,6 +113,7 @@ final class WindowDialogs {
     void shortcuts() {
         Alert a = new Alert(Alert.AlertType.INFORMATION);
         a.initOwner(owner);
+        Placement.fitAndCentre(a, owner, "shortcuts");
         a.setTitle("Keyboard shortcuts");
         a.setHeaderText("Keyboard and mouse");
         a.getDialogPane().setContent(shortcutGrid());
@@ -144,6 +150,7 @@ final class WindowDialogs {
     void about() {
         Alert a = new Alert(Alert.AlertType.INFORMATION, "", ButtonType.OK);
         a.initOwner(owner);
+        Placement.fitAndCentre(a, owner, "about");
         a.setTitle("About ArenaScope");
         a.setHeaderText("ArenaScope " + AppInfo.version());
         a.setContentText(aboutText());

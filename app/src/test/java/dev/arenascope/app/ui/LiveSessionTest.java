@@ -54,6 +54,27 @@ class LiveSessionTest extends WindowTestBase {
     }
 
     @Test
+    void aStartingSessionSaysSoUntilItsFirstEventsAreDrawn() throws Exception {
+        // the first seconds of the live demo were a blank window: from the moment it starts, the timeline
+        // says what is coming, and gives way to the memory once its first events are drawn
+        String note = fx(() -> {
+            window.startLive(new NewSessionDialog.Choice("particles", "virtual:1GiB", Map.of("steps", "100000")));
+            javafx.scene.Parent root = window.stage().getScene().getRoot();
+            root.applyCss();
+            root.layout();
+            return window.timeline().emptyNoteText();
+        });
+        assertTrue(note.startsWith("Starting the live session: particles on virtual:1GiB"), note);
+        waitFor(30, "the first events drawn, the note gone", () -> fx(() -> {
+            DrawList d = window.timeline().drawListProperty().get();
+            return d != null && d.events() > 0 && !d.lanes().isEmpty() && window.timeline().emptyNoteText().isEmpty();
+        }));
+        fxRun(() -> window.live().stop());
+        waitFor(20, "stopped", () -> window.live().stateProperty().get() == LiveSession.State.STOPPED);
+        assertEquals("", fx(() -> window.timeline().emptyNoteText()), "a stopped session shows its memory, no note");
+    }
+
+    @Test
     void startWatchPauseAndStop() throws Exception {
         fxRun(() -> window.startLive(new NewSessionDialog.Choice("particles", "virtual:1GiB", Map.of("steps", "100000"))));
         waitFor(20, "events arriving", () -> window.model().eventCountProperty().get() > 500);

@@ -15,6 +15,7 @@ import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.record.StackCapture;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.testsupport.Fixtures;
 
@@ -79,8 +80,16 @@ class Screenshots extends ScreenshotTool {
 
         fxRun(() -> window.applyTheme(true));
         fxRun(() -> window.startLive(new NewSessionDialog.Choice("render", "virtual:1GiB", Map.of("frames", "0", "max-batch", "8"))));
-        waitFor(30, "live events drawn", () -> window.model().eventCountProperty().get() > 400 && window.timeline().idle()
-                && window.timeline().drawListProperty().get() != null && window.timeline().drawListProperty().get().events() > 400);
+        // a live session never settles and its timeline is rebuilt 20 times a second, so a loaded machine
+        // seldom finds it idle: wait on the session's counts, then on a frame of the live trace (no
+        // PyTorch lane: the snapshot's frame may still be shown); a snapshot is taken on the FX thread,
+        // where a frame is painted whole
+        waitFor(120, "live events", () -> window.model().eventCountProperty().get() > 400);
+        waitFor(120, "live events drawn", () -> fx(() -> {
+            var d = window.timeline().drawListProperty().get();
+            return d != null && d.events() > 400 && !d.lanes().isEmpty()
+                    && d.lanes().stream().noneMatch(l -> l.memory().kind() == MemoryKind.SEGMENTED);
+        }));
         write(dir, "live-dark.png");
         fxRun(() -> window.applyTheme(false));
     }

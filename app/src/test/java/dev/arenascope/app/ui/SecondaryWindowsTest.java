@@ -3,17 +3,139 @@ package dev.arenascope.app.ui;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import javafx.stage.Stage;
+import java.util.function.Consumer;
 
+import javafx.application.Platform;
+import javafx.scene.control.Button;
+import javafx.scene.control.ButtonBar;
+import javafx.scene.control.ButtonType;
+import javafx.scene.control.DialogPane;
+import javafx.stage.Stage;
+import javafx.stage.Window;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
+import org.testfx.util.WaitForAsyncUtils;
 
 import dev.arenascope.app.ui.common.Placement;
+import dev.arenascope.app.ui.live.NewSessionDialog;
 
 /**
  * Secondary windows open sized from their content and centred on the main window (the Listen window
- * opened at 200×200 in the screen's corner: "Por… [77] St…"), and open again where they were left.
+ * opened at 200×200 in the screen's corner: "Por… [77] St…"), and open again where they were left;
+ * every dialog (new session, the questions before discarding, errors, help, about) opens at least as
+ * large as its content asks, centred on the main window, at the size the last one of its kind was left.
  */
 class SecondaryWindowsTest extends WindowTestBase {
+    /** Opens the dialog {@code open} shows (without waiting on it: some block in showAndWait) and returns its window. */
+    private Stage openDialog(String paneId, Consumer<Stage> open) {
+        Platform.runLater(() -> open.accept(stage));
+        waitFor(30, "the dialog " + paneId + " shown", () -> fx(() -> dialogWindow(paneId) != null));
+        return fx(() -> dialogWindow(paneId));
+    }
+
+    private static Stage dialogWindow(String paneId) {
+        for (Window w : Window.getWindows()) {
+            if (w instanceof Stage s && s.isShowing() && s.getScene() != null && s.getScene().getRoot() instanceof DialogPane p
+                    && paneId.equals(p.getId())) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    private void assertWholeAndCentred(Stage d, String what) {
+        WaitForAsyncUtils.waitForFxEvents();
+        // its content is laid out in the first pulses after it shows (and may grow it): wait for it to stand centred
+        waitFor(20, what + " centred on the main window", () -> fx(() -> {
+            double[] c = Placement.centred(stage, d.getWidth(), d.getHeight());
+            return Math.abs(c[0] - d.getX()) <= 1 && Math.abs(c[1] - d.getY()) <= 1;
+        }), () -> fx(() -> d.getX() + "," + d.getY() + " " + d.getWidth() + "x" + d.getHeight()));
+        double[] g = fx(() -> {
+            DialogPane p = (DialogPane) d.getScene().getRoot();
+            return new double[] {d.getX(), d.getY(), d.getWidth(), d.getHeight(), p.getWidth(), p.getHeight(), p.prefWidth(-1),
+                    p.prefHeight(p.getWidth())};
+        });
+        assertTrue(g[4] + 0.5 >= g[6] && g[5] + 0.5 >= g[7], what + ": the content has its preferred size: " + g[4] + " x " + g[5]
+                + " for " + g[6] + " x " + g[7]);
+        assertTrue(g[2] > 200 || g[6] <= 200, what + ": not a window manager's 200 px: " + g[2]);
+        double[] expected = fx(() -> Placement.centred(stage, g[2], g[3]));
+        assertEquals(expected[0], g[0], 1.0, what + ": centred on the main window (x)");
+        assertEquals(expected[1], g[1], 1.0, what + ": centred on the main window (y)");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"error", "confirm", "discard", "shortcuts", "about", "new-session"})
+    void everyDialogOpensWholeAndCentredOnTheMainWindow(String kind) {
+        fxRun(() -> {
+            stage.setX(40);
+            stage.setY(30);
+        });
+        String paneId = switch (kind) {
+            case "confirm" -> "confirm-dialog";
+            case "discard" -> "discard-dialog";
+            case "shortcuts" -> "shortcuts-box";
+            case "about" -> "about-box";
+            case "new-session" -> "new-session-dialog";
+            default -> "error-dialog";
+        };
+        Stage d = openDialog(paneId, owner -> {
+            WindowDialogs dialogs = new WindowDialogs(owner, owner.getScene());
+            switch (kind) {
+                case "confirm" -> dialogs.confirm("Open", "Replace the session?", "The open session has events.", () -> {}, () -> {});
+                case "discard" -> dialogs.askDiscard("Quit", new SessionGuard.Stake("9,362 events not saved", true), a -> {});
+                case "shortcuts" -> dialogs.shortcuts();
+                case "about" -> dialogs.about();
+                case "new-session" -> NewSessionDialog.show(owner, NewSessionDialog.Choice.demo());
+                default -> dialogs.error("Could not open x.pickle", "Not enough memory to open x.pickle: after 132 MiB of its 876 MiB"
+                        + " the load holds 223 MiB, so the whole file needs about 1.46 GiB of heap and this window has 1.00 GiB.");
+            }
+        });
+        assertWholeAndCentred(d, kind);
+        // made larger by the user and closed: the next one of its kind opens as large
+        double[] size = fx(() -> new double[] {d.getWidth() + 60, d.getHeight() + 40});
+        fxRun(() -> {
+            d.setWidth(size[0]);
+            d.setHeight(size[1]);
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        fxRun(() -> dismiss(d));
+        waitFor(30, "closed", () -> fx(() -> dialogWindow(paneId) == null));
+        Stage again = openDialog(paneId, owner -> {
+            WindowDialogs dialogs = new WindowDialogs(owner, owner.getScene());
+            switch (kind) {
+                case "confirm" -> dialogs.confirm("Open", "Replace the session?", "The open session has events.", () -> {}, () -> {});
+                case "discard" -> dialogs.askDiscard("Quit", new SessionGuard.Stake("9,362 events not saved", true), a -> {});
+                case "shortcuts" -> dialogs.shortcuts();
+                case "about" -> dialogs.about();
+                case "new-session" -> NewSessionDialog.show(owner, NewSessionDialog.Choice.demo());
+                default -> dialogs.error("Could not open x.pickle", "Not enough memory.");
+            }
+        });
+        assertWholeAndCentred(again, kind + ", again");
+        double[] now = fx(() -> new double[] {again.getWidth(), again.getHeight()});
+        assertEquals(size[0], now[0], 1.5, kind + ": the width it was left at");
+        assertEquals(size[1], now[1], 1.5, kind + ": the height it was left at");
+        fxRun(() -> dismiss(again));
+        waitFor(30, "closed again", () -> fx(() -> dialogWindow(paneId) == null));
+    }
+
+    /** Presses the dialog's button that changes nothing: Cancel, else No (keep), else OK. */
+    private static void dismiss(Stage d) {
+        DialogPane p = (DialogPane) d.getScene().getRoot();
+        for (ButtonBar.ButtonData want : new ButtonBar.ButtonData[] {ButtonBar.ButtonData.CANCEL_CLOSE, ButtonBar.ButtonData.NO,
+                ButtonBar.ButtonData.OK_DONE}) {
+            for (ButtonType t : p.getButtonTypes()) {
+                if (t.getButtonData() == want) {
+                    ((Button) p.lookupButton(t)).fire();
+                    return;
+                }
+            }
+        }
+        throw new AssertionError("no button to dismiss " + p.getId());
+    }
+
     @Test
     void theListenWindowOpensWholeOnItsOwnerAndStaysWhereLeft() {
         fxRun(() -> window.listenView().show(stage));

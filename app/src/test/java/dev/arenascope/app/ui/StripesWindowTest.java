@@ -30,6 +30,7 @@ import dev.arenascope.app.ui.timeline.TimelineView;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteQuestion;
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -49,6 +50,100 @@ class StripesWindowTest extends WindowTestBase {
             return null;
         }
         return d.lanes().stream().filter(l -> l.memory().kind() == MemoryKind.SEGMENTED && l.stripes() != null).findFirst().orElse(null);
+    }
+
+    /** Per legend chip shown, its group key and the figure it reads (the text after its label). */
+    private java.util.Map<String, String> legendFigures() {
+        return fx(() -> {
+            java.util.Map<String, String> out = new java.util.TreeMap<>();
+            for (var chip : window.timeline().legend().chips()) {
+                String text = chip.getText();
+                out.put((String) chip.getUserData(), text.substring(text.lastIndexOf("  ") + 2));
+            }
+            return out;
+        });
+    }
+
+    /** The legend's key for a Sites row: {@code site:} and its frames one a line. */
+    private static String keyOf(SiteBreakdown.Row r) {
+        if (r.frames().isEmpty()) {
+            return "site:(no site)";
+        }
+        StringBuilder d = new StringBuilder("site:");
+        for (int i = 0; i < r.frames().size(); i++) {
+            d.append(i == 0 ? "" : "\n").append(r.frames().get(i).label());
+        }
+        return d.toString();
+    }
+
+    @Test
+    void theLegendsFiguresAreTheSitesViewsAtThePeakAtTwoWindowSizes() {
+        Path f = Fixtures.torch("cs336-a2-magma27.pickle");
+        openUntilLoaded(f);
+        MemoryInfo cuda = fx(() -> window.model().trace().memories().stream().filter(m -> m.kind() == MemoryKind.SEGMENTED)
+                .findFirst().orElseThrow());
+        // the raw events: the most the used gauge reached, and the allocations live right after that event
+        var trace = fx(() -> window.model().trace());
+        long peak = 0;
+        long peakEvent = -1;
+        for (long i = 0; i < trace.eventCount(); i++) {
+            var e = trace.event(i);
+            if (e.memory() == cuda.id() && e.used() > peak) {
+                peak = e.used();
+                peakEvent = i;
+            }
+        }
+        assertEquals(13_927_831_556L, peak, "the fixture's peak, from its events");
+        // the Sites tab at the peak (its default question)
+        fxRun(() -> window.tabs().getSelectionModel().select(window.sitesTab()));
+        waitForSettled(60, "the Sites view's answer at the peak", () -> {
+            var a = window.sites().answerProperty().get();
+            return a != null && a.request().trace() == window.model().trace() && a.request().memory() == cuda.id();
+        });
+        SiteBreakdown sites = fx(() -> window.sites().answerProperty().get().sites());
+        assertEquals(peak, sites.totalBytes(), "Sites at the peak adds up to the raw events' peak");
+        java.util.Map<String, Long> bySite = new java.util.HashMap<>();
+        for (SiteBreakdown.Row r : sites.rows()) {
+            bySite.merge(keyOf(r), r.bytes(), Long::sum);
+        }
+        java.util.Map<String, String> first = null;
+        List<Integer> widths = new ArrayList<>();
+        for (double[] size : new double[][] {{1920, 1080}, {900, 560}}) {
+            fxRun(() -> {
+                stage.setWidth(size[0]);
+                stage.setHeight(size[1]);
+            });
+            WaitForAsyncUtils.waitForFxEvents();
+            waitForSettled(60, "stripes and their legend at " + size[0] + "x" + size[1], () -> stripedLane() != null
+                    && window.timeline().legend().isVisible() && window.timeline().idle());
+            WaitForAsyncUtils.waitForFxEvents();
+            waitForSettled(30, "the frame after the legend's layout", () -> window.timeline().idle() && stripedLane() != null);
+            java.util.Map<String, String> shown = legendFigures();
+            assertFalse(shown.isEmpty(), "the legend lists groups");
+            for (var e : shown.entrySet()) {
+                assertEquals(Bytes.format(bySite.getOrDefault(e.getKey(), 0L)), e.getValue(),
+                        size[0] + "x" + size[1] + ": the chip of " + e.getKey().replace('\n', '|') + " reads the Sites view's bytes at the peak");
+            }
+            String line = fx(() -> window.timeline().legend().countsLine());
+            assertTrue(line.startsWith("bytes at the peak: " + String.format(java.util.Locale.ROOT, "%,d allocations live, %s;",
+                    sites.totalCount(), Bytes.format(peak))), line);
+            DrawList.Lane lane = fx(this::stripedLane);
+            StripeLayer.AtPeak at = lane.stripes().atPeak();
+            assertTrue(line.contains(String.format(java.util.Locale.ROOT, "%,d drawn one by one, %,d in the grey band", at.drawn(),
+                    sites.totalCount() - at.drawn())), line);
+            widths.add(fx(() -> window.timeline().drawListProperty().get().width()));
+            if (first == null) {
+                first = shown;
+            } else {
+                for (var e : shown.entrySet()) {
+                    if (first.containsKey(e.getKey())) {
+                        assertEquals(first.get(e.getKey()), e.getValue(), "a chip's figure does not change with the window's size");
+                    }
+                }
+            }
+        }
+        assertTrue(peakEvent >= 0);
+        assertTrue(!widths.get(0).equals(widths.get(1)), "the two frames were drawn at two widths: " + widths);
     }
 
     @Test

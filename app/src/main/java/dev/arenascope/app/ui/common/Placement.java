@@ -1,7 +1,15 @@
 package dev.arenascope.app.ui.common;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import javafx.geometry.Rectangle2D;
 import javafx.scene.Parent;
+import javafx.scene.Scene;
+import javafx.scene.control.Dialog;
+import javafx.scene.control.DialogEvent;
+import javafx.scene.control.DialogPane;
+import javafx.scene.layout.Region;
 import javafx.stage.Screen;
 import javafx.stage.Stage;
 import javafx.stage.Window;
@@ -37,6 +45,79 @@ public final class Placement {
             s.setY(at[1]);
             placed[0] = true;
         });
+    }
+
+    /** Layout pulses after a dialog shows in which it is centred again if its content grew it. */
+    private static final int SETTLING_PULSES = 4;
+
+    /** Per dialog kind, the size it was last closed at, for this run of the window. */
+    private static final Map<String, double[]> DIALOG_SIZES = new ConcurrentHashMap<>();
+
+    /**
+     * Makes dialog {@code d} open at its content's preferred size (never smaller, never a window
+     * manager's 200×200: its pane's minimum is what its content asks), or at the size a dialog of the
+     * same {@code kind} was last closed at if larger, centred on {@code owner} (again in its first
+     * layout pulses if its content grows it, unless it was moved meanwhile); it is resizable, and its
+     * size is remembered for the next one of its kind while the window runs. The owner's own size and
+     * state are left alone.
+     */
+    public static void fitAndCentre(Dialog<?> d, Window owner, String kind) {
+        DialogPane pane = d.getDialogPane();
+        pane.setMinSize(Region.USE_PREF_SIZE, Region.USE_PREF_SIZE);
+        d.setResizable(true);
+        d.addEventHandler(DialogEvent.DIALOG_SHOWN, e -> {
+            double[] last = DIALOG_SIZES.get(kind);
+            double cw = pane.prefWidth(-1);
+            double ch = pane.prefHeight(cw);
+            pane.setMinSize(cw, ch); // never smaller than its content asks; the user may widen it
+            if (last != null && (last[0] > cw + 0.5 || last[1] > ch + 0.5)) {
+                pane.setPrefSize(Math.max(cw, last[0]), Math.max(ch, last[1])); // as large as the last one was left
+            }
+            Window win = pane.getScene() == null ? null : pane.getScene().getWindow();
+            if (win != null) {
+                win.sizeToScene();
+            }
+            double ww = d.getWidth();
+            double wh = d.getHeight();
+            double[] at = centred(owner, ww, wh);
+            d.setX(at[0]);
+            d.setY(at[1]);
+            // content laid out in the first pulses (a property sheet's rows) can grow the window after it
+            // shows: centred again on its new size, as long as it stands where it was put
+            Scene scene = pane.getScene();
+            if (scene != null) {
+                int[] pulses = {0};
+                double[] put = {at[0], at[1], ww, wh};
+                Runnable[] self = new Runnable[1];
+                self[0] = () -> {
+                    boolean ours = Math.abs(d.getX() - put[0]) < 0.5 && Math.abs(d.getY() - put[1]) < 0.5;
+                    if (ours && (Math.abs(d.getWidth() - put[2]) > 0.5 || Math.abs(d.getHeight() - put[3]) > 0.5)) {
+                        double[] again = centred(owner, d.getWidth(), d.getHeight());
+                        put[0] = again[0];
+                        put[1] = again[1];
+                        put[2] = d.getWidth();
+                        put[3] = d.getHeight();
+                        d.setX(again[0]);
+                        d.setY(again[1]);
+                    }
+                    if (++pulses[0] >= SETTLING_PULSES || !ours) {
+                        scene.removePostLayoutPulseListener(self[0]);
+                    }
+                };
+                scene.addPostLayoutPulseListener(self[0]);
+            }
+        });
+        d.addEventHandler(DialogEvent.DIALOG_HIDDEN, e -> {
+            if (pane.getWidth() > 0 && pane.getHeight() > 0) {
+                DIALOG_SIZES.put(kind, new double[] {pane.getWidth(), pane.getHeight()});
+            }
+        });
+    }
+
+    /** The size a dialog of {@code kind} was last closed at ({@code {width, height}} of its pane), or null. */
+    public static double[] rememberedSize(String kind) {
+        double[] s = DIALOG_SIZES.get(kind);
+        return s == null ? null : s.clone();
     }
 
     /** The top-left corner that centres a {@code w × h} window on {@code owner}, kept on the owner's screen. */

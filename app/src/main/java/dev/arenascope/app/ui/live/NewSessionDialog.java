@@ -23,6 +23,7 @@ import javafx.stage.Window;
 
 import org.controlsfx.control.PropertySheet;
 
+import dev.arenascope.app.ui.common.Placement;
 import dev.arenascope.workloads.Workload;
 import dev.arenascope.workloads.WorkloadOption;
 import dev.arenascope.workloads.Workloads;
@@ -89,6 +90,8 @@ public final class NewSessionDialog {
         Dialog<Choice> d = new Dialog<>();
         d.initOwner(owner);
         d.setTitle("New live session");
+        d.getDialogPane().setId("new-session-dialog");
+        Placement.fitAndCentre(d, owner, "new-session");
         d.setHeaderText("Run a workload and watch its memory live");
         ComboBox<String> workload = new ComboBox<>(FXCollections.observableArrayList(Workloads.all().stream().map(Workload::name).toList()));
         workload.setId("new-session-workload");

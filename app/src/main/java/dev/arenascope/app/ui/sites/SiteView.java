@@ -76,12 +76,7 @@ public final class SiteView extends BorderPane {
     private final ReadOnlyObjectWrapper<SiteAnswer> answer = new ReadOnlyObjectWrapper<>(this, "answer");
     private final PauseTransition debounce = new PauseTransition(Duration.millis(60));
     private final PauseTransition liveThrottle = new PauseTransition(Duration.seconds(1));
-    private long serial;
-    private boolean inFlight;
-    private boolean askAgain;
-    private boolean waitingShared;
-    private long selectSerial;
-    private boolean dirty = true;
+    private final SiteViewModel state = new SiteViewModel();
     private boolean syncing;
     private SiteRow wanted; // the line to select again when a new answer arrives
     private boolean prebuild = true;
@@ -109,7 +104,8 @@ public final class SiteView extends BorderPane {
         threshold.visibleProperty().bind(question.valueProperty().isEqualTo(SiteRequest.Question.TEMPORARIES));
         threshold.managedProperty().bind(threshold.visibleProperty());
         internal.setId("site-internal");
-        internal.setTooltip(new Tooltip("Keep frames marked internal (PyTorch's C++ allocator and unwinder, JDK methods)"));
+        internal.setTooltip(new Tooltip("Keep frames marked internal (PyTorch's C++ allocator and unwinder, JDK methods, Python's standard"
+                + " library and installed packages): by default a site is named by the first frame of the program's own code"));
         search.setId("site-search");
         search.getStyleClass().add(Styles.SEARCH_FIELD);
         search.setPromptText("Search function or file");
@@ -170,8 +166,7 @@ public final class SiteView extends BorderPane {
             MemoryInfo m = memory.getValue();
             SiteAnswer shown = answer.get();
             SiteAnalysis now = m == null ? null : model.sites().peek(m.id());
-            if (waitingShared || now != null && shown != null && shown.request().analysis() != null && shown.analysis() != now) {
-                waitingShared = false;
+            if (state.sharedArrived(now != null && shown != null && shown.request().analysis() != null && shown.analysis() != now)) {
                 request();
             }
         });
@@ -195,7 +190,7 @@ public final class SiteView extends BorderPane {
             }
         });
         active.addListener((o, a, b) -> {
-            if (b && dirty) {
+            if (state.setActive(b)) {
                 request();
             }
         });
@@ -287,8 +282,7 @@ public final class SiteView extends BorderPane {
         }
         prebuilt = t;
         Runtime rt = Runtime.getRuntime();
-        long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-        if (t.eventCount() * 40L > free / 4) {
+        if (!SiteViewModel.worthPrebuilding(t.eventCount(), rt.maxMemory(), rt.totalMemory() - rt.freeMemory())) {
             return;
         }
         model.sites().get(m);
@@ -301,8 +295,7 @@ public final class SiteView extends BorderPane {
      * ({@link dev.arenascope.app.ui.task.TaskRunner#settled()}). FX thread; tests wait on it.
      */
     public boolean settled() {
-        return debounce.getStatus() != Animation.Status.RUNNING && !inFlight && !askAgain && !waitingShared
-                && !(dirty && active.get());
+        return state.settled(debounce.getStatus() == Animation.Status.RUNNING);
     }
 
     /** Whether the view builds the site analysis ahead when a file is shown (the default); the bench turns it off to time a cold click. */
@@ -322,11 +315,9 @@ public final class SiteView extends BorderPane {
 
     /** Asks again soon (coalescing bursts of changes); only while the view is shown. */
     private void request() {
-        dirty = true;
-        if (!active.get()) {
-            return;
+        if (state.changed()) {
+            debounce.playFromStart();
         }
-        debounce.playFromStart();
     }
 
     /**
@@ -336,14 +327,12 @@ public final class SiteView extends BorderPane {
      */
     public void ask() {
         debounce.stop();
-        if (inFlight) {
-            askAgain = true;
-            return;
+        long my = state.begin();
+        if (my < 0) {
+            return; // asked again when the answer in flight lands
         }
         TraceView t = model.trace();
         MemoryInfo m = memory.getValue();
-        long my = ++serial;
-        dirty = false;
         if (t == null || m == null) {
             answer.set(null);
             flame.show(null);
@@ -366,7 +355,7 @@ public final class SiteView extends BorderPane {
             shared = model.sites().get(m);
             if (shared == null) {
                 summary.setText("Indexing the allocations of " + m.name() + "…");
-                waitingShared = true; // asked again when it arrives
+                state.waitForShared(); // asked again when it arrives
                 return;
             }
         }
@@ -375,16 +364,16 @@ public final class SiteView extends BorderPane {
         SiteRequest r = new SiteRequest(t, m.id(), question.getValue(), shape.getValue(), internal.isSelected(),
                 model.cursorProperty().get(), model.selectionProperty().get(), shorter, base, baseMemory, shared);
         summary.setText("Answering…");
-        inFlight = true;
+        state.submitted();
         model.tasks().submit(BackgroundTask.of("Sites: " + r.question(), p -> answers.answer(r))
                 .onSuccess(a -> {
-                    if (!landed() && my == serial) {
+                    if (landed(my)) {
                         show(a);
                     }
                 })
-                .onCancelled(this::landed)
+                .onCancelled(() -> landed(my))
                 .onFailure(e -> {
-                    if (!landed() && my == serial) {
+                    if (landed(my)) {
                         answer.set(null);
                         flame.show(null);
                         table.view().setRoot(new TreeItem<>());
@@ -395,15 +384,16 @@ public final class SiteView extends BorderPane {
                 }));
     }
 
-    /** An answer (or failure) came back: asks again when requests arrived meanwhile; returns whether it did. */
-    private boolean landed() {
-        inFlight = false;
-        if (askAgain) {
-            askAgain = false;
+    /**
+     * The answer (or failure) of request {@code my} came back: asks again when requests arrived
+     * meanwhile; returns whether to show it.
+     */
+    private boolean landed(long my) {
+        SiteViewModel.Landing l = state.land(my);
+        if (l == SiteViewModel.Landing.ASK_AGAIN) {
             ask();
-            return true;
         }
-        return false;
+        return l == SiteViewModel.Landing.SHOW;
     }
 
     private void show(SiteAnswer a) {
@@ -532,7 +522,7 @@ public final class SiteView extends BorderPane {
 
     /** Finds the allocations behind {@code row} (off the FX thread) and publishes them; null clears. */
     private void publish(SiteRow row) {
-        long my = ++selectSerial;
+        long my = state.beginSelect();
         SiteAnswer a = answer.get();
         if (row == null || a == null || !row.selectable()) {
             published = null;
@@ -550,7 +540,7 @@ public final class SiteView extends BorderPane {
         model.tasks().submit(BackgroundTask.of("Sites: allocations of " + label,
                         p -> a.analysis().members(a.question(), a.request().shape().by(), match))
                 .onSuccess(ms -> {
-                    if (my == selectSerial && answer.get() == a) {
+                    if (state.selectCurrent(my) && answer.get() == a) {
                         published = new SiteSelection(a.request().memory(), label, a.sites().question(), ms);
                         model.selectedSiteProperty().set(published);
                     }

@@ -11,6 +11,8 @@ import dev.arenascope.app.ui.model.SiteSelection;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.core.analysis.Allocations;
 import dev.arenascope.core.analysis.SiteAnalysis;
+import dev.arenascope.core.analysis.SiteBreakdown;
+import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
 
@@ -279,20 +281,111 @@ public final class StripeBuilder {
             fill(tile, h, c, prevTop, h, StripeLayer.EMPTY);
         }
         flush(tile, h, slots, w, tileX0, w - tileX0);
-        int[] order = byPeakThenKey(groupPeak, keys);
+        // the legend's figures: each group's bytes at the memory's peak, the Sites view's "At the peak"
+        // answer itself (all allocations, not only those drawn: the same at any window size)
+        Map<String, Long> peakOf = PeakAnswer.ask(analysis, by);
+        long[] groupAtPeak = new long[groups];
+        for (int g = 0; g < groups; g++) {
+            groupAtPeak[g] = peakOf.getOrDefault(keys.get(g), 0L);
+        }
+        long peakEvent = analysis.peakEvent();
+        int drawnAtPeak = 0;
+        if (peakEvent >= 0) {
+            for (int k = 0; k < n; k++) {
+                long end = a.endEvent(ids[k]);
+                if (!hidden[groupOf[k]] && a.startEvent(ids[k]) <= peakEvent && (end < 0 || end > peakEvent)) {
+                    drawnAtPeak++;
+                }
+            }
+        }
+        StripeLayer.AtPeak atPeak = new StripeLayer.AtPeak(analysis.peakNs(), PeakAnswer.count(analysis, by), analysis.peakBytes(), drawnAtPeak);
+        int[] order = byAtPeakThenPeakThenKey(groupAtPeak, groupPeak, keys);
         int[] rank = new int[groups];
         List<StripeLayer.Group> list = new ArrayList<>(groups);
         for (int j = 0; j < groups; j++) {
             int g = order[j];
             rank[g] = j;
             list.add(new StripeLayer.Group(keys.get(g), labels.get(g), details.get(g), groupStripes[g], groupPeak[g], hidden[g],
-                    seeds[g]));
+                    seeds[g], groupAtPeak[g]));
         }
         for (int k = 0; k < n; k++) {
             groupOf[k] = rank[groupOf[k]];
         }
         return new StripeLayer(w, h, slots, ids, groupOf, strong, list, instants, drawnBytes, drawnCount, usedLast, minBytes,
-                q.qualified(), analysis, trace, by, anyHighlight);
+                q.qualified(), analysis, trace, by, anyHighlight, atPeak);
+    }
+
+    /**
+     * Group order for the legend: by bytes at the peak (the legend's figure, the Sites view's order),
+     * then by the most live at once in view (groups not live at the peak), then by key.
+     */
+    static int[] byAtPeakThenPeakThenKey(long[] atPeak, long[] peak, List<String> keys) {
+        int[] inView = byPeakThenKey(peak, keys);
+        int[] rankInView = new int[inView.length];
+        for (int j = 0; j < inView.length; j++) {
+            rankInView[inView[j]] = j;
+        }
+        Integer[] boxed = new Integer[inView.length];
+        for (int g = 0; g < boxed.length; g++) {
+            boxed[g] = g;
+        }
+        Arrays.sort(boxed, (p, r) -> atPeak[p] != atPeak[r] ? Long.compare(atPeak[r], atPeak[p]) : Integer.compare(rankInView[p], rankInView[r]));
+        int[] out = new int[boxed.length];
+        for (int j = 0; j < out.length; j++) {
+            out[j] = boxed[j];
+        }
+        return out;
+    }
+
+    /**
+     * The site analysis's answer at the peak as group key to bytes (the legend's keys: {@code site:}
+     * and the frames one a line, or {@code category:} and the name), kept for the last analysis asked:
+     * one pass over the allocations per analysis and colouring, not per frame.
+     */
+    static final class PeakAnswer {
+        private static WeakReference<SiteAnalysis> analysis = new WeakReference<>(null);
+        private static SiteAnalysis.By by;
+        private static Map<String, Long> bytes = Map.of();
+        private static long count;
+
+        static synchronized Map<String, Long> ask(SiteAnalysis sa, SiteAnalysis.By b) {
+            if (sa != analysis.get() || b != by) {
+                Map<String, Long> m = new HashMap<>();
+                long c = 0;
+                if (sa.peakEvent() >= 0) {
+                    SiteBreakdown sb = sa.ask(new SiteQuestion.AtPeak(), b);
+                    for (SiteBreakdown.Row r : sb.rows()) {
+                        m.merge(keyOf(r, b), r.bytes(), Long::sum);
+                    }
+                    c = sb.totalCount();
+                }
+                analysis = new WeakReference<>(sa);
+                by = b;
+                bytes = m;
+                count = c;
+            }
+            return bytes;
+        }
+
+        static synchronized long count(SiteAnalysis sa, SiteAnalysis.By b) {
+            ask(sa, b);
+            return count;
+        }
+
+        /** A Sites row's legend key: the one {@link GroupNames} gives the same site path or category. */
+        static String keyOf(SiteBreakdown.Row r, SiteAnalysis.By b) {
+            if (b == SiteAnalysis.By.CATEGORY) {
+                return "category:" + r.label();
+            }
+            if (r.frames().isEmpty()) {
+                return "site:(no site)";
+            }
+            StringBuilder d = new StringBuilder("site:");
+            for (int i = 0; i < r.frames().size(); i++) {
+                d.append(i == 0 ? "" : "\n").append(r.frames().get(i).label());
+            }
+            return d.toString();
+        }
     }
 
     /** {@code seeds} with {@code seeds[g] = seed}, grown when full. */

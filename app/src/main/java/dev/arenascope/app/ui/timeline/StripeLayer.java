@@ -41,7 +41,21 @@ public final class StripeLayer {
      * @param hidden    switched off in the legend: folded into others
      * @param colourSeed hue seed (the key's hash)
      */
-    public record Group(String key, String label, String detail, int stripes, long peakBytes, boolean hidden, int colourSeed) {}
+    public record Group(String key, String label, String detail, int stripes, long peakBytes, boolean hidden, int colourSeed,
+                        long atPeakBytes) {}
+
+    /**
+     * What the legend's figures measure: the memory's state at its peak (right after the event that
+     * first reached it, {@link SiteAnalysis#peakEvent()}), as the Sites view's <em>At the peak</em> answers
+     * it: the allocations live then and their bytes, and how many of them this frame draws one by one
+     * (the rest are in the grey band there). The same whatever the window's size.
+     *
+     * @param peakNs    when the peak was first reached, -1 if never
+     * @param live      allocations live at the peak
+     * @param bytes     their bytes (the analysis's peak)
+     * @param drawn     of them, drawn one by one in this frame (not switched off)
+     */
+    public record AtPeak(long peakNs, long live, long bytes, int drawn) {}
 
     final int width;
     final int height;
@@ -61,10 +75,11 @@ public final class StripeLayer {
     final TraceView trace;
     final SiteAnalysis.By colourBy;
     final boolean anyHighlight;
+    final AtPeak atPeak;
 
     StripeLayer(int width, int height, int[] slots, int[] ids, int[] groupOf, boolean[] strong, List<Group> groups,
                 long[] instants, long[] drawnBytes, int[] drawnCount, long[] usedLast, long minBytes, long qualified,
-                SiteAnalysis analysis, TraceView trace, SiteAnalysis.By colourBy, boolean anyHighlight) {
+                SiteAnalysis analysis, TraceView trace, SiteAnalysis.By colourBy, boolean anyHighlight, AtPeak atPeak) {
         this.width = width;
         this.height = height;
         this.slots = slots;
@@ -83,6 +98,12 @@ public final class StripeLayer {
         this.trace = trace;
         this.colourBy = colourBy;
         this.anyHighlight = anyHighlight;
+        this.atPeak = atPeak;
+    }
+
+    /** The memory at its peak, what the legend's figures measure. */
+    public AtPeak atPeak() {
+        return atPeak;
     }
 
     /** The raster's width (the frame's, px). */

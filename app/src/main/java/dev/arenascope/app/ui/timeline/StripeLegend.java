@@ -27,8 +27,8 @@ import dev.arenascope.core.format.Bytes;
 
 /**
  * The legend of the allocation stripes, above the lanes while any lane draws them: colour by site or
- * by category, and one switch per colour group of the frame (the largest first, by their most bytes
- * live at once in view); a group switched off is folded into the others band. Hidden while no lane
+ * by category, and one switch per colour group of the frame (the largest first, by their bytes at
+ * the memory's peak, the Sites view's "At the peak" figure); a group switched off is folded into the others band. Hidden while no lane
  * draws stripes. One row of a fixed height (what does not fit is cut off at the right), so that the
  * lanes below keep their size as the groups change. FX thread.
  */
@@ -99,18 +99,23 @@ public final class StripeLegend extends HBox {
     void show(DrawList d) {
         last = d;
         Map<String, StripeLayer.Group> groups = new LinkedHashMap<>();
-        long qualified = 0;
-        int drawn = 0;
+        long live = 0;
+        long liveBytes = 0;
+        long drawnAtPeak = 0;
+        int lanes = 0;
         if (d != null) {
             for (DrawList.Lane lane : d.lanes()) {
                 StripeLayer s = lane.stripes();
                 if (s == null) {
                     continue;
                 }
-                qualified += s.qualified();
-                drawn += s.stripes();
+                lanes++;
+                live += s.atPeak().live();
+                liveBytes += s.atPeak().bytes();
+                drawnAtPeak += s.atPeak().drawn();
                 for (StripeLayer.Group g : s.groups()) {
-                    groups.merge(g.key(), g, (x, y) -> x.peakBytes() >= y.peakBytes() ? x : y);
+                    groups.merge(g.key(), g, (x, y) -> x.atPeakBytes() != y.atPeakBytes() ? (x.atPeakBytes() > y.atPeakBytes() ? x : y)
+                            : x.peakBytes() >= y.peakBytes() ? x : y);
                 }
             }
         }
@@ -121,7 +126,8 @@ public final class StripeLegend extends HBox {
             return;
         }
         List<StripeLayer.Group> list = new ArrayList<>(groups.values());
-        list.sort((a, b) -> Long.compare(b.peakBytes(), a.peakBytes()));
+        list.sort((a, b) -> a.atPeakBytes() != b.atPeakBytes() ? Long.compare(b.atPeakBytes(), a.atPeakBytes())
+                : Long.compare(b.peakBytes(), a.peakBytes()));
         List<StripeLayer.Group> chips = new ArrayList<>();
         for (StripeLayer.Group g : list) {
             if (chips.size() < MAX_CHIPS || g.hidden()) {
@@ -129,15 +135,16 @@ public final class StripeLegend extends HBox {
             }
         }
         List<String> keys = chips.stream().map(g -> g.key() + (g.hidden() ? "/off" : "/on")).toList();
-        others.setText(countsText(drawn, qualified, list.size(), chips.size()));
+        others.setText(countsText(lanes, live, liveBytes, drawnAtPeak, list.size(), chips.size()));
         if (keys.equals(shownKeys)) {
             return;
         }
         shownKeys = keys;
         List<Node> nodes = new ArrayList<>();
         Label title = new Label("Stripes by");
-        title.setTooltip(new Tooltip("Each group's figure is the most of its bytes live at once in the view drawn"
-                + " (its stripes'); the Sites tab answers for the whole trace (at its peak, by default)"));
+        title.setTooltip(new Tooltip("Each group's figure is its bytes live at the memory's peak, as the Sites tab's"
+                + " \"At the peak\" lists them (all its allocations, drawn one by one or in the grey band);"
+                + " the groups listed are those with stripes in view"));
         title.setMinWidth(Region.USE_PREF_SIZE);
         nodes.add(title);
         nodes.add(bySite);
@@ -150,13 +157,15 @@ public final class StripeLegend extends HBox {
     }
 
     /**
-     * The legend's count line, saying what the stripes are and what the chips' figures measure: the
-     * allocations drawn one by one (of those a pixel tall or more in view), the others in the grey band,
-     * and each group's most bytes live at once in view (not the Sites tab's whole-trace answer).
+     * The legend's count line, saying what the chips' figures measure and counting at the same instant:
+     * at the peak (each memory's, with several lanes), the allocations live and their bytes (the Sites
+     * tab's "At the peak" total), how many of them are drawn one by one and how many are in the grey
+     * band there (what its hover card counts at the peak's column).
      */
-    static String countsText(int drawn, long qualified, int groups, int listed) {
-        return String.format(Locale.ROOT, "%,d drawn one by one%s; smaller or switched off: the grey band · %,d group%s%s · bytes: most live at once in view",
-                drawn, qualified > drawn ? String.format(Locale.ROOT, " (of %,d a pixel tall or more)", qualified) : "",
+    static String countsText(int lanes, long live, long liveBytes, long drawn, int groups, int listed) {
+        long grey = Math.max(0, live - drawn);
+        return String.format(Locale.ROOT, "bytes at the peak%s: %,d allocation%s live, %s; %,d drawn one by one, %,d in the grey band · %,d group%s in view%s",
+                lanes > 1 ? " of each memory" : "", live, live == 1 ? "" : "s", Bytes.format(liveBytes), drawn, grey,
                 groups, groups == 1 ? "" : "s", groups > listed ? " (the " + listed + " largest listed)" : "");
     }
 
@@ -174,7 +183,7 @@ public final class StripeLegend extends HBox {
 
     private ToggleButton chip(StripeLayer.Group g) {
         String text = chipLabel(g.label());
-        ToggleButton b = new ToggleButton(text + "  " + Bytes.format(g.peakBytes()));
+        ToggleButton b = new ToggleButton(text + "  " + Bytes.format(g.atPeakBytes()));
         b.setMnemonicParsing(false);    // a site's name is the user's text: nn_utils.py, Array.__init__
         b.getStyleClass().add(Styles.STRIPE_CHIP);
         b.setMinWidth(Region.USE_PREF_SIZE);
@@ -183,7 +192,8 @@ public final class StripeLegend extends HBox {
         b.setGraphic(swatch);
         b.setSelected(!g.hidden());
         b.setTooltip(new Tooltip(g.detail() + "\n" + String.format(Locale.ROOT,
-                "%,d stripes in view, at most %s live at once%nclick to %s", g.stripes(), Bytes.format(g.peakBytes()),
+                "%s live at the peak (the Sites tab's figure)%n%,d stripes in view, at most %s of them live at once%nclick to %s",
+                TimelineView.exact(g.atPeakBytes()), g.stripes(), Bytes.format(g.peakBytes()),
                 g.hidden() ? "draw them again" : "fold them into others")));
         b.setOnAction(e -> {
             if (b.isSelected()) {
@@ -193,6 +203,11 @@ public final class StripeLegend extends HBox {
             }
         });
         return b;
+    }
+
+    /** The count line: what the figures measure and the allocations at that instant (tests). */
+    public String countsLine() {
+        return others.getText();
     }
 
     /** The group switches shown (tests). */

@@ -289,8 +289,10 @@ public final class TimelinePainter {
         String base = occupancyLabel(lane);
         if (lane.stripes() != null) {
             StripeLayer s = lane.stripes();
-            return base + String.format(Locale.ROOT, "  ·  %,d allocations as stripes (of %,d seen), by %s", s.stripes(),
-                    s.qualified(), s.colourBy() == SiteAnalysis.By.SITE ? "site" : "category");
+            // the count of what is drawn one by one, in the legend's words (not "N of M seen": M counted only
+            // the allocations a quarter pixel tall, so "762 of 762 seen" sat beside a grey band of 287 others)
+            return base + String.format(Locale.ROOT, "  ·  stripes by %s: %,d drawn one by one in view, the rest in the grey band",
+                    s.colourBy() == SiteAnalysis.By.SITE ? "site" : "category", s.stripes());
         }
         return lane.stripesOn() ? base + "  ·  indexing allocations…" : base;
     }

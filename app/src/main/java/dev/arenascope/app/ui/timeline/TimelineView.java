@@ -15,6 +15,8 @@ import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableSet;
 import javafx.collections.SetChangeListener;
@@ -65,6 +67,8 @@ public final class TimelineView extends StackPane {
     private final Pane canvasHolder = new Pane(canvas);
     private final ScrollPane scroll = new ScrollPane(canvasHolder);
     private final Label hoverCard = new Label();
+    private final Label emptyNote = new Label();
+    private final StringProperty waitingFor = new SimpleStringProperty(this, "waitingFor", "");
     private final ReadOnlyObjectWrapper<DrawList> drawList = new ReadOnlyObjectWrapper<>(this, "drawList");
     private final ObjectProperty<WhatIfLine> whatIfLine = new SimpleObjectProperty<>(this, "whatIfLine");
     private final ReadOnlyStringWrapper hoverText = new ReadOnlyStringWrapper(this, "hoverText", "");
@@ -113,7 +117,14 @@ public final class TimelineView extends StackPane {
         hoverCard.setManaged(false);
         VBox column = new VBox(legend, scroll);
         VBox.setVgrow(scroll, Priority.ALWAYS);
-        getChildren().addAll(column, hoverCard);
+        emptyNote.setId("timeline-empty");
+        emptyNote.getStyleClass().add(Styles.FIGURE_LABEL);
+        emptyNote.setMnemonicParsing(false);
+        emptyNote.setWrapText(true);
+        emptyNote.setMouseTransparent(true);
+        emptyNote.setVisible(false);
+        getChildren().addAll(column, emptyNote, hoverCard);
+        StackPane.setAlignment(emptyNote, Pos.CENTER);
         setMinSize(200, 120);
         StackPane.setAlignment(hoverCard, Pos.TOP_LEFT);
         StackPane.setMargin(hoverCard, new Insets(0));
@@ -128,6 +139,9 @@ public final class TimelineView extends StackPane {
         model.baselineProperty().addListener((o, a, b) -> requestFrame());
         model.baselinePairingProperty().addListener((o, a, b) -> requestFrame());
         model.stretchBaselineProperty().addListener((o, a, b) -> requestFrame());
+        waitingFor.addListener((o, a, b) -> updateEmptyNote());
+        model.traceProperty().addListener((o, a, b) -> updateEmptyNote());
+        model.revisionProperty().addListener((o, a, b) -> updateEmptyNote());
         model.traceProperty().addListener((o, a, b) -> {
             // the previous session's hover card must not stay over the new one
             hoverCard.setVisible(false);
@@ -303,6 +317,30 @@ public final class TimelineView extends StackPane {
         return new StripeOptions(lanes, analyses, colourBy.get(), hiddenGroups, model.selectedSiteProperty().get());
     }
 
+    /**
+     * What the window waits for before the timeline has anything to draw (a live session starting:
+     * "Starting the live session …"), shown over the empty timeline until the first events are drawn, so
+     * that the first seconds of a session are not a blank window; empty: nothing is awaited.
+     */
+    public StringProperty waitingForProperty() {
+        return waitingFor;
+    }
+
+    /** The note shown over the empty timeline, or "" while it is hidden (tests). */
+    public String emptyNoteText() {
+        return emptyNote.isVisible() ? emptyNote.getText() : "";
+    }
+
+    private void updateEmptyNote() {
+        TraceView t = model.trace();
+        DrawList d = drawList.get();
+        boolean nothingDrawn = t == null || t.eventCount() == 0 || d == null || d.lanes().isEmpty();
+        String note = waitingFor.get();
+        boolean show = nothingDrawn && note != null && !note.isEmpty();
+        emptyNote.setText(show ? note : "");
+        emptyNote.setVisible(show);
+    }
+
     /** Asks for a new frame; frames are built one at a time, the latest request wins. */
     public void requestFrame() {
         if (building) {
@@ -312,6 +350,7 @@ public final class TimelineView extends StackPane {
         TraceView t = model.trace();
         if (t == null) {
             drawList.set(null);
+            updateEmptyNote();
             canvas.getGraphicsContext2D().clearRect(0, 0, canvas.getWidth(), canvas.getHeight());
             return;
         }
@@ -329,6 +368,7 @@ public final class TimelineView extends StackPane {
         }).onSuccess(d -> {
             building = false;
             drawList.set(d);
+            updateEmptyNote();
             repaint();
             if (pending) {
                 requestFrame();

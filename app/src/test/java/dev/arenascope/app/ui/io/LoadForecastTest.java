@@ -33,6 +33,40 @@ class LoadForecastTest {
         assertTrue(f.progressText(MIB, 1).startsWith("read 1.00 MiB of 463 MiB (0%)"), f.progressText(MIB, 1));
     }
 
+    /**
+     * The rule fed two heap traces measured in the window under Xvfb (2026-12-02, load 20-30, G1, the
+     * heap after each collection from {@code -Xlog:gc}, bytes read from the status line): the issue's
+     * 463 MB generated snapshot (1.107 M allocations, every stack distinct) under -Xmx2g, which opened
+     * in about 215 s, and a 918 MB one (2.2 M allocations) under -Xmx1g, refused after 132 MiB.
+     */
+    @Test
+    void measuredHeapTracesOpenTheOneThatFitsAndRefuseTheOneThatDoesNotEarly() {
+        // 463,690,648 bytes under 2 GiB: (MiB read, MiB of heap after collection), read at ~2.8 MiB/s
+        long file = 463_690_648L;
+        LoadForecast fits = new LoadForecast(file, 2048 * MIB, 14 * MIB, 0);
+        long[][] fitting = {{24, 59}, {36, 84}, {60, 121}, {80, 148}, {110, 186}, {145, 215}, {185, 251}, {222, 310},
+                {242, 365}, {265, 432}, {300, 459}, {325, 529}, {347, 555}, {372, 544}, {402, 530}, {442, 631}};
+        for (long[] at : fitting) {
+            assertNull(fits.refusal("snap-463.pickle", at[0] * MIB, at[1] * MIB),
+                    "a load that fits is never refused: " + at[0] + " MiB read, " + at[1] + " MiB held");
+        }
+        // 918,063,464 bytes under 1 GiB: refused at the first sample past 15% of the file
+        long big = 918_063_464L;
+        LoadForecast tooBig = new LoadForecast(big, 1024 * MIB, 15 * MIB, 0);
+        long[][] growing = {{48, 185}, {80, 217}, {96, 236}, {124, 266}, {132, 266}, {150, 290}};
+        String why = null;
+        long refusedAt = -1;
+        for (long[] at : growing) {
+            why = tooBig.refusal("snap-2m.pickle", at[0] * MIB, at[1] * MIB);
+            if (why != null) {
+                refusedAt = at[0];
+                break;
+            }
+        }
+        assertEquals(132, refusedAt, "refused once 15% is read, not before, not after minutes: " + why);
+        assertTrue(why.startsWith("Not enough memory to open snap-2m.pickle: after 132 MiB") && why.contains("(ARENASCOPE_JVM_OPTS=-Xmx"), why);
+    }
+
     @Test
     void aLoadThatWillNotFitIsRefusedOnceAFairPartIsRead() {
         // 2 GiB of heap; after 20% of a 463 MiB file the load holds 700 MiB: the whole needs ~3.5 GiB

@@ -11,11 +11,12 @@ import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceAggregate;
+import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.store.EventStore;
 
-/** Each lane's byte axis, its scale (in use, not reserved) and where its label goes. */
+/** Each lane's byte axis, its scale (what is in use and, for pools, reserved, in view) and where its label goes. */
 class ByteAxisTest {
     @Test
     void ticksAreRoundValuesInOneUnit() {
@@ -86,7 +87,23 @@ class ByteAxisTest {
     }
 
     @Test
-    void poolsAreScaledToInUseAndLabelsSitAboveTheData() {
+    void aPoolsReservedLineIsUnderTheLanesTop() {
+        // the lane: in use at most 128 KiB, reserved 1.71 MiB; the axis was 128 KiB and the line ran off its top
+        MemoryInfo pool = new MemoryInfo(0, "pool", MemoryKind.POOL, "host", 0, null);
+        long reserved = 1_793_064; // 1.71 MiB
+        long scale = DrawListBuilder.scale(pool, 128 << 10, reserved, -1);
+        assertTrue(scale >= reserved && scale <= reserved + reserved / 8 + 1, "scaled to the reserve with headroom: " + scale);
+        MemoryInfo torch = new MemoryInfo(1, "cuda:0", MemoryKind.SEGMENTED, "cuda:0", 0, null);
+        assertEquals(DrawListBuilder.scale(pool, 128 << 10, reserved, -1), DrawListBuilder.scale(torch, 128 << 10, reserved, -1),
+                "a caching allocator's reserved line the same");
+        assertEquals((3L << 20) + (3L << 17), DrawListBuilder.scale(pool, 3L << 20, 1L << 20, -1), "a reserve under in use: in use sets the scale");
+        // a reserve 750 times what is in use (a generated snapshot's one 8 TiB segment) would flatten in use to nothing
+        long inUse = 10L << 30;
+        assertEquals(inUse + inUse / 8, DrawListBuilder.scale(torch, inUse, 8L << 40, -1));
+    }
+
+    @Test
+    void poolsAreScaledToTheirReservedLineAndLabelsSitAboveTheData() {
         EventStore s = new EventStore("synthetic");
         SyntheticTrace.write(5, 60_000, s);
         TraceAggregate d = new TraceAggregate(s);
@@ -96,10 +113,24 @@ class ByteAxisTest {
         for (DrawList.Lane lane : dl.lanes()) {
             assertTrue(lane.gaugeTop() - lane.top() >= DrawListBuilder.LANE_HEADER, "the label strip is above the gauge");
             assertTrue(lane.yUp(lane.scaleBytes()) >= lane.gaugeTop() - 1e-9, "the data starts below the label strip");
-            if (lane.memory().kind() == MemoryKind.POOL && lane.memory().capacity() <= 0) {
-                assertTrue(lane.scaleBytes() >= lane.peakUsed(), "in use fits");
-                assertTrue(lane.scaleBytes() <= lane.peakUsed() + lane.peakUsed() / 8 + 1,
-                        "scaled to in use (" + lane.peakUsed() + "), not reserved (" + lane.peakAux() + "): " + lane.scaleBytes());
+            if (!lane.memory().kind().twoPointer() && lane.memory().capacity() <= 0) {
+                // the reserved line drawn over in use: its most in view is under the lane's top, not clipped there
+                long reservedShown = 0;
+                long usedShown = 0;
+                for (int x = 0; x < lane.auxMax().length; x++) {
+                    if (lane.usedMin()[x] >= 0) {
+                        reservedShown = Math.max(reservedShown, lane.auxMax()[x]);
+                        usedShown = Math.max(usedShown, lane.usedMax()[x]);
+                    }
+                }
+                if (reservedShown / DrawListBuilder.RESERVE_CLIP_RATIO > usedShown) {
+                    continue;
+                }
+                long top = Math.max(reservedShown, usedShown);
+                assertTrue(lane.scaleBytes() >= top, lane.memory().name() + ": reserved " + reservedShown + " and in use " + usedShown
+                        + " fit under the lane's top " + lane.scaleBytes());
+                assertTrue(lane.yUp(reservedShown) >= lane.gaugeTop() - 1e-9, lane.memory().name() + ": the reserved line is inside the lane");
+                assertTrue(lane.scaleBytes() <= top + top / 8 + 1, "with headroom, not more: " + lane.scaleBytes() + " for " + top);
             }
         }
     }

@@ -68,6 +68,19 @@ class DrawListBuilderTest {
     }
 
     @Test
+    void theLanesFillATallWindowWithNoBlankBandUnderThem() {
+        EventStore s = synthetic(20_000);
+        TimeRange full = new TimeRange(s.startNs(), s.endNs() + 1);
+        for (int h : new int[] {500, 1080, 1400}) {
+            DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, full, 800, h, TraceAggregate.Snapshot.EMPTY, null, null));
+            DrawList.Lane last = dl.lanes().getLast();
+            double bottom = last.top() + last.height();
+            assertTrue(bottom >= h - 8, h + " px: the last lane ends at " + bottom + ", leaving a blank band");
+            assertTrue(dl.height() <= h + 1, h + " px: no scroll bar for lanes that fit: " + dl.height());
+        }
+    }
+
+    @Test
     void aBaselineIsDrawnInTheLaneOfTheSameName() {
         EventStore s = synthetic(50_000);
         EventStore base = new EventStore("base");

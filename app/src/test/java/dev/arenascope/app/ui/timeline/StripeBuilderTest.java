@@ -231,6 +231,65 @@ class StripeBuilderTest {
     }
 
     @Test
+    void theLegendsFiguresAreTheSitesAtThePeakAtAnyLaneSizeAndAddUpToTheRawEvents() {
+        EventStore st = store(11, 6000);
+        SiteAnalysis sa = SiteAnalysis.of(st, st.memories().getFirst(), false);
+        TimeRange full = new TimeRange(st.startNs(), st.endNs() + 1);
+        var sites = sa.ask(new SiteQuestion.AtPeak(), SiteAnalysis.By.SITE);
+        Map<String, Long> expected = new TreeMap<>();
+        for (var row : sites.rows()) {
+            expected.merge(StripeBuilder.PeakAnswer.keyOf(row, SiteAnalysis.By.SITE), row.bytes(), Long::sum);
+        }
+        // the raw events: the used gauge right after the peak's event is the peak, and the sites add up to it
+        long peakEvent = sa.peakEvent();
+        assertTrue(peakEvent >= 0);
+        long usedAfterPeak = st.event(peakEvent).used();
+        assertEquals(usedAfterPeak, sites.totalBytes(), "the Sites answer at the peak is the gauge's peak");
+        assertEquals(usedAfterPeak, expected.values().stream().mapToLong(Long::longValue).sum());
+        Map<String, Long> big = null;
+        for (int[] size : new int[][] {{1400, 600}, {300, 60}}) {
+            StripeLayer s = layer(st, sa, full, size[0], size[1], StripeOptions.NONE);
+            Map<String, Long> shown = new TreeMap<>();
+            for (StripeLayer.Group g : s.groups()) {
+                shown.put(g.key(), g.atPeakBytes());
+                assertEquals(expected.getOrDefault(g.key(), 0L), g.atPeakBytes(), size[0] + "x" + size[1] + ": " + g.label() + " at the peak, as Sites says");
+            }
+            assertEquals(sites.totalCount(), s.atPeak().live(), "allocations live at the peak");
+            assertEquals(sites.totalBytes(), s.atPeak().bytes());
+            assertTrue(s.atPeak().drawn() <= s.atPeak().live());
+            // the drawn ones counted at the peak: exactly the stripes live after the peak's event
+            int drawn = 0;
+            Allocations a = sa.allocationTable();
+            for (int k = 0; k < s.stripes(); k++) {
+                int id = s.allocation(k);
+                if (a.startEvent(id) <= peakEvent && (a.endEvent(id) < 0 || a.endEvent(id) > peakEvent)) {
+                    drawn++;
+                }
+            }
+            assertEquals(drawn, s.atPeak().drawn());
+            if (big == null) {
+                big = shown;
+            } else {
+                for (var e : shown.entrySet()) {
+                    if (big.containsKey(e.getKey())) {
+                        assertEquals(big.get(e.getKey()), e.getValue(), "a group's figure does not change with the lane's size: " + e.getKey());
+                    }
+                }
+            }
+        }
+        // the lane's label counts what is drawn in the legend's words, never "N of M seen"
+        StripeOptions o = new StripeOptions(Set.of(0), Map.of(0, sa), SiteAnalysis.By.SITE, Set.of(), null);
+        DrawList.Lane lane = DrawListBuilder.build(new DrawListBuilder.Frame(st, full, 800, 300, TraceAggregate.Snapshot.EMPTY, null, null,
+                BaselinePairing.NONE, false, o)).lanes().getFirst();
+        String label = TimelinePainter.laneLabel(lane);
+        assertTrue(label.contains(String.format(java.util.Locale.ROOT, "stripes by site: %,d drawn one by one in view, the rest in the grey band",
+                lane.stripes().stripes())) && !label.contains("seen"), label);
+        String line = StripeLegend.countsText(1, sites.totalCount(), sites.totalBytes(), 10, 3, 3);
+        assertTrue(line.startsWith("bytes at the peak: "), line);
+        assertTrue(line.contains(String.format(java.util.Locale.ROOT, "%,d in the grey band", sites.totalCount() - 10)), line);
+    }
+
+    @Test
     void theLargestAreDrawnAndTheGroupsComeLargestFirst() {
         EventStore st = store(9, 4000);
         SiteAnalysis sa = SiteAnalysis.of(st, st.memories().getFirst(), false);
@@ -239,7 +298,10 @@ class StripeBuilderTest {
         assertTrue(s.stripes() > 0 && s.stripes() <= StripeBuilder.MAX_STRIPES);
         assertTrue(s.qualified() >= s.stripes());
         for (int g = 1; g < s.groups().size(); g++) {
-            assertTrue(s.groups().get(g - 1).peakBytes() >= s.groups().get(g).peakBytes(), "largest first");
+            StripeLayer.Group x = s.groups().get(g - 1);
+            StripeLayer.Group y = s.groups().get(g);
+            assertTrue(x.atPeakBytes() > y.atPeakBytes() || x.atPeakBytes() == y.atPeakBytes() && x.peakBytes() >= y.peakBytes(),
+                    "largest at the peak first, then largest in view");
         }
         assertTrue(s.groups().stream().allMatch(g -> g.key().startsWith("site:") && g.label().contains("model.py")), s.groups().toString());
         // by category: two groups, named

@@ -6,20 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 /**
- * The stripe legend says what its figures measure ("762 drawn of 762 seen" beside a grey band of 287
- * allocations read as a contradiction, and its bytes were taken for the Sites tab's).
+ * The stripe legend says what its figures measure, at one instant: the memory's peak, where the Sites
+ * tab answers too ("762 drawn of 762 seen" beside a grey band of 287 allocations read as a
+ * contradiction, and its bytes, the most live at once in view, were taken for the Sites tab's).
  */
 class StripeLegendTextTest {
     @Test
-    void theCountLineNamesTheGreyBandAndWhatTheBytesAre() {
-        String all = StripeLegend.countsText(762, 762, 30, 12);
-        assertTrue(all.startsWith("762 drawn one by one;"), all);
-        assertTrue(all.contains("the grey band"), all);
-        assertTrue(all.contains("bytes: most live at once in view"), all);
-        assertTrue(all.contains("30 groups (the 12 largest listed)"), all);
-        assertFalse(all.contains("seen"), all);
-        String some = StripeLegend.countsText(500, 1_234, 1, 1);
-        assertTrue(some.contains("500 drawn one by one (of 1,234 a pixel tall or more)") && some.contains("1 group ·"), some);
+    void theCountLineNamesTheInstantAndCountsTheGreyBandThere() {
+        // 1,049 allocations live at the peak, 762 of them drawn: the grey band holds the other 287
+        String one = StripeLegend.countsText(1, 1_049, 1_106_000_000L, 762, 30, 12);
+        assertTrue(one.startsWith("bytes at the peak: 1,049 allocations live, 1.03 GiB;"), one);
+        assertTrue(one.contains("762 drawn one by one, 287 in the grey band"), one);
+        assertTrue(one.contains("30 groups in view (the 12 largest listed)"), one);
+        assertFalse(one.contains("seen"), one);
+        String two = StripeLegend.countsText(2, 1, 4096, 1, 1, 1);
+        assertTrue(two.startsWith("bytes at the peak of each memory: 1 allocation live, 4.00 KiB; 1 drawn one by one, 0 in the grey band · 1 group in view"), two);
     }
 
     @Test
