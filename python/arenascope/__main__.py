@@ -4,11 +4,12 @@ import argparse
 import os
 import runpy
 import sys
+from typing import List, Optional
 
 USAGE = """usage: python -m arenascope run [--out FILE.jsonl [--force] | --live HOST:PORT [--connect-timeout S] [--token T]]
                                   [--max-size BYTES] [--max-duration TIME]
                                   [--stacks N] [--adapters LIST] [--name NAME] script.py [args...]
-       python -m arenascope bench [--events N] [--json FILE]
+       python -m arenascope bench [--iterations N] [--repeats R] [--json FILE]
 
 run      runs script.py with its argv, recording the pools and arenas of the libraries it imports
          (adapters: pyopencl, pycuda, hysop, algan, torch; --adapters all (default), none, or a comma
@@ -25,14 +26,17 @@ run      runs script.py with its argv, recording the pools and arenas of the lib
          --stacks N captures N Python frames per allocation (default 0: off). The script's exit code is
          kept; when events were lost or not delivered, one line says so and the exit code is 3 (if the
          script itself exited 0).
-bench    the client's cost per recorded event (pyopencl pool hit loop, arena adapter).
+bench    the client's cost per recorded event (pyopencl pool hit loop, arena adapter): --iterations N
+         of each loop (default 100000), the median of --repeats R runs (default 5), --json FILE for the
+         figures as JSON.
 """
 
 #: Exit code when the script succeeded but events were lost or not delivered.
 EXIT_LOST = 3
 
 
-def _run(argv):
+def run_parser() -> argparse.ArgumentParser:
+    """The ``run`` command's options (each listed in :data:`USAGE`)."""
     p = argparse.ArgumentParser(prog="python -m arenascope run", add_help=True)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--out")
@@ -47,6 +51,11 @@ def _run(argv):
     p.add_argument("--max-duration")
     p.add_argument("script")
     p.add_argument("args", nargs=argparse.REMAINDER)
+    return p
+
+
+def _run(argv):
+    p = run_parser()
     a = p.parse_args(argv)
     from . import _adapters, _session
     from ._session import Session
@@ -107,7 +116,8 @@ def _run(argv):
     return code
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
+    """``python -m arenascope ARGS``: the exit code of ``run`` or ``bench``, 2 on a usage error."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)

@@ -17,11 +17,16 @@ Bad input: an object without that interface raises ``TypeError`` naming the miss
 arena's own errors (out of memory) pass through unchanged, with an ``OUT_OF_MEMORY`` event first.
 """
 
+from __future__ import annotations
+
 import functools
 import itertools
+from typing import Optional, TypeVar
 
 from . import _events as K
-from ._session import Tracked, current
+from ._session import Session, Tracked, current
+
+_A = TypeVar("_A")
 
 _numbers = itertools.count(1)
 _REQUIRED = ("get_tensor", "temp", "current_pointer", "current_reverse_pointer")
@@ -114,7 +119,7 @@ class _ScopeContext:
             self.state.session.exit_scope(self.state, self.name, self.sid)
 
 
-def track_arena(arena, name=None, session=None):
+def track_arena(arena: _A, name: Optional[str] = None, session: Optional[Session] = None) -> _A:
     """Instruments ``arena`` for the current session (or ``session``); returns the arena."""
     s = session or current()
     if s is None:

@@ -155,11 +155,17 @@ def measure(name, setup, loop, n, repeats, stacks, events_per_iteration, tmpdir)
     }
 
 
-def main(argv):
+def parser():
+    """The ``bench`` command's options (each listed in ``arenascope.__main__.USAGE``)."""
     ap = argparse.ArgumentParser(prog="python -m arenascope bench")
     ap.add_argument("--iterations", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--json")
+    return ap
+
+
+def main(argv):
+    ap = parser()
     a = ap.parse_args(argv)
     if a.iterations < 1 or a.repeats < 1:
         ap.error("--iterations and --repeats must be positive")

@@ -9,9 +9,12 @@ memory, offset, source_memory}}``), ``arena_usages``, ``persistent_arenas``, ``c
 with enum keys and values as their lowercase names, plus ``name`` and ``alignment``.
 """
 
+from __future__ import annotations
+
 import enum
 import json
 import os
+from typing import Any, Dict, Optional, TypeVar, Union
 
 
 def _plain(v):
@@ -32,10 +35,12 @@ def _plain(v):
     return str(v)
 
 
+_Path = TypeVar("_Path", bound=Union[str, "os.PathLike[str]"])
+
 _FIELDS = ("tensor_allocs", "arena_usages", "persistent_arenas", "constant_arenas", "tensor_lifetimes")
 
 
-def plan_dict(plan_or_ctx, name=None, alignment=None):
+def plan_dict(plan_or_ctx: Any, name: Optional[str] = None, alignment: Optional[int] = None) -> Dict[str, Any]:
     """The plan as the snake_case dict :func:`export_plan` writes."""
     plan = getattr(plan_or_ctx, "memory_plan", plan_or_ctx)
     d = _plain(plan)
@@ -54,7 +59,7 @@ def plan_dict(plan_or_ctx, name=None, alignment=None):
     return out
 
 
-def export_plan(plan_or_ctx, path, name=None, alignment=None):
+def export_plan(plan_or_ctx: Any, path: _Path, name: Optional[str] = None, alignment: Optional[int] = None) -> _Path:
     """Writes ``plan_or_ctx`` to ``path`` as JSON; returns the path."""
     d = plan_dict(plan_or_ctx, name, alignment)
     tmp = os.fspath(path) + ".tmp"

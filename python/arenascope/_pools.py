@@ -15,12 +15,17 @@ A buffer is back when it is released explicitly (``release()`` / ``free()``) or 
 themselves back through the pool's ``free``), whichever comes first; either produces its event once.
 """
 
+from __future__ import annotations
+
 import threading
 import time
 import weakref
+from typing import Optional, TypeVar
 
 from . import _events as K
-from ._session import Tracked, current
+from ._session import Session, Tracked, current
+
+_P = TypeVar("_P")
 
 
 _ADDRESS_ATTRS = ("int_ptr", "ptr", "address", "gpudata")
@@ -368,7 +373,7 @@ def _next_pool_number():
 _HYSOP = ("allocate", "free", "free_held", "stop_holding", "bin_number", "alloc_size", "held_blocks")
 
 
-def track_pool(pool, name=None, session=None, device=""):
+def track_pool(pool: _P, name: Optional[str] = None, session: Optional[Session] = None, device: str = "") -> _P:
     """Instruments a pool object with hysop's interface (``allocate/__call__(nbytes, alignment)``,
     ``free(buf, size)``, ``free_held``, ``stop_holding``, ``bin_number``, ``alloc_size``,
     ``held_blocks``) by wrapping those methods on the instance; returns the pool. A C++ pool

@@ -8,15 +8,20 @@ every event that uses them; they are queued as dicts, made JSON by the writer (o
 session, only if it is saved).
 """
 
+from __future__ import annotations
+
 import os
 import socket
 import sys
 import threading
 import time
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from . import _events as K
 from . import _stacks
 from ._writer import FileSink, LiveSink, MemorySink, Writer
+
+_T = TypeVar("_T", bound="Tracked")
 
 _current = None
 _current_lock = threading.Lock()
@@ -31,7 +36,7 @@ def _host():
     return _hostname[0]
 
 
-def current():
+def current() -> Optional["Session"]:
     """The session recording now, or None (a session started with :func:`start_lazily` is made here,
     on the first call that asks for it)."""
     s = _current
@@ -59,7 +64,7 @@ class Tracked:
     reserved bytes); :meth:`scope_pointers` the ``a``/``b`` of its scope events.
     """
 
-    def __init__(self, session, mem, kind):
+    def __init__(self, session: "Session", mem: int, kind: int) -> None:
         self.session = session
         self.mem = mem
         self.kind = kind
@@ -68,10 +73,12 @@ class Tracked:
         self.scopes = []        # open scope ids, innermost last
         self.scope_names = []   # their names
 
-    def scope_pointers(self):
+    def scope_pointers(self) -> Tuple[int, int]:
+        """The ``a``, ``b`` of this memory's scope events (its gauges; an arena gives its two pointers)."""
         return self.used, self.aux
 
-    def innermost_scope(self):
+    def innermost_scope(self) -> int:
+        """The id of the innermost scope open on this memory, or -1."""
         return self.scopes[-1] if self.scopes else -1
 
 
@@ -99,8 +106,10 @@ class Session:
     so a new session may be started there.
     """
 
-    def __init__(self, out=None, live=None, name=None, stacks=0, capacity=1 << 18, token=None, connect_timeout=30.0,
-                 exclusive=False, memory=False, file_mode=None, max_size=None, max_duration=None):
+    def __init__(self, out: Optional[str] = None, live: Optional[str] = None, name: Optional[str] = None, stacks: int = 0,
+                 capacity: int = 1 << 18, token: Optional[str] = None, connect_timeout: float = 30.0,
+                 exclusive: bool = False, memory: bool = False, file_mode: Optional[str] = None,
+                 max_size: Union[int, str, None] = None, max_duration: Union[float, str, None] = None) -> None:
         if (out is not None) + (live is not None) + bool(memory) != 1:
             raise ValueError("a session records to exactly one of out=FILE.jsonl, live=HOST:PORT or memory=True")
         ring = None
@@ -158,7 +167,7 @@ class Session:
 
     # ------------------------------------------------------------------ tables
 
-    def intern(self, text):
+    def intern(self, text: str) -> int:
         """The id of ``text`` in the session's string table (declared on first use)."""
         sid = self._strings.get(text)
         if sid is None:
@@ -170,7 +179,7 @@ class Session:
                     self._strings[text] = sid
         return sid
 
-    def thread(self):
+    def thread(self) -> int:
         """The calling thread's id (declared with its name on first use)."""
         ident = threading.get_ident()
         tid = self._threads.get(ident)
@@ -183,7 +192,8 @@ class Session:
                     self._threads[ident] = tid
         return tid
 
-    def register(self, tracked_factory, name, kind, device, capacity, attributes=None):
+    def register(self, tracked_factory: Callable[["Session", int], _T], name: str, kind: int, device: str, capacity: int,
+                 attributes: Optional[Mapping[str, Any]] = None) -> _T:
         """Declares a memory and publishes MEMORY_CREATED; returns ``tracked_factory(session, id)``."""
         with self._lock:
             mem = self._next_memory
@@ -201,11 +211,12 @@ class Session:
             ids[mem] = self.enter_scope(tracked, scope_name)
         return tracked
 
-    def on_close(self, fn):
+    def on_close(self, fn: Callable[[], Any]) -> None:
         """Runs ``fn()`` when the session closes, before its output is flushed (events still count)."""
         self._on_close.append(fn)
 
-    def next_scope_id(self):
+    def next_scope_id(self) -> int:
+        """A fresh scope id, unique in the session."""
         with self._lock:
             sid = self._next_scope
             self._next_scope += 1
@@ -213,10 +224,12 @@ class Session:
 
     # ------------------------------------------------------------------ events
 
-    def now(self):
+    def now(self) -> int:
+        """Nanoseconds since the session started (the clock every event is stamped with)."""
         return time.perf_counter_ns() - self.t0
 
-    def emit(self, kind, mem, flags, a, b, c, used, aux, ref, ref2, t=None):
+    def emit(self, kind: int, mem: int, flags: int, a: int, b: int, c: int, used: int, aux: int, ref: int, ref2: int,
+             t: Optional[int] = None) -> None:
         """Queues one event (dropped and counted when the queue is full)."""
         q = self._queue
         if len(q) < self._cap:
@@ -228,7 +241,8 @@ class Session:
         else:
             self.writer.drop()
 
-    def emit_site(self, kind, mem, flags, a, b, c, used, aux, ref, ref2, t=None):
+    def emit_site(self, kind: int, mem: int, flags: int, a: int, b: int, c: int, used: int, aux: int, ref: int, ref2: int,
+                  t: Optional[int] = None) -> None:
         """:meth:`emit` for an allocation: with the caller's stack when stacks are on."""
         if not self.stacks:
             return self.emit(kind, mem, flags, a, b, c, used, aux, ref, ref2, t)
@@ -244,12 +258,14 @@ class Session:
         else:
             self.writer.drop()
 
-    def marker(self, text):
+    def marker(self, text: str) -> None:
+        """A marker event (a labelled instant on the timeline)."""
         self.emit(K.MARKER, -1, 0, 0, 0, 0, 0, 0, self.intern(str(text)), -1)
 
     # ------------------------------------------------------------------ scopes
 
-    def enter_scope(self, tracked, name, params=None):
+    def enter_scope(self, tracked: Tracked, name: str, params: Optional[Mapping[str, int]] = None) -> int:
+        """Opens scope ``name`` on one memory (with ``params``, when given); returns its id."""
         sid = self.next_scope_id()
         a, b = tracked.scope_pointers()
         self.emit(K.SCOPE_ENTER, tracked.mem, 0, a, b, tracked.innermost_scope(), tracked.used, tracked.aux,
@@ -260,7 +276,8 @@ class Session:
             self.scope_params(tracked, params)
         return sid
 
-    def scope_params(self, tracked, params):
+    def scope_params(self, tracked: Tracked, params: Mapping[str, int]) -> None:
+        """Attaches integer ``params`` to the innermost scope open on ``tracked`` (none open: nothing)."""
         if not tracked.scopes:
             return
         sid = tracked.scopes[-1]
@@ -268,7 +285,8 @@ class Session:
             self.emit(K.SCOPE_PARAM, tracked.mem, 0, _int_param(k, v), 0, 0, tracked.used, tracked.aux,
                       self.intern(str(k)), sid)
 
-    def exit_scope(self, tracked, name, sid):
+    def exit_scope(self, tracked: Tracked, name: str, sid: int) -> None:
+        """Closes scope ``sid`` on ``tracked`` and any left open inside it, innermost first."""
         if sid in tracked.scopes:
             # scopes close innermost first; one left open inside is closed with it
             while tracked.scopes:
@@ -279,7 +297,8 @@ class Session:
                 if inner == sid:
                     break
 
-    def global_enter(self, name, params):
+    def global_enter(self, name: str, params: Optional[Mapping[str, int]]) -> Tuple[str, Dict[int, int]]:
+        """Opens scope ``name`` on every memory (and, until it closes, on each memory created); the entry to close."""
         ids = {}
         for mem, tracked in list(self._memories.items()):
             ids[mem] = self.enter_scope(tracked, name, params)
@@ -287,12 +306,14 @@ class Session:
         self._global_scopes.append(entry)
         return entry
 
-    def global_params(self, params):
+    def global_params(self, params: Mapping[str, int]) -> None:
+        """Attaches ``params`` to the innermost session-wide scope open, on every memory it covers."""
         if self._global_scopes:
             for mem in self._global_scopes[-1][1]:
                 self.scope_params(self._memories[mem], params)
 
-    def global_exit(self, entry):
+    def global_exit(self, entry: Tuple[str, Dict[int, int]]) -> None:
+        """Closes the session-wide scope :meth:`global_enter` returned ``entry`` for."""
         name, ids = entry
         for mem, sid in ids.items():
             self.exit_scope(self._memories[mem], name, sid)
@@ -302,10 +323,11 @@ class Session:
     # ------------------------------------------------------------------ end
 
     @property
-    def lost(self):
+    def lost(self) -> int:
+        """Events dropped so far because the queue was full."""
         return self.writer.dropped
 
-    def close(self):
+    def close(self) -> None:
         """Closes every open scope, flushes the queue and closes the output; idempotent."""
         if self.closed:
             return
@@ -319,7 +341,7 @@ class Session:
             self.global_exit(entry)
         self.writer.close()
 
-    def items(self):
+    def items(self) -> List[Any]:
         """A closed memory session's recording: event tuples and metadata lines, in queue order."""
         if not isinstance(self.writer.sink, MemorySink):
             raise ValueError("items() is a memory session's (this one records to %s)" % self.writer.sink.describe())
@@ -327,7 +349,7 @@ class Session:
             raise ValueError("a memory session's items are complete once it is closed")
         return self.writer.sink.items
 
-    def save(self, path):
+    def save(self, path: str) -> str:
         """Writes a closed memory session's recording to ``path`` as JSONL (``arenascope open`` reads
         it); returns the path."""
         self.items()
@@ -342,7 +364,7 @@ class Session:
             self._site_lock = self._lock
         self.writer.abandon()
 
-    def summary(self):
+    def summary(self) -> str:
         """One line: events written, lost, where (and, live, what the receiver confirmed)."""
         if self.forked_from is not None:
             return ("arenascope: pid %d, forked from pid %d, recorded nothing (the parent records to %s)"
@@ -361,7 +383,7 @@ class Session:
             line += " (" + w.error + ")"
         return line
 
-    def ok(self):
+    def ok(self) -> bool:
         """Whether everything recorded reached the output."""
         if self.forked_from is not None:
             return True

@@ -195,6 +195,16 @@ class ArchitectureTest {
     }
 
     @Test
+    void theAppWritesJsonOnlyThroughTheCoresOneSetUp() {
+        noClasses().that().resideInAPackage("dev.arenascope.app..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("com.fasterxml.jackson.core.JsonFactory")
+                .orShould().dependOnClassesThat().resideInAPackage("com.fasterxml.jackson.databind..")
+                .because("every command's JSON is made by core.report.JsonOutput (encoding, escapes, numbers), so keys and "
+                        + "number formats cannot drift between commands")
+                .check(classes);
+    }
+
+    @Test
     void onlyMainAssemblesTheApplication() {
         noClasses().that().resideInAPackage("dev.arenascope.app..").and().doNotHaveFullyQualifiedName(Main.class.getName())
                 .should().dependOnClassesThat().haveFullyQualifiedName(Main.class.getName())

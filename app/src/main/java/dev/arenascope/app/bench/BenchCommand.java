@@ -1,6 +1,7 @@
 package dev.arenascope.app.bench;
 
 import java.io.PrintStream;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -8,13 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.trace.file.OutputFiles;
 
 /** {@code arenascope bench}: runs the project's benchmarks and writes a flat JSON object of figures. */
@@ -103,9 +104,15 @@ public final class BenchCommand implements Command {
         }
         if (json != null) {
             Path p = Path.of(json);
-            ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-            String text = mapper.writeValueAsString(figures) + "\n";
-            OutputFiles.write(p, force, f -> Files.writeString(f, text));
+            StringWriter text = new StringWriter();
+            JsonGenerator g = JsonOutput.open(text); // as every command's JSON: a figure that is not a number is null
+            g.writeStartObject();
+            for (Map.Entry<String, Double> e : figures.entrySet()) {
+                JsonOutput.number(g, e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+            JsonOutput.end(g);
+            OutputFiles.write(p, force, f -> Files.writeString(f, text.toString()));
             err.println("bench: wrote " + figures.size() + " figures to " + p);
         }
         return 0;

@@ -106,20 +106,8 @@ final class OocBench implements BenchSuite {
             mem = null;
             both = null;
             System.gc();
-            List<String> jvm = new ArrayList<>(LeanJvm.BATCH_OPTIONS);
-            jvm.add("-Xmx2g");
-            jvm.add("-Darenascope.store=file");
-            ChildRun r = ChildRun.cli(jvm, "stats", file.toString());
-            f.put("ooc.stats_s", r.wallS());
-            putIfMeasured(f, "ooc.stats_rss_mb", r.rssMb());
-            putIfMeasured(f, "ooc.stats_cpu_s", r.cpuS());
-            List<String> jvmMem = new ArrayList<>(LeanJvm.BATCH_OPTIONS);
-            jvmMem.add("-Xmx4g");
-            jvmMem.add("-Darenascope.store=memory");
-            ChildRun rm = ChildRun.cli(jvmMem, "stats", file.toString());
-            f.put("ooc.memory_stats_s", rm.wallS());
-            putIfMeasured(f, "ooc.memory_stats_rss_mb", rm.rssMb());
-            putIfMeasured(f, "ooc.memory_stats_cpu_s", rm.cpuS());
+            ChildRun r = stats(f, "ooc.", "-Xmx2g", "file", file);
+            ChildRun rm = stats(f, "ooc.memory_", "-Xmx4g", "memory", file);
             if (!r.stdout().equals(rm.stdout())) {
                 throw new IllegalStateException("bench: stats printed different summaries out of core and in memory");
             }
@@ -168,6 +156,18 @@ final class OocBench implements BenchSuite {
                 f.put(k, f.get(k) / 2);
             }
         }
+    }
+
+    /** {@code stats FILE} in a child JVM with the store {@code store}: its wall, CPU and peak RSS as {@code PREFIXstats_*}. */
+    private static ChildRun stats(Map<String, Double> f, String prefix, String heap, String store, Path file) throws Exception {
+        List<String> jvm = new ArrayList<>(LeanJvm.BATCH_OPTIONS);
+        jvm.add(heap);
+        jvm.add("-Darenascope.store=" + store);
+        ChildRun r = ChildRun.cli(jvm, "stats", file.toString());
+        f.put(prefix + "stats_s", r.wallS());
+        putIfMeasured(f, prefix + "stats_rss_mb", r.rssMb());
+        putIfMeasured(f, prefix + "stats_cpu_s", r.cpuS());
+        return r;
     }
 
     private static void putIfMeasured(Map<String, Double> f, String key, double v) {

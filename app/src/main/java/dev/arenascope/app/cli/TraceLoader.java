@@ -41,12 +41,25 @@ public final class TraceLoader {
         try {
             t = TraceFormats.load(file);
         } catch (TraceFormatException | IllegalArgumentException e) {
-            throw new UsageException(command + ": " + explained(file, e.getMessage() == null ? file + ": " + e : e.getMessage()), e);
+            throw unreadable(command, file, e);
         }
-        if (t.report().damaged() && t.report().events() == 0) {
-            throw new UsageException(command + ": " + explained(file, t.report().summary()));
-        }
+        check(command, file, t.report());
         return t;
+    }
+
+    /** The usage error for {@code file} when its reader refused it: one line, led by what the file is where its name misleads. */
+    public static UsageException unreadable(String command, Path file, Exception e) {
+        return new UsageException(command + ": " + explained(file, e.getMessage() == null ? file + ": " + e : e.getMessage()), e);
+    }
+
+    /**
+     * Throws the usage error for a damaged {@code file} that yielded no event at all (there is nothing to answer from);
+     * a command that reads a trace its own way (convert streams it) calls this with its reader's report.
+     */
+    public static void check(String command, Path file, ReadReport report) {
+        if (report.damaged() && report.events() == 0) {
+            throw new UsageException(command + ": " + explained(file, report.summary()));
+        }
     }
 
     /**

@@ -9,10 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.arenascope.core.format.Printable;
+import dev.arenascope.core.report.JsonOutput;
 import dev.arenascope.core.sql.RowSink;
 import dev.arenascope.core.trace.file.CsvWriter;
 
@@ -173,8 +173,7 @@ final class ResultWriters {
         Json(PrintStream out, int maxRows) {
             super(maxRows);
             try {
-                g = new JsonFactory().createGenerator(out);
-                g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+                g = JsonOutput.openCompact(out); // the commands' one JSON set-up: UTF-8, terminal-safe escapes, never closes out
                 g.writeStartArray();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

@@ -243,7 +243,7 @@ public final class ReportCommand implements Command {
         try {
             t = TorchAllocatorTrace.read(trace);
         } catch (TraceFormatException e) {
-            throw new UsageException("report: --whatif: " + e.getMessage(), e);
+            throw TraceLoader.unreadable("report: --whatif", trace, e); // as every command says a file it cannot read
         }
         if (t.devices().isEmpty()) {
             throw new UsageException("report: --whatif: " + trace + ": the snapshot has no device");

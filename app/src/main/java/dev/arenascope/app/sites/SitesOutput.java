@@ -15,7 +15,7 @@ import dev.arenascope.core.analysis.SiteTree;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.format.Printable;
 import dev.arenascope.core.report.JsonOutput;
-import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.report.SiteJson;
 
 /**
  * The three ways {@code arenascope sites} prints an answer: a readable table or tree, stable JSON
@@ -192,7 +192,7 @@ final class SitesOutput {
             } else {
                 g.writeStringField("label", r.label());
             }
-            writeFrames(g, r.frames());
+            SiteJson.frames(g, r.frames());
             g.writeEndObject();
         }
         g.writeEndArray();
@@ -208,36 +208,12 @@ final class SitesOutput {
             g.writeEndObject();
             g.writeArrayFieldStart("diff");
             for (SiteDiff.Entry e : a.diff().entries()) {
-                g.writeStartObject();
-                g.writeStringField("status", e.status().name().toLowerCase(Locale.ROOT));
-                g.writeNumberField("bytes", e.currentBytes());
-                g.writeNumberField("baseline_bytes", e.baselineBytes());
-                g.writeNumberField("delta_bytes", e.deltaBytes());
-                g.writeNumberField("count", e.currentCount());
-                g.writeNumberField("baseline_count", e.baselineCount());
-                g.writeStringField("label", e.label());
-                writeFrames(g, e.frames());
-                g.writeEndObject();
+                SiteJson.diffEntry(g, e, SiteJson.Keys.SNAKE);
             }
             g.writeEndArray();
         }
         g.writeEndObject();
         JsonOutput.end(g);
-    }
-
-    private static void writeFrames(JsonGenerator g, List<StackFrame> frames) throws IOException {
-        g.writeArrayFieldStart("frames");
-        for (StackFrame f : frames) {
-            g.writeStartObject();
-            g.writeStringField("function", f.function());
-            g.writeStringField("file", f.file());
-            g.writeNumberField("line", f.line());
-            if (f.internal()) {
-                g.writeBooleanField("internal", true);
-            }
-            g.writeEndObject();
-        }
-        g.writeEndArray();
     }
 
     private static void writeNode(JsonGenerator g, SiteTree.Node n) throws IOException {

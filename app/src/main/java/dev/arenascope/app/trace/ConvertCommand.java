@@ -94,8 +94,9 @@ public final class ConvertCommand implements Command {
                 report = reader.read(in, sink);
             } catch (TraceFormatException e) {
                 closeQuietly(sink);
-                throw new UsageException(name() + ": " + e.getMessage(), e);
+                throw TraceLoader.unreadable(name(), in, e);
             }
+            TraceLoader.check(name(), in, report); // damaged with no event: refused, OUT left as it was
             OutputFiles.commit(tmp, outFile, force);
         } finally {
             Files.deleteIfExists(tmp);

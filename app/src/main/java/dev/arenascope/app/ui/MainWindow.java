@@ -44,7 +44,7 @@ import dev.arenascope.core.trace.TraceView;
 
 /**
  * The ArenaScope window: the occupancy timeline above, the linked views (events, scope tree, slot map,
- * allocator state, pool histograms, sites) below, every view sharing one {@link SessionModel}. This class only builds and wires:
+ * allocator state, pool histograms, sites, query, ranks) below, every view sharing one {@link SessionModel}. This class only builds and wires:
  * the menus ({@link WindowMenus}), toolbar ({@link WindowToolbar}), status bar ({@link StatusLine}),
  * live session ({@link LiveControls}), file actions ({@link FileActions}) and view actions
  * ({@link ViewActions}) each live in their own class. FX thread only.

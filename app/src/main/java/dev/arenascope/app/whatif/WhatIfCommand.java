@@ -10,6 +10,7 @@ import java.util.Set;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
+import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.app.info.ExitCodes;
 import dev.arenascope.core.pool.torch.AllocatorSettings;
@@ -125,7 +126,7 @@ public final class WhatIfCommand implements Command {
         try {
             t = TorchAllocatorTrace.read(file);
         } catch (TraceFormatException e) {
-            throw new UsageException(name() + ": " + e.getMessage(), e);
+            throw TraceLoader.unreadable(name(), file, e); // as every command says a file it cannot read
         }
         TorchAllocatorTrace.Device d = device(t, deviceArg);
         AllocatorSettings fileSettings = AllocatorSettings.fromSnapshot(t.settings());

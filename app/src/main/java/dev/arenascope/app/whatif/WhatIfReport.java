@@ -1,14 +1,20 @@
 package dev.arenascope.app.whatif;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+
+import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.pool.torch.CachingAllocatorModel;
 import dev.arenascope.core.pool.torch.SnapshotCheck;
 import dev.arenascope.core.pool.torch.WhatIfReplay;
+import dev.arenascope.core.report.JsonOutput;
+import dev.arenascope.core.report.WhatIfJson;
 import dev.arenascope.core.trace.torch.TorchAllocatorTrace;
 
 /** The {@code whatif} output, as a table (text) or JSON (keys in {@code docs/guide/pytorch.md}). */
@@ -46,10 +52,17 @@ final class WhatIfReport {
 
     static void check(Path file, TorchAllocatorTrace t, SnapshotCheck.Result c, String format, PrintStream out) {
         if (format.equals("json")) {
-            StringBuilder b = new StringBuilder("{\n");
-            b.append("  \"file\": ").append(q(file.toString())).append(",\n");
-            b.append("  \"check\": ").append(checkJson(c, "  ")).append("\n}\n");
-            out.print(b);
+            try {
+                JsonGenerator g = JsonOutput.open(out);
+                g.writeStartObject();
+                g.writeStringField("file", file.toString());
+                g.writeFieldName("check");
+                checkJson(g, c);
+                g.writeEndObject();
+                JsonOutput.end(g);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         } else {
             out.println(checkLine(c));
         }
@@ -57,7 +70,11 @@ final class WhatIfReport {
 
     void write(String format, PrintStream out) {
         if (format.equals("json")) {
-            out.print(json());
+            try {
+                json(out);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         } else {
             out.print(text());
         }
@@ -124,59 +141,60 @@ final class WhatIfReport {
                 o.segmentAllocs(), o.segmentFrees(), oom);
     }
 
-    private String json() {
-        StringBuilder b = new StringBuilder("{\n");
-        b.append("  \"file\": ").append(q(file.toString())).append(",\n");
-        b.append("  \"device\": ").append(d.index()).append(",\n");
-        b.append("  \"check\": ").append(checkJson(check, "  ")).append(",\n");
-        b.append("  \"file_settings\": ").append(q(recorded.settings().describe())).append(",\n");
-        b.append("  \"capacity\": ").append(capacity > 0 ? Long.toString(capacity) : "null").append(",\n");
-        b.append("  \"recorded\": ").append(outcome(recorded, "  ")).append(",\n");
-        b.append("  \"baseline\": ").append(outcome(baseline, "  ")).append(",\n");
-        b.append("  \"whatifs\": [");
-        for (int i = 0; i < outcomes.size(); i++) {
-            b.append(i == 0 ? "\n    " : ",\n    ").append(outcome(outcomes.get(i), "    "));
+    /** The JSON through {@link JsonOutput}, as every command's (the outcomes through core's {@link WhatIfJson}). */
+    private void json(PrintStream out) throws IOException {
+        JsonGenerator g = JsonOutput.open(out);
+        g.writeStartObject();
+        g.writeStringField("file", file.toString());
+        g.writeNumberField("device", d.index());
+        g.writeFieldName("check");
+        checkJson(g, check);
+        g.writeStringField("file_settings", recorded.settings().describe());
+        if (capacity > 0) {
+            g.writeNumberField("capacity", capacity);
+        } else {
+            g.writeNullField("capacity");
         }
-        b.append(outcomes.isEmpty() ? "],\n" : "\n  ],\n");
-        b.append("  \"floor\": {\"live_peak\": ").append(floor.livePeak()).append(", \"packed_height\": ")
-                .append(floor.packed() >= 0 ? Long.toString(floor.packed()) : "null").append(", \"buffers\": ").append(floor.buffers())
-                .append(", \"note\": ").append(q(floor.note())).append("}\n}\n");
-        return b.toString();
-    }
-
-    private static String checkJson(SnapshotCheck.Result c, String ind) {
-        return "{\"exact\": " + c.exact() + ", \"line\": " + q(c.line()) + ", \"entry\": " + (c.exact() ? "null" : Long.toString(c.entry()))
-                + ", \"entries\": " + c.entries() + ", \"requests\": " + c.requests() + ", \"segment_entries\": " + c.segmentEvents()
-                + ", \"inferred_blocks\": " + c.inferred() + (c.exact() ? "" : ", \"model\": " + q(c.model()) + ", \"file_says\": " + q(c.file())) + "}";
-    }
-
-    private static String outcome(WhatIfReplay.Outcome o, String ind) {
-        CachingAllocatorModel.Peak p = o.peak();
-        String at = p == null ? "null" : "{\"reserved\": " + p.reserved() + ", \"live\": " + p.requested() + ", \"rounding\": " + p.rounding()
-                + ", \"split_remainders\": " + p.splitRemainders() + ", \"cached\": " + p.cached() + "}";
-        String oom = !o.outOfMemory() ? "null" : "{\"entry\": " + o.oomEntry() + ", \"bytes\": " + o.oomBytes() + ", \"reserved\": " + o.oomReserved() + "}";
-        return "{\"settings\": " + q(o.settings().describe()) + ", \"reserved_peak\": " + o.reservedPeak() + ", \"at_peak\": " + at
-                + ", \"live_peak\": " + o.requestedPeak() + ", \"cuda_mallocs\": " + o.segmentAllocs() + ", \"cuda_frees\": " + o.segmentFrees()
-                + ", \"requests\": " + o.requests() + ", \"out_of_memory\": " + oom + ", \"replay_ms\": "
-                + String.format(Locale.ROOT, "%.1f", o.nanos() / 1e6) + "}";
-    }
-
-    static String q(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
+        g.writeFieldName("recorded");
+        WhatIfJson.outcome(g, recorded, true);
+        g.writeFieldName("baseline");
+        WhatIfJson.outcome(g, baseline, true);
+        g.writeArrayFieldStart("whatifs");
+        for (WhatIfReplay.Outcome o : outcomes) {
+            WhatIfJson.outcome(g, o, true);
         }
-        return b.append('"').toString();
+        g.writeEndArray();
+        g.writeObjectFieldStart("floor");
+        g.writeNumberField("live_peak", floor.livePeak());
+        if (floor.packed() >= 0) {
+            g.writeNumberField("packed_height", floor.packed());
+        } else {
+            g.writeNullField("packed_height");
+        }
+        g.writeNumberField("buffers", floor.buffers());
+        g.writeStringField("note", floor.note());
+        g.writeEndObject();
+        g.writeEndObject();
+        JsonOutput.end(g);
+    }
+
+    private static void checkJson(JsonGenerator g, SnapshotCheck.Result c) throws IOException {
+        g.writeStartObject();
+        g.writeBooleanField("exact", c.exact());
+        g.writeStringField("line", c.line());
+        if (c.exact()) {
+            g.writeNullField("entry");
+        } else {
+            g.writeNumberField("entry", c.entry());
+        }
+        g.writeNumberField("entries", c.entries());
+        g.writeNumberField("requests", c.requests());
+        g.writeNumberField("segment_entries", c.segmentEvents());
+        g.writeNumberField("inferred_blocks", c.inferred());
+        if (!c.exact()) {
+            g.writeStringField("model", c.model());
+            g.writeStringField("file_says", c.file());
+        }
+        g.writeEndObject();
     }
 }

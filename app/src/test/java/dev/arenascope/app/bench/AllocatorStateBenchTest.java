@@ -13,9 +13,7 @@ class AllocatorStateBenchTest {
     @Test
     void quickRunReportsEveryFigureUnderItsStableName() throws Exception {
         AllocatorStateBench bench = new AllocatorStateBench();
-        assertEquals("ui", bench.group(), "runs with --only ui");
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof AllocatorStateBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "ui");
         assertEquals(List.of("ui.allocator_step_ms", "ui.allocator_step_forward_ms", "ui.allocator_step_back_ms", "ui.allocator_jump_ms", "ui.allocator_first_ms",
                 "ui.allocator_first_at_open_ms", "ui.allocator_prepare_ms", "ui.allocator_checkpoints", "ui.allocator_replay_ms",
                 "ui.allocator_blocks"), List.copyOf(f.keySet()));

@@ -13,9 +13,7 @@ class ArenaBenchTest {
     @Test
     void quickRunReportsEveryFigureUnderItsStableName() throws Exception {
         ArenaBench bench = new ArenaBench();
-        assertEquals("arena", bench.group());
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof ArenaBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "arena");
         assertEquals(List.of("arena.alloc_ns", "arena.scope_ns", "arena.clock_ns", "arena.alloc_recorded_ns",
                 "arena.alloc_recorded_lost_events", "arena.alloc_recorded_exact_clock_ns",
                 "arena.alloc_recorded_exact_clock_lost_events", "arena.alloc_recorded_stack_ns",

@@ -24,9 +24,7 @@ class CliBenchTest {
     @Test
     void quickRunReportsEveryFigure() throws Exception {
         CliBench bench = new CliBench();
-        assertEquals("cli", bench.group());
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof CliBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "cli");
         assertEquals(Set.of("cli.start_ms", "cli.start_no_aot_ms", "cli.aot_cache",
                 "cli.plan_A_s", "cli.plan_A_vs_minimalloc", "cli.plan_B_s", "cli.plan_B_vs_minimalloc",
                 "cli.plan_min_vs_minimalloc", "cli.plan_5x_count"), f.keySet());

@@ -1,6 +1,5 @@
 package dev.arenascope.app.bench;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
@@ -12,9 +11,7 @@ class JobBenchTest {
     @Test
     void quickRunReportsEveryFigureAndChecksTheWorstRank() throws Exception {
         JobBench bench = new JobBench();
-        assertEquals("job", bench.group());
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof JobBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "job");
         assertTrue(f.keySet().containsAll(Set.of("job.8x100mb_mb", "job.rank_table_8x100mb_s", "job.sites_8x100mb_s",
                 "job.64x20mb_mb", "job.rank_table_64x20mb_s", "ui.job_open_8x100mb_s")), f.toString());
         assertTrue(f.get("job.8x100mb_mb") > 4 && f.get("job.8x100mb_mb") < 16, "quick: 8 ranks of about 1 MiB: " + f);

@@ -10,8 +10,7 @@ import org.junit.jupiter.api.Test;
 class PlanBanksBenchTest {
     @Test
     void quickFiguresAreThereAndEverySmallProblemAgreesWithTheBruteForce() throws Exception {
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof PlanBanksBench), "registered");
-        Map<String, Double> f = new PlanBanksBench().run(true);
+        Map<String, Double> f = BenchTests.quickRun(new PlanBanksBench(), "plan-banks");
         for (String p : new String[]{"A", "B"}) {
             String k = "plan.banks." + p + ".";
             for (String leaf : new String[]{"cost_vs_all_slow", "gap_pct", "sram_share", "s"}) {

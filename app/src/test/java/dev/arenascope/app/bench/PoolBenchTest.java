@@ -13,9 +13,7 @@ class PoolBenchTest {
     @Test
     void quickRunReportsEveryFigure() throws Exception {
         PoolBench bench = new PoolBench();
-        assertEquals("pool", bench.group());
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof PoolBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "pool");
         assertEquals(Set.of("pool.hit_ns", "pool.hit_recording_ns", "pool.miss_virtual_ns"), f.keySet());
         f.forEach((k, v) -> assertTrue(v > 0 && v < 1e7, k + " = " + v));
     }

@@ -13,9 +13,7 @@ class SiteViewBenchTest {
     @Test
     void quickRunReportsEveryFigureUnderItsStableName() throws Exception {
         SiteViewBench bench = new SiteViewBench();
-        assertEquals("ui", bench.group());
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof SiteViewBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "ui");
         assertEquals(List.of("ui.siteview_peak_ms", "ui.siteview_peak_cold_ms", "ui.siteview_peak_warm_ms", "ui.siteview_select_ms", "ui.siteview_allocations"),
                 List.copyOf(f.keySet()));
         assertTrue(f.get("ui.siteview_peak_ms") > 0 && f.get("ui.siteview_peak_warm_ms") > 0 && f.get("ui.siteview_select_ms") > 0,

@@ -17,9 +17,7 @@ class SitesBenchTest {
     @Test
     void quickRunReportsEveryFigureUnderItsStableName() throws Exception {
         SitesBench bench = new SitesBench();
-        assertEquals("sites", bench.group());
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof SitesBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "sites");
         assertEquals(List.of("sites.index_ms", "sites.query_ms", "sites.allocations"), List.copyOf(f.keySet()));
         assertTrue(f.get("sites.index_ms") > 0 && f.get("sites.query_ms") > 0, f.toString());
         assertEquals(100_000, f.get("sites.allocations"));

@@ -13,9 +13,7 @@ class SqlBenchTest {
     @Test
     void quickRunReportsEveryFigureUnderItsStableName() throws Exception {
         SqlBench bench = new SqlBench();
-        assertEquals("sql", bench.group());
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof SqlBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "sql");
         assertTrue(f.keySet().containsAll(List.of("sql.load_s", "sql.query_ms", "sql.parquet_events_per_s",
                 "sql.parquet_events", "sql.allocations")), f.toString());
         assertTrue(f.get("sql.load_s") > 0 && f.get("sql.query_ms") > 0 && f.get("sql.parquet_events_per_s") > 0, f.toString());

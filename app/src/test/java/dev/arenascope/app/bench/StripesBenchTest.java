@@ -13,9 +13,7 @@ class StripesBenchTest {
     @Test
     void quickRunReportsEveryFigureUnderItsStableName() throws Exception {
         StripesBench bench = new StripesBench();
-        assertEquals("ui", bench.group(), "runs with --only ui");
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof StripesBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "ui");
         assertEquals(List.of("ui.stripes_frame_ms", "ui.stripes_zoom_max_ms", "ui.stripes_frame_cpu_ms", "ui.stripes_zoom_max_cpu_ms",
                 "ui.stripes_build_ms", "ui.stripes_index_ms",
                 "ui.stripes_allocations"), List.copyOf(f.keySet()));

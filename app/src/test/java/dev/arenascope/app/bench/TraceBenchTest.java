@@ -13,9 +13,7 @@ class TraceBenchTest {
     @Test
     void quickRunReportsEveryFigure() throws Exception {
         TraceBench bench = new TraceBench();
-        assertEquals("trace", bench.group());
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof TraceBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "trace");
         assertEquals(Set.of("trace.write_events_per_s", "trace.read_events_per_s", "trace.bytes_per_event",
                 "trace.jsonl_read_events_per_s"), f.keySet());
         f.forEach((k, v) -> assertTrue(v > 0, k + " = " + v));

@@ -13,9 +13,7 @@ class WhatIfBenchTest {
     @Test
     void quickRunReportsEveryFigure() throws Exception {
         WhatIfBench bench = new WhatIfBench();
-        assertEquals("whatif", bench.group());
-        assertTrue(BenchCommand.SUITES.stream().anyMatch(s -> s instanceof WhatIfBench), "registered");
-        Map<String, Double> f = bench.run(true);
+        Map<String, Double> f = BenchTests.quickRun(bench, "whatif");
         assertEquals(Set.of("whatif.replay_s", "whatif.replay_cpu_s", "whatif.grid_s", "whatif.grid_cpu_s", "whatif.grid_serial_cpu_s",
                 "whatif.grid_threads", "whatif.grid_settings", "whatif.check_ms", "whatif.exact"), f.keySet());
         assertEquals(12.0, f.get("whatif.grid_settings"));

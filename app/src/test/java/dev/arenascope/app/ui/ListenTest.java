@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.Map;
 
 import javafx.scene.Node;
 import javafx.scene.control.Label;
@@ -13,35 +12,15 @@ import javafx.scene.input.KeyEvent;
 
 import org.junit.jupiter.api.Test;
 
-import dev.arenascope.core.device.VirtualDevice;
 import dev.arenascope.core.live.ConnectionStats;
-import dev.arenascope.core.live.LiveSender;
-import dev.arenascope.core.record.Session;
-import dev.arenascope.core.util.Progress;
-import dev.arenascope.workloads.Workload;
-import dev.arenascope.workloads.Workloads;
 
 /** "Listen for processes": a profiled program streams to the window and is shown with its figures. */
 class ListenTest extends WindowTestBase {
 
     @Test
     void aStreamingProcessIsListedAndShown() throws Exception {
-        fxRun(() -> {
-            window.listenView().show(stage);
-            window.listenView().portField().setText("0");
-            window.listenView().toggle();
-        });
-        int port = fx(() -> window.listenView().listeningPort());
-        assertTrue(port > 0, "listening");
-        Workload w = Workloads.find("particles");
-        long sent;
-        try (Session session = new Session("particles-remote"); VirtualDevice device = new VirtualDevice(1L << 30)) {
-            LiveSender sender = LiveSender.stream(session, "127.0.0.1:" + port, null);
-            w.run(session, device, w.parse(Map.of("steps", "150")), Progress.NONE);
-            session.flush();
-            session.removeSink(sender);
-            sent = sender.stats().deliveredEvents();
-        }
+        int port = listenOnAnyPort();
+        long sent = streamParticles(port, "particles-remote", 150);
         waitFor(20, "the connection listed as closed", () -> window.listenView().table().getItems().stream()
                 .anyMatch(c -> c.state() == ConnectionStats.State.CLOSED));
         ConnectionStats c = fx(() -> window.listenView().table().getItems().get(0));
@@ -53,25 +32,9 @@ class ListenTest extends WindowTestBase {
                 && window.timeline().drawListProperty().get().lanes().stream().anyMatch(l -> l.memory().name().contains("pool")));
     }
 
-    private static long stream(int port, String name, int steps) throws Exception {
-        Workload w = Workloads.find("particles");
-        try (Session session = new Session(name); VirtualDevice device = new VirtualDevice(1L << 30)) {
-            LiveSender sender = LiveSender.stream(session, "127.0.0.1:" + port, null);
-            w.run(session, device, w.parse(Map.of("steps", Integer.toString(steps))), Progress.NONE);
-            session.flush();
-            session.removeSink(sender);
-            return sender.stats().deliveredEvents();
-        }
-    }
-
     @Test
     void eachNewProcessTakesOverAndListeningOutlivesItsWindow() throws Exception {
-        fxRun(() -> {
-            window.listenView().show(stage);
-            window.listenView().portField().setText("0");
-            window.listenView().toggle();
-        });
-        int port = fx(() -> window.listenView().listeningPort());
+        int port = listenOnAnyPort();
         assertTrue(fx(() -> window.listeningBadge().isVisible()), "the main window says it is listening");
         assertTrue(fx(() -> window.listeningBadge().getText()).contains(":" + port), fx(() -> window.listeningBadge().getText()));
 
@@ -82,10 +45,10 @@ class ListenTest extends WindowTestBase {
         assertEquals(port, fx(() -> window.listenView().listeningPort()));
         assertTrue(fx(() -> window.listeningBadge().isVisible()));
 
-        long first = stream(port, "first-run", 60);
+        long first = streamParticles(port, "first-run", 60);
         waitFor(20, "the first process shown", () -> window.model().titleProperty().get().startsWith("first-run")
                 && window.model().eventCountProperty().get() == first);
-        long second = stream(port, "second-run", 80);
+        long second = streamParticles(port, "second-run", 80);
         waitFor(20, "the second process takes over the view", () -> window.model().titleProperty().get().startsWith("second-run")
                 && window.model().eventCountProperty().get() == second);
         waitFor(10, "the rate drops to 0 once it ended", () -> window.model().eventsPerSecondProperty().get() == 0);

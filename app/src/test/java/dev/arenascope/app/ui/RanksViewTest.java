@@ -24,16 +24,10 @@ import dev.arenascope.app.ui.job.Job;
 import dev.arenascope.app.ui.sites.SiteAnswer;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.analysis.SiteDiff;
-import dev.arenascope.core.device.VirtualDevice;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.live.ConnectionStats;
-import dev.arenascope.core.live.LiveSender;
-import dev.arenascope.core.record.Session;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.torch.SyntheticJob;
-import dev.arenascope.core.util.Progress;
-import dev.arenascope.workloads.Workload;
-import dev.arenascope.workloads.Workloads;
 
 /**
  * The Ranks view: a generated job (one snapshot per pipeline stage) opens as one session whose rank table
@@ -177,16 +171,10 @@ class RanksViewTest extends WindowTestBase {
 
     @Test
     void aListenedJobFillsTheRanksViewAsProcessesArrive() throws Exception {
-        fxRun(() -> {
-            window.listenView().show(stage);
-            window.listenView().portField().setText("0");
-            window.listenView().toggle();
-        });
-        int port = fx(() -> window.listenView().listeningPort());
-        assertTrue(port > 0, "listening");
+        int port = listenOnAnyPort();
 
         Map<String, Long> sent = new ConcurrentHashMap<>();
-        sent.put("rank0", stream(port, "train rank0", 40));
+        sent.put("rank0", streamParticles(port, "train rank0", 40));
         waitFor(60, "the first process a rank of the Ranks view", () -> window.ranks().jobProperty().get() != null
                 && window.ranks().jobProperty().get().live() && window.ranks().table().getItems().size() == 1
                 && window.ranks().table().getItems().getFirst().rank().equals("rank0")
@@ -203,7 +191,7 @@ class RanksViewTest extends WindowTestBase {
             Thread t = Thread.ofPlatform().name("sender-" + k).start(() -> {
                 try {
                     go.await();
-                    sent.put("rank" + rank, stream(port, "train rank" + rank, 30 + 20 * rank));
+                    sent.put("rank" + rank, streamParticles(port, "train rank" + rank, 30 + 20 * rank));
                 } catch (Throwable e) {
                     failures.add(e);
                 }
@@ -273,17 +261,6 @@ class RanksViewTest extends WindowTestBase {
     private static final class ListenViewNames {
         static String session(ConnectionStats c) {
             return c.peer() == null || c.peer().session() == null ? "" : c.peer().session().name();
-        }
-    }
-
-    private static long stream(int port, String name, int steps) throws Exception {
-        Workload w = Workloads.find("particles");
-        try (Session session = new Session(name); VirtualDevice device = new VirtualDevice(1L << 30)) {
-            LiveSender sender = LiveSender.stream(session, "127.0.0.1:" + port, null);
-            w.run(session, device, w.parse(Map.of("steps", Integer.toString(steps))), Progress.NONE);
-            session.flush();
-            session.removeSink(sender);
-            return sender.stats().deliveredEvents();
         }
     }
 }

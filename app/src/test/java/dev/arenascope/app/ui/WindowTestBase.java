@@ -1,9 +1,12 @@
 package dev.arenascope.app.ui;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -21,6 +24,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.testfx.api.FxRobot;
 import org.testfx.util.WaitForAsyncUtils;
+
+import dev.arenascope.core.device.VirtualDevice;
+import dev.arenascope.core.live.LiveSender;
+import dev.arenascope.core.record.Session;
+import dev.arenascope.core.util.Progress;
+import dev.arenascope.workloads.Workload;
+import dev.arenascope.workloads.Workloads;
 
 /** Opens a {@link MainWindow} on a fresh stage (headless Monocle under surefire) with throwaway preferences. */
 abstract class WindowTestBase {
@@ -58,6 +68,33 @@ abstract class WindowTestBase {
      * Opens {@code f} in the window and waits until it is the window's trace with its events in, its
      * digest done and the window settled (every view has drawn or answered what the open asked of it).
      */
+    /** Opens the Listen window, listens on a port the system picks and returns it. */
+    protected int listenOnAnyPort() {
+        fxRun(() -> {
+            window.listenView().show(stage);
+            window.listenView().portField().setText("0");
+            window.listenView().toggle();
+        });
+        int port = fx(() -> window.listenView().listeningPort());
+        assertTrue(port > 0, "listening");
+        return port;
+    }
+
+    /**
+     * Streams {@code steps} steps of the particles workload to {@code port} as a profiled process named {@code name}
+     * would, and returns the events the receiver acknowledged.
+     */
+    protected static long streamParticles(int port, String name, int steps) throws Exception {
+        Workload w = Workloads.find("particles");
+        try (Session session = new Session(name); VirtualDevice device = new VirtualDevice(1L << 30)) {
+            LiveSender sender = LiveSender.stream(session, "127.0.0.1:" + port, null);
+            w.run(session, device, w.parse(Map.of("steps", Integer.toString(steps))), Progress.NONE);
+            session.flush();
+            session.removeSink(sender);
+            return sender.stats().deliveredEvents();
+        }
+    }
+
     protected void openUntilLoaded(Path f) {
         fxRun(() -> window.open(f));
         waitForSettled(60, "the file " + f.getFileName() + " open", () -> window.model().titleProperty().get().equals(f.getFileName().toString())

@@ -97,15 +97,6 @@ public record MemoryAnalysis(int id, String name, MemoryKind kind, String device
         return null;
     }
 
-    /** What the second gauge means for this memory's kind: {@code backward}, {@code reserved} or null. */
-    public static String auxKey(MemoryKind kind) {
-        return switch (kind) {
-            case ARENA -> "backward";
-            case POOL, SEGMENTED -> "reserved";
-            default -> null;
-        };
-    }
-
     @Override
     public String section() {
         return "memories";

@@ -93,12 +93,6 @@ public record PlanAnalysis(int memory, String arena, MemoryKind kind, String pla
         return heightBytes == 0 ? Double.NaN : (double) lowerBoundBytes / heightBytes;
     }
 
-    /** This analysis with a planner's height for the same tensors (no proof). */
-    public PlanAnalysis withSearchHeight(String planner, long bytes) {
-        return new PlanAnalysis(memory, arena, kind, plan, capacityBytes, steps, heightBytes, lowerBoundBytes, bytes, planner,
-                alignment, tensors);
-    }
-
     /** This analysis with a planner's packing of the same tensors: its height, proved bound and proof. */
     public PlanAnalysis withSearchPacking(Packing p) {
         return new PlanAnalysis(memory, arena, kind, plan, capacityBytes, steps, heightBytes, lowerBoundBytes, p.height(),

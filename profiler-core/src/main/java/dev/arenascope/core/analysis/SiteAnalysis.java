@@ -299,11 +299,6 @@ public final class SiteAnalysis {
         return x.size;
     }
 
-    /** Of those, how many carry a stack. */
-    public long allocationsWithStack() {
-        return x.withSite;
-    }
-
     /** Where this memory's sites come from. */
     public SiteSource source() {
         return source;

@@ -51,11 +51,6 @@ public final class SiteMembers {
         return isAllocation(eventIndex) || Arrays.binarySearch(frees, eventIndex) >= 0;
     }
 
-    /** Whether any of these allocations carries the trace's stack node {@code site} ({@code Event#site()}). */
-    public boolean hasStack(int site) {
-        return site >= 0 && stacks.get(site);
-    }
-
     /** The allocating events' indexes, ascending (a copy). */
     public long[] allocationEvents() {
         return allocations.clone();

@@ -238,11 +238,6 @@ public record TraceAnalysis(SessionSummary session, List<MemoryAnalysis> memorie
         return rows;
     }
 
-    /** This analysis with its scopes replaced (e.g. with calibrated models attached). */
-    public TraceAnalysis withScopes(List<ScopeAnalysis> newScopes) {
-        return new TraceAnalysis(session, memories, newScopes, poolBins, plans, sites);
-    }
-
     /** This analysis with its plan rows replaced (e.g. with search heights attached). */
     public TraceAnalysis withPlans(List<PlanAnalysis> newPlans) {
         return new TraceAnalysis(session, memories, scopes, poolBins, newPlans, sites);

@@ -197,11 +197,6 @@ public final class TraceDiff {
         return r.section() + "\u0000" + r.subject();
     }
 
-    /** The baseline's row matching {@code row}, or null. */
-    public FigureRow baselineRow(FigureRow row) {
-        return baselineRows.get(key(row));
-    }
-
     /** The change of one figure of one current row, or null. */
     public Change change(FigureRow row, String figureKey) {
         return byFigure.get(key(row) + "\u0000" + figureKey);

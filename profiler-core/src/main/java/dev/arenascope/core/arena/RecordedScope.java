@@ -27,11 +27,6 @@ public record RecordedScope(int id, String name, Map<String, Long> params, Point
         return peakForwardBytes - entry.forward();
     }
 
-    /** How many bytes the backward end grew beyond its size at entry. */
-    public long backwardGrowth(long capacity) {
-        return peakBackwardBytes - (capacity - entry.backward());
-    }
-
     /** Allocations in this scope and all scopes below it. */
     public long totalAllocations() {
         long n = allocations;

@@ -1,13 +1,6 @@
 package dev.arenascope.core.live;
 
-import java.io.BufferedOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +47,10 @@ import dev.arenascope.core.trace.codec.ChunkCodec;
  * Every event handed to the sender ends up in exactly one of {@link Stats#deliveredEvents} and
  * {@link Stats#droppedEvents} once it closed. Thread-safe for one {@link EventSink} caller (the session's
  * drain) plus any number of {@link #stats()} readers.
+ *
+ * <p>This class keeps the queue and the counts of the whole session; one connection, hello to goodbye with
+ * what it wrote and what the receiver acknowledged, is a {@link SenderLink} (as a receiver's is a
+ * {@link LiveConnection}).
  */
 public final class LiveSender implements EventSink, AutoCloseable {
     private static final int FRAME_EVENTS = 1 << 16;
@@ -144,12 +141,8 @@ public final class LiveSender implements EventSink, AutoCloseable {
 
     // sender-thread state
     private final ChunkCodec codec = new ChunkCodec();
-    private volatile Socket socket;
-    private OutputStream out;
-    private InputStream in;
-    private int metaSent;
-    private long sentOnLink;
-    private long ackedOnLink;
+    /** The connection now, or null; volatile so that closing can cut a stalled one from another thread. */
+    private volatile SenderLink link;
 
     /**
      * A sender that connects in the background once attached ({@code session.addSink(sender)}); the caller
@@ -332,13 +325,9 @@ public final class LiveSender implements EventSink, AutoCloseable {
         }
         if (t.isAlive()) {
             abandoned = true;
-            Socket s = socket;
-            if (s != null) {
-                try {
-                    s.close(); // unblocks a write stuck on a stalled receiver
-                } catch (IOException ignored) {
-                    // closing anyway
-                }
+            SenderLink l = link;
+            if (l != null) {
+                l.close(); // unblocks a write stuck on a stalled receiver
             }
             LockSupport.unpark(t);
             try {
@@ -367,13 +356,13 @@ public final class LiveSender implements EventSink, AutoCloseable {
         boolean triedSinceClosing = false;
         while (true) {
             if (abandoned) {
-                if (out != null) {
+                if (link != null) {
                     countUnacked();
                 }
                 dropQueue();
                 break;
             }
-            if (out == null) {
+            if (link == null) {
                 if (closing && (triedSinceClosing || (queue.isEmpty() && pendingLoss.get() == 0))) {
                     dropQueue();
                     break;
@@ -389,21 +378,22 @@ public final class LiveSender implements EventSink, AutoCloseable {
                 }
                 delayMs = 50;
             }
+            SenderLink l = link;
             try {
-                readAcks();
+                l.readAcks();
                 EventBatch b = queue.poll();
-                List<MetaRecord> newMeta = newMeta();
+                List<MetaRecord> newMeta = newMeta(l.metaSent());
                 long loss = pendingLoss.getAndSet(0);
                 if (loss > 0) {
                     newMeta.add(new MetaRecord.Loss(loss));
                 }
                 if (b == null && newMeta.isEmpty()) {
-                    out.flush();
+                    l.flush();
                     if (closing) {
                         goodbye();
                         break;
                     }
-                    idleWait();
+                    l.idleWait();
                     continue;
                 }
                 int n = b == null ? 0 : b.size();
@@ -411,14 +401,12 @@ public final class LiveSender implements EventSink, AutoCloseable {
                 try {
                     do {
                         int to = Math.min(n, from + FRAME_EVENTS);
-                        out.write(LiveProtocol.RECORD_CHUNK);
-                        codec.writeFrame(out, from == 0 ? newMeta : List.of(), b == null ? EMPTY : b, from, to);
-                        sentOnLink += to - from;
+                        l.writeChunk(codec, from == 0 ? newMeta : List.of(), b == null ? EMPTY : b, from, to);
                         from = to;
                     } while (from < n);
-                    metaSent += newMeta.size() - (loss > 0 ? 1 : 0);
+                    l.carriedMeta(newMeta.size() - (loss > 0 ? 1 : 0));
                     if (queue.isEmpty()) {
-                        out.flush();
+                        l.flush();
                     }
                 } catch (IOException e) {
                     // the loss record and the events not yet written did not get through: count them
@@ -452,7 +440,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
         }
     }
 
-    private List<MetaRecord> newMeta() {
+    private List<MetaRecord> newMeta(int metaSent) {
         synchronized (meta) {
             return new ArrayList<>(meta.subList(metaSent, meta.size()));
         }
@@ -460,128 +448,31 @@ public final class LiveSender implements EventSink, AutoCloseable {
 
     private boolean connect() {
         attempts.incrementAndGet();
-        SessionInfo s = session;
-        Socket sock = new Socket();
+        int ordinal = connections + 1;
+        LiveProtocol.Hello hello = new LiveProtocol.Hello(LiveProtocol.VERSION, options.token(), senderId, ordinal,
+                ProcessHandle.current().pid(), session);
         try {
-            sock.setTcpNoDelay(true);
-            sock.setKeepAlive(true);
-            sock.connect(new InetSocketAddress(options.host(), options.port()), (int) options.connectTimeout().toMillis());
-            sock.setSoTimeout((int) Math.max(1000, options.connectTimeout().toMillis() * 5));
-            OutputStream o = new BufferedOutputStream(sock.getOutputStream(), 1 << 16);
-            InputStream i = sock.getInputStream();
-            int ordinal = connections + 1;
-            o.write(LiveProtocol.encodeHello(new LiveProtocol.Hello(LiveProtocol.VERSION, options.token(), senderId, ordinal,
-                    ProcessHandle.current().pid(), s)));
-            o.flush();
-            LiveProtocol.Ack ack = LiveProtocol.readAck(i, target());
-            if (ack.status() != LiveProtocol.ACCEPTED) {
-                refused = true;
-                lastError = "refused by " + target() + ": " + ack.message();
-                sock.close();
-                return false;
-            }
-            sock.setSoTimeout(0);
-            socket = sock;
-            out = o;
-            in = i;
-            metaSent = 0;
-            sentOnLink = 0;
-            ackedOnLink = 0;
-            connections = ordinal;
-            connected = true;
-            refused = false;
-            lastError = null;
-            return true;
+            link = SenderLink.open(options.host(), options.port(), options.connectTimeout(), hello, target(), delivered::addAndGet);
+        } catch (SenderLink.RefusedException e) {
+            refused = true;
+            lastError = e.getMessage();
+            return false;
         } catch (IOException | RuntimeException e) {
             lastError = "cannot reach " + target() + ": " + e.getMessage();
-            try {
-                sock.close();
-            } catch (IOException ignored) {
-                // already failing
-            }
             return false;
         }
-    }
-
-    private void readAcks() throws IOException {
-        while (in.available() >= 9) {
-            int type = in.read();
-            notStored(type);
-            if (type != LiveProtocol.RECORD_ACK) {
-                throw new IOException("unexpected record " + type + " from the receiver");
-            }
-            long acked = LiveProtocol.readLongLE(in);
-            delivered.addAndGet(acked - ackedOnLink);
-            ackedOnLink = acked;
-        }
-    }
-
-    /** The receiver cannot store the session: what it stored is delivered, the rest lost, and the sender stops. */
-    static final class NotStoredException extends IOException {
-        NotStoredException(String message) {
-            super(message);
-        }
-    }
-
-    private void notStored(int type) throws IOException {
-        if (type != LiveProtocol.RECORD_NOT_STORED) {
-            return;
-        }
-        LiveProtocol.NotStored ns = LiveProtocol.readNotStored(in, target());
-        long stored = Math.max(ackedOnLink, Math.min(ns.stored(), sentOnLink));
-        delivered.addAndGet(stored - ackedOnLink);
-        ackedOnLink = stored;
-        throw new NotStoredException(target() + " cannot store the session (" + ns.why() + ")");
-    }
-
-    /**
-     * Waits about 2 ms for work while watching the link: a receiver that went away is noticed here
-     * (end of stream) rather than on the next write, so the sender reconnects while idle.
-     */
-    private void idleWait() throws IOException {
-        socket.setSoTimeout(2);
-        int type;
-        try {
-            type = in.read();
-        } catch (SocketTimeoutException e) {
-            return;
-        } finally {
-            if (socket != null) {
-                socket.setSoTimeout(0);
-            }
-        }
-        if (type < 0) {
-            throw new EOFException("the receiver closed the connection");
-        }
-        notStored(type);
-        if (type != LiveProtocol.RECORD_ACK) {
-            throw new IOException("unexpected record " + type + " from the receiver");
-        }
-        socket.setSoTimeout(1000);
-        long acked = LiveProtocol.readLongLE(in);
-        socket.setSoTimeout(0);
-        delivered.addAndGet(acked - ackedOnLink);
-        ackedOnLink = acked;
+        connections = ordinal;
+        connected = true;
+        refused = false;
+        lastError = null;
+        return true;
     }
 
     private void goodbye() {
         try {
-            out.write(LiveProtocol.RECORD_GOODBYE);
-            out.flush();
-            socket.setSoTimeout((int) Math.max(100, options.closeTimeout().toMillis()));
-            // the receiver answers a goodbye with its final count
-            while (ackedOnLink < sentOnLink) {
-                int type = in.read();
-                notStored(type);
-                if (type != LiveProtocol.RECORD_ACK) {
-                    break;
-                }
-                long acked = LiveProtocol.readLongLE(in);
-                delivered.addAndGet(acked - ackedOnLink);
-                ackedOnLink = acked;
-            }
+            link.goodbye(options.closeTimeout());
             countUnacked();
-        } catch (NotStoredException e) {
+        } catch (SenderLink.NotStoredException e) {
             countUnacked();
             refused = true;
             notStoredReason = e.getMessage();
@@ -593,7 +484,7 @@ public final class LiveSender implements EventSink, AutoCloseable {
     }
 
     private void linkFailed(IOException e) {
-        if (e instanceof NotStoredException) {
+        if (e instanceof SenderLink.NotStoredException) {
             // not a link that failed: a receiver that cannot keep what it is sent; like a refusal, tried
             // again only at the longest delay, and said as the reason events were lost
             refused = true;
@@ -608,14 +499,13 @@ public final class LiveSender implements EventSink, AutoCloseable {
         closeLink();
     }
 
-    /** Events written on this link that the receiver never acknowledged are counted as lost. */
+    /** Events written on the link that the receiver never acknowledged are counted as lost. */
     private void countUnacked() {
-        long unacked = sentOnLink - ackedOnLink;
+        long unacked = link.takeUnacknowledged();
         if (unacked > 0) {
             dropped.addAndGet(unacked);
             pendingLoss.addAndGet(unacked);
         }
-        sentOnLink = ackedOnLink;
     }
 
     private void dropQueue() {
@@ -627,16 +517,10 @@ public final class LiveSender implements EventSink, AutoCloseable {
 
     private void closeLink() {
         connected = false;
-        Socket s = socket;
-        socket = null;
-        out = null;
-        in = null;
-        if (s != null) {
-            try {
-                s.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
+        SenderLink l = link;
+        link = null;
+        if (l != null) {
+            l.close();
         }
     }
 }

@@ -27,11 +27,6 @@ final class FreeSpace {
         return peak;
     }
 
-    /** Finite gaps below the top. */
-    int gaps() {
-        return byStart.size();
-    }
-
     /**
      * Takes {@code size} bytes (more than 0) at the lowest offset of the smallest gap that holds them,
      * or at the top when none does; returns the offset.

@@ -24,6 +24,15 @@ public sealed interface Planner permits AutoPlanner, GreedyBySizePlanner, Search
      */
     Packing plan(PlanProblem problem, long capacity, long timeLimitNanos);
 
+    /**
+     * The instant ({@link System#nanoTime()}) a search that began at {@code t0} with {@code timeLimitNanos} must stop
+     * by: {@code t0} for no time (or less), {@link Long#MAX_VALUE} where the sum would overflow (no limit).
+     */
+    static long deadline(long t0, long timeLimitNanos) {
+        long deadline = t0 + Math.max(0, timeLimitNanos);
+        return deadline < t0 ? Long.MAX_VALUE : deadline;
+    }
+
     /** The planner with this CLI name: {@code auto}, {@code greedy}, {@code search} or {@code sweep}. */
     static Planner named(String name) {
         return switch (name) {

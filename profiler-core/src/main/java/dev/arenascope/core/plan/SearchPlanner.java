@@ -33,10 +33,7 @@ public record SearchPlanner() implements Planner {
     @Override
     public Packing plan(PlanProblem problem, long capacity, long timeLimitNanos) {
         long t0 = System.nanoTime();
-        long deadline = t0 + Math.max(0, timeLimitNanos);
-        if (deadline < t0) {
-            deadline = Long.MAX_VALUE;
-        }
+        long deadline = Planner.deadline(t0, timeLimitNanos);
         long lb = problem.lowerBound();
         // the first answer is greedy's; with a time limit, greedy itself stops at it (the buffers it had
         // not placed yet are stacked above the rest), so a dense problem is still answered in time.

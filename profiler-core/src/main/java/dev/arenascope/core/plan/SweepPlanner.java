@@ -39,10 +39,7 @@ public record SweepPlanner() implements Planner {
     @Override
     public Packing plan(PlanProblem problem, long capacity, long timeLimitNanos) {
         long t0 = System.nanoTime();
-        long deadline = t0 + Math.max(0, timeLimitNanos);
-        if (deadline < t0) {
-            deadline = Long.MAX_VALUE;
-        }
+        long deadline = Planner.deadline(t0, timeLimitNanos);
         int n = problem.size();
         long lb = problem.lowerBound();
         long[] lo = new long[n];

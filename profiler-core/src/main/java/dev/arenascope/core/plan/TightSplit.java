@@ -63,7 +63,6 @@ final class TightSplit {
     private final long[] hi;
     private final long[] size;
     private long searchNodes;
-    private int searched;
     private int largestSearched;
     private int attempts;
     private int lastScore;           // how sure smallestBalanced's last answer is: 0 (surest) to 3
@@ -88,11 +87,7 @@ final class TightSplit {
         return searchNodes;
     }
 
-    /** How many pieces were searched, and the most buffers one of them held. */
-    int searchedPieces() {
-        return searched;
-    }
-
+    /** The most buffers one piece searched held. */
     int largestSearchedPiece() {
         return largestSearched;
     }
@@ -572,7 +567,6 @@ final class TightSplit {
         }
         PlanProblem sub = new PlanProblem(bs, 1);
         long[] found = new long[piece.length];
-        searched++;
         largestSearched = Math.max(largestSearched, piece.length);
         PerfectPacking pp = new PerfectPacking(sub, height, deadline).nodeLimit(nodeLimit);
         CanonicalSearch.Outcome o = pp.runInto(found);

@@ -2,7 +2,6 @@ package dev.arenascope.core.report;
 
 import java.io.IOException;
 import java.io.Writer;
-import java.util.List;
 import java.util.Locale;
 
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -11,7 +10,6 @@ import dev.arenascope.core.analysis.JobSummary;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteDiff;
-import dev.arenascope.core.trace.StackFrame;
 
 /**
  * A job as JSON: {@code ranks[]} (one object per rank, failed ones with their {@code failure}) and
@@ -106,7 +104,7 @@ public final class JobJson {
             g.writeStringField("label", top.label());
             g.writeNumberField("bytes", top.bytes());
             g.writeNumberField("count", top.count());
-            frames(g, top.frames());
+            SiteJson.frames(g, top.frames());
             g.writeEndObject();
         }
         if (sparklines) {
@@ -117,18 +115,6 @@ public final class JobJson {
             g.writeEndArray();
         }
         g.writeEndObject();
-    }
-
-    static void frames(JsonGenerator g, List<StackFrame> frames) throws IOException {
-        g.writeArrayFieldStart("frames");
-        for (StackFrame f : frames) {
-            g.writeStartObject();
-            g.writeStringField("function", f.function());
-            g.writeStringField("file", f.file());
-            g.writeNumberField("line", f.line());
-            g.writeEndObject();
-        }
-        g.writeEndArray();
     }
 
     /** Writes the job report. */
@@ -175,14 +161,7 @@ public final class JobJson {
                 if (e.status() == SiteDiff.Status.SAME) {
                     continue;
                 }
-                g.writeStartObject();
-                g.writeStringField("status", e.status().name().toLowerCase(Locale.ROOT));
-                g.writeNumberField("bytes", e.currentBytes());
-                g.writeNumberField("baseline_bytes", e.baselineBytes());
-                g.writeNumberField("delta_bytes", e.deltaBytes());
-                g.writeStringField("label", e.label());
-                frames(g, e.frames());
-                g.writeEndObject();
+                SiteJson.diffEntry(g, e, SiteJson.Keys.SNAKE);
             }
             g.writeEndArray();
             g.writeEndObject();

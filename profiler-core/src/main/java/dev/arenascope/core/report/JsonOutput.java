@@ -60,6 +60,14 @@ public final class JsonOutput {
         return FACTORY.createGenerator(out, JsonEncoding.UTF8).setCharacterEscapes(ESCAPES).useDefaultPrettyPrinter();
     }
 
+    /**
+     * A generator over {@code out} with the same encoding and escapes but no pretty printer, for output a
+     * line per record ({@code query --format json}); the caller lays out its own line breaks.
+     */
+    public static JsonGenerator openCompact(OutputStream out) throws IOException {
+        return FACTORY.createGenerator(out, JsonEncoding.UTF8).setCharacterEscapes(ESCAPES);
+    }
+
     /** A pretty-printing generator over {@code out}; the caller flushes it (or calls {@link #end}). */
     public static JsonGenerator open(Writer out) throws IOException {
         return FACTORY.createGenerator(out).setCharacterEscapes(ESCAPES).useDefaultPrettyPrinter();

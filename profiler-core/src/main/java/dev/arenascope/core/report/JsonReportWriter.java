@@ -23,9 +23,7 @@ import dev.arenascope.core.analysis.SiteDiff;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.device.DeviceInfo;
-import dev.arenascope.core.pool.torch.CachingAllocatorModel;
 import dev.arenascope.core.pool.torch.WhatIfReplay;
-import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.file.RingWindow;
 
 /**
@@ -108,7 +106,7 @@ public final class JsonReportWriter {
                 g.writeNumberField("bytes", row.bytes());
                 g.writeNumberField("count", row.count());
                 g.writeStringField("label", row.label());
-                frames(g, row.frames());
+                SiteJson.frames(g, row.frames());
                 g.writeEndObject();
             }
             g.writeEndArray();
@@ -125,18 +123,6 @@ public final class JsonReportWriter {
         }
         g.writeEndArray();
         g.writeEndObject();
-    }
-
-    private static void frames(JsonGenerator g, List<StackFrame> frames) throws IOException {
-        g.writeArrayFieldStart("frames");
-        for (StackFrame f : frames) {
-            g.writeStartObject();
-            g.writeStringField("function", f.function());
-            g.writeStringField("file", f.file());
-            g.writeNumberField("line", f.line());
-            g.writeEndObject();
-        }
-        g.writeEndArray();
     }
 
     private static void session(JsonGenerator g, SessionSummary s) throws IOException {
@@ -334,18 +320,8 @@ public final class JsonReportWriter {
             g.writeStartObject();
             g.writeStringField("memory", ms.memory());
             g.writeArrayFieldStart("sites");
-            for (SiteDiff.Entry e
-                    : SiteDiff.between(base.bySite(), ms.bySite()).entries()) {
-                g.writeStartObject();
-                g.writeStringField("status", e.status().name().toLowerCase(Locale.ROOT));
-                g.writeNumberField("bytes", e.currentBytes());
-                g.writeNumberField("baselineBytes", e.baselineBytes());
-                g.writeNumberField("deltaBytes", e.deltaBytes());
-                g.writeNumberField("count", e.currentCount());
-                g.writeNumberField("baselineCount", e.baselineCount());
-                g.writeStringField("label", e.label());
-                frames(g, e.frames());
-                g.writeEndObject();
+            for (SiteDiff.Entry e : SiteDiff.between(base.bySite(), ms.bySite()).entries()) {
+                SiteJson.diffEntry(g, e, SiteJson.Keys.CAMEL);
             }
             g.writeEndArray();
             g.writeEndObject();
@@ -364,12 +340,12 @@ public final class JsonReportWriter {
         g.writeEndObject();
         g.writeStringField("summary", ReportTables.whatIfSummary(w));
         g.writeFieldName("recorded");
-        outcome(g, w.recorded());
+        WhatIfJson.outcome(g, w.recorded(), false);
         g.writeFieldName("baseline");
-        outcome(g, w.baseline());
+        WhatIfJson.outcome(g, w.baseline(), false);
         g.writeArrayFieldStart("grid");
         for (WhatIfReplay.Outcome o : w.grid()) {
-            outcome(g, o);
+            WhatIfJson.outcome(g, o, false);
         }
         g.writeEndArray();
         List<WhatIfReplay.Outcome> best = w.best();
@@ -388,39 +364,6 @@ public final class JsonReportWriter {
         }
         g.writeStringField("note", w.floorNote());
         g.writeEndObject();
-        g.writeEndObject();
-    }
-
-    private static void outcome(JsonGenerator g, WhatIfReplay.Outcome o) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("settings", o.settings().describe());
-        g.writeNumberField("reserved_peak", o.reservedPeak());
-        CachingAllocatorModel.Peak p = o.peak();
-        g.writeFieldName("at_peak");
-        if (p == null) {
-            g.writeNull();
-        } else {
-            g.writeStartObject();
-            g.writeNumberField("reserved", p.reserved());
-            g.writeNumberField("live", p.requested());
-            g.writeNumberField("rounding", p.rounding());
-            g.writeNumberField("split_remainders", p.splitRemainders());
-            g.writeNumberField("cached", p.cached());
-            g.writeEndObject();
-        }
-        g.writeNumberField("live_peak", o.requestedPeak());
-        g.writeNumberField("cuda_mallocs", o.segmentAllocs());
-        g.writeNumberField("cuda_frees", o.segmentFrees());
-        g.writeFieldName("out_of_memory");
-        if (!o.outOfMemory()) {
-            g.writeNull();
-        } else {
-            g.writeStartObject();
-            g.writeNumberField("entry", o.oomEntry());
-            g.writeNumberField("bytes", o.oomBytes());
-            g.writeNumberField("reserved", o.oomReserved());
-            g.writeEndObject();
-        }
         g.writeEndObject();
     }
 

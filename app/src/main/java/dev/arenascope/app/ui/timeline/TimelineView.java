@@ -289,11 +289,6 @@ public final class TimelineView extends StackPane {
         requestFrame();
     }
 
-    /** Legend group keys switched off (their allocations folded into others). */
-    public ObservableSet<String> hiddenGroups() {
-        return hiddenGroups;
-    }
-
     /** The legend above the lanes (shown while a lane draws stripes). */
     public StripeLegend legend() {
         return legend;

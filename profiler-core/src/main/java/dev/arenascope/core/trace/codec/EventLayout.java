@@ -54,11 +54,6 @@ public enum EventLayout {
         return version;
     }
 
-    /** Columns between {@code time} and {@code a}. */
-    int identityColumns() {
-        return identityColumns;
-    }
-
     /** Columns after {@code ref2} when present (a chunk of a layout with site columns may leave them out). */
     int trailingColumns() {
         return trailingColumns;

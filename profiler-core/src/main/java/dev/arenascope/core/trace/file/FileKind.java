@@ -133,8 +133,8 @@ public enum FileKind {
             case PERFETTO_JSON -> "a Perfetto / Chrome trace, which ArenaScope exports but does not read back; open the "
                     + ".astrace or .jsonl it was exported from";
             case EMPTY -> "empty";
-            case OTHER_TEXT -> TraceFilesNames.endsWithPickle(file) ? "not a pickle (it is text)" : "text of no format ArenaScope reads";
-            case OTHER_BINARY -> TraceFilesNames.endsWithPickle(file) ? "not a pickle (a pickle starts with byte 0x80)"
+            case OTHER_TEXT -> named(file) == PICKLE ? "not a pickle (it is text)" : "text of no format ArenaScope reads";
+            case OTHER_BINARY -> named(file) == PICKLE ? "not a pickle (a pickle starts with byte 0x80)"
                     : "binary data of no format ArenaScope reads";
             default -> kind.description;
         };
@@ -148,9 +148,7 @@ public enum FileKind {
      * or when the file cannot be read.
      */
     public static String mismatch(Path file) {
-        String n = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
-        FileKind expected = n.endsWith(".astrace") ? ASTRACE : n.endsWith(".jsonl") ? JSONL
-                : n.endsWith(".pickle") || n.endsWith(".pkl") ? PICKLE : null;
+        FileKind expected = named(file);
         FileKind actual;
         try {
             actual = of(file);
@@ -205,11 +203,16 @@ public enum FileKind {
         return "";
     }
 
-    /** File-name helpers kept apart so the sniffing above reads on its own. */
-    private static final class TraceFilesNames {
-        static boolean endsWithPickle(Path f) {
-            String n = f.getFileName() == null ? "" : f.getFileName().toString().toLowerCase(Locale.ROOT);
-            return n.endsWith(".pickle") || n.endsWith(".pkl");
-        }
+    /**
+     * The trace kind {@code file}'s name says ({@code .astrace}, {@code .jsonl}, {@code .pickle} or {@code .pkl}, in
+     * any case), or null: the one place a name is read as a kind, for the refusals above.
+     */
+    public static FileKind named(Path file) {
+        return switch (TraceFormats.extension(file)) {
+            case ".astrace" -> ASTRACE;
+            case ".jsonl" -> JSONL;
+            case ".pickle", ".pkl" -> PICKLE;
+            default -> null;
+        };
     }
 }
