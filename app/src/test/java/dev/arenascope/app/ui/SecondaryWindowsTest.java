@@ -80,18 +80,8 @@ class SecondaryWindowsTest extends WindowTestBase {
             case "new-session" -> "new-session-dialog";
             default -> "error-dialog";
         };
-        Stage d = openDialog(paneId, owner -> {
-            WindowDialogs dialogs = new WindowDialogs(owner, owner.getScene());
-            switch (kind) {
-                case "confirm" -> dialogs.confirm("Open", "Replace the session?", "The open session has events.", () -> {}, () -> {});
-                case "discard" -> dialogs.askDiscard("Quit", new SessionGuard.Stake("9,362 events not saved", true), a -> {});
-                case "shortcuts" -> dialogs.shortcuts();
-                case "about" -> dialogs.about();
-                case "new-session" -> NewSessionDialog.show(owner, NewSessionDialog.Choice.demo());
-                default -> dialogs.error("Could not open x.pickle", "Not enough memory to open x.pickle: after 132 MiB of its 876 MiB"
-                        + " the load holds 223 MiB, so the whole file needs about 1.46 GiB of heap and this window has 1.00 GiB.");
-            }
-        });
+        Stage d = openDialog(paneId, owner -> show(owner, kind, "Not enough memory to open x.pickle: after 132 MiB of its 876 MiB"
+                + " the load holds 223 MiB, so the whole file needs about 1.46 GiB of heap and this window has 1.00 GiB."));
         assertWholeAndCentred(d, kind);
         // made larger by the user and closed: the next one of its kind opens as large
         double[] size = fx(() -> new double[] {d.getWidth() + 60, d.getHeight() + 40});
@@ -102,17 +92,7 @@ class SecondaryWindowsTest extends WindowTestBase {
         WaitForAsyncUtils.waitForFxEvents();
         fxRun(() -> dismiss(d));
         waitFor(30, "closed", () -> fx(() -> dialogWindow(paneId) == null));
-        Stage again = openDialog(paneId, owner -> {
-            WindowDialogs dialogs = new WindowDialogs(owner, owner.getScene());
-            switch (kind) {
-                case "confirm" -> dialogs.confirm("Open", "Replace the session?", "The open session has events.", () -> {}, () -> {});
-                case "discard" -> dialogs.askDiscard("Quit", new SessionGuard.Stake("9,362 events not saved", true), a -> {});
-                case "shortcuts" -> dialogs.shortcuts();
-                case "about" -> dialogs.about();
-                case "new-session" -> NewSessionDialog.show(owner, NewSessionDialog.Choice.demo());
-                default -> dialogs.error("Could not open x.pickle", "Not enough memory.");
-            }
-        });
+        Stage again = openDialog(paneId, owner -> show(owner, kind, "Not enough memory."));
         assertWholeAndCentred(again, kind + ", again");
         double[] now = fx(() -> new double[] {again.getWidth(), again.getHeight()});
         assertEquals(size[0], now[0], 1.5, kind + ": the width it was left at");
@@ -162,5 +142,18 @@ class SecondaryWindowsTest extends WindowTestBase {
         assertEquals(geo[0] + 40, fx(listen::getX), 1.0);
         assertEquals(geo[1] + 30, fx(listen::getY), 1.0);
         fxRun(listen::hide);
+    }
+
+    /** Opens the dialog of {@code kind} over {@code owner}; an error dialog says {@code errorDetail}. */
+    private static void show(Stage owner, String kind, String errorDetail) {
+        WindowDialogs dialogs = new WindowDialogs(owner, owner.getScene());
+        switch (kind) {
+            case "confirm" -> dialogs.confirm("Open", "Replace the session?", "The open session has events.", () -> {}, () -> {});
+            case "discard" -> dialogs.askDiscard("Quit", new SessionGuard.Stake("9,362 events not saved", true), a -> {});
+            case "shortcuts" -> dialogs.shortcuts();
+            case "about" -> dialogs.about();
+            case "new-session" -> NewSessionDialog.show(owner, NewSessionDialog.Choice.demo());
+            default -> dialogs.error("Could not open x.pickle", errorDetail);
+        }
     }
 }
