@@ -342,7 +342,10 @@ final class DuckDbTraceQuery implements TraceQuery {
      * {@link TraceQuery#exportParquet(List, Options, Path)}: every rank's tables built and written
      * straight from their sources, a rank at a time, nothing loaded; the events on a second connection
      * on the engine's threads (the files' row groups then follow the claims of the threads, not strictly
-     * the events' order; each row keeps its {@code event}).
+     * the events' order; each row keeps its {@code event}). A rank's {@code allocations} go first, one
+     * memory's site analysis made and dropped at a time, then the tables those analyses fill
+     * ({@code memories}, {@code sites}) and the rest: the export holds the store, the small tables and
+     * one memory's analysis, never every memory's at once.
      */
     static void exportStreaming(List<TraceInput> ranks, Options options, Path dir) {
         requireFree(dir);
@@ -629,6 +632,10 @@ final class DuckDbTraceQuery implements TraceQuery {
                 }
             }
             if (t == SqlSchema.EVENTS) {
+                if (t.columns().size() != EventVectors.count()) {
+                    throw new IllegalStateException("the events table has " + t.columns().size() + " columns, its scan writes "
+                            + EventVectors.count());
+                }
                 info.setCardinality(ranks.get(rank).view().eventCount(), true);
             }
             return new Target(t, rank, t == SqlSchema.EVENTS ? Math.max(1, threads) : 1);
