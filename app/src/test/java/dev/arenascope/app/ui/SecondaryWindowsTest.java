@@ -156,4 +156,34 @@ class SecondaryWindowsTest extends WindowTestBase {
             default -> dialogs.error("Could not open x.pickle", errorDetail);
         }
     }
+
+    /**
+     * A file dialog leaves a maximised main window maximised. Under Xvfb and openbox (issue 28 item 9)
+     * the window came back from File ▸ Open at 1360×841 while the stage said it was maximised: GTK holds
+     * the owner of a native file dialog at a fixed size, the window manager un-maximises it, and the
+     * maximise asked the moment the dialog returned was dropped, the owner not yet resizable again. The
+     * dialog below does what they did, in that order: it un-maximises its owner, holds it (a maximise
+     * asked meanwhile is undone, as the window manager ignored it) and lets go once it has returned.
+     */
+    @Test
+    void aFileDialogLeavesAMaximisedMainWindowMaximised() {
+        fxRun(() -> stage.setMaximized(true));
+        waitFor(10, "the main window maximised", () -> fx(() -> stage.isMaximized()));
+        boolean[] held = {false};
+        fxRun(() -> stage.maximizedProperty().addListener((o, was, now) -> {
+            if (now && held[0]) {
+                stage.setMaximized(false);
+            }
+        }));
+        String chosen = fx(() -> Placement.keepingOwner(stage, () -> {
+            stage.setMaximized(false);
+            held[0] = true;
+            Platform.runLater(() -> held[0] = false); // the dialog lets go of its owner after it returned
+            return "chosen.astrace";
+        }));
+        assertEquals("chosen.astrace", chosen, "what the dialog chose");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(fx(() -> stage.isMaximized()), "the main window maximised again after the dialog");
+        assertTrue(fx(() -> !held[0]), "the owner was let go");
+    }
 }

@@ -2,6 +2,9 @@ package dev.arenascope.app.ui.common;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import javafx.application.Platform;
 
 import javafx.geometry.Rectangle2D;
 import javafx.scene.Parent;
@@ -27,6 +30,42 @@ public final class Placement {
      * Makes {@code s} open at least {@code minWidth × minHeight} (or its content's preferred size, if
      * larger), centred on {@code owner} on its first showing; later showings keep where it was left.
      */
+    /**
+     * Runs a native file dialog owned by {@code owner} and puts the owner back as it was: maximised,
+     * full screen, or at its position and size. Under GTK the owner is held at a fixed size while the
+     * dialog is up, and a window manager (openbox) un-maximises a window that cannot be resized; a
+     * maximise asked the moment the dialog returns is dropped too, before the owner can be resized
+     * again. So the owner is put back on the next pulse, once the dialog has let go of it.
+     *
+     * @return what {@code dialog} returned
+     */
+    public static <T> T keepingOwner(Stage owner, Supplier<T> dialog) {
+        boolean maximized = owner.isMaximized();
+        boolean fullScreen = owner.isFullScreen();
+        double x = owner.getX();
+        double y = owner.getY();
+        double w = owner.getWidth();
+        double h = owner.getHeight();
+        try {
+            return dialog.get();
+        } finally {
+            Platform.runLater(() -> {
+                if (maximized && !owner.isMaximized()) {
+                    owner.setMaximized(true);
+                } else if (!maximized && !fullScreen && (owner.getX() != x || owner.getY() != y || owner.getWidth() != w
+                        || owner.getHeight() != h)) {
+                    owner.setX(x);
+                    owner.setY(y);
+                    owner.setWidth(w);
+                    owner.setHeight(h);
+                }
+                if (fullScreen && !owner.isFullScreen()) {
+                    owner.setFullScreen(true);
+                }
+            });
+        }
+    }
+
     public static void fitAndCentre(Stage s, Window owner, double minWidth, double minHeight) {
         boolean[] placed = {false};
         s.setOnShowing(e -> {
