@@ -10,7 +10,11 @@ import javafx.geometry.BoundingBox;
 import javafx.geometry.Bounds;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.MouseButton;
+import javafx.scene.Node;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.TextField;
 import javafx.scene.layout.Region;
+import javafx.scene.text.Text;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -158,6 +162,32 @@ class AllocatorTabTest extends WindowTestBase {
             }
         }
         assertTrue(named > 0, "an older block's card names it");
+    }
+
+    /**
+     * The Allocator tab's controls are whole at openbox's first window size and at the screenshots':
+     * the memory picker read "..." and the what-if's settings "m", "rc", "ga" beside a long caption.
+     */
+    @ParameterizedTest(name = "{0}×{1}")
+    @CsvSource({"1358,835", "1280,800"})
+    void theAllocatorControlsAreWhole(double w, double h) {
+        resize(w, h);
+        openUntilLoaded(Fixtures.torch("cs336-a2-bcrafton.pickle"));
+        selectAllocatorTab();
+        fxRun(() -> window.allocator().whatIfButton().setSelected(true));
+        waitForSettled(120, "the what-if", () -> window.allocator().whatIfMapShown() != null && !window.allocator().whatIfBusy());
+        Region memory = fx(() -> window.allocator().memorySelector());
+        assertTrue(fx(() -> memory.getWidth() + 0.5 >= memory.prefWidth(-1)), "the memory picker whole: " + fx(memory::getWidth));
+        for (String id : List.of("#whatif-max-split", "#whatif-roundup", "#whatif-gc", "#whatif-capacity")) {
+            double[] g = fx(() -> {
+                Node n = window.allocator().lookup(id);
+                TextField f = n instanceof ComboBox<?> c ? c.getEditor() : (TextField) n;
+                Text t = new Text(f.getPromptText());
+                t.setFont(f.getFont());
+                return new double[] {f.getWidth() - f.getPadding().getLeft() - f.getPadding().getRight(), t.getLayoutBounds().getWidth()};
+            });
+            assertTrue(g[0] + 0.5 >= g[1], id + ": its prompt whole, " + g[0] + " px for " + g[1]);
+        }
     }
 
     /** Whether the card's nearest edge lies within a few pixels of the pointer on either axis (anchored by it). */
