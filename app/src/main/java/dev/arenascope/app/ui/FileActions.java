@@ -365,32 +365,9 @@ final class FileActions {
                 .onFailure(e -> dialogs.error("Compare with " + file.getFileName(), TraceFiles.describe(e))));
     }
 
-    /**
-     * Runs a file dialog and puts the main window back as it was: some window managers un-maximise
-     * (or move) the owner of a native file dialog, and a dialog must leave its owner's state alone.
-     */
+    /** Runs a file dialog and puts the main window back as it was ({@link Placement#keepingOwner}). */
     <T> T keepingOwner(java.util.function.Supplier<T> dialog) {
-        boolean maximized = stage.isMaximized();
-        boolean fullScreen = stage.isFullScreen();
-        double x = stage.getX();
-        double y = stage.getY();
-        double w = stage.getWidth();
-        double h = stage.getHeight();
-        try {
-            return dialog.get();
-        } finally {
-            if (maximized && !stage.isMaximized()) {
-                stage.setMaximized(true);
-            } else if (!maximized && !fullScreen && (stage.getX() != x || stage.getY() != y || stage.getWidth() != w || stage.getHeight() != h)) {
-                stage.setX(x);
-                stage.setY(y);
-                stage.setWidth(w);
-                stage.setHeight(h);
-            }
-            if (fullScreen && !stage.isFullScreen()) {
-                stage.setFullScreen(true);
-            }
-        }
+        return Placement.keepingOwner(stage, dialog);
     }
 
     /** Lets the user choose which baseline memory each memory is compared with (File ▸ Pair Baseline Memories…). */

@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import javafx.stage.DirectoryChooser;
 import javafx.stage.Stage;
 
+import dev.arenascope.app.ui.common.Placement;
 import dev.arenascope.app.ui.io.TraceFiles;
 import dev.arenascope.app.ui.job.Job;
 import dev.arenascope.app.ui.job.RanksView;
@@ -51,7 +52,7 @@ final class JobOpener {
     void openFolderDialog() {
         DirectoryChooser dc = new DirectoryChooser();
         dc.setTitle("Open a job: a folder of traces, one per rank");
-        File d = dc.showDialog(stage);
+        File d = Placement.keepingOwner(stage, () -> dc.showDialog(stage)); // the main window left as it was
         if (d != null) {
             openAsked(List.of(d.toPath()));
         }

@@ -15,6 +15,7 @@ import org.controlsfx.control.StatusBar;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.format.TimeAxis;
 
 /**
  * The window's status bar: a message on the left with the progress of the file task in hand and its
@@ -64,6 +65,7 @@ final class StatusLine {
         model.selectionProperty().addListener((o, a, b) -> updateFigures());
         model.viewRangeProperty().addListener((o, a, b) -> updateFigures());
         model.deviceProperty().addListener((o, a, b) -> updateFigures());
+        model.traceProperty().addListener((o, a, b) -> updateFigures()); // the axis is the trace's
         tasks.addListener(this::updateProgress);
         updateFigures();
     }
@@ -116,6 +118,7 @@ final class StatusLine {
         rateLabel.setText(String.format(Locale.ROOT, "%,.0f events/s", model.eventsPerSecondProperty().get()));
         droppedLabel.setText(String.format(Locale.ROOT, "%,d dropped", model.lostEventsProperty().get()));
         TimeRange sel = model.selectionProperty().get();
-        rangeLabel.setText(sel == null ? "view " + model.viewRangeProperty().get() : "selected " + sel);
+        TimeAxis axis = model.timeAxis(); // entries for a snapshot without timestamps, never a made-up time
+        rangeLabel.setText(sel == null ? "view " + model.viewRangeProperty().get().describe(axis) : "selected " + sel.describe(axis));
     }
 }

@@ -10,12 +10,19 @@ import javafx.geometry.BoundingBox;
 import javafx.geometry.Bounds;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.MouseButton;
+import javafx.scene.Node;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.TextField;
 import javafx.scene.layout.Region;
+import javafx.scene.text.Text;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import dev.arenascope.app.ui.slots.AddressMap;
 import dev.arenascope.app.ui.slots.AddressMapDrawList;
+import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.testsupport.Fixtures;
 
@@ -121,6 +128,66 @@ class AllocatorTabTest extends WindowTestBase {
         robot.type(KeyCode.LEFT);
         waitForSettled(20, "and back", () -> window.allocator().addressMapShown().end() < end1);
         assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays");
+    }
+
+    /**
+     * A block live before the trace began says so in its card, with its size and frames, never "since
+     * 0 ns" (under Xvfb the bcrafton snapshot's 1.44 GiB of older blocks read "since 0 ns" in the map
+     * while their stripes said "live before recording began").
+     */
+    @Test
+    void aBlockOlderThanTheTraceSaysSoInItsCard() {
+        resize(1920, 1080);
+        openUntilLoaded(Fixtures.torch("cs336-a2-bcrafton.pickle"));
+        selectAllocatorTab();
+        waitForSettled(30, "the map drawn", () -> window.allocator().drawList() != null && window.allocator().addressMapShown() != null);
+        long older = fx(() -> window.allocator().addressMapShown().blocks().stream()
+                .filter(b -> b.sinceNs() == AddressMap.Block.BEFORE_RECORDING).count());
+        assertTrue(older > 0, "the snapshot has blocks older than its trace");
+        Region holder = fx(() -> (Region) window.allocator().canvas().getParent());
+        double hw = fx(holder::getWidth);
+        double hh = fx(holder::getHeight);
+        double[] origin = fx(() -> new double[] {window.allocator().drawList().x0(), window.allocator().drawList().top() + 6});
+        int named = 0;
+        for (double fy = 0; fy <= 1; fy += 0.05) {
+            for (double fx = 0.01; fx < 1; fx += 0.02) {
+                double x = origin[0] + fx * (hw - origin[0] - 12);
+                double y = origin[1] + fy * (hh - origin[1] - 40);
+                String text = fx(() -> window.allocator().hoverAt(x, y));
+                if (text.contains(Event.BEFORE_RECORDING)) {
+                    named++;
+                    assertFalse(text.contains("\nsince "), "no instant for an older block: " + text);
+                    assertTrue(text.lines().anyMatch(l -> l.startsWith("size ")), text);
+                }
+            }
+        }
+        assertTrue(named > 0, "an older block's card names it");
+    }
+
+    /**
+     * The Allocator tab's controls are whole at openbox's first window size and at the screenshots':
+     * the memory picker read "..." and the what-if's settings "m", "rc", "ga" beside a long caption.
+     */
+    @ParameterizedTest(name = "{0}×{1}")
+    @CsvSource({"1358,835", "1280,800"})
+    void theAllocatorControlsAreWhole(double w, double h) {
+        resize(w, h);
+        openUntilLoaded(Fixtures.torch("cs336-a2-bcrafton.pickle"));
+        selectAllocatorTab();
+        fxRun(() -> window.allocator().whatIfButton().setSelected(true));
+        waitForSettled(120, "the what-if", () -> window.allocator().whatIfMapShown() != null && !window.allocator().whatIfBusy());
+        Region memory = fx(() -> window.allocator().memorySelector());
+        assertTrue(fx(() -> memory.getWidth() + 0.5 >= memory.prefWidth(-1)), "the memory picker whole: " + fx(memory::getWidth));
+        for (String id : List.of("#whatif-max-split", "#whatif-roundup", "#whatif-gc", "#whatif-capacity")) {
+            double[] g = fx(() -> {
+                Node n = window.allocator().lookup(id);
+                TextField f = n instanceof ComboBox<?> c ? c.getEditor() : (TextField) n;
+                Text t = new Text(f.getPromptText());
+                t.setFont(f.getFont());
+                return new double[] {f.getWidth() - f.getPadding().getLeft() - f.getPadding().getRight(), t.getLayoutBounds().getWidth()};
+            });
+            assertTrue(g[0] + 0.5 >= g[1], id + ": its prompt whole, " + g[0] + " px for " + g[1]);
+        }
     }
 
     /** Whether the card's nearest edge lies within a few pixels of the pointer on either axis (anchored by it). */

@@ -1,6 +1,7 @@
 package dev.arenascope.app.ui;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.function.Consumer;
@@ -10,6 +11,8 @@ import javafx.scene.control.Button;
 import javafx.scene.control.ButtonBar;
 import javafx.scene.control.ButtonType;
 import javafx.scene.control.DialogPane;
+import javafx.scene.control.MenuBar;
+import javafx.scene.control.MenuItem;
 import javafx.stage.Stage;
 import javafx.stage.Window;
 
@@ -20,6 +23,7 @@ import org.testfx.util.WaitForAsyncUtils;
 
 import dev.arenascope.app.ui.common.Placement;
 import dev.arenascope.app.ui.live.NewSessionDialog;
+import dev.arenascope.testsupport.Fixtures;
 
 /**
  * Secondary windows open sized from their content and centred on the main window (the Listen window
@@ -155,5 +159,96 @@ class SecondaryWindowsTest extends WindowTestBase {
             case "new-session" -> NewSessionDialog.show(owner, NewSessionDialog.Choice.demo());
             default -> dialogs.error("Could not open x.pickle", errorDetail);
         }
+    }
+
+    /**
+     * A file dialog leaves a maximised main window maximised. Under Xvfb and openbox (issue 28 item 9)
+     * the window came back from File ▸ Open at 1360×841 while the stage said it was maximised: GTK holds
+     * the owner of a native file dialog at a fixed size, the window manager un-maximises it, and the
+     * maximise asked the moment the dialog returned was dropped, the owner not yet resizable again. The
+     * dialog below does what they did, in that order: it un-maximises its owner, holds it (a maximise
+     * asked meanwhile is undone, as the window manager ignored it) and lets go once it has returned.
+     */
+    @Test
+    void aFileDialogLeavesAMaximisedMainWindowMaximised() {
+        fxRun(() -> stage.setMaximized(true));
+        waitFor(10, "the main window maximised", () -> fx(() -> stage.isMaximized()));
+        boolean[] held = {false};
+        fxRun(() -> stage.maximizedProperty().addListener((o, was, now) -> {
+            if (now && held[0]) {
+                stage.setMaximized(false);
+            }
+        }));
+        String chosen = fx(() -> Placement.keepingOwner(stage, () -> {
+            stage.setMaximized(false);
+            held[0] = true;
+            Platform.runLater(() -> held[0] = false); // the dialog lets go of its owner after it returned
+            return "chosen.astrace";
+        }));
+        assertEquals("chosen.astrace", chosen, "what the dialog chose");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(fx(() -> stage.isMaximized()), "the main window maximised again after the dialog");
+        assertTrue(fx(() -> !held[0]), "the owner was let go");
+    }
+
+    /**
+     * The Pair Baseline Memories dialog opens whole and centred, and stays so when the window system
+     * puts it back to 200×200 in the screen's corner after it was placed, as GTK and openbox did under
+     * Xvfb ("Compare each memory with" cut to four rows under its buttons, at 0,-19).
+     */
+    @Test
+    void thePairDialogOpensWholeAndStaysWhole() {
+        openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
+        fxRun(() -> window.compareWith(Fixtures.torch("cs336-a2-bcrafton.pickle")));
+        waitFor(60, "the baseline", () -> fx(() -> window.model().baselineProperty().get() != null));
+        MenuItem pair = fx(() -> window.scene().getRoot().lookupAll(".menu-bar").stream().map(MenuBar.class::cast)
+                .flatMap(b -> b.getMenus().stream()).flatMap(m -> m.getItems().stream())
+                .filter(m -> "menu-pair-baseline".equals(m.getId())).findFirst().orElseThrow());
+        Stage d = openDialog("pair-dialog", owner -> pair.fire());
+        assertWholeAndCentred(d, "pair");
+        double[] whole = fx(() -> new double[] {d.getWidth(), d.getHeight()});
+        fxRun(() -> { // as one configure of the window: moved to the corner and sized 200×200
+            d.setX(0);
+            d.setY(-19);
+            d.setWidth(200);
+            d.setHeight(200);
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(fx(() -> d.getWidth()) >= whole[0] - 0.5 && fx(() -> d.getHeight()) >= whole[1] - 0.5,
+                "whole again: " + fx(() -> d.getWidth() + " x " + d.getHeight()));
+        assertWholeAndCentred(d, "pair, put back");
+        fxRun(() -> dismiss(d));
+        waitFor(30, "closed", () -> fx(() -> dialogWindow("pair-dialog") == null));
+    }
+
+    /**
+     * A dialog leaves a maximised main window maximised. Under Xvfb and openbox every modal dialog (F1,
+     * New Live, Pair baseline) left it at 1360×841: GTK holds the owner of a modal dialog at a fixed size
+     * and openbox un-maximises it. Modelled here in that order: the dialog shows, its owner is
+     * un-maximised and held (a maximise asked meanwhile is undone), and let go as the dialog hides.
+     */
+    @Test
+    void aDialogLeavesAMaximisedMainWindowMaximised() {
+        fxRun(() -> stage.setMaximized(true));
+        waitFor(10, "the main window maximised", () -> fx(() -> stage.isMaximized()));
+        boolean[] held = {false};
+        fxRun(() -> stage.maximizedProperty().addListener((o, was, now) -> {
+            if (now && held[0]) {
+                stage.setMaximized(false);
+            }
+        }));
+        Stage d = openDialog("shortcuts-box", owner -> show(owner, "shortcuts", ""));
+        fxRun(() -> {
+            held[0] = true;
+            stage.setMaximized(false);
+        });
+        assertFalse(fx(() -> stage.isMaximized()), "held un-maximised while the dialog is up");
+        fxRun(() -> {
+            dismiss(d);
+            held[0] = false; // let go as it hides
+        });
+        waitFor(30, "closed", () -> fx(() -> dialogWindow("shortcuts-box") == null));
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(fx(() -> stage.isMaximized()), "the main window maximised again after the dialog");
     }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import javafx.scene.control.Label;
 import javafx.scene.control.TableColumn;
 
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,13 @@ class UntimedSnapshotTest extends WindowTestBase {
         assertTrue(sum.initial() > 0, "the generator leaves blocks live before the trace");
         openUntilLoaded(f);
         assertEquals(TimeAxis.ENTRIES, fx(() -> window.model().timeAxis()));
+        // the status bar's range (it read "view 0 ns – 5.16 ms (5.16 ms)" under Xvfb), the view's and a selection's
+        String view = fx(() -> ((Label) stage.getScene().lookup("#status-range")).getText());
+        assertTrue(view.startsWith("view entry 0 – entry ") && view.endsWith(" entries)"), "the status bar: " + view);
+        assertFalse(TIME.matcher(view).find(), "no time in the status bar: " + view);
+        fxRun(() -> window.model().selectionProperty().set(new TimeRange(3_000, 120_000)));
+        assertEquals("selected entry 3 – entry 120 (117 entries)", fx(() -> ((Label) stage.getScene().lookup("#status-range")).getText()));
+        fxRun(() -> window.model().selectionProperty().set(null));
 
         // the first 40 entries: the older blocks' stripes are there, drawn by default for a snapshot
         fxRun(() -> window.model().viewRangeProperty().set(new TimeRange(0, 40_000)));

@@ -2,6 +2,11 @@ package dev.arenascope.app.ui.common;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import javafx.application.Platform;
+import javafx.beans.value.ChangeListener;
+import javafx.event.EventHandler;
 
 import javafx.geometry.Rectangle2D;
 import javafx.scene.Parent;
@@ -13,6 +18,7 @@ import javafx.scene.layout.Region;
 import javafx.stage.Screen;
 import javafx.stage.Stage;
 import javafx.stage.Window;
+import javafx.stage.WindowEvent;
 
 /**
  * Where a secondary window goes: sized from its content (never below what its controls ask for, so a
@@ -27,6 +33,47 @@ public final class Placement {
      * Makes {@code s} open at least {@code minWidth × minHeight} (or its content's preferred size, if
      * larger), centred on {@code owner} on its first showing; later showings keep where it was left.
      */
+    /**
+     * Runs a native file dialog owned by {@code owner} and puts the owner back as it was: maximised,
+     * full screen, or at its position and size. Under GTK the owner is held at a fixed size while the
+     * dialog is up, and a window manager (openbox) un-maximises a window that cannot be resized; a
+     * maximise asked the moment the dialog returns is dropped too, before the owner can be resized
+     * again. So the owner is put back on the next pulse, once the dialog has let go of it.
+     *
+     * @return what {@code dialog} returned
+     */
+    public static <T> T keepingOwner(Stage owner, Supplier<T> dialog) {
+        boolean maximized = owner.isMaximized() || owner.getProperties().containsKey(MAXIMISE_AGAIN); // or after a dialog
+        boolean fullScreen = owner.isFullScreen();
+        double x = owner.getX();
+        double y = owner.getY();
+        double w = owner.getWidth();
+        double h = owner.getHeight();
+        owner.getProperties().merge(DIALOGS_UP, 1, (a, b) -> (Integer) a + (Integer) b);
+        try {
+            return dialog.get();
+        } finally {
+            owner.getProperties().merge(DIALOGS_UP, -1, (a, b) -> (Integer) a + (Integer) b);
+            Platform.runLater(() -> {
+                if (maximized) {
+                    owner.getProperties().remove(MAXIMISE_AGAIN);
+                }
+                if (maximized && !owner.isMaximized()) {
+                    owner.setMaximized(true);
+                } else if (!maximized && !fullScreen && (owner.getX() != x || owner.getY() != y || owner.getWidth() != w
+                        || owner.getHeight() != h)) {
+                    owner.setX(x);
+                    owner.setY(y);
+                    owner.setWidth(w);
+                    owner.setHeight(h);
+                }
+                if (fullScreen && !owner.isFullScreen()) {
+                    owner.setFullScreen(true);
+                }
+            });
+        }
+    }
+
     public static void fitAndCentre(Stage s, Window owner, double minWidth, double minHeight) {
         boolean[] placed = {false};
         s.setOnShowing(e -> {
@@ -47,6 +94,11 @@ public final class Placement {
         });
     }
 
+    /** An owner's property while it is to be maximised again once its dialogs have let go of it. */
+    private static final String MAXIMISE_AGAIN = "arenascope.maximiseAgain";
+    /** An owner's property: how many of its dialogs are showing. */
+    private static final String DIALOGS_UP = "arenascope.dialogsUp";
+
     /** Layout pulses after a dialog shows in which it is centred again if its content grew it. */
     private static final int SETTLING_PULSES = 4;
 
@@ -59,13 +111,27 @@ public final class Placement {
      * same {@code kind} was last closed at if larger, centred on {@code owner} (again in its first
      * layout pulses if its content grows it, unless it was moved meanwhile); it is resizable, and its
      * size is remembered for the next one of its kind while the window runs. The owner's own size and
-     * state are left alone.
+     * state are left alone: a maximised owner that the window manager un-maximised while the dialog held
+     * it (GTK holds the owner of a modal dialog at a fixed size, and openbox un-maximises a window that
+     * cannot be resized) is maximised again once the dialog is gone.
      */
     public static void fitAndCentre(Dialog<?> d, Window owner, String kind) {
         DialogPane pane = d.getDialogPane();
         pane.setMinSize(Region.USE_PREF_SIZE, Region.USE_PREF_SIZE);
         d.setResizable(true);
-        d.addEventHandler(DialogEvent.DIALOG_SHOWN, e -> {
+        d.addEventHandler(DialogEvent.DIALOG_SHOWING, e -> {
+            if (owner instanceof Stage s) {
+                s.getProperties().merge(DIALOGS_UP, 1, (a, b) -> (Integer) a + (Integer) b);
+                if (s.isMaximized()) {
+                    s.getProperties().put(MAXIMISE_AGAIN, Boolean.TRUE);
+                }
+            }
+        });
+        Runnable place = () -> {
+            // under GTK a dialog is shown before its first CSS pass and layout: its pane measured 10×24 and
+            // its window NaN×NaN, and it opened at 200×200 in the screen's corner; styled and laid out first
+            pane.applyCss();
+            pane.layout();
             double[] last = DIALOG_SIZES.get(kind);
             double cw = pane.prefWidth(-1);
             double ch = pane.prefHeight(cw);
@@ -77,11 +143,32 @@ public final class Placement {
             if (win != null) {
                 win.sizeToScene();
             }
-            double ww = d.getWidth();
-            double wh = d.getHeight();
+            double ww = d.getWidth() >= cw ? d.getWidth() : cw; // the window not sized yet (NaN): its content's size
+            double wh = d.getHeight() >= ch ? d.getHeight() : ch;
             double[] at = centred(owner, ww, wh);
             d.setX(at[0]);
             d.setY(at[1]);
+            if (win instanceof Stage st) {
+                // the window's own minimum (a size hint the window manager keeps): under GTK and openbox the
+                // pair dialog, once placed, was put back to 200×200 in the screen's corner
+                st.setMinWidth(ww);
+                st.setMinHeight(wh);
+                ChangeListener<Number> shrunk = (o, was, now) -> {
+                    if (st.isShowing() && (st.getWidth() < ww - 0.5 || st.getHeight() < wh - 0.5)) {
+                        st.setWidth(Math.max(ww, st.getWidth()));
+                        st.setHeight(Math.max(wh, st.getHeight()));
+                        double[] again = centred(owner, st.getWidth(), st.getHeight());
+                        st.setX(again[0]);
+                        st.setY(again[1]);
+                    }
+                };
+                st.widthProperty().addListener(shrunk);
+                st.heightProperty().addListener(shrunk);
+                d.addEventHandler(DialogEvent.DIALOG_HIDDEN, h -> {
+                    st.widthProperty().removeListener(shrunk);
+                    st.heightProperty().removeListener(shrunk);
+                });
+            }
             // content laid out in the first pulses (a property sheet's rows) can grow the window after it
             // shows: centred again on its new size, as long as it stands where it was put
             Scene scene = pane.getScene();
@@ -106,10 +193,36 @@ public final class Placement {
                 };
                 scene.addPostLayoutPulseListener(self[0]);
             }
+        };
+        d.addEventHandler(DialogEvent.DIALOG_SHOWN, e -> {
+            // under GTK a dialog may say it is shown before its window is (not showing yet: what was set on it
+            // was lost and it opened at 200×200 in the screen's corner): placed once its window shows
+            Window win = pane.getScene() == null ? null : pane.getScene().getWindow();
+            if (win != null && !win.isShowing()) {
+                win.addEventHandler(WindowEvent.WINDOW_SHOWN, new EventHandler<WindowEvent>() {
+                    @Override
+                    public void handle(WindowEvent we) {
+                        win.removeEventHandler(WindowEvent.WINDOW_SHOWN, this);
+                        place.run();
+                    }
+                });
+            } else {
+                place.run();
+            }
         });
         d.addEventHandler(DialogEvent.DIALOG_HIDDEN, e -> {
             if (pane.getWidth() > 0 && pane.getHeight() > 0) {
                 DIALOG_SIZES.put(kind, new double[] {pane.getWidth(), pane.getHeight()});
+            }
+            if (owner instanceof Stage s) {
+                s.getProperties().merge(DIALOGS_UP, -1, (a, b) -> (Integer) a + (Integer) b);
+                // once the last dialog has let go of it (keepingOwner): a maximise asked while another
+                // dialog (a question after New Live) still holds it would be dropped
+                Platform.runLater(() -> {
+                    if ((Integer) s.getProperties().getOrDefault(DIALOGS_UP, 0) <= 0 && s.getProperties().remove(MAXIMISE_AGAIN) != null) {
+                        s.setMaximized(true);
+                    }
+                });
             }
         });
     }

@@ -2,6 +2,7 @@ package dev.arenascope.app.ui.model;
 
 
 import dev.arenascope.core.format.Durations;
+import dev.arenascope.core.format.TimeAxis;
 
 /**
  * A half-open span of session time {@code [fromNs, toNs)} in nanoseconds since the session start.
@@ -54,6 +55,14 @@ public record TimeRange(long fromNs, long toNs) {
     /** Formats an instant since the session start, e.g. {@code 12.345 ms}. */
     public static String formatTime(long ns) {
         return formatDuration(ns);
+    }
+
+    /**
+     * This range as the status bar writes it, on the trace's axis: {@code 1.00 ms – 3.00 ms (2.00 ms)},
+     * or {@code entry 0 – entry 5,162 (5,162 entries)} for a snapshot without timestamps.
+     */
+    public String describe(TimeAxis axis) {
+        return axis.at(fromNs) + " – " + axis.at(toNs) + " (" + axis.span(duration()) + ")";
     }
 
     @Override

@@ -38,13 +38,16 @@ public final class AddressMap {
      * @param bytes   length
      * @param state   what holds it
      * @param label   descriptor or bin, may be empty
-     * @param sinceNs when it became so
+     * @param sinceNs when it became so, or {@link #BEFORE_RECORDING} for a block live before the trace began
      * @param requested bytes asked for (a pool request's size before its bin rounded it up); {@code bytes}
      *                  where nothing was rounded or the trace does not say
      * @param freeRequestedNs when its free was requested ({@link State#PENDING_FREE}), else -1
      * @param site    the allocation's stack (a node of the trace's site table, {@link TraceView#stack}), -1 when none
      */
     public record Block(long start, long bytes, State state, String label, long sinceNs, long requested, long freeRequestedNs, int site) {
+        /** {@code sinceNs} of a block allocated before the trace began (a snapshot's blocks older than its trace). */
+        public static final long BEFORE_RECORDING = Long.MIN_VALUE;
+
 
         public Block(long start, long bytes, State state, String label, long sinceNs, long requested) {
             this(start, bytes, state, label, sinceNs, requested, -1, -1);

@@ -7,6 +7,7 @@ import java.util.function.IntFunction;
 
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.format.TimeAxis;
+import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.StackFrame;
 
@@ -214,7 +215,9 @@ public record AddressMapDrawList(AddressMap.Snapshot map, String title, double t
             sb.append(", ").append(Bytes.format(best.bytes() - best.requested())).append(" lost to rounding");
         }
         TimeAxis time = TimeAxis.of(map.memory().attributes());
-        if (best.sinceNs() >= 0) {
+        if (best.sinceNs() == AddressMap.Block.BEFORE_RECORDING) {
+            sb.append('\n').append(Event.BEFORE_RECORDING); // not "since 0 ns": the file does not say when
+        } else if (best.sinceNs() >= 0) {
             sb.append("\nsince ").append(time.at(best.sinceNs()));
         }
         if (best.state() == AddressMap.State.PENDING_FREE) {

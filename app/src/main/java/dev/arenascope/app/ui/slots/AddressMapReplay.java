@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 
+import dev.arenascope.app.ui.events.EventRow;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -338,7 +339,8 @@ public final class AddressMapReplay {
             case ALLOC -> {
                 AddressMap.State st = memory.kind() == MemoryKind.ARENA
                         ? (e.has(Event.FLAG_BACKWARD) ? AddressMap.State.BACKWARD : AddressMap.State.FORWARD) : AddressMap.State.IN_USE;
-                live.put(e.a(), new AddressMap.Block(e.a(), e.b(), st, label(e), e.timeNs(), e.b(), -1, e.site()));
+                long since = EventRow.beforeRecording(trace, e) ? AddressMap.Block.BEFORE_RECORDING : e.timeNs();
+                live.put(e.a(), new AddressMap.Block(e.a(), e.b(), st, label(e), since, e.b(), -1, e.site()));
             }
             case FREE_REQUESTED -> {
                 if (before != null && before.state() != AddressMap.State.HELD) {

@@ -32,6 +32,7 @@ import javafx.scene.layout.Pane;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
+import javafx.scene.text.Text;
 
 import dev.arenascope.app.ui.common.Palette;
 import dev.arenascope.app.ui.common.ShownAs;
@@ -115,7 +116,12 @@ public final class AllocatorView extends BorderPane {
         c.getItems().addAll(values);
         c.setEditable(true);
         c.setPromptText(prompt);
-        c.setPrefWidth(prompt.length() * 7.2 + 34);
+        // wide enough for its prompt (the setting's name) in the editor, beside the arrow, and never
+        // shrunk below it: at 1358 px (openbox's first size) they read "m", "rc", "ga"
+        Text measure = new Text(prompt);
+        measure.setFont(c.getEditor().getFont());
+        c.setPrefWidth(Math.ceil(measure.getLayoutBounds().getWidth()) + 56);
+        c.setMinWidth(Region.USE_PREF_SIZE);
         c.setTooltip(new Tooltip(prompt + " (empty: the file's own)"));
         return c;
     }
@@ -126,6 +132,7 @@ public final class AllocatorView extends BorderPane {
         memory.setId("allocator-memory");
         memory.setPromptText("memory");
         memory.setConverter(ShownAs.converter("", m -> m.name() + " (" + TimelinePainter.kindName(m.kind()) + ")"));
+        memory.setMinWidth(Region.USE_PREF_SIZE); // its memory's whole name, never "..." beside a long caption
         whatIfButton.setId("allocator-whatif");
         whatIfButton.setMinWidth(Region.USE_PREF_SIZE);
         whatIfButton.setTooltip(new Tooltip("Replay this PyTorch snapshot through the caching allocator model under other settings"));
@@ -143,7 +150,8 @@ public final class AllocatorView extends BorderPane {
         gcThreshold.setId("whatif-gc");
         capacity.setId("whatif-capacity");
         capacity.setPromptText("capacity, e.g. 80GiB");
-        capacity.setPrefColumnCount(9);
+        capacity.setPrefColumnCount(12); // "capacity, e.g. 80GiB" whole
+        capacity.setMinWidth(Region.USE_PREF_SIZE);
         whatIfInfo.setId("whatif-info");
         whatIfInfo.setMinWidth(0);
         HBox.setHgrow(whatIfInfo, Priority.ALWAYS);
