@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.core.trace.SyntheticTrace;
 import dev.arenascope.core.trace.file.AstraceWriter;
+import dev.arenascope.testsupport.Fixtures;
 
 /**
  * The same mistakes on every command give the same one-line error and exit 2: a directory or a missing
@@ -59,6 +60,15 @@ class CliInputErrorsTest {
         SyntheticTrace.write(1, 1_000, new AstraceWriter(trace));
         Path misnamed = Files.copy(trace, dir.resolve("run.jsonl"));
         cli("stats", misnamed.toString()).isOneLineUsageError("stats", misnamed.toString(), "ArenaScope trace (.astrace)");
+    }
+
+    @Test
+    void aTruncatedPickleIsCalledTruncatedNotAnOpcodeLength() throws Exception {
+        // a real snapshot cut after its first 3,000 bytes: its first frame announces more than is left
+        byte[] whole = Files.readAllBytes(Fixtures.torch("cs336-a2-magma27.pickle"));
+        Path cut = Files.write(dir.resolve("cut.pickle"), Arrays.copyOf(whole, 3_000));
+        cli("stats", cut.toString()).isOneLineUsageError("stats", cut.toString(), "the file ends early (truncated or damaged)",
+                "at byte ", "bytes left");
     }
 
     @Test

@@ -128,10 +128,19 @@ class AllocatorWhatIfTest extends WindowTestBase {
                 : String.format(Locale.ROOT, "first out-of-memory: entry %,d, %s", oom.get("entry").asLong(), Bytes.format(oom.get("bytes").asLong()))),
                 label);
 
+        // shown whole (a row of its own under the settings, wrapped), not cut with an ellipsis as it was even at 1920 px
+        waitForSettled(10, "the what-if's figures shown whole", () -> {
+            var text = (javafx.scene.text.Text) window.allocator().whatIfLabel().lookup(".text");
+            return text != null && label.equals(text.getText());
+        }, () -> String.valueOf(window.allocator().whatIfLabel().lookup(".text")));
+
         // the timeline's what-if line: the replay's reserved bytes, its peak the command's, drawn over the lane
         WhatIfLine line = fx(() -> window.timeline().whatIfLineProperty().get());
         assertNotNull(line);
         assertTrue(line.label().startsWith("what-if reserved (" + o.settings().describe()), line.label());
+        if (capacity != null) { // the capacity is part of the settings replayed, so the titles name it
+            assertTrue(line.label().contains(", capacity " + Bytes.format(Bytes.parse(capacity.strip())) + ")"), line.label());
+        }
         assertEquals(w.get("reserved_peak").asLong(), line.peak(), "the line's peak is the reserved peak");
         waitForSettled(20, "the timeline drawn", () -> window.timeline().drawListProperty().get() != null);
         DrawList d = fx(() -> window.timeline().drawListProperty().get());

@@ -154,15 +154,17 @@ public final class AllocatorView extends BorderPane {
         capacity.setMinWidth(Region.USE_PREF_SIZE);
         whatIfInfo.setId("whatif-info");
         whatIfInfo.setMinWidth(0);
-        HBox.setHgrow(whatIfInfo, Priority.ALWAYS);
+        whatIfInfo.setWrapText(true); // a row of its own under the settings: the figures whole at any width
+        whatIfInfo.setPadding(new Insets(0, 6, 4, 6));
+        whatIfInfo.setMaxWidth(Double.MAX_VALUE);
         expandable.setMinWidth(Region.USE_PREF_SIZE);
         expandable.setMnemonicParsing(false); // the setting's name, underscores and all
-        whatIfBar.getChildren().addAll(expandable, maxSplit, roundup, gcThreshold, capacity, whatIfInfo);
+        whatIfBar.getChildren().addAll(expandable, maxSplit, roundup, gcThreshold, capacity);
         whatIfBar.setAlignment(Pos.CENTER_LEFT);
         whatIfBar.setPadding(new Insets(0, 6, 4, 6));
         whatIfBar.setId("whatif-bar");
         showWhatIfBar(false);
-        setTop(new VBox(bar, whatIfBar));
+        setTop(new VBox(bar, whatIfBar, whatIfInfo));
         hoverCard.getStyleClass().add(Styles.HOVER_CARD);
         hoverCard.setId("allocator-hover");
         hoverCard.setManaged(false);
@@ -178,6 +180,8 @@ public final class AllocatorView extends BorderPane {
     private void showWhatIfBar(boolean on) {
         whatIfBar.setVisible(on);
         whatIfBar.setManaged(on);
+        whatIfInfo.setVisible(on);
+        whatIfInfo.setManaged(on);
     }
 
     private void initListeners() {
@@ -478,7 +482,7 @@ public final class AllocatorView extends BorderPane {
             AllocatorWhatIf.Result res = (AllocatorWhatIf.Result) r[1];
             whatIf.set(res);
             whatIfInfo.setText(figures(prepared, res));
-            whatIfLine.set(WhatIfLine.of(m.id(), "what-if reserved (" + res.settings().describe() + ")", prepared.entryNs(), res.reservedAfter()));
+            whatIfLine.set(WhatIfLine.of(m.id(), "what-if reserved (" + settingsLabel(res.settings()) + ")", prepared.entryNs(), res.reservedAfter()));
             recomputeWhatIfMap();
         }).onFailure(e -> {
             if (serial != whatIfSerial) {
@@ -535,6 +539,11 @@ public final class AllocatorView extends BorderPane {
      * The what-if's figures as {@code whatif} gives them: reserved peak (against the recording and the
      * replay under the file's settings), its make-up, the first out-of-memory, and the check's verdict.
      */
+    /** The settings as the what-if's titles name them: the allocator's own words, then the capacity where one is set. */
+    static String settingsLabel(AllocatorSettings s) {
+        return s.describe() + (s.capacity() > 0 ? ", capacity " + Bytes.format(s.capacity()) : "");
+    }
+
     static String figures(AllocatorWhatIf w, AllocatorWhatIf.Result r) {
         WhatIfReplay.Outcome o = r.outcome();
         CachingAllocatorModel.Peak p = o.peak();
@@ -587,7 +596,7 @@ public final class AllocatorView extends BorderPane {
         long reserved = s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
         long wiReserved = wi.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum();
         drawn = AddressMapDrawList.build(s, "recorded: " + Bytes.format(reserved) + " reserved", 0, w, h / 2);
-        drawnWhatIf = AddressMapDrawList.build(wi, "what-if (" + res.settings().describe() + "), the model's addresses: "
+        drawnWhatIf = AddressMapDrawList.build(wi, "what-if (" + settingsLabel(res.settings()) + "), the model's addresses: "
                 + Bytes.format(wiReserved) + " reserved at the same instant", h / 2, w, h / 2);
         AddressMapPainter.paint(g, drawn, p, dark.get());
         AddressMapPainter.paint(g, drawnWhatIf, p, dark.get());

@@ -175,7 +175,8 @@ abstract sealed class PickleInput permits PickleReader {
     /** Checks a length read from the input against the bytes left (unsigned), then makes them available. */
     int length(long n, String what) throws PickleFormatException {
         if (n < 0 || n > left()) {
-            throw error(what + " length " + Long.toUnsignedString(n) + " exceeds the " + left() + " bytes left");
+            throw error("the file ends early (truncated or damaged): " + what + " of " + Long.toUnsignedString(n)
+                    + " bytes announced, " + left() + " bytes left");
         }
         if (n > Integer.MAX_VALUE - 64) {
             throw error(what + " length " + n + " is larger than the 2 GiB one value may take");

@@ -230,7 +230,8 @@ public final class PickleReader extends PickleInput {
             case 0x95 -> { // FRAME: an 8-byte length; the frame's opcodes follow inline
                 long len = u64();
                 if (len < 0 || len > left()) {
-                    throw error("FRAME of " + Long.toUnsignedString(len) + " bytes exceeds the " + left() + " bytes left");
+                    throw error("the file ends early (truncated or damaged): a FRAME of " + Long.toUnsignedString(len)
+                            + " bytes announced, " + left() + " bytes left");
                 }
             }
             case '.' -> { // STOP
