@@ -220,9 +220,10 @@ def _traced_request(state, orig, pool, nbytes, args, kwargs):
     while the pool serves) are found from their dead weak references when the pool's ``active_blocks``
     is below the mirror's; then the mirror holds what the pool holds, and the request was a hit when
     the pool now holds one block fewer than the mirror (a miss leaves ``held_blocks`` as it was; fewer
-    still: the pool freed its held blocks to retry a failed allocation). Two of the pool's counters a
-    request (``active_blocks``, ``held_blocks``: each a call into pybind11), the bin of a size asked of
-    the pool once per pool family (:func:`bins_for`)."""
+    still: the pool freed its held blocks to retry a failed allocation). At most two of the pool's counters
+    a request (``active_blocks``, ``held_blocks``: each a call into pybind11; neither while the mirror has
+    no buffer out and holds none), the bin of a size asked of the pool once per pool family
+    (:func:`bins_for`)."""
     with state.lock:
         t0 = time.perf_counter_ns()
         buf = orig(pool, nbytes, *args, **kwargs)
