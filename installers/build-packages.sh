@@ -35,12 +35,14 @@ command -v rpmbuild >/dev/null 2>&1 || { build_rpm=no; echo "installers: rpmbuil
 
 app_jar="$repo/app/target/arenascope-app.jar"
 [ -f "$app_jar" ] || { echo "installers: $app_jar is missing: build the app module first" >&2; exit 2; }
+bench_jar="$repo/app-bench/target/arenascope-bench.jar"   # `arenascope bench`, its own module, shipped too
+[ -f "$bench_jar" ] || { echo "installers: $bench_jar is missing: build the app-bench module first" >&2; exit 2; }
 
 rm -rf "$target/input" "$target/runtime" "$target/image" "$pkgdir" "$target/work"
 mkdir -p "$target/input" "$pkgdir" "$target/work"
 
 # --- the class path: the app jar and its runtime libraries, trimmed -------------------------------
-cp "$app_jar" "$target/input/"
+cp "$app_jar" "$bench_jar" "$target/input/"
 for j in "$repo"/app/target/lib/*.jar; do
   name="$(basename "$j")"
   case "$name" in

@@ -48,6 +48,11 @@ printf 'id,lower,upper,size\na,0,2,64\nb,1,3,64\n' > small.csv
 JAVA_TOOL_OPTIONS="-XX:AOTMode=on" "$bin" plan --input small.csv > aot.txt 2>&1 || fail "the packaged AOT cache does not load: $(tail -n 3 aot.txt)"
 grep -q "proof: optimal" aot.txt || fail "plan with the AOT cache printed: $(cat aot.txt)"
 pass "AOT cache $(stat -c %s "$app/lib/app/arenascope.aot") bytes, loads with AOTMode=on"
+# the bench command, a module of its own, found on the packaged class path (and its fixtures with it)
+"$bin" --help | grep -q "^  bench " || fail "the packaged CLI lists no 'bench' command"
+JAVA_TOOL_OPTIONS="-XX:AOTMode=on" "$bin" bench --only arena --quick > bench.txt 2>&1 || fail "bench --only arena --quick failed: $(tail -n 3 bench.txt)"
+grep -q "^arena\." bench.txt || fail "bench printed no arena figure: $(tail -n 3 bench.txt)"
+pass "bench --only arena --quick: $(grep -c "^arena\." bench.txt) figures"
 if "$bin" --help | grep -q "^  record "; then
   "$bin" record render --device host --out "$work/render.astrace" > record.txt 2>&1 || fail "record render failed: $(tail -n 3 record.txt)"
   [ -s "$work/render.astrace" ] || fail "record render wrote no trace"

@@ -1,8 +1,9 @@
 package dev.arenascope.app;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.ServiceLoader;
 
-import dev.arenascope.app.bench.BenchCommand;
 import dev.arenascope.app.cli.Cli;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.info.ExitCodes;
@@ -29,11 +30,31 @@ import dev.arenascope.app.ui.OpenCommand;
 public final class Main {
     private Main() {}
 
-    /** Every sub-command, in the order {@code --help} lists them. */
+    /**
+     * Every sub-command, in the order {@code --help} lists them: the built-in ones and those found on
+     * the class path ({@link #found()}).
+     */
     public static List<Command> commands() {
+        List<Command> all = new ArrayList<>(builtIn());
+        all.addAll(1, found());
+        return List.copyOf(all);
+    }
+
+    /**
+     * Commands of other modules, found through {@link ServiceLoader} when their jar is on the class path:
+     * {@code bench} lives in its own module ({@code app-bench}, which depends on this one: it measures the
+     * window and the commands from outside), whose jar the launcher and the installers put after the
+     * app's; without it {@code bench} is an unknown command.
+     */
+    public static List<Command> found() {
+        List<Command> found = new ArrayList<>();
+        ServiceLoader.load(Command.class, Main.class.getClassLoader()).forEach(found::add);
+        return found;
+    }
+
+    private static List<Command> builtIn() {
         return List.of(
                 new OpenCommand(),
-                new BenchCommand(),
                 new PoolBinsCommand(),
                 new WhatIfCommand(),
                 new PlanCommand(),
@@ -50,7 +71,7 @@ public final class Main {
 
     /** The command line over {@link #commands()}. */
     public static Cli cli() {
-        return new Cli(commands());
+        return new Cli(builtIn(), Main::found);
     }
 
     public static void main(String[] args) {

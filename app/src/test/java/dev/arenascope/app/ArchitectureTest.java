@@ -183,14 +183,25 @@ class ArchitectureTest {
     }
 
     @Test
+    void theBenchIsNotPartOfTheApp() {
+        // the bench measures the app from outside (module app-bench, found through ServiceLoader); nothing here names it
+        noClasses().that().resideInAPackage("dev.arenascope.app..")
+                .should().dependOnClassesThat().resideInAPackage("dev.arenascope.app.bench..")
+                .because("`arenascope bench` is its own module, depending on the app; the app finds it through ServiceLoader")
+                .check(classes);
+        assertTrue(classes.stream().noneMatch(c -> c.getPackageName().startsWith("dev.arenascope.app.bench")),
+                "bench classes in the app's jar");
+    }
+
+    @Test
     void everythingOutsideTheWindowIsHeadless() {
         // written by exclusion, so a new package (a new command's room) is held to it without a change here
         noClasses().that().resideInAPackage("dev.arenascope.app..")
-                .and().resideOutsideOfPackages("dev.arenascope.app.ui..", "dev.arenascope.app.bench..")
+                .and().resideOutsideOfPackages("dev.arenascope.app.ui..")
                 .and().doNotHaveFullyQualifiedName(Main.class.getName())
                 .should().dependOnClassesThat().resideInAnyPackage("dev.arenascope.app.ui..", "javafx..", "com.sun.javafx..", "org.controlsfx..")
-                .because("a headless sub-command runs where there is no display and no JavaFX toolkit; only the window (app.ui), "
-                        + "the bench that measures it and Main, which starts it, see JavaFX")
+                .because("a headless sub-command runs where there is no display and no JavaFX toolkit; only the window (app.ui) "
+                        + "and Main, which starts it, see JavaFX (the bench that measures the window is the app-bench module)")
                 .check(classes);
     }
 

@@ -10,6 +10,7 @@ import java.nio.file.NotDirectoryException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 
 import dev.arenascope.app.info.AppInfo;
 import dev.arenascope.app.info.ExitCodes;
@@ -20,7 +21,9 @@ import dev.arenascope.app.info.ExitCodes;
  * version {@link AppInfo}.
  */
 public final class Cli {
-    private final List<Command> commands;
+    private final List<Command> builtIn;
+    private final Supplier<List<Command>> extras;
+    private List<Command> all;
 
     /**
      * A command line over these sub-commands, in the order {@code --help} lists them (the list is built
@@ -28,7 +31,28 @@ public final class Cli {
      * command and no command knows it).
      */
     public Cli(List<Command> commands) {
-        this.commands = List.copyOf(commands);
+        this(commands, List::of);
+    }
+
+    /**
+     * A command line over the built-in commands and, asked only when a name is not among them or the
+     * whole list is printed, more found elsewhere ({@code bench}, from its own module): a lookup of
+     * what is present costs opening every jar of the class path (tens of milliseconds of a command's
+     * start), so a built-in command never pays it. {@code --help} lists the extras after the first
+     * built-in command.
+     */
+    public Cli(List<Command> builtIn, Supplier<List<Command>> extras) {
+        this.builtIn = List.copyOf(builtIn);
+        this.extras = extras;
+    }
+
+    private List<Command> all() {
+        if (all == null) {
+            List<Command> list = new ArrayList<>(builtIn);
+            list.addAll(Math.min(1, list.size()), extras.get());
+            all = List.copyOf(list);
+        }
+        return all;
     }
 
     /** Whether the arguments ask for a sub-command (otherwise the window opens). */
@@ -116,11 +140,16 @@ public final class Cli {
     }
 
     Command find(String name) {
-        return commands.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
+        Command c = named(builtIn, name);
+        return c != null ? c : named(all(), name); // the extras looked up only for a name not built in
+    }
+
+    private static Command named(List<Command> in, String name) {
+        return in.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
     }
 
     private String names() {
-        return String.join(", ", commands.stream().map(Command::name).toList());
+        return String.join(", ", all().stream().map(Command::name).toList());
     }
 
     /** The text of {@code arenascope --help}. */
@@ -131,7 +160,7 @@ public final class Cli {
         sb.append("  arenascope                      open the window on a live demo session\n");
         sb.append("  arenascope COMMAND [OPTIONS]    run a command headless\n\n");
         sb.append("Commands:\n");
-        for (Command c : commands) {
+        for (Command c : all()) {
             sb.append(String.format("  %-12s %s%n", c.name(), c.summary()));
         }
         sb.append("\nOptions:\n");

@@ -26,6 +26,7 @@ import dev.arenascope.core.plan.PlanProblem;
 import dev.arenascope.core.plan.PlanViolation;
 import dev.arenascope.core.plan.Planner;
 import dev.arenascope.core.plan.ProblemCsv;
+import dev.arenascope.core.plan.SweepPlanner;
 import dev.arenascope.core.plan.TensorRole;
 import dev.arenascope.core.trace.file.OutputFiles;
 import dev.arenascope.core.trace.file.TraceFormats;
@@ -107,7 +108,7 @@ public final class PlanCommand implements Command {
                 Exit codes: 0 packed within the capacity (with --banks: every bank within its own); 3 no
                 packing within the capacity was found in time (the best one found is still written); 2 bad
                 input or usage (with --banks: also a buffer that fits no bank it may use, named).
-                """.replace("{threshold}", String.format(Locale.ROOT, "%,d", dev.arenascope.core.plan.SweepPlanner.AUTO_THRESHOLD))
+                """.replace("{threshold}", String.format(Locale.ROOT, "%,d", SweepPlanner.AUTO_THRESHOLD))
                 .replace("{formats}", TraceFormats.inputExtensions());
     }
 

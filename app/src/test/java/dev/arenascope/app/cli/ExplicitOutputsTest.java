@@ -106,14 +106,6 @@ class ExplicitOutputsTest {
     }
 
     @Test
-    void benchRefusesAnExistingJsonBeforeMeasuring() throws Exception {
-        Path out = Files.writeString(dir.resolve("bench.json"), EARLIER);
-        CliRun.of("bench", "--json", out.toString(), "--only", "arena", "--quick")
-                .isOneLineUsageError("bench", out.toString(), "exists already", "--force");
-        assertEquals(EARLIER, Files.readString(out));
-    }
-
-    @Test
     void parquetTablesThatExistAreRefusedUnlessForced() throws Exception {
         Path in = trace();
         Path tables = dir.resolve("tables");

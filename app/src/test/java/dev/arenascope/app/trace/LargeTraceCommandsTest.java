@@ -3,8 +3,12 @@ package dev.arenascope.app.trace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
@@ -61,6 +65,46 @@ class LargeTraceCommandsTest {
             assertEquals(0, a.code(), a.err());
             assertEquals(a.out(), b.out(), String.join(" ", args));
         }
+    }
+
+    /** {@code arenascope ARGS} in a fresh JVM of {@code heap}, the store left to decide ({@code auto}): exit code and output. */
+    private static CliRun child(String heap, String... args) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, heap, "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), "dev.arenascope.app.Main"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.PIPE).start();
+        var err = p.getErrorStream();
+        byte[] out = p.getInputStream().readAllBytes();
+        String errText = new String(err.readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(10, TimeUnit.MINUTES), "ended: " + String.join(" ", args));
+        return new CliRun(p.exitValue(), new String(out, StandardCharsets.UTF_8), errText);
+    }
+
+    @Test
+    void commandsReadATraceBiggerThanTheirHeap() throws Exception {
+        // 3 M events: a 23 MB file, about 60 MB in the in-memory store; a 56 MiB heap opens it out of core
+        // by itself (auto: a sixth of the heap) and answers as the in-memory store does in this JVM
+        Path t = dir.resolve("big.astrace");
+        CliRun g = CliRun.of("generate", "--events", "3M", t.toString());
+        assertEquals(0, g.code(), g.err());
+        String heap = "-Xmx56m";
+        CliRun stats = child(heap, "stats", t.toString());
+        assertEquals(0, stats.code(), stats.err());
+        assertTrue(Files.isRegularFile(AstraceIndex.indexOf(t)), "opened out of core: its index saved beside it");
+        CliRun memStats = withStore("memory", () -> CliRun.of("stats", t.toString()));
+        assertEquals(0, memStats.code(), memStats.err());
+        assertEquals(memStats.out(), stats.out());
+        CliRun sites = child(heap, "sites", t.toString(), "--memory", "cuda:0");
+        assertEquals(0, sites.code(), sites.err());
+        assertEquals(withStore("memory", () -> CliRun.of("sites", t.toString(), "--memory", "cuda:0")).out(), sites.out());
+        Path json = dir.resolve("small-heap.json");
+        CliRun report = child(heap, "report", t.toString(), "--format", "json", "--out", json.toString());
+        assertEquals(0, report.code(), report.err());
+        Path memJson = dir.resolve("memory.json");
+        CliRun memReport = withStore("memory", () -> CliRun.of("report", t.toString(), "--format", "json", "--out", memJson.toString()));
+        assertEquals(0, memReport.code(), memReport.err());
+        assertEquals(Files.readString(memJson), Files.readString(json));
     }
 
     @Test

@@ -17,6 +17,7 @@ import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.device.DeviceInfo;
+import dev.arenascope.core.pool.torch.WhatIfReplay;
 import dev.arenascope.core.trace.file.RingWindow;
 
 /** Builds the tables every human-readable format prints, so HTML and Markdown show the same figures. */
@@ -90,7 +91,7 @@ final class ReportTables {
         b.append(w.recorded().peak() != null ? "Reserved at the recorded peak " : "Reserved at the replayed peak (the model's guess) ")
                 .append(bytes(p.reserved())).append(" = live ").append(bytes(p.requested())).append(" + rounding ").append(bytes(p.rounding()))
                 .append(" + split remainders ").append(bytes(p.splitRemainders())).append(" + cached ").append(bytes(p.cached()));
-        List<dev.arenascope.core.pool.torch.WhatIfReplay.Outcome> best = w.best();
+        List<WhatIfReplay.Outcome> best = w.best();
         if (!best.isEmpty()) {
             var o = best.getFirst();
             b.append("; best of ").append(best.size()).append(" settings: ").append(o.settings().describe()).append(", ").append(bytes(o.reservedPeak()));
@@ -105,7 +106,7 @@ final class ReportTables {
         long recordedPeak = w.recorded().reservedPeak();
         rows.add(whatIfRow("recorded (the file)", w.recorded(), recordedPeak));
         rows.add(whatIfRow("replayed, file settings", w.baseline(), recordedPeak));
-        List<dev.arenascope.core.pool.torch.WhatIfReplay.Outcome> best = w.best();
+        List<WhatIfReplay.Outcome> best = w.best();
         for (int i = 0; i < Math.min(WhatIfSection.SHOWN, best.size()); i++) {
             rows.add(whatIfRow(best.get(i).settings().describe(), best.get(i), recordedPeak));
         }
@@ -125,7 +126,7 @@ final class ReportTables {
         return recorded <= 0 ? Units.NONE : String.format(Locale.ROOT, "%+.1f%%", (v - recorded) * 100.0 / recorded);
     }
 
-    private static List<ReportTable.Cell> whatIfRow(String label, dev.arenascope.core.pool.torch.WhatIfReplay.Outcome o, long recordedPeak) {
+    private static List<ReportTable.Cell> whatIfRow(String label, WhatIfReplay.Outcome o, long recordedPeak) {
         var p = o.peak();
         String none = Units.NONE;
         String oom = !o.outOfMemory() ? "none"

@@ -144,12 +144,15 @@ final class DuckDbTraceQuery implements TraceQuery {
         });
     }
 
-    /** The tables of each rank, built on a worker, in rank order. */
-    private List<Future<Map<SqlSchema.Table, TableSource>>> build(ExecutorService pool) {
+    /**
+     * The tables of each rank, built on a worker, in rank order ({@code streamed}: the site analyses
+     * made as {@code allocations} is read, see {@link TraceTables#build(TraceInput, int, boolean)}).
+     */
+    private List<Future<Map<SqlSchema.Table, TableSource>>> build(ExecutorService pool, boolean streamed) {
         List<Future<Map<SqlSchema.Table, TableSource>>> built = new ArrayList<>();
         for (int r = 0; r < ranks.size(); r++) {
             int rank = r;
-            built.add(pool.submit(() -> TraceTables.build(ranks.get(rank), rank)));
+            built.add(pool.submit(() -> TraceTables.build(ranks.get(rank), rank, streamed)));
         }
         return built;
     }
@@ -188,7 +191,7 @@ final class DuckDbTraceQuery implements TraceQuery {
                 }
                 eventsDone = onSecondConnection(pool, inserts, events);
             }
-            List<Future<Map<SqlSchema.Table, TableSource>>> built = build(pool);
+            List<Future<Map<SqlSchema.Table, TableSource>>> built = build(pool, false);
             for (int r = 0; r < ranks.size(); r++) {
                 Map<SqlSchema.Table, TableSource> tables = built.get(r).get();
                 built.set(r, null);
@@ -339,7 +342,10 @@ final class DuckDbTraceQuery implements TraceQuery {
      * {@link TraceQuery#exportParquet(List, Options, Path)}: every rank's tables built and written
      * straight from their sources, a rank at a time, nothing loaded; the events on a second connection
      * on the engine's threads (the files' row groups then follow the claims of the threads, not strictly
-     * the events' order; each row keeps its {@code event}).
+     * the events' order; each row keeps its {@code event}). A rank's {@code allocations} go first, one
+     * memory's site analysis made and dropped at a time, then the tables those analyses fill
+     * ({@code memories}, {@code sites}) and the rest: the export holds the store, the small tables and
+     * one memory's analysis, never every memory's at once.
      */
     static void exportStreaming(List<TraceInput> ranks, Options options, Path dir) {
         requireFree(dir);
@@ -359,7 +365,7 @@ final class DuckDbTraceQuery implements TraceQuery {
                 eventCopies.add(copyTo(dir, SqlSchema.EVENTS, r, scan(SqlSchema.EVENTS, r, options.threads(), false)));
             }
             eventsDone = onSecondConnection(pool, eventCopies, events);
-            List<Future<Map<SqlSchema.Table, TableSource>>> built = build(pool);
+            List<Future<Map<SqlSchema.Table, TableSource>>> built = build(pool, true);
             for (int r = 0; r < ranks.size(); r++) {
                 Map<SqlSchema.Table, TableSource> tables = built.get(r).get();
                 built.set(r, null);
@@ -588,7 +594,7 @@ final class DuckDbTraceQuery implements TraceQuery {
         long end;
         long base;
         EventBatch batch;
-        long[] column;
+        EventVectors.Run run;
     }
 
     private static DuckDBColumnType type(SqlSchema.Type t) {
@@ -626,6 +632,10 @@ final class DuckDbTraceQuery implements TraceQuery {
                 }
             }
             if (t == SqlSchema.EVENTS) {
+                if (t.columns().size() != EventVectors.count()) {
+                    throw new IllegalStateException("the events table has " + t.columns().size() + " columns, its scan writes "
+                            + EventVectors.count());
+                }
                 info.setCardinality(ranks.get(rank).view().eventCount(), true);
             }
             return new Target(t, rank, t == SqlSchema.EVENTS ? Math.max(1, threads) : 1);
@@ -676,7 +686,6 @@ final class DuckDbTraceQuery implements TraceQuery {
                 long to = Math.min(n, from + EVENT_CLAIM);
                 if (l.batch == null) {
                     l.batch = new EventBatch(EVENT_CLAIM);
-                    l.column = new long[capacity];
                 }
                 l.batch.clear();
                 TraceStore.copy(view, from, to, l.batch);
@@ -688,75 +697,10 @@ final class DuckDbTraceQuery implements TraceQuery {
                 }
             }
             int rows = (int) Math.min(capacity, l.end - l.at);
-            int off = (int) (l.at - l.base);
-            EventBatch b = l.batch;
-            long[] c = l.column.length >= rows ? l.column : (l.column = new long[rows]);
-            long nul = ColumnTable.NULL;
-            Arrays.fill(c, 0, rows, rank);
-            VectorWrites.numbers(out.vector(0), false, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = l.at + r;
+            if (l.run == null || l.run.ints.length < rows) {
+                l.run = new EventVectors.Run(Math.max(rows, capacity));
             }
-            VectorWrites.numbers(out.vector(1), true, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.time(off + r);
-            }
-            VectorWrites.numbers(out.vector(2), true, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.kindCode(off + r);
-            }
-            VectorWrites.numbers(out.vector(3), false, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.flags(off + r);
-            }
-            VectorWrites.numbers(out.vector(4), false, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                int mem = b.memory(off + r);
-                c[r] = mem < 0 ? nul : mem;
-            }
-            VectorWrites.numbers(out.vector(5), false, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.thread(off + r);
-            }
-            VectorWrites.numbers(out.vector(6), false, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.a(off + r);
-            }
-            VectorWrites.numbers(out.vector(7), true, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.b(off + r);
-            }
-            VectorWrites.numbers(out.vector(8), true, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.c(off + r);
-            }
-            VectorWrites.numbers(out.vector(9), true, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.used(off + r);
-            }
-            VectorWrites.numbers(out.vector(10), true, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.aux(off + r);
-            }
-            VectorWrites.numbers(out.vector(11), true, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.ref(off + r);
-            }
-            VectorWrites.numbers(out.vector(12), false, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                c[r] = b.ref2(off + r);
-            }
-            VectorWrites.numbers(out.vector(13), false, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                int site = b.site(off + r);
-                c[r] = site < 0 ? nul : site;
-            }
-            VectorWrites.numbers(out.vector(14), false, c, 0, rows, nul);
-            for (int r = 0; r < rows; r++) {
-                int cat = b.category(off + r);
-                c[r] = cat < 0 ? nul : cat;
-            }
-            VectorWrites.numbers(out.vector(15), false, c, 0, rows, nul);
+            EventVectors.write(l.batch, (int) (l.at - l.base), rows, l.at, rank, out, l.run);
             l.at += rows;
             return rows;
         }

@@ -38,6 +38,17 @@ final class TraceTables {
      * {@link ColumnTable}s.
      */
     static Map<SqlSchema.Table, TableSource> build(TraceInput input, int rank) {
+        return build(input, rank, false);
+    }
+
+    /**
+     * As {@link #build(TraceInput, int)}; {@code streamed}: the site analyses are made one memory at a
+     * time as the {@code allocations} table is read, each dropped once read, so the rank's tables hold
+     * one memory's analysis at most rather than all of them (the Parquet export). {@code allocations}
+     * then comes first in the map and must be read to its end before {@code memories} and
+     * {@code sites}, which its analyses fill.
+     */
+    static Map<SqlSchema.Table, TableSource> build(TraceInput input, int rank, boolean streamed) {
         TraceView v = input.view();
         Map<SqlSchema.Table, ColumnTable> out = new EnumLikeMap();
         for (SqlSchema.Table t : SqlSchema.TABLES) {
@@ -48,12 +59,15 @@ final class TraceTables {
         long[] eventsPerMemory = new long[maxMemoryId(v) + 2];
         events(v, out, eventsPerMemory);
         AllocationRows allocations = new AllocationRows(rank, v);
-        sitesAndAllocations(v, out, allocations, eventsPerMemory);
+        sitesAndAllocations(v, out, allocations, eventsPerMemory, streamed);
         frames(v, out);
         threadsAndStrings(v, out);
         out.get(SqlSchema.RANKS).add(input.name()).add(input.path()).add(v.session().name()).add(v.session().host())
                 .add(v.eventCount()).add(v.startNs()).add(v.endNs()).add(v.lostEvents());
         Map<SqlSchema.Table, TableSource> tables = new LinkedHashMap<>();
+        if (streamed) {
+            tables.put(SqlSchema.ALLOCATIONS, allocations);
+        }
         for (SqlSchema.Table t : SqlSchema.TABLES) {
             if (t == SqlSchema.ALLOCATIONS) {
                 tables.put(t, allocations);
@@ -177,32 +191,41 @@ final class TraceTables {
     }
 
     private static void sitesAndAllocations(TraceView v, Map<SqlSchema.Table, ColumnTable> out, AllocationRows allocations,
-                                            long[] perMemory) {
-        ColumnTable memories = out.get(SqlSchema.MEMORIES);
-        ColumnTable sites = out.get(SqlSchema.SITES);
+                                            long[] perMemory, boolean streamed) {
         for (MemoryInfo m : v.memories()) {
-            SiteAnalysis sa = SiteAnalysis.of(v, m, false);
-            Allocations a = sa.allocationTable();
-            long peakEvent = sa.peakEvent();
-            memories.add(m.id()).add(m.name()).add(m.kind().name()).add(m.device()).add(m.capacity()).add(perMemory[m.id()])
-                    .add(a.size()).add(sa.peakBytes()).id(peakEvent).id(peakEvent < 0 ? -1 : sa.peakNs()).add(v.peakAux(m.id()));
-            int mem = m.id();
-            allocations.add(mem, a);
-            String source = sa.source().name().toLowerCase(Locale.ROOT);
-            for (int p = 0, n = sa.pathCount(); p < n; p++) {
-                List<StackFrame> frames = sa.pathFrames(p); // innermost first
-                StackFrame inner = frames.getFirst();
-                StringBuilder stack = new StringBuilder();
-                for (int k = frames.size() - 1; k >= 0; k--) {
-                    stack.append(frames.get(k).label());
-                    if (k > 0) {
-                        stack.append(';');
-                    }
-                }
-                sites.add(mem).add(p).add(inner.label()).add(inner.function()).add(inner.file()).add(inner.line())
-                        .add(frames.size()).add(stack.toString()).add(source);
+            if (streamed) {
+                allocations.addLater(m.id(), () -> analyse(v, m, out, perMemory));
+            } else {
+                allocations.add(m.id(), analyse(v, m, out, perMemory));
             }
         }
+    }
+
+    /** The site analysis of {@code m}: its row of {@code memories}, its rows of {@code sites}, and its allocations. */
+    private static Allocations analyse(TraceView v, MemoryInfo m, Map<SqlSchema.Table, ColumnTable> out, long[] perMemory) {
+        ColumnTable memories = out.get(SqlSchema.MEMORIES);
+        ColumnTable sites = out.get(SqlSchema.SITES);
+        SiteAnalysis sa = SiteAnalysis.of(v, m, false);
+        Allocations a = sa.allocationTable();
+        long peakEvent = sa.peakEvent();
+        memories.add(m.id()).add(m.name()).add(m.kind().name()).add(m.device()).add(m.capacity()).add(perMemory[m.id()])
+                .add(a.size()).add(sa.peakBytes()).id(peakEvent).id(peakEvent < 0 ? -1 : sa.peakNs()).add(v.peakAux(m.id()));
+        int mem = m.id();
+        String source = sa.source().name().toLowerCase(Locale.ROOT);
+        for (int p = 0, n = sa.pathCount(); p < n; p++) {
+            List<StackFrame> frames = sa.pathFrames(p); // innermost first
+            StackFrame inner = frames.getFirst();
+            StringBuilder stack = new StringBuilder();
+            for (int k = frames.size() - 1; k >= 0; k--) {
+                stack.append(frames.get(k).label());
+                if (k > 0) {
+                    stack.append(';');
+                }
+            }
+            sites.add(mem).add(p).add(inner.label()).add(inner.function()).add(inner.file()).add(inner.line())
+                    .add(frames.size()).add(stack.toString()).add(source);
+        }
+        return a;
     }
 
     private static void frames(TraceView v, Map<SqlSchema.Table, ColumnTable> out) {

@@ -97,6 +97,80 @@ final class VectorWrites {
         }
     }
 
+    /** Rows {@code 0 .. rows-1} of the BIGINT vector {@code v}: {@code values[from ..]}, none NULL; one bulk copy. */
+    static void longs(DuckDBWritableVector v, long[] values, int from, int rows) {
+        ByteBuffer data = DATA == null ? null : buffer(DATA, v);
+        ByteBuffer validity = data == null ? null : buffer(VALIDITY, v);
+        if (data == null || validity == null || data.capacity() < rows * 8) {
+            for (int r = 0; r < rows; r++) {
+                v.setLong(r, values[from + r]);
+            }
+            return;
+        }
+        data.asLongBuffer().put(values, from, rows);
+        allValid(validity, rows);
+    }
+
+    /**
+     * Rows {@code 0 .. rows-1} of the INTEGER vector {@code v}: {@code values[from ..]}, a negative value
+     * written as NULL where {@code negativeIsNull}; {@code values} null: every row NULL.
+     */
+    static void ints(DuckDBWritableVector v, int[] values, int from, int rows, boolean negativeIsNull) {
+        ByteBuffer data = DATA == null ? null : buffer(DATA, v);
+        ByteBuffer validity = data == null ? null : buffer(VALIDITY, v);
+        if (data == null || validity == null || data.capacity() < rows * 4) {
+            for (int r = 0; r < rows; r++) {
+                if (values == null || negativeIsNull && values[from + r] < 0) {
+                    v.setNull(r);
+                } else {
+                    v.setInt(r, values[from + r]);
+                }
+            }
+            return;
+        }
+        if (values == null) {
+            for (int w = 0; w * 64 < rows; w++) {
+                validity.putLong(w * 8, 0L);
+            }
+            return;
+        }
+        data.asIntBuffer().put(values, from, rows);
+        if (!negativeIsNull) {
+            allValid(validity, rows);
+            return;
+        }
+        for (int w = 0; w * 64 < rows; w++) {
+            long word = 0;
+            for (int r = w * 64, end = Math.min(rows, r + 64); r < end; r++) {
+                // bit r%64 set when the value is not negative: its sign bit, flipped, moved there
+                word |= ((long) (~values[from + r] >>> 31)) << (r - w * 64);
+            }
+            validity.putLong(w * 8, word);
+        }
+    }
+
+    /** Rows {@code 0 .. rows-1} of the INTEGER vector {@code v}, each {@code value}. */
+    static void constant(DuckDBWritableVector v, int value, int rows, int[] scratch) {
+        java.util.Arrays.fill(scratch, 0, rows, value);
+        ints(v, scratch, 0, rows, false);
+    }
+
+    /** Rows {@code 0 .. rows-1} of the BIGINT vector {@code v}: {@code first, first + 1, ...}. */
+    static void sequence(DuckDBWritableVector v, long first, int rows, long[] scratch) {
+        for (int r = 0; r < rows; r++) {
+            scratch[r] = first + r;
+        }
+        longs(v, scratch, 0, rows);
+    }
+
+    /** Sets the validity bits of rows {@code 0 .. rows-1}. */
+    private static void allValid(ByteBuffer validity, int rows) {
+        for (int w = 0; w * 64 < rows; w++) {
+            int n = Math.min(64, rows - w * 64);
+            validity.putLong(w * 8, n == 64 ? -1L : (1L << n) - 1);
+        }
+    }
+
     /** Rows {@code 0 .. rows-1} of the BOOLEAN vector {@code v}: {@code values[from + r] != 0}. */
     static void booleans(DuckDBWritableVector v, long[] values, int from, int rows) {
         ByteBuffer data = DATA == null ? null : buffer(DATA, v);

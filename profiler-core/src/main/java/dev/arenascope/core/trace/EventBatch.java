@@ -139,6 +139,19 @@ public final class EventBatch {
         return category == null ? -1 : category[i];
     }
 
+    /**
+     * The batch's site column (stack node ids, -1 for none) as it is, not a copy, or null when no event
+     * carries a site or category; valid for indexes below {@link #size()} until the batch next changes.
+     */
+    public int[] siteColumn() {
+        return site;
+    }
+
+    /** The category column (string ids, -1 for none) as {@link #siteColumn()} gives the sites. */
+    public int[] categoryColumn() {
+        return category;
+    }
+
     /** Forgets every event's site and category (a store whose own columns hold them clears what a block decoded). */
     public void dropSites() {
         site = null;

@@ -211,6 +211,14 @@ class TraceQueryTest {
                 "SELECT rank, memory, count(*), sum(bytes), count(free_ns) FROM allocations GROUP BY ALL ORDER BY ALL",
                 "SELECT rank, name, peak_bytes, peak_event FROM memories ORDER BY ALL",
                 "SELECT rank, bin, count(*), sum(hit::INT) FROM pool_requests GROUP BY ALL ORDER BY ALL",
+                // every column of events, NULLs counted apart (count(x) skips them)
+                "SELECT rank, memory, count(*), sum(flags), sum(thread), sum(a), sum(c), sum(used), sum(aux), sum(ref), sum(ref2), "
+                        + "count(site), sum(site), count(category_id), sum(category_id) FROM events GROUP BY ALL ORDER BY ALL",
+                // every column of allocations, memory by memory (the streamed export makes one memory's analysis at a time)
+                "SELECT rank, memory, count(*), sum(allocation), sum(alloc_event), sum(free_event), sum(alloc_ns), sum(lifetime_ns), "
+                        + "sum(requested_bytes), sum(address), count(descriptor), count(DISTINCT descriptor), count(site), sum(site), "
+                        + "sum(stack), count(DISTINCT category), sum(scope), sum(freed::INT) FROM allocations GROUP BY ALL ORDER BY ALL",
+                "SELECT rank, memory, site, label, function, file, line, depth, stack, source FROM sites ORDER BY ALL",
         };
         List<QueryResult> live = new ArrayList<>();
         try (TraceQuery q = TraceQuery.open(in, SMALL.withEventsTable(false))) {
@@ -234,7 +242,7 @@ class TraceQueryTest {
                 SMALL.withAllowedDirectories(List.of(out)))) {
             for (int i = 0; i < questions.length; i++) {
                 String sql = questions[i];
-                for (String t : List.of("events", "allocations", "memories", "pool_requests")) {
+                for (String t : List.of("events", "allocations", "memories", "pool_requests", "sites")) {
                     sql = sql.replace("FROM " + t + " ", "FROM read_parquet('" + out.resolve(t) + "/*/*.parquet', hive_partitioning = true) ");
                 }
                 QueryResult back = q.query(sql, null, 100_000);

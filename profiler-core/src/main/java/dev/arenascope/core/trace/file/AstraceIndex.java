@@ -57,8 +57,10 @@ import dev.arenascope.core.trace.store.OutOfCoreStore;
  * <h2>Which store</h2>
  * {@link #outOfCore(Path)} decides for {@link AstraceReader#load}: system property
  * {@code arenascope.store} = {@code memory}, {@code file} or {@code auto} (default); in {@code auto} a
- * trace of at least {@code arenascope.store.threshold} bytes (default the larger of 256 MiB and a sixth
- * of the heap: the in-memory store takes about three times a trace's size) opens out of core. The
+ * trace of at least {@code arenascope.store.threshold} bytes (default a sixth of the heap, at least
+ * 8 MiB: the in-memory store takes about three times a trace's size, so a bigger trace would not leave
+ * the analyses their room; a fixed floor of 256 MiB made every trace between a sixth of a small heap
+ * and 256 MiB fail with "not enough memory" instead of opening out of core) opens out of core. The
  * chunk cache's bound is {@code arenascope.store.cache} bytes (default the smaller of 256 MiB and an
  * eighth of the heap).
  */
@@ -116,7 +118,7 @@ public final class AstraceIndex {
                 // the default below
             }
         }
-        return Math.max(256L << 20, Runtime.getRuntime().maxMemory() / 6);
+        return Math.max(8L << 20, Runtime.getRuntime().maxMemory() / 6);
     }
 
     /** The chunk cache's bound. */

@@ -23,6 +23,7 @@ import com.fasterxml.jackson.core.json.UTF8StreamJsonParser;
 import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.StackBounds;
 
 /**
  * Parses one chunk of whole JSON Lines (a byte range that starts at a line start and ends just past a
@@ -98,7 +99,7 @@ final class JsonlChunkParser {
                 String function, String file, long codeLine, long frame, long parent, long flags) {}
 
     /** The longest function or file name of a frame, in characters (as the PyTorch importer's bound). */
-    static final int MAX_FRAME_TEXT = dev.arenascope.core.trace.StackBounds.MAX_FRAME_TEXT;
+    static final int MAX_FRAME_TEXT = StackBounds.MAX_FRAME_TEXT;
 
     /** What a chunk parsed into. */
     static final class Parsed {

@@ -30,6 +30,7 @@ import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.StackBounds;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.file.JsonlChunkParser.Bad;
@@ -79,7 +80,7 @@ public final class JsonlReader {
      * chain must not be allowed to square the input's size. Real stacks (Python's default recursion
      * limit is 1000) fit.
      */
-    public static final int MAX_STACK_DEPTH = dev.arenascope.core.trace.StackBounds.MAX_STACK_DEPTH;
+    public static final int MAX_STACK_DEPTH = StackBounds.MAX_STACK_DEPTH;
     /** Declared string ids below this are kept in a bit set, the rest (forged ones) in a hash set. */
     private static final int DENSE_STRING_IDS = 1 << 20;
 
