@@ -20,13 +20,18 @@ def _pyopencl(module):
     from . import _pools as pools
     cl = sys.modules.get("pyopencl._cl") or pyopencl
 
+    nameless = {}   # allocator type -> whether it has no context (asked once a type)
+
     def device_of(args):
         alloc = args[0] if args else None
         # pyopencl's allocators (ImmediateAllocator, DeferredAllocator) have no context to name the
         # device by: asked of the type, not the instance (a failed attribute lookup on a pybind11
-        # object costs microseconds, on every pool a test suite makes)
+        # object costs microseconds, on every pool a test suite makes), once a type
         cls = type(alloc)
-        if not hasattr(cls, "context") and not cls.__dictoffset__:   # no such attribute, none on the instance
+        none = nameless.get(cls)
+        if none is None:   # no such attribute, none on the instance
+            none = nameless[cls] = not hasattr(cls, "context") and not cls.__dictoffset__
+        if none:
             return "opencl"
         try:
             return "opencl " + alloc.context.devices[0].name.strip()

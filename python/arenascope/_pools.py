@@ -94,46 +94,46 @@ class _PoolState(Tracked):
         return found
 
     def request(self, buf, nbytes, bin_nr, size, hit, t0):
-        """Publishes one served request; returns the block."""
+        """Publishes one served request; returns the block. The caller holds :attr:`lock` (across the
+        pool's own call, so that hit or miss is this request's)."""
         s = self.session
         addr = _address(buf)
-        with self.lock:
-            if hit:
-                lst = self.held.get(bin_nr)
-                if lst:
-                    if lst[-1] == addr:     # last in, first out: the usual case
-                        lst.pop()
-                    elif addr in lst:
-                        lst.remove(addr)
-                    else:
-                        lst.pop()
-                    self.held_count -= 1
+        if hit:
+            lst = self.held.get(bin_nr)
+            if lst:
+                if lst[-1] == addr:     # last in, first out: the usual case
+                    lst.pop()
+                elif addr in lst:
+                    lst.remove(addr)
                 else:
-                    hit = False   # the mirror held nothing of that bin: counted as a new block (never a negative gauge)
-            block = _Block(addr, bin_nr, size)
-            self.active[addr] = block
-            self.used = used = self.used + size
-            t1 = time.perf_counter_ns()
-            t = t1 - s.t0
-            dur = t1 - t0
-            if dur > K.INT_MAX:
-                dur = K.INT_MAX
-            q = s._queue
-            tid = s._threads.get(threading.get_ident())
-            if s.stacks or tid is None or len(q) + 2 > s._cap:
-                out = s.emit_site if s.stacks else s.emit
-                if hit:
-                    out(K.POOL_REQUEST, self.mem, K.FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
-                else:
-                    self.aux += size
-                    s.emit(K.RESERVE, self.mem, 0, addr, size, 0, used - size, self.aux, -1, -1, t)
-                    out(K.POOL_REQUEST, self.mem, 0, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
-            elif hit:   # the session's emit, inlined (no stacks, room in the queue, the thread declared)
-                q.append((t, K.POOL_REQUEST, self.mem, tid, K.FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur))
+                    lst.pop()
+                self.held_count -= 1
             else:
-                self.aux = aux = self.aux + size
-                q.append((t, K.RESERVE, self.mem, tid, 0, addr, size, 0, used - size, aux, -1, -1))
-                q.append((t, K.POOL_REQUEST, self.mem, tid, 0, addr, size, nbytes, used, aux, bin_nr, dur))
+                hit = False   # the mirror held nothing of that bin: counted as a new block (never a negative gauge)
+        block = _Block(addr, bin_nr, size)
+        self.active[addr] = block
+        self.used = used = self.used + size
+        t1 = time.perf_counter_ns()
+        t = t1 - s.t0
+        dur = t1 - t0
+        if dur > K.INT_MAX:
+            dur = K.INT_MAX
+        q = s._queue
+        tid = s._threads.get(threading.get_ident())
+        if s.stacks or tid is None or len(q) + 2 > s._cap:
+            out = s.emit_site if s.stacks else s.emit
+            if hit:
+                out(K.POOL_REQUEST, self.mem, K.FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
+            else:
+                self.aux += size
+                s.emit(K.RESERVE, self.mem, 0, addr, size, 0, used - size, self.aux, -1, -1, t)
+                out(K.POOL_REQUEST, self.mem, 0, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
+        elif hit:   # the session's emit, inlined (no stacks, room in the queue, the thread declared)
+            q.append((t, K.POOL_REQUEST, self.mem, tid, K.FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur))
+        else:
+            self.aux = aux = self.aux + size
+            q.append((t, K.RESERVE, self.mem, tid, 0, addr, size, 0, used - size, aux, -1, -1))
+            q.append((t, K.POOL_REQUEST, self.mem, tid, 0, addr, size, nbytes, used, aux, bin_nr, dur))
         return block
 
     def give_back(self, block, held=None):
@@ -199,6 +199,11 @@ class _PoolState(Tracked):
         for block in [b for b in self.active.values() if b.ref is not None and b.ref() is None]:
             self.give_back(block)
 
+    def last_look(self):
+        """The session closes: buffers collected since the pool's last operation are back."""
+        if self.active:
+            self.collect(None)
+
     def reconcile(self, pool, pool_held):
         """The pool freed its held blocks by itself (an allocation that failed and was retried)."""
         if pool_held < self.held_count and pool_held == 0:
@@ -215,26 +220,34 @@ def _traced_request(state, orig, pool, nbytes, args, kwargs):
     while the pool serves) are found from their dead weak references when the pool's ``active_blocks``
     is below the mirror's; then the mirror holds what the pool holds, and the request was a hit when
     the pool now holds one block fewer than the mirror (a miss leaves ``held_blocks`` as it was; fewer
-    still: the pool freed its held blocks to retry a failed allocation). Two of the pool's counters a
-    request (``active_blocks``, ``held_blocks``: each a call into pybind11), the bin of a size asked of
-    the pool once per pool family (:func:`bins_for`)."""
+    still: the pool freed its held blocks to retry a failed allocation). At most two of the pool's counters
+    a request (``active_blocks``, ``held_blocks``: each a call into pybind11; neither while the mirror has
+    no buffer out and holds none), the bin of a size asked of the pool once per pool family
+    (:func:`bins_for`)."""
     with state.lock:
         t0 = time.perf_counter_ns()
         buf = orig(pool, nbytes, *args, **kwargs)
         found = state.bins.get(nbytes)
         bin_nr, size = found if found is not None else state.bin_of(pool, nbytes)
-        if pool.active_blocks <= len(state.active):
+        # each counter read is a call into pybind11: none where its answer is known (a pool with no
+        # buffer out has had none collected; one that holds nothing served a miss and freed nothing)
+        if state.active and pool.active_blocks <= len(state.active):
             state.collect(None)   # buffers died since the last look or while the pool served: held now
-        held = pool.held_blocks
-        gone = state.held_count - held
-        if gone == 1 and state.holding and state.held.get(bin_nr):
-            hit = True
-        else:
-            hit = False
-            if gone > 0 and held == 0:
+        hit = False
+        if state.held_count:
+            held = pool.held_blocks
+            gone = state.held_count - held
+            if gone == 1 and state.holding and state.held.get(bin_nr):
+                hit = True
+            elif gone > 0 and held == 0:
                 state.reconcile(pool, 0)   # a retried allocation freed the held blocks first
         block = state.request(buf, nbytes, bin_nr, size, hit, t0)
-        _watch(state, buf, block)
+        try:   # _watch, inlined
+            block.ref = weakref.ref(buf)
+        except TypeError:
+            block.ref = None
+        block.key = key = id(buf)
+        _by_id[key] = (state, block)
     return buf
 
 
@@ -271,6 +284,8 @@ def make_traced_pool_class(orig, label, device_of=None, release_types=(), releas
     ``release_name`` method of each type in ``release_types`` (the pooled buffers) to publish
     explicit releases."""
 
+    attrs = {"client": "python", "type": orig.__module__ + "." + orig.__name__}
+
     class TracedPool(orig):
         def __init__(self, *args, **kwargs):
             orig.__init__(self, *args, **kwargs)
@@ -278,13 +293,10 @@ def make_traced_pool_class(orig, label, device_of=None, release_types=(), releas
             self._arenascope_state = None
             if s is not None:
                 device = device_of(args) if device_of else ""
-                attrs = {"client": "python", "type": orig.__module__ + "." + orig.__name__}
-                self._arenascope_state = s.register(_PoolState,
-                                                    "%s #%d" % (label, _next_pool_number()), K.POOL, device, 0, attrs)
-                st = self._arenascope_state
+                self._arenascope_state = st = s.register(_PoolState, "%s #%d" % (label, _next_pool_number()),
+                                                         K.POOL, device, 0, attrs)
                 st.bins = bins_for(orig, args, kwargs)
-                _states[:] = [x for x in _states if not x.session.closed] + [st]
-                s.on_close(lambda: st.collect(None))
+                s.on_close(st.last_look)
 
         def allocate(self, nbytes, *args, **kwargs):
             st = self._arenascope_state
@@ -342,9 +354,6 @@ def _patch_release(typ, name):
     release._arenascope = True
     release.__doc__ = orig.__doc__
     setattr(typ, name, release)
-
-
-_states = []   # the states of the C++ pools recording now (few)
 
 
 _by_id = {}    # id(buffer) -> (state, block) of the C++ buffers handed out (checked against the weak reference)

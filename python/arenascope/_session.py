@@ -88,7 +88,8 @@ class Session:
     :meth:`save` writes them as the JSONL a file session would have written); exactly one of them.
 
     :param stacks: Python frames captured per allocation (0: none)
-    :param capacity: events the queue holds before further ones are dropped (and counted as lost)
+    :param capacity: events the queue holds before further ones are dropped (and counted as lost); a
+        memory session moves a full queue into its recording instead and loses none
     :param connect_timeout: seconds a live session keeps trying to connect and be answered
     :param exclusive: ``out`` is a name made up for the user: created exclusively, ``NAME-1.jsonl``,
         ``NAME-2.jsonl``, ... when it exists (see :attr:`FileSink.path` for the name used)
@@ -232,7 +233,7 @@ class Session:
              t: Optional[int] = None) -> None:
         """Queues one event (dropped and counted when the queue is full)."""
         q = self._queue
-        if len(q) < self._cap:
+        if len(q) < self._cap or self.writer.make_room():
             tid = self._threads.get(threading.get_ident())
             if tid is None:
                 tid = self.thread()
@@ -247,7 +248,7 @@ class Session:
         if not self.stacks:
             return self.emit(kind, mem, flags, a, b, c, used, aux, ref, ref2, t)
         q = self._queue
-        if len(q) < self._cap:
+        if len(q) < self._cap or self.writer.make_room():
             if t is None:
                 t = time.perf_counter_ns() - self.t0
             site = _stacks.capture(self, self.stacks, 3)

@@ -61,29 +61,60 @@ def _is_runpy(filename):
     return filename == "<frozen runpy>" or filename.endswith(os.sep + "runpy.py")
 
 
+# id(code object) -> _PROGRAM, _CLIENT (the client's own) or _RUN (its runner), asked once a code object;
+# the code objects are kept (in _code_of, by id), so an id is never another's. Ids, not the objects, key the
+# path cache: a code object's hash is computed from its bytecode and constants on every lookup.
+_code_kind = {}
+_code_of = {}
+_PROGRAM, _CLIENT, _RUN = 0, 1, 2
+
+
+def _kind_of(code):
+    filename = code.co_filename
+    kind = _RUN if filename == _RUNNER else _CLIENT if _own(filename) else _PROGRAM
+    _code_of[id(code)] = code
+    _code_kind[id(code)] = kind
+    return kind
+
+
 def capture(session, depth, skip=2):
-    """The site (stack node id) of the caller's stack (``depth`` frames at most), or -1 when there is none."""
+    """The site (stack node id) of the caller's stack (``depth`` frames at most), or -1 when there is none.
+
+    The path is looked up by its code objects' ids and instruction offsets (``f_lasti``, read in
+    constant time; a frame's line number is decoded from its code's line table, in time growing with
+    the function's length); the lines are read only for a path not seen before."""
     try:
         f = _getframe(skip)
     except ValueError:
         return -1
-    while f is not None and _own(f.f_code.co_filename):
+    kinds = _code_kind
+    while f is not None:
+        kind = kinds.get(id(f.f_code))
+        if kind is None:
+            kind = _kind_of(f.f_code)
+        if kind == _PROGRAM:
+            break
         f = f.f_back
+    top = f
     key = []
     n = 0
     while f is not None and n < depth:
-        filename = f.f_code.co_filename
-        if filename == _RUNNER:
+        code = f.f_code
+        kind = kinds.get(id(code))
+        if kind is None:
+            kind = _kind_of(code)
+        if kind == _PROGRAM:
+            key.append(id(code))
+            key.append(f.f_lasti)
+            n += 1
+        elif kind == _RUN:
             # ``python -m arenascope run``: the client's runner, and the runpy frames it ran the program
             # through, are not the program's
-            while key and _is_runpy(key[-2].co_filename):
+            while key and _is_runpy(_code_of[key[-2]].co_filename):
                 del key[-2:]
                 n -= 1
             break
-        if not _own(filename):  # a client frame in the middle (a scope decorator) is not the program's either
-            key.append(f.f_code)
-            key.append(f.f_lineno)
-            n += 1
+        # a client frame in the middle (a scope decorator) is not the program's either
         f = f.f_back
     if not key:
         return -1
@@ -94,9 +125,24 @@ def capture(session, depth, skip=2):
         with session._site_lock:
             site = cache.get(key)
             if site is None:
-                site = _intern_path(session, key)
+                site = _intern_path(session, _with_lines(top, key))
                 cache[key] = site
     return site
+
+
+def _with_lines(f, key):
+    """``key`` (code object ids and instruction offsets, from frame ``f`` outwards) as the site table's
+    path: code objects and line numbers (the frames of ``key`` are the program's from ``f`` outwards)."""
+    out = []
+    i = 0
+    while i < len(key):
+        if id(f.f_code) == key[i]:
+            out.append(f.f_code)
+            out.append(f.f_lineno)
+            i += 2
+        f = f.f_back
+    return tuple(out)
+
 
 
 class SharedSites:

@@ -16,6 +16,7 @@ thread of its own); with no session open it sleeps on a condition.
 
 import collections
 import json
+import operator
 import os
 import socket
 import sys
@@ -395,7 +396,13 @@ if hasattr(os, "register_at_fork"):
 
 class Writer:
     """Owns the queue (drained by the process's pump thread); :meth:`close` drains everything and
-    closes the sink."""
+    closes the sink.
+
+    A sink that takes the queue's items as they are (``raw``: :class:`MemorySink`) has no pump: its
+    queue is moved to the sink when it reaches ``capacity`` (:meth:`make_room`, by the recording thread)
+    and when the writer closes. A memory session then wakes no thread (the pump's tick took the GIL from
+    the recording thread every 5 ms for a drain that only moved items from one list to another).
+    """
 
     def __init__(self, sink, capacity=1 << 18, interval=0.005):
         self.sink = sink
@@ -410,7 +417,17 @@ class Writer:
         self.error = None
         self._interval = interval
         self._due = 0.0
-        _pump.add(self)
+        self.pumped = not getattr(sink, "raw", False)
+        if self.pumped:
+            _pump.add(self)
+
+    def make_room(self):
+        """The queue is full: True when it was moved to the sink (a memory session's: the event fits
+        now), False when the event is to be dropped (:meth:`drop`; a pumped queue drains on its own)."""
+        if self.pumped:
+            return False
+        self.drain()
+        return not self._closed
 
     def drop(self):
         """Counts one event that did not fit (called by a recording thread)."""
@@ -436,9 +453,9 @@ class Writer:
             self._reported = dropped
         if self.error is not None:
             return
-        if getattr(self.sink, "raw", False):
+        if not self.pumped:   # a memory sink: the items as they are
             self.sink.take(items)
-            self.events_written += sum(1 for item in items if item.__class__ is tuple)
+            self.events_written += operator.countOf(map(type, items), tuple)
             return
         observed = getattr(self.sink, "write_observed", None)
         if observed is not None:
@@ -498,7 +515,8 @@ class Writer:
         self.sink.abandon()
 
     def close(self):
-        _pump.remove(self)
+        if self.pumped:
+            _pump.remove(self)
         with self._lock:
             if self._closed:
                 return

@@ -301,15 +301,31 @@ def figures_of(session):
     event = r.event
     meta = r.meta
     loads = json.loads
+    mems = r.mems
     for item in session.items():
         cls = item.__class__
         if cls is dict:
             meta(item)
         elif cls is str:
             meta(loads(item))
-        elif len(item) == 12:
-            # (t, kind, mem, thread, flags, a, b, c, used, aux, ref, ref2)
-            event(item[1], item[2], item[4], item[5], item[6], item[7], item[8], item[9], item[10], item[11], -1)
         else:
-            event(item[1], item[2], item[4], item[5], item[6], item[7], item[8], item[9], item[10], item[11], item[12])
+            # (t, kind, mem, thread, flags, a, b, c, used, aux, ref, ref2[, site])
+            kind = item[1]
+            if kind != "MARKER" and kind != "SCOPE_ENTER":
+                mf = mems.get(item[2])
+                if mf is not None:   # _Reader.event, inlined for every kind but the two it reads more of
+                    used = item[8]
+                    if kind in _ALLOCATING:
+                        mf.allocations += 1
+                    if used > mf.peak:
+                        mf.peak = used
+                        mf._peak_index = len(mf._events)
+                    if item[9] > mf.reserved_peak and mf.kind == "POOL":
+                        mf.reserved_peak = item[9]
+                    mf.end_used = used
+                    mf._events.append((kind, item[4], item[5], item[6], item[7], used, item[11],
+                                       item[12] if len(item) == 13 else -1))
+            else:
+                event(kind, item[2], item[4], item[5], item[6], item[7], item[8], item[9], item[10], item[11],
+                      item[12] if len(item) == 13 else -1)
     return r.done()

@@ -23,6 +23,10 @@ recorded without stacks, one peak check) and ``alt-limits`` (the three markers, 
 Each test's own time (pytest's ``pytest_runtest_protocol``: its setup, call, teardown and reports,
 the plugin's hooks included) is taken, and the medians of the marked and the unmarked tests of the
 same run, a few milliseconds apart, are compared: the load falls on both alike.
+
+``--baseline DIR`` also runs every mode with the client of another checkout (``DIR/python``, e.g. a
+worktree of main), the two alternated run by run, and prints each figure for both: a before/after
+measured in the same minutes.
 """
 
 import argparse
@@ -174,10 +178,18 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--json")
     ap.add_argument("--modes", help="only these modes, comma-separated (default: all)")
+    ap.add_argument("--baseline", metavar="DIR", help="also run each mode with the client of the checkout DIR "
+                                                      "(its python/), alternated with this one's")
     a = ap.parse_args(argv)
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
     env["PYTHONPATH"] = PYTHON_DIR
     env.setdefault("PYOPENCL_CTX", "0")
+    clients = {"": env}
+    if a.baseline:
+        base = os.path.join(os.path.abspath(a.baseline), "python")
+        if not os.path.isfile(os.path.join(base, "arenascope", "pytest_plugin.py")):
+            raise SystemExit("--baseline: %s has no python/arenascope/pytest_plugin.py" % a.baseline)
+        clients["@baseline"] = dict(env, PYTHONPATH=base)
     with tempfile.TemporaryDirectory(prefix="arenascope-bench-") as tmp:
         plain = os.path.join(tmp, "plain")
         limited = os.path.join(tmp, "limited")
@@ -201,16 +213,24 @@ def main(argv=None):
             if unknown:
                 raise SystemExit("--modes: unknown mode(s) %s (known: %s)" % (", ".join(unknown), ", ".join(modes)))
             modes = {m: modes[m] for m in wanted}
-        alt = {m: [] for m in ("alt-record", "alt-limits") if m in modes}
+        # each mode once a client ("record", "record@baseline"); a round runs them in turns, the
+        # clients' order swapped every other round
+        modes = {m + c: (root, args, cenv) for m, (root, args) in modes.items() for c, cenv in clients.items()}
+        alt = {m: [] for m in modes if m.startswith("alt-")}
         times = {m: [] for m in modes}
         cpu = {m: [] for m in modes}
         main = {m: [] for m in modes}
         full = {m: [] for m in modes}
-        for name, (root, args) in modes.items():   # one warm-up run each (PoCL's kernel cache, page cache)
-            run(root, args, env)
-        for _ in range(a.repeats):
-            for name, (root, args) in modes.items():
-                r = run(root, args, env)
+        for name, (root, args, cenv) in modes.items():   # one warm-up run each (PoCL's kernel cache, page cache)
+            run(root, args, cenv)
+        names = list(modes)
+        for i in range(a.repeats):
+            order = names
+            if i % 2 and len(clients) > 1:
+                order = [n for pair in zip(names[1::2], names[0::2]) for n in pair]
+            for name in order:
+                root, args, cenv = modes[name]
+                r = run(root, args, cenv)
                 assert r["tests"] == a.tests, r
                 times[name].append(r["loop_s"])
                 cpu[name].append(r["cpu_s"])
@@ -228,33 +248,41 @@ def main(argv=None):
         "full_collections": full,
         "per_test_ms": {m: 1000 * v / a.tests for m, v in med.items()},
     }
-    for key, (a_, b_) in (("record_vs_off", ("record", "off")), ("limits_vs_limits_off", ("limits", "limits-off"))):
-        if a_ in med and b_ in med:
-            res[key] = med[a_] / med[b_]
-            res[key + "_cpu"] = mcpu[a_] / mcpu[b_]
-            res[key + "_main_cpu"] = mmain[a_] / mmain[b_]
+    for c in clients:
+        for key, (a_, b_) in (("record_vs_off", ("record", "off")), ("limits_vs_limits_off", ("limits", "limits-off"))):
+            a_, b_ = a_ + c, b_ + c
+            if a_ in med and b_ in med:
+                res[key + c] = med[a_] / med[b_]
+                res[key + c + "_cpu"] = mcpu[a_] / mcpu[b_]
+                res[key + c + "_main_cpu"] = mmain[a_] / mmain[b_]
     for name, runs in alt.items():
         res[name] = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
         res[name]["runs"] = runs
     for m in modes:
-        print("%-10s median %.3f s wall, %.3f s CPU (%.3f s the main thread's) for %d tests (%.2f ms a test)"
+        print("%-19s median %.3f s wall, %.3f s CPU (%.3f s the main thread's) for %d tests (%.2f ms a test)"
               % (m, med[m], mcpu[m], mmain[m], a.tests, res["per_test_ms"][m]))
-    if "record_vs_off" in res:
-        print("recording without stacks: %.3fx the wall time without the plugin, %.3fx the CPU time, %.3fx the main "
-              "thread's (goal <= 1.05)" % (res["record_vs_off"], res["record_vs_off_cpu"], res["record_vs_off_main_cpu"]))
-    if "limits_vs_limits_off" in res:
-        print("with limits:              %.3fx the wall time of the same suite without the plugin, %.3fx the CPU "
-              "time, %.3fx the main thread's (goal <= 1.10)" % (res["limits_vs_limits_off"], res["limits_vs_limits_off_cpu"],
-                                                            res["limits_vs_limits_off_main_cpu"]))
-    for name, what in (("alt-record", "recorded, no stacks (one peak limit)"), ("alt-limits", "three limits, 8-frame stacks")):
-        if name not in res:
-            continue
-        r = res[name]
-        print("interleaved, %s: a marked test %.3f ms wall, %.3f ms CPU; an unmarked one %.3f ms wall, %.3f ms CPU: "
-              "the plugin's own %.3f ms CPU a test, %.1f%% of the test's CPU, %.1f%% of its wall time (medians of %d runs)"
-              % (what, r["marked_wall_ms"], r["marked_cpu_ms"], r["plain_wall_ms"], r["plain_cpu_ms"],
-                 r["marked_cpu_ms"] - r["plain_cpu_ms"], 100 * (r["cpu_ratio"] - 1),
-                 100 * (r["marked_cpu_ms"] - r["plain_cpu_ms"]) / r["plain_wall_ms"], len(r["runs"])))
+    for c in clients:
+        who = " (baseline: %s)" % a.baseline if c else (" (this checkout)" if a.baseline else "")
+        if "record_vs_off" + c in res:
+            print("recording without stacks%s: %.3fx the wall time without the plugin, %.3fx the CPU time, %.3fx the "
+                  "main thread's (goal <= 1.05)" % (who, res["record_vs_off" + c], res["record_vs_off" + c + "_cpu"],
+                                                   res["record_vs_off" + c + "_main_cpu"]))
+        if "limits_vs_limits_off" + c in res:
+            print("with limits%s: %.3fx the wall time of the same suite without the plugin, %.3fx the CPU time, "
+                  "%.3fx the main thread's (goal <= 1.10)" % (who, res["limits_vs_limits_off" + c],
+                                                             res["limits_vs_limits_off" + c + "_cpu"],
+                                                             res["limits_vs_limits_off" + c + "_main_cpu"]))
+        for name, what in (("alt-record", "recorded, no stacks (one peak limit)"),
+                           ("alt-limits", "three limits, 8-frame stacks")):
+            if name + c not in res:
+                continue
+            r = res[name + c]
+            print("interleaved%s, %s: a marked test %.3f ms wall, %.3f ms CPU; an unmarked one %.3f ms wall, %.3f ms "
+                  "CPU: the plugin's own %.3f ms CPU a test, %.1f%% of the test's CPU, %.1f%% of its wall time (medians "
+                  "of %d runs)" % (who, what, r["marked_wall_ms"], r["marked_cpu_ms"], r["plain_wall_ms"], r["plain_cpu_ms"],
+                                   r["marked_cpu_ms"] - r["plain_cpu_ms"], 100 * (r["cpu_ratio"] - 1),
+                                   100 * (r["marked_cpu_ms"] - r["plain_cpu_ms"]) / r["plain_wall_ms"], len(r["runs"])))
+    print("load average (1 min) at the end: %.1f" % os.getloadavg()[0])
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)

@@ -70,9 +70,13 @@ import dev.arenascope.core.trace.codec.ChunkCodec;
 public final class EventStore implements TraceStore, EventSink {
     /** Events per sealed block. */
     public static final int BLOCK_EVENTS = 16384;
+    /** Events of the open block below which {@link #onClose()} leaves it unsealed (its first capacity). */
+    static final int SMALL_OPEN_BLOCK = 1024;
 
     private final StoreLock lock = new StoreLock();
-    private final ChunkCodec writeCodec = new ChunkCodec().writeSites(false); // sites live in the side columns
+    // made at the first seal (a full open block, compact): a store that stays under one block, as a test's
+    // recording does, allocates no codec (its buffers and compression context are most of a new store)
+    private ChunkCodec writeCodec; // sites live in the side columns
     private final String name;
 
     private SessionInfo session = new SessionInfo("", "", 0, List.of(), Map.of());
@@ -85,7 +89,7 @@ public final class EventStore implements TraceStore, EventSink {
 
     private final SealedBlocks blocks;
     private final MemoryIndexes indexes = new MemoryIndexes();
-    private EventBatch tail = new EventBatch(1024); // grows to BLOCK_EVENTS, then is reused
+    private EventBatch tail = new EventBatch(SMALL_OPEN_BLOCK); // grows to BLOCK_EVENTS, then is reused
     private long tailFirstIndex;
     private long tailFirstEff;
     private long count;
@@ -260,6 +264,9 @@ public final class EventStore implements TraceStore, EventSink {
 
     private void seal() {
         int n = tail.size();
+        if (writeCodec == null) {
+            writeCodec = new ChunkCodec().writeSites(false);
+        }
         ChunkCodec.Packed p = writeCodec.pack(List.of(), tail, 0, n);
         blocks.add(new SealedBlocks.Block(tailFirstIndex, n, tailFirstEff, lastEff, p.bytes(), p.rawBytes(), ChunkCodec.VERSION));
         tailFirstIndex += n;
@@ -277,7 +284,12 @@ public final class EventStore implements TraceStore, EventSink {
 
     @Override
     public void onClose() {
-        compact();
+        // a short stream's open block stays as it is: sealing it would pack (and every later read unpack)
+        // a few events through a codec and a compression context made for them alone, to save at most
+        // the open block's first capacity (a test's recording: ArenaScopeExtension)
+        if (tail.size() >= SMALL_OPEN_BLOCK) {
+            compact();
+        }
         sites.trim(); // the stream is complete: the site table keeps no room to grow (a third of it on millions of nodes)
     }
 

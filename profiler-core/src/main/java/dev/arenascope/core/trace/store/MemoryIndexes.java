@@ -23,8 +23,10 @@ final class MemoryIndexes {
     private int chunk = -1;
     private GaugeIndex[] gauges = new GaugeIndex[8];
     private ScopeIndex[] scopes = new ScopeIndex[8];
-    private final boolean[] touched = new boolean[EventBatch.MAX_MEMORY_ID + 2];
-    private final int[] touchedList = new int[EventBatch.MAX_MEMORY_ID + 2];
+    // by memory slot, grown to the highest slot seen (a test's store has a few memories; 65,536 of each
+    // were 320 KiB zeroed for every new store)
+    private boolean[] touched = new boolean[8];
+    private int[] touchedList = new int[8];
     private int touchedCount;
 
     // scratch for add: effective times, and the events grouped by memory (a counting sort)
@@ -94,7 +96,12 @@ final class MemoryIndexes {
             if (slot >= cnt.length) {
                 cnt = groupCount = Arrays.copyOf(cnt, Math.max(slot + 1, cnt.length * 2));
             }
-            if (cnt[slot]++ == 0 && !touched[slot]) {
+            if (cnt[slot]++ == 0 && (slot >= touched.length || !touched[slot])) {
+                if (slot >= touched.length) {   // touchedList holds each slot once: never longer than touched
+                    int cap = Math.max(slot + 1, touched.length * 2);
+                    touched = Arrays.copyOf(touched, cap);
+                    touchedList = Arrays.copyOf(touchedList, cap);
+                }
                 touched[slot] = true;
                 touchedList[touchedCount++] = slot;
             }

@@ -23,7 +23,7 @@ final class SealedBlocks {
     record Block(long firstIndex, int count, long firstEff, long lastEff, byte[] packed, int rawBytes, int layout) {}
 
     private final List<Block> blocks = new ArrayList<>();
-    private final ChunkCodec readCodec = new ChunkCodec();
+    private ChunkCodec readCodec; // made at the first block decoded (under the cache's lock)
     private final String name;
     private final long[] cacheKey = new long[CACHE_SLOTS];
     private final EventBatch[] cacheVal = new EventBatch[CACHE_SLOTS];
@@ -101,6 +101,9 @@ final class SealedBlocks {
             Block blk = blocks.get(bi);
             EventBatch d = new EventBatch(blk.count());
             try {
+                if (readCodec == null) {
+                    readCodec = new ChunkCodec();
+                }
                 readCodec.unpackEvents(blk.packed(), blk.rawBytes(), blk.layout(), d, name + " (block " + bi + ")");
                 d.dropSites(); // a chunk adopted from a file may carry them; the side columns are what the store kept
             } catch (TraceFormatException e) {
