@@ -79,16 +79,22 @@ final class StackTable {
     static final int POOL_PAGE = 1 << POOL_BITS;
     private static final int POOL_MASK = POOL_PAGE - 1;
     private int[][] pool = new int[16][];
-    private int[] start = new int[65];
-    private int[] hashes = new int[64];
-    private StackRef[] stackRefs = new StackRef[64];
+    // Each stack's start, hash and stand-in likewise in pages of ROW_PAGE stacks (a stack's start at
+    // starts[s >>> ROW_BITS][s & ROW_MASK]): at 2 M distinct stacks, three arrays grown by half each time
+    // they filled left ~60 MB of old copies.
+    static final int ROW_BITS = 14;
+    static final int ROW_PAGE = 1 << ROW_BITS;
+    private static final int ROW_MASK = ROW_PAGE - 1;
+    private int[][] starts = {new int[ROW_PAGE]};
+    private int[][] hashes = {new int[ROW_PAGE]};
+    private StackRef[][] stackRefs = {new StackRef[ROW_PAGE]};
     private int stackCount;
     /** Stack id + 1 per slot; 0 = empty. */
     private int[] stackSlots = new int[1024];
     private final long seed = ThreadLocalRandom.current().nextLong() | 1;
 
     StackTable() {
-        stackRefs[0] = new StackRef(0);
+        stackRefs[0][0] = new StackRef(0);
         stackCount = 1; // start[0] = start[1] = 0: the empty stack
     }
 
@@ -173,38 +179,49 @@ final class StackTable {
     /** The stack of frames {@code ids[0..n)}, innermost first. */
     private StackRef stack(int[] ids, int n, String source, long offset) throws PickleFormatException {
         if (n == 0) {
-            return stackRefs[0];
+            return stackRefs[0][0];
         }
         int hash = stackHash(ids, 0, n);
         int mask = stackSlots.length - 1;
         int h = hash & mask;
         for (; stackSlots[h] != 0; h = (h + 1) & mask) {
             int id = stackSlots[h] - 1;
-            if (hashes[id] == hash && start[id + 1] - start[id] == n && poolEquals(start[id], ids, n)) {
-                return stackRefs[id];
+            if (hashes[id >>> ROW_BITS][id & ROW_MASK] == hash && depth(id) == n && poolEquals(start(id), ids, n)) {
+                return stackRef(id);
             }
         }
-        int end = start[stackCount];
+        int end = start(stackCount);
         if ((long) end + n > MAX_POOL) {
             throw new PickleFormatException(source, offset, "the snapshot's distinct stacks hold more than " + MAX_POOL
                     + " frames together; refused");
         }
         poolWrite(end, ids, n);
         int id = stackCount++;
-        if (stackCount == hashes.length) {
-            int cap = stackCount + (stackCount >> 1);
-            hashes = Arrays.copyOf(hashes, cap);
-            stackRefs = Arrays.copyOf(stackRefs, cap);
-            start = Arrays.copyOf(start, cap + 1);
+        int p = stackCount >>> ROW_BITS; // the page of start[id + 1]; that of id's hash and stand-in is the same or the one before
+        if (p == starts.length) {
+            starts = Arrays.copyOf(starts, 2 * p);
+            hashes = Arrays.copyOf(hashes, 2 * p);
+            stackRefs = Arrays.copyOf(stackRefs, 2 * p);
         }
-        start[id + 1] = end + n;
-        hashes[id] = hash;
-        stackRefs[id] = new StackRef(id);
+        if (starts[p] == null) {
+            starts[p] = new int[ROW_PAGE];
+            hashes[p] = new int[ROW_PAGE];
+            stackRefs[p] = new StackRef[ROW_PAGE];
+        }
+        starts[p][stackCount & ROW_MASK] = end + n;
+        hashes[id >>> ROW_BITS][id & ROW_MASK] = hash;
+        StackRef ref = new StackRef(id);
+        stackRefs[id >>> ROW_BITS][id & ROW_MASK] = ref;
         stackSlots[h] = id + 1;
         if (2 * stackCount > stackSlots.length) {
             rehashStacks();
         }
-        return stackRefs[id];
+        return ref;
+    }
+
+    /** Where stack {@code id} starts in the pool ({@code id <= stackCount}: the end of the last one). */
+    private int start(int id) {
+        return starts[id >>> ROW_BITS][id & ROW_MASK];
     }
 
     /** Whether the pool from position {@code q} holds {@code ids[0..n)}. */
@@ -243,7 +260,7 @@ final class StackTable {
         stackSlots = new int[stackSlots.length * 2];
         int mask = stackSlots.length - 1;
         for (int id = 1; id < stackCount; id++) {
-            int h = hashes[id] & mask;
+            int h = hashes[id >>> ROW_BITS][id & ROW_MASK] & mask;
             while (stackSlots[h] != 0) {
                 h = (h + 1) & mask;
             }
@@ -287,9 +304,9 @@ final class StackTable {
         textIds = null; // no frame is added now: the ids stay in the frames' keys
         frameKeys.dropIndex();
         frameKeys.trim();
-        // the starts keep their room to grow: a trimmed copy of them, made when they are largest, was
-        // more garbage than the room it gave back (1 M all-distinct allocations, serial collector:
-        // 1,884 MiB peak resident with the copies, 1,689 without; docs/performance.md)
+        // the pool and the starts keep their last page's room: a trimmed copy of a flat array, made
+        // when it is largest, was more garbage than the room it gave back (1 M all-distinct
+        // allocations, serial collector: 1,884 MiB peak resident with the copies, 1,689 without)
         hashes = null;
         frameRefs = null;
         stackRefs = null;
@@ -298,7 +315,7 @@ final class StackTable {
 
     /** The stand-in of stack {@code id} (one instance per stack). */
     StackRef stackRef(int id) {
-        return stackRefs[id];
+        return stackRefs[id >>> ROW_BITS][id & ROW_MASK];
     }
 
     /** The stand-in of frame {@code id} (one instance per frame). */
@@ -316,12 +333,12 @@ final class StackTable {
 
     /** Frames in stack {@code id}. */
     int depth(int id) {
-        return start[id + 1] - start[id];
+        return start(id + 1) - start(id);
     }
 
     /** Frame {@code i} of stack {@code id}, innermost first (0 the innermost, as PyTorch lists them). */
     int frameAt(int id, int i) {
-        int q = start[id] + i;
+        int q = start(id) + i;
         return pool[q >>> POOL_BITS][q & POOL_MASK];
     }
 
