@@ -17,7 +17,8 @@ import dev.arenascope.core.util.KeyIds;
  *
  * <p>Memory is linear in what is distinct and holds no object per frame or stack beyond its stand-in:
  * function and file names are kept once each (a string id), a frame is two longs in a {@link KeyIds}
- * table (the name and file ids; the line) and a stack is its run of frame ids in one flat array, found
+ * table (the name and file ids; the line) and a stack is its run of frame ids in one pool of int
+ * pages, found
  * again by a seeded open-addressing hash over the run (an input cannot aim its stacks at one run of
  * slots). About 50 bytes a distinct frame and 4 bytes a frame of a distinct stack plus 30 a stack;
  * nothing per trace entry.
@@ -70,18 +71,30 @@ final class StackTable {
     private boolean[] internal = new boolean[64];
     private FrameRef[] frameRefs = new FrameRef[64];
 
-    // ---- stacks: stack s is pool[start[s] .. start[s + 1]); 0 is the empty stack
-    private int[] pool = new int[1024];
-    private int[] start = new int[65];
-    private int[] hashes = new int[64];
-    private StackRef[] stackRefs = new StackRef[64];
+    // ---- stacks: stack s is frames start[s] .. start[s + 1] of the pool; 0 is the empty stack. The pool
+    // is kept in pages of POOL_PAGE frame ids (position q at pool[q >>> POOL_BITS][q & POOL_MASK], a run
+    // may cross a page's end), so it never copies itself to grow: at 1 M all-distinct allocations the
+    // copies of one flat array were some 120 MB of garbage that a serial collector promotes and keeps.
+    static final int POOL_BITS = 16;
+    static final int POOL_PAGE = 1 << POOL_BITS;
+    private static final int POOL_MASK = POOL_PAGE - 1;
+    private int[][] pool = new int[16][];
+    // Each stack's start, hash and stand-in likewise in pages of ROW_PAGE stacks (a stack's start at
+    // starts[s >>> ROW_BITS][s & ROW_MASK]): at 2 M distinct stacks, three arrays grown by half each time
+    // they filled left ~60 MB of old copies.
+    static final int ROW_BITS = 14;
+    static final int ROW_PAGE = 1 << ROW_BITS;
+    private static final int ROW_MASK = ROW_PAGE - 1;
+    private int[][] starts = {new int[ROW_PAGE]};
+    private int[][] hashes = {new int[ROW_PAGE]};
+    private StackRef[][] stackRefs = {new StackRef[ROW_PAGE]};
     private int stackCount;
     /** Stack id + 1 per slot; 0 = empty. */
     private int[] stackSlots = new int[1024];
     private final long seed = ThreadLocalRandom.current().nextLong() | 1;
 
     StackTable() {
-        stackRefs[0] = new StackRef(0);
+        stackRefs[0][0] = new StackRef(0);
         stackCount = 1; // start[0] = start[1] = 0: the empty stack
     }
 
@@ -166,41 +179,80 @@ final class StackTable {
     /** The stack of frames {@code ids[0..n)}, innermost first. */
     private StackRef stack(int[] ids, int n, String source, long offset) throws PickleFormatException {
         if (n == 0) {
-            return stackRefs[0];
+            return stackRefs[0][0];
         }
         int hash = stackHash(ids, 0, n);
         int mask = stackSlots.length - 1;
         int h = hash & mask;
         for (; stackSlots[h] != 0; h = (h + 1) & mask) {
             int id = stackSlots[h] - 1;
-            if (hashes[id] == hash && Arrays.equals(pool, start[id], start[id + 1], ids, 0, n)) {
-                return stackRefs[id];
+            if (hashes[id >>> ROW_BITS][id & ROW_MASK] == hash && depth(id) == n && poolEquals(start(id), ids, n)) {
+                return stackRef(id);
             }
         }
-        int end = start[stackCount];
+        int end = start(stackCount);
         if ((long) end + n > MAX_POOL) {
             throw new PickleFormatException(source, offset, "the snapshot's distinct stacks hold more than " + MAX_POOL
                     + " frames together; refused");
         }
-        if (end + n > pool.length) {
-            pool = Arrays.copyOf(pool, (int) Math.min(MAX_POOL, Math.max((long) end + n, pool.length + (pool.length >> 1))));
-        }
-        System.arraycopy(ids, 0, pool, end, n);
+        poolWrite(end, ids, n);
         int id = stackCount++;
-        if (stackCount == hashes.length) {
-            int cap = stackCount + (stackCount >> 1);
-            hashes = Arrays.copyOf(hashes, cap);
-            stackRefs = Arrays.copyOf(stackRefs, cap);
-            start = Arrays.copyOf(start, cap + 1);
+        int p = stackCount >>> ROW_BITS; // the page of start[id + 1]; that of id's hash and stand-in is the same or the one before
+        if (p == starts.length) {
+            starts = Arrays.copyOf(starts, 2 * p);
+            hashes = Arrays.copyOf(hashes, 2 * p);
+            stackRefs = Arrays.copyOf(stackRefs, 2 * p);
         }
-        start[id + 1] = end + n;
-        hashes[id] = hash;
-        stackRefs[id] = new StackRef(id);
+        if (starts[p] == null) {
+            starts[p] = new int[ROW_PAGE];
+            hashes[p] = new int[ROW_PAGE];
+            stackRefs[p] = new StackRef[ROW_PAGE];
+        }
+        starts[p][stackCount & ROW_MASK] = end + n;
+        hashes[id >>> ROW_BITS][id & ROW_MASK] = hash;
+        StackRef ref = new StackRef(id);
+        stackRefs[id >>> ROW_BITS][id & ROW_MASK] = ref;
         stackSlots[h] = id + 1;
         if (2 * stackCount > stackSlots.length) {
             rehashStacks();
         }
-        return stackRefs[id];
+        return ref;
+    }
+
+    /** Where stack {@code id} starts in the pool ({@code id <= stackCount}: the end of the last one). */
+    private int start(int id) {
+        return starts[id >>> ROW_BITS][id & ROW_MASK];
+    }
+
+    /** Whether the pool from position {@code q} holds {@code ids[0..n)}. */
+    private boolean poolEquals(int q, int[] ids, int n) {
+        for (int i = 0; i < n; ) {
+            int[] page = pool[q >>> POOL_BITS];
+            int at = q & POOL_MASK, k = Math.min(n - i, POOL_PAGE - at);
+            if (!Arrays.equals(page, at, at + k, ids, i, i + k)) {
+                return false;
+            }
+            i += k;
+            q += k;
+        }
+        return true;
+    }
+
+    /** Writes {@code ids[0..n)} to the pool from position {@code q} (its end), adding pages as it needs them. */
+    private void poolWrite(int q, int[] ids, int n) {
+        for (int i = 0; i < n; ) {
+            int p = q >>> POOL_BITS;
+            if (p == pool.length) {
+                pool = Arrays.copyOf(pool, 2 * p);
+            }
+            if (pool[p] == null) {
+                pool[p] = new int[POOL_PAGE];
+            }
+            int at = q & POOL_MASK, k = Math.min(n - i, POOL_PAGE - at);
+            System.arraycopy(ids, i, pool[p], at, k);
+            i += k;
+            q += k;
+        }
     }
 
     /** Doubles the stack index. */
@@ -208,7 +260,7 @@ final class StackTable {
         stackSlots = new int[stackSlots.length * 2];
         int mask = stackSlots.length - 1;
         for (int id = 1; id < stackCount; id++) {
-            int h = hashes[id] & mask;
+            int h = hashes[id >>> ROW_BITS][id & ROW_MASK] & mask;
             while (stackSlots[h] != 0) {
                 h = (h + 1) & mask;
             }
@@ -252,9 +304,9 @@ final class StackTable {
         textIds = null; // no frame is added now: the ids stay in the frames' keys
         frameKeys.dropIndex();
         frameKeys.trim();
-        // the pool and the starts keep their room to grow: a trimmed copy of them, made when they are
-        // largest, was more garbage than the room it gave back (1 M all-distinct allocations, serial
-        // collector: 1,884 MiB peak resident with the copies, 1,689 without; docs/performance.md)
+        // the pool and the starts keep their last page's room: a trimmed copy of a flat array, made
+        // when it is largest, was more garbage than the room it gave back (1 M all-distinct
+        // allocations, serial collector: 1,884 MiB peak resident with the copies, 1,689 without)
         hashes = null;
         frameRefs = null;
         stackRefs = null;
@@ -263,7 +315,7 @@ final class StackTable {
 
     /** The stand-in of stack {@code id} (one instance per stack). */
     StackRef stackRef(int id) {
-        return stackRefs[id];
+        return stackRefs[id >>> ROW_BITS][id & ROW_MASK];
     }
 
     /** The stand-in of frame {@code id} (one instance per frame). */
@@ -281,17 +333,22 @@ final class StackTable {
 
     /** Frames in stack {@code id}. */
     int depth(int id) {
-        return start[id + 1] - start[id];
+        return start(id + 1) - start(id);
     }
 
     /** Frame {@code i} of stack {@code id}, innermost first (0 the innermost, as PyTorch lists them). */
     int frameAt(int id, int i) {
-        return pool[start[id] + i];
+        int q = start(id) + i;
+        return pool[q >>> POOL_BITS][q & POOL_MASK];
     }
 
     /** The frames of stack {@code id}, outermost last as PyTorch lists them (0 is the empty stack); a copy. */
     int[] frames(int id) {
-        return Arrays.copyOfRange(pool, start[id], start[id + 1]);
+        int[] f = new int[depth(id)];
+        for (int i = 0; i < f.length; i++) {
+            f[i] = frameAt(id, i);
+        }
+        return f;
     }
 
     String name(int frame) {
