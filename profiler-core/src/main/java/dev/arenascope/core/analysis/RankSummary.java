@@ -16,9 +16,12 @@ import dev.arenascope.core.trace.store.TraceStore;
 /**
  * One rank's row of a job's rank table ({@link JobSummary}), computed from that rank's own trace alone:
  * one pass over its events' primitive columns (per memory the peak in use and when it was first reached,
- * the reserved peak, allocations, out-of-memory events, the most in use per time bucket for the
- * sparkline; the markers), then the {@link SiteAnalysis} of its main memory at that memory's peak. The
- * figures are {@link MemoryAnalysis}' by the same definitions.
+ * the reserved peak, allocations, out-of-memory events; the markers; for the main memory the most in use
+ * per time bucket for the sparkline, and its events replayed into the bounded {@link AllocationIndex}
+ * that the {@link SiteAnalysis} at its peak is answered from). The main memory is known before the pass
+ * from the store's gauge index ({@link TraceView#peakUsed}); should the events read name another (a live
+ * store that grew meanwhile), that one is replayed on its own. The figures are {@link MemoryAnalysis}' by
+ * the same definitions.
  *
  * <h2>Definitions</h2>
  * <ul>
@@ -101,27 +104,35 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
         long to = view.endNs();
         int maxId = memories.stream().mapToInt(MemoryInfo::id).max().orElse(-1);
         int ids = maxId + 1;
+        boolean[] known = new boolean[ids];
+        for (MemoryInfo m : memories) {
+            if (m.id() >= 0) {
+                known[m.id()] = true;
+            }
+        }
+        // the main memory as the store's gauge index names it (its peaks are the events' own), so that the
+        // one pass below can replay it into its allocation index while it takes the other figures
+        MemoryInfo guess = null;
+        for (MemoryInfo m : memories) {
+            if (m.id() >= 0 && (guess == null || view.peakUsed(m.id()) > view.peakUsed(guess.id()))) {
+                guess = m;
+            }
+        }
+        int mainId = guess == null ? -1 : guess.id();
+        List<SiteQuestion> atPeak = List.of(new SiteQuestion.AtPeak());
+        AllocationIndex index = guess == null ? null : AllocationIndex.fed(guess, atPeak);
         // one pass over primitive columns (a store decodes a block at a time): per memory its peak and
-        // when it was first reached, its reserved peak, allocations, out-of-memory events and the most in
-        // use per time bucket; the markers with their times
+        // when it was first reached, its reserved peak, allocations, out-of-memory events; for the main
+        // memory the most in use per time bucket and its allocation index; the markers with their times
         long[] peak = new long[ids];
         long[] peakAt = new long[ids];
         long[] aux = new long[ids];
         long[] allocations = new long[ids];
         long[] ooms = new long[ids];
-        long[][] buckets = new long[ids][];
-        long[][] lastIn = new long[ids][];
-        boolean[][] touched = new boolean[ids][];
         Arrays.fill(peakAt, -1);
-        for (MemoryInfo m : memories) {
-            if (m.id() >= 0) {
-                buckets[m.id()] = new long[SPARK_BUCKETS];
-                lastIn[m.id()] = new long[SPARK_BUCKETS];
-                touched[m.id()] = new boolean[SPARK_BUCKETS];
-            }
-        }
-        double span = Math.max(1, to - from + 1);
+        Spark spark = new Spark(from, to);
         List<long[]> markerTimes = new ArrayList<>();   // {time, string id}
+        long eff = Long.MIN_VALUE;
         EventBatch b = new EventBatch(8192);
         for (long at0 = 0; at0 < n; at0 += b.size()) {
             b.clear();
@@ -129,14 +140,15 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
             TraceStore.copy(view, at0, end, b);
             for (int k = 0; k < b.size(); k++) {
                 int kind = b.kindCode(k);
+                long t = b.time(k);
+                eff = Math.max(eff, t);
                 if (kind == MARKER) {
-                    markerTimes.add(new long[] {b.time(k), b.ref(k)});
+                    markerTimes.add(new long[] {t, b.ref(k)});
                 }
                 int id = b.memory(k);
-                if (id < 0 || id >= ids || buckets[id] == null) {
+                if (id < 0 || id >= ids || !known[id]) {
                     continue;
                 }
-                long t = b.time(k);
                 long used = b.used(k);
                 if (used > peak[id]) {
                     peak[id] = used;
@@ -148,26 +160,15 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
                 } else if (kind == OOM) {
                     ooms[id]++;
                 }
-                int bk = (int) Math.min(SPARK_BUCKETS - 1, Math.max(0, (long) ((t - from) / span * SPARK_BUCKETS)));
-                long[] bu = buckets[id];
-                if (!touched[id][bk] || used > bu[bk]) {
-                    bu[bk] = used;
+                if (id != mainId) {
+                    continue;
                 }
-                touched[id][bk] = true;
-                lastIn[id][bk] = used;
+                index.step(b, k, at0 + k, eff);
+                spark.add(t, used);
             }
         }
-        // a bucket without an event holds what the last event before it left
-        for (int id = 0; id < ids; id++) {
-            if (buckets[id] == null) {
-                continue;
-            }
-            for (int k = 1; k < SPARK_BUCKETS; k++) {
-                if (!touched[id][k]) {
-                    buckets[id][k] = lastIn[id][k - 1];
-                    lastIn[id][k] = lastIn[id][k - 1];
-                }
-            }
+        if (index != null) {
+            index.finish(n, eff);
         }
         long oomTotal = 0;
         long allocTotal = 0;
@@ -215,9 +216,63 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
             source = StepSource.MARKERS;
             step = lastMarker;
         }
-        SiteBreakdown sites = SiteAnalysis.of(view, main, false).ask(new SiteQuestion.AtPeak(), SiteAnalysis.By.SITE);
+        SiteAnalysis analysis = main.id() == mainId ? SiteAnalysis.of(index, view, false)
+                // the events read disagree with the gauge index (a live store that grew meanwhile): replay the main one
+                : SiteAnalysis.of(view, main, false, atPeak);
+        long[] liveOverTime = main.id() == mainId ? spark.buckets() : Spark.of(view, main.id(), n, from, to);
+        SiteBreakdown sites = analysis.ask(new SiteQuestion.AtPeak(), SiteAnalysis.By.SITE);
         boolean reserves = main.kind() == MemoryKind.POOL || main.kind() == MemoryKind.SEGMENTED;
         return new RankSummary(rank, number, file, duplicateName, null, problem, main.name(), peak[main.id()],
-                reserves ? aux[main.id()] : -1, at, step, source, oomTotal, allocTotal, n, duration, buckets[main.id()], sites);
+                reserves ? aux[main.id()] : -1, at, step, source, oomTotal, allocTotal, n, duration, liveOverTime, sites);
+    }
+
+    /** The most in use per equal time bucket of {@code [from, to]}, fed one memory's events in order. */
+    private static final class Spark {
+        private final long from;
+        private final double span;
+        private final long[] most = new long[SPARK_BUCKETS];
+        private final long[] lastIn = new long[SPARK_BUCKETS];
+        private final boolean[] touched = new boolean[SPARK_BUCKETS];
+
+        Spark(long from, long to) {
+            this.from = from;
+            this.span = Math.max(1, to - from + 1);
+        }
+
+        void add(long t, long used) {
+            int bk = (int) Math.min(SPARK_BUCKETS - 1, Math.max(0, (long) ((t - from) / span * SPARK_BUCKETS)));
+            if (!touched[bk] || used > most[bk]) {
+                most[bk] = used;
+            }
+            touched[bk] = true;
+            lastIn[bk] = used;
+        }
+
+        /** The buckets; one without an event holds what the last event before it left. */
+        long[] buckets() {
+            for (int k = 1; k < SPARK_BUCKETS; k++) {
+                if (!touched[k]) {
+                    most[k] = lastIn[k - 1];
+                    lastIn[k] = lastIn[k - 1];
+                }
+            }
+            return most;
+        }
+
+        /** The buckets of memory {@code id} over the first {@code n} events of {@code view}, by a pass of their own. */
+        static long[] of(TraceView view, int id, long n, long from, long to) {
+            Spark s = new Spark(from, to);
+            EventBatch b = new EventBatch(8192);
+            for (long at0 = 0; at0 < n; at0 += b.size()) {
+                b.clear();
+                TraceStore.copy(view, at0, Math.min(n, at0 + 8192), b);
+                for (int k = 0; k < b.size(); k++) {
+                    if (b.memory(k) == id) {
+                        s.add(b.time(k), b.used(k));
+                    }
+                }
+            }
+            return s.buckets();
+        }
     }
 }
