@@ -49,16 +49,16 @@ final class AllocationIndex {
 
     final MemoryInfo memory;
     int size;
-    long[] start = new long[1024];     // event index of the allocation
-    long[] end = new long[1024];       // event index of what freed it, NEVER when live at the end
-    long[] startNs = new long[1024];   // effective times
-    long[] endNs = new long[1024];
-    long[] bytes = new long[1024];
-    long[] requested = new long[1024]; // bytes asked for before rounding (ALLOC, POOL_REQUEST: c), bytes when not known
-    int[] site = new int[1024];        // the trace's stack node, -1
-    int[] category = new int[1024];    // string id, -1
-    int[] scope = new int[1024];       // innermost scope id, -1
-    int[] descriptor = new int[1024];  // string id, -1
+    long[] start;     // event index of the allocation
+    long[] end;       // event index of what freed it, NEVER when live at the end
+    long[] startNs;   // effective times
+    long[] endNs;
+    long[] bytes;
+    long[] requested; // bytes asked for before rounding (ALLOC, POOL_REQUEST: c), bytes when not known
+    int[] site;        // the trace's stack node, -1
+    int[] category;    // string id, -1
+    int[] scope;       // innermost scope id, -1
+    int[] descriptor;  // string id, -1
 
     long peakBytes;
     long peakIndex = -1;   // event index after which live bytes first reached peakBytes
@@ -87,8 +87,23 @@ final class AllocationIndex {
     long dropped;
 
     private AllocationIndex(MemoryInfo memory, List<SiteQuestion> only) {
+        this(memory, only, 1024);
+    }
+
+    private AllocationIndex(MemoryInfo memory, List<SiteQuestion> only, int capacity) {
         this.memory = memory;
         this.only = only == null ? null : List.copyOf(only);
+        start = new long[capacity];
+        end = new long[capacity];
+        startNs = new long[capacity];
+        endNs = new long[capacity];
+        bytes = new long[capacity];
+        requested = new long[capacity];
+        site = new int[capacity];
+        category = new int[capacity];
+        scope = new int[capacity];
+        descriptor = new int[capacity];
+        offset = new long[capacity];
     }
 
     /** Builds the index of {@code memory} from every event of {@code view}. */
@@ -151,12 +166,12 @@ final class AllocationIndex {
     }
 
     /**
-     * An index fed by a caller's own pass over the trace ({@link RankSummary}'s, which reads each event
-     * once for its figures and this index): {@link #step} every event of {@code memory} in order, then
+     * An index fed by a caller's own pass over the trace ({@link RankPass}, which reads each event once
+     * for a rank's figures and its memories' indexes, as the import delivers them or from a store): {@link #step} every event of {@code memory} in order, then
      * {@link #finish}. The result is the index {@link #build(TraceView, MemoryInfo, List)} makes.
      */
     static AllocationIndex fed(MemoryInfo memory, List<SiteQuestion> only) {
-        AllocationIndex x = new AllocationIndex(memory, only);
+        AllocationIndex x = new AllocationIndex(memory, only, 16); // one per memory of a rank: most are small
         x.begin();
         return x;
     }
@@ -328,7 +343,7 @@ final class AllocationIndex {
         backward.renumber(to);
     }
 
-    private long[] offset = new long[1024]; // the event's 'a': offset or address
+    private long[] offset; // the event's 'a': offset or address
 
     /** The offset or address of allocation {@code a}. */
     long offset(int a) {
