@@ -205,6 +205,38 @@ public final class RankPass implements EventSink {
     }
 
     /**
+     * {@code was}, a row of {@code view} made when it held fewer events, brought up to date from the
+     * store's indexes alone (no pass over the events, so in time independent of their number): the events,
+     * the duration, the main memory's peak in use and reserved peak, the sparkline. Its step, time of the
+     * peak, sites at the peak, allocations and out-of-memory events stay as they were when {@code was} was
+     * made: what a live job shows for a rank between two full summaries.
+     */
+    public static RankSummary refreshed(RankSummary was, TraceView view) {
+        if (!was.loaded() || was.memory() == null) {
+            return was;
+        }
+        MemoryInfo main = null;
+        for (MemoryInfo m : List.copyOf(view.memories())) {
+            if (m.name().equals(was.memory())) {
+                main = m;
+                break;
+            }
+        }
+        if (main == null) {
+            return was;
+        }
+        long n = view.eventCount();
+        long from = view.startNs();
+        long to = view.endNs();
+        boolean reserves = main.kind() == MemoryKind.POOL || main.kind() == MemoryKind.SEGMENTED;
+        return new RankSummary(was.rank(), was.number(), was.file(), was.duplicateName(), null, was.problem(), was.memory(),
+                Math.max(was.peakLiveBytes(), view.peakUsed(main.id())),
+                reserves ? Math.max(was.peakReservedBytes(), view.peakAux(main.id())) : -1, was.peakAtNs(), was.step(),
+                was.stepSource(), was.outOfMemory(), was.allocations(), n, n == 0 ? 0 : Math.max(0, to - from),
+                liveOverTime(view, main.id(), from, to), was.sitesAtPeak());
+    }
+
+    /**
      * The most bytes in use per {@link RankSummary#SPARK_BUCKETS} equal buckets of {@code [from, to]},
      * from the store's gauge index (the value in force as a bucket opens counts, as on the timeline).
      */
