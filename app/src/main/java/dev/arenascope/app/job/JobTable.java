@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.core.analysis.JobSummary;
+import dev.arenascope.core.analysis.RankPass;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.trace.file.JobLoad;
 import dev.arenascope.core.trace.file.JobMember;
@@ -19,7 +20,8 @@ import dev.arenascope.core.util.Progress;
 
 /**
  * A job loaded for a command: its files named as ranks ({@link RankNames}), imported in parallel, each
- * rank summarised on the thread that imported it ({@link RankSummary}), the stores dropped unless asked
+ * rank summarised as it is imported ({@link RankPass}, the {@link RankSummary} made on the thread that
+ * imported it), the stores dropped unless asked
  * to keep them (for {@code sites}), and the job's {@link JobSummary}. What went wrong is kept as lines
  * the command prints to stderr at the end: a rank that could not be read, a damaged one, two files with
  * the same rank name.
@@ -57,9 +59,10 @@ public record JobTable(JobSummary summary, Map<String, LoadedTrace> stores, List
     public static JobTable load(List<Path> files, Pattern rankPattern, boolean keep, Progress progress) {
         List<JobMember> members = RankNames.members(files, rankPattern);
         record Ranked(RankSummary row, LoadedTrace kept) {}
-        List<JobLoad.Loaded<Ranked>> loaded = JobLoad.load(members, JobLoad.defaultThreads(), progress, (m, lt) -> {
+        // each rank's row taken as its file is parsed (RankPass beside the store), not by reading the store back
+        List<JobLoad.Loaded<Ranked>> loaded = JobLoad.load(members, JobLoad.defaultThreads(), progress, m -> new RankPass(), (m, lt, pass) -> {
             String problem = lt.report().damaged() ? lt.report().summary() : null;
-            RankSummary row = RankSummary.of(m.rank(), m.number(), m.file().toString(), m.duplicate(), problem, lt.store());
+            RankSummary row = pass.summary(m.rank(), m.number(), m.file().toString(), m.duplicate(), problem, lt.store());
             return new Ranked(row, keep ? lt : null);
         });
         List<RankSummary> rows = new ArrayList<>();

@@ -49,16 +49,16 @@ final class AllocationIndex {
 
     final MemoryInfo memory;
     int size;
-    long[] start = new long[1024];     // event index of the allocation
-    long[] end = new long[1024];       // event index of what freed it, NEVER when live at the end
-    long[] startNs = new long[1024];   // effective times
-    long[] endNs = new long[1024];
-    long[] bytes = new long[1024];
-    long[] requested = new long[1024]; // bytes asked for before rounding (ALLOC, POOL_REQUEST: c), bytes when not known
-    int[] site = new int[1024];        // the trace's stack node, -1
-    int[] category = new int[1024];    // string id, -1
-    int[] scope = new int[1024];       // innermost scope id, -1
-    int[] descriptor = new int[1024];  // string id, -1
+    long[] start;     // event index of the allocation
+    long[] end;       // event index of what freed it, NEVER when live at the end
+    long[] startNs;   // effective times
+    long[] endNs;
+    long[] bytes;
+    long[] requested; // bytes asked for before rounding (ALLOC, POOL_REQUEST: c), bytes when not known
+    int[] site;        // the trace's stack node, -1
+    int[] category;    // string id, -1
+    int[] scope;       // innermost scope id, -1
+    int[] descriptor;  // string id, -1
 
     long peakBytes;
     long peakIndex = -1;   // event index after which live bytes first reached peakBytes
@@ -87,8 +87,23 @@ final class AllocationIndex {
     long dropped;
 
     private AllocationIndex(MemoryInfo memory, List<SiteQuestion> only) {
+        this(memory, only, 1024);
+    }
+
+    private AllocationIndex(MemoryInfo memory, List<SiteQuestion> only, int capacity) {
         this.memory = memory;
         this.only = only == null ? null : List.copyOf(only);
+        start = new long[capacity];
+        end = new long[capacity];
+        startNs = new long[capacity];
+        endNs = new long[capacity];
+        bytes = new long[capacity];
+        requested = new long[capacity];
+        site = new int[capacity];
+        category = new int[capacity];
+        scope = new int[capacity];
+        descriptor = new int[capacity];
+        offset = new long[capacity];
     }
 
     /** Builds the index of {@code memory} from every event of {@code view}. */
@@ -132,10 +147,7 @@ final class AllocationIndex {
 
     private void replay(TraceView view) {
         int id = memory.id();
-        byAddress = new LongLongMap();
-        forward = new IntStack();
-        backward = new IntStack();
-        long live = 0;
+        begin();
         long eff = Long.MIN_VALUE;
         long n = view.eventCount();
         EventBatch b = new EventBatch(8192);
@@ -144,101 +156,132 @@ final class AllocationIndex {
             long to = Math.min(n, from + 8192);
             TraceStore.copy(view, from, to, b);
             for (int k = 0; k < b.size(); k++) {
-                long idx = from + k;
                 eff = Math.max(eff, b.time(k));
-                if (b.memory(k) != id) {
-                    continue;
-                }
-                EventKind kind = b.kind(k);
-                if (kind == null) {
-                    continue;
-                }
-                switch (kind) {
-                    case ALLOC -> {
-                        int old = (int) byAddress.remove(b.a(k), -1);
-                        if (old >= 0 && memory.kind() != MemoryKind.ARENA) {
-                            live -= free(old, idx, eff);
-                        }
-                        int a = add(b, k, idx, eff);
-                        live += bytes[a];
-                        if (memory.kind() == MemoryKind.ARENA) {
-                            ((b.flags(k) & Event.FLAG_BACKWARD) != 0 ? backward : forward).push(a);
-                        } else {
-                            byAddress.put(b.a(k), a, -1);
-                        }
-                    }
-                    case POOL_REQUEST -> {
-                        int old = (int) byAddress.remove(b.a(k), -1);
-                        if (old >= 0) {
-                            live -= free(old, idx, eff);
-                        }
-                        int a = add(b, k, idx, eff);
-                        live += bytes[a];
-                        byAddress.put(b.a(k), a, -1);
-                    }
-                    case TENSOR_LIVE -> {
-                        long key = ~(long) b.ref(k); // tensors by id, apart from any address
-                        int old = (int) byAddress.remove(key, -1);
-                        if (old >= 0) {
-                            live -= free(old, idx, eff);
-                        }
-                        int a = add(b, k, idx, eff);
-                        live += bytes[a];
-                        byAddress.put(key, a, -1);
-                    }
-                    case FREE, POOL_HOLD, POOL_RELEASE -> {
-                        int a = (int) byAddress.remove(b.a(k), -1);
-                        if (a >= 0) {
-                            live -= free(a, idx, eff);
-                        }
-                    }
-                    case TENSOR_DEAD -> {
-                        int a = (int) byAddress.remove(~(long) b.ref(k), -1);
-                        if (a >= 0) {
-                            live -= free(a, idx, eff);
-                        }
-                    }
-                    case POINTER_RESTORE -> {
-                        long p = b.a(k);
-                        if ((b.flags(k) & Event.FLAG_BACKWARD) != 0) {
-                            while (!backward.isEmpty() && offset[backward.peek()] < p) {
-                                live -= free(backward.pop(), idx, eff);
-                            }
-                        } else {
-                            while (!forward.isEmpty() && offset[forward.peek()] >= p) {
-                                live -= free(forward.pop(), idx, eff);
-                            }
-                        }
-                    }
-                    case RESET, MEMORY_CLOSED -> {
-                        while (!forward.isEmpty()) {
-                            live -= free(forward.pop(), idx, eff);
-                        }
-                        while (!backward.isEmpty()) {
-                            live -= free(backward.pop(), idx, eff);
-                        }
-                        long[] freed = {0};
-                        long at = idx;
-                        long atNs = eff;
-                        byAddress.forEachValue(a -> freed[0] += free((int) a, at, atNs));
-                        byAddress.clear();
-                        live -= freed[0];
-                    }
-                    case SCOPE_ENTER -> addScope(b.ref2(k), b.ref(k), (int) b.c(k));
-                    default -> {
-                        continue;
-                    }
-                }
-                if (live > peakBytes) {
-                    peakBytes = live;
-                    peakIndex = idx;
-                    peakNs = eff;
-                }
-                if (kind != EventKind.SCOPE_ENTER && live != b.used(k)) {
-                    gaugeMismatches++;
+                if (b.memory(k) == id) {
+                    step(b, k, from + k, eff);
                 }
             }
         }
+        finish(n, eff);
+    }
+
+    /**
+     * An index fed by a caller's own pass over the trace ({@link RankPass}, which reads each event once
+     * for a rank's figures and its memories' indexes, as the import delivers them or from a store): {@link #step} every event of {@code memory} in order, then
+     * {@link #finish}. The result is the index {@link #build(TraceView, MemoryInfo, List)} makes.
+     */
+    static AllocationIndex fed(MemoryInfo memory, List<SiteQuestion> only) {
+        AllocationIndex x = new AllocationIndex(memory, only, 16); // one per memory of a rank: most are small
+        x.begin();
+        return x;
+    }
+
+    private long live;
+
+    private void begin() {
+        byAddress = new LongLongMap();
+        forward = new IntStack();
+        backward = new IntStack();
+        live = 0;
+    }
+
+    /**
+     * Replays event {@code k} of {@code b}, an event of this index's memory at trace index {@code idx}
+     * whose effective time (the latest time of any memory's event so far) is {@code eff}.
+     */
+    void step(EventBatch b, int k, long idx, long eff) {
+        EventKind kind = b.kind(k);
+        if (kind == null) {
+            return;
+        }
+        switch (kind) {
+            case ALLOC -> {
+                int old = (int) byAddress.remove(b.a(k), -1);
+                if (old >= 0 && memory.kind() != MemoryKind.ARENA) {
+                    live -= free(old, idx, eff);
+                }
+                int a = add(b, k, idx, eff);
+                live += bytes[a];
+                if (memory.kind() == MemoryKind.ARENA) {
+                    ((b.flags(k) & Event.FLAG_BACKWARD) != 0 ? backward : forward).push(a);
+                } else {
+                    byAddress.put(b.a(k), a, -1);
+                }
+            }
+            case POOL_REQUEST -> {
+                int old = (int) byAddress.remove(b.a(k), -1);
+                if (old >= 0) {
+                    live -= free(old, idx, eff);
+                }
+                int a = add(b, k, idx, eff);
+                live += bytes[a];
+                byAddress.put(b.a(k), a, -1);
+            }
+            case TENSOR_LIVE -> {
+                long key = ~(long) b.ref(k); // tensors by id, apart from any address
+                int old = (int) byAddress.remove(key, -1);
+                if (old >= 0) {
+                    live -= free(old, idx, eff);
+                }
+                int a = add(b, k, idx, eff);
+                live += bytes[a];
+                byAddress.put(key, a, -1);
+            }
+            case FREE, POOL_HOLD, POOL_RELEASE -> {
+                int a = (int) byAddress.remove(b.a(k), -1);
+                if (a >= 0) {
+                    live -= free(a, idx, eff);
+                }
+            }
+            case TENSOR_DEAD -> {
+                int a = (int) byAddress.remove(~(long) b.ref(k), -1);
+                if (a >= 0) {
+                    live -= free(a, idx, eff);
+                }
+            }
+            case POINTER_RESTORE -> {
+                long p = b.a(k);
+                if ((b.flags(k) & Event.FLAG_BACKWARD) != 0) {
+                    while (!backward.isEmpty() && offset[backward.peek()] < p) {
+                        live -= free(backward.pop(), idx, eff);
+                    }
+                } else {
+                    while (!forward.isEmpty() && offset[forward.peek()] >= p) {
+                        live -= free(forward.pop(), idx, eff);
+                    }
+                }
+            }
+            case RESET, MEMORY_CLOSED -> {
+                while (!forward.isEmpty()) {
+                    live -= free(forward.pop(), idx, eff);
+                }
+                while (!backward.isEmpty()) {
+                    live -= free(backward.pop(), idx, eff);
+                }
+                long[] freed = {0};
+                long at = idx;
+                long atNs = eff;
+                byAddress.forEachValue(a -> freed[0] += free((int) a, at, atNs));
+                byAddress.clear();
+                live -= freed[0];
+            }
+            case SCOPE_ENTER -> addScope(b.ref2(k), b.ref(k), (int) b.c(k));
+            default -> {
+                return;
+            }
+        }
+        if (live > peakBytes) {
+            peakBytes = live;
+            peakIndex = idx;
+            peakNs = eff;
+        }
+        if (kind != EventKind.SCOPE_ENTER && live != b.used(k)) {
+            gaugeMismatches++;
+        }
+    }
+
+    /** Ends a replay of {@code n} events whose last effective time is {@code eff}. */
+    void finish(long n, long eff) {
         lastIndex = n - 1;
         endTimeNs = n == 0 ? 0 : eff;
         byAddress = null;
@@ -300,7 +343,7 @@ final class AllocationIndex {
         backward.renumber(to);
     }
 
-    private long[] offset = new long[1024]; // the event's 'a': offset or address
+    private long[] offset; // the event's 'a': offset or address
 
     /** The offset or address of allocation {@code a}. */
     long offset(int a) {

@@ -180,6 +180,11 @@ public final class SiteAnalysis {
         return new SiteAnalysis(x, view, memory, includeInternal);
     }
 
+    /** The analysis of an index its caller built by its own pass ({@link AllocationIndex#fed}). */
+    static SiteAnalysis of(AllocationIndex x, TraceView view, boolean includeInternal) {
+        return new SiteAnalysis(x, view, x.memory, includeInternal);
+    }
+
     /** As {@link #of(TraceView, MemoryInfo, boolean, List)}, compacting from {@code compactFrom} allocations (tests). */
     static SiteAnalysis of(TraceView view, MemoryInfo memory, boolean includeInternal, List<SiteQuestion> only, int compactFrom) {
         return new SiteAnalysis(AllocationIndex.build(view, memory, only, compactFrom), view, memory, includeInternal);

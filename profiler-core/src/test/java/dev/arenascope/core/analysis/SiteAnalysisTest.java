@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
@@ -57,6 +59,11 @@ class SiteAnalysisTest {
 
     /** A trace of a segmented (import-like) memory, a pool and an arena with random sites and lifetimes. */
     private static Generated generate(long seed, int operations) {
+        return generate(seed, operations, -1);
+    }
+
+    /** As above, the sizes of memory {@code larger}'s allocations (0, 1 or 2; -1: none) 64 times as large. */
+    private static Generated generate(long seed, int operations, int larger) {
         Random rnd = new Random(seed);
         Generated g = new Generated();
         EventStore st = g.store;
@@ -116,7 +123,7 @@ class SiteAnalysisTest {
             int which = rnd.nextInt(3);
             int ps = rnd.nextInt(siteIds.length);
             int cat = rnd.nextInt(4) - 1;
-            long bytes = 16L * (1 + rnd.nextInt(1000));
+            long bytes = 16L * (1 + rnd.nextInt(1000)) * (which == larger ? 64 : 1);
             String catName = cat < 0 ? "(none)" : cats[cat];
             if (which == 0) {
                 if (seg.isEmpty() || rnd.nextInt(10) < 6) {
@@ -293,6 +300,34 @@ class SiteAnalysisTest {
             }
         }
         assertTrue(compacted >= 5, "compactions checked: " + compacted);
+    }
+
+    /**
+     * A rank's row ({@link RankSummary}) replays its main memory into the site index in its own one pass
+     * over the events: its sites at the peak are those of the memory's whole analysis, its peak the
+     * gauge's, on traces whose main memory is each of the three kinds in turn.
+     */
+    @Test
+    void aRankRowsSitesAtThePeakAreTheWholeAnalysisOfItsMainMemory() {
+        Set<String> mains = new HashSet<>();
+        for (long seed = 1; seed <= 6; seed++) {
+            Generated g = generate(seed, 3000, (int) (seed % 3));
+            MemoryInfo main = null;
+            for (MemoryInfo m : g.store.memories()) {
+                if (main == null || g.store.peakUsed(m.id()) > g.store.peakUsed(main.id())) {
+                    main = m;
+                }
+            }
+            RankSummary row = RankSummary.of("rank0", 0, "f", false, null, g.store);
+            assertEquals(main.name(), row.memory(), "seed " + seed);
+            assertEquals(g.store.peakUsed(main.id()), row.peakLiveBytes());
+            SiteAnalysis whole = SiteAnalysis.of(g.store, main, false);
+            assertEquals(whole.peakNs(), row.peakAtNs(), "the events are in time order here: the peak's time is its event's");
+            assertEquals(comparable(whole.ask(new SiteQuestion.AtPeak(), SiteAnalysis.By.SITE)), comparable(row.sitesAtPeak()),
+                    "seed " + seed + ", main " + main.name());
+            mains.add(main.name());
+        }
+        assertEquals(Set.of("cuda:0", "pool", "arena"), mains, "each kind was the main memory of some trace");
     }
 
     /** An answer as a reader sees it: frames by function, file and line (their ids are the analysis's own numbering). */

@@ -13,7 +13,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
+import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.util.Progress;
 
 /**
@@ -83,6 +85,24 @@ public final class JobLoad {
      */
     public static <R> List<Loaded<R>> load(List<JobMember> members, int threads, Progress progress,
                                            BiFunction<JobMember, LoadedTrace, R> perRank) {
+        return load(members, threads, progress, m -> null, (m, t, tap) -> perRank.apply(m, t));
+    }
+
+    /** What is made of a loaded member, given the tap its events also went to. */
+    @FunctionalInterface
+    public interface Tapped<T extends EventSink, R> {
+        R apply(JobMember member, LoadedTrace trace, T tap);
+    }
+
+    /**
+     * Loads as {@link #load(List, int, Progress, BiFunction)} does, each member's memories and events
+     * handed as they are stored to the sink {@code tapFor} makes for it (null: none), on the thread that
+     * stores them ({@link TraceFormats#load(Path, EventSink, java.util.function.LongConsumer)}); then
+     * {@code perRank} gets that sink with the loaded trace, on the worker. What a rank's row needs is
+     * then computed while the file is parsed, not by reading the store back.
+     */
+    public static <T extends EventSink, R> List<Loaded<R>> load(List<JobMember> members, int threads, Progress progress,
+                                                                Function<JobMember, T> tapFor, Tapped<T, R> perRank) {
         AtomicInteger done = new AtomicInteger();
         int total = members.size();
         progress.update(0, total, "ranks");
@@ -98,7 +118,7 @@ public final class JobLoad {
             for (JobMember m : members) {
                 futures.add(pool.submit(() -> {
                     progress.checkCancelled();
-                    Loaded<R> l = one(m, progress, perRank);
+                    Loaded<R> l = one(m, progress, tapFor, perRank);
                     progress.update(done.incrementAndGet(), total, m.rank());
                     return l;
                 }));
@@ -127,7 +147,8 @@ public final class JobLoad {
         }
     }
 
-    private static <R> Loaded<R> one(JobMember m, Progress progress, BiFunction<JobMember, LoadedTrace, R> perRank) {
+    private static <T extends EventSink, R> Loaded<R> one(JobMember m, Progress progress, Function<JobMember, T> tapFor,
+                                                          Tapped<T, R> perRank) {
         Path f = m.file();
         String wrong = !Files.exists(f) ? "no such file" : Files.isDirectory(f) ? "is a directory, not a file"
                 : !Files.isRegularFile(f) ? "not a regular file" : !Files.isReadable(f) ? "permission denied" : null;
@@ -140,8 +161,9 @@ public final class JobLoad {
             return new Loaded<>(m, null, null, f + ": " + wrong);
         }
         LoadedTrace t;
+        T tap = tapFor.apply(m);
         try {
-            t = progress == Progress.NONE ? TraceFormats.load(f) : TraceFormats.load(f, events -> progress.checkCancelled());
+            t = TraceFormats.load(f, tap, progress == Progress.NONE ? null : events -> progress.checkCancelled());
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
             String msg = e.getMessage() == null ? e.toString() : e.getMessage();
             return new Loaded<>(m, null, null, msg.contains(String.valueOf(f.getFileName())) ? msg : f + ": " + msg);
@@ -149,6 +171,6 @@ public final class JobLoad {
         if (t.report().damaged() && t.report().events() == 0) {
             return new Loaded<>(m, null, t.report(), t.report().summary());
         }
-        return new Loaded<>(m, perRank.apply(m, t), t.report(), null);
+        return new Loaded<>(m, perRank.apply(m, t, tap), t.report(), null);
     }
 }

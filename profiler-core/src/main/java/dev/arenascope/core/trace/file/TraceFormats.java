@@ -13,6 +13,7 @@ import java.util.function.LongConsumer;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.ForwardingSink;
+import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.perfetto.PerfettoJsonWriter;
 import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
@@ -144,6 +145,24 @@ public final class TraceFormats {
      * the file's size); null for no report. Like {@code eventsRead} it may throw to stop the read.
      */
     public static LoadedTrace load(Path file, String extension, LongConsumer eventsRead, LongConsumer bytesRead) throws IOException {
+        return load(file, extension, eventsRead, bytesRead, null);
+    }
+
+    /**
+     * Loads as {@link #load(Path, LongConsumer)} does, handing {@code tap} too every memory and every batch
+     * of events as they go into the store, on the thread that stores them (what a caller computes while
+     * the file is parsed rather than by reading the store back). An {@code .astrace}'s chunks are adopted
+     * by the store without being decoded, so {@code tap} sees none of its events: compare its count with
+     * the store's.
+     *
+     * @param tap told the memories and events, or null
+     */
+    public static LoadedTrace load(Path file, EventSink tap, LongConsumer eventsRead) throws IOException {
+        return load(file, extension(file), eventsRead, null, tap);
+    }
+
+    private static LoadedTrace load(Path file, String extension, LongConsumer eventsRead, LongConsumer bytesRead, EventSink tap)
+            throws IOException {
         String ext = extension.toLowerCase(Locale.ROOT);
         if (ext.equals(AstraceFormat.EXTENSION)) {
             return AstraceReader.load(file, eventsRead);
@@ -156,11 +175,24 @@ public final class TraceFormats {
             throw new IllegalArgumentException(file + ": unknown trace format '" + ext + "' (reads " + inputExtensions() + ")");
         }
         EventStore store = new EventStore(String.valueOf(file.getFileName()));
-        EventSink sink = eventsRead == null ? store : new ForwardingSink(store) {
+        EventSink sink = eventsRead == null && tap == null ? store : new ForwardingSink(store) {
+            @Override
+            public void onMemory(MemoryInfo memory) {
+                to.onMemory(memory);
+                if (tap != null) {
+                    tap.onMemory(memory);
+                }
+            }
+
             @Override
             public void onEvents(EventBatch batch) {
                 to.onEvents(batch);
-                eventsRead.accept(batch.size());
+                if (tap != null) {
+                    tap.onEvents(batch);
+                }
+                if (eventsRead != null) {
+                    eventsRead.accept(batch.size());
+                }
             }
         };
         return new LoadedTrace(store, bytesRead == null ? in.read(file, sink) : in.read(file, sink, bytesRead));

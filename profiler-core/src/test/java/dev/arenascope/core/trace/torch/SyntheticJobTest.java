@@ -8,15 +8,22 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.arenascope.core.analysis.RankPass;
+import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.TraceFormats;
 
@@ -61,6 +68,59 @@ class SyntheticJobTest {
         }
         assertEquals(truth.worstOnlySite(), truth.topDifferingSite(), "rank 0's own site is what tells it apart");
         assertTrue(truth.topDifferingDelta() > 0);
+    }
+
+    /**
+     * A rank's row taken while its snapshot imports ({@link RankPass} beside the store: the events read
+     * once) is the row of a pass over the store afterwards, field by field, and the generator's books:
+     * peak, reserved peak, step of the peak, out-of-memory events, live bytes per site at the peak. Saved
+     * as an {@code .astrace}, whose chunks the store adopts unread, the same row comes from the store.
+     */
+    @Test
+    void aRankRowTakenAsTheSnapshotImportsIsTheStoresAndTheGenerators() throws Exception {
+        SyntheticJob.Spec spec = new SyntheticJob.Spec(11, 3, 4, 4, 3, 3, 2, true);
+        SyntheticJob.Truth truth = SyntheticJob.write(dir, spec);
+        for (int r = 0; r < spec.ranks(); r++) {
+            SyntheticJob.RankTruth t = truth.rank(r);
+            Path file = dir.resolve(SyntheticJob.fileName(r));
+            RankPass pass = new RankPass();
+            LoadedTrace lt = TraceFormats.load(file, pass, null);
+            assertEquals(lt.store().eventCount(), pass.events(), "the tap saw every event");
+            RankSummary tapped = pass.summary("rank" + r, r, file.toString(), false, null, lt.store());
+            RankSummary stored = RankSummary.of("rank" + r, r, file.toString(), false, null, lt.store());
+            assertEquals(row(stored), row(tapped), "rank " + r);
+            assertEquals(t.peakBytes(), tapped.peakLiveBytes());
+            assertEquals(t.reservedPeak(), tapped.peakReservedBytes());
+            assertEquals("ProfilerStep#" + t.peakStep(), tapped.step());
+            assertEquals(t.outOfMemory(), tapped.outOfMemory());
+            // by innermost frame (sites of different layers may share one)
+            Map<SyntheticJob.Frame, Long> expected = new HashMap<>();
+            for (int site = 0; site < t.liveAtPeak().length; site++) {
+                if (t.liveAtPeak()[site] > 0) {
+                    expected.merge(truth.sites().get(site), t.liveAtPeak()[site], Long::sum);
+                }
+            }
+            Map<SyntheticJob.Frame, Long> got = new HashMap<>();
+            for (SiteBreakdown.Row row : tapped.sitesAtPeak().rows()) {
+                StackFrame f = row.frames().getFirst();
+                got.merge(new SyntheticJob.Frame(f.function(), f.file(), f.line()), row.bytes(), Long::sum);
+            }
+            assertEquals(expected, got, "rank " + r + " live per site at the peak");
+
+            Path saved = dir.resolve("saved_rank" + r + ".astrace");
+            lt.store().replayTo(new AstraceWriter(saved));
+            RankPass unread = new RankPass();
+            LoadedTrace back = TraceFormats.load(saved, unread, null);
+            assertEquals(row(stored), row(unread.summary("rank" + r, r, file.toString(), false, null, back.store())),
+                    "rank " + r + " from its .astrace");
+        }
+    }
+
+    /** A row as text, every field (arrays by content). */
+    private static String row(RankSummary s) {
+        return List.of(s.rank(), s.memory(), s.peakLiveBytes(), s.peakReservedBytes(), s.peakAtNs(), String.valueOf(s.step()),
+                s.stepSource(), s.outOfMemory(), s.allocations(), s.events(), s.durationNs(), Arrays.toString(s.liveOverTime()),
+                s.sitesAtPeak().rows().stream().map(x -> x.label() + "=" + x.bytes() + "/" + x.count()).toList()).toString();
     }
 
     @Test
