@@ -194,6 +194,17 @@ class ArchitectureTest {
     }
 
     @Test
+    void theCommandsKnowOnlyTheDispatcherTheInfoAndEachOther() {
+        // the app reads as commands | window: a command's room sees the CLI's dispatcher and parser, the
+        // version and exit codes, and other command rooms (the job inputs, the what-if), never the window or Main
+        noClasses().that().resideInAPackage("dev.arenascope.app.commands..")
+                .should().dependOnClassesThat(resideInAnyPackage("dev.arenascope.app..").and(DescribedPredicate.not(
+                        resideInAnyPackage("dev.arenascope.app.cli..", "dev.arenascope.app.info..", "dev.arenascope.app.commands.."))))
+                .because("the headless commands are one room (app.commands) beside the window (app.ui)")
+                .check(classes);
+    }
+
+    @Test
     void everythingOutsideTheWindowIsHeadless() {
         // written by exclusion, so a new package (a new command's room) is held to it without a change here
         noClasses().that().resideInAPackage("dev.arenascope.app..")

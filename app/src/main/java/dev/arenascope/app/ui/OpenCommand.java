@@ -11,7 +11,7 @@ import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.app.info.ExitCodes;
-import dev.arenascope.app.job.JobInputs;
+import dev.arenascope.app.commands.job.JobInputs;
 
 /**
  * {@code arenascope open TRACE} or {@code open TRACE... | FOLDER | 'GLOB'}: opens the window on a trace file, or

@@ -157,9 +157,16 @@ public final class Placement {
                     if (st.isShowing() && (st.getWidth() < ww - 0.5 || st.getHeight() < wh - 0.5)) {
                         st.setWidth(Math.max(ww, st.getWidth()));
                         st.setHeight(Math.max(wh, st.getHeight()));
-                        double[] again = centred(owner, st.getWidth(), st.getHeight());
-                        st.setX(again[0]);
-                        st.setY(again[1]);
+                        Runnable centre = () -> {
+                            double[] again = centred(owner, st.getWidth(), st.getHeight());
+                            st.setX(again[0]);
+                            st.setY(again[1]);
+                        };
+                        centre.run();
+                        // a window manager's configure arrives as separate changes of width, height and position,
+                        // in any order: centred again once the rest of it has come (a height grown or a move to the
+                        // corner after the width was put back would otherwise leave it off centre)
+                        Platform.runLater(centre);
                     }
                 };
                 st.widthProperty().addListener(shrunk);

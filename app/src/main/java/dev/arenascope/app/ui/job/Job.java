@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import dev.arenascope.app.job.JobTable;
+import dev.arenascope.app.commands.job.JobTable;
 import dev.arenascope.core.analysis.JobSummary;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.trace.TraceView;
