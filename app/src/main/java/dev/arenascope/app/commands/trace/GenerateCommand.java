@@ -70,7 +70,7 @@ public final class GenerateCommand implements Command {
         boolean ok = false;
         try {
             long[] nextReport = {100_000_000};
-            GeneratedTrace.write(tmp, events, seed, done -> {
+            GeneratedTrace.write(tmp, events, seed, (done, total, stage) -> {
                 if (done >= nextReport[0]) {
                     err.printf(Locale.ROOT, "generate: %,d of %,d events%n", done, events);
                     nextReport[0] += 100_000_000;

@@ -58,7 +58,7 @@ public final class TraceFiles {
 
     /**
      * Reads {@code file} (.astrace, .jsonl or a PyTorch .pickle) into a new store through core's one
-     * load path ({@link TraceFormats#load(Path, java.util.function.LongConsumer)}), with the reader's
+     * load path ({@link TraceFormats#load(Path, String, Progress)}), with the reader's
      * report of what it recovered and what was damaged.
      *
      * @throws IOException naming the file on unreadable or malformed input
@@ -73,23 +73,22 @@ public final class TraceFiles {
             throw new IOException(FileKind.refusal(file, kind));
         }
         progress.update(-1, -1, "reading");
-        long[] events = {0};
         long size = Files.size(file);
         LoadForecast forecast = LoadForecast.start(size);
         String name = String.valueOf(file.getFileName());
-        LoadedTrace loaded = TraceFormats.load(file, kind.extension(), n -> {
+        LoadedTrace loaded = TraceFormats.load(file, kind.extension(), (done, total, stage) -> {
             progress.checkCancelled();
-            events[0] += n;
-            progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", events[0]));
-        }, bytes -> {
+            if (!Progress.BYTES_READ.equals(stage)) { // the events read so far
+                progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", done));
+                return;
+            }
             // the slow part of a snapshot's import: its size read so far, the time left, and a load that
             // will not fit refused now rather than after minutes of full collections
-            progress.checkCancelled();
-            String refusal = forecast.refusal(name, bytes, LoadForecast.heapAfterCollection());
+            String refusal = forecast.refusal(name, done, LoadForecast.heapAfterCollection());
             if (refusal != null) {
                 throw new NotEnoughMemory(refusal);
             }
-            progress.update(Math.min(bytes, size), size, forecast.progressText(bytes, System.nanoTime()));
+            progress.update(Math.min(done, size), size, forecast.progressText(done, System.nanoTime()));
         });
         progress.checkCancelled();
         return loaded;

@@ -102,8 +102,8 @@ class LoadForecastTest {
         }
         assertTrue(stages.getFirst().startsWith("read ") && stages.getFirst().contains(" of "), stages.getFirst());
         // a refusal thrown from the bytes' report ends the load with its own message
-        TraceFiles.NotEnoughMemory e = assertThrows(TraceFiles.NotEnoughMemory.class, () -> TraceFormats.load(f, ".pickle", null, b -> {
-            if (b > 0) {
+        TraceFiles.NotEnoughMemory e = assertThrows(TraceFiles.NotEnoughMemory.class, () -> TraceFormats.load(f, ".pickle", (b, total, stage) -> {
+            if (Progress.BYTES_READ.equals(stage) && b > 0) {
                 throw new TraceFiles.NotEnoughMemory("refused at " + b);
             }
         }));

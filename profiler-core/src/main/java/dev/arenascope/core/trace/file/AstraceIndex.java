@@ -28,6 +28,7 @@ import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.codec.ChunkCodec;
 import dev.arenascope.core.trace.store.OutOfCoreStore;
+import dev.arenascope.core.util.Progress;
 
 /**
  * Opens an {@code .astrace} file out of core ({@link OutOfCoreStore}), with its index saved beside it as
@@ -138,16 +139,17 @@ public final class AstraceIndex {
      * Opens {@code trace} out of core: from its saved index when that is sound and current, else by
      * reading the trace once (decoding on several cores) and saving a new index.
      *
-     * @param eventsRead told each chunk's event count while the trace is read (not when the index
-     *                   serves), or null; may throw to stop the read
+     * @param progress told the events read so far ({@link Progress#EVENTS_READ}) while the trace is read
+     *                 (not when the index serves), or null; a report may throw to stop the read
      * @throws dev.arenascope.core.trace.TraceFormatException when the trace's header cannot be read
      */
-    public static Opened open(Path trace, LongConsumer eventsRead) throws IOException {
-        return open(trace, eventsRead, cacheBytes());
+    public static Opened open(Path trace, Progress progress) throws IOException {
+        return open(trace, progress, cacheBytes());
     }
 
-    /** As {@link #open(Path, LongConsumer)} with a chunk cache of {@code cacheBytes}. */
-    public static Opened open(Path trace, LongConsumer eventsRead, long cacheBytes) throws IOException {
+    /** As {@link #open(Path, Progress)} with a chunk cache of {@code cacheBytes}. */
+    public static Opened open(Path trace, Progress progress, long cacheBytes) throws IOException {
+        LongConsumer eventsRead = Progress.eventsRead(progress);
         Path idx = indexOf(trace);
         String why;
         try (AstraceReader r = AstraceReader.open(trace)) { // the trace's header is checked before any index is used

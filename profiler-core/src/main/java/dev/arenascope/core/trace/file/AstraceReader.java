@@ -10,7 +10,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.LongConsumer;
 import java.util.zip.CRC32C;
 
 import dev.arenascope.core.trace.ByteReader;
@@ -31,6 +30,7 @@ import dev.arenascope.core.trace.codec.EventLayout;
 import dev.arenascope.core.trace.codec.FrameHeader;
 import dev.arenascope.core.trace.codec.MetaCodec;
 import dev.arenascope.core.trace.store.EventStore;
+import dev.arenascope.core.util.Progress;
 
 /**
  * Reads an {@code .astrace} file: as a pull reader ({@link #nextChunk()}, {@link #readEvent()}), into any
@@ -652,23 +652,23 @@ public final class AstraceReader implements AutoCloseable {
 
     /**
      * Reads a whole file into a new store (in memory, or out of core over the file when it is large:
-     * {@link AstraceIndex#outOfCore}), telling {@code eventsRead} (on the calling thread) how many
-     * events each adopted chunk added; it may throw (a {@code CancellationException}, say) to stop the
-     * read, which then propagates with the file closed.
+     * {@link AstraceIndex#outOfCore}), telling {@code progress} (on the calling thread) the events read
+     * so far after each adopted chunk ({@link Progress#EVENTS_READ}); a report may throw (a
+     * {@code CancellationException}, say) to stop the read, which then propagates with the file closed.
      *
-     * @param eventsRead told each chunk's event count, or null
+     * @param progress told the events read, or null
      */
-    public static LoadedTrace load(Path path, LongConsumer eventsRead) throws IOException {
+    public static LoadedTrace load(Path path, Progress progress) throws IOException {
         if (AstraceIndex.outOfCore(path)) {
-            return AstraceIndex.open(path, eventsRead).loaded();
+            return AstraceIndex.open(path, progress).loaded();
         }
-        return loadInMemory(path, eventsRead);
+        return loadInMemory(path, progress);
     }
 
-    /** Reads a whole file into a new in-memory store, whatever its size (see {@link #load(Path, LongConsumer)}). */
-    public static LoadedTrace loadInMemory(Path path, LongConsumer eventsRead) throws IOException {
+    /** Reads a whole file into a new in-memory store, whatever its size (see {@link #load(Path, Progress)}). */
+    public static LoadedTrace loadInMemory(Path path, Progress progress) throws IOException {
         EventStore store = new EventStore(path.getFileName().toString());
-        ReadReport r = AstraceLoad.read(path, store, store, eventsRead);
+        ReadReport r = AstraceLoad.read(path, store, store, Progress.eventsRead(progress));
         return new LoadedTrace(store, r);
     }
 

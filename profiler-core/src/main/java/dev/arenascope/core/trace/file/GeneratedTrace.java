@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.function.LongConsumer;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -14,6 +13,7 @@ import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.SyntheticTrace;
+import dev.arenascope.core.util.Progress;
 
 /**
  * Writes a large {@code .astrace} file of a realistic shape fast, for the out-of-core store's tests and
@@ -38,10 +38,11 @@ public final class GeneratedTrace {
     /**
      * Writes {@code events} events to {@code out} (replacing it).
      *
-     * @param progress told the events written so far after each batch, or null
+     * @param progress told the events written so far after each batch ({@link Progress#EVENTS_WRITTEN} of
+     *                 {@code events}), or null; a report may throw to stop the write
      * @return {@code out}
      */
-    public static Path write(Path out, long events, long seed, LongConsumer progress) throws IOException {
+    public static Path write(Path out, long events, long seed, Progress progress) throws IOException {
         AstraceWriter w = new AstraceWriter(out);
         SyntheticTrace.announce(w);
         w.onMemory(new MemoryInfo(CUDA0, "cuda:0", MemoryKind.SEGMENTED, "cuda:0", 80L << 30, Map.of("allocator", "generated")));
@@ -84,7 +85,7 @@ public final class GeneratedTrace {
                 w.onEvents(batch);
                 written += batch.size();
                 if (progress != null) {
-                    progress.accept(written);
+                    progress.update(written, events, Progress.EVENTS_WRITTEN);
                 }
             }
         } finally {

@@ -97,7 +97,7 @@ public final class JobLoad {
     /**
      * Loads as {@link #load(List, int, Progress, BiFunction)} does, each member's memories and events
      * handed as they are stored to the sink {@code tapFor} makes for it (null: none), on the thread that
-     * stores them ({@link TraceFormats#load(Path, EventSink, java.util.function.LongConsumer)}); then
+     * stores them ({@link TraceFormats#load(Path, EventSink, Progress)}); then
      * {@code perRank} gets that sink with the loaded trace, on the worker. What a rank's row needs is
      * then computed while the file is parsed, not by reading the store back.
      */
@@ -163,7 +163,7 @@ public final class JobLoad {
         LoadedTrace t;
         T tap = tapFor.apply(m);
         try {
-            t = TraceFormats.load(f, tap, progress == Progress.NONE ? null : events -> progress.checkCancelled());
+            t = TraceFormats.load(f, tap, progress == Progress.NONE ? null : (done, total, stage) -> progress.checkCancelled());
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
             String msg = e.getMessage() == null ? e.toString() : e.getMessage();
             return new Loaded<>(m, null, null, msg.contains(String.valueOf(f.getFileName())) ? msg : f + ": " + msg);

@@ -17,6 +17,7 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.perfetto.PerfettoJsonWriter;
 import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.trace.torch.TorchSnapshotToTrace;
+import dev.arenascope.core.util.Progress;
 
 /**
  * The trace formats ArenaScope reads and writes, chosen by file extension: one table of readers and
@@ -32,10 +33,10 @@ public final class TraceFormats {
         ReadReport read(Path file, EventSink sink) throws IOException;
 
         /**
-         * Reads as {@link #read(Path, EventSink)}, telling {@code bytesRead} how far into the file the
-         * reader got (bytes from its start, rising) where it can; the default tells it nothing.
+         * Reads as {@link #read(Path, EventSink)}, telling {@code progress} how far into the file the
+         * reader got ({@link Progress#BYTES_READ}) where it can; the default tells it nothing.
          */
-        default ReadReport read(Path file, EventSink sink, LongConsumer bytesRead) throws IOException {
+        default ReadReport read(Path file, EventSink sink, Progress progress) throws IOException {
             return read(file, sink);
         }
     }
@@ -48,8 +49,8 @@ public final class TraceFormats {
         }
 
         @Override
-        public ReadReport read(Path file, EventSink sink, LongConsumer bytesRead) throws IOException {
-            return readTorchSnapshot(file, sink, bytesRead);
+        public ReadReport read(Path file, EventSink sink, Progress progress) throws IOException {
+            return readTorchSnapshot(file, sink, progress);
         }
     };
 
@@ -73,8 +74,8 @@ public final class TraceFormats {
     }
 
     /** A PyTorch CUDA memory snapshot: parsed whole (it is refused whole when bad), then streamed. */
-    private static ReadReport readTorchSnapshot(Path file, EventSink sink, LongConsumer bytesRead) throws IOException {
-        TorchSnapshotToTrace.Result r = TorchSnapshotToTrace.convert(file, sink, bytesRead);
+    private static ReadReport readTorchSnapshot(Path file, EventSink sink, Progress progress) throws IOException {
+        TorchSnapshotToTrace.Result r = TorchSnapshotToTrace.convert(file, sink, progress);
         return new ReadReport(file.toString(), r.events(), r.entries(), "trace entries", Files.size(file), -1, 0, 0, List.of());
     }
 
@@ -115,17 +116,18 @@ public final class TraceFormats {
     }
 
     /**
-     * Loads a file into a new store as {@link #load(Path)} does, telling {@code eventsRead} (on one
-     * thread, in order: the calling thread, or for a PyTorch snapshot the import's sink thread, see
-     * {@code TorchSnapshotToTrace}) how many events each batch or chunk added. The callback may throw an unchecked
-     * exception (a {@code CancellationException} when the user cancels) to stop the read; it
+     * Loads a file into a new store as {@link #load(Path)} does, telling {@code progress} the events read
+     * so far ({@link Progress#EVENTS_READ}, on one thread, in order: the calling thread, or for a PyTorch
+     * snapshot the import's sink thread, see {@code TorchSnapshotToTrace}) and, for a PyTorch snapshot,
+     * the bytes of the file parsed ({@link Progress#BYTES_READ}, on the calling thread). A report may throw
+     * an unchecked exception (a {@code CancellationException} when the user cancels) to stop the read; it
      * propagates with the file closed and the partial store dropped.
      *
-     * @param eventsRead told each batch's event count, or null
+     * @param progress told how far the read got, or null
      * @throws IllegalArgumentException when the extension is not readable
      */
-    public static LoadedTrace load(Path file, LongConsumer eventsRead) throws IOException {
-        return load(file, extension(file), eventsRead);
+    public static LoadedTrace load(Path file, Progress progress) throws IOException {
+        return load(file, extension(file), progress);
     }
 
     /**
@@ -135,21 +137,12 @@ public final class TraceFormats {
      * @param extension e.g. {@code .astrace}
      * @throws IllegalArgumentException when no reader has that extension
      */
-    public static LoadedTrace load(Path file, String extension, LongConsumer eventsRead) throws IOException {
-        return load(file, extension, eventsRead, null);
+    public static LoadedTrace load(Path file, String extension, Progress progress) throws IOException {
+        return load(file, extension, progress, null);
     }
 
     /**
-     * Loads as {@link #load(Path, String, LongConsumer)}, telling {@code bytesRead} too how far into the
-     * file the reader got, where it can say (a PyTorch snapshot's parse: the window shows it against
-     * the file's size); null for no report. Like {@code eventsRead} it may throw to stop the read.
-     */
-    public static LoadedTrace load(Path file, String extension, LongConsumer eventsRead, LongConsumer bytesRead) throws IOException {
-        return load(file, extension, eventsRead, bytesRead, null);
-    }
-
-    /**
-     * Loads as {@link #load(Path, LongConsumer)} does, handing {@code tap} too every memory and every batch
+     * Loads as {@link #load(Path, Progress)} does, handing {@code tap} too every memory and every batch
      * of events as they go into the store, on the thread that stores them (what a caller computes while
      * the file is parsed rather than by reading the store back). An {@code .astrace}'s chunks are adopted
      * by the store without being decoded, so {@code tap} sees none of its events: compare its count with
@@ -157,16 +150,16 @@ public final class TraceFormats {
      *
      * @param tap told the memories and events, or null
      */
-    public static LoadedTrace load(Path file, EventSink tap, LongConsumer eventsRead) throws IOException {
-        return load(file, extension(file), eventsRead, null, tap);
+    public static LoadedTrace load(Path file, EventSink tap, Progress progress) throws IOException {
+        return load(file, extension(file), progress, tap);
     }
 
-    private static LoadedTrace load(Path file, String extension, LongConsumer eventsRead, LongConsumer bytesRead, EventSink tap)
-            throws IOException {
+    private static LoadedTrace load(Path file, String extension, Progress progress, EventSink tap) throws IOException {
         String ext = extension.toLowerCase(Locale.ROOT);
         if (ext.equals(AstraceFormat.EXTENSION)) {
-            return AstraceReader.load(file, eventsRead);
+            return AstraceReader.load(file, progress);
         }
+        LongConsumer eventsRead = Progress.eventsRead(progress);
         Input in;
         synchronized (TraceFormats.class) {
             in = INPUTS.get(ext);
@@ -195,7 +188,7 @@ public final class TraceFormats {
                 }
             }
         };
-        return new LoadedTrace(store, bytesRead == null ? in.read(file, sink) : in.read(file, sink, bytesRead));
+        return new LoadedTrace(store, progress == null || progress == Progress.NONE ? in.read(file, sink) : in.read(file, sink, progress));
     }
 
     /** Extensions readable, e.g. {@code .astrace, .jsonl}. */

@@ -1,12 +1,13 @@
 package dev.arenascope.core.trace.torch;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.function.LongConsumer;
 
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryKind;
+import dev.arenascope.core.util.Progress;
 
 /**
  * Converts a PyTorch CUDA memory snapshot ({@code torch.cuda.memory._dump_snapshot()}, a pickle of
@@ -88,14 +89,14 @@ public final class TorchSnapshotToTrace {
     /**
      * Converts the snapshot in {@code in}, streaming the file, and sends the stream to {@code out}.
      *
-     * @param progress called on this thread with the bytes read so far as each 4 MiB window is read, about every 1% of the file
-     *                 (at least 1 MiB apart); may be null. Reading ends with a
+     * @param progress told on this thread the bytes read so far ({@link Progress#BYTES_READ} of the file's size) as
+     *                 each 4 MiB window is read, about every 1% of the file (at least 1 MiB apart); may be null. Reading ends with a
      *                 {@link java.util.concurrent.CancellationException} when the thread is interrupted
      *                 (checked at every 4 MiB read; the interrupt status stays set) or when the callback
      *                 throws one: nothing of the snapshot is kept and nothing has reached {@code out}.
      */
-    public static Result convert(Path in, EventSink out, LongConsumer progress) throws IOException {
-        Snapshot snap = SnapshotReader.read(in, progress);
+    public static Result convert(Path in, EventSink out, Progress progress) throws IOException {
+        Snapshot snap = SnapshotReader.read(in, Progress.bytesRead(progress, Files.size(in)));
         return emit(snap, in.toString(), out);
     }
 

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.testsupport.CollectingSink;
+import dev.arenascope.core.util.Progress;
 
 /** Progress while a snapshot file streams in, and cancelling it by interrupting the reading thread. */
 class ImportProgressTest {
@@ -30,7 +31,11 @@ class ImportProgressTest {
 
         List<Long> seen = new ArrayList<>();
         CollectingSink sink = new CollectingSink();
-        TorchSnapshotToTrace.convert(file, sink, seen::add);
+        TorchSnapshotToTrace.convert(file, sink, (done, total, stage) -> {
+            assertEquals(Progress.BYTES_READ, stage);
+            assertEquals(sum.bytes(), total, "against the file's size");
+            seen.add(done);
+        });
         assertTrue(seen.size() >= 2, seen.toString()); // reported as each 4 MiB window is read
         for (int i = 1; i < seen.size(); i++) {
             assertTrue(seen.get(i) > seen.get(i - 1), seen.toString());
@@ -41,7 +46,7 @@ class ImportProgressTest {
         // a cancel (the window interrupts its loading thread) ends the read: nothing reaches the sink
         CollectingSink untouched = new CollectingSink();
         CancellationException e = assertThrows(CancellationException.class,
-                () -> TorchSnapshotToTrace.convert(file, untouched, bytes -> Thread.currentThread().interrupt()));
+                () -> TorchSnapshotToTrace.convert(file, untouched, (done, total, stage) -> Thread.currentThread().interrupt()));
         assertTrue(Thread.interrupted(), "the interrupt status is kept for the caller");
         assertTrue(e.getMessage().startsWith(file + ": import cancelled after "), e.getMessage());
         assertNull(untouched.session);
