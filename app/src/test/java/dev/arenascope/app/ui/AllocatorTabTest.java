@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import javafx.geometry.BoundingBox;
@@ -128,6 +129,55 @@ class AllocatorTabTest extends WindowTestBase {
         robot.type(KeyCode.LEFT);
         waitForSettled(20, "and back", () -> window.allocator().addressMapShown().end() < end1);
         assertEquals(tab, fx(() -> window.tabs().getSelectionModel().getSelectedItem()), "the tab stays");
+    }
+
+    /**
+     * The card follows a step under a still pointer: after an arrow key (or any new map) it says what is
+     * under the pointer now, not what was there before the step (under Xvfb it kept the old block's card
+     * until the pointer moved).
+     */
+    @Test
+    void theCardFollowsAStepUnderAStillPointer() {
+        resize(1920, 1080);
+        openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
+        selectAllocatorTab();
+        waitForSettled(30, "the map drawn", () -> window.allocator().drawList() != null && window.allocator().addressMapShown() != null);
+        Region holder = fx(() -> (Region) window.allocator().canvas().getParent());
+        double hw = fx(holder::getWidth);
+        double hh = fx(holder::getHeight);
+        double[] origin = fx(() -> new double[] {window.allocator().drawList().x0(), window.allocator().drawList().top() + 6});
+        // find a point whose card one step on differs from its card now (a block that moves, is freed or is new)
+        List<double[]> points = new ArrayList<>();
+        for (double fy = 0; fy <= 1; fy += 0.1) {
+            for (double fx = 0.01; fx < 1; fx += 0.03) {
+                points.add(new double[] {origin[0] + fx * (hw - origin[0] - 12), origin[1] + fy * (hh - origin[1] - 40)});
+            }
+        }
+        double[] found = null;
+        for (int tries = 0; tries < 40 && found == null; tries++) {
+            List<String> before = fx(() -> points.stream().map(q -> window.allocator().describeAt(q[0], q[1])).toList());
+            long end0 = fx(() -> window.allocator().addressMapShown().end());
+            fxRun(() -> window.allocator().step(1));
+            waitForSettled(20, "one event on", () -> window.allocator().addressMapShown().end() > end0);
+            List<String> after = fx(() -> points.stream().map(q -> window.allocator().describeAt(q[0], q[1])).toList());
+            for (int i = 0; i < points.size() && found == null; i++) {
+                if (!before.get(i).equals(after.get(i))) {
+                    found = points.get(i);
+                }
+            }
+        }
+        assertTrue(found != null, "a step changed some block's card within 40 steps");
+        double[] q = found;
+        long end1 = fx(() -> window.allocator().addressMapShown().end());
+        fxRun(() -> window.allocator().step(-1));
+        waitForSettled(20, "one event back", () -> window.allocator().addressMapShown().end() < end1);
+        String then = fx(() -> window.allocator().hoverAt(q[0], q[1]));
+        long end2 = fx(() -> window.allocator().addressMapShown().end());
+        fxRun(() -> window.allocator().step(1)); // the pointer stays where it is
+        waitForSettled(20, "one event on again", () -> window.allocator().addressMapShown().end() > end2);
+        String now = fx(() -> window.allocator().hoverTextProperty().get());
+        assertEquals(fx(() -> window.allocator().describeAt(q[0], q[1])), now, "the card says what is under the pointer now");
+        assertFalse(now.equals(then), "and that is not what it said before the step: " + then);
     }
 
     /**

@@ -77,6 +77,9 @@ public final class AllocatorView extends BorderPane {
     private final Label info = new Label();
     private final Label hoverCard = new Label();
     private final ReadOnlyStringWrapper hoverText = new ReadOnlyStringWrapper(this, "hoverText", "");
+    /** Where the pointer last hovered over the map (canvas coordinates), NaN once it left: the card follows a step there. */
+    private double hoverX = Double.NaN;
+    private double hoverY = Double.NaN;
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
     private final ObjectProperty<WhatIfLine> whatIfLine = new SimpleObjectProperty<>(this, "whatIfLine");
     private final ReadOnlyObjectWrapper<AllocatorWhatIf.Result> whatIf = new ReadOnlyObjectWrapper<>(this, "whatIf");
@@ -190,6 +193,8 @@ public final class AllocatorView extends BorderPane {
         dark.addListener((o, a, b) -> redraw());
         model.traceProperty().addListener((o, a, b) -> {
             // the previous file's hover card and what-if must not float over the next one
+            hoverX = Double.NaN;
+            hoverY = Double.NaN;
             hoverCard.setVisible(false);
             hoverText.set("");
             addressMap = null;
@@ -272,6 +277,8 @@ public final class AllocatorView extends BorderPane {
         });
         canvas.addEventHandler(MouseEvent.MOUSE_MOVED, e -> hover(e.getX(), e.getY()));
         canvas.addEventHandler(MouseEvent.MOUSE_EXITED, e -> {
+            hoverX = Double.NaN;
+            hoverY = Double.NaN;
             hoverCard.setVisible(false);
             hoverText.set("");
         });
@@ -570,6 +577,13 @@ public final class AllocatorView extends BorderPane {
     // ---- drawing and hover
 
     public void redraw() {
+        paint();
+        if (!Double.isNaN(hoverX)) { // a step or a new map under a still pointer: the card says what is under it now
+            hover(hoverX, hoverY);
+        }
+    }
+
+    private void paint() {
         GraphicsContext g = canvas.getGraphicsContext2D();
         Palette p = dark.get() ? Palette.DARK : Palette.LIGHT;
         double w = canvas.getWidth();
@@ -603,6 +617,8 @@ public final class AllocatorView extends BorderPane {
     }
 
     private void hover(double x, double y) {
+        hoverX = x;
+        hoverY = y;
         String text = describeAt(x, y);
         hoverText.set(text);
         SlotHints.place(hoverCard, text, x, y, holder.getWidth(), holder.getHeight(), drawn == null ? null : drawn.origin());
