@@ -23,10 +23,12 @@ import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.file.RingWindow;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.TraceStore;
+import dev.arenascope.core.format.TimeAxis;
 
 /**
  * {@code arenascope stats TRACE}: a JSON summary of a trace on stdout, read from the store's indexes:
- * {@code events}, {@code duration_ns}, {@code lost_events} and {@code memories}, each with {@code id},
+ * {@code events}, {@code time_axis}, {@code duration_ns} (null and {@code duration_entries} instead for a
+ * snapshot without timestamps), {@code lost_events} and {@code memories}, each with {@code id},
  * {@code name}, {@code kind}, {@code device}, {@code capacity}, {@code events}, {@code peak_bytes} (the
  * most bytes in use at once) and, for memories that reserve device memory (pools, imported caching
  * allocators), {@code reserved_peak_bytes}; pools add {@code requests}, {@code hits} and {@code misses}
@@ -51,7 +53,9 @@ public final class StatsCommand implements Command {
                        arenascope stats TRACE TRACE... | FOLDER | 'GLOB' [--rank-pattern REGEX]
 
                 Prints a JSON summary of TRACE (%s) on stdout:
-                  events, duration_ns, lost_events, ring (capped recordings only),
+                  events, time_axis ("time", or "entry_order" for a PyTorch snapshot without
+                  timestamps: its duration_ns is then null and duration_entries counts its entries),
+                  duration_ns, lost_events, ring (capped recordings only),
                   memories: [{id, name, kind, device, capacity, events, peak_bytes, reserved_peak_bytes, limit}]
                 A trace recorded with --max-size or --max-duration has a ring object: max_size_bytes,
                 max_duration_ns, dropped_chunks, dropped_events, dropped_bytes, window_start_ns (where
@@ -98,7 +102,16 @@ public final class StatsCommand implements Command {
         JsonGenerator g = JsonOutput.open(out);
         g.writeStartObject();
         g.writeNumberField("events", store.eventCount());
-        g.writeNumberField("duration_ns", store.eventCount() == 0 ? 0 : store.endNs() - store.startNs());
+        long span = store.eventCount() == 0 ? 0 : store.endNs() - store.startNs();
+        // a snapshot without timestamps is placed on its entries' order: its span is entries, not time
+        boolean entries = TimeAxis.of(store.session() == null ? null : store.session().attributes()) == TimeAxis.ENTRIES;
+        g.writeStringField("time_axis", entries ? "entry_order" : "time");
+        if (entries) {
+            g.writeNullField("duration_ns");
+            g.writeNumberField("duration_entries", TimeAxis.entry(span));
+        } else {
+            g.writeNumberField("duration_ns", span);
+        }
         g.writeNumberField("lost_events", store.lostEvents());
         RingWindow ring = RingWindow.of(store.session());
         if (ring != null) {

@@ -22,6 +22,9 @@ import dev.arenascope.core.trace.file.AstraceWriter;
 import dev.arenascope.core.trace.file.LoadedTrace;
 import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.trace.store.TraceStore;
+import dev.arenascope.core.trace.torch.SyntheticSnapshot;
+import dev.arenascope.core.format.TimeAxis;
+import dev.arenascope.core.trace.file.TraceFormats;
 
 class TraceCommandsTest {
     @TempDir
@@ -59,6 +62,21 @@ class TraceCommandsTest {
     }
 
     @Test
+    void statsOfASnapshotWithoutTimestampsCountsEntriesNotTime() throws Exception {
+        // a generated snapshot without time_us: placed on its entries' order, so its span is entries
+        Path f = dir.resolve("untimed.pickle");
+        SyntheticSnapshot.write(f, new SyntheticSnapshot.Spec(7, 2000, 100, 0, 0, 0, false, false));
+        CliRun r = cli("stats", f.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode n = new ObjectMapper().readTree(r.out());
+        assertEquals("entry_order", n.get("time_axis").asText());
+        assertTrue(n.get("duration_ns").isNull(), "no time where there are no timestamps: " + n.get("duration_ns"));
+        LoadedTrace t = TraceFormats.load(f);
+        assertEquals((t.store().endNs() - t.store().startNs()) / TimeAxis.NS_PER_ENTRY, n.get("duration_entries").asLong());
+        assertTrue(n.get("duration_entries").asLong() > 0);
+    }
+
+    @Test
     void statsPrintsTheSummaryKeys() throws Exception {
         Path a = synthetic(100_000);
         CliRun r = cli("stats", a.toString());
@@ -67,6 +85,8 @@ class TraceCommandsTest {
         LoadedTrace t = AstraceReader.load(a);
         assertEquals(100_000, n.get("events").asLong());
         assertEquals(t.store().endNs() - t.store().startNs(), n.get("duration_ns").asLong());
+        assertEquals("time", n.get("time_axis").asText());
+        assertFalse(n.has("duration_entries"));
         JsonNode mems = n.get("memories");
         assertEquals(3, mems.size());
         JsonNode arena = mems.get(0);
