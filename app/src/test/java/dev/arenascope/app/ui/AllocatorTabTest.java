@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -49,13 +50,33 @@ class AllocatorTabTest extends WindowTestBase {
                 .findFirst().orElseThrow()));
     }
 
+    /** {@code f} opened on the Allocator tab, its map drawn. */
+    private void openOnTheMap(Path f) {
+        openUntilLoaded(f);
+        selectAllocatorTab();
+        waitForSettled(30, "the map drawn", () -> window.allocator().drawList() != null && window.allocator().addressMapShown() != null);
+    }
+
+    /** Where the map lies in the canvas: from the draw list's origin ({@code inset} px below its top) to the view's far edges. */
+    private record MapArea(double x0, double y0, double width, double height) {
+        /** The canvas point {@code fx} of the way across the map and {@code fy} of the way down. */
+        double[] at(double fx, double fy) {
+            return new double[] {x0 + fx * (width - x0 - 12), y0 + fy * (height - y0 - 40)};
+        }
+    }
+
+    private MapArea mapArea(double inset) {
+        return fx(() -> {
+            Region holder = (Region) window.allocator().canvas().getParent();
+            return new MapArea(window.allocator().drawList().x0(), window.allocator().drawList().top() + inset, holder.getWidth(), holder.getHeight());
+        });
+    }
+
     @ParameterizedTest(name = "{0}×{1}")
     @CsvSource({"1920,1080", "720,480"})
     void aSnapshotOpensTheAllocatorTabOnItsMapWithACardLikeAStripes(double w, double h) {
         resize(w, h);
-        openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
-        selectAllocatorTab();
-        waitForSettled(30, "the map drawn", () -> window.allocator().drawList() != null && window.allocator().addressMapShown() != null);
+        openOnTheMap(Fixtures.torch("cs336-a2-magma27.pickle"));
         assertEquals("Allocator", fx(() -> window.tabs().getSelectionModel().getSelectedItem().getText()));
         assertEquals(MemoryKind.SEGMENTED, fx(() -> window.allocator().memorySelector().getValue().kind()));
         assertTrue(fx(() -> window.allocator().infoLabel().getText()).contains("segments"), "the map's caption, not 'No memory plan'");
@@ -67,16 +88,16 @@ class AllocatorTabTest extends WindowTestBase {
         assertFalse(legend.contains(AddressMapDrawList.Key.BACKWARD) || legend.contains(AddressMapDrawList.Key.FORWARD), legend.toString());
 
         // the hover card, over blocks all across the map
-        Region holder = fx(() -> (Region) window.allocator().canvas().getParent());
-        double hw = fx(holder::getWidth);
-        double hh = fx(holder::getHeight);
-        double[] origin = fx(() -> new double[] {window.allocator().drawList().x0(), window.allocator().drawList().top() + 10});
+        MapArea area = mapArea(10);
+        double hw = area.width();
+        double hh = area.height();
         int cards = 0;
         boolean python = false;
         for (double fy : new double[] {0.1, 0.5, 0.85}) {
             for (double fx : new double[] {0.12, 0.3, 0.5, 0.7, 0.9, 0.98}) {
-                double x = origin[0] + fx * (hw - origin[0] - 12);
-                double y = origin[1] + fy * (hh - origin[1] - 40);
+                double[] q = area.at(fx, fy);
+                double x = q[0];
+                double y = q[1];
                 String text = fx(() -> window.allocator().hoverAt(x, y));
                 if (text.isEmpty()) {
                     continue;
@@ -93,7 +114,7 @@ class AllocatorTabTest extends WindowTestBase {
                 assertFalse(card.contains(x, y), "off the pointer: " + where);
                 assertTrue(near(card, x, y), "by the pointer: " + where);
                 if (x > hw / 2) {
-                    assertFalse(card.contains(origin[0] + 1, origin[1] + 1), "not over the map's origin: " + where);
+                    assertFalse(card.contains(area.x0() + 1, area.y0() + 1), "not over the map's origin: " + where);
                 }
                 cards++;
                 if (text.startsWith("in use") || text.startsWith("pending free")) {
@@ -118,7 +139,7 @@ class AllocatorTabTest extends WindowTestBase {
         // a click on the map, then the arrow keys step it; the tab stays
         Object tab = fx(() -> window.tabs().getSelectionModel().getSelectedItem());
         Bounds b = fx(() -> window.allocator().canvas().localToScreen(window.allocator().canvas().getBoundsInLocal()));
-        robot.moveTo(b.getMinX() + origin[0] + 20, b.getMinY() + origin[1] + 6).clickOn(MouseButton.PRIMARY);
+        robot.moveTo(b.getMinX() + area.x0() + 20, b.getMinY() + area.y0() + 6).clickOn(MouseButton.PRIMARY);
         waitForSettled(20, "the click handled", () -> window.scene().getFocusOwner() == window.allocator().canvas(),
                 () -> "focus owner " + window.scene().getFocusOwner());
         long end0 = fx(() -> window.allocator().addressMapShown().end());
@@ -139,18 +160,13 @@ class AllocatorTabTest extends WindowTestBase {
     @Test
     void theCardFollowsAStepUnderAStillPointer() {
         resize(1920, 1080);
-        openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
-        selectAllocatorTab();
-        waitForSettled(30, "the map drawn", () -> window.allocator().drawList() != null && window.allocator().addressMapShown() != null);
-        Region holder = fx(() -> (Region) window.allocator().canvas().getParent());
-        double hw = fx(holder::getWidth);
-        double hh = fx(holder::getHeight);
-        double[] origin = fx(() -> new double[] {window.allocator().drawList().x0(), window.allocator().drawList().top() + 6});
+        openOnTheMap(Fixtures.torch("cs336-a2-magma27.pickle"));
+        MapArea area = mapArea(6);
         // find a point whose card one step on differs from its card now (a block that moves, is freed or is new)
         List<double[]> points = new ArrayList<>();
         for (double fy = 0; fy <= 1; fy += 0.1) {
             for (double fx = 0.01; fx < 1; fx += 0.03) {
-                points.add(new double[] {origin[0] + fx * (hw - origin[0] - 12), origin[1] + fy * (hh - origin[1] - 40)});
+                points.add(area.at(fx, fy));
             }
         }
         double[] found = null;
@@ -188,22 +204,16 @@ class AllocatorTabTest extends WindowTestBase {
     @Test
     void aBlockOlderThanTheTraceSaysSoInItsCard() {
         resize(1920, 1080);
-        openUntilLoaded(Fixtures.torch("cs336-a2-bcrafton.pickle"));
-        selectAllocatorTab();
-        waitForSettled(30, "the map drawn", () -> window.allocator().drawList() != null && window.allocator().addressMapShown() != null);
+        openOnTheMap(Fixtures.torch("cs336-a2-bcrafton.pickle"));
         long older = fx(() -> window.allocator().addressMapShown().blocks().stream()
                 .filter(b -> b.sinceNs() == AddressMap.Block.BEFORE_RECORDING).count());
         assertTrue(older > 0, "the snapshot has blocks older than its trace");
-        Region holder = fx(() -> (Region) window.allocator().canvas().getParent());
-        double hw = fx(holder::getWidth);
-        double hh = fx(holder::getHeight);
-        double[] origin = fx(() -> new double[] {window.allocator().drawList().x0(), window.allocator().drawList().top() + 6});
+        MapArea area = mapArea(6);
         int named = 0;
         for (double fy = 0; fy <= 1; fy += 0.05) {
             for (double fx = 0.01; fx < 1; fx += 0.02) {
-                double x = origin[0] + fx * (hw - origin[0] - 12);
-                double y = origin[1] + fy * (hh - origin[1] - 40);
-                String text = fx(() -> window.allocator().hoverAt(x, y));
+                double[] q = area.at(fx, fy);
+                String text = fx(() -> window.allocator().hoverAt(q[0], q[1]));
                 if (text.contains(Event.BEFORE_RECORDING)) {
                     named++;
                     assertFalse(text.contains("\nsince "), "no instant for an older block: " + text);
