@@ -3,12 +3,9 @@ package dev.arenascope.app.commands.trace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
@@ -67,18 +64,9 @@ class LargeTraceCommandsTest {
         }
     }
 
-    /** {@code arenascope ARGS} in a fresh JVM of {@code heap}, the store left to decide ({@code auto}): exit code and output. */
+    /** {@code arenascope ARGS} in a fresh JVM of {@code heap}, as the launcher starts a batch command, the store left to decide ({@code auto}). */
     private static CliRun child(String heap, String... args) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, heap, "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), "dev.arenascope.app.Main"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.PIPE).start();
-        var err = p.getErrorStream();
-        byte[] out = p.getInputStream().readAllBytes();
-        String errText = new String(err.readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(10, TimeUnit.MINUTES), "ended: " + String.join(" ", args));
-        return new CliRun(p.exitValue(), new String(out, StandardCharsets.UTF_8), errText);
+        return CliRun.inChild(List.of(heap, "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED"), 600, args);
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.core.trace.torch.PickleWriter;
 import dev.arenascope.core.trace.torch.SyntheticSnapshot;
 
@@ -203,14 +204,9 @@ class TorchBombCorpusTest {
     @Test
     void longFramesInManyDistinctStacksAreReadInTheSmallHeap() throws Exception {
         Path file = longFrames();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, HEAP, "-cp", System.getProperty("java.class.path"), "dev.arenascope.app.Main",
-                "stats", file.toString()).redirectErrorStream(true).start();
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "stats did not end");
-        assertEquals(0, p.exitValue(), out);
-        assertTrue(out.contains("\"peak_bytes\""), out);
+        CliRun r = CliRun.inChild(List.of(HEAP), 300, "stats", file.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("\"peak_bytes\""), r.out() + r.err());
     }
 
     @Test

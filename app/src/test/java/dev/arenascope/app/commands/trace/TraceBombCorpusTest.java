@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,7 +14,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,14 +119,9 @@ class TraceBombCorpusTest {
     @Test
     void theStringBombsReadInASmallHeap() throws Exception {
         Path bomb = stringBombs(honestWithoutFooter());
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-                "dev.arenascope.app.Main", "stats", bomb.toString())
-                .redirectErrorStream(true).start();
-        boolean ended = p.waitFor(120, TimeUnit.SECONDS);
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(ended, "stats did not end: " + out);
-        assertEquals(2, p.exitValue(), out);
+        CliRun r = CliRun.inChild(List.of("-Xmx128m"), 120, "stats", bomb.toString());
+        String out = r.out() + r.err();
+        assertEquals(2, r.code(), out);
         assertFalse(out.contains("OutOfMemoryError") || out.contains("\tat "), out);
         assertTrue(out.contains("decompression bomb"), out);
     }
