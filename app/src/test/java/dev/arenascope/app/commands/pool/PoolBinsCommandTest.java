@@ -3,28 +3,25 @@ package dev.arenascope.app.commands.pool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-
 import org.junit.jupiter.api.Test;
-import dev.arenascope.app.Main;
+import dev.arenascope.app.cli.CliRun;
 
 
 class PoolBinsCommandTest {
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    /** The last run of the command line: its exit code and both streams. */
+    private CliRun last;
 
     private int run(String... args) {
-        return Main.cli().run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        last = CliRun.of(args);
+        return last.code();
     }
 
     private String out() {
-        return out.toString(StandardCharsets.UTF_8);
+        return last.out();
     }
 
     private String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        return last.err();
     }
 
     @Test
@@ -49,8 +46,6 @@ class PoolBinsCommandTest {
     @Test
     void badSizesExitTwoWithOneLine() {
         for (String bad : new String[] {"-5", "abc", "12x", "", "99999999999999999999", "1.2.3"}) {
-            out.reset();
-            err.reset();
             assertEquals(2, run("pool-bins", "--mantissa-bits", "4", "100", bad), bad);
             assertEquals("", out(), "nothing printed for a bad command line: " + bad);
             String e = err();
@@ -70,13 +65,10 @@ class PoolBinsCommandTest {
     void badOptionsExitTwo() {
         assertEquals(2, run("pool-bins", "--mantissa-bits", "17", "100"));
         assertTrue(err().contains("--mantissa-bits must be in 0..16, got 17"), err());
-        err.reset();
         assertEquals(2, run("pool-bins", "--mantissa-bits", "four", "100"));
         assertTrue(err().contains("--mantissa-bits expects an integer"), err());
-        err.reset();
         assertEquals(2, run("pool-bins"));
         assertTrue(err().contains("no SIZE given"), err());
-        err.reset();
         assertEquals(2, run("pool-bins", "--bits", "3", "100"));
         assertTrue(err().contains("unknown option --bits"), err());
     }
@@ -85,7 +77,6 @@ class PoolBinsCommandTest {
     void helpDescribesTheColumns() {
         assertEquals(0, run("pool-bins", "--help"));
         assertTrue(out().contains("SIZE BIN ALLOC_SIZE"));
-        out.reset();
         assertEquals(0, run("--help"));
         assertTrue(out().contains("pool-bins"));
     }

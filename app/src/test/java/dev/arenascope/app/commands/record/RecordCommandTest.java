@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -20,7 +17,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.arenascope.app.Main;
+import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.app.info.ExitCodes;
 import dev.arenascope.core.live.LiveReceiver;
 import dev.arenascope.core.trace.EventBatch;
@@ -30,21 +27,20 @@ import dev.arenascope.core.trace.EventSink;
 class RecordCommandTest {
     @TempDir
     Path dir;
-    private ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private ByteArrayOutputStream err = new ByteArrayOutputStream();
+    /** The last run of the command line: its exit code and both streams. */
+    private CliRun last;
 
     private int run(String... args) {
-        out = new ByteArrayOutputStream();
-        err = new ByteArrayOutputStream();
-        return Main.cli().run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        last = CliRun.of(args);
+        return last.code();
     }
 
     private String out() {
-        return out.toString(StandardCharsets.UTF_8);
+        return last.out();
     }
 
     private String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        return last.err();
     }
 
     @Test

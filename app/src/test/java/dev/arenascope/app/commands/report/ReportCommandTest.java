@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -18,7 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.arenascope.app.Main;
+import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.testsupport.Fixtures;
 
 /** {@code arenascope report} on the real PyTorch fixtures: figures, formats, the regression gate and bad input. */
@@ -31,21 +28,20 @@ class ReportCommandTest {
 
     @TempDir
     Path dir;
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    /** The last run of the command line: its exit code and both streams. */
+    private CliRun last;
 
     private int run(String... args) {
-        out.reset();
-        err.reset();
-        return Main.cli().run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        last = CliRun.of(args);
+        return last.code();
     }
 
     private String out() {
-        return out.toString(StandardCharsets.UTF_8);
+        return last.out();
     }
 
     private String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        return last.err();
     }
 
     @Test
