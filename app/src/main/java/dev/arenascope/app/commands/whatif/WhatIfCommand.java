@@ -61,7 +61,9 @@ public final class WhatIfCommand implements Command {
                   --set KEY=VALUE      a what-if with these settings (repeatable, combined into one):
                                        expandable_segments=true, max_split_size_mb=128,
                                        roundup_power2_divisions=4 (or [256:1,512:2,>:8]),
-                                       garbage_collection_threshold=0.8, max_non_split_rounding_mb=N
+                                       garbage_collection_threshold=0.8, max_non_split_rounding_mb=N;
+                                       or as PYTORCH_CUDA_ALLOC_CONF writes them, in one:
+                                       --set expandable_segments:True,max_split_size_mb:128
                   --grid               a table over about 12 common settings
                   --capacity SIZE      the device's (or the memory fraction's) bytes, e.g. 80GiB: each
                                        what-if reports its first out-of-memory; garbage collection acts
@@ -135,12 +137,8 @@ public final class WhatIfCommand implements Command {
         if (!sets.isEmpty()) {
             AllocatorSettings s = base;
             for (String kv : sets) {
-                int eq = kv.indexOf('=');
-                if (eq <= 0) {
-                    throw new UsageException(name() + ": --set " + kv + ": expected KEY=VALUE");
-                }
                 try {
-                    s = s.with(kv.substring(0, eq), kv.substring(eq + 1));
+                    s = s.withConf(kv);
                 } catch (IllegalArgumentException e) {
                     throw new UsageException(name() + ": --set " + kv + ": " + e.getMessage());
                 }

@@ -105,11 +105,7 @@ public final class AllocatorWhatIf {
     public AllocatorSettings settings(String capacity, List<String> sets) {
         AllocatorSettings s = fileSettings(capacity);
         for (String kv : sets) {
-            int eq = kv.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException(kv + ": expected KEY=VALUE");
-            }
-            s = s.with(kv.substring(0, eq), kv.substring(eq + 1));
+            s = s.withConf(kv);
         }
         return s;
     }

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.testsupport.Fixtures;
@@ -55,6 +56,23 @@ class WhatIfCommandTest {
         JsonNode rp = j.at("/recorded/at_peak");
         assertEquals(rp.get("reserved").asLong(), rp.get("live").asLong() + rp.get("rounding").asLong() + rp.get("split_remainders").asLong()
                 + rp.get("cached").asLong());
+    }
+
+    @Test
+    void theSettingsAWhatIfPrintsAreAcceptedBackAsPyTorchWritesThem() throws Exception {
+        CliRun equals = CliRun.of("whatif", BCRAFTON, "--set", "expandable_segments=true", "--set", "max_split_size_mb=128", "--format",
+                "json", "--floor-time", "0");
+        assertEquals(0, equals.code(), equals.err());
+        ObjectNode a = (ObjectNode) new ObjectMapper().readTree(equals.out()).at("/whatifs/0");
+        a.remove("replay_ms"); // a wall-clock figure
+        // a user pastes PYTORCH_CUDA_ALLOC_CONF, or the settings column of an earlier run
+        CliRun conf = CliRun.of("whatif", BCRAFTON, "--set", a.get("settings").asText(), "--format", "json", "--floor-time", "0");
+        assertEquals(0, conf.code(), conf.err());
+        ObjectNode b = (ObjectNode) new ObjectMapper().readTree(conf.out()).at("/whatifs/0");
+        b.remove("replay_ms");
+        assertEquals(a, b);
+        CliRun.of("whatif", BCRAFTON, "--set", "expandable_segments:True,max_split_size_mb").isOneLineUsageError("whatif",
+                "'max_split_size_mb'");
     }
 
     @Test

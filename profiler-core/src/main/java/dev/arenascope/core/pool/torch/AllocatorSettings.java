@@ -92,8 +92,8 @@ public record AllocatorSettings(long maxSplitSize, long maxNonSplitRounding, int
     }
 
     /**
-     * These settings with one changed, as {@code PYTORCH_CUDA_ALLOC_CONF} spells it:
-     * {@code max_split_size_mb=128} (or {@code none}), {@code max_non_split_rounding_mb=N},
+     * These settings with one changed, named as {@code PYTORCH_CUDA_ALLOC_CONF} names it:
+     * {@code max_split_size_mb} 128 (or {@code none}), {@code max_non_split_rounding_mb=N},
      * {@code roundup_power2_divisions=4} or {@code =[256:1,512:2,>:8]}, {@code garbage_collection_threshold=0.8},
      * {@code expandable_segments=true}; and {@code capacity=80GiB}.
      *
@@ -144,6 +144,49 @@ public record AllocatorSettings(long maxSplitSize, long maxNonSplitRounding, int
             default -> throw new IllegalArgumentException("unknown allocator setting '" + key + "' (known: max_split_size_mb, "
                     + "max_non_split_rounding_mb, roundup_power2_divisions, garbage_collection_threshold, expandable_segments, capacity)");
         };
+    }
+
+    /**
+     * These settings with every pair of {@code conf} applied in order, written as {@code PYTORCH_CUDA_ALLOC_CONF}
+     * writes them ({@code expandable_segments:True,max_split_size_mb:128}) or with {@code =}
+     * ({@code max_split_size_mb=128}); a {@code roundup_power2_divisions:[256:1,512:2,>:8]} list keeps its
+     * commas. The keys are those of {@link #with}.
+     *
+     * @throws IllegalArgumentException naming the pair that is wrong
+     */
+    public AllocatorSettings withConf(String conf) {
+        AllocatorSettings s = this;
+        int depth = 0;
+        int start = 0;
+        int pairs = 0;
+        for (int i = 0; i <= conf.length(); i++) {
+            char c = i < conf.length() ? conf.charAt(i) : ',';
+            if (c == '[') {
+                depth++;
+            } else if (c == ']') {
+                depth = Math.max(0, depth - 1);
+            } else if (c == ',' && depth == 0 || i == conf.length()) { // the end closes an unclosed list too: with() names it
+                String pair = conf.substring(start, i).trim();
+                start = i + 1;
+                if (pair.isEmpty() && i == conf.length() && pairs > 0) {
+                    continue; // a trailing comma
+                }
+                pairs++;
+                int sep = separator(pair);
+                if (sep <= 0) {
+                    throw new IllegalArgumentException("'" + pair + "': expected KEY:VALUE or KEY=VALUE");
+                }
+                s = s.with(pair.substring(0, sep), pair.substring(sep + 1));
+            }
+        }
+        return s;
+    }
+
+    /** Where a pair's key ends: its first {@code =} or {@code :}, whichever comes first; -1 when it has neither. */
+    private static int separator(String pair) {
+        int eq = pair.indexOf('=');
+        int colon = pair.indexOf(':');
+        return eq < 0 ? colon : colon < 0 ? eq : Math.min(eq, colon);
     }
 
     private static long mib(String key, String v) {
