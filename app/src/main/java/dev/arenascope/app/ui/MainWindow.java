@@ -98,7 +98,8 @@ public final class MainWindow {
                 damage.notice(axis);
             }
         });
-        jobs = new JobOpener(stage, tasks, status, live, dialogs, guard, ranks, () -> tabs.getSelectionModel().select(ranksTab()));
+        jobs = new JobOpener(stage, tasks, status, live, dialogs, guard, ranks, () -> tabs.getSelectionModel().select(ranksTab()),
+                paths -> files.rememberJob(paths));
         files.onJob(jobs::openAsked, jobs::openFolderDialog);
         menus = new WindowMenus(files, live, view, dialogs, this::listen, () -> guard.then(SessionGuard.Action.QUIT, "Quit", stage::close),
                 () -> model.setBaseline(null, null),
