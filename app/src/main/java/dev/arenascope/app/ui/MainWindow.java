@@ -156,6 +156,7 @@ public final class MainWindow {
         model.titleProperty().addListener((o, a, b) -> stage.setTitle(b.isEmpty() ? "ArenaScope" : b + " — ArenaScope"));
         slots.replannerProperty().set(PlanSlots::replan);
         menus.stretchItem.selectedProperty().bindBidirectional(model.stretchBaselineProperty());
+        menus.alignByStepItem.selectedProperty().bindBidirectional(model.alignBaselineByStepProperty());
         model.traceProperty().addListener((o, a, b) -> damage.show(null)); // a file's damage notice goes with it
         scene.setOnDragOver(e -> {
             if (e.getDragboard().hasFiles()) {
