@@ -32,8 +32,18 @@ import dev.arenascope.core.trace.torch.SyntheticJob;
  *       must be the generator's.</li>
  *   <li>{@code job.rank_table_64x20mb_s}: 64 ranks of about 20 MB (target ≤ 10 s), once, with its peak RSS.</li>
  *   <li>{@code job.8x100mb_mb}, {@code job.64x20mb_mb}: the jobs' sizes in MB (10^6 bytes).</li>
+ *   <li>{@code job.live.*}: a live job of 16 processes streaming at once into the window ({@link LiveJobProbe}
+ *       in a fresh JVM under {@code -Xmx2g}, headless): 8 Java senders ({@link LiveJobSender}, a JVM each) and
+ *       8 Python clients, each streaming step after step for some seconds (target: every rank's events arrive,
+ *       the Ranks view refreshes at least once a second). {@code job.live.refresh_median_ms},
+ *       {@code _p95_ms}, {@code _max_ms}: the intervals between the Ranks view's refreshes while processes
+ *       streamed; {@code job.live.processes}, {@code job.live.events} (every one checked against what its
+ *       process says it sent, or the bench fails), {@code job.live.refreshes}, {@code job.live.streaming_max}
+ *       (the most connections streaming at one refresh), {@code job.live.stream_s}, {@code job.live.caught_up_s}
+ *       (from the last process's exit to the view showing every event). Once.</li>
  * </ul>
- * Quick mode (tests): the same figures on 8 × 1 MiB and 16 × 0.5 MiB, one round each.
+ * Quick mode (tests): the same figures on 8 × 1 MiB and 16 × 0.5 MiB, one round each, and a live job of two
+ * Java and two Python processes streaming for a second or two.
  */
 final class JobBench implements BenchSuite {
     static final long SEED = 30;
@@ -51,7 +61,70 @@ final class JobBench implements BenchSuite {
         jvm.addAll(LeanJvm.BATCH_OPTIONS);
         measure(f, "8x100mb", 8, quick ? 1L << 20 : 100L << 20, quick ? 1 : 3, true, jvm);
         measure(f, "64x20mb", quick ? 16 : 64, quick ? 1L << 19 : 20L << 20, 1, false, jvm);
+        live(f, quick);
         return f;
+    }
+
+    /** The live job's figures ({@link LiveJobProbe}): 8 + 8 processes (2 + 2 quick), every rank's events checked. */
+    private static void live(Map<String, Double> f, boolean quick) throws Exception {
+        int each = quick ? 2 : 8;
+        Path py = pythonClient();
+        ChildRun r = ChildRun.main(List.of("-Xmx2g", "-Darenascope.headless=true"), LiveJobProbe.class.getName(),
+                Integer.toString(each), Integer.toString(each), py.toString(), quick ? "100" : LIVE_JAVA_STEPS, quick ? "20" : LIVE_PYTHON_STEPS,
+                quick ? "50" : LIVE_PAUSE_MS, "600");
+        Matcher m = LIVE.matcher(r.stdout());
+        if (!m.find()) {
+            throw new IllegalStateException("bench: the live job probe printed no summary: " + r.stdout().strip());
+        }
+        if (Integer.parseInt(m.group("ranks")) != 2 * each) {
+            throw new IllegalStateException("bench: the live job showed " + m.group("ranks") + " ranks of " + 2 * each + " processes");
+        }
+        for (String k : List.of("processes", "events", "refreshes", "refresh_median_ms", "refresh_p95_ms", "refresh_max_ms",
+                "streaming_max", "stream_s", "caught_up_s")) {
+            f.put("job.live." + k, Double.parseDouble(m.group(k.replace("_", ""))));
+        }
+    }
+
+    /**
+     * A full run's senders: 100 steps of 150 ms pause each (a Java sender's step being 5 of the particles
+     * workload's), some 15 s of streaming, mostly waiting as a training process's host thread waits for its device.
+     */
+    static final String LIVE_JAVA_STEPS = "500";
+    static final String LIVE_PYTHON_STEPS = "100";
+    static final String LIVE_PAUSE_MS = "150";
+
+    private static final Pattern LIVE = Pattern.compile("processes=(?<processes>\\d+) ranks=(?<ranks>\\d+) events=(?<events>\\d+) "
+            + "refreshes=(?<refreshes>\\d+) refresh_median_ms=(?<refreshmedianms>[0-9.]+) refresh_p95_ms=(?<refreshp95ms>[0-9.]+) "
+            + "refresh_max_ms=(?<refreshmaxms>[0-9.]+) streaming_max=(?<streamingmax>\\d+) stream_s=(?<streams>[0-9.]+) "
+            + "caught_up_s=(?<caughtups>[0-9.]+)");
+
+    /**
+     * The project's {@code python} folder (the client, its tests' stand-in libraries): {@code ARENASCOPE_PYTHON_DIR}, else
+     * found from the working directory or this class's jar upwards.
+     */
+    static Path pythonClient() {
+        String env = System.getenv("ARENASCOPE_PYTHON_DIR");
+        List<Path> starts = new ArrayList<>();
+        if (env != null && !env.isBlank()) {
+            starts.add(Path.of(env));
+        }
+        starts.add(Path.of("").toAbsolutePath());
+        try {
+            starts.add(Path.of(JobBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+        } catch (Exception ignored) {
+            // no code source: the working directory alone
+        }
+        for (Path s : starts) {
+            for (Path p = s.toAbsolutePath(); p != null; p = p.getParent()) {
+                for (Path c : List.of(p, p.resolve("python"))) {
+                    if (Files.isDirectory(c.resolve("arenascope")) && Files.isDirectory(c.resolve("tests/standin_libs"))) {
+                        return c;
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("bench: the live job needs the project's python folder (the client and its tests): "
+                + "run from the checkout or set ARENASCOPE_PYTHON_DIR");
     }
 
     private static void measure(Map<String, Double> f, String name, int ranks, long bytesPerRank, int rounds, boolean sites, List<String> jvm)

@@ -264,15 +264,46 @@ final class FileActions {
         return open(file);
     }
 
+    /** Remembers a job just opened (its files, or its folder) as one File ▸ Open Recent entry. */
+    void rememberJob(List<Path> filesOrFolders) {
+        prefs.addRecentJob(filesOrFolders);
+        rebuildRecent();
+    }
+
     private void rebuildRecent() {
         recentMenu.getItems().clear();
-        for (Path p : prefs.recent()) {
-            MenuItem m = new MenuItem(p.getFileName() + "   —   " + p.getParent());
+        for (WindowPrefs.Recent r : prefs.recentEntries()) {
+            MenuItem m = new MenuItem(recentLabel(r));
             m.setMnemonicParsing(false);    // a file name is the user's text (run_1.pickle)
-            m.setOnAction(e -> openAsked(p));
+            m.setOnAction(e -> {
+                if (r.job()) {
+                    openJob.accept(r.paths()); // reopens as the job it was, one rank per file
+                } else {
+                    openAsked(r.paths().getFirst());
+                }
+            });
             recentMenu.getItems().add(m);
         }
         recentMenu.setDisable(recentMenu.getItems().isEmpty());
+    }
+
+    /**
+     * What Open Recent lists: {@code run.astrace   —   /data}; a job as {@code Job: step-4000 (folder)   —   /runs}
+     * or {@code Job of 3 files: snapshot_rank0.pickle, snapshot_rank1.pickle, …   —   /runs/step-4000}.
+     */
+    static String recentLabel(WindowPrefs.Recent r) {
+        Path first = r.paths().getFirst();
+        if (!r.job()) {
+            return first.getFileName() + "   —   " + first.getParent();
+        }
+        if (r.paths().size() == 1) {
+            return "Job: " + first.getFileName() + (Files.isDirectory(first) ? " (folder)" : "") + "   —   " + first.getParent();
+        }
+        String names = String.join(", ", r.paths().stream().limit(2).map(p -> String.valueOf(p.getFileName())).toList())
+                + (r.paths().size() > 2 ? ", …" : "");
+        Path parent = first.getParent();
+        boolean oneFolder = r.paths().stream().allMatch(p -> java.util.Objects.equals(p.getParent(), parent));
+        return "Job of " + r.paths().size() + " files: " + names + "   —   " + (oneFolder ? parent : parent + " and elsewhere");
     }
 
     void save() {

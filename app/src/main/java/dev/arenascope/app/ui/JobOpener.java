@@ -35,9 +35,11 @@ final class JobOpener {
     private final SessionGuard guard;
     private final RanksView ranks;
     private final Runnable showRanks;
+    private final Consumer<List<Path>> remember;
 
+    /** @param remember told the paths of each job that opened (File ▸ Open Recent keeps it as one entry) */
     JobOpener(Stage stage, TaskRunner tasks, StatusLine status, LiveControls live, WindowDialogs dialogs, SessionGuard guard,
-              RanksView ranks, Runnable showRanks) {
+              RanksView ranks, Runnable showRanks, Consumer<List<Path>> remember) {
         this.stage = stage;
         this.tasks = tasks;
         this.status = status;
@@ -46,6 +48,7 @@ final class JobOpener {
         this.guard = guard;
         this.ranks = ranks;
         this.showRanks = showRanks;
+        this.remember = remember;
     }
 
     /** File ▸ Open Folder…: a folder of traces, one rank each. */
@@ -68,7 +71,10 @@ final class JobOpener {
         String what = paths.size() == 1 ? String.valueOf(paths.getFirst().getFileName()) : paths.size() + " files";
         status.message("Opening the job of " + what + " …");
         status.progress(-1);
-        Consumer<Job> shown = this::show;
+        Consumer<Job> shown = job -> {
+            show(job);
+            remember.accept(paths);
+        };
         status.fileTask(tasks.submit(BackgroundTask.of("Opening the job of " + what, p -> Job.load(paths, p))
                 .onProgress((fraction, msg, title) -> {
                     status.progress(fraction);

@@ -98,7 +98,8 @@ public final class MainWindow {
                 damage.notice(axis);
             }
         });
-        jobs = new JobOpener(stage, tasks, status, live, dialogs, guard, ranks, () -> tabs.getSelectionModel().select(ranksTab()));
+        jobs = new JobOpener(stage, tasks, status, live, dialogs, guard, ranks, () -> tabs.getSelectionModel().select(ranksTab()),
+                paths -> files.rememberJob(paths));
         files.onJob(jobs::openAsked, jobs::openFolderDialog);
         menus = new WindowMenus(files, live, view, dialogs, this::listen, () -> guard.then(SessionGuard.Action.QUIT, "Quit", stage::close),
                 () -> model.setBaseline(null, null),
@@ -155,6 +156,7 @@ public final class MainWindow {
         model.titleProperty().addListener((o, a, b) -> stage.setTitle(b.isEmpty() ? "ArenaScope" : b + " — ArenaScope"));
         slots.replannerProperty().set(PlanSlots::replan);
         menus.stretchItem.selectedProperty().bindBidirectional(model.stretchBaselineProperty());
+        menus.alignByStepItem.selectedProperty().bindBidirectional(model.alignBaselineByStepProperty());
         model.traceProperty().addListener((o, a, b) -> damage.show(null)); // a file's damage notice goes with it
         scene.setOnDragOver(e -> {
             if (e.getDragboard().hasFiles()) {

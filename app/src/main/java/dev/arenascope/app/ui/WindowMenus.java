@@ -19,6 +19,8 @@ final class WindowMenus {
     private final CheckMenuItem darkItem = new CheckMenuItem("Dark theme");
     /** Stretch the baseline to the session's length (off: aligned at start, as the report compares). */
     final CheckMenuItem stretchItem = new CheckMenuItem("Stretch Baseline to This Run's Length");
+    /** Align the baseline by step where both have ProfilerStep markers (two ranks of a job); off: in time. */
+    final CheckMenuItem alignByStepItem = new CheckMenuItem("Align Baseline by Step");
     private final MenuBar bar;
 
     /**
@@ -44,9 +46,10 @@ final class WindowMenus {
         MenuItem clearCompare = item("Clear Baseline", "menu-clear-compare", null, clearBaseline);
         MenuItem pair = item("Pair Baseline Memories…", "menu-pair-baseline", null, files::pairBaseline);
         stretchItem.setId("menu-stretch-baseline");
+        alignByStepItem.setId("menu-align-by-step");
         MenuItem quitItem = item("Quit", "menu-quit", KeyCode.Q, quit);
         Menu file = new Menu("File", null, newLive, listenItem, new SeparatorMenuItem(), open, openFolder, files.recentMenu, save, export,
-                new SeparatorMenuItem(), compare, pair, stretchItem, clearCompare, new SeparatorMenuItem(), quitItem);
+                new SeparatorMenuItem(), compare, pair, alignByStepItem, stretchItem, clearCompare, new SeparatorMenuItem(), quitItem);
 
         Menu session = new Menu("Session", null,
                 key(item("Start / Resume", "menu-start", null, live::startOrResume), new KeyCodeCombination(KeyCode.F5)),

@@ -16,7 +16,7 @@ import javafx.util.Duration;
 
 /**
  * What the window remembers between runs (java.util.prefs, per user): its bounds, the split, the
- * theme and the recent files. A missing or unreadable store falls back to defaults.
+ * theme and the recent files and jobs. A missing or unreadable store falls back to defaults.
  */
 public final class WindowPrefs {
     private static final int MAX_RECENT = 10;
@@ -143,29 +143,87 @@ public final class WindowPrefs {
         flush();
     }
 
-    /** Recent files, newest first, that still exist. */
-    public List<Path> recent() {
-        List<Path> out = new ArrayList<>();
+    /**
+     * One entry of File ▸ Open Recent: a trace (one path), or a job (its files, or its folder), which
+     * reopens as the job it was: one rank per file.
+     *
+     * @param paths absolute, normalised; one for a trace
+     * @param job   whether the paths open as a job
+     */
+    public record Recent(List<Path> paths, boolean job) {
+        public Recent {
+            paths = List.copyOf(paths);
+        }
+
+        /** One line of the stored list: a trace's path, or {@code job:} and the job's paths joined by tabs. */
+        String line() {
+            return job ? JOB + String.join("\t", paths.stream().map(Path::toString).toList()) : paths.getFirst().toString();
+        }
+
+        /** Whether any of its paths is still there (a job whose files partly went opens the rest, the others as failed ranks). */
+        boolean exists() {
+            return paths.stream().anyMatch(Files::exists);
+        }
+    }
+
+    private static final String JOB = "job:";
+
+    /** Recent traces and jobs, newest first, that are still there (a job: any of its paths). */
+    public List<Recent> recentEntries() {
+        List<Recent> out = new ArrayList<>();
         for (String s : prefs.get("recent", "").split("\n")) {
-            if (!s.isBlank()) {
-                Path p = Path.of(s);
-                if (Files.exists(p)) {
-                    out.add(p);
+            if (s.isBlank()) {
+                continue;
+            }
+            try {
+                Recent r = s.startsWith(JOB)
+                        ? new Recent(java.util.Arrays.stream(s.substring(JOB.length()).split("\t")).filter(x -> !x.isEmpty()).map(Path::of).toList(), true)
+                        : new Recent(List.of(Path.of(s)), false);
+                if (!r.paths().isEmpty() && r.exists()) {
+                    out.add(r);
                 }
+            } catch (java.nio.file.InvalidPathException ignored) {
+                // a line this system cannot read as a path: left out
             }
         }
         return out;
     }
 
+    /** Recent traces (not jobs), newest first, that still exist. */
+    public List<Path> recent() {
+        return recentEntries().stream().filter(r -> !r.job()).map(r -> r.paths().getFirst()).toList();
+    }
+
     public void addRecent(Path p) {
-        List<Path> r = new ArrayList<>(recent());
-        Path abs = p.toAbsolutePath().normalize();
-        r.remove(abs);
-        r.add(0, abs);
-        while (r.size() > MAX_RECENT) {
-            r.remove(r.size() - 1);
+        remember(new Recent(List.of(p.toAbsolutePath().normalize()), false));
+    }
+
+    /** Remembers the job of {@code filesOrFolders} (as given to open it: its files, or its folder) as one entry. */
+    public void addRecentJob(List<Path> filesOrFolders) {
+        remember(new Recent(filesOrFolders.stream().map(p -> p.toAbsolutePath().normalize()).toList(), true));
+    }
+
+    /**
+     * Puts {@code r} first, at most {@value #MAX_RECENT} entries kept. The list is one preference value, at
+     * most {@link Preferences#MAX_VALUE_LENGTH} characters: older entries are dropped until it fits, and a job
+     * whose paths alone are longer than that (a very large job of files: open its folder instead) is not kept.
+     */
+    private void remember(Recent r) {
+        if (r.line().length() > Preferences.MAX_VALUE_LENGTH) {
+            return; // too long to store, whatever else is dropped
         }
-        prefs.put("recent", String.join("\n", r.stream().map(Path::toString).toList()));
+        List<Recent> list = new ArrayList<>(recentEntries());
+        list.remove(r);
+        list.add(0, r);
+        while (list.size() > MAX_RECENT) {
+            list.remove(list.size() - 1);
+        }
+        String text = String.join("\n", list.stream().map(Recent::line).toList());
+        while (text.length() > Preferences.MAX_VALUE_LENGTH && !list.isEmpty()) {
+            list.remove(list.size() - 1);
+            text = String.join("\n", list.stream().map(Recent::line).toList());
+        }
+        prefs.put("recent", text);
         flush();
     }
 

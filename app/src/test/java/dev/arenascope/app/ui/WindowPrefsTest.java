@@ -38,6 +38,40 @@ class WindowPrefsTest {
         assertEquals(0.3, new WindowPrefs(node).divider(), 1e-9);
     }
 
+    @Test
+    void aJobIsOneRecentEntryKeptWhileAnyOfItsPathsIsThere(@TempDir Path dir) throws Exception {
+        Preferences node = Preferences.userRoot().node("dev/arenascope/app-test/prefs-jobs");
+        node.clear();
+        Path a = Files.writeString(dir.resolve("snapshot_rank0.pickle"), "x");
+        Path b = Files.writeString(dir.resolve("snapshot_rank1.pickle"), "x");
+        Path trace = Files.writeString(dir.resolve("run.astrace"), "x");
+        node.put("recent", trace.toString()); // what an earlier build stored: one path a line
+        WindowPrefs p = new WindowPrefs(node);
+        assertEquals(List.of(new WindowPrefs.Recent(List.of(trace), false)), p.recentEntries(), "an earlier build's list still reads");
+        p.addRecentJob(List.of(a, b));
+        p.addRecentJob(List.of(dir));
+        List<WindowPrefs.Recent> r = new WindowPrefs(node).recentEntries();
+        assertEquals(List.of(new WindowPrefs.Recent(List.of(dir.toAbsolutePath().normalize()), true),
+                new WindowPrefs.Recent(List.of(a.toAbsolutePath().normalize(), b.toAbsolutePath().normalize()), true),
+                new WindowPrefs.Recent(List.of(trace), false)), r, "newest first, a job as one entry, remembered by a new window");
+        assertEquals(List.of(trace), p.recent(), "recent() is the traces alone");
+        p.addRecentJob(List.of(a, b));
+        assertEquals(3, p.recentEntries().size(), "the same job again is moved first, not listed twice");
+        assertEquals(2, p.recentEntries().getFirst().paths().size());
+        Files.delete(a);
+        assertEquals(3, p.recentEntries().size(), "a job with a file left is kept (the missing one opens as a failed rank)");
+        Files.delete(b);
+        assertEquals(2, p.recentEntries().size(), "a job with none left is gone");
+        // a job too long for one preference value is not kept, and the others stay
+        List<Path> many = new java.util.ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            many.add(Files.writeString(dir.resolve("a-rather-long-file-name-for-rank-" + i + "-snapshot_rank" + i + ".pickle"), "x"));
+        }
+        p.addRecentJob(many);
+        assertEquals(2, p.recentEntries().size(), "too long to store: left out");
+        assertTrue(p.recentEntries().stream().noneMatch(e -> e.paths().size() == 400));
+    }
+
     private static final Rectangle2D SCREEN = new Rectangle2D(0, 0, 1600, 1000);
 
     @Test

@@ -4,13 +4,18 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
 import javafx.animation.Animation;
 import javafx.animation.KeyFrame;
 import javafx.animation.Timeline;
+import javafx.beans.InvalidationListener;
+import javafx.beans.WeakInvalidationListener;
 import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.LongProperty;
+import javafx.beans.property.SimpleLongProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
@@ -38,6 +43,8 @@ import dev.arenascope.app.ui.io.TraceFiles;
 import dev.arenascope.app.ui.live.ListenView;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.app.ui.task.UiExecutor;
 import dev.arenascope.core.analysis.JobSummary;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.analysis.SiteBreakdown;
@@ -70,11 +77,21 @@ public final class RanksView extends BorderPane {
     private final Button compare = new Button("Compare selected");
     private final Button worstVsMedian = new Button("Worst vs median");
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
+    /** Bumped when what cells draw from the job rather than their row changes (axis, roles, theme): they redraw. */
+    private final LongProperty looks = new SimpleLongProperty(this, "looks");
     private final SimpleObjectProperty<Runnable> showSites = new SimpleObjectProperty<>(this, "showSites", () -> { });
     private final Timeline liveTicker = new Timeline(new KeyFrame(Duration.millis(LIVE_REFRESH_MS), e -> refreshLive()));
     private ListenView listen;
     private final LiveJob liveJob = new LiveJob();
+    /**
+     * The listened job's refreshes run on a worker of their own: on the window's shared workers they queued
+     * behind the shown process's analyses (digest, site indexes, event lists), which a stream of 16 processes
+     * keeps busy, and the table went seconds without a refresh.
+     */
+    private final TaskRunner liveWorker = new TaskRunner(UiExecutor.FX, 1);
     private boolean liveInFlight;
+    /** A tick came while a refresh was being computed: the next one starts as that one is applied, not a tick later. */
+    private boolean liveMissed;
     private long liveUpdates;
     private String liveKey = "";
     private boolean syncing;
@@ -95,7 +112,7 @@ public final class RanksView extends BorderPane {
         table.getColumns().setAll(List.of(
                 column("Rank", 90, RankSummary::rank, rankOrder()),
                 text("Status", 70, RanksView::status),
-                text("Role", 90, this::role),
+                roleColumn(),
                 bytes("Peak live", RankSummary::peakLiveBytes),
                 bytes("Peak reserved", RankSummary::peakReservedBytes),
                 column("Peak at", 80, r -> r.peakAtNs() < 0 ? "" : Durations.format(r.peakAtNs()), Comparator.comparingLong(RankSummary::peakAtNs),
@@ -172,7 +189,7 @@ public final class RanksView extends BorderPane {
             }
             selectShown();
         });
-        dark.addListener((o, a, b) -> table.refresh());
+        dark.addListener((o, a, b) -> looks.set(looks.get() + 1));
     }
 
     // ---- columns --------------------------------------------------------------------------
@@ -205,15 +222,36 @@ public final class RanksView extends BorderPane {
 
     private static TableColumn<RankSummary, RankSummary> column(String title, double width, Function<RankSummary, String> shown,
                                                                 Comparator<RankSummary> order, Pos alignment) {
+        return column(title, width, shown, order, alignment, null);
+    }
+
+    /**
+     * A column as above whose cells also redraw their row when {@code redraw} changes (what they show
+     * depends on the job as well as the row: the role).
+     */
+    private static TableColumn<RankSummary, RankSummary> column(String title, double width, Function<RankSummary, String> shown,
+                                                                Comparator<RankSummary> order, Pos alignment, LongProperty redraw) {
         TableColumn<RankSummary, RankSummary> c = new TableColumn<>(title);
         c.setPrefWidth(width);
         c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
         c.setComparator(order);
         c.setCellFactory(col -> {
             TableCell<RankSummary, RankSummary> cell = new TableCell<>() {
+                private final InvalidationListener again = o -> show(getItem(), isEmpty());
+
+                {
+                    if (redraw != null) {
+                        redraw.addListener(new WeakInvalidationListener(again));
+                    }
+                }
+
                 @Override
                 protected void updateItem(RankSummary r, boolean empty) {
                     super.updateItem(r, empty);
+                    show(r, empty);
+                }
+
+                private void show(RankSummary r, boolean empty) {
                     String text = empty || r == null ? null : shown.apply(r);
                     setText(text);
                     // the whole text on hover: a top site's frame and a bad member's reason are long
@@ -241,6 +279,11 @@ public final class RanksView extends BorderPane {
                 Comparator.comparingLong(r -> r.loaded() ? f.applyAsLong(r) : -1), Pos.CENTER_RIGHT);
     }
 
+    private TableColumn<RankSummary, RankSummary> roleColumn() {
+        Function<RankSummary, String> shown = this::role;
+        return column("Role", 90, shown, Comparator.comparing(shown), Pos.CENTER_LEFT, looks);
+    }
+
     private TableColumn<RankSummary, RankSummary> sparkColumn() {
         TableColumn<RankSummary, RankSummary> c = new TableColumn<>("Live bytes over the run");
         c.setId("ranks-spark-column");
@@ -249,10 +292,12 @@ public final class RanksView extends BorderPane {
         c.setComparator(Comparator.comparingLong(RankSummary::peakLiveBytes));
         c.setCellFactory(col -> new TableCell<>() {
             private final Sparkline spark = new Sparkline();
+            private final InvalidationListener again = o -> paint();
 
             {
                 spark.widthProperty().bind(col.widthProperty().subtract(10));
                 spark.widthProperty().addListener((o, a, b) -> paint());
+                looks.addListener(new WeakInvalidationListener(again));
             }
 
             @Override
@@ -319,6 +364,7 @@ public final class RanksView extends BorderPane {
      */
     public void show(Job j) {
         List<String> selected = table.getSelectionModel().getSelectedItems().stream().filter(r -> r != null).map(RankSummary::rank).toList();
+        Job was = job.get();
         job.set(j);
         syncing = true;
         try {
@@ -336,7 +382,13 @@ public final class RanksView extends BorderPane {
         notes.setVisible(!j.notes().isEmpty());
         notes.setManaged(!j.notes().isEmpty());
         worstVsMedian.setDisable(j.summary().worst() == null || j.summary().worst().equals(j.summary().median()));
-        table.refresh(); // the sparklines' axis and the roles may have changed with the job
+        // the sparklines' axis and the roles may have changed with the job: the cells shown redraw (rows whose
+        // figures changed were redrawn by setAll). Not table.refresh(), which makes every cell anew: a listened
+        // job's refresh twice a second then kept the FX thread in CSS and layout for most of a second.
+        if (was == null || was.axisBytes() != j.axisBytes() || !Objects.equals(was.summary().worst(), j.summary().worst())
+                || !Objects.equals(was.summary().median(), j.summary().median()) || !was.summary().outliers().equals(j.summary().outliers())) {
+            looks.set(looks.get() + 1);
+        }
         if (!j.stores().containsValue(model.trace()) && j.summary().worst() != null && !j.live()) {
             showRank(j.summary().worst());
         } else {
@@ -476,14 +528,19 @@ public final class RanksView extends BorderPane {
     }
 
     private void refreshLive() {
-        if (listen == null || liveInFlight) {
+        if (listen == null) {
             return;
         }
+        if (liveInFlight) {
+            liveMissed = true;
+            return;
+        }
+        liveMissed = false;
         List<ListenView.Connection> cons = listen.connections();
         if (cons.isEmpty()) {
             return;
         }
-        if (!listen.holds(model.trace())) {
+        if (model.trace() != null && !listen.holds(model.trace())) {
             return; // the window shows something else (a file, a job of files): the listened job waits for one of its processes
         }
         Job j = job.get();
@@ -494,13 +551,16 @@ public final class RanksView extends BorderPane {
         }
         liveInFlight = true;
         String title = "listened job on " + listen.listeningProperty().get();
-        model.tasks().submit(BackgroundTask.of("Ranks: live job", p -> liveJob.update(members, title))
+        liveWorker.submit(BackgroundTask.of("Ranks: live job", p -> liveJob.update(members, title))
                 .onSuccess(updated -> {
                     liveInFlight = false;
-                    if (listen.holds(model.trace())) {
+                    if (model.trace() == null || listen.holds(model.trace())) {
                         liveUpdates++;
                         liveKey = k;
                         show(updated);
+                    }
+                    if (liveMissed) {
+                        refreshLive(); // a refresh that took longer than the period: the next one at once, so the table never waits two periods
                     }
                 })
                 .onFailure(e -> liveInFlight = false)
@@ -562,5 +622,6 @@ public final class RanksView extends BorderPane {
     /** Stops following the listened processes. */
     public void dispose() {
         liveTicker.stop();
+        liveWorker.shutdown();
     }
 }

@@ -220,9 +220,11 @@ public final class ListenView {
                 }
             }
         }
-        // a connection not seen before takes over the view (the newest process is the one being run)
+        // a connection not seen before takes over the view (the newest process is the one being run), unless the
+        // one shown is still streaming: processes of one job arrive together, and switching the whole window to
+        // each in turn kept its FX thread rebuilding views for seconds; they are ranks of the Ranks view instead
         for (ConnectionStats c : stats) {
-            if (stores.containsKey(c.connection()) && seen.add(c.connection())) {
+            if (stores.containsKey(c.connection()) && seen.add(c.connection()) && !shownStreaming(stats)) {
                 showConnection(c);
             }
         }
@@ -236,6 +238,11 @@ public final class ListenView {
                 }
             }
         }
+    }
+
+    /** Whether the connection shown is one of {@code stats} that has not ended. */
+    private boolean shownStreaming(List<ConnectionStats> stats) {
+        return shown >= 0 && stats.stream().anyMatch(c -> c.connection() == shown && !c.state().ended());
     }
 
     private void showConnection(ConnectionStats c) {

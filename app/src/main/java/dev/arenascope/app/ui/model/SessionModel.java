@@ -57,6 +57,7 @@ public final class SessionModel {
     private final ReadOnlyStringWrapper baselineTitle = new ReadOnlyStringWrapper(this, "baselineTitle", "");
     private final ObjectProperty<BaselinePairing> baselinePairing = new SimpleObjectProperty<>(this, "baselinePairing", BaselinePairing.NONE);
     private final BooleanProperty stretchBaseline = new SimpleBooleanProperty(this, "stretchBaseline", false);
+    private final BooleanProperty alignBaselineByStep = new SimpleBooleanProperty(this, "alignBaselineByStep", true);
     private final ObjectProperty<AllocationSelection> selectedAllocation = new SimpleObjectProperty<>(this, "selectedAllocation");
     private final SiteAnalysisCache sites;
 
@@ -335,6 +336,15 @@ public final class SessionModel {
      */
     public BooleanProperty stretchBaselineProperty() {
         return stretchBaseline;
+    }
+
+    /**
+     * True (the default): where the session and its baseline both have {@code ProfilerStep#N} markers (two
+     * ranks of a job), the baseline is aligned by step, each common step beginning at the same time on both,
+     * whatever their clocks; false, or without common steps, aligned in time as {@link #stretchBaselineProperty} says.
+     */
+    public BooleanProperty alignBaselineByStepProperty() {
+        return alignBaselineByStep;
     }
 
     private final ObjectProperty<Path> sourceFile = new SimpleObjectProperty<>(this, "sourceFile");

@@ -12,6 +12,7 @@ import dev.arenascope.app.ui.model.Marker;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.ScopeAnalysis;
+import dev.arenascope.core.analysis.StepClock;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.GaugeSeries;
@@ -53,10 +54,19 @@ public final class DrawListBuilder {
      * @param stretch    false: the baseline is aligned at its start with the trace's start (the report's
      *                   rule too); true: it is also stretched to the trace's length
      * @param stripes    the lanes drawn as allocation stripes, and how
+     * @param byStep     the baseline is aligned by step where both traces have {@code ProfilerStep#N} markers
+     *                   (each common step begins at the same x on both; {@code stretch} is then not used),
+     *                   else by {@code stretch}'s rule
      */
     public record Frame(TraceView trace, TimeRange range, int width, int height, TraceAggregate.Snapshot digest,
                         ScopeAnalysis highlight, TraceView baseline, BaselinePairing pairing, boolean stretch,
-                        StripeOptions stripes) {
+                        StripeOptions stripes, boolean byStep) {
+
+        /** A frame whose baseline is aligned in time ({@code stretch}'s rule), not by step. */
+        public Frame(TraceView trace, TimeRange range, int width, int height, TraceAggregate.Snapshot digest,
+                     ScopeAnalysis highlight, TraceView baseline, BaselinePairing pairing, boolean stretch, StripeOptions stripes) {
+            this(trace, range, width, height, digest, highlight, baseline, pairing, stretch, stripes, false);
+        }
 
         /** A frame without allocation stripes. */
         public Frame(TraceView trace, TimeRange range, int width, int height, TraceAggregate.Snapshot digest,
@@ -85,6 +95,34 @@ public final class DrawListBuilder {
     }
 
     private DrawListBuilder() {}
+
+    /**
+     * The baseline memory {@code bm}'s most in use per column, aligned by step: the columns are cut where a
+     * step of the trace begins, and each run of columns asks the baseline for the same part of the same step
+     * in its own time ({@link StepClock.Alignment#map}), so a step begins at the same x on both. As many
+     * gauge queries as steps begin in view, at most one a column.
+     */
+    private static long[] baselineByStep(Frame f, int bm, StepClock.Alignment steps, int w) {
+        TimeRange r = f.range();
+        double nsPerPx = r.duration() / (double) w;
+        long[] out = new long[w];
+        int x = 0;
+        while (x < w) {
+            long t0 = r.fromNs() + Math.round(x * nsPerPx);
+            long bend = steps.nextBoundaryAfter(t0);
+            int x1 = bend == Long.MAX_VALUE ? w : (int) Math.min(w, Math.max(x + 1, Math.ceil((bend - r.fromNs()) / nsPerPx)));
+            long t1 = r.fromNs() + Math.round(x1 * nsPerPx);
+            long b0 = steps.map(t0);
+            long b1 = Math.max(b0 + 1, steps.map(t1));
+            GaugeSeries bg = f.baseline().gauges(bm, b0, b1, x1 - x);
+            for (int c = x; c < x1; c++) {
+                int i = Math.min(bg.buckets() - 1, (int) ((long) (c - x) * bg.buckets() / (x1 - x)));
+                out[c] = i < 0 ? 0 : bg.usedMax()[i];
+            }
+            x = x1;
+        }
+        return out;
+    }
 
     public static DrawList build(Frame f) {
         int w = Math.max(1, f.width());
@@ -184,13 +222,16 @@ public final class DrawListBuilder {
         long[] baseline = null;
         int bm = f.baseline() == null ? -1 : f.pairing().baselineOf(m.id());
         if (bm >= 0 && bm < f.baseline().memories().size()) {
-            long b0 = baselineTime(t, f.baseline(), f.stretch(), r.fromNs());
-            long b1 = Math.max(b0 + 1, baselineTime(t, f.baseline(), f.stretch(), r.toNs()));
-            GaugeSeries bg = f.baseline().gauges(bm, b0, b1, w);
-            baseline = new long[w];
-            for (int x = 0; x < w; x++) {
-                int i = Math.min(bg.buckets() - 1, (int) ((long) x * bg.buckets() / w));
-                baseline[x] = i < 0 ? 0 : bg.usedMax()[i];
+            StepClock.Alignment steps = f.byStep() ? StepClocks.align(t, f.baseline()) : null;
+            baseline = steps != null ? baselineByStep(f, bm, steps, w) : new long[w];
+            if (steps == null) {
+                long b0 = baselineTime(t, f.baseline(), f.stretch(), r.fromNs());
+                long b1 = Math.max(b0 + 1, baselineTime(t, f.baseline(), f.stretch(), r.toNs()));
+                GaugeSeries bg = f.baseline().gauges(bm, b0, b1, w);
+                for (int x = 0; x < w; x++) {
+                    int i = Math.min(bg.buckets() - 1, (int) ((long) x * bg.buckets() / w));
+                    baseline[x] = i < 0 ? 0 : bg.usedMax()[i];
+                }
             }
             long shownBaseline = 0;
             for (long v : baseline) {

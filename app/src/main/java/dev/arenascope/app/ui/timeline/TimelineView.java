@@ -139,6 +139,7 @@ public final class TimelineView extends StackPane {
         model.baselineProperty().addListener((o, a, b) -> requestFrame());
         model.baselinePairingProperty().addListener((o, a, b) -> requestFrame());
         model.stretchBaselineProperty().addListener((o, a, b) -> requestFrame());
+        model.alignBaselineByStepProperty().addListener((o, a, b) -> requestFrame());
         waitingFor.addListener((o, a, b) -> updateEmptyNote());
         model.traceProperty().addListener((o, a, b) -> updateEmptyNote());
         model.revisionProperty().addListener((o, a, b) -> updateEmptyNote());
@@ -355,7 +356,8 @@ public final class TimelineView extends StackPane {
         int height = (int) Math.max(100, vh > 0 ? vh : getHeight() > 0 ? getHeight() : 400);
         DrawListBuilder.Frame frame = new DrawListBuilder.Frame(t, model.viewRangeProperty().get(), width, height,
                 model.digestProperty().get(), model.selectedScopeProperty().get(), model.baselineProperty().get(),
-                model.baselinePairingProperty().get(), model.stretchBaselineProperty().get(), stripeOptions(t));
+                model.baselinePairingProperty().get(), model.stretchBaselineProperty().get(), stripeOptions(t),
+                model.alignBaselineByStepProperty().get());
         building = true;
         pending = false;
         frames.submit(BackgroundTask.of("timeline frame", p -> {
