@@ -8,6 +8,7 @@ import javafx.geometry.VPos;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
+import javafx.scene.text.Text;
 import javafx.scene.text.TextAlignment;
 
 import dev.arenascope.app.ui.common.Palette;
@@ -263,17 +264,14 @@ public final class TimelinePainter {
         g.fillRect(0, laneTop, w, DrawListBuilder.LANE_HEADER - 1);
         double switchX = StripePainter.toggleBounds(w)[0];
         double keysX = lineKeys(g, lane, p, switchX - 10, laneTop, label.length() * LABEL_CHAR_PX + 18, dark);
-        // the label stops short of the keys and the switch (at the least width it ran into "area stripes")
-        g.save();
-        g.beginPath();
-        g.rect(0, laneTop, Math.max(0, keysX - 8), DrawListBuilder.LANE_HEADER);
-        g.clip();
+        // the label stops short of the keys and the switch, shortened at a word with an ellipsis (at the least
+        // width it ran into "area stripes", then, clipped, read "2,924 dra---- peak in use")
+        String shown = fitLabel(label, keysX - HEADER_GAP - 6);
         g.setFont(LABEL);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.CENTER);
         g.setFill(p.text());
-        g.fillText(label, 6, laneTop + DrawListBuilder.LANE_HEADER / 2.0);
-        g.restore();
+        g.fillText(shown, 6, laneTop + DrawListBuilder.LANE_HEADER / 2.0);
         StripePainter.paintToggle(g, lane, p, w);
         g.setStroke(p.grid());
         g.setLineWidth(1);
@@ -286,6 +284,43 @@ public final class TimelinePainter {
      * figures the report gives.
      */
     static String laneLabel(DrawList.Lane lane) {
+        return laneLabelText(lane);
+    }
+
+    /** Room left between the lane's label and what follows it in the header (the keys, the switch). */
+    static final double HEADER_GAP = 14;
+
+    /** How wide {@code text} is in the lanes' label font, in pixels. */
+    static double labelWidth(String text) {
+        Text t = new Text(text);
+        t.setFont(LABEL);
+        return t.getLayoutBounds().getWidth();
+    }
+
+    /**
+     * {@code label} as it fits in {@code room} pixels of the label font: whole, or cut after its last whole
+     * word (or "·"-separated part) that fits, with an ellipsis; empty when not even a word fits.
+     */
+    static String fitLabel(String label, double room) {
+        if (labelWidth(label) <= room) {
+            return label;
+        }
+        int end = label.length();
+        while (end > 0) {
+            int cut = label.lastIndexOf(' ', end - 1);
+            if (cut <= 0) {
+                return "";
+            }
+            String head = label.substring(0, cut).replaceAll("[\\s·:,]+$", "") + "…";
+            if (labelWidth(head) <= room) {
+                return head;
+            }
+            end = cut;
+        }
+        return "";
+    }
+
+    private static String laneLabelText(DrawList.Lane lane) {
         String base = occupancyLabel(lane);
         if (lane.stripes() != null) {
             StripeLayer s = lane.stripes();
