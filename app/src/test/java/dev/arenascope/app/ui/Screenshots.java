@@ -104,7 +104,7 @@ class Screenshots extends ScreenshotTool {
     @Test
     void ranksOfAGeneratedJob() throws Exception {
         Path dir = start(1280, 800);
-        Path job = Files.createTempDirectory("job");
+        Path job = Files.createDirectories(Files.createTempDirectory("shots").resolve("pipeline-8-stages")); // the job's title
         SyntheticJob.write(job, new SyntheticJob.Spec(11, 8, 3, 8, 4, 3, 2, true));
         Files.writeString(job.resolve("snapshot_rank8.pickle"), "not a pickle at all\n");
         fxRun(() -> window.openJob(List.of(job)));
