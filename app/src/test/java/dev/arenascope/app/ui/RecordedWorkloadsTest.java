@@ -137,5 +137,16 @@ class RecordedWorkloadsTest extends WindowTestBase {
         double[] c = fx(() -> window.slots().centreOf("b"));
         String tip = fx(() -> window.slots().hoverAt(c[0], c[1]));
         assertTrue(tip.startsWith("b\n") && tip.contains("8.00 KiB") && tip.contains("lifetime steps 1 – 3"), tip);
+        assertTrue(fx(() -> window.scene().lookup("#slot-hover").isVisible()), "the card shows over the plan");
+
+        // the next file opened: the plan's card does not stay floating over it
+        Path next = dir.resolve("other-plan.json");
+        PlanJson.write(PlanLayouts.scratchPlan("other", "sram", new GreedyBySizePlanner().plan(new PlanProblem(
+                List.of(new PlanBuffer("x", 0, 2, 1024)), 256), Long.MAX_VALUE, 1_000_000_000L)), next);
+        fxRun(() -> window.open(next));
+        waitForSettled(20, "the next plan", () -> window.slots().planArenasProperty().get().size() == 1
+                && window.slots().planArenasProperty().get().get(0).slots().size() == 1);
+        assertFalse(fx(() -> window.scene().lookup("#slot-hover").isVisible()), "no card over the next file");
+        assertEquals("", fx(() -> window.slots().hoverTextProperty().get()));
     }
 }

@@ -2,6 +2,7 @@ package dev.arenascope.app.ui;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import javafx.geometry.Bounds;
@@ -17,6 +18,7 @@ import dev.arenascope.core.record.StackCapture;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.torch.SyntheticJob;
 import dev.arenascope.testsupport.Fixtures;
 
 /**
@@ -92,6 +94,26 @@ class Screenshots extends ScreenshotTool {
         }));
         write(dir, "live-dark.png");
         fxRun(() -> window.applyTheme(false));
+    }
+
+    /**
+     * The Ranks view of a generated eight-rank job (one PyTorch snapshot per pipeline stage) with a member that
+     * is not a snapshot: the rank table, a sparkline per rank, the bad member's row and the worst rank shown
+     * (docs/guide/jobs.md). Generated here, so that the picture follows the view.
+     */
+    @Test
+    void ranksOfAGeneratedJob() throws Exception {
+        Path dir = start(1280, 800);
+        Path job = Files.createDirectories(Files.createTempDirectory("shots").resolve("pipeline-8-stages")); // the job's title
+        SyntheticJob.write(job, new SyntheticJob.Spec(11, 8, 3, 8, 4, 3, 2, true));
+        Files.writeString(job.resolve("snapshot_rank8.pickle"), "not a pickle at all\n");
+        fxRun(() -> window.openJob(List.of(job)));
+        waitForSettled(300, "the job open with its worst rank shown", () -> window.ranks().jobProperty().get() != null
+                && window.ranks().table().getItems().size() == 9 && window.model().trace() != null
+                && window.model().digestProperty().get().events() == window.model().trace().eventCount()
+                && window.timeline().drawListProperty().get() != null
+                && window.timeline().drawListProperty().get().events() == window.model().eventCountProperty().get());
+        shoot(dir, "ranks.png");
     }
 
     /** The allocation stripes of a PyTorch snapshot at its peak, a stripe hovered and one selected, in both themes. */

@@ -251,4 +251,39 @@ class SecondaryWindowsTest extends WindowTestBase {
         WaitForAsyncUtils.waitForFxEvents();
         assertTrue(fx(() -> stage.isMaximized()), "the main window maximised again after the dialog");
     }
+
+    /**
+     * A question up over a maximised main window leaves it maximised while it is up: the dialog is not
+     * modal to the toolkit (under GTK a toolkit-modal dialog pins its owner at the size it had before it was
+     * maximised, and openbox un-maximises it; seen under Xvfb with the shortcuts box), and holds off the main
+     * window's input itself: a key meant for the main window reaches nothing there, nor does a close request,
+     * until the dialog is gone.
+     */
+    @Test
+    void aDialogHoldsOffTheMainWindowsInputWithoutPinningIt() {
+        fxRun(() -> stage.setMaximized(true));
+        waitFor(10, "the main window maximised", () -> fx(() -> stage.isMaximized()));
+        int[] keys = {0};
+        fxRun(() -> window.scene().getRoot().addEventHandler(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> keys[0]++));
+        Runnable press = () -> fxRun(() -> javafx.event.Event.fireEvent(window.scene().getRoot(), new javafx.scene.input.KeyEvent(
+                javafx.scene.input.KeyEvent.KEY_PRESSED, "", "", javafx.scene.input.KeyCode.F5, false, false, false, false)));
+        press.run();
+        assertEquals(1, keys[0], "the main window hears a key with no dialog up");
+        Stage d = openDialog("shortcuts-box", owner -> show(owner, "shortcuts", ""));
+        assertEquals(javafx.stage.Modality.NONE, fx(d::getModality), "not modal to the toolkit, which would pin the main window's size");
+        assertTrue(fx(() -> stage.isMaximized()), "the main window stays maximised while the dialog is up");
+        press.run();
+        assertEquals(1, keys[0], "a key meant for the main window reaches nothing there while the dialog is up");
+        boolean closeRefused = fx(() -> {
+            javafx.stage.WindowEvent close = new javafx.stage.WindowEvent(stage, javafx.stage.WindowEvent.WINDOW_CLOSE_REQUEST);
+            javafx.event.Event.fireEvent(stage, close);
+            return close.isConsumed() || stage.isShowing();
+        });
+        assertTrue(closeRefused && fx(() -> stage.isShowing()), "nor does a request to close it");
+        fxRun(() -> dismiss(d));
+        waitFor(30, "closed", () -> fx(() -> dialogWindow("shortcuts-box") == null));
+        press.run();
+        assertEquals(2, keys[0], "the main window hears keys again once the dialog is gone");
+        assertTrue(fx(() -> stage.isMaximized()));
+    }
 }

@@ -14,7 +14,10 @@ import javafx.scene.Scene;
 import javafx.scene.control.Dialog;
 import javafx.scene.control.DialogEvent;
 import javafx.scene.control.DialogPane;
+import javafx.scene.input.InputEvent;
+import javafx.scene.input.MouseEvent;
 import javafx.scene.layout.Region;
+import javafx.stage.Modality;
 import javafx.stage.Screen;
 import javafx.stage.Stage;
 import javafx.stage.Window;
@@ -119,6 +122,7 @@ public final class Placement {
         DialogPane pane = d.getDialogPane();
         pane.setMinSize(Region.USE_PREF_SIZE, Region.USE_PREF_SIZE);
         d.setResizable(true);
+        holdOwnerInput(d, owner);
         d.addEventHandler(DialogEvent.DIALOG_SHOWING, e -> {
             if (owner instanceof Stage s) {
                 s.getProperties().merge(DIALOGS_UP, 1, (a, b) -> (Integer) a + (Integer) b);
@@ -231,6 +235,42 @@ public final class Placement {
                     }
                 });
             }
+        });
+    }
+
+    /**
+     * Makes {@code d} modal by holding off its owner's input itself rather than through the toolkit. A
+     * toolkit-modal dialog disables its owner, and under GTK a disabled window is pinned at one size (its
+     * size hints' minimum and maximum set to the size it had before it was maximised); openbox un-maximises
+     * a window that cannot be resized, so a maximised main window shrank for as long as any question was up
+     * (seen under Xvfb: WM_NORMAL_HINTS min = max = 1360×841 while the shortcuts box was open). Here the
+     * owner keeps its state: while the dialog is up, every key, mouse, scroll and touch event meant for the
+     * owner is consumed at the owner's window (before any control or accelerator sees it), a press on it
+     * brings the dialog back to the front, and a request to close it is refused.
+     */
+    private static void holdOwnerInput(Dialog<?> d, Window owner) {
+        if (owner == null) {
+            return;
+        }
+        d.initModality(Modality.NONE);
+        EventHandler<InputEvent> hold = e -> {
+            e.consume();
+            if (e.getEventType() == MouseEvent.MOUSE_PRESSED) {
+                Window w = d.getDialogPane().getScene() == null ? null : d.getDialogPane().getScene().getWindow();
+                if (w instanceof Stage st) {
+                    st.toFront();
+                    st.requestFocus();
+                }
+            }
+        };
+        EventHandler<WindowEvent> noClose = WindowEvent::consume;
+        d.addEventHandler(DialogEvent.DIALOG_SHOWING, e -> {
+            owner.addEventFilter(InputEvent.ANY, hold);
+            owner.addEventFilter(WindowEvent.WINDOW_CLOSE_REQUEST, noClose);
+        });
+        d.addEventHandler(DialogEvent.DIALOG_HIDDEN, e -> {
+            owner.removeEventFilter(InputEvent.ANY, hold);
+            owner.removeEventFilter(WindowEvent.WINDOW_CLOSE_REQUEST, noClose);
         });
     }
 

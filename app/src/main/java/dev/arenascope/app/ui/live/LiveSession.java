@@ -74,7 +74,9 @@ public final class LiveSession {
         store = new EventStore(workload.name() + " (live)");
         session.addSink(store);
         model.followLiveProperty().set(true);
-        model.show(store, workload.name() + " · live", "opening " + deviceSpec + " …");
+        Session clock = session;
+        // its axis runs to the session's now: the seconds a workload prepares after creating its memory pass on it
+        model.showLive(store, workload.name() + " · live", "opening " + deviceSpec + " …", clock::now);
         state.set(State.RUNNING);
         ticker = new Timeline(new KeyFrame(Duration.millis(1000.0 / REFRESH_HZ), e -> model.refresh()));
         ticker.setCycleCount(Animation.INDEFINITE);

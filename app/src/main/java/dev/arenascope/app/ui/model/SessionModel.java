@@ -2,6 +2,7 @@ package dev.arenascope.app.ui.model;
 
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.LongProperty;
@@ -66,6 +67,10 @@ public final class SessionModel {
     private boolean digestPending;
     private long rateCount;
     private long rateNanos;
+    /** A live session's clock (ns since its start), or null: the time axis of a live session runs to now. */
+    private LongSupplier liveClock;
+    /** The live clock's last reading (kept when the session ends), or -1. */
+    private long liveNowNs = -1;
 
     public SessionModel(TaskRunner tasks) {
         this.tasks = tasks;
@@ -77,6 +82,22 @@ public final class SessionModel {
      * baseline: a comparison was made for the session it was loaded beside, not for the next one.
      */
     public void show(TraceView view, String sessionTitle, String deviceName) {
+        show(view, sessionTitle, deviceName, null);
+    }
+
+    /**
+     * Shows a live session's {@code view}, whose time axis runs to {@code clockNs} (the session's clock,
+     * ns since its start, read on each {@link #refresh()}) rather than to its last event: a workload that
+     * creates its memory and then prepares for seconds shows those seconds passing, not a 1 µs axis around
+     * its one event with nothing in range.
+     */
+    public void showLive(TraceView view, String sessionTitle, String deviceName, LongSupplier clockNs) {
+        show(view, sessionTitle, deviceName, clockNs);
+    }
+
+    private void show(TraceView view, String sessionTitle, String deviceName, LongSupplier clockNs) {
+        liveClock = clockNs;
+        liveNowNs = clockNs == null ? -1 : clockNs.getAsLong();
         setBaseline(null, null);
         sourceFile.set(null);
         trace.set(view);
@@ -117,7 +138,16 @@ public final class SessionModel {
             rateNanos = now;
         }
         lostEvents.set(v.lostEvents());
+        boolean clockMoved = false;
+        if (liveClock != null) {
+            long t = liveClock.getAsLong();
+            clockMoved = t > liveNowNs;
+            liveNowNs = Math.max(liveNowNs, t);
+        }
         if (n == eventCount.get()) {
+            if (clockMoved) {
+                updateBounds(false); // time passes on the axis; the events are as they were
+            }
             return;
         }
         updateBounds(false);
@@ -127,15 +157,23 @@ public final class SessionModel {
 
     private void updateBounds(boolean resetView) {
         TraceView v = trace.get();
-        long start = v == null ? 0 : Math.min(0, v.startNs());
-        long end = v == null ? 1 : Math.max(v.endNs() + 1, start + MIN_VIEW_NS); // half-open: the last event is inside
-        if (v != null && v.eventCount() > 0) {
-            start = v.startNs();
+        // the count first, then the times: events that land meanwhile are inside the bounds and counted by
+        // the next refresh (read the other way round, a burst landing between the reads was counted but
+        // left outside the bounds, and no refresh looked again until more events came)
+        long n = v == null ? 0 : v.eventCount();
+        long start = n > 0 ? v.startNs() : 0;
+        long last = n > 0 ? v.endNs() : 0;
+        long end = Math.max(last + 1, start + MIN_VIEW_NS); // half-open: the last event is inside
+        if (liveNowNs >= 0) {
+            end = Math.max(end, liveNowNs + 1);
+        }
+        if (v == null) {
+            end = 1;
         }
         TimeRange b = new TimeRange(start, end);
         TimeRange old = bounds.get();
         bounds.set(b);
-        eventCount.set(v == null ? 0 : v.eventCount());
+        eventCount.set(n);
         lostEvents.set(v == null ? 0 : v.lostEvents());
         if (resetView) {
             viewRange.set(b);
@@ -175,6 +213,10 @@ public final class SessionModel {
      * events and shows a rate of 0, which would otherwise stay frozen at its last value.
      */
     public void liveEnded() {
+        if (liveClock != null) {
+            liveNowNs = Math.max(liveNowNs, liveClock.getAsLong()); // the axis ends where the session did
+            liveClock = null;
+        }
         if (trace.get() != null && trace.get().eventCount() != eventCount.get()) {
             updateBounds(false);
             revision.set(revision.get() + 1);

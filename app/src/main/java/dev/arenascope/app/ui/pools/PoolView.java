@@ -29,6 +29,7 @@ import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
+import javafx.scene.text.Text;
 import javafx.scene.text.TextAlignment;
 
 import dev.arenascope.app.ui.common.Palette;
@@ -278,7 +279,7 @@ public final class PoolView extends BorderPane {
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
         g.setFill(p.text());
-        g.fillText(histogramTitle(recordedBits(), wi == null ? recordedBits() : wi.mantissaBits(), showWhatIf), 50, 2);
+        g.fillText(fittedTitle(recordedBits(), wi == null ? recordedBits() : wi.mantissaBits(), showWhatIf, w - 50 - 8), 50, 2);
         double lmax = Math.log1p(max);
         // y axis: decades of requests on the log scale, a grid line and label each
         g.setStroke(p.grid());
@@ -346,6 +347,36 @@ public final class PoolView extends BorderPane {
         String t = "requests per bin (recorded, " + recordedBits + " mantissa bits; log scale): hits solid, misses light; rounding waste in orange";
         return whatIfDrawn || whatIfBits == recordedBits ? t
                 : t + " — the what-if at " + whatIfBits + " bits is summarised above (a taller pane draws its bins below)";
+    }
+
+    /**
+     * The {@linkplain #histogramTitle histogram's title} in the most words that fit in {@code room} pixels of
+     * the chart's font (at 1280 px the whole title was cut at the canvas's edge, and with it the note on
+     * where the what-if is): shorter forms keep the recorded bits and the what-if's whereabouts.
+     */
+    static String fittedTitle(int recordedBits, int whatIfBits, boolean whatIfDrawn, double room) {
+        boolean note = !whatIfDrawn && whatIfBits != recordedBits;
+        String[] forms = {
+            histogramTitle(recordedBits, whatIfBits, whatIfDrawn),
+            "requests per bin (recorded, " + recordedBits + " mantissa bits; log scale): hits solid, misses light, rounding waste orange"
+                    + (note ? " — the what-if at " + whatIfBits + " bits is summarised above" : ""),
+            "requests per bin (recorded, " + recordedBits + " bits; log): hits solid, misses light, waste orange"
+                    + (note ? " — what-if at " + whatIfBits + " bits above" : ""),
+            "recorded, " + recordedBits + " bits (log)" + (note ? " — what-if at " + whatIfBits + " bits above" : ""),
+        };
+        for (String f : forms) {
+            if (textWidth(f) <= room) {
+                return f;
+            }
+        }
+        return forms[forms.length - 1];
+    }
+
+    /** How wide {@code text} is in the chart's font, in pixels. */
+    static double textWidth(String text) {
+        Text t = new Text(text);
+        t.setFont(SMALL);
+        return t.getLayoutBounds().getWidth();
     }
 
     /** 1, 10, 100, 1k, 10k, 1M ...: a decade tick's label. */

@@ -149,6 +149,10 @@ public final class PlanSlotsView extends BorderPane {
 
     /** Shows the arenas of a plan file instead of the session's recorded plan. */
     public void showPlan(List<SlotArena> arenas) {
+        // a plan file opened after another leaves the trace as it was: the card named a tensor of the plan
+        // before and must not float over this one
+        hoverCard.setVisible(false);
+        hoverText.set("");
         fromFile = arenas;
         replanned.clear();
         planArenas.set(arenas);

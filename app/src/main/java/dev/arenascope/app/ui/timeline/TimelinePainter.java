@@ -8,6 +8,7 @@ import javafx.geometry.VPos;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
+import javafx.scene.text.Text;
 import javafx.scene.text.TextAlignment;
 
 import dev.arenascope.app.ui.common.Palette;
@@ -263,17 +264,14 @@ public final class TimelinePainter {
         g.fillRect(0, laneTop, w, DrawListBuilder.LANE_HEADER - 1);
         double switchX = StripePainter.toggleBounds(w)[0];
         double keysX = lineKeys(g, lane, p, switchX - 10, laneTop, label.length() * LABEL_CHAR_PX + 18, dark);
-        // the label stops short of the keys and the switch (at the least width it ran into "area stripes")
-        g.save();
-        g.beginPath();
-        g.rect(0, laneTop, Math.max(0, keysX - 8), DrawListBuilder.LANE_HEADER);
-        g.clip();
+        // the label stops short of the keys and the switch, shortened at a word with an ellipsis (at the least
+        // width it ran into "area stripes", then, clipped, read "2,924 dra---- peak in use")
+        String shown = fitLabel(label, keysX - HEADER_GAP - 6);
         g.setFont(LABEL);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.CENTER);
         g.setFill(p.text());
-        g.fillText(label, 6, laneTop + DrawListBuilder.LANE_HEADER / 2.0);
-        g.restore();
+        g.fillText(shown, 6, laneTop + DrawListBuilder.LANE_HEADER / 2.0);
         StripePainter.paintToggle(g, lane, p, w);
         g.setStroke(p.grid());
         g.setLineWidth(1);
@@ -286,6 +284,43 @@ public final class TimelinePainter {
      * figures the report gives.
      */
     static String laneLabel(DrawList.Lane lane) {
+        return laneLabelText(lane);
+    }
+
+    /** Room left between the lane's label and what follows it in the header (the keys, the switch). */
+    static final double HEADER_GAP = 14;
+
+    /** How wide {@code text} is in the lanes' label font, in pixels. */
+    static double labelWidth(String text) {
+        Text t = new Text(text);
+        t.setFont(LABEL);
+        return t.getLayoutBounds().getWidth();
+    }
+
+    /**
+     * {@code label} as it fits in {@code room} pixels of the label font: whole, or cut after its last whole
+     * word (or "·"-separated part) that fits, with an ellipsis; empty when not even a word fits.
+     */
+    static String fitLabel(String label, double room) {
+        if (labelWidth(label) <= room) {
+            return label;
+        }
+        int end = label.length();
+        while (end > 0) {
+            int cut = label.lastIndexOf(' ', end - 1);
+            if (cut <= 0) {
+                return "";
+            }
+            String head = label.substring(0, cut).replaceAll("[\\s·:,]+$", "") + "…";
+            if (labelWidth(head) <= room) {
+                return head;
+            }
+            end = cut;
+        }
+        return "";
+    }
+
+    private static String laneLabelText(DrawList.Lane lane) {
         String base = occupancyLabel(lane);
         if (lane.stripes() != null) {
             StripeLayer s = lane.stripes();
@@ -432,21 +467,32 @@ public final class TimelinePainter {
 
     /** The byte axis's labels, in one unit ({@code 4.5 GiB}, {@code 5 GiB}), each on a backing over whatever lies beneath. */
     private static void byteLabels(GraphicsContext g, DrawList.Lane lane, Palette p, int w) {
-        long[] ticks = DrawListBuilder.byteTicks(lane.scaleBytes(), maxTicks(lane));
         g.setFont(SMALL);
         g.setTextAlign(TextAlignment.RIGHT);
         g.setTextBaseline(VPos.BOTTOM);
-        for (long t : ticks) {
+        for (double[] b : byteLabelBoxes(lane, w)) {
+            String text = DrawListBuilder.tickLabel((long) b[4], lane.scaleBytes());
+            g.setFill(p.labelBackground().deriveColor(0, 1, 1, 0.85));
+            g.fillRect(b[0], b[1], b[2] - b[0], b[3] - b[1]);
+            g.setFill(p.mutedText());
+            g.fillText(text, w - 4, b[3]);
+        }
+    }
+
+    /**
+     * Where the byte axis's labels go: {@code {x0, y0, x1, y1, tick}} each, their backings at the right edge
+     * above their lines (a label too near the lane's top is left out).
+     */
+    static List<double[]> byteLabelBoxes(DrawList.Lane lane, int w) {
+        List<double[]> boxes = new ArrayList<>();
+        for (long t : DrawListBuilder.byteTicks(lane.scaleBytes(), maxTicks(lane))) {
             double y = Math.floor(lane.yUp(t)) + 0.5;
             if (t > 0 && y - lane.gaugeTop() >= 10) {
-                String text = DrawListBuilder.tickLabel(t, lane.scaleBytes());
-                double tw = text.length() * SMALL_CHAR_PX + 4;
-                g.setFill(p.labelBackground().deriveColor(0, 1, 1, 0.85));
-                g.fillRect(w - 4 - tw, y - 12, tw + 2, 11);
-                g.setFill(p.mutedText());
-                g.fillText(text, w - 4, y - 1);
+                double tw = DrawListBuilder.tickLabel(t, lane.scaleBytes()).length() * SMALL_CHAR_PX + 4;
+                boxes.add(new double[] {w - 4 - tw, y - 12, w - 2, y - 1, t});
             }
         }
+        return boxes;
     }
 
     /**
@@ -454,22 +500,65 @@ public final class TimelinePainter {
      * use (the lane's header says "peak X"), where that column is in view.
      */
     private static void peakMark(GraphicsContext g, DrawList.Lane lane, Palette p, int w) {
-        int col = lane.peakColumn();
-        if (col < 0) {
+        double[] box = peakLabelBox(lane, w);
+        if (box == null) {
             return;
         }
+        int col = lane.peakColumn();
         double x = col + 0.5;
         double y = lane.yUp(lane.usedMax()[col]);
         g.setFill(p.highWater());
         g.fillPolygon(new double[] {x - 5, x + 5, x}, new double[] {y - 8, y - 8, y - 1}, 3);
-        String text = "peak " + Bytes.format(lane.peakUsed());
         g.setFont(SMALL);
         g.setTextBaseline(VPos.BOTTOM);
-        boolean left = x + 8 + text.length() * SMALL_CHAR_PX > w - 70;
-        g.setTextAlign(left ? TextAlignment.RIGHT : TextAlignment.LEFT);
-        double ty = Math.max(lane.gaugeTop() + 11, y - 8);
+        g.setTextAlign(TextAlignment.LEFT);
         g.setFill(p.text());
-        g.fillText(text, left ? x - 7 : x + 7, ty);
+        g.fillText(peakLabel(lane), box[0], box[3]);
+    }
+
+    private static String peakLabel(DrawList.Lane lane) {
+        return "peak " + Bytes.format(lane.peakUsed());
+    }
+
+    /**
+     * Where the peak's label goes, {@code {x0, y0, x1, y1}} (text baseline at {@code y1}), or null when the
+     * peak is not in view: beside its mark, on the side with room, and never over a byte label (at the
+     * right edge, where a peak late in the view put "peak 10.8 GiB" across "11 GiB").
+     */
+    static double[] peakLabelBox(DrawList.Lane lane, int w) {
+        int col = lane.peakColumn();
+        if (col < 0) {
+            return null;
+        }
+        double x = col + 0.5;
+        double y = lane.yUp(lane.usedMax()[col]);
+        double tw = peakLabel(lane).length() * SMALL_CHAR_PX;
+        double ty = Math.max(lane.gaugeTop() + 11, y - 8);
+        List<double[]> labels = byteLabelBoxes(lane, w);
+        double x0 = x + 7; // to the right of the mark
+        if (x0 + tw > w - 4 || overlapsAny(x0, ty - 11, x0 + tw, ty, labels)) {
+            x0 = x - 7 - tw; // to its left, and left of any byte label it would cover
+            for (double[] b : labels) {
+                if (overlaps(x0, ty - 11, x0 + tw, ty, b)) {
+                    x0 = b[0] - 4 - tw;
+                }
+            }
+            x0 = Math.max(2, x0);
+        }
+        return new double[] {x0, ty - 11, x0 + tw, ty};
+    }
+
+    private static boolean overlapsAny(double x0, double y0, double x1, double y1, List<double[]> boxes) {
+        for (double[] b : boxes) {
+            if (overlaps(x0, y0, x1, y1, b)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean overlaps(double x0, double y0, double x1, double y1, double[] b) {
+        return x0 < b[2] && x1 > b[0] && y0 < b[3] && y1 > b[1];
     }
 
     /** What each line of a lane is, one key per line drawn in it. */

@@ -5,12 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
 import org.junit.jupiter.api.Test;
 
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.analysis.SiteMembers;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.SyntheticTrace;
+import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.store.EventStore;
 
 /** The view model without a window: everything on the test thread. */
@@ -85,5 +91,76 @@ class SessionModelTest {
         assertEquals(s.endNs() + 1, m.viewRangeProperty().get().toNs(), "following keeps the newest events in view");
         assertEquals(width, m.viewRangeProperty().get().duration(), 1, "at the same zoom");
         assertEquals(20_000, m.digestProperty().get().events(), "the digest caught up incrementally");
+    }
+
+    /**
+     * A live session whose workload creates its memory and then prepares for seconds: the axis runs to the
+     * session's now (it was the 1 µs around the one event, with nothing in range, until more events came).
+     */
+    @Test
+    void liveAxisRunsToTheSessionsNowBeforeMoreEventsCome() {
+        EventStore s = new EventStore("live");
+        SessionModel m = new SessionModel(TaskRunner.sameThread());
+        AtomicLong now = new AtomicLong(0);
+        m.followLiveProperty().set(true);
+        m.showLive(s, "render · live", "host", now::get);
+        assertEquals(new TimeRange(0, SessionModel.MIN_VIEW_NS), m.viewRangeProperty().get(), "nothing yet: the narrowest axis");
+        SyntheticTrace.announce(s);
+        SyntheticTrace gen = new SyntheticTrace(3);
+        s.onEvents(gen.next(1)); // the memory's first event, after the window showed
+        now.set(s.endNs() + 1_000_000);
+        m.refresh();
+        assertEquals(1, m.eventCountProperty().get());
+        now.set(3_000_000_000L); // three seconds later, no more events yet
+        m.refresh();
+        TimeRange v = m.viewRangeProperty().get();
+        assertEquals(3_000_000_001L, v.toNs(), "the axis runs to the session's now");
+        assertTrue(v.contains(s.startNs()), "with the first event in view: " + v);
+        long rev = m.revisionProperty().get();
+        now.set(4_000_000_000L);
+        m.refresh();
+        assertEquals(rev, m.revisionProperty().get(), "time passing changes no events");
+        assertEquals(4_000_000_001L, m.boundsProperty().get().toNs());
+        m.liveEnded();
+        now.set(9_000_000_000L);
+        m.refresh();
+        assertEquals(4_000_000_001L, m.boundsProperty().get().toNs(), "an ended session's axis ends where it did");
+    }
+
+    /**
+     * Events that land while a refresh reads the store (after it read the last event's time, before it read
+     * the count) are picked up by the next refresh: they were counted but left out of the bounds, and the
+     * next refresh, seeing the count unchanged, never looked again.
+     */
+    @Test
+    void eventsLandingDuringARefreshAreInTheNextOnesBounds() {
+        EventStore s = new EventStore("live");
+        SyntheticTrace.announce(s);
+        SyntheticTrace gen = new SyntheticTrace(4);
+        s.onEvents(gen.next(10));
+        AtomicBoolean armed = new AtomicBoolean();
+        TraceView landing = (TraceView) Proxy.newProxyInstance(TraceView.class.getClassLoader(), new Class<?>[] {TraceView.class},
+                (proxy, method, args) -> {
+                    Object r;
+                    try {
+                        r = method.invoke(s, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("endNs") && armed.compareAndSet(true, false)) {
+                        s.onEvents(gen.next(5_000)); // the drain thread appends right after the refresh read the end
+                    }
+                    return r;
+                });
+        SessionModel m = new SessionModel(TaskRunner.sameThread());
+        m.followLiveProperty().set(true);
+        m.show(landing, "live", "virtual");
+        s.onEvents(gen.next(10));
+        armed.set(true);
+        m.refresh();
+        m.refresh(); // no events since: this refresh must still see the burst
+        assertEquals(5_020, m.eventCountProperty().get());
+        assertEquals(new TimeRange(s.startNs(), s.endNs() + 1), m.boundsProperty().get(), "the burst is inside the bounds");
+        assertEquals(m.boundsProperty().get(), m.viewRangeProperty().get(), "and in view");
     }
 }

@@ -44,4 +44,20 @@ class PoolHistogramAxesTest {
         String summarised = PoolView.histogramTitle(4, 2, false);
         assertTrue(summarised.contains("the what-if at 2 bits is summarised above"), summarised);
     }
+
+    /** The title fits the chart at every width down to a narrow pane, and still says where the what-if is (it was cut at 1280 px). */
+    @Test
+    void theChartsTitleFitsItsWidth() throws Exception {
+        org.testfx.api.FxToolkit.registerPrimaryStage();
+        for (double room = 320; room <= 1900; room += 50) {
+            double r = room;
+            String summarised = org.testfx.util.WaitForAsyncUtils.asyncFx(() -> PoolView.fittedTitle(5, 3, false, r)).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            double w = org.testfx.util.WaitForAsyncUtils.asyncFx(() -> PoolView.textWidth(summarised)).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(w <= r, r + " px: '" + summarised + "' is " + w + " px");
+            assertTrue(summarised.contains("what-if at 3 bits"), "says where the what-if is: " + summarised);
+            assertTrue(summarised.contains("5 ") && summarised.contains("bits"), "and the recorded bits: " + summarised);
+        }
+        String wide = org.testfx.util.WaitForAsyncUtils.asyncFx(() -> PoolView.fittedTitle(5, 3, false, 5000)).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(PoolView.histogramTitle(5, 3, false), wide, "whole where there is room");
+    }
 }

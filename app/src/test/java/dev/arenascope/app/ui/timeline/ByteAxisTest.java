@@ -134,4 +134,57 @@ class ByteAxisTest {
             }
         }
     }
+
+    /**
+     * The peak's label never covers a byte label: a peak near the view's right edge put "peak 10.8 GiB"
+     * (right-aligned to its mark) across the "11 GiB" beside it. Views that end at every column past a
+     * lane's peak, at many heights, so the label meets the axis's labels at every distance.
+     */
+    @Test
+    void thePeakLabelStaysOffTheByteLabels() {
+        EventStore s = new EventStore("synthetic");
+        SyntheticTrace.write(5, 60_000, s);
+        TraceAggregate d = new TraceAggregate(s);
+        d.advance(null);
+        int w = 1000;
+        DrawList full = DrawListBuilder.build(new DrawListBuilder.Frame(s, new TimeRange(s.startNs(), s.endNs() + 1), w, 760,
+                d.snapshot(), null, null));
+        int checked = 0;
+        int oldRuleCovered = 0;
+        for (DrawList.Lane lane : full.lanes()) {
+            if (lane.peakColumn() < 0) {
+                continue;
+            }
+            long peakAt = full.timeAt(lane.peakColumn());
+            long perColumn = Math.max(1, (s.endNs() + 1 - s.startNs()) / w);
+            for (int past = 0; past < 120; past += 3) { // the peak from the right edge to 120 columns in
+                for (int h = 400; h <= 880; h += 40) {
+                    TimeRange view = new TimeRange(s.startNs(), Math.min(s.endNs() + 1, peakAt + perColumn * past + 1));
+                    DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, view, w, h, d.snapshot(), null, null));
+                    DrawList.Lane l = dl.lanes().stream().filter(x -> x.memory().id() == lane.memory().id()).findFirst().orElseThrow();
+                    double[] peak = TimelinePainter.peakLabelBox(l, w);
+                    if (peak == null) {
+                        continue;
+                    }
+                    checked++;
+                    assertTrue(peak[0] >= 0 && peak[2] <= w, "inside the canvas: " + java.util.Arrays.toString(peak));
+                    for (double[] b : TimelinePainter.byteLabelBoxes(l, w)) {
+                        boolean over = peak[0] < b[2] && peak[2] > b[0] && peak[1] < b[3] && peak[3] > b[1];
+                        assertTrue(!over, l.memory().name() + " at " + h + " px, peak " + past + " columns from the edge: the peak's label "
+                                + java.util.Arrays.toString(peak) + " covers the byte label " + java.util.Arrays.toString(b));
+                        // where the old rule put it: right-aligned to the mark when within 70 px of the edge
+                        double x = l.peakColumn() + 0.5;
+                        double tw = ("peak " + dev.arenascope.core.format.Bytes.format(l.peakUsed())).length() * TimelinePainter.SMALL_CHAR_PX;
+                        boolean left = x + 8 + tw > w - 70;
+                        double ox0 = left ? x - 7 - tw : x + 7;
+                        if (ox0 < b[2] && ox0 + tw > b[0] && peak[1] < b[3] && peak[3] > b[1]) {
+                            oldRuleCovered++;
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(checked > 100, "peaks in view: " + checked);
+        assertTrue(oldRuleCovered > 0, "the frames include the case the old placement got wrong");
+    }
 }
