@@ -58,7 +58,9 @@ public final class ColumnWriter {
     private final Map<String, Integer> dictionaryIds = new HashMap<>();
     private byte[][] dictionary = new byte[16][];
     private int dictionarySize;
+    /** Past {@link #MAX_DICTIONARY}: texts go in as their bytes (held a page at a time), no longer interned. */
     private boolean plainText;
+    private byte[][] texts;
 
     ColumnWriter(ParquetWriter.Column spec) {
         this.spec = spec;
@@ -162,14 +164,34 @@ public final class ColumnWriter {
         return dictionarySize++;
     }
 
-    /** A text (null for a null), through the dictionary. */
+    /** A text (null for a null), through the dictionary while the column keeps one. */
     public void put(String s) {
-        int id = intern(s);
+        if (s == null) {
+            putNull();
+        } else if (plainText) {
+            putText(s.getBytes(StandardCharsets.UTF_8));
+        } else {
+            put(intern(s));
+        }
+    }
+
+    /** A text by its {@link #intern} id, -1 for null. */
+    public void putId(int id) {
         if (id < 0) {
             putNull();
+        } else if (plainText) {
+            putText(dictionary[id]);
         } else {
             put(id);
         }
+    }
+
+    private void putText(byte[] utf8) {
+        if (texts == null) {
+            texts = new byte[PAGE_ROWS][];
+        }
+        texts[pageValues] = utf8;
+        put(0);
     }
 
     /** Encodes the page being filled into the chunk. */
@@ -216,9 +238,6 @@ public final class ColumnWriter {
                 }
             }
             case STRING -> {
-                if (!plainText && dictionarySize > MAX_DICTIONARY) {
-                    plainText = true;
-                }
                 if (pageValues > 0 && !plainText) {
                     encoding = RLE_DICTIONARY;
                     dictionaryUsed = true;
@@ -230,10 +249,14 @@ public final class ColumnWriter {
                     Encodings.rleHybrid(ids, pageValues, width, body, scratch);
                 } else {
                     for (int i = 0; i < pageValues; i++) {
-                        byte[] b = dictionary[(int) values[i]];
+                        byte[] b = texts[i];
+                        texts[i] = null;
                         body.intLE(b.length);
                         body.write(b, 0, b.length);
                     }
+                }
+                if (!plainText && dictionarySize > MAX_DICTIONARY) {
+                    plainText = true; // from the next page on
                 }
             }
         }
