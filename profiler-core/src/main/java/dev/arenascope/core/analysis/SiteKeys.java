@@ -103,11 +103,18 @@ final class SiteKeys {
             label = role != null ? role : "(none)";
         }
         key = k;
-        cat = catIds.computeIfAbsent(label, l -> {
-            categories.add(l);
-            return categories.size() - 1;
-        });
+        if (label != lastLabel) { // the trace's strings are one object an id: most allocations repeat the last label
+            lastLabel = label;
+            lastCat = catIds.computeIfAbsent(label, l -> {
+                categories.add(l);
+                return categories.size() - 1;
+            });
+        }
+        cat = lastCat;
     }
+
+    private String lastLabel;
+    private int lastCat;
 
     private int internStack(List<StackFrame> innermostFirst) {
         List<StackFrame> kept = innermostFirst;

@@ -17,7 +17,7 @@ import java.util.TreeSet;
  */
 public final class ColumnWriter {
     /** Rows a data page holds. */
-    static final int PAGE_ROWS = 1 << 15;
+    static final int PAGE_ROWS = 1 << 13;
     /**
      * Distinct texts past which a text column stops using its dictionary: the rest of the file is PLAIN
      * (a dictionary page is repeated in every row group, so a column of mostly distinct texts would
@@ -130,12 +130,28 @@ public final class ColumnWriter {
 
     /** {@code src[off .. off+n)}, a negative value null where {@code negativeIsNull} (the column optional). */
     public void putAll(int[] src, int off, int n, boolean negativeIsNull) {
-        for (int r = 0; r < n; r++) {
-            int v = src[off + r];
-            if (negativeIsNull && v < 0) {
-                putNull();
-            } else {
-                put(v);
+        if (negativeIsNull && !optional) {
+            throw new IllegalStateException("column " + spec.name() + " is required: no null");
+        }
+        while (n > 0) {
+            int k = Math.min(n, PAGE_ROWS - pageRows);
+            for (int r = 0; r < k; r++) {
+                int v = src[off + r];
+                if (negativeIsNull && v < 0) {
+                    levels[pageRows + r] = 0;
+                    chunkNulls++;
+                } else {
+                    if (optional) {
+                        levels[pageRows + r] = 1;
+                    }
+                    values[pageValues++] = v;
+                }
+            }
+            pageRows += k;
+            off += k;
+            n -= k;
+            if (pageRows == PAGE_ROWS) {
+                flushPage();
             }
         }
     }
