@@ -142,6 +142,41 @@ final class AllocationIndex {
     }
 
     private boolean skipScopes;
+
+    /** Told of each allocation of a {@linkplain #streamed streamed} index as it ends. */
+    interface Ended {
+        /** Allocation {@code a} of {@code x} ended (or, from {@link #finish}, is live at the end); its slot is reused after the call. */
+        void ended(AllocationIndex x, int a);
+    }
+
+    /** The streamed index's receiver, null for the others. */
+    private Ended ended;
+    /** Streamed: each slot's allocation number (in allocation order), site path and category ({@link SiteKeys}). */
+    int[] serial;
+    int[] pathKey;
+    int[] categoryKey;
+    /** Streamed: the paths and categories, resolved as allocations are made. */
+    SiteKeys keys;
+    /** Allocations made so far, the dropped ones included. */
+    long made;
+
+    /**
+     * An index fed as {@link #fed} is, that holds only its live allocations: each one is handed to
+     * {@code ended} as it ends (with its number, site path and category, resolved as it was made, so
+     * numbered as {@link SiteAnalysis} numbers them), then dropped; {@link #finish} hands over the live
+     * ones. Memory is the allocations live at once, whatever the trace's length. The peak and the counts
+     * are the whole index's.
+     */
+    static AllocationIndex streamed(MemoryInfo memory, TraceView view, boolean includeInternal, Ended ended) {
+        AllocationIndex x = new AllocationIndex(memory, List.of(), 16);
+        x.ended = ended;
+        x.serial = new int[16];
+        x.pathKey = new int[16];
+        x.categoryKey = new int[16];
+        x.keys = new SiteKeys(x, view, memory, includeInternal);
+        x.begin();
+        return x;
+    }
     /** Scopes {@link #buildWithoutScopes} left out. */
     long scopesSkipped;
 
@@ -282,6 +317,13 @@ final class AllocationIndex {
 
     /** Ends a replay of {@code n} events whose last effective time is {@code eff}. */
     void finish(long n, long eff) {
+        if (ended != null) {
+            for (int a = 0; a < size; a++) {
+                if (end[a] == NEVER) {
+                    ended.ended(this, a);
+                }
+            }
+        }
         lastIndex = n - 1;
         endTimeNs = n == 0 ? 0 : eff;
         byAddress = null;
@@ -291,6 +333,9 @@ final class AllocationIndex {
 
     /** Whether a bounded index keeps freed allocation {@code a}: live at the peak so far, or taken by a question. */
     private boolean kept(int a) {
+        if (ended != null) {
+            return end[a] == NEVER; // the ended ones were handed over
+        }
         if (end[a] == NEVER || start[a] <= peakIndex && end[a] > peakIndex) {
             return true;
         }
@@ -329,6 +374,11 @@ final class AllocationIndex {
                     scope[n] = scope[a];
                     descriptor[n] = descriptor[a];
                     offset[n] = offset[a];
+                    if (serial != null) {
+                        serial[n] = serial[a];
+                        pathKey[n] = pathKey[a];
+                        categoryKey[n] = categoryKey[a];
+                    }
                 }
                 n++;
             } else {
@@ -377,12 +427,22 @@ final class AllocationIndex {
         if (site[a] >= 0) {
             withSite++;
         }
+        if (keys != null) {
+            serial[a] = (int) made;
+            keys.resolve(site[a], scope[a], category[a]);
+            pathKey[a] = keys.key;
+            categoryKey[a] = keys.cat;
+        }
+        made++;
         return a;
     }
 
     private long free(int a, long idx, long eff) {
         end[a] = idx;
         endNs[a] = eff;
+        if (ended != null) {
+            ended.ended(this, a);
+        }
         return bytes[a];
     }
 
@@ -425,6 +485,11 @@ final class AllocationIndex {
         scope = Arrays.copyOf(scope, cap);
         descriptor = Arrays.copyOf(descriptor, cap);
         offset = Arrays.copyOf(offset, cap);
+        if (serial != null) {
+            serial = Arrays.copyOf(serial, cap);
+            pathKey = Arrays.copyOf(pathKey, cap);
+            categoryKey = Arrays.copyOf(categoryKey, cap);
+        }
     }
 
     /** A stack of allocation numbers (an arena end's live allocations, newest on top). */

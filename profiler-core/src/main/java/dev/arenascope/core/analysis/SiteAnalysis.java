@@ -3,15 +3,12 @@ package dev.arenascope.core.analysis;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.MemoryInfo;
-import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
@@ -58,10 +55,10 @@ public final class SiteAnalysis {
     private final AllocationIndex x;
     private final boolean includeInternal;
     private final String sampling;
-    private final SiteTable paths = new SiteTable();
+    private final SiteTable paths;
     private final int[] key;      // per allocation: node of 'paths', -1 for no site
     private final int[] cat;      // per allocation: index into categories
-    private final List<String> categories = new ArrayList<>();
+    private final List<String> categories;
     private final SiteSource source;
     private final Allocations allocations;
 
@@ -76,68 +73,15 @@ public final class SiteAnalysis {
         int n = x.size;
         key = new int[n];
         cat = new int[n];
-        int[] bySite = new int[Math.max(0, view.stackNodeCount())];
-        Arrays.fill(bySite, -2);
-        Map<Integer, Integer> byScope = new HashMap<>();
-        Map<String, Integer> catIds = new HashMap<>();
-        boolean anyScope = false;
-        int beforeRecording = -1;
-        String role = switch (memory.kind()) {
-            case PLAN_SCRATCH -> "scratch";
-            case PLAN_PERSISTENT -> "persistent";
-            case PLAN_CONSTANT -> "constant";
-            default -> null;
-        };
+        SiteKeys keys = new SiteKeys(x, view, memory, includeInternal);
         for (int i = 0; i < n; i++) {
-            int s = x.site[i];
-            if (s >= 0) {
-                if (s >= bySite.length) {
-                    key[i] = -1; // a site the table never announced: counted without frames
-                } else {
-                    if (bySite[s] == -2) {
-                        bySite[s] = internStack(view.stack(s));
-                    }
-                    key[i] = bySite[s];
-                }
-            } else {
-                int slot = x.scopeSlot(x.scope[i]);
-                if (slot >= 0) {
-                    anyScope = true;
-                    Integer k = byScope.get(slot);
-                    if (k == null) {
-                        k = internScopes(view, slot);
-                        byScope.put(slot, k);
-                    }
-                    key[i] = k;
-                } else {
-                    key[i] = -1;
-                }
-            }
-            String label = null;
-            if (x.category[i] >= 0) {
-                label = view.string(x.category[i]);
-            }
-            if (key[i] == -1 && Event.BEFORE_RECORDING.equals(label)) {
-                // live before recording began, without frames: named so, never "(no site)" as if the
-                // program had made it at the start
-                if (beforeRecording == -1) {
-                    beforeRecording = paths.node(-1, paths.frame(Event.BEFORE_RECORDING, "", 0, 0));
-                }
-                key[i] = beforeRecording;
-            }
-            if (label == null && memory.kind() == MemoryKind.ARENA) {
-                int slot = x.scopeSlot(x.scope[i]);
-                label = slot >= 0 ? view.string(x.scopeName[slot]) : null;
-            }
-            if (label == null) {
-                label = role != null ? role : "(none)";
-            }
-            cat[i] = catIds.computeIfAbsent(label, l -> {
-                categories.add(l);
-                return categories.size() - 1;
-            });
+            keys.resolve(x.site[i], x.scope[i], x.category[i]);
+            key[i] = keys.key;
+            cat[i] = keys.cat;
         }
-        source = x.withSite > 0 ? SiteSource.STACKS : anyScope ? SiteSource.SCOPES : SiteSource.NONE;
+        paths = keys.paths;
+        categories = keys.categories;
+        source = x.withSite > 0 ? SiteSource.STACKS : keys.anyScope ? SiteSource.SCOPES : SiteSource.NONE;
         allocations = new Allocations(this, x, key, cat);
     }
 
@@ -260,36 +204,6 @@ public final class SiteAnalysis {
         }
         throw new IllegalArgumentException("no memory named '" + name + "' (the trace has: "
                 + String.join(", ", view.memories().stream().map(MemoryInfo::name).toList()) + ")");
-    }
-
-    private int internStack(List<StackFrame> innermostFirst) {
-        List<StackFrame> kept = innermostFirst;
-        if (!includeInternal) {
-            kept = innermostFirst.stream().filter(f -> !f.internal()).toList();
-            if (kept.isEmpty()) {
-                kept = innermostFirst;
-            }
-        }
-        int node = -1;
-        for (int k = kept.size() - 1; k >= 0; k--) {
-            StackFrame f = kept.get(k);
-            node = paths.node(node, paths.frame(f.function(), f.file(), f.line(), f.flags()));
-        }
-        return node;
-    }
-
-    private int internScopes(TraceView view, int innermostSlot) {
-        List<String> names = new ArrayList<>();
-        for (int slot = innermostSlot, guard = 0; slot >= 0 && guard <= x.scopes; guard++) {
-            String nm = view.string(x.scopeName[slot]);
-            names.add(nm == null ? "(scope)" : nm);
-            slot = x.scopeSlot(x.scopeParent[slot]);
-        }
-        int node = -1;
-        for (int k = names.size() - 1; k >= 0; k--) {
-            node = paths.node(node, paths.frame(names.get(k), "", 0, 0));
-        }
-        return node;
     }
 
     // ---------------------------------------------------------------- facts

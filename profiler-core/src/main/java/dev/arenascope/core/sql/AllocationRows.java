@@ -1,11 +1,9 @@
 package dev.arenascope.core.sql;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Supplier;
 
 import org.duckdb.DuckDBDataChunkWriter;
 
@@ -21,13 +19,9 @@ import dev.arenascope.core.trace.TraceView;
 final class AllocationRows implements TableSource {
     private record Part(int memory, Allocations table, long first) {}
 
-    /** A memory whose allocations are made only when the scan reaches them ({@link #addLater}). */
-    private record Pending(int memory, Supplier<Allocations> make) {}
-
     private final int rank;
     private final TraceView view;
     private final List<Part> parts = new ArrayList<>();
-    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private long rows;
     /** UTF-8 of the trace's strings by id, filled as met (descriptors). */
     private byte[][] stringBytes = new byte[64][];
@@ -48,39 +42,13 @@ final class AllocationRows implements TableSource {
         rows += table.size();
     }
 
-    /**
-     * Appends the allocations of {@code memory}, made by {@code make} only when the scan has read every
-     * row before them; the part before is then dropped (its analysis is garbage once read). The table is
-     * streamed: one memory's analysis held at a time, whatever the trace's size. Rows must then be read
-     * in order, as one scan thread reads them.
-     */
-    void addLater(int memory, Supplier<Allocations> make) {
-        pending.add(new Pending(memory, make));
-    }
-
-    /** Rows known so far: all of them once no memory waits to be made ({@link #addLater}). */
     @Override
     public long rows() {
         return rows;
     }
 
-    /** Makes the next waiting memories until one has rows beyond {@code from}, dropping the parts read. */
-    private void makeUpTo(long from) {
-        while (from >= rows && !pending.isEmpty()) {
-            for (int p = 0; p < parts.size(); p++) {
-                Part old = parts.get(p);
-                if (old.table() != null) {
-                    parts.set(p, new Part(old.memory(), null, old.first()));
-                }
-            }
-            Pending next = pending.poll();
-            add(next.memory(), next.make().get());
-        }
-    }
-
     @Override
     public int write(long from, int max, DuckDBDataChunkWriter out) {
-        makeUpTo(from);
         if (from >= rows) {
             return 0;
         }

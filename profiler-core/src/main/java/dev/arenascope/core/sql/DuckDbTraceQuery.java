@@ -76,11 +76,6 @@ final class DuckDbTraceQuery implements TraceQuery {
     private boolean lockedDown;
 
     DuckDbTraceQuery(List<TraceInput> ranks, Options options) {
-        this(ranks, options, true);
-    }
-
-    /** @param load false: no table is loaded (for {@link #exportStreaming}) */
-    private DuckDbTraceQuery(List<TraceInput> ranks, Options options, boolean load) {
         if (ranks.isEmpty()) {
             throw new IllegalArgumentException("no trace to query");
         }
@@ -116,9 +111,7 @@ final class DuckDbTraceQuery implements TraceQuery {
             DuckDBFunctions.tableFunction().withName(SCAN).withParameter(DuckDBColumnType.VARCHAR)
                     .withParameter(DuckDBColumnType.INTEGER).withParameter(DuckDBColumnType.INTEGER)
                     .withFunction(new Scan()).register(connection);
-            if (load) {
-                load();
-            }
+            load();
         } catch (SQLException | RuntimeException e) {
             close();
             throw failure("loading the tables failed: ", e);
@@ -144,15 +137,12 @@ final class DuckDbTraceQuery implements TraceQuery {
         });
     }
 
-    /**
-     * The tables of each rank, built on a worker, in rank order ({@code streamed}: the site analyses
-     * made as {@code allocations} is read, see {@link TraceTables#build(TraceInput, int, boolean)}).
-     */
-    private List<Future<Map<SqlSchema.Table, TableSource>>> build(ExecutorService pool, boolean streamed) {
+    /** The tables of each rank, built on a worker, in rank order. */
+    private List<Future<Map<SqlSchema.Table, TableSource>>> build(ExecutorService pool) {
         List<Future<Map<SqlSchema.Table, TableSource>>> built = new ArrayList<>();
         for (int r = 0; r < ranks.size(); r++) {
             int rank = r;
-            built.add(pool.submit(() -> TraceTables.build(ranks.get(rank), rank, streamed)));
+            built.add(pool.submit(() -> TraceTables.build(ranks.get(rank), rank)));
         }
         return built;
     }
@@ -191,7 +181,7 @@ final class DuckDbTraceQuery implements TraceQuery {
                 }
                 eventsDone = onSecondConnection(pool, inserts, events);
             }
-            List<Future<Map<SqlSchema.Table, TableSource>>> built = build(pool, false);
+            List<Future<Map<SqlSchema.Table, TableSource>>> built = build(pool);
             for (int r = 0; r < ranks.size(); r++) {
                 Map<SqlSchema.Table, TableSource> tables = built.get(r).get();
                 built.set(r, null);
@@ -335,56 +325,6 @@ final class DuckDbTraceQuery implements TraceQuery {
             }
         } catch (SQLException e) {
             throw new QueryException("writing Parquet to " + dir + " failed: " + QueryException.oneLine(e.getMessage()), false, e);
-        }
-    }
-
-    /**
-     * {@link TraceQuery#exportParquet(List, Options, Path)}: every rank's tables built and written
-     * straight from their sources, a rank at a time, nothing loaded; the events on a second connection
-     * on the engine's threads (the files' row groups then follow the claims of the threads, not strictly
-     * the events' order; each row keeps its {@code event}). A rank's {@code allocations} go first, one
-     * memory's site analysis made and dropped at a time, then the tables those analyses fill
-     * ({@code memories}, {@code sites}) and the rest: the export holds the store, the small tables and
-     * one memory's analysis, never every memory's at once.
-     */
-    static void exportStreaming(List<TraceInput> ranks, Options options, Path dir) {
-        requireFree(dir);
-        try (DuckDbTraceQuery q = new DuckDbTraceQuery(ranks, options, false)) {
-            q.streamParquet(dir);
-        }
-    }
-
-    private void streamParquet(Path dir) {
-        ExecutorService pool = workers(2);
-        AtomicReference<Statement> events = new AtomicReference<>();
-        Future<?> eventsDone = null;
-        try (Statement s = connection.createStatement()) {
-            s.execute("SET preserve_insertion_order = false");
-            List<String> eventCopies = new ArrayList<>();
-            for (int r = 0; r < ranks.size(); r++) {
-                eventCopies.add(copyTo(dir, SqlSchema.EVENTS, r, scan(SqlSchema.EVENTS, r, options.threads(), false)));
-            }
-            eventsDone = onSecondConnection(pool, eventCopies, events);
-            List<Future<Map<SqlSchema.Table, TableSource>>> built = build(pool, true);
-            for (int r = 0; r < ranks.size(); r++) {
-                Map<SqlSchema.Table, TableSource> tables = built.get(r).get();
-                built.set(r, null);
-                for (Map.Entry<SqlSchema.Table, TableSource> e : tables.entrySet()) {
-                    sources.put(key(e.getKey(), r), e.getValue());
-                    s.execute(copyTo(dir, e.getKey(), r, scan(e.getKey(), r, 1, false)));
-                    sources.remove(key(e.getKey(), r));
-                }
-            }
-            eventsDone.get();
-            eventsDone = null;
-        } catch (SQLException | ExecutionException | RuntimeException e) {
-            throw failure("writing Parquet to " + dir + " failed: ", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new QueryException("writing Parquet was interrupted", false, e);
-        } finally {
-            stop(pool, events, eventsDone);
-            sources.clear();
         }
     }
 

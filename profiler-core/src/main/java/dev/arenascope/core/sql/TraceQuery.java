@@ -76,16 +76,19 @@ public interface TraceQuery extends AutoCloseable {
 
     /**
      * Writes the tables of {@code ranks} as Parquet under {@code dir}, laid out as
-     * {@link #exportParquet(Path)} lays them out, without loading them into an engine: each rank's tables
-     * are built and written straight to their files, the events streamed from the store on
-     * {@link Options#threads()} threads (the files' rows in the order the threads claimed blocks of
-     * events, each row with its {@code event} number). What {@code convert --to parquet} runs.
+     * {@link #exportParquet(Path)} lays them out, with the same columns and types, without an engine:
+     * the project's own Parquet writer, fed by two passes over each rank's events side by side (the
+     * events table on one thread; every other table on the caller's, every memory's allocations in one
+     * replay, each row written as its allocation ends), so memory is the live allocations and the small
+     * tables, not the trace. {@code events} rows are in event order, {@code allocations} rows in the order
+     * the allocations ended (the live ones last). {@code options} is not used (no engine runs). What
+     * {@code convert --to parquet} runs; the files are described in {@code docs/guide/sql.md}.
      *
-     * @throws QueryException when the engine refuses a table or a file cannot be written
+     * @throws QueryException when a file cannot be written
      * @throws IllegalArgumentException when {@code ranks} is empty or {@code dir} holds a table's folder
      */
     static void exportParquet(List<TraceInput> ranks, Options options, Path dir) {
-        DuckDbTraceQuery.exportStreaming(ranks, options, dir);
+        TraceParquet.export(ranks, dir);
     }
 
     /** The rows of {@code table} (one of {@link SqlSchema#TABLES}). */

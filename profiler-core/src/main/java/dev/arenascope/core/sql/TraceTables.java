@@ -38,17 +38,6 @@ final class TraceTables {
      * {@link ColumnTable}s.
      */
     static Map<SqlSchema.Table, TableSource> build(TraceInput input, int rank) {
-        return build(input, rank, false);
-    }
-
-    /**
-     * As {@link #build(TraceInput, int)}; {@code streamed}: the site analyses are made one memory at a
-     * time as the {@code allocations} table is read, each dropped once read, so the rank's tables hold
-     * one memory's analysis at most rather than all of them (the Parquet export). {@code allocations}
-     * then comes first in the map and must be read to its end before {@code memories} and
-     * {@code sites}, which its analyses fill.
-     */
-    static Map<SqlSchema.Table, TableSource> build(TraceInput input, int rank, boolean streamed) {
         TraceView v = input.view();
         Map<SqlSchema.Table, ColumnTable> out = new EnumLikeMap();
         for (SqlSchema.Table t : SqlSchema.TABLES) {
@@ -59,15 +48,12 @@ final class TraceTables {
         long[] eventsPerMemory = new long[maxMemoryId(v) + 2];
         events(v, out, eventsPerMemory);
         AllocationRows allocations = new AllocationRows(rank, v);
-        sitesAndAllocations(v, out, allocations, eventsPerMemory, streamed);
+        sitesAndAllocations(v, out, allocations, eventsPerMemory);
         frames(v, out);
         threadsAndStrings(v, out);
         out.get(SqlSchema.RANKS).add(input.name()).add(input.path()).add(v.session().name()).add(v.session().host())
                 .add(v.eventCount()).add(v.startNs()).add(v.endNs()).add(v.lostEvents());
         Map<SqlSchema.Table, TableSource> tables = new LinkedHashMap<>();
-        if (streamed) {
-            tables.put(SqlSchema.ALLOCATIONS, allocations);
-        }
         for (SqlSchema.Table t : SqlSchema.TABLES) {
             if (t == SqlSchema.ALLOCATIONS) {
                 tables.put(t, allocations);
@@ -78,7 +64,7 @@ final class TraceTables {
         return tables;
     }
 
-    private static int maxMemoryId(TraceView v) {
+    static int maxMemoryId(TraceView v) {
         int max = -1;
         for (MemoryInfo m : v.memories()) {
             max = Math.max(max, m.id());
@@ -86,7 +72,28 @@ final class TraceTables {
         return max;
     }
 
+    /** Receives the {@code pool_requests} rows as they are met, instead of their {@link ColumnTable}. */
+    interface PoolRequests {
+        /** Event {@code k} of {@code b}, trace index {@code idx}, a pool request. */
+        void add(EventBatch b, int k, long idx);
+    }
+
+    /**
+     * The one pass over {@code v}'s events for scopes, scope parameters, markers, pool requests and plan
+     * tensors into their tables of {@code out}, counting events per memory; each batch also goes to
+     * {@code allocations} when not null, and pool requests to {@code pools} when not null.
+     */
+    static void events(TraceView v, Map<SqlSchema.Table, ColumnTable> out, long[] perMemory,
+                       dev.arenascope.core.analysis.AllocationStream allocations, PoolRequests pools) {
+        events0(v, out, perMemory, allocations, pools);
+    }
+
     private static void events(TraceView v, Map<SqlSchema.Table, ColumnTable> out, long[] perMemory) {
+        events0(v, out, perMemory, null, null);
+    }
+
+    private static void events0(TraceView v, Map<SqlSchema.Table, ColumnTable> out, long[] perMemory,
+                                dev.arenascope.core.analysis.AllocationStream allocations, PoolRequests poolSink) {
         ColumnTable scopes = out.get(SqlSchema.SCOPES);
         ColumnTable params = out.get(SqlSchema.SCOPE_PARAMS);
         ColumnTable markers = out.get(SqlSchema.MARKERS);
@@ -110,6 +117,9 @@ final class TraceTables {
             b.clear();
             long to = Math.min(n, from + EventStore.BLOCK_EVENTS);
             TraceStore.copy(v, from, to, b);
+            if (allocations != null) {
+                allocations.onEvents(b);
+            }
             for (int k = 0; k < b.size(); k++) {
                 long idx = from + k;
                 int mem = b.memory(k);
@@ -149,9 +159,15 @@ final class TraceTables {
                         }
                     }
                     case MARKER -> markers.add(idx).add(b.time(k)).add(b.thread(k)).add(v.string(b.ref(k)));
-                    case POOL_REQUEST -> pools.add(mem).add(idx).add(b.time(k)).add(b.thread(k)).add(b.a(k)).add(b.b(k))
+                    case POOL_REQUEST -> {
+                        if (poolSink != null) {
+                            poolSink.add(b, k, idx);
+                        } else {
+                            pools.add(mem).add(idx).add(b.time(k)).add(b.thread(k)).add(b.a(k)).add(b.b(k))
                             .add(b.c(k)).add(b.ref(k)).add((b.flags(k) & Event.FLAG_HIT) != 0)
-                            .add(b.ref2(k)).id(b.site(k));
+                                    .add(b.ref2(k)).id(b.site(k));
+                        }
+                    }
                     case TENSOR_LIVE -> {
                         long key = ((long) mem << 32) | (b.ref(k) & 0xffffffffL);
                         tensorRow.put(key, tensors.rows(), -1);
@@ -176,7 +192,7 @@ final class TraceTables {
         paramsOf.forEach((row, text) -> scopes.set(row, paramText, text.toString()));
     }
 
-    private static final Map<MemoryKind, String> ROLES = new EnumMap<>(Map.of(
+    static final Map<MemoryKind, String> ROLES = new EnumMap<>(Map.of(
             MemoryKind.PLAN_SCRATCH, "scratch",
             MemoryKind.PLAN_PERSISTENT, "persistent",
             MemoryKind.PLAN_CONSTANT, "constant"));
@@ -191,13 +207,9 @@ final class TraceTables {
     }
 
     private static void sitesAndAllocations(TraceView v, Map<SqlSchema.Table, ColumnTable> out, AllocationRows allocations,
-                                            long[] perMemory, boolean streamed) {
+                                            long[] perMemory) {
         for (MemoryInfo m : v.memories()) {
-            if (streamed) {
-                allocations.addLater(m.id(), () -> analyse(v, m, out, perMemory));
-            } else {
-                allocations.add(m.id(), analyse(v, m, out, perMemory));
-            }
+            allocations.add(m.id(), analyse(v, m, out, perMemory));
         }
     }
 
@@ -228,7 +240,7 @@ final class TraceTables {
         return a;
     }
 
-    private static void frames(TraceView v, Map<SqlSchema.Table, ColumnTable> out) {
+    static void frames(TraceView v, Map<SqlSchema.Table, ColumnTable> out) {
         ColumnTable frames = out.get(SqlSchema.FRAMES);
         for (int f = 0, n = v.frameCount(); f < n; f++) {
             StackFrame fr = v.frame(f);
@@ -249,7 +261,7 @@ final class TraceTables {
         }
     }
 
-    private static void threadsAndStrings(TraceView v, Map<SqlSchema.Table, ColumnTable> out) {
+    static void threadsAndStrings(TraceView v, Map<SqlSchema.Table, ColumnTable> out) {
         ColumnTable threads = out.get(SqlSchema.THREADS);
         ColumnTable strings = out.get(SqlSchema.STRINGS);
         if (v instanceof TraceStore s) {

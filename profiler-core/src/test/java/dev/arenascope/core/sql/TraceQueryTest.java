@@ -219,6 +219,12 @@ class TraceQueryTest {
                         + "sum(requested_bytes), sum(address), count(descriptor), count(DISTINCT descriptor), count(site), sum(site), "
                         + "sum(stack), count(DISTINCT category), sum(scope), sum(freed::INT) FROM allocations GROUP BY ALL ORDER BY ALL",
                 "SELECT rank, memory, site, label, function, file, line, depth, stack, source FROM sites ORDER BY ALL",
+                // who held each memory at its peak, by site: the rows of allocations, memories and sites joined
+                "SELECT a.rank, m.name, s.stack, sum(a.bytes), count(*) FROM allocations a"
+                        + " JOIN (SELECT * FROM memories ) m ON a.rank = m.rank AND a.memory = m.memory"
+                        + " LEFT JOIN (SELECT * FROM sites ) s ON s.rank = a.rank AND s.memory = a.memory AND s.site = a.site"
+                        + " WHERE a.alloc_event <= m.peak_event AND (a.free_event IS NULL OR a.free_event > m.peak_event)"
+                        + " GROUP BY ALL ORDER BY ALL",
         };
         List<QueryResult> live = new ArrayList<>();
         try (TraceQuery q = TraceQuery.open(in, SMALL.withEventsTable(false))) {
@@ -234,6 +240,23 @@ class TraceQueryTest {
         for (Path out : List.of(loaded, streamed)) {
             assertTrue(Files.exists(out.resolve("events").resolve("rank=1").resolve("data_0.parquet")), "partitioned by rank");
             assertParquetAnswers(out, questions, live);
+        }
+    }
+
+    @Test
+    void anEmptyTraceExportsEveryTableEmpty(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("empty");
+        TraceQuery.exportParquet(List.of(new TraceInput("empty", "", new EventStore("empty"))), SMALL, out);
+        try (TraceQuery q = TraceQuery.open(List.of(new TraceInput("x", "", new EventStore("x"))),
+                SMALL.withAllowedDirectories(List.of(out)))) {
+            for (SqlSchema.Table t : SqlSchema.TABLES) {
+                QueryResult r = q.query("SELECT count(*) FROM read_parquet('" + out.resolve(t.name()) + "/*/*.parquet')", null, 1);
+                assertEquals(t == SqlSchema.RANKS ? 1L : 0L, r.rows().getFirst().getFirst(), t.name());
+                QueryResult cols = q.query("SELECT name FROM parquet_schema('" + out.resolve(t.name()) + "/rank=0/data_0.parquet')"
+                        + " WHERE num_children IS NULL", null, 100);
+                assertEquals(t.columns().stream().map(SqlSchema.Column::name).filter(c -> !c.equals("rank")).toList(),
+                        cols.rows().stream().map(row -> row.getFirst()).toList(), t.name() + ": the schema's columns, in order");
+            }
         }
     }
 
