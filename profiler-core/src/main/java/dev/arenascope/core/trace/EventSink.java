@@ -46,6 +46,18 @@ public interface EventSink {
     /** A node of the session's stack tree (see {@link SiteTable}). Ids arrive in order from 0. */
     default void onStack(StackNode node) {}
 
+    /**
+     * The site table this sink builds from the frames and nodes announced to it, offered to a producer
+     * that may intern into it directly instead of announcing them (they are then the sink's without a
+     * copy), or null (the default: announce them). Offered only while the table is empty; a producer
+     * that takes it must be the stream's only source of frames and nodes, intern every site before
+     * the events that name it are handed over, and then announces none (the sink has them). An
+     * importer of millions of distinct stacks so keeps one site trie instead of two.
+     */
+    default SiteTable sharedSites() {
+        return null;
+    }
+
     /** A batch of events in time order per thread. The batch is only valid during the call. */
     void onEvents(EventBatch batch);
 

@@ -100,6 +100,16 @@ public final class SiteTable {
     }
 
     /**
+     * Sizes the node index for up to {@code nodes} distinct nodes (a bound the caller knows, such as
+     * the frames of an importer's distinct stacks together), so it is not rehashed while they are
+     * added: neither the rehashes' work nor their old index arrays, garbage a serial collector promotes
+     * and keeps. Ids are the same.
+     */
+    public synchronized void expectNodes(int nodes) {
+        this.nodes.expect(nodes);
+    }
+
+    /**
      * The id of the frame at this location, interning it on first use.
      *
      * @throws IllegalArgumentException when function or file is null, line is negative or flags out of range

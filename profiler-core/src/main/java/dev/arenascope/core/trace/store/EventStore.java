@@ -147,6 +147,17 @@ public final class EventStore implements TraceStore, EventSink {
         }
     }
 
+    /**
+     * The store's own site table while nothing was announced to it: a producer that interns into it
+     * announces nothing ({@link EventSink#sharedSites}), and the store reads its sites from it.
+     */
+    @Override
+    public SiteTable sharedSites() {
+        try (var held = lock.write()) {
+            return sites.frameCount() == 0 && sites.nodeCount() == 0 ? sites : null;
+        }
+    }
+
     /** @throws IllegalArgumentException as {@link SiteTable#add(StackNode)} */
     @Override
     public void onStack(StackNode node) {

@@ -12,6 +12,7 @@ import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
+import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
 
@@ -140,6 +141,12 @@ final class HandOffSink implements EventSink {
     @Override
     public void onStack(StackNode node) {
         call(new Node(node));
+    }
+
+    /** The sink's, asked on the caller's thread (the sink's table is thread-safe). */
+    @Override
+    public SiteTable sharedSites() {
+        return out.sharedSites();
     }
 
     @Override

@@ -109,7 +109,7 @@ final class SnapshotEmitter {
         String name = Path.of(source).getFileName() == null ? source : Path.of(source).getFileName().toString();
         out.onSession(new SessionInfo(name, "unknown", timed ? usToNs(t0) : 0, infos, attrs));
 
-        texts = new StackTexts(snap, this::string);
+        texts = new StackTexts(snap, this::string, out.sharedSites());
         int id = 0;
         List<DeviceState> states = new ArrayList<>();
         for (int d : devices) {

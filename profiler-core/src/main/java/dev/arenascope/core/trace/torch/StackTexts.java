@@ -24,12 +24,22 @@ final class StackTexts {
     private final int[] stackSite;
     private final int[] frameSite;
     private final int[] metaString;
-    private final SiteTable sites = new SiteTable();
+    private final SiteTable sites;
+    /** Whether {@link #sites} is the sink's own ({@link EventSink#sharedSites}): nothing is then announced. */
+    private final boolean shared;
 
-    /** @param strings the emitter's string table: the id of a string, announced to the sink the first time */
-    StackTexts(Snapshot snap, ToIntFunction<String> strings) {
+    /**
+     * @param strings the emitter's string table: the id of a string, announced to the sink the first time
+     * @param sinkSites the sink's site table to intern into instead of announcing ({@link EventSink#sharedSites}), or null
+     */
+    StackTexts(Snapshot snap, ToIntFunction<String> strings, SiteTable sinkSites) {
         this.snap = snap;
         this.strings = strings;
+        this.shared = sinkSites != null;
+        this.sites = shared ? sinkSites : new SiteTable();
+        // a stack's frames are at most that many new nodes: the node index is sized once for all of them
+        // (at 2 M distinct stacks of 3-12 frames, ~15 M nodes, its doublings left ~110 MB of old indexes)
+        sites.expectNodes(snap.stacks().poolSize());
         stackSite = new int[snap.stacks().stackCount()];
         Arrays.fill(stackSite, -2);
         frameSite = new int[snap.stacks().frameCount()];
@@ -118,8 +128,13 @@ final class StackTexts {
         return metaString[meta];
     }
 
-    /** Announces the frames and stack nodes made since the last call, before the events that name them. */
+    /**
+     * Announces the frames and stack nodes made since the last call, before the events that name them
+     * (none when they were made in the sink's own table).
+     */
     void announceNew(EventSink out) {
-        sites.announceNew(out);
+        if (!shared) {
+            sites.announceNew(out);
+        }
     }
 }
