@@ -36,6 +36,19 @@ def _host():
     return _hostname[0]
 
 
+_attrs = [None, None]   # [(pid, argv), the session line's attributes for them]
+
+
+def _attributes(pid):
+    """The session line's attributes (made once a process and command line: a test's session is on
+    every test's path)."""
+    key = (pid, sys.argv[:])
+    if _attrs[0] != key:
+        _attrs[1] = {"client": "arenascope-python", "python": _PYTHON, "pid": str(pid), "argv": " ".join(sys.argv)}
+        _attrs[0] = key
+    return _attrs[1]
+
+
 def current() -> Optional["Session"]:
     """The session recording now, or None (a session started with :func:`start_lazily` is made here,
     on the first call that asks for it)."""
@@ -166,8 +179,7 @@ class Session:
     def _header(self):
         self.writer.queue.append({
             "type": "session", "name": self.name, "host": _host(), "start_epoch_ns": time.time_ns(),
-            "devices": [], "attributes": {"client": "arenascope-python", "python": _PYTHON,
-                                          "pid": str(self.pid), "argv": " ".join(sys.argv)}})
+            "devices": [], "attributes": dict(_attributes(self.pid))})
 
     def rewind(self, name: Optional[str] = None) -> "Session":
         """Starts a closed memory session over as a new, empty recording named ``name`` (its clock from
