@@ -8,7 +8,7 @@
 Registered through the ``pytest11`` entry point (``pip install ./python``); from a checkout,
 ``pytest -p arenascope.pytest_plugin``. Off unless ``--arenascope`` (or ``--arenascope-limit``,
 ``--arenascope-json``) is given or a test carries one of the markers: then each such test is recorded
-in a session of its own, from its setup (function-scoped fixtures count) to the end of its call,
+in its own recording (the process's one memory session, rewound for it), from its setup (function-scoped fixtures count) to the end of its call,
 with the pyopencl, pycuda, hysop and algan adapters on (their libraries are only instrumented if the
 test imports them) and, where the test imported torch and CUDA is there, the caching allocator's own
 counters. See docs/guide/testing.md.
