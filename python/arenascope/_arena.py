@@ -150,14 +150,16 @@ def track_arena(arena: _A, name: Optional[str] = None, session: Optional[Session
             numel *= d
         return state.descriptor(dtype, dims), numel * _itemsize(dtype, t)
 
-    emit = s.emit
-    emit_site = s.emit_site
     mem = state.mem
     cap = capacity
     scopes = state.scopes
 
     @functools.wraps(get_tensor)
     def traced_get_tensor(shape, dtype, persist=False, *args, **kwargs):
+        s = state.session   # read each call: detached (recording nothing) once its session is rewound
+        if s.closed:
+            return get_tensor(shape, dtype, persist, *args, **kwargs)
+        emit = s.emit
         f0 = arena.current_pointer
         b0 = arena.current_reverse_pointer
         try:
@@ -182,7 +184,7 @@ def track_arena(arena: _A, name: Optional[str] = None, session: Optional[Session
                 pass
         used = state.used = f + cap - b
         aux = state.aux = cap - b
-        out = emit_site if s.stacks else emit
+        out = s.emit_site if s.stacks else emit
         if persist:
             out(K.ALLOC, mem, K.FLAG_BACKWARD, b, b0 - b, nbytes, used, aux, ref, scopes[-1] if scopes else -1)
         else:
@@ -217,7 +219,7 @@ def track_arena(arena: _A, name: Optional[str] = None, session: Optional[Session
     note = getattr(arena, "note_scope_params", None)
 
     def traced_note(**params):
-        s.scope_params(state, params)
+        state.session.scope_params(state, params)
         if note is not None:
             return note(**params)
     arena.note_scope_params = traced_note

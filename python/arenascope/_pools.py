@@ -27,6 +27,12 @@ from ._session import Session, Tracked, current
 
 _P = TypeVar("_P")
 
+# the hot paths' names as module globals (one lookup each, not a module's and then its attribute's)
+_now = time.perf_counter_ns
+_weakref = weakref.ref
+_get_ident = threading.get_ident
+_POOL_REQUEST, _RESERVE, _POOL_HOLD, _FLAG_HIT, _INT_MAX = K.POOL_REQUEST, K.RESERVE, K.POOL_HOLD, K.FLAG_HIT, K.INT_MAX
+
 
 _ADDRESS_ATTRS = ("int_ptr", "ptr", "address", "gpudata")
 _address_attr = {}   # buffer type -> the attribute holding its address (None: int() of it, else id())
@@ -113,27 +119,27 @@ class _PoolState(Tracked):
         block = _Block(addr, bin_nr, size)
         self.active[addr] = block
         self.used = used = self.used + size
-        t1 = time.perf_counter_ns()
+        t1 = _now()
         t = t1 - s.t0
         dur = t1 - t0
-        if dur > K.INT_MAX:
-            dur = K.INT_MAX
+        if dur > _INT_MAX:
+            dur = _INT_MAX
         q = s._queue
-        tid = s._threads.get(threading.get_ident())
+        tid = s._threads.get(_get_ident())
         if s.stacks or tid is None or len(q) + 2 > s._cap:
             out = s.emit_site if s.stacks else s.emit
             if hit:
-                out(K.POOL_REQUEST, self.mem, K.FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
+                out(_POOL_REQUEST, self.mem, _FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
             else:
                 self.aux += size
-                s.emit(K.RESERVE, self.mem, 0, addr, size, 0, used - size, self.aux, -1, -1, t)
-                out(K.POOL_REQUEST, self.mem, 0, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
+                s.emit(_RESERVE, self.mem, 0, addr, size, 0, used - size, self.aux, -1, -1, t)
+                out(_POOL_REQUEST, self.mem, 0, addr, size, nbytes, used, self.aux, bin_nr, dur, t)
         elif hit:   # the session's emit, inlined (no stacks, room in the queue, the thread declared)
-            q.append((t, K.POOL_REQUEST, self.mem, tid, K.FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur))
+            q.append((t, _POOL_REQUEST, self.mem, tid, _FLAG_HIT, addr, size, nbytes, used, self.aux, bin_nr, dur))
         else:
             self.aux = aux = self.aux + size
-            q.append((t, K.RESERVE, self.mem, tid, 0, addr, size, 0, used - size, aux, -1, -1))
-            q.append((t, K.POOL_REQUEST, self.mem, tid, 0, addr, size, nbytes, used, aux, bin_nr, dur))
+            q.append((t, _RESERVE, self.mem, tid, 0, addr, size, 0, used - size, aux, -1, -1))
+            q.append((t, _POOL_REQUEST, self.mem, tid, 0, addr, size, nbytes, used, aux, bin_nr, dur))
         return block
 
     def give_back(self, block, held=None):
@@ -159,11 +165,11 @@ class _PoolState(Tracked):
                 lst.append(block.address)
                 self.held_count += 1
                 q = s._queue
-                tid = s._threads.get(threading.get_ident())
+                tid = s._threads.get(_get_ident())
                 if tid is None or len(q) >= s._cap:
-                    s.emit(K.POOL_HOLD, self.mem, 0, block.address, block.size, 0, self.used, self.aux, block.bin, -1)
+                    s.emit(_POOL_HOLD, self.mem, 0, block.address, block.size, 0, self.used, self.aux, block.bin, -1)
                 else:   # the session's emit, inlined
-                    q.append((time.perf_counter_ns() - s.t0, K.POOL_HOLD, self.mem, tid, 0, block.address, block.size, 0,
+                    q.append((_now() - s.t0, _POOL_HOLD, self.mem, tid, 0, block.address, block.size, 0,
                               self.used, self.aux, block.bin, -1))
             else:
                 self._release(block.address, block.bin, block.size)
@@ -225,7 +231,7 @@ def _traced_request(state, orig, pool, nbytes, args, kwargs):
     no buffer out and holds none), the bin of a size asked of the pool once per pool family
     (:func:`bins_for`)."""
     with state.lock:
-        t0 = time.perf_counter_ns()
+        t0 = _now()
         buf = orig(pool, nbytes, *args, **kwargs)
         found = state.bins.get(nbytes)
         bin_nr, size = found if found is not None else state.bin_of(pool, nbytes)
@@ -243,7 +249,7 @@ def _traced_request(state, orig, pool, nbytes, args, kwargs):
                 state.reconcile(pool, 0)   # a retried allocation freed the held blocks first
         block = state.request(buf, nbytes, bin_nr, size, hit, t0)
         try:   # _watch, inlined
-            block.ref = weakref.ref(buf)
+            block.ref = _weakref(buf)
         except TypeError:
             block.ref = None
         block.key = key = id(buf)

@@ -36,6 +36,19 @@ def _host():
     return _hostname[0]
 
 
+_attrs = [None, None]   # [(pid, argv), the session line's attributes for them]
+
+
+def _attributes(pid):
+    """The session line's attributes (made once a process and command line: a test's session is on
+    every test's path)."""
+    key = (pid, sys.argv[:])
+    if _attrs[0] != key:
+        _attrs[1] = {"client": "arenascope-python", "python": _PYTHON, "pid": str(pid), "argv": " ".join(sys.argv)}
+        _attrs[0] = key
+    return _attrs[1]
+
+
 def current() -> Optional["Session"]:
     """The session recording now, or None (a session started with :func:`start_lazily` is made here,
     on the first call that asks for it)."""
@@ -161,10 +174,46 @@ class Session:
         self._global_scopes = []   # (name, {mem: scope id}) of the open arenascope.scope()s
         self._on_close = []        # adapters' last looks (e.g. pool buffers collected since their last operation)
         self.closed = False
+        self._header()
+
+    def _header(self):
         self.writer.queue.append({
             "type": "session", "name": self.name, "host": _host(), "start_epoch_ns": time.time_ns(),
-            "devices": [], "attributes": {"client": "arenascope-python", "python": _PYTHON,
-                                          "pid": str(self.pid), "argv": " ".join(sys.argv)}})
+            "devices": [], "attributes": dict(_attributes(self.pid))})
+
+    def rewind(self, name: Optional[str] = None) -> "Session":
+        """Starts a closed memory session over as a new, empty recording named ``name`` (its clock from
+        now, its string, thread and memory tables empty), keeping its writer, sink and locks: the pytest
+        plugin records a suite's tests one after another in one session this way instead of making and
+        closing one a test. The earlier recording is gone (save it first). The memories it tracked are
+        detached: their adapters record nothing more (as after :meth:`close`), here or in a later
+        recording. Returns the session, not yet current (:func:`start` or :func:`start_lazily`)."""
+        if not isinstance(self.writer.sink, MemorySink):
+            raise ValueError("rewind() is a memory session's (this one records to %s)" % self.writer.sink.describe())
+        if not self.closed or self.forked_from is not None:
+            raise ValueError("a memory session is rewound once it is closed")
+        self.detach()
+        if name is not None:
+            self.name = name
+        self.t0 = time.perf_counter_ns()
+        self._strings = {}
+        self._threads = {}
+        self._next_memory = 0
+        self._next_scope = 0
+        self.writer.rewind()
+        self.closed = False
+        self._header()
+        return self
+
+    def detach(self) -> None:
+        """Lets go of the memories the session tracked: each adapter's state is pointed at a recording
+        that takes nothing (closed), so nothing of it reaches this session any more, and the session and
+        those states no longer refer to each other (freed without waiting for a full collection)."""
+        for tracked in self._memories.values():
+            tracked.session = DETACHED
+        self._memories = {}
+        self._on_close = []
+        self._global_scopes = []
 
     # ------------------------------------------------------------------ tables
 
@@ -395,6 +444,31 @@ class Session:
         if isinstance(sink, LiveSink):
             return not sink.broken and sink.delivered_events == w.events_written
         return True
+
+
+class _Detached(Session):
+    """Where the memories of a rewound (or detached) session record to: nowhere. Closed, so the adapters
+    that look (pools) record nothing; events of those that do not (an arena's) are dropped here."""
+
+    def __init__(self):
+        Session.__init__(self, memory=True, name="detached")
+        self.closed = True
+        self.writer.queue.clear()
+
+    def emit(self, *args, **kwargs) -> None:
+        pass
+
+    emit_site = emit
+
+    def intern(self, text: str) -> int:
+        return -1
+
+    def register(self, *args, **kwargs):
+        raise RuntimeError("a detached memory registers nothing")
+
+
+#: The one recording detached memories point at (see :meth:`Session.detach`).
+DETACHED = _Detached()
 
 
 def _int_param(key, value):

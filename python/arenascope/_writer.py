@@ -505,6 +505,19 @@ class Writer:
             self.error = "cannot write %s: %s" % (self.sink.describe(), e)
             print("arenascope: " + self.error + " (recording stopped; what was written is readable)", file=sys.stderr)
 
+    def rewind(self):
+        """A closed memory writer made ready for a new recording (see ``Session.rewind``): its queue,
+        counts and sink emptied."""
+        if self.pumped or not self._closed:
+            raise ValueError("only a closed memory writer is rewound")
+        self.queue.clear()
+        self.dropped = 0
+        self._reported = 0
+        self.events_written = 0
+        self.error = None
+        self.sink.items = []
+        self._closed = False
+
     def abandon(self):
         """In a forked child: drops the queue (the parent's events) and the sink, writing nothing."""
         self.queue.clear()
@@ -520,6 +533,14 @@ class Writer:
         with self._lock:
             if self._closed:
                 return
-            self._drain()
+            q = self.queue
+            if not self.pumped and not self.sink.items and self.dropped == self._reported and self.error is None:
+                # a memory session that never filled its queue (a test's, mostly): the queue is the recording
+                # (the session is closed already, so no adapter appends any more)
+                items = self.sink.items = list(q)
+                q.clear()
+                self.events_written += operator.countOf(map(type, items), tuple)
+            else:
+                self._drain()
             self._closed = True
         self.sink.close(self.events_written, self.dropped)

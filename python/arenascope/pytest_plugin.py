@@ -8,7 +8,7 @@
 Registered through the ``pytest11`` entry point (``pip install ./python``); from a checkout,
 ``pytest -p arenascope.pytest_plugin``. Off unless ``--arenascope`` (or ``--arenascope-limit``,
 ``--arenascope-json``) is given or a test carries one of the markers: then each such test is recorded
-in a session of its own, from its setup (function-scoped fixtures count) to the end of its call,
+in its own recording (the process's one memory session, rewound for it), from its setup (function-scoped fixtures count) to the end of its call,
 with the pyopencl, pycuda, hysop and algan adapters on (their libraries are only instrumented if the
 test imports them) and, where the test imported torch and CUDA is there, the caching allocator's own
 counters. See docs/guide/testing.md.
@@ -183,9 +183,10 @@ class _Run:
         self.error = None
         self.baseline = {}
 
-    def make_session(self, name, stacks):
-        """The test's session, made by the first adapter (or scope, marker) that asks for one."""
-        s = _sessions().Session(memory=True, name=name, stacks=stacks)
+    def make_session(self, recorder, name):
+        """The test's session, made by the first adapter (or scope, marker) that asks for one: the
+        process's memory session of the tests before, rewound (see Recorder.session_for)."""
+        s = recorder.session_for(name)
         if self.measuring:
             s.marker(testing.MEASURE_MARKER)
         self.session = s
@@ -218,6 +219,20 @@ class Recorder:
         self.bad = {}       # nodeid -> the usage error of its markers (pytest-xdist workers)
         self.usage_errors = []
         self.adapters_on = False
+        self._spare = None   # the memory session of the tests before, to be rewound for the next one
+
+    def session_for(self, name):
+        """A memory session for one test: the one the tests before recorded in, rewound (a test's recording
+        is gone from it once its report is made), else a new one. One session a process, not one a test."""
+        s, self._spare = self._spare, None
+        if s is None:
+            return _sessions().Session(memory=True, name=name, stacks=self.stacks)
+        return s.rewind(name)
+
+    def _done_with(self, session):
+        """A test's recording is no longer needed (its figures read, its trace kept or not)."""
+        if session is not None and session.closed and session.forked_from is None:
+            self._spare = session
 
     # ------------------------------------------------------------------ collection
 
@@ -265,8 +280,8 @@ class Recorder:
             self.adapters_on = True
         # recorded into memory, by a session made only when the test first records (a pool, an arena):
         # the figures are read from its events, and a trace is written only for a test whose trace is kept
-        nodeid, stacks = item.nodeid, self.stacks
-        _session.start_lazily(lambda: run.make_session(nodeid, stacks))
+        nodeid = item.nodeid
+        _session.start_lazily(lambda: run.make_session(self, nodeid))
         run.live = True
         run.torch = _TorchCounters.start()
 
@@ -310,10 +325,9 @@ class Recorder:
         _session.stop_lazily(s)
         run.session = None
         if s is not None:
-            # the session and its memories' states refer to each other: undone here, a test's session is
-            # freed now rather than by the next full collection (costly in a process holding numpy and OpenCL)
-            for table in ("_memories", "_on_close", "_global_scopes"):
-                getattr(s, table, {}).clear()
+            # the test's memories record nothing more (here or in the tests after), and they and the
+            # session no longer refer to each other (nothing of them waits for a full collection)
+            s.detach()
             run.recording = s
             fig = testing.figures_of(s)
             lost = s.lost
@@ -344,8 +358,11 @@ class Recorder:
                 run.live = False
                 s, run.session = run.session, None
                 _sessions().stop_lazily(s)
-                if s is not None and self.keep == "all":
-                    self._save(item.nodeid, s)
+                if s is not None:
+                    s.detach()
+                    if self.keep == "all":
+                        self._save(item.nodeid, s)
+                    self._done_with(s)
                 return
         if rep.when != "call":
             return
@@ -361,7 +378,8 @@ class Recorder:
         if keep:
             run.path = self._save(item.nodeid, run.recording)
             keep = run.path is not None
-        run.recording = None   # its events go with it
+        self._done_with(run.recording)   # its events go with the next test's rewind
+        run.recording = None
         run.result["outcome"] = "failed" if failed else rep.outcome
         run.result["trace"] = run.path if keep else None
         run.result["violations"] = [v[0] for v in run.violations]

@@ -111,6 +111,16 @@ class Figures:
         self._frames = {}
         self._stacks = {}
         self._scope_names = {}
+        self._detail = None   # figures_of: makes the replayed Figures whose events by site these lack
+
+    def _replayed(self, memory):
+        """(figures, memory) holding ``memory``'s events: these, or (figures_of) a replay made on first use."""
+        detail = self._detail
+        if detail is None:
+            return self, memory
+        if detail.__class__ is not Figures:
+            detail = self._detail = detail()
+        return detail, next(m for m in detail.memories if m.id == memory.id)
 
     def site_label(self, memory, site, scope):
         """The allocating frame and its caller (``upload test_x.py:18 <- test_grows test_x.py:24``);
@@ -134,11 +144,13 @@ class Figures:
 
     def sites_at_peak(self, memory):
         """[(label, bytes)] live at the memory's peak, largest first."""
-        return self._by_site(memory, memory._peak_index)
+        fig, memory = self._replayed(memory)
+        return fig._by_site(memory, memory._peak_index)
 
     def sites_at_end(self, memory, since_start=True):
         """[(label, bytes)] live at the end (only what the measured run allocated, when ``since_start``)."""
-        return self._by_site(memory, len(memory._events) - 1, since_start)
+        fig, memory = self._replayed(memory)
+        return fig._by_site(memory, len(memory._events) - 1, since_start)
 
     def _by_site(self, memory, upto, measured_only=False):
         events = memory._events
@@ -292,9 +304,69 @@ def read_figures(path):
 def figures_of(session):
     """The :class:`Figures` of a closed memory session (``arenascope.Session(memory=True)``), read from
     its queued items without writing or parsing its lines: the same figures :func:`read_figures` gives
-    for the file :meth:`~arenascope.Session.save` writes."""
-    r = _Reader()
+    for the file :meth:`~arenascope.Session.save` writes.
+
+    One pass takes each memory's counters (peak, reserved peak, bytes in use where the measured run
+    began and at the end, allocations, losses); the events by site, which only a broken limit's message
+    needs, are gathered from the same items when first asked for (:meth:`Figures.sites_at_peak`)."""
+    items = session.items()
     sites = session.writer.sink.sites
+    fig = Figures()
+    mems = {}
+    marker = None     # the measured-run marker's string id
+    measured = False
+    memories = fig.memories
+    for item in items:
+        cls = item.__class__
+        if cls is tuple:
+            # (t, kind, mem, thread, flags, a, b, c, used, aux, ref, ref2[, site])
+            kind = item[1]
+            if kind == "MARKER":
+                if marker is not None and item[10] == marker:
+                    for mf in memories:
+                        mf.start_used = mf.end_used
+                        mf.allocations = 0
+                    measured = True
+                continue
+            mf = mems.get(item[2])
+            if mf is not None:
+                if kind in _ALLOCATING:
+                    mf.allocations += 1
+                used = item[8]
+                if used > mf.peak:
+                    mf.peak = used
+                if item[9] > mf.reserved_peak and mf.kind == "POOL":
+                    mf.reserved_peak = item[9]
+                mf.end_used = used
+            continue
+        if cls is not dict:   # a ready line: the general reader
+            return _figures_replayed(session, items, sites)
+        typ = item.get("type")
+        obj = item
+        if typ == "memory":
+            mf = MemoryFigures(obj["id"], obj.get("name", ""), obj.get("kind", ""), obj.get("device", ""))
+            mems[mf.id] = mf
+            memories.append(mf)
+        elif typ == "string":
+            if obj["value"] == MEASURE_MARKER:
+                marker = obj["id"]
+        elif typ == "loss":
+            fig.lost += int(obj.get("count", 0))
+        elif typ is None and "kind" in obj:
+            return _figures_replayed(session, items, sites)   # an event in another layout: the general reader
+    if marker is None or not measured:
+        for mf in memories:   # no measured-run marker: the whole recording is the measured run
+            mf.start_used = 0
+    fig._detail = lambda: _figures_replayed(session, items, sites)
+    return fig
+
+
+def _figures_replayed(session, items=None, sites=None):
+    """figures_of's answer with every memory's events by site (a replay of the items through _Reader)."""
+    if items is None:
+        items = session.items()
+        sites = session.writer.sink.sites
+    r = _Reader()
     if sites is not None:   # the process's site table (read only here)
         r.fig._frames = sites.frame_of
         r.fig._stacks = sites.node_of
@@ -302,7 +374,7 @@ def figures_of(session):
     meta = r.meta
     loads = json.loads
     mems = r.mems
-    for item in session.items():
+    for item in items:
         cls = item.__class__
         if cls is dict:
             meta(item)
