@@ -63,9 +63,10 @@ final class TightSplit {
     private final long[] hi;
     private final long[] size;
     private long searchNodes;
+    private long eventsLookedAt;
     private int largestSearched;
     private int attempts;
-    private int lastScore;           // how sure smallestBalanced's last answer is: 0 (surest) to 3
+    int lastScore;                   // how sure smallestBalanced's last answer is: 0 (surest) to 3
 
     TightSplit(PlanProblem problem, long capacity, long deadline) {
         this.problem = problem;
@@ -85,6 +86,11 @@ final class TightSplit {
     /** Nodes the searches of the pieces that did not come apart took, in all. */
     long searchNodes() {
         return searchNodes;
+    }
+
+    /** Events the forced joins looked at (their nets summed and judged), in all: the split's own work. */
+    long eventsLookedAt() {
+        return eventsLookedAt;
     }
 
     /** The most buffers one piece searched held. */
@@ -417,6 +423,7 @@ final class TightSplit {
                 }
                 st.dirty[x] = false;
                 st.dirtyCount--;
+                eventsLookedAt++;
                 roots.clear();
                 long[] v = nets(st.parent, piece, reducible.get(x), roots);
                 if (roots.isEmpty()) {
@@ -499,7 +506,7 @@ final class TightSplit {
      * values that cancel first, then three, then the smallest common sum (few pieces that cancel are
      * the likeliest to be one region's; a chance match among many small pieces the least).
      */
-    private int[] smallestBalanced(long[] v, int[] part, SplittableRandom rnd) {
+    int[] smallestBalanced(long[] v, int[] part, SplittableRandom rnd) {
         if (part.length < 4) {
             return null; // a proper part and its rest each need a positive and a negative value
         }
@@ -556,7 +563,7 @@ final class TightSplit {
      * of positives and negated negatives) on bit sets, 64 sums a word, where the part's own search
      * keeps an item per sum. {@link #propagate} asks this of every event it looks at and needs no part.
      */
-    private static int balancedScore(long[] v) {
+    static int balancedScore(long[] v) {
         if (v.length < 4) {
             return -1;
         }
