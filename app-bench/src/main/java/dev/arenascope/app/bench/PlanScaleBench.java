@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.arenascope.core.analysis.AllocationProblem;
+import dev.arenascope.core.plan.HeightProfile;
 import dev.arenascope.core.plan.Packing;
 import dev.arenascope.core.plan.PlanProblem;
 import dev.arenascope.core.plan.SweepPlanner;
@@ -30,7 +31,10 @@ import dev.arenascope.core.plan.TrainingSteps;
  * {@code cpu_s} (the planning thread's CPU seconds) and {@code heap_mb} (the heap pools' peak usage
  * during planning, summed: an upper estimate of the heap it needed, the problem included). Time limit
  * 60 s a problem ({@code ARENASCOPE_PLAN_SCALE_LIMIT_S}); run under {@code -Xmx2g} for the issue's
- * budget.
+ * budget. Then, from {@link HeightProfile}, where the gap sits: {@code steps} (steps with a buffer live),
+ * {@code steps_above_2pct} (steps at which the arena's top is above 1.02 x the load), {@code
+ * steps_live_98pct} (steps with at least 0.98 x the load live) and {@code holes_at_peak_pct} (the holes
+ * below the top where the live bytes are at their most, in percent of the load).
  */
 final class PlanScaleBench implements BenchSuite {
 
@@ -80,5 +84,12 @@ final class PlanScaleBench implements BenchSuite {
         f.put(k + "s", s.elapsedNanos() / 1e9);
         f.put(k + "cpu_s", cpu);
         f.put(k + "heap_mb", heap / (double) (1 << 20));
+        // where the gap sits (after the timing): steps above 1.02 x the load, and the holes at the live peak
+        HeightProfile h = HeightProfile.of(p, s.offsets());
+        long lb = s.lowerBound();
+        f.put(k + "steps", (double) h.stepsAbove(-1));
+        f.put(k + "steps_above_2pct", (double) h.stepsAbove(lb + lb / 50));
+        f.put(k + "steps_live_98pct", (double) h.stepsLiveAtLeast(lb - lb / 50));
+        f.put(k + "holes_at_peak_pct", lb == 0 ? 0 : h.holesAtLivePeak() * 100.0 / lb);
     }
 }

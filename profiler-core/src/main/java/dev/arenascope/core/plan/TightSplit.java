@@ -63,9 +63,10 @@ final class TightSplit {
     private final long[] hi;
     private final long[] size;
     private long searchNodes;
+    private long eventsLookedAt;
     private int largestSearched;
     private int attempts;
-    private int lastScore;           // how sure smallestBalanced's last answer is: 0 (surest) to 3
+    int lastScore;                   // how sure smallestBalanced's last answer is: 0 (surest) to 3
 
     TightSplit(PlanProblem problem, long capacity, long deadline) {
         this.problem = problem;
@@ -85,6 +86,11 @@ final class TightSplit {
     /** Nodes the searches of the pieces that did not come apart took, in all. */
     long searchNodes() {
         return searchNodes;
+    }
+
+    /** Events the forced joins looked at (their nets summed and judged), in all: the split's own work. */
+    long eventsLookedAt() {
+        return eventsLookedAt;
     }
 
     /** The most buffers one piece searched held. */
@@ -274,7 +280,7 @@ final class TightSplit {
         // at events with a common part: first every join that is forced (the groups out of balance there
         // have no part in balance, so they are one region's), to a fixpoint; then one guess, and again.
         // Guesses go surest first (see smallestBalanced), fewest groups out of balance next
-        Joins st = new Joins(parent, new long[reducible.size()], new int[reducible.size()]);
+        Joins st = new Joins(parent, reducible);
         while (true) {
             if (System.nanoTime() > deadline) {
                 return null;
@@ -308,42 +314,148 @@ final class TightSplit {
         return out;
     }
 
-    /** Union-find over a piece's members with what each reducible event's last look found. */
-    private record Joins(int[] parent, long[] seen, int[] sureness) {}
+    /**
+     * Union-find over a piece's members, with what each reducible event's last look found and which
+     * events must be looked at again. A join changes the nets only at events where both joined groups
+     * have members, so it marks the events of the smaller group's members (each member is in at most
+     * two: where it starts and where it ends); the groups' members are circular lists spliced in O(1).
+     * Every other event would be found as it was, so {@link #propagate} looks only at the marked ones:
+     * O(n log n) events looked at again in all, where looking at every event after every join made the
+     * split of 4,096 buffers spend its whole time limit there. Roots are chosen as before (the first
+     * group's root points to the second's), so the joins and the guesses are the same as looking at all.
+     */
+    private static final class Joins {
+        final int[] parent;
+        final long[] seen;          // per event: the signature of the nets last decided there (0: none)
+        final int[] sureness;       // per event: smallestBalanced's score when it was last decided
+        final int[] rank;           // per event: its rank as a guess, -1 when in balance
+        final boolean[] dirty;      // per event: its nets may have changed since it was last looked at
+        final int[][] eventsOf;     // per member: the reducible events it is in
+        final int[] next;           // per member: the next member of its group (a circular list)
+        final int[] groupSize;      // per root: its members
+        int dirtyCount;
+
+        Joins(int[] parent, List<int[][]> reducible) {
+            int k = parent.length;
+            int r = reducible.size();
+            this.parent = parent;
+            seen = new long[r];
+            sureness = new int[r];
+            rank = new int[r];
+            Arrays.fill(rank, -1);
+            dirty = new boolean[r];
+            Arrays.fill(dirty, true);
+            dirtyCount = r;
+            int[] count = new int[k];
+            for (int[][] ev : reducible) {
+                for (int[] side : ev) {
+                    for (int q : side) {
+                        count[q]++;
+                    }
+                }
+            }
+            eventsOf = new int[k][];
+            for (int q = 0; q < k; q++) {
+                eventsOf[q] = new int[count[q]];
+                count[q] = 0;
+            }
+            for (int x = 0; x < r; x++) {
+                for (int[] side : reducible.get(x)) {
+                    for (int q : side) {
+                        eventsOf[q][count[q]++] = x;
+                    }
+                }
+            }
+            next = new int[k];
+            groupSize = new int[k];
+            int[] last = new int[k];
+            Arrays.fill(last, -1);
+            for (int q = 0; q < k; q++) {
+                int root = find(parent, q);
+                groupSize[root]++;
+                if (last[root] < 0) {
+                    next[q] = q;
+                } else {
+                    next[q] = next[last[root]];
+                    next[last[root]] = q;
+                }
+                last[root] = q;
+            }
+        }
+
+        void join(int x, int y) {
+            int a = find(parent, x);
+            int b = find(parent, y);
+            if (a == b) {
+                return;
+            }
+            int small = groupSize[a] <= groupSize[b] ? a : b;
+            int q = small;
+            do {
+                for (int ev : eventsOf[q]) {
+                    if (!dirty[ev]) {
+                        dirty[ev] = true;
+                        dirtyCount++;
+                    }
+                }
+                q = next[q];
+            } while (q != small);
+            int t = next[a];       // splice the two circles
+            next[a] = next[b];
+            next[b] = t;
+            parent[a] = b;
+            groupSize[b] += groupSize[a];
+        }
+    }
 
     /**
-     * Makes every join balance forces, to a fixpoint; returns the events still out of balance as
-     * {event index, rank} (rank: how sure its guess is, then how many groups are out of balance there).
+     * Makes every join balance forces, to a fixpoint: passes over the events in order, each looking at
+     * the events marked since (see {@link Joins}); returns the events still out of balance as {event
+     * index, rank}, in event order (rank: how sure its guess is, then how many groups are out of
+     * balance there).
      */
     private List<int[]> propagate(Joins st, int[] piece, List<int[][]> reducible) {
-        boolean changed = true;
-        List<int[]> cands = new ArrayList<>();
-        while (changed) {
-            changed = false;
-            cands.clear();
+        List<Integer> roots = new ArrayList<>();
+        while (st.dirtyCount > 0) {
             for (int x = 0; x < reducible.size(); x++) {
-                List<Integer> roots = new ArrayList<>();
-                long[] v = nets(st.parent, piece, reducible.get(x), roots);
-                if (roots.isEmpty()) {
+                if (!st.dirty[x]) {
                     continue;
                 }
+                st.dirty[x] = false;
+                st.dirtyCount--;
+                eventsLookedAt++;
+                roots.clear();
+                long[] v = nets(st.parent, piece, reducible.get(x), roots);
+                if (roots.isEmpty()) {
+                    st.rank[x] = -1;
+                    continue;
+                }
+                // whether a part is in balance, and how sure the guess is, depend only on the values
+                long[] sorted = v.clone();
+                Arrays.sort(sorted);
                 long sig = 17;
-                for (int q = 0; q < v.length; q++) {
-                    sig = sig * 1_000_003L + roots.get(q) * 31L + v[q];
+                for (long value : sorted) {
+                    sig = sig * 1_000_003L + value;
                 }
                 if (st.seen[x] != sig) {
-                    int[] sub = smallestBalanced(v, identity(v.length), null);
-                    if (sub == null) {
+                    int score = balancedScore(v);
+                    if (score < 0) {
+                        st.rank[x] = -1;
                         for (int q = 1; q < roots.size(); q++) {
-                            union(st.parent, roots.get(0), roots.get(q));
+                            st.join(roots.get(0), roots.get(q));
                         }
-                        changed = true;
                         continue;
                     }
                     st.seen[x] = sig;
-                    st.sureness[x] = lastScore;
+                    st.sureness[x] = score;
                 }
-                cands.add(new int[] {x, st.sureness[x] * (1 << 20) + roots.size()});
+                st.rank[x] = st.sureness[x] * (1 << 20) + roots.size();
+            }
+        }
+        List<int[]> cands = new ArrayList<>();
+        for (int x = 0; x < st.rank.length; x++) {
+            if (st.rank[x] >= 0) {
+                cands.add(new int[] {x, st.rank[x]});
             }
         }
         return cands;
@@ -358,9 +470,8 @@ final class TightSplit {
             g = identity(v.length);
         }
         for (int q = 1; q < g.length; q++) {
-            union(st.parent, roots.get(g[0]), roots.get(g[q]));
+            st.join(roots.get(g[0]), roots.get(g[q]));
         }
-        Arrays.fill(st.seen, 0);
     }
 
     /** Bytes starting minus ending at one event per group out of balance there (its root into {@code roots}). */
@@ -395,7 +506,7 @@ final class TightSplit {
      * values that cancel first, then three, then the smallest common sum (few pieces that cancel are
      * the likeliest to be one region's; a chance match among many small pieces the least).
      */
-    private int[] smallestBalanced(long[] v, int[] part, SplittableRandom rnd) {
+    int[] smallestBalanced(long[] v, int[] part, SplittableRandom rnd) {
         if (part.length < 4) {
             return null; // a proper part and its rest each need a positive and a negative value
         }
@@ -444,6 +555,105 @@ final class TightSplit {
         }
         lastScore = 3;
         return smallestCommonSum(v, part);
+    }
+
+    /**
+     * What {@code smallestBalanced(v, all, null)} would score (0 to 3), or -1 where it finds no part in
+     * balance, without building the part: the same tests in the same order, the last one (a common sum
+     * of positives and negated negatives) on bit sets, 64 sums a word, where the part's own search
+     * keeps an item per sum. {@link #propagate} asks this of every event it looks at and needs no part.
+     */
+    static int balancedScore(long[] v) {
+        if (v.length < 4) {
+            return -1;
+        }
+        HashMap<Long, Integer> count = new HashMap<>();
+        for (long x : v) {
+            count.merge(x, 1, Integer::sum);
+        }
+        boolean pair = false;
+        for (long x : v) {
+            Integer y = x > 0 ? count.get(-x) : null;
+            if (y != null) {
+                if (count.get(x) == 1 && y == 1) {
+                    return 0;
+                }
+                pair = true;
+            }
+        }
+        if (pair) {
+            return 1;
+        }
+        if (v.length >= 5 && v.length <= 400) {
+            for (int i = 0; i < v.length; i++) {
+                for (int j = i + 1; j < v.length; j++) {
+                    if ((v[i] > 0) == (v[j] > 0) && count.containsKey(-(v[i] + v[j]))) {
+                        return 2;
+                    }
+                }
+            }
+        }
+        long g = 0;
+        long total = 0;
+        int pos = 0;
+        int neg = 0;
+        for (long x : v) {
+            g = gcd(g, Math.abs(x));
+            if (x > 0) {
+                total += x;
+                pos++;
+            } else {
+                neg++;
+            }
+        }
+        if (pos < 2 && neg < 2 || g == 0 || total / g + 1 > MAX_SUM_BITS) {
+            return -1;
+        }
+        int w = (int) (total / g);
+        long[] p = subsetSums(v, g, w, true);
+        long[] n = subsetSums(v, g, w, false);
+        for (int word = 0; word < p.length; word++) {
+            long both = p[word] & n[word];
+            if (word == 0) {
+                both &= ~1L;                      // the empty part
+            }
+            if (word == (w >> 6)) {
+                both &= (1L << (w & 63)) - 1;     // sums from w up: the whole
+            }
+            if (word > (w >> 6)) {
+                both = 0;
+            }
+            if (both != 0) {
+                return 3;
+            }
+        }
+        return -1;
+    }
+
+    /** The sums (in units of {@code g}, 0 to {@code w}) of parts of the positive (or negated negative) values, as bits. */
+    private static long[] subsetSums(long[] v, long g, int w, boolean positive) {
+        long[] bits = new long[(w >> 6) + 1];
+        bits[0] = 1;
+        for (long x : v) {
+            if ((x > 0) != positive) {
+                continue;
+            }
+            long units = Math.abs(x) / g;
+            if (units > w) {
+                continue;
+            }
+            int sh = (int) units;
+            int ws = sh >> 6;
+            int bs = sh & 63;
+            for (int word = bits.length - 1; word >= ws; word--) {
+                long add = bits[word - ws] << bs;
+                if (bs != 0 && word - ws - 1 >= 0) {
+                    add |= bits[word - ws - 1] >>> (64 - bs);
+                }
+                bits[word] |= add;
+            }
+        }
+        return bits;
     }
 
     /** A proper subset of {@code part} whose values sum to zero at the smallest common sum of positives and negated negatives, or null. */
