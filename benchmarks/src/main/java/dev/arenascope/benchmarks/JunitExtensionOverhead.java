@@ -31,7 +31,8 @@ import dev.arenascope.core.pool.PooledBuffer;
  * run through JUnit's engine without the extension, and the same tests with the three limits
  * ({@link Limited}), the two suites in turns, {@code rounds} times after {@code warmups} rounds for the
  * JIT. The figures are the running thread's CPU time (the engine runs the tests on it) and the wall
- * time of each suite, medians over the rounds; the ratio is of the same round's two suites, so the
+ * time of each suite, medians over the rounds, and the whole process's CPU time (which counts the
+ * drains' threads too); the ratio is of the same round's two suites, so the
  * machine's load falls on both alike.
  *
  * <p>Run (after {@code mvn -B -ntp -o -pl benchmarks -am package -DskipTests}):
@@ -83,10 +84,12 @@ public final class JunitExtensionOverhead {
 
     private static long[] run(Class<?> suite, ThreadMXBean mx) {
         long c0 = mx.getCurrentThreadCpuTime();
+        long q0 = processCpu();
         long t0 = System.nanoTime();
         EngineExecutionResults r = EngineTestKit.engine("junit-jupiter").selectors(selectClass(suite)).execute();
         long wall = System.nanoTime() - t0;
         long cpu = mx.getCurrentThreadCpuTime() - c0;
+        long proc = processCpu() - q0;
         long ok = r.testEvents().succeeded().count();
         if (ok != TESTS) {
             throw new IllegalStateException(suite.getSimpleName() + ": " + ok + " of " + TESTS + " tests passed; the first "
@@ -94,7 +97,12 @@ public final class JunitExtensionOverhead {
                     .flatMap(e -> e.getPayload(org.junit.platform.engine.TestExecutionResult.class))
                     .flatMap(org.junit.platform.engine.TestExecutionResult::getThrowable).map(Throwable::getMessage).orElse("?"));
         }
-        return new long[] {cpu, wall};
+        return new long[] {cpu, wall, proc};
+    }
+
+    /** The whole process's CPU time (every thread: the drains', the collector's and the compiler's too). */
+    private static long processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static double median(List<Long> v) {
@@ -122,6 +130,8 @@ public final class JunitExtensionOverhead {
         List<Long> plainWall = new ArrayList<>();
         List<Long> limitedCpu = new ArrayList<>();
         List<Long> limitedWall = new ArrayList<>();
+        List<Long> plainProc = new ArrayList<>();
+        List<Long> limitedProc = new ArrayList<>();
         double[] cpuRatio = new double[rounds];
         double[] wallRatio = new double[rounds];
         for (int i = 0; i < rounds; i++) {
@@ -135,6 +145,8 @@ public final class JunitExtensionOverhead {
             plainWall.add(p[1]);
             limitedCpu.add(l[0]);
             limitedWall.add(l[1]);
+            plainProc.add(p[2]);
+            limitedProc.add(l[2]);
             cpuRatio[i] = (double) l[0] / p[0];
             wallRatio[i] = (double) l[1] / p[1];
         }
@@ -150,6 +162,9 @@ public final class JunitExtensionOverhead {
                         + "CPU %.3fx, wall %.3fx (goal <= 1.10); load %.1f%n",
                 (lc - pc) / TESTS, rounds, medianOf(cpuRatio), medianOf(wallRatio),
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        System.out.printf(Locale.ROOT, "process CPU (every thread): plain %.1f ms, limited %.1f ms a suite; the extension's "
+                        + "own %.3f ms a test%n",
+                median(plainProc) / 1e6, median(limitedProc) / 1e6, (median(limitedProc) - median(plainProc)) / 1e6 / TESTS);
         try (var files = Files.list(dir)) {
             System.out.println("traces kept: " + files.filter(f -> f.toString().endsWith(".astrace")).count()
                     + " (none expected: every test passes)");

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -93,22 +94,23 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
         }
     }
 
-    private record Run(Recording recording, Session.Current current, EventStore store, Path file, Limits limits) {}
+    private record Run(Recording recording, Session.Current current, EventStore store, Limits limits) {}
 
     // ---------------------------------------------------------------- callbacks
 
     @Override
     public void beforeEach(ExtensionContext ctx) {
         Limits limits = limits(ctx);
-        Path dir = Path.of(System.getProperty(DIR_PROPERTY, "target/arenascope"));
-        Path file = dir.resolve(fileName(ctx));
         int stacks = intProperty(ctx, STACKS_PROPERTY, 16);
         // recorded into memory: the figures are read from the store, and the trace is written from it only
         // when it is kept (a failed test by default), so a passing test costs no file
         // a buffer of BUFFER_PROPERTY events (default 2^14, 1 MiB) rather than a process recording's 2^17
         // (8 MiB, zeroed when the test first publishes): the drain empties it every 2 ms, and a test that
         // publishes faster than that loses events and fails saying so (see check)
-        Session session = new Session(ctx.getUniqueId(), bufferProperty(ctx));
+        // short-lived: an exact clock (a test publishes few events, so a clock read each costs nothing that
+        // matters, and the session holds no process-wide ticker) and a drain on a virtual thread (a
+        // platform thread's start and end were a fifth of the extension's own cost a test)
+        Session session = Session.shortLived(ctx.getUniqueId(), bufferProperty(ctx));
         if (stacks > 0) {
             session.captureStacks(StackCapture.all(stacks));
         }
@@ -123,7 +125,7 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
             session.close();
             throw e;
         }
-        ctx.getStore(NS).put(Run.class, new Run(rec, current, store, file, limits));
+        ctx.getStore(NS).put(Run.class, new Run(rec, current, store, limits));
     }
 
     @Override
@@ -165,7 +167,9 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
         }
         boolean failed = !violations.isEmpty() || ctx.getExecutionException().isPresent();
         String keep = System.getProperty(KEEP_PROPERTY, "failed");
-        boolean kept = (keep.equals("all") || keep.equals("failed") && failed) && save(run);
+        // the file's name is made only for a trace that is kept (a passing test's is not, by default)
+        Path file = keep.equals("all") || keep.equals("failed") && failed ? traceFile(ctx) : null;
+        boolean kept = file != null && save(run, file);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("test", ctx.getRequiredTestMethod().getName());
         result.put("display_name", ctx.getDisplayName());
@@ -187,10 +191,10 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
         result.put("limits", run.limits().json());
         result.put("lost_events", written.sessionLost());
         result.put("violations", violations.stream().map(Violation::head).toList());
-        result.put("trace", kept ? run.file().toString() : null);
+        result.put("trace", kept ? file.toString() : null);
         classReport(ctx).add(result);
         if (!violations.isEmpty()) {
-            throw new DeviceLimitError(message(violations, kept ? run.file() : null));
+            throw new DeviceLimitError(message(violations, kept ? file : null));
         }
     }
 
@@ -198,8 +202,7 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
      * Writes the test's recording from its store to its {@code .astrace} (replacing an earlier one whole);
      * false, said on stderr, when it cannot be written (the test's verdict stands).
      */
-    private static boolean save(Run run) {
-        Path file = run.file();
+    private static boolean save(Run run, Path file) {
         try {
             Path dir = file.toAbsolutePath().getParent();
             Files.createDirectories(dir);
@@ -231,9 +234,34 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
 
     // ---------------------------------------------------------------- limits
 
+    /**
+     * A test method's limits, read from its annotations once per (class, method, {@code -D} limit): the
+     * annotation lookups walk the method, its class and the enclosing classes, and a repeated or
+     * parameterized test asks again for every invocation. A configuration error is not kept: it is
+     * raised at every invocation, as the first time.
+     */
     static Limits limits(ExtensionContext ctx) {
         Method method = ctx.getRequiredTestMethod();
         Class<?> cls = ctx.getRequiredTestClass();
+        LimitsKey key = new LimitsKey(cls, method, System.getProperty(LIMIT_PROPERTY));
+        Limits known = LIMITS.get(key);
+        if (known != null) {
+            return known;
+        }
+        Limits read = readLimits(method, cls);
+        if (LIMITS.size() < LIMITS_KEPT) {
+            LIMITS.put(key, read);
+        }
+        return read;
+    }
+
+    private record LimitsKey(Class<?> cls, Method method, String property) {}
+
+    /** Methods whose limits are kept (a suite's test methods; past it they are read each time). */
+    private static final int LIMITS_KEPT = 1 << 16;
+    private static final Map<LimitsKey, Limits> LIMITS = new ConcurrentHashMap<>();
+
+    private static Limits readLimits(Method method, Class<?> cls) {
         String test = cls.getName() + "." + method.getName();
         try {
             Optional<DeviceMemoryLimit> mem = find(method, cls, DeviceMemoryLimit.class);
@@ -422,6 +450,11 @@ public final class ArenaScopeExtension implements BeforeEachCallback, AfterEachC
     }
 
     // ---------------------------------------------------------------- files
+
+    /** Where a kept trace of the test goes: {@link #DIR_PROPERTY} (default target/arenascope), named by {@link #fileName}. */
+    private static Path traceFile(ExtensionContext ctx) {
+        return Path.of(System.getProperty(DIR_PROPERTY, "target/arenascope")).resolve(fileName(ctx));
+    }
 
     private static String fileName(ExtensionContext ctx) {
         String base = ctx.getRequiredTestClass().getName() + "." + ctx.getRequiredTestMethod().getName();

@@ -31,7 +31,11 @@ final class Drain {
 
     private final Session session;
     private final ManyToOneEventRing buffer;
-    private final EventBatch batch = new EventBatch(4096);
+    /**
+     * Starts small and grows to what a cycle moves ({@link #MAX_PER_CYCLE} at most): a session that
+     * publishes a few events (a test's) does not pay for a quarter of a megabyte of columns.
+     */
+    private final EventBatch batch = new EventBatch(256);
     private final List<EventSink> sinks = new CopyOnWriteArrayList<>();
     private final Queue<Object> metadata = new ConcurrentLinkedQueue<>();
     private final Object lock = new Object();
@@ -39,11 +43,14 @@ final class Drain {
     private volatile boolean hasSinks;
     private volatile boolean closed;
     private long lostReported;
+    private final boolean virtual;
     private Thread thread;
 
-    Drain(Session session, ManyToOneEventRing buffer) {
+    /** @param virtual true: the drain's thread is a virtual one (a short-lived session's) */
+    Drain(Session session, ManyToOneEventRing buffer, boolean virtual) {
         this.session = session;
         this.buffer = buffer;
+        this.virtual = virtual;
     }
 
     boolean hasSinks() {
@@ -143,7 +150,9 @@ final class Drain {
 
     private void startThread() {
         if (thread == null) {
-            thread = Thread.ofPlatform().daemon().name("arenascope-drain").start(this::run);
+            thread = virtual
+                    ? Thread.ofVirtual().name("arenascope-drain").start(this::run)
+                    : Thread.ofPlatform().daemon().name("arenascope-drain").start(this::run);
         }
     }
 
@@ -213,16 +222,20 @@ final class Drain {
     }
 
     /**
-     * Sets {@link #hasSinks} from the sink list and holds the process-wide ticker exactly while it is
-     * true (so recorded events get cheap stamps). Caller holds {@link #lock}.
+     * Sets {@link #hasSinks} from the sink list and, for a session whose clock is not exact, holds the
+     * process-wide ticker exactly while it is true (so recorded events get cheap stamps). Caller holds
+     * {@link #lock}.
      */
     private void sinksChanged() {
         boolean now = !closed && !sinks.isEmpty();
         if (now != hasSinks) {
-            if (now) {
-                EventClock.holdTicker();
-            } else {
-                EventClock.releaseTicker();
+            // an exact clock reads the time at every stamp: the ticker would only cost it a wake-up
+            if (!session.clock().isExact()) {
+                if (now) {
+                    EventClock.holdTicker();
+                } else {
+                    EventClock.releaseTicker();
+                }
             }
             hasSinks = now;
             session.recordingChanged(now);

@@ -70,7 +70,7 @@ import dev.arenascope.core.trace.codec.ChunkCodec;
 public final class EventStore implements TraceStore, EventSink {
     /** Events per sealed block. */
     public static final int BLOCK_EVENTS = 16384;
-    /** Events of the open block below which {@link #onClose()} leaves it unsealed (its first capacity). */
+    /** Events of the open block below which {@link #onClose()} leaves it unsealed. */
     static final int SMALL_OPEN_BLOCK = 1024;
 
     private final StoreLock lock = new StoreLock();
@@ -89,7 +89,8 @@ public final class EventStore implements TraceStore, EventSink {
 
     private final SealedBlocks blocks;
     private final MemoryIndexes indexes = new MemoryIndexes();
-    private EventBatch tail = new EventBatch(SMALL_OPEN_BLOCK); // grows to BLOCK_EVENTS, then is reused
+    // starts at 64 events (4 KiB: a test's store holds a few) and doubles up to BLOCK_EVENTS, then is reused
+    private EventBatch tail = new EventBatch(64);
     private long tailFirstIndex;
     private long tailFirstEff;
     private long count;
