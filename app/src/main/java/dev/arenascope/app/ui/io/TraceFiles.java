@@ -76,10 +76,21 @@ public final class TraceFiles {
         long size = Files.size(file);
         LoadForecast forecast = LoadForecast.start(size);
         String name = String.valueOf(file.getFileName());
+        long[] emitStart = {-1};
         LoadedTrace loaded = TraceFormats.load(file, kind.extension(), (done, total, stage) -> {
             progress.checkCancelled();
-            if (!Progress.BYTES_READ.equals(stage)) { // the events read so far
-                progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", done));
+            if (Progress.ENTRIES_EMITTED.equals(stage)) {
+                // a snapshot's second phase, on the reading thread: its entries made into events, of all of them
+                if (emitStart[0] < 0) {
+                    emitStart[0] = System.nanoTime();
+                }
+                progress.update(Math.min(done, total), Math.max(total, 0), LoadForecast.emittingText(done, total, emitStart[0], System.nanoTime()));
+                return;
+            }
+            if (!Progress.BYTES_READ.equals(stage)) { // the events stored so far
+                if (kind != FileKind.PICKLE) { // a snapshot's import says more through its entries, on the other thread
+                    progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", done));
+                }
                 return;
             }
             // the slow part of a snapshot's import: its size read so far, the time left, and a load that
