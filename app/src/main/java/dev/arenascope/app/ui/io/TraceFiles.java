@@ -11,6 +11,7 @@ import java.util.Locale;
 import dev.arenascope.app.info.AppInfo;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.core.analysis.TraceAnalysis;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.report.HtmlReportWriter;
 import dev.arenascope.core.report.Report;
 import dev.arenascope.core.trace.EventBatch;
@@ -89,7 +90,7 @@ public final class TraceFiles {
             }
             if (!Progress.BYTES_READ.equals(stage)) { // the events stored so far
                 if (kind != FileKind.PICKLE) { // a snapshot's import says more through its entries, on the other thread
-                    progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", done));
+                    progress.update(-1, -1, Counts.of(done, "event"));
                 }
                 return;
             }
@@ -219,7 +220,7 @@ public final class TraceFiles {
             progress.checkCancelled();
             to.onEvents(batch);
             events += batch.size();
-            progress.update(totalEvents > 0 ? events : -1, totalEvents, String.format(Locale.ROOT, "%,d events", events));
+            progress.update(totalEvents > 0 ? events : -1, totalEvents, Counts.of(events, "event"));
         }
     }
 }
