@@ -15,6 +15,7 @@ import javafx.stage.Window;
 
 import dev.arenascope.app.ui.common.Placement;
 import dev.arenascope.app.ui.common.Styles;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.file.ReadReport;
 
@@ -89,12 +90,11 @@ final class DamageBanner extends HBox {
         StringBuilder sb = new StringBuilder("⚠ ").append(name).append(" is damaged: recovered ")
                 .append(String.format(Locale.ROOT, "%,d", r.events()));
         if (r.expectedEvents() >= 0) {
-            sb.append(String.format(Locale.ROOT, " of %,d events (%,d lost)", r.expectedEvents(), Math.max(0, r.expectedEvents() - r.events())));
+            sb.append(String.format(Locale.ROOT, " of %s (%,d lost)", Counts.of(r.expectedEvents(), "event"), Math.max(0, r.expectedEvents() - r.events())));
         } else {
             sb.append(" events");
         }
-        sb.append(String.format(Locale.ROOT, " from %,d sound %s; %d problem%s", r.parts(), r.partName(), r.problemCount(),
-                r.problemCount() == 1 ? "" : "s"));
+        sb.append(String.format(Locale.ROOT, " from %,d sound %s; %s", r.parts(), r.partName(), Counts.of(r.problemCount(), "problem")));
         if (!r.problems().isEmpty()) {
             sb.append(", first: ").append(r.problems().getFirst());
         }

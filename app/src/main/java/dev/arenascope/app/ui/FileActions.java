@@ -29,6 +29,7 @@ import dev.arenascope.app.ui.slots.SlotArena;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.Durations;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
@@ -184,7 +185,7 @@ final class FileActions {
             String why = report.damaged() ? report.summary() : report.stillWriting() ? "nothing is sealed in it yet"
                     : "the file holds no events";
             dialogs.confirm("Open " + file.getFileName(), file.getFileName() + " yields no events",
-                    why + ".\n\nReplace the open session (" + String.format(Locale.ROOT, "%,d events", shown.eventCount())
+                    why + ".\n\nReplace the open session (" + Counts.of(shown.eventCount(), "event")
                             + ") with an empty one?",
                     () -> show(file, loaded, tail),
                     () -> {
@@ -212,12 +213,12 @@ final class FileActions {
         rebuildRecent();
         if (arenas.size() == 1 && arenas.getFirst().strategy().startsWith("packed on open")) {
             SlotArena a = arenas.getFirst();
-            status.message(String.format(Locale.ROOT, "Opened problem %s: %,d buffers %s to %s (lower bound %s, %+.1f%%)",
-                    file.getFileName(), a.slots().size(), a.strategy(), Bytes.format(a.height()), Bytes.format(a.lowerBound()),
+            status.message(String.format(Locale.ROOT, "Opened problem %s: %s %s to %s (lower bound %s, %+.1f%%)",
+                    file.getFileName(), Counts.of(a.slots().size(), "buffer"), a.strategy(), Bytes.format(a.height()), Bytes.format(a.lowerBound()),
                     a.lowerBound() > 0 ? 100.0 * (a.height() - a.lowerBound()) / a.lowerBound() : 0.0));
         } else {
-            status.message(String.format(Locale.ROOT, "Opened plan %s: %d arena%s, %,d tensors", file.getFileName(), arenas.size(),
-                    arenas.size() == 1 ? "" : "s", arenas.stream().mapToInt(a -> a.slots().size()).sum()));
+            status.message(String.format(Locale.ROOT, "Opened plan %s: %s, %s", file.getFileName(), Counts.of(arenas.size(), "arena"),
+                    Counts.of(arenas.stream().mapToInt(a -> a.slots().size()).sum(), "tensor")));
         }
     }
 
@@ -232,8 +233,8 @@ final class FileActions {
         prefs.addRecent(file);
         rebuildRecent();
         int memories = t.memories().size();
-        status.message(String.format(Locale.ROOT, "Opened %s: %,d events, %d %s%s%s", file.getFileName(), t.eventCount(), memories,
-                memories == 1 ? "memory" : "memories", report.damaged() ? " — damaged, see the notice above" : "",
+        status.message(String.format(Locale.ROOT, "Opened %s: %s, %s%s%s", file.getFileName(), Counts.of(t.eventCount(), "event"),
+                Counts.of(memories, "memory", "memories"), report.damaged() ? " — damaged, see the notice above" : "",
                 openNotes(report, RingWindow.of(t.session()))));
         if (tail != null && !tail.finished()) {
             model.followLiveProperty().set(true);

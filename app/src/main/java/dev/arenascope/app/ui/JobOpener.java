@@ -18,6 +18,7 @@ import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.analysis.JobSummary;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 
 /**
  * Opens a job in the window: several traces or a folder (File ▸ Open… with many files, File ▸ Open
@@ -68,7 +69,7 @@ final class JobOpener {
 
     /** Loads the job of {@code paths} (files and folders) in the background and shows it. */
     TaskRunner.Handle open(List<Path> paths) {
-        String what = paths.size() == 1 ? String.valueOf(paths.getFirst().getFileName()) : paths.size() + " files";
+        String what = paths.size() == 1 ? String.valueOf(paths.getFirst().getFileName()) : Counts.of(paths.size(), "file");
         status.message("Opening the job of " + what + " …");
         status.progress(-1);
         Consumer<Job> shown = job -> {
@@ -104,7 +105,7 @@ final class JobOpener {
         JobSummary s = job.summary();
         int bad = (int) s.ranks().stream().filter(r -> !r.loaded() || r.problem() != null).count();
         RankSummary worst = s.worst() == null ? null : s.worstRank();
-        status.message(String.format(Locale.ROOT, "Opened %s: %d ranks%s%s", job.title(), s.ranks().size(),
+        status.message(String.format(Locale.ROOT, "Opened %s: %s%s%s", job.title(), Counts.of(s.ranks().size(), "rank"),
                 worst == null ? ", none could be read" : ", worst " + worst.rank() + " at " + Bytes.format(worst.peakLiveBytes()),
                 bad == 0 ? "" : "; " + bad + (bad == 1 ? " rank" : " ranks") + " could not be read whole — see the Ranks view"));
     }

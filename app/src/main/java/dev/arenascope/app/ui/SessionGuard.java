@@ -4,6 +4,7 @@ import java.util.Locale;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -100,7 +101,7 @@ final class SessionGuard {
             if (unsaved <= 0) {
                 return null;
             }
-            return new Stake(String.format(Locale.ROOT, "The live session %s has %,d events%s not saved.", title.get(), unsaved,
+            return new Stake(String.format(Locale.ROOT, "The live session %s has %s%s not saved.", title.get(), Counts.of(unsaved, "event"),
                     savedStore == t ? " recorded since the last save" : ""), true);
         }
         if (action == Action.START_LIVE) {

@@ -15,6 +15,7 @@ import org.controlsfx.control.StatusBar;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.task.TaskRunner;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.TimeAxis;
 
 /**
@@ -114,7 +115,7 @@ final class StatusLine {
 
     private void updateFigures() {
         deviceLabel.setText(model.deviceProperty().get().isEmpty() ? "no device" : model.deviceProperty().get());
-        eventsLabel.setText(String.format(Locale.ROOT, "%,d events", model.eventCountProperty().get()));
+        eventsLabel.setText(Counts.of(model.eventCountProperty().get(), "event"));
         rateLabel.setText(String.format(Locale.ROOT, "%,.0f events/s", model.eventsPerSecondProperty().get()));
         droppedLabel.setText(String.format(Locale.ROOT, "%,d dropped", model.lostEventsProperty().get()));
         TimeRange sel = model.selectionProperty().get();

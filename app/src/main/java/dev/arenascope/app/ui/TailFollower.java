@@ -14,6 +14,7 @@ import javafx.beans.value.ChangeListener;
 import javafx.util.Duration;
 
 import dev.arenascope.app.ui.model.SessionModel;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.file.AstraceTail;
 
@@ -92,8 +93,8 @@ final class TailFollower {
             case FINISHED -> {
                 model.liveEnded();
                 stop(problem != null ? "Stopped following " + file.getFileName() + ": " + problem
-                        : String.format(Locale.ROOT, "%s: the recording finished; %,d events", file.getFileName(),
-                                tail.store().eventCount()));
+                        : String.format(Locale.ROOT, "%s: the recording finished; %s", file.getFileName(),
+                                Counts.of(tail.store().eventCount(), "event")));
             }
             case REPLACED -> {
                 model.liveEnded();

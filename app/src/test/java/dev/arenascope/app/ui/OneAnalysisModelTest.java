@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceAggregate;
+import dev.arenascope.app.ui.scopes.ScopeTreeView;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.ScopeModel;
@@ -60,7 +61,7 @@ class OneAnalysisModelTest extends WindowTestBase {
         fxRun(() -> window.tabs().getSelectionModel().select(1));
         JsonNode scopes = report(f).get("scopes");
         assertTrue(scopes.size() > 2, "the render run has nested scopes: " + scopes);
-        waitForSettled(10, "one tree row per scope of the report", () -> rows(window.scopes().tree()).size() == scopes.size());
+        waitForSettled(10, "one tree row per scope of the report", () -> rows(window.scopes().tree()).size() == scopes.size() && window.scopes().fitted());
         Map<String, String[]> shown = fx(() -> {
             Map<String, String[]> out = new HashMap<>();
             TreeTableView<ScopeAnalysis> t = window.scopes().tree();
@@ -108,6 +109,65 @@ class OneAnalysisModelTest extends WindowTestBase {
             }
         }
         assertTrue(withModel > 0, "the render run's scopes have calibrated models");
+    }
+
+    /**
+     * The scope models (exact fits in BigInteger arithmetic) are fitted on a worker, never on the FX thread:
+     * a digest applied on the FX thread shows the tree at once with the models still "fitting…" (the old view
+     * fitted each row's model as the FX thread drew it), and the fitted models follow, the report's.
+     */
+    @Test
+    void theScopeModelsAreFittedOffTheFxThread() throws Exception {
+        Path f = Recordings.record("render", Map.of("frames", "24", "max-batch", "8"), dir.resolve("render.astrace"));
+        openAndWait(f);
+        fxRun(() -> window.tabs().getSelectionModel().select(1));
+        TraceAggregate.Snapshot digest = fx(() -> window.model().digestProperty().get());
+        waitForSettled(10, "the models fitted", () -> window.scopes().fitted() && !rows(window.scopes().tree()).isEmpty());
+        int modelColumn = 8;
+        List<String> during = fx(() -> {
+            window.scopes().show(digest); // as a new digest is applied: this FX turn returns before any fit is done
+            List<String> out = new ArrayList<>();
+            for (TreeItem<ScopeAnalysis> it : rows(window.scopes().tree())) {
+                out.add(String.valueOf(window.scopes().tree().getColumns().get(modelColumn).getCellData(it)));
+            }
+            out.add(String.valueOf(window.scopes().fitted()));
+            return out;
+        });
+        assertEquals("false", during.getLast(), "not fitted within the FX turn that applied the digest");
+        assertTrue(during.subList(0, during.size() - 1).stream().allMatch(ScopeTreeView.FITTING::equals), during.toString());
+        waitForSettled(30, "the models fitted again", () -> window.scopes().fitted());
+        Map<String, String> models = fx(() -> {
+            Map<String, String> out = new HashMap<>();
+            for (TreeItem<ScopeAnalysis> it : rows(window.scopes().tree())) {
+                out.put(it.getValue().memory() + ":" + it.getValue().path(), String.valueOf(window.scopes().tree().getColumns().get(modelColumn).getCellData(it)));
+            }
+            return out;
+        });
+        int withModel = 0;
+        for (JsonNode j : report(f).get("scopes")) {
+            String shown = models.get(j.get("memory").asInt() + ":" + j.get("path").asText());
+            assertEquals(j.get("model").isNull() ? "" : j.get("model").asText(), shown, "scope " + j.get("path").asText());
+            withModel += j.get("model").isNull() ? 0 : 1;
+        }
+        assertTrue(withModel > 0, "the render run's scopes have models");
+    }
+
+    /** A session without a binned pool says so on the Pool histograms tab, and what would fill it (it was an empty table). */
+    @Test
+    void aSnapshotsPoolTabSaysWhyItIsEmptyAndWhatFillsIt() throws Exception {
+        openAndWait(dev.arenascope.testsupport.Fixtures.torch("cs336-a2-magma27.pickle"));
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-pools"))
+                .findFirst().orElseThrow()));
+        waitForSettled(10, "the placeholder shown", () -> window.pools().placeholder().isVisible());
+        String says = fx(() -> window.pools().placeholder().getText());
+        assertTrue(says.startsWith("No binned pool in this session: a PyTorch snapshot's caching allocator keeps segments and blocks, not bins;"
+                + " its state is in the Allocator tab."), says);
+        assertTrue(says.contains("A binned pool fills this tab: ArenaScope's MemoryPool"), says);
+        assertTrue(fx(() -> window.pools().placeholder().getWidth() > 100 && window.pools().placeholder().getHeight() > 20), "laid out");
+        // a session with a pool shows its bins instead
+        Path p = Recordings.record("particles", Map.of("steps", "30"), dir.resolve("particles.astrace"));
+        openAndWait(p);
+        waitForSettled(10, "the placeholder hidden", () -> !window.pools().placeholder().isVisible());
     }
 
     @Test

@@ -49,6 +49,15 @@ class RanksViewTest extends WindowTestBase {
 
     /** The text a cell of the Ranks table shows for {@code rank} in column {@code title} (scrolled into view first). */
     private String cell(String rank, String title) {
+        return cellPart(rank, title, false);
+    }
+
+    /** The cell's tooltip (what hovering it shows), or empty when it has none. */
+    private String cellTip(String rank, String title) {
+        return cellPart(rank, title, true);
+    }
+
+    private String cellPart(String rank, String title, boolean tip) {
         int row = fx(() -> {
             var items = window.ranks().table().getItems();
             for (int i = 0; i < items.size(); i++) {
@@ -61,7 +70,8 @@ class RanksViewTest extends WindowTestBase {
         });
         waitForSettled(10, "row " + rank + " laid out", () -> cells().stream().anyMatch(c -> c.getIndex() == row));
         return fx(() -> cells().stream().filter(c -> c.getIndex() == row && c.getTableColumn().getText().equals(title))
-                .findFirst().map(c -> c.getText() == null ? "" : c.getText()).orElseThrow(() -> new AssertionError("no cell " + title)));
+                .findFirst().map(c -> tip ? (c.getTooltip() == null ? "" : c.getTooltip().getText()) : c.getText() == null ? "" : c.getText())
+                .orElseThrow(() -> new AssertionError("no cell " + title)));
     }
 
     private List<TableCell<?, ?>> cells() {
@@ -109,7 +119,10 @@ class RanksViewTest extends WindowTestBase {
 
         // the bad member is a row with its reason; the others opened
         assertEquals("failed", cell("rank7", "Status"));
-        assertTrue(cell("rank7", "Reason").contains("snapshot_rank7.pickle"), cell("rank7", "Reason"));
+        // in words what the file is and was expected to be, the reader's exact detail (file, byte, opcode) on hover
+        assertEquals("not a PyTorch snapshot or ArenaScope trace: it is text (details on hover)", cell("rank7", "Reason"));
+        assertEquals(dir.resolve("snapshot_rank7.pickle") + ": not a PyTorch snapshot or ArenaScope trace: it is text;"
+                + " the reader stopped at byte 0: unknown opcode 0x6e", cellTip("rank7", "Reason"));
         assertNull(job.store("rank7"));
 
         // a click on a rank shows its lanes

@@ -42,7 +42,7 @@ public enum TimeAxis {
             return Durations.format(ns);
         }
         long n = Math.floorDiv(ns, NS_PER_ENTRY);
-        return String.format(Locale.ROOT, "%,d %s", n, n == 1 ? "entry" : "entries");
+        return Counts.of(n, "entry", "entries");
     }
 
     /** An instant as a machine-readable line's word: {@code 0.003697 s}, or {@code entry 3697}. */

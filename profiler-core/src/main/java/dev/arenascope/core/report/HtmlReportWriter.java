@@ -17,6 +17,7 @@ import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.analysis.TraceDiff;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.trace.file.RingWindow;
 
 /**
@@ -117,7 +118,7 @@ public final class HtmlReportWriter {
         int regressions = r.diff().regressions().size();
         if (r.gatePct() == null) {
             if (regressions > 0) {
-                sb.append("<div class=\"banner fail\">").append(regressions).append(" figure").append(regressions == 1 ? "" : "s")
+                sb.append("<div class=\"banner fail\">").append(Counts.of(regressions, "figure"))
                         .append(" got worse against the baseline <small>(no gate set)</small></div>\n");
             } else {
                 sb.append("<div class=\"banner pass\">No figure got worse against the baseline</div>\n");
@@ -127,10 +128,10 @@ public final class HtmlReportWriter {
         String pct = Units.format(Figure.Unit.RATIO, r.gatePct() / 100);
         if (failed.isEmpty()) {
             sb.append("<div class=\"banner pass\">Gate passed: no peak grew more than ").append(Html.esc(pct))
-                    .append(" <small>").append(regressions).append(" other regression").append(regressions == 1 ? "" : "s").append(" below the gate</small></div>\n");
+                    .append(" <small>").append(Counts.of(regressions, "other regression")).append(" below the gate</small></div>\n");
         } else {
             TraceDiff.Change worst = failed.getFirst();
-            sb.append("<div class=\"banner fail\">Gate failed: ").append(failed.size()).append(" peak").append(failed.size() == 1 ? "" : "s")
+            sb.append("<div class=\"banner fail\">Gate failed: ").append(Counts.of(failed.size(), "peak"))
                     .append(" grew more than ").append(Html.esc(pct)).append(" <small>worst: ")
                     .append(Html.esc(worst.subject() + " " + worst.figure().label() + " " + Units.changePct(worst)))
                     .append("</small></div>\n");
@@ -143,8 +144,8 @@ public final class HtmlReportWriter {
         sb.append("<section class=\"kpis\" aria-label=\"summary\">\n");
         long footprint = a.memories().stream().mapToLong(MemoryAnalysis::footprintBytes).sum();
         Long bFootprint = b == null ? null : b.memories().stream().mapToLong(MemoryAnalysis::footprintBytes).sum();
-        kpi(sb, "Total footprint", Bytes.format(footprint), Units.exactBytes(footprint) + " over " + a.memories().size()
-                + " memor" + (a.memories().size() == 1 ? "y" : "ies"), chip(footprint, bFootprint, true));
+        kpi(sb, "Total footprint", Bytes.format(footprint), Units.exactBytes(footprint) + " over "
+                + Counts.of(a.memories().size(), "memory", "memories"), chip(footprint, bFootprint, true));
         MemoryAnalysis largest = a.memories().stream().max(Comparator.comparingLong(MemoryAnalysis::peakUsedBytes)).orElse(null);
         if (largest != null) {
             MemoryAnalysis bl = b == null ? null : b.memory(largest.name());

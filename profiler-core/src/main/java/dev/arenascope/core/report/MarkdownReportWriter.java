@@ -6,6 +6,7 @@ import java.util.List;
 
 import dev.arenascope.core.analysis.Figure;
 import dev.arenascope.core.analysis.TraceDiff;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.Printable;
 
 /**
@@ -31,7 +32,7 @@ public final class MarkdownReportWriter {
             if (r.gatePct() != null) {
                 sb.append(failed.isEmpty()
                         ? "**Gate passed:** no peak grew more than " + pct(r.gatePct()) + " against the baseline.\n\n"
-                        : "**Gate failed:** " + failed.size() + " peak" + (failed.size() == 1 ? "" : "s") + " grew more than "
+                        : "**Gate failed:** " + Counts.of(failed.size(), "peak") + " grew more than "
                         + pct(r.gatePct()) + " against the baseline.\n\n");
             }
             ReportTable reg = ReportTables.regressions(r);

@@ -13,7 +13,9 @@ import java.util.function.LongConsumer;
  * {@code TorchSnapshotToTrace.convert}) report two things, told apart by the stage: {@link #EVENTS_READ}
  * with the events read so far (total -1), after each batch or chunk, on one thread in order; and, where the
  * reader can say it (a PyTorch snapshot's parse, the slow part of its import), {@link #BYTES_READ} with the
- * bytes of the file read so far against its size. A report may throw an unchecked exception (a
+ * bytes of the file read so far against its size, then, while the parsed snapshot becomes events (the
+ * import's second phase), {@link #ENTRIES_EMITTED} with the trace entries turned into events so far
+ * against all the snapshot's entries, on the calling thread too. A report may throw an unchecked exception (a
  * {@link CancellationException} when the user cancels) to stop the read: it propagates with the file
  * closed and nothing kept. {@code GeneratedTrace.write} reports {@link #EVENTS_WRITTEN} against the count asked.
  */
@@ -27,6 +29,8 @@ public interface Progress {
     String EVENTS_READ = "events read";
     /** A reader's stage: bytes of the file read so far, of its size. */
     String BYTES_READ = "bytes read";
+    /** A PyTorch snapshot's second phase: trace entries turned into events so far, of the snapshot's entries. */
+    String ENTRIES_EMITTED = "entries emitted";
     /** A writer's stage: events written so far, of the count asked. */
     String EVENTS_WRITTEN = "events written";
 

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.arenascope.app.cli.Args;
 import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.Durations;
 import dev.arenascope.core.format.Printable;
 import dev.arenascope.core.live.ConnectionStats;
@@ -232,16 +233,15 @@ public final class ListenCommand implements Command {
     static String acceptLine(LiveReceiver.AcceptStats before, LiveReceiver.AcceptStats now, int perAddress) {
         List<String> parts = new ArrayList<>();
         if (now.failures() > before.failures()) {
-            parts.add(String.format("%,d failed accept%s, backing off (%s)", now.failures() - before.failures(),
-                    now.failures() - before.failures() == 1 ? "" : "s", now.lastProblem()));
+            parts.add(String.format("%s, backing off (%s)", Counts.of(now.failures() - before.failures(), "failed accept"),
+                    now.lastProblem()));
         }
         if (now.shed() > before.shed()) {
-            parts.add(String.format("closed %,d connection%s that sent no hello, to free file descriptors", now.shed() - before.shed(),
-                    now.shed() - before.shed() == 1 ? "" : "s"));
+            parts.add("closed " + Counts.of(now.shed() - before.shed(), "connection") + " that sent no hello, to free file descriptors");
         }
         if (now.refusedPerAddress() > before.refusedPerAddress()) {
             long n = now.refusedPerAddress() - before.refusedPerAddress();
-            parts.add(String.format("refused %,d connection%s from addresses already holding %d", n, n == 1 ? "" : "s", perAddress));
+            parts.add(String.format("refused %s from addresses already holding %d", Counts.of(n, "connection"), perAddress));
         }
         if (parts.isEmpty()) {
             return null;

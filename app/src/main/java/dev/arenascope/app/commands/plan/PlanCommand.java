@@ -16,6 +16,7 @@ import dev.arenascope.app.cli.UsageException;
 import dev.arenascope.app.info.ExitCodes;
 import dev.arenascope.core.analysis.AllocationProblem;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.plan.MemoryPlan;
 import dev.arenascope.core.plan.Packing;
 import dev.arenascope.core.plan.PlanBank;
@@ -268,8 +269,8 @@ public final class PlanCommand implements Command {
                     + planned + " arenas to lay out; name a .json output for the whole plan");
         }
         PlanLayouts.Replanned r = PlanLayouts.replan(plan, planner, capacity, left(deadline) / Math.max(1, planned));
-        out.println(input.getFileName() + ": plan '" + plan.name() + "', " + plan.tensorAllocs().size() + " tensors, "
-                + r.arenas().size() + " arena(s) laid out");
+        out.println(input.getFileName() + ": plan '" + plan.name() + "', " + Counts.of(plan.tensorAllocs().size(), "tensor") + ", "
+                + Counts.of(r.arenas().size(), "arena") + " laid out");
         for (PlanLayouts.ArenaLayout l : r.arenas()) {
             printPacking(out, l.arena().label() + ": ", l.packing());
         }

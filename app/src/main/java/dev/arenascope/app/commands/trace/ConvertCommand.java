@@ -11,6 +11,7 @@ import dev.arenascope.app.cli.Command;
 import dev.arenascope.app.cli.FileArgs;
 import dev.arenascope.app.cli.TraceLoader;
 import dev.arenascope.app.cli.UsageException;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.file.OutputFiles;
@@ -69,7 +70,7 @@ public final class ConvertCommand implements Command {
             return ParquetExport.run(name(), to, pos, force, out, err);
         }
         if (pos.size() != 2) {
-            throw new UsageException(name() + ": expects IN and OUT, got " + pos.size() + " argument" + (pos.size() == 1 ? "" : "s")
+            throw new UsageException(name() + ": expects IN and OUT, got " + Counts.of(pos.size(), "argument")
                     + " (see arenascope convert --help)");
         }
         Path in = FileArgs.trace(name(), pos.get(0));

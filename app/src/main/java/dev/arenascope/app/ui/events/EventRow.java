@@ -3,6 +3,7 @@ package dev.arenascope.app.ui.events;
 import java.util.Locale;
 
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
@@ -59,14 +60,14 @@ public record EventRow(long index, Event event) {
             case POOL_RELEASE -> "released from bin " + e.ref() + " at " + hex(e.a());
             case RESERVE -> "reserved at " + hex(e.a());
             case UNRESERVE -> "unreserved at " + hex(e.a());
-            case PLAN_LOADED -> "plan " + str(t, e.ref()) + ": " + e.a() + " tensors, " + e.b() + " steps";
+            case PLAN_LOADED -> "plan " + str(t, e.ref()) + ": " + Counts.of(e.a(), "tensor") + ", " + Counts.of(e.b(), "step");
             case PLAN_BIND -> str(t, e.ref()) + " bound at " + hex(e.a()) + " (" + roleName((int) e.c()) + ")";
             case PLAN_HYDRATE -> "hydrated from memory " + e.ref();
             case PLAN_STEP -> "step " + e.a();
             case TENSOR_LIVE -> str(t, e.ref()) + " live at step " + e.c();
             case TENSOR_DEAD -> str(t, e.ref()) + " dead after step " + e.c();
             case MARKER -> str(t, e.ref());
-            case LOSS -> e.a() + " events lost";
+            case LOSS -> Counts.of(e.a(), "event") + " lost";
         };
     }
 

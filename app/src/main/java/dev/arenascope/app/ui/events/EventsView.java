@@ -49,6 +49,7 @@ import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -385,8 +386,8 @@ public final class EventsView extends BorderPane {
             showRows(list);
             shownRange.set(r);
             summary.setText((order != null && !list.sorted()
-                    ? String.format("%,d events: too many to sort (at most %,d) — select a shorter range or filter", list.size(), MAX_SORT_ROWS)
-                    : String.format("%,d events in %s", list.size(), model.timeAxis().span(r.duration())))
+                    ? String.format("%s: too many to sort (at most %,d) — select a shorter range or filter", Counts.of(list.size(), "event"), MAX_SORT_ROWS)
+                    : String.format("%s in %s", Counts.of(list.size(), "event"), model.timeAxis().span(r.duration())))
                     + (site == null ? "" : " of " + shorten(site.label())));
             status.set(summary.getText());
             long c = model.cursorProperty().get();

@@ -7,6 +7,7 @@ import java.lang.management.MemoryUsage;
 import java.util.Locale;
 
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.Durations;
 
 /**
@@ -70,9 +71,26 @@ public record LoadForecast(long fileBytes, long maxHeap, long heapAtStart, long 
     public String progressText(long bytesRead, long nowNanos) {
         double left = secondsLeft(bytesRead, nowNanos);
         String share = fileBytes > 0 ? String.format(Locale.ROOT, " (%.0f%%)", 100.0 * Math.min(bytesRead, fileBytes) / fileBytes) : "";
-        return "read " + Bytes.format(bytesRead) + " of " + Bytes.format(fileBytes) + share
-                + (left < 0 ? "" : ", about " + (left < 1 ? "a second" : left < 120 ? String.format(Locale.ROOT, "%.0f s", left)
-                        : Durations.format((long) (left * 1e9))) + " left");
+        return "read " + Bytes.format(bytesRead) + " of " + Bytes.format(fileBytes) + share + leftWords(left);
+    }
+
+    /**
+     * The status line's words in a snapshot's second phase, its entries made into events:
+     * {@code making events: 1,200,000 of 2,200,000 entries (55%), about 20 s left}; the time left at the
+     * rate since {@code startNanos}, the phase's first report.
+     */
+    public static String emittingText(long done, long total, long startNanos, long nowNanos) {
+        double elapsed = (nowNanos - startNanos) / 1e9;
+        double left = done <= 0 || elapsed <= 0.5 || total <= 0 ? -1 : Math.max(0, (total - done) * elapsed / done);
+        String share = total > 0 ? String.format(Locale.ROOT, " (%.0f%%)", 100.0 * Math.min(done, total) / total) : "";
+        return String.format(Locale.ROOT, "making events: %,d of %,d %s", done, total, Counts.noun(total, "entry", "entries"))
+                + share + leftWords(left);
+    }
+
+    /** {@code ", about 40 s left"}, or nothing before there is a rate ({@code left < 0}). */
+    private static String leftWords(double left) {
+        return left < 0 ? "" : ", about " + (left < 1 ? "a second" : left < 120 ? String.format(Locale.ROOT, "%.0f s", left)
+                : Durations.format((long) (left * 1e9))) + " left";
     }
 
     /**

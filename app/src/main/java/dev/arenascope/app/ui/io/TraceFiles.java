@@ -11,6 +11,7 @@ import java.util.Locale;
 import dev.arenascope.app.info.AppInfo;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.core.analysis.TraceAnalysis;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.report.HtmlReportWriter;
 import dev.arenascope.core.report.Report;
 import dev.arenascope.core.trace.EventBatch;
@@ -76,10 +77,21 @@ public final class TraceFiles {
         long size = Files.size(file);
         LoadForecast forecast = LoadForecast.start(size);
         String name = String.valueOf(file.getFileName());
+        long[] emitStart = {-1};
         LoadedTrace loaded = TraceFormats.load(file, kind.extension(), (done, total, stage) -> {
             progress.checkCancelled();
-            if (!Progress.BYTES_READ.equals(stage)) { // the events read so far
-                progress.update(-1, -1, String.format(Locale.ROOT, "%,d events", done));
+            if (Progress.ENTRIES_EMITTED.equals(stage)) {
+                // a snapshot's second phase, on the reading thread: its entries made into events, of all of them
+                if (emitStart[0] < 0) {
+                    emitStart[0] = System.nanoTime();
+                }
+                progress.update(Math.min(done, total), Math.max(total, 0), LoadForecast.emittingText(done, total, emitStart[0], System.nanoTime()));
+                return;
+            }
+            if (!Progress.BYTES_READ.equals(stage)) { // the events stored so far
+                if (kind != FileKind.PICKLE) { // a snapshot's import says more through its entries, on the other thread
+                    progress.update(-1, -1, Counts.of(done, "event"));
+                }
                 return;
             }
             // the slow part of a snapshot's import: its size read so far, the time left, and a load that
@@ -208,7 +220,7 @@ public final class TraceFiles {
             progress.checkCancelled();
             to.onEvents(batch);
             events += batch.size();
-            progress.update(totalEvents > 0 ? events : -1, totalEvents, String.format(Locale.ROOT, "%,d events", events));
+            progress.update(totalEvents > 0 ? events : -1, totalEvents, Counts.of(events, "event"));
         }
     }
 }

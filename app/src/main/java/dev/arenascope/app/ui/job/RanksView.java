@@ -50,6 +50,7 @@ import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.format.Durations;
+import dev.arenascope.core.trace.file.FileKind;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -122,7 +123,7 @@ public final class RanksView extends BorderPane {
                 count("Allocations", RankSummary::allocations),
                 sparkColumn(),
                 text("Top site at the peak", 220, RanksView::topSite),
-                text("Reason", 200, RanksView::reason)));
+                column("Reason", 200, RanksView::reason, Comparator.comparing(RanksView::reason), Pos.CENTER_LEFT, null, RanksView::reasonInFull)));
         // the last column (the reason) takes what the others leave: a bad member's reason is the long text
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.setRowFactory(tv -> {
@@ -231,6 +232,13 @@ public final class RanksView extends BorderPane {
      */
     private static TableColumn<RankSummary, RankSummary> column(String title, double width, Function<RankSummary, String> shown,
                                                                 Comparator<RankSummary> order, Pos alignment, LongProperty redraw) {
+        return column(title, width, shown, order, alignment, redraw, shown);
+    }
+
+    /** A column as above whose cells' tooltip is {@code hover} (the whole text behind a short one: a bad member's exact error). */
+    private static TableColumn<RankSummary, RankSummary> column(String title, double width, Function<RankSummary, String> shown,
+                                                                Comparator<RankSummary> order, Pos alignment, LongProperty redraw,
+                                                                Function<RankSummary, String> hover) {
         TableColumn<RankSummary, RankSummary> c = new TableColumn<>(title);
         c.setPrefWidth(width);
         c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
@@ -253,9 +261,10 @@ public final class RanksView extends BorderPane {
 
                 private void show(RankSummary r, boolean empty) {
                     String text = empty || r == null ? null : shown.apply(r);
+                    String full = text == null ? null : hover.apply(r);
                     setText(text);
                     // the whole text on hover: a top site's frame and a bad member's reason are long
-                    setTooltip(text == null || text.length() < 24 ? null : new Tooltip(text));
+                    setTooltip(full == null || full.length() < 24 && full.equals(text) ? null : new Tooltip(full));
                 }
             };
             cell.setAlignment(alignment); // centred on the row's height, which the sparklines set
@@ -352,8 +361,26 @@ public final class RanksView extends BorderPane {
         return top == null ? "" : top.label() + " — " + Bytes.format(top.bytes());
     }
 
+    /**
+     * A rank's reason as the table shows it: for a member a reader refused, what the file is in words
+     * ({@code not a PyTorch snapshot or ArenaScope trace: it is text}) without its path, the reader's
+     * exact detail left to {@link #reasonInFull}; a damaged rank's problem as it is.
+     */
     static String reason(RankSummary r) {
-        return r.failure() != null ? r.failure() : r.problem() != null ? r.problem() : "";
+        if (r.failure() == null) {
+            return r.problem() != null ? r.problem() : "";
+        }
+        String f = r.failure();
+        if (r.file() != null && f.startsWith(r.file() + ": ")) {
+            f = f.substring(r.file().length() + 2);
+        }
+        int cut = f.indexOf(FileKind.READER_STOPPED);
+        return cut < 0 ? f : f.substring(0, cut) + " (details on hover)";
+    }
+
+    /** The reason with everything behind it: the file and the reader's exact words ({@code at byte 0: unknown opcode 0x6e}). */
+    static String reasonInFull(RankSummary r) {
+        return r.failure() != null ? r.failure() : reason(r);
     }
 
     // ---- the job ---------------------------------------------------------------------------

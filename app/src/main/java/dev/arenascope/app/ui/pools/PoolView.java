@@ -26,6 +26,7 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Pane;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
+import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
@@ -41,6 +42,7 @@ import dev.arenascope.app.ui.model.TraceAggregate;
 import dev.arenascope.core.analysis.MemoryAnalysis;
 import dev.arenascope.core.analysis.PoolBinAnalysis;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.Percent;
 import dev.arenascope.core.pool.Bins;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -59,6 +61,7 @@ public final class PoolView extends BorderPane {
     private final Spinner<Integer> bits = new Spinner<>(0, Bins.MAX_MANTISSA_BITS, 4);
     private final Label figures = new Label();
     private final Label whatIf = new Label();
+    private final Label placeholder = new Label();
     private final TableView<PoolBinAnalysis> table = new TableView<>();
     private final Canvas histogram = new Canvas(400, 200);
     private final Canvas reuse = new Canvas(400, 120);
@@ -129,7 +132,43 @@ public final class PoolView extends BorderPane {
         VBox.setVgrow(charts, Priority.ALWAYS);
         SplitPane split = new SplitPane(table, right);
         split.setDividerPositions(0.48);
-        setCenter(split);
+        // a session without a binned pool (a PyTorch snapshot, an arena's recording) says so in place of
+        // an empty table and blank charts, and what would fill them
+        placeholder.setId("pool-placeholder");
+        placeholder.setWrapText(true);
+        placeholder.setMaxWidth(640);
+        placeholder.setPadding(new Insets(24));
+        placeholder.setTextAlignment(TextAlignment.CENTER);
+        placeholder.setMnemonicParsing(false);
+        placeholder.setText(placeholderText(null));
+        split.visibleProperty().bind(placeholder.visibleProperty().not());
+        setCenter(new StackPane(split, placeholder));
+    }
+
+    /**
+     * What the tab says in place of its table when {@code t} holds no binned pool: why (no pool in this
+     * session, and what its memories are) and what would fill the tab.
+     */
+    static String placeholderText(TraceView t) {
+        String fill = "A binned pool fills this tab: ArenaScope's MemoryPool (the particles workload records one),"
+                + " or a pyopencl or pycuda memory pool recorded through the Python client.";
+        if (t == null) {
+            return "No session open. " + fill;
+        }
+        boolean segmented = t.memories().stream().anyMatch(m -> m.kind() == MemoryKind.SEGMENTED);
+        boolean plan = t.memories().stream().anyMatch(m -> m.kind() == MemoryKind.PLAN_SCRATCH || m.kind() == MemoryKind.PLAN_PERSISTENT
+                || m.kind() == MemoryKind.PLAN_CONSTANT);
+        boolean arena = t.memories().stream().anyMatch(m -> m.kind() == MemoryKind.ARENA);
+        StringBuilder sb = new StringBuilder("No binned pool in this session");
+        if (segmented) {
+            sb.append(": a PyTorch snapshot's caching allocator keeps segments and blocks, not bins; its state is in the Allocator tab");
+        } else if (plan || arena) {
+            sb.append(": its memories are ").append(plan && arena ? "arenas and a memory plan" : plan ? "a memory plan's arenas" : "arenas")
+                    .append(", which have no bins");
+        } else if (t.memories().isEmpty()) {
+            sb.append(": it has no memories yet");
+        }
+        return sb.append(".\n\n").append(fill).toString();
     }
 
     private static TableColumn<PoolBinAnalysis, String> col(String t, Function<PoolBinAnalysis, String> f) {
@@ -145,6 +184,8 @@ public final class PoolView extends BorderPane {
             TraceView t = model.trace();
             if (t != null && pool.getItems().size() != t.memories().stream().filter(m -> m.kind() == MemoryKind.POOL).count()) {
                 refreshPools(t);
+            } else if (placeholder.isVisible()) {
+                placeholder.setText(placeholderText(t)); // a live session's memories as they come
             }
         });
         model.digestProperty().addListener((o, a, b) -> update());
@@ -171,9 +212,16 @@ public final class PoolView extends BorderPane {
         });
     }
 
+    /** The text shown in place of the table and charts, visible while the session has no pool. */
+    public Label placeholder() {
+        return placeholder;
+    }
+
     private void refreshPools(TraceView t) {
         MemoryInfo keep = pool.getValue();
         pool.getItems().setAll(t == null ? List.of() : t.memories().stream().filter(m -> m.kind() == MemoryKind.POOL).toList());
+        placeholder.setText(placeholderText(t));
+        placeholder.setVisible(pool.getItems().isEmpty());
         if (keep != null && pool.getItems().stream().anyMatch(m -> m.id() == keep.id())) {
             pool.setValue(pool.getItems().stream().filter(m -> m.id() == keep.id()).findFirst().get());
         } else if (!pool.getItems().isEmpty()) {
@@ -209,8 +257,8 @@ public final class PoolView extends BorderPane {
             held += b.heldBytes();
         }
         // the waste's share is the core's one definition (the report's column): of the bytes handed out
-        figures.setText(m == null ? "" : String.format(Locale.ROOT, "%,d requests · %.1f%% hits · %d bins · held %s · rounding waste %s (%s)",
-                req, req == 0 ? 0 : 100.0 * hits / req, bins.size(), Bytes.format(held), Bytes.format(waste),
+        figures.setText(m == null ? "" : String.format(Locale.ROOT, "%s · %.1f%% hits · %s · held %s · rounding waste %s (%s)",
+                Counts.of(req, "request"), req == 0 ? 0 : 100.0 * hits / req, Counts.of(bins.size(), "bin"), Bytes.format(held), Bytes.format(waste),
                 wasteShare(bins)));
         recorded = m == null ? null : BinWhatIf.of(d.requests(), m.id(), recordedBits());
         updateWhatIf();
@@ -242,8 +290,8 @@ public final class PoolView extends BorderPane {
         lastWhatIf = BinWhatIf.of(model.digestProperty().get().requests(), m.id(), bits.getValue());
         BinWhatIf w = lastWhatIf;
         BinWhatIf r = recorded;
-        whatIf.setText(String.format(Locale.ROOT, "%d bins (recorded %d), waste %s = %s (recorded %s), reusable %s of requests",
-                w.bins(), r == null ? 0 : r.bins(), Bytes.format(w.roundingWaste()), Percent.format(w.wasteRatio()),
+        whatIf.setText(String.format(Locale.ROOT, "%s (recorded %d), waste %s = %s (recorded %s), reusable %s of requests",
+                Counts.of(w.bins(), "bin"), r == null ? 0 : r.bins(), Bytes.format(w.roundingWaste()), Percent.format(w.wasteRatio()),
                 r == null ? Percent.NONE : Percent.format(r.wasteRatio()), Percent.of(w.reusable(), w.requests())));
         drawHistogram();
     }
@@ -328,7 +376,7 @@ public final class PoolView extends BorderPane {
             double ww = Math.max(1, (w - 60) / wi.perBin().size());
             g.setTextAlign(TextAlignment.LEFT);
             g.setFill(p.text());
-            g.fillText("what-if: the same requests with " + wi.mantissaBits() + " mantissa bits (" + wi.bins() + " bins)", 50, y0 - 14);
+            g.fillText("what-if: the same requests with " + wi.mantissaBits() + " mantissa bits (" + Counts.of(wi.bins(), "bin") + ")", 50, y0 - 14);
             int i = 0;
             for (Map.Entry<Integer, Long> e : wi.perBin().entrySet()) {
                 double x = 50 + i++ * ww;

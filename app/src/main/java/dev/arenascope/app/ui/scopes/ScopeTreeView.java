@@ -20,23 +20,35 @@ import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.model.TraceAggregate;
+import dev.arenascope.app.ui.task.BackgroundTask;
+import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.ScopeExecutions;
 import dev.arenascope.core.analysis.ScopeModel;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.util.Progress;
 
 /**
  * The recorded scope tree: one row per scope path (nested as recorded), grouped by memory, with calls,
  * allocations, forward and backward bytes, peak, time, the last parameters and the calibrated memory
- * model with its error. Selecting a row highlights that scope's executions on the timeline.
+ * model with its error. Selecting a row highlights that scope's executions on the timeline. The models
+ * are fitted on a worker after each digest (exact fits in rational arithmetic, too slow for the FX thread
+ * on a session of many scopes) and shown when done; until then their column says {@value #FITTING}.
  */
 public final class ScopeTreeView extends BorderPane {
     private final SessionModel model;
     private final TreeTableView<ScopeAnalysis> tree = new TreeTableView<>();
-    /** Each scope name's model, fitted when its row is first drawn after a digest (the fit costs). */
-    private final Map<String, ScopeModel> models = new HashMap<>();
+    /** What the Model and Error columns say of a scope while its fit is being computed. */
+    public static final String FITTING = "fitting…";
+    /**
+     * Each scope name's model for {@link #digest}, fitted off the FX thread (exact rational fits, BigInteger
+     * arithmetic, cost with the samples) and applied here when all are done; a name without a model is absent.
+     */
+    private Map<String, ScopeModel> models = Map.of();
+    private boolean fitted = true;
+    private TaskRunner.Handle fitting;
     private TraceAggregate.Snapshot digest = TraceAggregate.Snapshot.EMPTY;
     private boolean syncing;
 
@@ -63,10 +75,16 @@ public final class ScopeTreeView extends BorderPane {
                 column("Params", 140, s -> s.params().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                         .collect(Collectors.joining(", "))),
                 column("Model (bytes)", 200, s -> {
+                    if (!group(s) && !fitted) {
+                        return FITTING;
+                    }
                     ScopeModel m = modelOf(s);
                     return m == null ? "" : m.formula();
                 }),
                 column("Error", 70, s -> {
+                    if (!group(s) && !fitted) {
+                        return "";
+                    }
                     ScopeModel m = modelOf(s);
                     return m == null ? "" : m.exact() ? "exact" : String.format(Locale.ROOT, "%.2f%%", 100 * m.worstRelative());
                 })));
@@ -82,11 +100,62 @@ public final class ScopeTreeView extends BorderPane {
     }
 
     private ScopeModel modelOf(ScopeAnalysis s) {
-        if (group(s)) {
-            return null;
+        return group(s) ? null : models.get(s.name());
+    }
+
+    /**
+     * Every scope name's model in {@code d} (one fit a name, as the report makes them), on the calling
+     * thread; checks {@code progress} for a cancel between names. What the background fit runs.
+     */
+    static Map<String, ScopeModel> fitAll(TraceAggregate.Snapshot d, Progress progress) {
+        Map<String, ScopeModel> out = new HashMap<>();
+        Set<String> seen = new HashSet<>();
+        for (ScopeAnalysis s : d.scopes()) {
+            if (seen.add(s.name())) {
+                progress.checkCancelled();
+                ScopeModel m = d.model(s);
+                if (m != null) {
+                    out.put(s.name(), m);
+                }
+            }
         }
-        TraceAggregate.Snapshot d = digest;
-        return models.computeIfAbsent(s.name(), n -> d.model(s));
+        return out;
+    }
+
+    /** Whether the models of the digest shown are fitted and applied (the Model column says {@link #FITTING} until then). */
+    public boolean fitted() {
+        return fitted;
+    }
+
+    /** Fits the models of {@code d} on a worker and applies them here (FX thread) if {@code d} is still the one shown. */
+    private void fit(TraceAggregate.Snapshot d) {
+        if (fitting != null) {
+            fitting.cancel();
+        }
+        if (d.scopes().isEmpty()) {
+            models = Map.of();
+            fitted = true;
+            fitting = null;
+            return;
+        }
+        fitted = false;
+        fitting = model.tasks().submit(BackgroundTask.of("fitting scope models", p -> fitAll(d, p))
+                .onSuccess(m -> {
+                    if (digest == d) {
+                        models = m;
+                        fitted = true;
+                        fitting = null;
+                        tree.refresh();
+                    }
+                })
+                .onFailure(e -> {
+                    if (digest == d) { // no models rather than "fitting…" for ever
+                        models = Map.of();
+                        fitted = true;
+                        fitting = null;
+                        tree.refresh();
+                    }
+                }));
     }
 
     /** The row that groups one memory's scopes (depth -1, no figures). */
@@ -103,7 +172,7 @@ public final class ScopeTreeView extends BorderPane {
     }
 
     private void initListeners() {
-        model.digestProperty().addListener((o, a, b) -> rebuild(b));
+        model.digestProperty().addListener((o, a, b) -> show(b));
         tree.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
             if (syncing) {
                 return;
@@ -113,9 +182,18 @@ public final class ScopeTreeView extends BorderPane {
         });
     }
 
+    /**
+     * Shows the scopes of {@code d} (FX thread): the tree at once, the models when their fit, started here on
+     * a worker, is done.
+     */
+    public void show(TraceAggregate.Snapshot d) {
+        rebuild(d);
+        fit(d);
+    }
+
     private void rebuild(TraceAggregate.Snapshot d) {
         TraceView t = model.trace();
-        models.clear();
+        models = Map.of();
         digest = d;
         Set<String> expanded = new HashSet<>();
         collectExpanded(tree.getRoot(), expanded);

@@ -22,6 +22,7 @@ import javafx.scene.text.TextAlignment;
 
 import dev.arenascope.app.ui.common.Palette;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.Percent;
 import dev.arenascope.core.trace.StackFrame;
 
@@ -208,7 +209,7 @@ final class FlameGraph extends Region {
         StackFrame f = n.frame();
         String what = i == l.unsited ? "(no site): allocations without a recorded stack" : f == null ? "all sites" : f.label();
         String s = what + " — " + Bytes.format(n.totalBytes()) + " (" + Percent.of(n.totalBytes(), l.total) + "), "
-                + String.format(Locale.ROOT, "%,d", n.count()) + " allocations";
+                + Counts.of(n.count(), "allocation");
         if (n.selfBytes() > 0 && f != null) {
             s += ", " + Bytes.format(n.selfBytes()) + " allocated right here";
         }

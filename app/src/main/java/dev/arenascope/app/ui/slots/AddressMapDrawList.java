@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.function.IntFunction;
 
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.MemoryKind;
@@ -248,7 +249,7 @@ public record AddressMapDrawList(AddressMap.Snapshot map, String title, double t
             sb.append(String.format(Locale.ROOT, "%n  … %,d more frames", shown - MAX_FRAMES));
         }
         if (internal > 0) {
-            sb.append(String.format(Locale.ROOT, "%n  + %,d internal frame%s folded (runtime, C++)", internal, internal == 1 ? "" : "s"));
+            sb.append(String.format(Locale.ROOT, "%n  + %s folded (runtime, C++)", Counts.of(internal, "internal frame")));
         }
     }
 

@@ -97,10 +97,12 @@ final class AddressMapPainter {
                 g.setStroke(p.text());
                 g.setLineWidth(1.5);
                 g.strokeLine(Math.floor(x) + 0.5, y, Math.floor(x) + 0.5, y + l.rowH() - 4);
-                double segW = l.segments().get(k).bytes() / bytesPerRow * l.rw();
-                if (segW > 70) {
+                String address = String.format(Locale.ROOT, "0x%x", l.segments().get(k).start());
+                double[] xy = segmentLabelAt(l.x0(), l.rw(), top, l.rowH(), l.rows(), at, bytesPerRow, l.segments().get(k).bytes(),
+                        labelWidth(address));
+                if (xy != null) {
                     g.setFill(p.mutedText());
-                    g.fillText(String.format(Locale.ROOT, "0x%x", l.segments().get(k).start()), x + 3, y + 1);
+                    g.fillText(address, xy[0], xy[1]);
                 }
             }
         }
@@ -112,6 +114,36 @@ final class AddressMapPainter {
             }
         }
         legend(g, l, p, dark);
+    }
+
+    /** A width no address label of {@link #SMALL} exceeds: 6.5 px a character (hex digits are about 6 px at 10 px). */
+    static double labelWidth(String text) {
+        return text.length() * 6.5;
+    }
+
+    /**
+     * Where a segment's address label goes, inside the map and on the segment's own bytes: just after its
+     * first byte when the segment's part of that row holds it; else at the start of the next row, where
+     * the segment goes on, when its part there holds it; else nowhere (null). The label ran past the map's
+     * right edge when the segment began near a row's end.
+     *
+     * @param at     the segment's first byte in the packed address order
+     * @param labelW the label's width in px
+     * @return {x, y} of the label's top left, or null
+     */
+    static double[] segmentLabelAt(double x0, double rw, double rowsTop, double rowH, int rows, long at, double bytesPerRow, long segBytes,
+                                   double labelW) {
+        int r = (int) Math.min(rows - 1, at / bytesPerRow);
+        double x = x0 + (at - r * bytesPerRow) / bytesPerRow * rw;
+        double here = Math.min(x0 + rw - x, segBytes / bytesPerRow * rw);
+        if (labelW + 6 <= here) {
+            return new double[] {x + 3, rowsTop + r * rowH + 1};
+        }
+        double rest = at + segBytes - (r + 1) * bytesPerRow; // the segment's bytes past this row
+        if (r + 1 < rows && rest > 0 && labelW + 6 <= Math.min(rw, rest / bytesPerRow * rw)) {
+            return new double[] {x0 + 3, rowsTop + (r + 1) * rowH + 1};
+        }
+        return null;
     }
 
     private static void legend(GraphicsContext g, AddressMapDrawList l, Palette p, boolean dark) {

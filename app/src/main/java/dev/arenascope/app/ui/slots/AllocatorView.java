@@ -43,6 +43,7 @@ import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.timeline.TimelinePainter;
 import dev.arenascope.app.ui.timeline.WhatIfLine;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.pool.torch.AllocatorSettings;
 import dev.arenascope.core.pool.torch.CachingAllocatorModel;
@@ -421,13 +422,13 @@ public final class AllocatorView extends BorderPane {
                 ? String.format(Locale.ROOT, "after event #%,d (%s) at %s", s.lastEvent(), s.lastText(), time.at(s.atNs()))
                 : "at " + time.at(s.atNs());
         long pending = s.pendingCount();
-        String pendingText = pending > 0 ? String.format(Locale.ROOT, ", %,d pending %s (%s)", pending, pending == 1 ? "free" : "frees",
+        String pendingText = pending > 0 ? String.format(Locale.ROOT, ", %s (%s)", Counts.of(pending, "pending free"),
                 Bytes.format(s.pendingBytes())) : "";
         String what = segments > 0
-                ? String.format(Locale.ROOT, "%,d segments, %s reserved; %,d blocks%s; %s free in segments, largest %s", segments,
+                ? String.format(Locale.ROOT, "%s, %s reserved; %s%s; %s free in segments, largest %s", Counts.of(segments, "segment"),
                         Bytes.format(s.blocks().stream().filter(b -> b.state() == AddressMap.State.RESERVED).mapToLong(AddressMap.Block::bytes).sum()),
-                        blocks, pendingText, Bytes.format(s.gapBytes()), Bytes.format(s.largestGap()))
-                : String.format(Locale.ROOT, "%d blocks%s, %s free in %s, largest gap %s", blocks, pendingText, Bytes.format(s.gapBytes()),
+                        Counts.of(blocks, "block"), pendingText, Bytes.format(s.gapBytes()), Bytes.format(s.largestGap()))
+                : String.format(Locale.ROOT, "%s%s, %s free in %s, largest gap %s", Counts.of(blocks, "block"), pendingText, Bytes.format(s.gapBytes()),
                         Bytes.format(s.extent()), Bytes.format(s.largestGap()));
         long waste = s.wasteBytes();
         return s.memory().name() + " " + when + ": " + what + (waste > 0 ? "; " + Bytes.format(waste) + " lost to rounding" : "")

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import dev.arenascope.app.ui.model.TensorSlot;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 
 /**
  * One frame of the plan slots, ready to paint: where each arena's band is, at what byte scale, under
@@ -68,7 +69,7 @@ public record PlanSlotsDrawList(double width, double height, List<Placed> placed
                 placed.add(new Placed(r, MARGIN_LEFT * 2 + colW, y + 16, colW, bandH - 16, scale, a.label() + " — re-planned (" + r.strategy()
                         + (r.proof().isEmpty() ? "" : ", proof: " + r.proof()) + ")"));
             }
-            sb.append(String.format(Locale.ROOT, "%s: %d tensors, height %s, lower bound %s (%.3f×)%s   ", a.label(), a.slots().size(),
+            sb.append(String.format(Locale.ROOT, "%s: %s, height %s, lower bound %s (%.3f×)%s   ", a.label(), Counts.of(a.slots().size(), "tensor"),
                     Bytes.format(a.height()), Bytes.format(a.lowerBound()), ratio(a),
                     r == null ? "" : String.format(Locale.ROOT, " → %s (%.3f×%s)", Bytes.format(r.height()), ratio(r),
                             r.proof().isEmpty() ? "" : ", proof: " + r.proof())));

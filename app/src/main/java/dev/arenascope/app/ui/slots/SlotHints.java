@@ -11,6 +11,7 @@ import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
 import dev.arenascope.app.ui.common.Palette;
+import dev.arenascope.core.format.Counts;
 
 /** What the plan-slots and allocator views share: the empty view's hint, and where a hover card goes. FX thread. */
 final class SlotHints {
@@ -92,8 +93,8 @@ final class SlotHints {
         int keep = (int) Math.min(lines.size() - 1, Math.max(1, Math.floor((room - 14) / lineH) - 1));
         double ch = size[1];
         for (; keep >= 1; keep--) {
-            String cut = String.join("\n", lines.subList(0, keep)) + String.format(Locale.ROOT, "%n  … %,d more line%s (a taller view shows them)",
-                    lines.size() - keep, lines.size() - keep == 1 ? "" : "s");
+            String cut = String.join("\n", lines.subList(0, keep)) + String.format(Locale.ROOT, "%n  … %s (a taller view shows them)",
+                    Counts.of(lines.size() - keep, "more line"));
             ch = layout(card, cut)[1];
             if (ch <= room) {
                 break;

@@ -7,6 +7,7 @@ import dev.arenascope.app.ui.model.FreeRequests;
 import dev.arenascope.core.analysis.Allocations;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.StackFrame;
@@ -234,7 +235,7 @@ public final class StripeLayer {
             sb.append(String.format(Locale.ROOT, "  … %,d more frames%n", shown - MAX_FRAMES));
         }
         if (internal > 0) {
-            sb.append(String.format(Locale.ROOT, "  + %,d internal frame%s folded (runtime, C++)%n", internal, internal == 1 ? "" : "s"));
+            sb.append(String.format(Locale.ROOT, "  + %s folded (runtime, C++)%n", Counts.of(internal, "internal frame")));
         }
         return sb.toString().strip();
     }
@@ -254,8 +255,8 @@ public final class StripeLayer {
         long[] live = allocations.liveAt(t);
         long count = Math.max(0, live[0] - drawnCount[col]);
         long bytes = Math.max(0, live[1] - drawnBytes[col]);
-        return String.format(Locale.ROOT, "others: %,d allocation%s not drawn one by one, %s%n(each under %s, beyond the %,d largest in view, or switched off in the legend)",
-                count, count == 1 ? "" : "s", TimelineView.exact(bytes), Bytes.format(minBytes),
+        return String.format(Locale.ROOT, "others: %s not drawn one by one, %s%n(each under %s, beyond the %,d largest in view, or switched off in the legend)",
+                Counts.of(count, "allocation"), TimelineView.exact(bytes), Bytes.format(minBytes),
                 StripeBuilder.MAX_STRIPES);
     }
 }

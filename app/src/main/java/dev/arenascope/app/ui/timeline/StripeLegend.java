@@ -24,6 +24,7 @@ import javafx.scene.shape.Rectangle;
 import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 
 /**
  * The legend of the allocation stripes, above the lanes while any lane draws them: colour by site or
@@ -164,9 +165,9 @@ public final class StripeLegend extends HBox {
      */
     static String countsText(int lanes, long live, long liveBytes, long drawn, int groups, int listed) {
         long grey = Math.max(0, live - drawn);
-        return String.format(Locale.ROOT, "bytes at the peak%s: %,d allocation%s live, %s; %,d drawn one by one, %,d in the grey band · %,d group%s in view%s",
-                lanes > 1 ? " of each memory" : "", live, live == 1 ? "" : "s", Bytes.format(liveBytes), drawn, grey,
-                groups, groups == 1 ? "" : "s", groups > listed ? " (the " + listed + " largest listed)" : "");
+        return String.format(Locale.ROOT, "bytes at the peak%s: %s live, %s; %,d drawn one by one, %,d in the grey band · %s in view%s",
+                lanes > 1 ? " of each memory" : "", Counts.of(live, "allocation"), Bytes.format(liveBytes), drawn, grey,
+                Counts.of(groups, "group"), groups > listed ? " (the " + listed + " largest listed)" : "");
     }
 
     /**
@@ -192,8 +193,8 @@ public final class StripeLegend extends HBox {
         b.setGraphic(swatch);
         b.setSelected(!g.hidden());
         b.setTooltip(new Tooltip(g.detail() + "\n" + String.format(Locale.ROOT,
-                "%s live at the peak (the Sites tab's figure)%n%,d stripes in view, at most %s of them live at once%nclick to %s",
-                TimelineView.exact(g.atPeakBytes()), g.stripes(), Bytes.format(g.peakBytes()),
+                "%s live at the peak (the Sites tab's figure)%n%s in view, at most %s of them live at once%nclick to %s",
+                TimelineView.exact(g.atPeakBytes()), Counts.of(g.stripes(), "stripe"), Bytes.format(g.peakBytes()),
                 g.hidden() ? "draw them again" : "fold them into others")));
         b.setOnAction(e -> {
             if (b.isSelected()) {

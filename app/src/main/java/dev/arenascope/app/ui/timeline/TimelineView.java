@@ -46,6 +46,7 @@ import dev.arenascope.core.analysis.ScopeAnalysis;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.Counts;
 import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
@@ -462,7 +463,7 @@ public final class TimelineView extends StackPane {
                 if (b.depth() == depth && x >= b.x0() && x <= b.x1()) {
                     sb.append("scope ").append(b.name()).append('\n');
                     if (b.folded() > 1) {
-                        sb.append(String.format(Locale.ROOT, "%,d executions folded (each under %.0f px); zoom in to see them", b.folded(), DrawListBuilder.FOLD_PX)).append('\n');
+                        sb.append(String.format(Locale.ROOT, "%s folded (each under %.0f px); zoom in to see them", Counts.of(b.folded(), "execution"), DrawListBuilder.FOLD_PX)).append('\n');
                     }
                     sb.append("from ").append(time.at(b.startNs())).append(" for ")
                             .append(time.span(b.endNs() - b.startNs())).append('\n');

@@ -26,6 +26,16 @@ class LoadForecastTest {
     private static final long MIB = 1L << 20;
 
     @Test
+    void theEmittingPhaseShowsItsShareAndTheTimeLeftAtItsOwnRate() {
+        long start = 5_000_000_000L;
+        // 1.1 M of 2.2 M entries in 20 s since the phase began: 20 s left, whatever the read took before
+        assertEquals("making events: 1,100,000 of 2,200,000 entries (50%), about 20 s left",
+                LoadForecast.emittingText(1_100_000, 2_200_000, start, start + 20_000_000_000L));
+        assertEquals("making events: 0 of 2,200,000 entries (0%)", LoadForecast.emittingText(0, 2_200_000, start, start));
+        assertEquals("making events: 1 of 1 entry (100%)", LoadForecast.emittingText(1, 1, start, start + 1000));
+    }
+
+    @Test
     void progressIsTheFilesBytesWithTheTimeLeft() {
         LoadForecast f = new LoadForecast(463 * MIB, 2048 * MIB, 100 * MIB, 0);
         assertEquals("read 120 MiB of 463 MiB (26%), about 40 s left", f.progressText(120 * MIB, (long) (120 * MIB / (463.0 * MIB - 120 * MIB) * 40e9)));
@@ -89,13 +99,26 @@ class LoadForecastTest {
         long size = Files.size(f);
         List<Long> totals = new ArrayList<>();
         List<String> stages = new ArrayList<>();
+        List<String> emitting = new ArrayList<>();
+        List<String> indeterminate = new ArrayList<>();
         TraceFiles.open(f, (done, total, stage) -> {
-            if (total > 0) {
+            if (stage.startsWith("making events: ")) { // the second phase: a share of the entries, on the reading thread
+                assertTrue(total > 0 && done >= 0 && done <= total, done + " of " + total);
+                emitting.add(stage);
+            } else if (total > 0) {
+                assertTrue(emitting.isEmpty(), "bytes read before events are made: " + stage);
                 totals.add(done);
                 assertEquals(size, total);
                 stages.add(stage);
+            } else if (!totals.isEmpty()) {
+                indeterminate.add(stage);
             }
         });
+        // the bar is determinate through the whole open: after the first share, no count without a total
+        assertEquals(List.of(), indeterminate);
+        assertTrue(emitting.size() >= 3, emitting.toString());
+        assertTrue(emitting.getFirst().startsWith("making events: 0 of "), emitting.getFirst());
+        assertTrue(emitting.getLast().matches("making events: ([\\d,]+) of \\1 entries \\(100%\\).*"), emitting.getLast());
         assertTrue(totals.size() >= 2, "bytes reported as the file is read: " + totals);
         for (int i = 1; i < totals.size(); i++) {
             assertTrue(totals.get(i) >= totals.get(i - 1), totals.toString());

@@ -167,6 +167,38 @@ public enum FileKind {
         return null;
     }
 
+    /** What parts a job member's refusal: its reason in words before it, the reader's exact words after. */
+    public static final String READER_STOPPED = "; the reader stopped ";
+
+    /**
+     * Why a job's member {@code file} could not be read, in words first and the reader's exact detail after
+     * {@link #READER_STOPPED}: {@code FILE: not a PyTorch snapshot or ArenaScope trace: it is text; the reader
+     * stopped at byte 0: unknown opcode 0x6e}. A member is expected to be a trace; what the file holds is
+     * sniffed from its content ({@link #of(Path)}), so a text or binary file is said to be one, a trace of
+     * another format under the name is named, and a real snapshot or trace the reader refused is a damaged one.
+     *
+     * @param detail the reader's message (it may start with the file's name, which is then not repeated)
+     */
+    public static String memberRefusal(Path file, String detail) {
+        String name = file.toString();
+        String rest = detail.startsWith(name) ? detail.substring(name.length()).replaceFirst("^:? ", "") : detail;
+        FileKind actual;
+        try {
+            actual = of(file);
+        } catch (IOException e) {
+            return name + ": " + rest;
+        }
+        String words = switch (actual) {
+            case ASTRACE, JSONL, PICKLE -> actual == named(file) || named(file) == null
+                    ? "a damaged " + actual.description : "a" + (actual == ASTRACE ? "n " : " ") + actual.description + " named as another format";
+            case EMPTY -> "an empty file, not a PyTorch snapshot or ArenaScope trace";
+            case OTHER_TEXT -> "not a PyTorch snapshot or ArenaScope trace: it is text";
+            case OTHER_BINARY -> "not a PyTorch snapshot or ArenaScope trace: binary data of no format ArenaScope reads";
+            default -> "not a PyTorch snapshot or ArenaScope trace: it is a " + actual.description;
+        };
+        return name + ": " + words + READER_STOPPED + rest;
+    }
+
     private static boolean startsWith(byte[] a, byte[] prefix) {
         if (a.length < prefix.length) {
             return false;

@@ -42,7 +42,8 @@ public final class JobLoad {
      * @param member  the member
      * @param result  what the function made of it, null when it failed
      * @param report  what the read found, null when it failed before reading
-     * @param failure why it could not be loaded (one line), null when it loaded
+     * @param failure why it could not be loaded (one line; for a file a reader refused, the reason in words, then
+     *                {@link FileKind#READER_STOPPED} and the reader's exact detail), null when it loaded
      */
     public record Loaded<R>(JobMember member, R result, ReadReport report, String failure) {
         /** Whether the member loaded (perhaps damaged). */
@@ -166,7 +167,7 @@ public final class JobLoad {
             t = TraceFormats.load(f, tap, progress == Progress.NONE ? null : (done, total, stage) -> progress.checkCancelled());
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
             String msg = e.getMessage() == null ? e.toString() : e.getMessage();
-            return new Loaded<>(m, null, null, msg.contains(String.valueOf(f.getFileName())) ? msg : f + ": " + msg);
+            return new Loaded<>(m, null, null, FileKind.memberRefusal(f, msg));
         }
         if (t.report().damaged() && t.report().events() == 0) {
             return new Loaded<>(m, null, t.report(), t.report().summary());

@@ -20,6 +20,7 @@ import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.util.LongLongMap;
+import dev.arenascope.core.util.Progress;
 
 /**
  * Turns a {@link Snapshot} into an ArenaScope event stream; see {@link TorchSnapshotToTrace} for the
@@ -44,11 +45,20 @@ final class SnapshotEmitter {
     private long events;
     private long latest;
     private int scopes;
+    private final Progress progress;
+    private long entriesDone;
+    private long entriesTotal;
 
     SnapshotEmitter(Snapshot snap, String source, EventSink out) {
+        this(snap, source, out, null);
+    }
+
+    /** @param progress told the entries done ({@link Progress#ENTRIES_EMITTED}) after each batch; may be null */
+    SnapshotEmitter(Snapshot snap, String source, EventSink out, Progress progress) {
         this.snap = snap;
         this.source = source;
         this.out = out;
+        this.progress = progress == Progress.NONE ? null : progress;
     }
 
     /** Checks what the stream will cost, then sends it; nothing reaches the sink when the check refuses. */
@@ -84,6 +94,10 @@ final class SnapshotEmitter {
         long entries = 0;
         for (int[] rows : snap.traces().values()) {
             entries += rows.length;
+        }
+        entriesTotal = entries;
+        if (progress != null) {
+            progress.update(0, entries, Progress.ENTRIES_EMITTED);
         }
 
         Map<String, String> attrs = new LinkedHashMap<>();
@@ -163,6 +177,9 @@ final class SnapshotEmitter {
             st.finish();
         }
         flush();
+        if (progress != null) {
+            progress.update(entries, entries, Progress.ENTRIES_EMITTED);
+        }
         out.onClose();
         return new TorchSnapshotToTrace.Result(devices.size(), entries, events, initialBlocks, snap.skipped());
     }
@@ -238,6 +255,9 @@ final class SnapshotEmitter {
             } else {
                 out.onEvents(batch);
                 batch.clear();
+            }
+            if (progress != null) {
+                progress.update(entriesDone, entriesTotal, Progress.ENTRIES_EMITTED);
             }
         }
     }
@@ -364,6 +384,7 @@ final class SnapshotEmitter {
         void emitNext() {
             TraceEntries e = snap.entries();
             int i = next++;
+            entriesDone++;
             int r = rows[i];
             long t = time(i);
             if (timed) {

@@ -94,16 +94,19 @@ public final class TorchSnapshotToTrace {
      *                 {@link java.util.concurrent.CancellationException} when the thread is interrupted
      *                 (checked at every 4 MiB read; the interrupt status stays set) or when the callback
      *                 throws one: nothing of the snapshot is kept and nothing has reached {@code out}.
+     *                 Then, while the events are made, the entries done so far ({@link Progress#ENTRIES_EMITTED}
+     *                 of {@link Result#entries()}: 0 first, after each batch of events, all of them last); a cancel
+     *                 thrown from one of those ends the conversion too, with what reached {@code out} abandoned.
      */
     public static Result convert(Path in, EventSink out, Progress progress) throws IOException {
         Snapshot snap = SnapshotReader.read(in, Progress.bytesRead(progress, Files.size(in)));
-        return emit(snap, in.toString(), out);
+        return emit(snap, in.toString(), out, progress);
     }
 
     /** Converts a snapshot held in memory; {@code source} names it in errors and in the session. */
     public static Result convert(byte[] pickle, String source, EventSink out) throws IOException {
         Snapshot snap = SnapshotReader.read(pickle, source);
-        return emit(snap, source, out);
+        return emit(snap, source, out, null);
     }
 
     /**
@@ -111,11 +114,11 @@ public final class TorchSnapshotToTrace {
      * ({@link HandOffSink}; about half of the emission's work is the sink's, a store's encoding).
      * Returns once the sink has seen every event and its close; a failure on either side ends both.
      */
-    private static Result emit(Snapshot snap, String source, EventSink out) throws SnapshotFormatException {
+    private static Result emit(Snapshot snap, String source, EventSink out, Progress progress) throws SnapshotFormatException {
         HandOffSink h = new HandOffSink(out, source, SnapshotEmitter.BATCH);
         boolean done = false;
         try {
-            Result r = new SnapshotEmitter(snap, source, h).run();
+            Result r = new SnapshotEmitter(snap, source, h, progress).run();
             done = true;
             return r;
         } finally {

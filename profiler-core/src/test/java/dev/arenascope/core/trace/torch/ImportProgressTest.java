@@ -30,9 +30,15 @@ class ImportProgressTest {
         assertTrue(sum.bytes() > 4 << 20, "a file of several MiB: " + sum.bytes());
 
         List<Long> seen = new ArrayList<>();
+        List<long[]> emitted = new ArrayList<>();
         CollectingSink sink = new CollectingSink();
-        TorchSnapshotToTrace.convert(file, sink, (done, total, stage) -> {
+        TorchSnapshotToTrace.Result result = TorchSnapshotToTrace.convert(file, sink, (done, total, stage) -> {
+            if (Progress.ENTRIES_EMITTED.equals(stage)) {
+                emitted.add(new long[] {done, total});
+                return;
+            }
             assertEquals(Progress.BYTES_READ, stage);
+            assertTrue(emitted.isEmpty(), "the file is read before any entry is emitted");
             assertEquals(sum.bytes(), total, "against the file's size");
             seen.add(done);
         });
@@ -42,6 +48,15 @@ class ImportProgressTest {
         }
         assertTrue(seen.getLast() <= Files.size(file), seen.toString());
         assertEquals(sum.peakDefault(), sink.peakUsed(0));
+        // the second phase, the entries made into events, has a share too: from none to all of them, never back
+        assertTrue(emitted.size() >= 3, "reported after each batch of events: " + emitted.size());
+        assertEquals(0, emitted.getFirst()[0]);
+        for (int i = 0; i < emitted.size(); i++) {
+            assertEquals(result.entries(), emitted.get(i)[1], "against all the snapshot's entries");
+            assertTrue(i == 0 || emitted.get(i)[0] >= emitted.get(i - 1)[0], "never back");
+        }
+        assertEquals(result.entries(), emitted.getLast()[0], "all of them at the end");
+        assertTrue(result.entries() >= 20_000, "the snapshot's entries: " + result.entries());
 
         // a cancel (the window interrupts its loading thread) ends the read: nothing reaches the sink
         CollectingSink untouched = new CollectingSink();
