@@ -31,6 +31,7 @@ import dev.arenascope.core.trace.MetaRecord;
 import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SinkAttachment;
+import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.SinkOwner;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
@@ -93,6 +94,14 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
     private final ArrayDeque<Future<Encoded>> inFlight = new ArrayDeque<>();
     private final int maxInFlight;
     private final List<MetaRecord> meta = new ArrayList<>();
+    /**
+     * The site table a producer interns into instead of announcing frames and nodes ({@link #sharedSites}),
+     * or null: what it made since the last chunk goes into the next chunk's metadata, so the producer
+     * keeps no second trie and no frame or node travels as an object of its own to this writer.
+     */
+    private SiteTable sharedSites;
+    /** Whether a frame or node was announced (then no table is shared). */
+    private boolean sitesAnnounced;
     private final ByteWriter index = new ByteWriter();
     private SessionInfo session = new SessionInfo("", "", 0, List.of(), Map.of());
     /** The ring's bookkeeping, null when the file is not capped. */
@@ -317,12 +326,59 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
 
     @Override
     public synchronized void onFrame(StackFrame frame) {
+        refuseAnnouncedSites();
         meta.add(new MetaRecord.Frame(frame));
     }
 
     @Override
     public synchronized void onStack(StackNode node) {
+        refuseAnnouncedSites();
         meta.add(new MetaRecord.Stack(node));
+    }
+
+    private void refuseAnnouncedSites() {
+        if (sharedSites != null) {
+            throw new IllegalStateException(path + ": a frame or stack node announced to a writer whose site table a producer interns into");
+        }
+        sitesAnnounced = true;
+    }
+
+    /**
+     * A site table for a producer to intern into instead of announcing frames and nodes (see
+     * {@link EventSink#sharedSites}), while none was announced and the file is not a ring (a ring's
+     * header carries every site its dropped chunks declared, which it learns from announced records).
+     * Each chunk's metadata then holds the frames and nodes the table gained since the one before, frames
+     * first, so they precede the events that name them (the producer interns a site before handing over
+     * its events). A frame or node announced afterwards is refused ({@link IllegalStateException}).
+     */
+    @Override
+    public synchronized SiteTable sharedSites() {
+        if (ring != null || sitesAnnounced || headerWritten) {
+            return null;
+        }
+        if (sharedSites == null) {
+            sharedSites = new SiteTable();
+        }
+        return sharedSites.frameCount() == 0 && sharedSites.nodeCount() == 0 ? sharedSites : null;
+    }
+
+    /** Whether a producer interned sites into the table {@link #sharedSites} gave it (tests). */
+    synchronized boolean sitesInterned() {
+        return sharedSites != null && sharedSites.frameCount() > 0;
+    }
+
+    /** Moves the frames and nodes the shared table gained since the last call into the pending metadata. */
+    private void takeSharedSites() {
+        if (sharedSites == null || !sharedSites.hasUnannounced()) {
+            return;
+        }
+        SiteTable.Delta d = sharedSites.takeNew();
+        for (StackFrame f : d.frames()) {
+            meta.add(new MetaRecord.Frame(f));
+        }
+        for (StackNode n : d.nodes()) {
+            meta.add(new MetaRecord.Stack(n));
+        }
     }
 
     @Override
@@ -380,6 +436,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         }
         try {
             ensureHeader();
+            takeSharedSites();
             if (codec.openEvents() > 0 || !meta.isEmpty()) {
                 flushPending();
             }
@@ -394,6 +451,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         if (headerWritten) {
             return;
         }
+        takeSharedSites();
         if (ring != null) {
             ring.header(meta);
         }
@@ -436,6 +494,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
      * worker compresses them, and finished chunks are written in order.
      */
     private void flushPending() throws IOException {
+        takeSharedSites();
         List<MetaRecord> m = List.copyOf(meta);
         meta.clear();
         int n = codec.openEvents();
@@ -624,6 +683,7 @@ public final class AstraceWriter implements EventSink, AutoCloseable {
         }
         try {
             ensureHeader();
+            takeSharedSites();
             if (codec.openEvents() > 0 || !meta.isEmpty()) {
                 flushPending();
             }

@@ -62,6 +62,16 @@ final class PickleFlatDicts {
             return flatVal[i];
         }
 
+        @Override
+        public int memoSlot(int i) {
+            return flatTag[i] == T_STR ? (int) flatVal[i] : -1;
+        }
+
+        @Override
+        public long memoEpoch() {
+            return r.memo.overwrites();
+        }
+
         Object boxed(int i) {
             return flatTag[i] == T_LONG ? (Object) flatVal[i] : at(i);
         }

@@ -58,6 +58,20 @@ interface PicklePlacement {
         Object at(int i);
 
         long longAt(int i);
+
+        /**
+         * The memo slot the string item {@code i} was fetched from (BINGET, LONG_BINGET), or -1 when it
+         * was not (a fresh string, not a string, or items read the ordinary way). While
+         * {@link #memoEpoch()} is unchanged, the slot holds that same string.
+         */
+        default int memoSlot(int i) {
+            return -1;
+        }
+
+        /** The memo's count of overwritten slots ({@link PickleMemo#overwrites()}): slots keep their strings while it stays the same. */
+        default long memoEpoch() {
+            return -1;
+        }
     }
 
     /**

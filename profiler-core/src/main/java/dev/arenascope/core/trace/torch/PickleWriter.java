@@ -65,6 +65,18 @@ public final class PickleWriter {
         return this;
     }
 
+    /** Stores the value on top of the stack in memo entry {@code index} (BINPUT or LONG_BINPUT), which may hold another already. */
+    public PickleWriter put(int index) throws IOException {
+        if (index < 256) {
+            raw('q');
+            raw(index);
+        } else {
+            raw('r');
+            le(index, 4);
+        }
+        return this;
+    }
+
     /** EMPTY_DICT, memoized. */
     public PickleWriter dict() throws IOException {
         raw('}');

@@ -93,6 +93,7 @@ final class SnapshotReader implements PicklePlacement {
         int n = items.size();
         Object name = null, file = null, line = null;
         long lineValue = 0;
+        int nameSlot = -1, fileSlot = -1;
         boolean frame = false;
         for (int i = 0; i < n; i += 2) {
             Object k = items.at(i);
@@ -101,15 +102,17 @@ final class SnapshotReader implements PicklePlacement {
             }
             if (k == "name") {
                 name = items.at(i + 1);
+                nameSlot = items.memoSlot(i + 1);
             } else if (k == "filename") {
                 file = items.at(i + 1);
+                fileSlot = items.memoSlot(i + 1);
                 frame = true;
             } else if (k == "line") {
                 line = items.at(i + 1);
                 lineValue = items.longAt(i + 1);
             }
         }
-        return frame && n <= 16 ? stacks.frame(name, file, line, lineValue, source, offset) : null;
+        return frame && n <= 16 ? stacks.frame(name, file, line, lineValue, nameSlot, fileSlot, items.memoEpoch(), source, offset) : null;
     }
 
     /** A frame's stand-in depends on its name, file and line only (interning has no other effect): its id. */

@@ -66,6 +66,16 @@ final class StackTable {
     private Map<String, Integer> textIds = new HashMap<>();
     private String[] texts = new String[64];
 
+    // ---- the text id of the string in each memo slot a frame's name or file came from (id + 1; 0 = not
+    // seen), in pages of SLOT_PAGE slots allocated as slots are seen, valid while the memo's overwrites are
+    // slotEpoch: a frame dict naming its strings by memo slot (as PyTorch's pickler writes every one after
+    // the first) finds its text ids without a hash lookup of each string. At most 4 bytes a memo slot.
+    private static final int SLOT_BITS = 14;
+    private static final int SLOT_PAGE = 1 << SLOT_BITS;
+    private static final int SLOT_MASK = SLOT_PAGE - 1;
+    private int[][] slotTexts = new int[16][];
+    private long slotEpoch = -1;
+
     // ---- frames: (name id << 32 | file id, line) in a KeyIds table; a frame's id is its id there. The
     // table only stores them (appended, no index of its own): they are found through frameSlots, an
     // open-addressing index holding each key beside its id, so a lookup that finds its frame reads one
@@ -127,6 +137,17 @@ final class StackTable {
      * {@link PickleReader#LONG} is the integer {@code lineValue}.
      */
     FrameRef frame(Object name, Object file, Object line, long lineValue, String source, long offset) throws PickleFormatException {
+        return frame(name, file, line, lineValue, -1, -1, -1, source, offset);
+    }
+
+    /**
+     * As {@link #frame(Object, Object, Object, long, String, long)}, the name and file fetched from memo slots
+     * {@code nameSlot} and {@code fileSlot} (-1: not from the memo) while the memo's overwrites were
+     * {@code epoch}: a slot whose string was seen before gives its text id at once (one load from a page of
+     * ints), without hashing the string or checking it again.
+     */
+    FrameRef frame(Object name, Object file, Object line, long lineValue, int nameSlot, int fileSlot, long epoch, String source, long offset)
+            throws PickleFormatException {
         long l;
         if (line == PickleReader.LONG) {
             l = lineValue;
@@ -139,9 +160,21 @@ final class StackTable {
                     + (line instanceof BigInteger b ? "integer of " + b.bitLength() + " bits" : PyTypes.typeName(line))
                     + ", not a 64-bit integer");
         }
-        String n = text(name, "name", source, offset);
-        String f = text(file, "filename", source, offset);
-        long key = (long) textId(n) << 32 | (textId(f) & 0xFFFF_FFFFL);
+        if ((nameSlot >= 0 || fileSlot >= 0) && epoch != slotEpoch) { // a memo slot was overwritten: what the slots held may have changed
+            Arrays.fill(slotTexts, null);
+            slotEpoch = epoch;
+        }
+        int nameId = slotText(nameSlot);
+        if (nameId < 0) {
+            nameId = textId(text(name, "name", source, offset));
+            noteSlotText(nameSlot, nameId);
+        }
+        int fileId = slotText(fileSlot);
+        if (fileId < 0) {
+            fileId = textId(text(file, "filename", source, offset));
+            noteSlotText(fileSlot, fileId);
+        }
+        long key = (long) nameId << 32 | (fileId & 0xFFFF_FFFFL);
         int before = frameKeys.size();
         int id = l == (int) l ? frameId(key, (int) l) : wideFrameId(key, l);
         if (id == before) { // new
@@ -149,10 +182,34 @@ final class StackTable {
                 internal = Arrays.copyOf(internal, id * 2);
                 frameRefs = Arrays.copyOf(frameRefs, id * 2);
             }
-            internal[id] = isInternal(n);
+            internal[id] = isInternal(texts[nameId]);
             frameRefs[id] = new FrameRef(id);
         }
         return frameRefs[id]; // one instance per frame: the memo slots holding it cost a reference each
+    }
+
+    /** The text id of the string memo slot {@code slot} held when it was last seen here, or -1 (not seen, or -1). */
+    private int slotText(int slot) {
+        if (slot < 0) {
+            return -1;
+        }
+        int p = slot >>> SLOT_BITS;
+        int[] page = p < slotTexts.length ? slotTexts[p] : null;
+        return page == null ? -1 : page[slot & SLOT_MASK] - 1;
+    }
+
+    private void noteSlotText(int slot, int textId) {
+        if (slot < 0) {
+            return;
+        }
+        int p = slot >>> SLOT_BITS;
+        if (p >= slotTexts.length) {
+            slotTexts = Arrays.copyOf(slotTexts, Math.max(p + 1, 2 * slotTexts.length));
+        }
+        if (slotTexts[p] == null) {
+            slotTexts[p] = new int[SLOT_PAGE];
+        }
+        slotTexts[p][slot & SLOT_MASK] = textId + 1;
     }
 
     private long frameHash(long key, int line) {
@@ -377,6 +434,7 @@ final class StackTable {
     void doneReading() {
         stackSlots = new int[1];
         textIds = null; // no frame is added now: the ids stay in the frames' keys
+        slotTexts = null;
         frameSlots = null;
         wideFrames = null;
         wideFrameIds = null;

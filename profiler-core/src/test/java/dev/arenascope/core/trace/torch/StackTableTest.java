@@ -40,6 +40,38 @@ class StackTableTest {
     }
 
     @Test
+    void aFramesNameFromAMemoSlotOverwrittenSinceIsTheNewString() throws Exception {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        PickleWriter w = new PickleWriter(out);
+        w.dict().mark().str("segments").list().str("x").list().mark();
+        w.dict().mark().str("name");
+        int alpha = w.nextMemo();
+        w.str("alpha").str("filename").str("a.py").str("line").integer(1).setItems();
+        w.dict().mark().str("name").get(alpha).str("filename").str("a.py").str("line").integer(1).setItems(); // the same frame
+        w.freshStr("beta").put(alpha); // slot alpha now holds "beta"
+        w.dict().mark().str("name").get(alpha).str("filename").str("a.py").str("line").integer(1).setItems();
+        w.appends().setItems().stop();
+        for (boolean fast : new boolean[] {true, false}) {
+            StackTable t = SnapshotReader.read(out.toByteArray(), "t.pickle", fast).stacks();
+            assertEquals(2, t.frameCount(), "fast path " + fast);
+            assertEquals(List.of("alpha", "beta"), List.of(t.name(0), t.name(1)), "fast path " + fast);
+        }
+    }
+
+    @Test
+    void aSlotsTextIsItsOwnUntilTheMemosEpochChanges() throws PickleFormatException {
+        StackTable t = new StackTable();
+        assertEquals(0, t.frame("f", "a.py", PickleReader.LONG, 1, 5, 6, 0, "test", 0).id());
+        // the same slots in the same epoch: their strings are the ones seen (what is passed is not looked at again)
+        assertEquals(0, t.frame("f", "a.py", PickleReader.LONG, 1, 5, 6, 0, "test", 0).id());
+        // slot 5 overwritten (the epoch moved on): its new string is read
+        assertEquals(1, t.frame("g", "a.py", PickleReader.LONG, 1, 5, 6, 1, "test", 0).id());
+        assertEquals("g", t.name(1));
+        assertEquals(0, t.frame("f", "a.py", PickleReader.LONG, 1, 7, 6, 1, "test", 0).id());
+        assertEquals(2, t.frameCount());
+    }
+
+    @Test
     void linesOutsideTheIntRangeAreTheirOwnFrames() throws PickleFormatException {
         StackTable t = new StackTable();
         int small = frame(t, "f", "a.py", 5).id();
