@@ -567,11 +567,14 @@ public final class RanksView extends BorderPane {
                 .onCancelled(() -> liveInFlight = false));
     }
 
-    /** What a listened job's refresh would read: every member's name, events and state (equal: nothing to redo). */
+    /**
+     * What a listened job's refresh would read: every member's connection, name, events and state (equal:
+     * nothing to redo). The connection's key, not its number, which comes again after listening is restarted.
+     */
     private static String key(List<LiveJob.Member> members) {
         StringBuilder b = new StringBuilder();
         for (LiveJob.Member m : members) {
-            b.append(m.rank()).append('\u0000').append(m.store() == null ? -1 : m.store().eventCount()).append('\u0000')
+            b.append(m.key().listening()).append('.').append(m.key().connection()).append('\u0000').append(m.rank()).append('\u0000').append(m.store() == null ? -1 : m.store().eventCount()).append('\u0000')
                     .append(m.stats().state()).append('\n');
         }
         return b.toString();
