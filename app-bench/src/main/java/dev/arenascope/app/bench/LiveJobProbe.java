@@ -8,17 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.prefs.Preferences;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import javafx.stage.Stage;
 
@@ -69,8 +65,6 @@ public final class LiveJobProbe {
 
     private record Child(String kind, String name, Process process, Path output) {}
 
-    private static final Pattern JAVA_LINE = Pattern.compile("events=(\\d+) delivered=(\\d+) lost=(\\d+) pid=(\\d+)");
-    private static final Pattern PYTHON_LINE = Pattern.compile("arenascope: (\\d+) events, (\\d+) lost -> .*?\\(receiver confirmed (\\d+)\\)");
     /** Java steps per {@code ProfilerStep} marker (and pause). */
     static final int JAVA_STEPS_PER_MARK = 5;
 
@@ -139,8 +133,7 @@ public final class LiveJobProbe {
         }
 
         // each process's own count of what it sent, by the rank name the view gives it
-        Map<String, Long> sent = new LinkedHashMap<>();
-        Map<String, String> kinds = new LinkedHashMap<>();
+        List<LiveJobCheck.Sent> counts = new ArrayList<>();
         for (Child c : children) {
             long left = (long) (limitS * 1e9) - (System.nanoTime() - t0);
             if (!c.process().waitFor(Math.max(1, left), TimeUnit.NANOSECONDS)) {
@@ -151,61 +144,42 @@ public final class LiveJobProbe {
             if (c.process().exitValue() != 0) {
                 fail(node, "a " + c.kind() + " sender exited " + c.process().exitValue() + ": " + tail(c.output()));
             }
-            String rank;
-            long events;
-            if (c.kind().equals("java")) {
-                Matcher m = JAVA_LINE.matcher(text);
-                if (!m.find()) {
-                    fail(node, "a Java sender printed no count: " + tail(c.output()));
-                }
-                events = Long.parseLong(m.group(1));
-                // the session's name and the process's pid: what the Ranks view names a rank without a number by
-                rank = "particles (pid " + c.process().pid() + ")";
-                if (Long.parseLong(m.group(4)) != c.process().pid() || Long.parseLong(m.group(3)) != 0) {
-                    fail(node, "a Java sender's line does not match its process or lost events: " + m.group());
-                }
-            } else {
-                Matcher m = PYTHON_LINE.matcher(text);
-                if (!m.find() || Long.parseLong(m.group(2)) != 0 || !m.group(1).equals(m.group(3))) {
-                    fail(node, "the Python client for " + c.name() + " did not deliver everything: " + tail(c.output()));
-                }
-                events = Long.parseLong(m.group(1));
-                rank = c.name();
+            try {
+                // a Java sender: the session's name and the process's pid, what the Ranks view names a rank without a number by
+                counts.add(c.kind().equals("java") ? LiveJobCheck.java("particles", c.process().pid(), text) : LiveJobCheck.python(c.name(), text));
+            } catch (LiveJobCheck.Failure e) {
+                fail(node, e.getMessage());
             }
-            if (sent.put(rank, events) != null) {
-                fail(node, "two processes give the rank name " + rank);
-            }
-            kinds.put(rank, c.kind());
         }
+        Map<String, Long> sent = null;
+        try {
+            sent = LiveJobCheck.byRank(counts);
+        } catch (LiveJobCheck.Failure e) {
+            fail(node, e.getMessage());
+        }
+        Map<String, String> kinds = new LinkedHashMap<>();
+        counts.forEach(c -> kinds.put(c.rank(), c.kind()));
 
         while (exits.size() < children.size()) {
             Thread.sleep(1); // the exit times, recorded as each process ended
         }
         long lastExit = exits.stream().mapToLong(Long::longValue).max().orElseThrow();
 
-        // the view catches up: every rank, every event
+        // the view catches up: every rank, every event (a rank short of what its process sent is a loss: exit 3)
         Job shown = null;
         long caughtUp = 0;
         while (shown == null) {
             Job j = FxToolkit.call(() -> window.ranks().jobProperty().get());
-            if (j != null && j.live() && j.summary().ranks().size() == sent.size()
-                    && sent.entrySet().stream().allMatch(e -> j.row(e.getKey()) != null && j.row(e.getKey()).events() == e.getValue())) {
+            String difference = j == null || !j.live() ? "the Ranks view shows no live job" : LiveJobCheck.difference(sent, j.summary().ranks());
+            if (difference == null) {
                 shown = j;
                 caughtUp = System.nanoTime();
                 break;
             }
             if ((System.nanoTime() - lastExit) / 1e9 > 60 || (System.nanoTime() - t0) / 1e9 > limitS + 60) {
-                fail(node, "the Ranks view did not show every rank's events within 60 s of the last exit; it shows "
-                        + (j == null ? "no job" : j.summary().ranks().stream().map(r -> r.rank() + "=" + r.events()).toList())
-                        + ", the processes sent " + sent);
+                fail(node, "60 s after the last process ended: " + difference);
             }
             Thread.sleep(20);
-        }
-        Set<String> names = new HashSet<>();
-        for (RankSummary r : shown.summary().ranks()) {
-            if (!names.add(r.rank()) || !r.loaded() || r.problem() != null) {
-                fail(node, "rank " + r.rank() + " is " + (r.loaded() ? r.problem() == null ? "named twice" : r.problem() : r.failure()));
-            }
         }
 
         // the refresh intervals while anything streamed, up to the refresh that showed everything
