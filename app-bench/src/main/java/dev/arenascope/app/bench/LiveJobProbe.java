@@ -22,6 +22,7 @@ import dev.arenascope.app.ui.FxToolkit;
 import dev.arenascope.app.ui.MainWindow;
 import dev.arenascope.app.ui.WindowPrefs;
 import dev.arenascope.app.ui.job.Job;
+import dev.arenascope.app.ui.job.RanksView;
 import dev.arenascope.app.ui.live.ListenView;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.device.VirtualDevice;
@@ -104,6 +105,7 @@ public final class LiveJobProbe {
         }
         String target = "127.0.0.1:" + port;
 
+        Map<String, Long> cpuBefore = threadCpu();
         // every process started at once (in the same second): Java senders first, they take longest to start
         List<Child> children = new ArrayList<>();
         String javaExe = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -206,6 +208,21 @@ public final class LiveJobProbe {
             each.append(i == 1 ? "" : ",").append(Math.round((rs.get(i).atNs() - rs.get(i - 1).atNs()) / 1e6)).append('/').append(rs.get(i - 1).streaming());
         }
         System.out.println(each);
+        // where each refresh's time went: waiting for the worker / computing / waiting for the FX thread / applying
+        StringBuilder parts = new StringBuilder("refresh_parts_ms=");
+        for (RanksView.LiveTiming t : FxToolkit.call(() -> window.ranks().liveTimings())) {
+            parts.append(parts.length() == 17 ? "" : ",").append(String.format(Locale.ROOT, "%d/%d/%d/%d:%d",
+                    Math.round((t.startedNs() - t.submittedNs()) / 1e6), Math.round((t.computedNs() - t.startedNs()) / 1e6),
+                    Math.round((t.receivedNs() - t.computedNs()) / 1e6), Math.round((t.appliedNs() - t.receivedNs()) / 1e6), t.ranks()));
+        }
+        System.out.println(parts);
+        // this JVM's threads' CPU from the processes' start to the view showing everything: which of them the refreshes waited for
+        Map<String, Long> cpuAfter = threadCpu();
+        StringBuilder cpu = new StringBuilder("threads_cpu_ms=");
+        cpuAfter.entrySet().stream().map(e -> Map.entry(e.getKey(), e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L)))
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(10)
+                .forEach(e -> cpu.append(cpu.length() == 15 ? "" : ",").append(e.getKey()).append('=').append(e.getValue() / 1_000_000));
+        System.out.println(cpu);
         System.out.printf(Locale.ROOT, "processes=%d ranks=%d events=%d refreshes=%d refresh_median_ms=%.1f refresh_p95_ms=%.1f "
                         + "refresh_max_ms=%.1f streaming_max=%d stream_s=%.2f caught_up_s=%.3f%n",
                 children.size(), shown.summary().ranks().size(), sent.values().stream().mapToLong(Long::longValue).sum(), rs.size(),
@@ -215,6 +232,21 @@ public final class LiveJobProbe {
         System.out.flush();
         node.removeNode();
         System.exit(0);
+    }
+
+    /** CPU time by thread name (threads of one name summed), ns. */
+    private static Map<String, Long> threadCpu() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (java.lang.management.ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (t != null) {
+                long ns = mx.getThreadCpuTime(t.getThreadId());
+                if (ns > 0) {
+                    out.merge(t.getThreadName().replaceAll("-\\d+$", "-N"), ns, Long::sum);
+                }
+            }
+        }
+        return out;
     }
 
     /** A window that listens on a free loopback port, its Listen window shown (FX thread). */
