@@ -8,17 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.prefs.Preferences;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import javafx.stage.Stage;
 
@@ -26,6 +22,7 @@ import dev.arenascope.app.ui.FxToolkit;
 import dev.arenascope.app.ui.MainWindow;
 import dev.arenascope.app.ui.WindowPrefs;
 import dev.arenascope.app.ui.job.Job;
+import dev.arenascope.app.ui.job.RanksView;
 import dev.arenascope.app.ui.live.ListenView;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.device.VirtualDevice;
@@ -69,8 +66,6 @@ public final class LiveJobProbe {
 
     private record Child(String kind, String name, Process process, Path output) {}
 
-    private static final Pattern JAVA_LINE = Pattern.compile("events=(\\d+) delivered=(\\d+) lost=(\\d+) pid=(\\d+)");
-    private static final Pattern PYTHON_LINE = Pattern.compile("arenascope: (\\d+) events, (\\d+) lost -> .*?\\(receiver confirmed (\\d+)\\)");
     /** Java steps per {@code ProfilerStep} marker (and pause). */
     static final int JAVA_STEPS_PER_MARK = 5;
 
@@ -110,6 +105,7 @@ public final class LiveJobProbe {
         }
         String target = "127.0.0.1:" + port;
 
+        Map<String, Long> cpuBefore = threadCpu();
         // every process started at once (in the same second): Java senders first, they take longest to start
         List<Child> children = new ArrayList<>();
         String javaExe = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -139,8 +135,7 @@ public final class LiveJobProbe {
         }
 
         // each process's own count of what it sent, by the rank name the view gives it
-        Map<String, Long> sent = new LinkedHashMap<>();
-        Map<String, String> kinds = new LinkedHashMap<>();
+        List<LiveJobCheck.Sent> counts = new ArrayList<>();
         for (Child c : children) {
             long left = (long) (limitS * 1e9) - (System.nanoTime() - t0);
             if (!c.process().waitFor(Math.max(1, left), TimeUnit.NANOSECONDS)) {
@@ -151,61 +146,42 @@ public final class LiveJobProbe {
             if (c.process().exitValue() != 0) {
                 fail(node, "a " + c.kind() + " sender exited " + c.process().exitValue() + ": " + tail(c.output()));
             }
-            String rank;
-            long events;
-            if (c.kind().equals("java")) {
-                Matcher m = JAVA_LINE.matcher(text);
-                if (!m.find()) {
-                    fail(node, "a Java sender printed no count: " + tail(c.output()));
-                }
-                events = Long.parseLong(m.group(1));
-                // the session's name and the process's pid: what the Ranks view names a rank without a number by
-                rank = "particles (pid " + c.process().pid() + ")";
-                if (Long.parseLong(m.group(4)) != c.process().pid() || Long.parseLong(m.group(3)) != 0) {
-                    fail(node, "a Java sender's line does not match its process or lost events: " + m.group());
-                }
-            } else {
-                Matcher m = PYTHON_LINE.matcher(text);
-                if (!m.find() || Long.parseLong(m.group(2)) != 0 || !m.group(1).equals(m.group(3))) {
-                    fail(node, "the Python client for " + c.name() + " did not deliver everything: " + tail(c.output()));
-                }
-                events = Long.parseLong(m.group(1));
-                rank = c.name();
+            try {
+                // a Java sender: the session's name and the process's pid, what the Ranks view names a rank without a number by
+                counts.add(c.kind().equals("java") ? LiveJobCheck.java("particles", c.process().pid(), text) : LiveJobCheck.python(c.name(), text));
+            } catch (LiveJobCheck.Failure e) {
+                fail(node, e.getMessage());
             }
-            if (sent.put(rank, events) != null) {
-                fail(node, "two processes give the rank name " + rank);
-            }
-            kinds.put(rank, c.kind());
         }
+        Map<String, Long> sent = null;
+        try {
+            sent = LiveJobCheck.byRank(counts);
+        } catch (LiveJobCheck.Failure e) {
+            fail(node, e.getMessage());
+        }
+        Map<String, String> kinds = new LinkedHashMap<>();
+        counts.forEach(c -> kinds.put(c.rank(), c.kind()));
 
         while (exits.size() < children.size()) {
             Thread.sleep(1); // the exit times, recorded as each process ended
         }
         long lastExit = exits.stream().mapToLong(Long::longValue).max().orElseThrow();
 
-        // the view catches up: every rank, every event
+        // the view catches up: every rank, every event (a rank short of what its process sent is a loss: exit 3)
         Job shown = null;
         long caughtUp = 0;
         while (shown == null) {
             Job j = FxToolkit.call(() -> window.ranks().jobProperty().get());
-            if (j != null && j.live() && j.summary().ranks().size() == sent.size()
-                    && sent.entrySet().stream().allMatch(e -> j.row(e.getKey()) != null && j.row(e.getKey()).events() == e.getValue())) {
+            String difference = j == null || !j.live() ? "the Ranks view shows no live job" : LiveJobCheck.difference(sent, j.summary().ranks());
+            if (difference == null) {
                 shown = j;
                 caughtUp = System.nanoTime();
                 break;
             }
             if ((System.nanoTime() - lastExit) / 1e9 > 60 || (System.nanoTime() - t0) / 1e9 > limitS + 60) {
-                fail(node, "the Ranks view did not show every rank's events within 60 s of the last exit; it shows "
-                        + (j == null ? "no job" : j.summary().ranks().stream().map(r -> r.rank() + "=" + r.events()).toList())
-                        + ", the processes sent " + sent);
+                fail(node, "60 s after the last process ended: " + difference);
             }
             Thread.sleep(20);
-        }
-        Set<String> names = new HashSet<>();
-        for (RankSummary r : shown.summary().ranks()) {
-            if (!names.add(r.rank()) || !r.loaded() || r.problem() != null) {
-                fail(node, "rank " + r.rank() + " is " + (r.loaded() ? r.problem() == null ? "named twice" : r.problem() : r.failure()));
-            }
         }
 
         // the refresh intervals while anything streamed, up to the refresh that showed everything
@@ -232,6 +208,21 @@ public final class LiveJobProbe {
             each.append(i == 1 ? "" : ",").append(Math.round((rs.get(i).atNs() - rs.get(i - 1).atNs()) / 1e6)).append('/').append(rs.get(i - 1).streaming());
         }
         System.out.println(each);
+        // where each refresh's time went: waiting for the worker / computing / waiting for the FX thread / applying
+        StringBuilder parts = new StringBuilder("refresh_parts_ms=");
+        for (RanksView.LiveTiming t : FxToolkit.call(() -> window.ranks().liveTimings())) {
+            parts.append(parts.length() == 17 ? "" : ",").append(String.format(Locale.ROOT, "%d/%d/%d/%d:%d",
+                    Math.round((t.startedNs() - t.submittedNs()) / 1e6), Math.round((t.computedNs() - t.startedNs()) / 1e6),
+                    Math.round((t.receivedNs() - t.computedNs()) / 1e6), Math.round((t.appliedNs() - t.receivedNs()) / 1e6), t.ranks()));
+        }
+        System.out.println(parts);
+        // this JVM's threads' CPU from the processes' start to the view showing everything: which of them the refreshes waited for
+        Map<String, Long> cpuAfter = threadCpu();
+        StringBuilder cpu = new StringBuilder("threads_cpu_ms=");
+        cpuAfter.entrySet().stream().map(e -> Map.entry(e.getKey(), e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L)))
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(10)
+                .forEach(e -> cpu.append(cpu.length() == 15 ? "" : ",").append(e.getKey()).append('=').append(e.getValue() / 1_000_000));
+        System.out.println(cpu);
         System.out.printf(Locale.ROOT, "processes=%d ranks=%d events=%d refreshes=%d refresh_median_ms=%.1f refresh_p95_ms=%.1f "
                         + "refresh_max_ms=%.1f streaming_max=%d stream_s=%.2f caught_up_s=%.3f%n",
                 children.size(), shown.summary().ranks().size(), sent.values().stream().mapToLong(Long::longValue).sum(), rs.size(),
@@ -241,6 +232,21 @@ public final class LiveJobProbe {
         System.out.flush();
         node.removeNode();
         System.exit(0);
+    }
+
+    /** CPU time by thread name (threads of one name summed), ns. */
+    private static Map<String, Long> threadCpu() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (java.lang.management.ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (t != null) {
+                long ns = mx.getThreadCpuTime(t.getThreadId());
+                if (ns > 0) {
+                    out.merge(t.getThreadName().replaceAll("-\\d+$", "-N"), ns, Long::sum);
+                }
+            }
+        }
+        return out;
     }
 
     /** A window that listens on a free loopback port, its Listen window shown (FX thread). */

@@ -62,6 +62,40 @@ class ListenTest extends WindowTestBase {
     }
 
     @Test
+    void afterListeningIsStoppedAndStartedTheFirstNewProcessTakesTheWindow() throws Exception {
+        int port = listenOnAnyPort();
+        long first = streamParticles(port, "train rank0", 60);
+        waitFor(20, "the first listening's process shown", () -> window.model().titleProperty().get().startsWith("train rank0")
+                && window.model().eventCountProperty().get() == first);
+        waitFor(20, "it is a rank of the Ranks view", () -> window.ranks().jobProperty().get() != null
+                && window.ranks().jobProperty().get().row("rank0") != null
+                && window.ranks().jobProperty().get().row("rank0").events() == first);
+        var before = fx(() -> window.model().trace());
+
+        // stop, start again: the new receiver numbers its connections from 1 again
+        fxRun(() -> window.listenView().toggle());
+        assertEquals(-1, fx(() -> window.listenView().listeningPort()));
+        assertTrue(fx(() -> !window.model().followLiveProperty().get()), "the shown process ended: the window no longer follows it");
+        fxRun(() -> window.listenView().toggle());
+        int again = fx(() -> window.listenView().listeningPort());
+        assertTrue(again > 0, "listening again");
+
+        // the same rank name and the same number of events as the first listening's process, so only the
+        // connection tells them apart
+        long second = streamParticles(again, "train rank0", 60);
+        assertEquals(first, second, "the particles workload sends the same events for the same steps");
+        waitFor(20, "the new listening's first process takes the window", () -> window.model().trace() != before
+                && window.listenView().holds(window.model().trace())
+                && window.model().titleProperty().get().startsWith("train rank0")
+                && window.model().eventCountProperty().get() == second);
+        assertEquals(1, fx(() -> window.listenView().connections().getFirst().stats().connection()), "numbered from 1 again");
+        assertEquals(2, fx(() -> window.listenView().connections().getFirst().key().listening()));
+        waitFor(20, "the Ranks view on the new process", () -> window.ranks().jobProperty().get() != null
+                && window.ranks().jobProperty().get().store("rank0") == window.model().trace()
+                && window.ranks().jobProperty().get().summary().ranks().size() == 1);
+    }
+
+    @Test
     void statusFiguresAreNeverCut() {
         fxRun(() -> stage.setWidth(900));
         waitForSettled(10, "laid out at the new width", () -> window.stage().getScene().getWidth() == 900 || stage.getWidth() == 900);

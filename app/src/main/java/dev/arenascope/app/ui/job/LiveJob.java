@@ -31,8 +31,11 @@ import dev.arenascope.core.trace.file.RankNames;
  * worker at a time.
  */
 final class LiveJob {
-    /** What {@link #update} is given: the connections as they stood, with the names they get. */
-    record Member(String rank, int number, boolean duplicate, ConnectionStats stats, TraceView store) {}
+    /**
+     * What {@link #update} is given: the connections as they stood, with the names they get and their keys
+     * (what a rank's row is remembered by: a connection number comes again after listening is restarted).
+     */
+    record Member(String rank, int number, boolean duplicate, ListenView.Key key, ConnectionStats stats, TraceView store) {}
 
     /** A rank's last row: made in full at {@code fullAt} (the update's number) over {@code fullEvents} events. */
     private record Cached(long events, ConnectionStats.State state, RankSummary row, long fullAt, long fullEvents) {}
@@ -40,7 +43,7 @@ final class LiveJob {
     /** What one update spends on full summaries by default (the Ranks view refreshes every 500 ms). */
     static final Duration FULL_BUDGET = Duration.ofMillis(250);
 
-    private final Map<Integer, Cached> cache = new HashMap<>();
+    private final Map<ListenView.Key, Cached> cache = new HashMap<>();
     private final long budgetNs;
     private long updates;
 
@@ -79,7 +82,7 @@ final class LiveJob {
         List<Member> out = new ArrayList<>();
         for (Named n : named) {
             int k = seen.merge(n.base(), 1, Integer::sum);
-            out.add(new Member(k == 1 ? n.base() : n.base() + "#" + k, n.number(), k > 1, n.c().stats(), n.c().store()));
+            out.add(new Member(k == 1 ? n.base() : n.base() + "#" + k, n.number(), k > 1, n.c().key(), n.c().stats(), n.c().store()));
         }
         out.sort(Comparator.comparingInt((Member m) -> m.number() < 0 ? 1 : 0).thenComparingInt(Member::number)
                 .thenComparingInt(m -> m.stats().connection()));
@@ -109,7 +112,7 @@ final class LiveJob {
                 continue;
             }
             long events = m.store().eventCount();
-            Cached was = cache.get(c.connection());
+            Cached was = cache.get(m.key());
             if (was != null && was.events() == events && was.state() == c.state() && was.row().rank().equals(m.rank())) {
                 rows[i] = was.row();
             } else if (was == null || was.state() != c.state() || !was.row().rank().equals(m.rank())) {
@@ -118,7 +121,7 @@ final class LiveJob {
                 stale.add(i);
             }
         }
-        stale.sort(Comparator.comparingLong(i -> cache.get(members.get(i).stats().connection()).fullAt()));
+        stale.sort(Comparator.comparingLong(i -> cache.get(members.get(i).key()).fullAt()));
         boolean first = true;
         for (int i : stale) {
             Member m = members.get(i);
@@ -126,12 +129,14 @@ final class LiveJob {
             if (first || System.nanoTime() - started < budgetNs) {
                 rows[i] = full(m, events, update);
             } else {
-                Cached was = cache.get(m.stats().connection());
+                Cached was = cache.get(m.key());
                 rows[i] = RankPass.refreshed(was.row(), m.store());
-                cache.put(m.stats().connection(), new Cached(events, m.stats().state(), rows[i], was.fullAt(), was.fullEvents()));
+                cache.put(m.key(), new Cached(events, m.stats().state(), rows[i], was.fullAt(), was.fullEvents()));
             }
             first = false;
         }
+        // the rows of connections no longer listed (an earlier listening's) are not kept
+        cache.keySet().retainAll(members.stream().map(Member::key).toList());
         Map<String, TraceView> stores = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
         for (int i = 0; i < members.size(); i++) {
@@ -149,15 +154,15 @@ final class LiveJob {
         return new Job(title, JobSummary.of(List.of(rows)), stores, notes, true);
     }
 
-    /** How many events rank {@code rank}'s row last summarised in full (-1: none yet); for tests. */
-    long fullEvents(int connection) {
-        Cached c = cache.get(connection);
+    /** How many events the row of connection {@code key} last summarised in full (-1: none yet); for tests. */
+    long fullEvents(ListenView.Key key) {
+        Cached c = cache.get(key);
         return c == null ? -1 : c.fullEvents();
     }
 
     private RankSummary full(Member m, long events, long update) {
         RankSummary row = RankSummary.of(m.rank(), m.number(), where(m.stats()), m.duplicate(), problem(m.stats()), m.store());
-        cache.put(m.stats().connection(), new Cached(events, m.stats().state(), row, update, events));
+        cache.put(m.key(), new Cached(events, m.stats().state(), row, update, events));
         return row;
     }
 

@@ -94,6 +94,8 @@ public final class RanksView extends BorderPane {
     /** A tick came while a refresh was being computed: the next one starts as that one is applied, not a tick later. */
     private boolean liveMissed;
     private long liveUpdates;
+    private static final int MAX_TIMINGS = 1024;
+    private final java.util.ArrayDeque<LiveTiming> liveTimings = new java.util.ArrayDeque<>();
     private String liveKey = "";
     private boolean syncing;
 
@@ -578,13 +580,25 @@ public final class RanksView extends BorderPane {
         }
         liveInFlight = true;
         String title = "listened job on " + listen.listeningProperty().get();
-        liveWorker.submit(BackgroundTask.of("Ranks: live job", p -> liveJob.update(members, title))
+        long submitted = System.nanoTime();
+        long[] worked = new long[2];
+        liveWorker.submit(BackgroundTask.of("Ranks: live job", p -> {
+                    worked[0] = System.nanoTime();
+                    Job updated = liveJob.update(members, title);
+                    worked[1] = System.nanoTime();
+                    return updated;
+                })
                 .onSuccess(updated -> {
                     liveInFlight = false;
                     if (model.trace() == null || listen.holds(model.trace())) {
+                        long received = System.nanoTime();
                         liveUpdates++;
                         liveKey = k;
                         show(updated);
+                        if (liveTimings.size() == MAX_TIMINGS) {
+                            liveTimings.removeFirst();
+                        }
+                        liveTimings.add(new LiveTiming(submitted, worked[0], worked[1], received, System.nanoTime(), members.size()));
                     }
                     if (liveMissed) {
                         refreshLive(); // a refresh that took longer than the period: the next one at once, so the table never waits two periods
@@ -594,11 +608,14 @@ public final class RanksView extends BorderPane {
                 .onCancelled(() -> liveInFlight = false));
     }
 
-    /** What a listened job's refresh would read: every member's name, events and state (equal: nothing to redo). */
+    /**
+     * What a listened job's refresh would read: every member's connection, name, events and state (equal:
+     * nothing to redo). The connection's key, not its number, which comes again after listening is restarted.
+     */
     private static String key(List<LiveJob.Member> members) {
         StringBuilder b = new StringBuilder();
         for (LiveJob.Member m : members) {
-            b.append(m.rank()).append('\u0000').append(m.store() == null ? -1 : m.store().eventCount()).append('\u0000')
+            b.append(m.key().listening()).append('.').append(m.key().connection()).append('\u0000').append(m.rank()).append('\u0000').append(m.store() == null ? -1 : m.store().eventCount()).append('\u0000')
                     .append(m.stats().state()).append('\n');
         }
         return b.toString();
@@ -639,6 +656,18 @@ public final class RanksView extends BorderPane {
     /** Live refreshes applied so far (tests wait on it). */
     public long liveUpdates() {
         return liveUpdates;
+    }
+
+    /**
+     * Where one applied refresh of a listened job spent its time (System.nanoTime() stamps): submitted to
+     * the worker, the worker began and ended the update, the FX thread received and applied it. For the
+     * live job probe, which tells a refresh that waited for the CPU from one that had much to do.
+     */
+    public record LiveTiming(long submittedNs, long startedNs, long computedNs, long receivedNs, long appliedNs, int ranks) {}
+
+    /** The last applied refreshes' timings, oldest first (at most 1,024). FX thread. */
+    public List<LiveTiming> liveTimings() {
+        return List.copyOf(liveTimings);
     }
 
     /** Whether no refresh of a listened job is being computed. */

@@ -44,11 +44,15 @@ import dev.arenascope.core.trace.store.EventStore;
  * (loopback), one store per connection, listing each with its state, events, event rate and losses.
  * Each newly connected process takes over the main window; "Show" switches back to another. Listening
  * goes on when the window is closed (Esc closes it), with a badge in the main window saying so.
+ *
+ * <p>A receiver numbers its connections from 1, and stopping and starting listening starts a new receiver:
+ * so the view keys what it keeps of a connection (its store, whether it was seen, which is shown) by a
+ * {@link Key}, the listening's own number with the connection's, which no later connection has.
  */
 public final class ListenView {
     private final SessionModel model;
     private final TaskRunner tasks;
-    private final Map<Integer, EventStore> stores = new ConcurrentHashMap<>();
+    private final Map<Key, EventStore> stores = new ConcurrentHashMap<>();
     private final TableView<ConnectionStats> table = new TableView<>();
     private final TextField port = new TextField(Integer.toString(LiveProtocol.DEFAULT_PORT));
     private final Button toggle = new Button("Start listening");
@@ -57,10 +61,18 @@ public final class ListenView {
     private final Timeline ticker = new Timeline(new KeyFrame(Duration.millis(100), e -> refresh()));
     private Stage stage;
     private LiveReceiver receiver;
-    private int shown = -1;
-    private int endedShown = -1;
-    private final Set<Integer> seen = new HashSet<>();
+    /** How many times listening was started; the current listening's number. */
+    private int listenings;
+    private Key shown;
+    private Key endedShown;
+    private final Set<Key> seen = new HashSet<>();
     private final ReadOnlyStringWrapper listening = new ReadOnlyStringWrapper(this, "listening", "");
+
+    /**
+     * One connection for the lifetime of this view: the number of the listening it came to (1 for the first
+     * time listening was started, 2 after a stop and start, ...) and the receiver's number for it.
+     */
+    public record Key(int listening, int connection) {}
 
     public ListenView(SessionModel model, TaskRunner tasks) {
         this.model = model;
@@ -166,6 +178,8 @@ public final class ListenView {
     public void toggle() {
         if (receiver != null) {
             receiver.close();
+            // the connections ended with the receiver: the shown one is told so, as when its process ends
+            refresh();
             receiver = null;
             ticker.stop();
             toggle.setText("Start listening");
@@ -175,11 +189,16 @@ public final class ListenView {
         }
         try {
             int p = Integer.parseInt(port.getText().trim());
+            int number = listenings + 1;
             receiver = LiveReceiver.start(LiveReceiver.Options.loopback(p), peer -> {
                 EventStore store = new EventStore(peer.session() == null ? "process " + peer.processId() : peer.session().name());
-                stores.put(peer.connection(), store);
+                stores.put(new Key(number, peer.connection()), store);
                 return store;
             });
+            listenings = number;
+            // what earlier listenings received goes, but the store the window shows (the user may still be reading it)
+            stores.keySet().removeIf(k -> k.listening() != number && !k.equals(shown));
+            seen.removeIf(k -> k.listening() != number);
             toggle.setText("Stop listening");
             state.setText("Listening on 127.0.0.1:" + receiver.port());
             listening.set("127.0.0.1:" + receiver.port());
@@ -206,6 +225,11 @@ public final class ListenView {
         return receiver == null ? -1 : receiver.port();
     }
 
+    /** The key of a connection of the current listening. */
+    private Key key(ConnectionStats c) {
+        return new Key(listenings, c.connection());
+    }
+
     private void refresh() {
         if (receiver == null) {
             return;
@@ -224,14 +248,14 @@ public final class ListenView {
         // one shown is still streaming: processes of one job arrive together, and switching the whole window to
         // each in turn kept its FX thread rebuilding views for seconds; they are ranks of the Ranks view instead
         for (ConnectionStats c : stats) {
-            if (stores.containsKey(c.connection()) && seen.add(c.connection()) && !shownStreaming(stats)) {
+            if (stores.containsKey(key(c)) && seen.add(key(c)) && !shownStreaming(stats)) {
                 showConnection(c);
             }
         }
-        if (shown >= 0) {
+        if (shown != null) {
             model.refresh();
             for (ConnectionStats c : stats) {
-                if (c.connection() == shown && c.state().ended() && endedShown != shown) {
+                if (key(c).equals(shown) && c.state().ended() && !shown.equals(endedShown)) {
                     endedShown = shown;
                     model.followLiveProperty().set(false);
                     model.liveEnded();
@@ -242,32 +266,32 @@ public final class ListenView {
 
     /** Whether the connection shown is one of {@code stats} that has not ended. */
     private boolean shownStreaming(List<ConnectionStats> stats) {
-        return shown >= 0 && stats.stream().anyMatch(c -> c.connection() == shown && !c.state().ended());
+        return shown != null && stats.stream().anyMatch(c -> key(c).equals(shown) && !c.state().ended());
     }
 
     private void showConnection(ConnectionStats c) {
-        EventStore store = stores.get(c.connection());
+        EventStore store = stores.get(key(c));
         if (store == null) {
             return;
         }
-        shown = c.connection();
+        shown = key(c);
         model.followLiveProperty().set(!c.state().ended());
         String name = c.peer() == null || c.peer().session() == null ? "process" : c.peer().session().name();
         model.show(store, name + " · connection " + c.connection(), c.peer() == null ? "" : "pid " + c.peer().processId() + " @ " + c.peer().remoteAddress());
     }
 
     /**
-     * One listened connection: its figures and the store its events go to (null for a connection whose
-     * hello was refused or has not arrived).
+     * One listened connection: its key (unique for this view's lifetime), its figures and the store its
+     * events go to (null for a connection whose hello was refused or has not arrived).
      */
-    public record Connection(ConnectionStats stats, EventStore store) {}
+    public record Connection(Key key, ConnectionStats stats, EventStore store) {}
 
     /** Every connection so far, in connection order (empty while not listening). FX thread. */
     public List<Connection> connections() {
         if (receiver == null) {
             return List.of();
         }
-        return receiver.stats().stream().map(c -> new Connection(c, stores.get(c.connection()))).toList();
+        return receiver.stats().stream().map(c -> new Connection(key(c), c, stores.get(key(c)))).toList();
     }
 
     /** Whether {@code view} is the store of one of the listened connections. */

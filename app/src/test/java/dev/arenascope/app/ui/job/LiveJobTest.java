@@ -1,6 +1,7 @@
 package dev.arenascope.app.ui.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.arenascope.app.ui.live.ListenView;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.live.ConnectionStats;
 import dev.arenascope.core.trace.Event;
@@ -44,6 +46,11 @@ class LiveJobTest {
         return st;
     }
 
+    /** Connection {@code n} of the first listening. */
+    private static ListenView.Key key(int n) {
+        return new ListenView.Key(1, n);
+    }
+
     @Test
     void withoutBudgetTheRanksTakeTurnsAtTheFullSummaryAndEveryPeakStaysCurrent() {
         int ranks = 4;
@@ -56,19 +63,19 @@ class LiveJobTest {
             used.add(new long[1]);
             stream(st, 1, 10, 100 * (r + 1), used.get(r));
             ConnectionStats c = new ConnectionStats(r + 1, null, ConnectionStats.State.STREAMING, 0, 0, 0, 0, 0, 0, null);
-            members.add(new LiveJob.Member("rank" + r, r, false, c, st));
+            members.add(new LiveJob.Member("rank" + r, r, false, key(r + 1), c, st));
         }
         LiveJob live = new LiveJob(Duration.ZERO);
         Job first = live.update(members, "job");
         for (int r = 0; r < ranks; r++) {
-            assertEquals(10, live.fullEvents(r + 1), "a new rank is summarised in full");
+            assertEquals(10, live.fullEvents(key(r + 1)), "a new rank is summarised in full");
             assertEquals(used.get(r)[0], first.row("rank" + r).peakLiveBytes());
         }
         List<Integer> fullOrder = new ArrayList<>();
         for (int u = 1; u <= 2 * ranks; u++) {
             long[] before = new long[ranks];
             for (int r = 0; r < ranks; r++) {
-                before[r] = live.fullEvents(r + 1);
+                before[r] = live.fullEvents(key(r + 1));
                 stream(stores.get(r), 100L * u, 5, 100 * (r + 1), used.get(r));
             }
             Job job = live.update(members, "job");
@@ -78,10 +85,10 @@ class LiveJobTest {
                 assertEquals(stores.get(r).eventCount(), row.events(), "rank " + r + "'s events after update " + u);
                 assertEquals(used.get(r)[0], row.peakLiveBytes(), "rank " + r + "'s peak after update " + u);
                 assertEquals(used.get(r)[0], row.peakReservedBytes());
-                if (live.fullEvents(r + 1) != before[r]) {
+                if (live.fullEvents(key(r + 1)) != before[r]) {
                     full++;
                     fullOrder.add(r);
-                    assertEquals(stores.get(r).eventCount(), live.fullEvents(r + 1));
+                    assertEquals(stores.get(r).eventCount(), live.fullEvents(key(r + 1)));
                     assertEquals(stores.get(r).eventCount(), row.allocations(), "a full summary counts every request");
                 } else {
                     assertEquals(before[r], row.allocations(), "between full summaries the counts are the last full one's");
@@ -92,5 +99,26 @@ class LiveJobTest {
         assertEquals(List.of(0, 1, 2, 3, 0, 1, 2, 3), fullOrder, "oldest full summary first: the ranks take turns");
         assertEquals("rank3", live.update(members, "job").summary().worst(), "the worst rank from current peaks");
         assertTrue(live.update(members, "job").live());
+    }
+
+    @Test
+    void aConnectionOfARestartedListeningIsANewRankThoughItsNumberComesAgain() {
+        // before: connection 1 of the first listening, rank0, closed after 10 requests of 100 bytes
+        EventStore before = store("rank0");
+        stream(before, 1, 10, 100, new long[1]);
+        ConnectionStats closed = new ConnectionStats(1, null, ConnectionStats.State.CLOSED, 10, 0, 0, 0, 0, 0, null);
+        LiveJob live = new LiveJob();
+        Job first = live.update(List.of(new LiveJob.Member("rank0", 0, false, new ListenView.Key(1, 1), closed, before)), "job");
+        assertEquals(1_000, first.row("rank0").peakLiveBytes());
+
+        // listening stopped and started again: the new receiver's connection 1 is again rank0, closed after 10
+        // requests, but of 700 bytes: the same name, number, state and event count as the old row
+        EventStore after = store("rank0");
+        stream(after, 1, 10, 700, new long[1]);
+        Job second = live.update(List.of(new LiveJob.Member("rank0", 0, false, new ListenView.Key(2, 1), closed, after)), "job");
+        assertEquals(7_000, second.row("rank0").peakLiveBytes(), "the new connection's own peak, not the old connection's row");
+        assertSame(after, second.store("rank0"));
+        assertEquals(-1, live.fullEvents(new ListenView.Key(1, 1)), "the earlier listening's row is not kept");
+        assertEquals(10, live.fullEvents(new ListenView.Key(2, 1)));
     }
 }
