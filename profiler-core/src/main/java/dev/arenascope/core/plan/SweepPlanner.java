@@ -31,9 +31,10 @@ public record SweepPlanner() implements Planner {
     public static final int AUTO_THRESHOLD = 10_000;
     /**
      * Sweeps tried in this order, each forward and then backward in time, the lowest kept: best fit with
-     * longer lifetimes first among equal starts (0-1), the large buffers first and the small ones into their
-     * gaps ({@link LargeFirstSweep}, 2-3), best fit with larger first (4-5), end affinity (6-7). The
-     * cheap and the likeliest first, so that a time limit cuts the least.
+     * longer lifetimes first among equal starts (0-1), end affinity (2-3), the large buffers first and the
+     * small ones into their gaps ({@link LargeFirstSweep}, 4-5), best fit with larger first (6-7). The
+     * cheap first, so that a time limit cuts the least: at 10^6 buffers a large-first sweep takes about a
+     * minute, and a short limit then keeps what end affinity found.
      */
     static final int VARIANTS = 8;
     /** Greedy by size also runs when the pairs of buffers overlapping in time are at most this many. */
@@ -93,10 +94,10 @@ public record SweepPlanner() implements Planner {
             }
             boolean backward = (variant & 1) == 1;
             long[] off;
-            if (variant < 2 || variant == 4 || variant == 5) {
-                boolean largerFirst = variant >= 4;
+            if (variant < 2 || variant >= 6) {
+                boolean largerFirst = variant >= 6;
                 off = backward ? sweep(mlo, mup, sz, largerFirst) : sweep(lo, up, sz, largerFirst);
-            } else if (variant < 4) {
+            } else if (variant >= 4) {
                 if (largeSz == null) {
                     continue;
                 }
