@@ -15,8 +15,9 @@ import java.util.HashMap;
  *
  * <p>Several sweeps run and the lowest packing wins: forward and backward in time (a problem's peak is
  * often packed better from one side), each with two orders of the buffers that start together (longer
- * lifetime first, larger first), and two that place by <em>end affinity</em> ({@link #affinitySweep}).
- * Then {@link #repair} lowers the peak region: the buffers whose top
+ * lifetime first, larger first), two that pack the large buffers alone and then sweep the small ones
+ * into the gaps they leave ({@link LargeFirstSweep}), and two that place by <em>end affinity</em>
+ * ({@link #affinitySweep}). Then {@link #repair} lowers the peak region: the buffers whose top
  * is above the lower bound are taken out and put back, largest first, each at the lowest offset where it
  * fits against everything else (a second sweep over just their neighbours in time). Where the problem
  * is small enough for it to be quick ({@link #GREEDY_PAIRS} pairs of buffers overlapping in time at
@@ -28,6 +29,14 @@ import java.util.HashMap;
 public record SweepPlanner() implements Planner {
     /** Above this many buffers {@code plan}'s default strategy ({@code auto}) takes this planner. */
     public static final int AUTO_THRESHOLD = 10_000;
+    /**
+     * Sweeps tried in this order, each forward and then backward in time, the lowest kept: best fit with
+     * longer lifetimes first among equal starts (0-1), end affinity (2-3), the large buffers first and the
+     * small ones into their gaps ({@link LargeFirstSweep}, 4-5), best fit with larger first (6-7). The
+     * cheap first, so that a time limit cuts the least: at 10^6 buffers a large-first sweep takes about a
+     * minute, and a short limit then keeps what end affinity found.
+     */
+    static final int VARIANTS = 8;
     /** Greedy by size also runs when the pairs of buffers overlapping in time are at most this many. */
     static final long GREEDY_PAIRS = 20_000_000;
 
@@ -63,18 +72,39 @@ public record SweepPlanner() implements Planner {
         long[] best = null;
         long bestHeight = Long.MAX_VALUE;
         boolean timedOut = false;
-        for (int variant = 0; variant < 6 && bestHeight > lb; variant++) {
+        long small = LargeFirstSweep.smallAtMost(lo, up, sz);
+        long[] largeSz = null;
+        if (small >= 0) {
+            largeSz = new long[n];
+            int larges = 0;
+            for (int i = 0; i < n; i++) {
+                if (sz[i] > small) {
+                    largeSz[i] = sz[i];
+                    larges++;
+                }
+            }
+            if (larges == 0) {
+                largeSz = null;
+            }
+        }
+        for (int variant = 0; variant < VARIANTS && bestHeight > lb; variant++) {
             if (best != null && System.nanoTime() > deadline) {
                 timedOut = true;
                 break;
             }
             boolean backward = (variant & 1) == 1;
-            boolean largerFirst = variant >= 2;
             long[] off;
-            if (variant >= 4) {
-                off = backward ? affinitySweep(mlo, mup, sz) : affinitySweep(lo, up, sz);
-            } else {
+            if (variant < 2 || variant >= 6) {
+                boolean largerFirst = variant >= 6;
                 off = backward ? sweep(mlo, mup, sz, largerFirst) : sweep(lo, up, sz, largerFirst);
+            } else if (variant >= 4) {
+                if (largeSz == null) {
+                    continue;
+                }
+                long[] large = backward ? affinitySweep(mlo, mup, largeSz) : affinitySweep(lo, up, largeSz);
+                off = LargeFirstSweep.place(lo, up, sz, small, large);
+            } else {
+                off = backward ? affinitySweep(mlo, mup, sz) : affinitySweep(lo, up, sz);
             }
             long h = Packing.heightOf(problem, off);
             if (h < bestHeight) {
