@@ -176,7 +176,7 @@ public final class ListenView {
         try {
             int p = Integer.parseInt(port.getText().trim());
             receiver = LiveReceiver.start(LiveReceiver.Options.loopback(p), peer -> {
-                EventStore store = new EventStore(peer.session() == null ? "process " + peer.processId() : peer.session().name());
+                EventStore store = EventStore.live(peer.session() == null ? "process " + peer.processId() : peer.session().name());
                 stores.put(peer.connection(), store);
                 return store;
             });
