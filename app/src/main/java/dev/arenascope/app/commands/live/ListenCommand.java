@@ -297,7 +297,7 @@ public final class ListenCommand implements Command {
     private static EventSink open(PeerInfo peer, Path dir, String ext, RingCap cap, Map<Integer, String> files,
                                   Map<Integer, EventStore> stores, Map<Integer, AstraceWriter> rings) throws IOException {
         if (dir == null) {
-            EventStore s = new EventStore(peer.session().name());
+            EventStore s = EventStore.live(peer.session().name());
             stores.put(peer.connection(), s);
             return s;
         }

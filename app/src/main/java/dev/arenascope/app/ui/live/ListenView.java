@@ -191,7 +191,7 @@ public final class ListenView {
             int p = Integer.parseInt(port.getText().trim());
             int number = listenings + 1;
             receiver = LiveReceiver.start(LiveReceiver.Options.loopback(p), peer -> {
-                EventStore store = new EventStore(peer.session() == null ? "process " + peer.processId() : peer.session().name());
+                EventStore store = EventStore.live(peer.session() == null ? "process " + peer.processId() : peer.session().name());
                 stores.put(new Key(number, peer.connection()), store);
                 return store;
             });

@@ -71,7 +71,7 @@ public final class LiveSession {
     public void start(Workload workload, String deviceSpec, Map<String, String> options) {
         WorkloadOptions parsed = workload.parse(options);
         session = new Session(workload.name() + " (live)");
-        store = new EventStore(workload.name() + " (live)");
+        store = EventStore.live(workload.name() + " (live)"); // past arenascope.store.spill it goes on out of core
         session.addSink(store);
         model.followLiveProperty().set(true);
         Session clock = session;

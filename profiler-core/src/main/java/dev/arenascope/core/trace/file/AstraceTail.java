@@ -47,7 +47,7 @@ public final class AstraceTail implements AutoCloseable {
      * @throws dev.arenascope.core.trace.TraceFormatException when the file is not a readable {@code .astrace} file
      */
     public static AstraceTail open(Path path) throws IOException {
-        AstraceTail t = new AstraceTail(path, new EventStore(path.getFileName().toString()));
+        AstraceTail t = new AstraceTail(path, EventStore.live(path.getFileName().toString())); // a long recording goes on out of core
         t.reader = AstraceReader.open(path);
         try {
             t.poll();

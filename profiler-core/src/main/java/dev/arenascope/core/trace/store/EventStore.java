@@ -1,5 +1,7 @@
 package dev.arenascope.core.trace.store;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -57,6 +59,21 @@ import dev.arenascope.core.trace.codec.ChunkCodec;
  * <em>effective</em> time), which keeps every index monotone. Arrival order is what files keep, so a
  * store loaded from a file indexes every event exactly as the store that recorded it.
  *
+ * <h2>Spilling</h2>
+ * A store made with a spill threshold ({@link #EventStore(String, long, Path)}, or {@link #live} for the
+ * sessions the window and {@code listen} record) goes out of core when the bytes it holds
+ * ({@link #memoryBytes()}) pass the threshold at a sealed block: its sealed blocks move, with their sites,
+ * to a temporary {@link SpillFile} in the directory given, its gauge indexes are rebuilt once in the
+ * out-of-core form ({@link OutOfCoreStore}'s: leaves of up to {@value OutOfCoreStore#LEAF_EVENTS} events
+ * that never cross a block, their events read back from the block, through a byte-bounded cache of
+ * decoded blocks), and from then on every sealed block goes to the file as it is sealed. What stays in
+ * memory is the open block, the gauge pyramid and scope index, the block index and the metadata: a
+ * fraction of a byte an event for the gauges (scope-heavy streams about a byte), against 10 to 18.
+ * Queries answer as before, with {@link OutOfCoreStore#gauges}' one documented difference at zoomed-out
+ * frames (a short leaf counts whole in the bucket it starts in; {@link #exactGauges} turns it off). The
+ * switch itself decodes every block once, on the writer's thread, under the write lock. A spill file that
+ * cannot be made or written leaves the store in memory as it was ({@link #spillProblem()} says why).
+ *
  * <h2>Threads</h2>
  * One writer (the drain or a reader) and any number of readers: a read-write lock is held for each
  * batch appended and for each query, so a query answers for the events present when it began.
@@ -72,6 +89,11 @@ public final class EventStore implements TraceStore, EventSink {
     public static final int BLOCK_EVENTS = 16384;
     /** Events of the open block below which {@link #onClose()} leaves it unsealed. */
     static final int SMALL_OPEN_BLOCK = 1024;
+    /**
+     * Bytes of decoded blocks a spilled store keeps for its gauge leaves (and their gauge columns) at
+     * most; a quarter of the spill threshold when that is less, and at least 1 MiB.
+     */
+    static final long LEAF_CACHE_BYTES = 32L << 20;
 
     private final StoreLock lock = new StoreLock();
     // made at the first seal (a full open block, compact): a store that stays under one block, as a test's
@@ -85,10 +107,10 @@ public final class EventStore implements TraceStore, EventSink {
     private final Map<Integer, String> threads = new HashMap<>();
     private long lost;
     private final SiteTable sites = new SiteTable();
-    private final SiteColumns siteColumns = new SiteColumns();
+    private SiteColumns siteColumns = new SiteColumns();
 
     private final SealedBlocks blocks;
-    private final MemoryIndexes indexes = new MemoryIndexes();
+    private MemoryIndexes indexes = new MemoryIndexes();
     // starts at 64 events (4 KiB: a test's store holds a few) and doubles up to BLOCK_EVENTS, then is reused
     private EventBatch tail = new EventBatch(64);
     private long tailFirstIndex;
@@ -97,14 +119,92 @@ public final class EventStore implements TraceStore, EventSink {
     private long firstTime;
     private long lastEff = Long.MIN_VALUE;
 
+    // spilling: the threshold (0: never), where the spill file goes, and the state once spilled
+    private long spillPast;
+    private final Path spillDir;
+    private boolean spilled;
+    private boolean spilledSites; // whether a spilled block carries a site or category
+    private ChunkCodec spillCodec; // packs blocks with their sites, for the spill file
+    private ChunkCache leafCache;
+    private final LeafSource leaves = this::leafGauges;
+    private volatile boolean exactGauges;
+    private String spillProblem;
+
     public EventStore() {
         this("store");
     }
 
     /** @param name what the store holds (a file name), used in messages */
     public EventStore(String name) {
+        this(name, 0, null);
+    }
+
+    /**
+     * A store that goes out of core past {@code spillPastBytes} held (see the class comment).
+     *
+     * @param name           what the store holds, used in messages
+     * @param spillPastBytes the bytes held ({@link #memoryBytes()}) past which sealed blocks move to a
+     *                       spill file; 0 never to spill
+     * @param spillDir       the directory the spill file is made in (null: the system's temporary directory)
+     * @throws IllegalArgumentException when {@code spillPastBytes} is negative
+     */
+    public EventStore(String name, long spillPastBytes, Path spillDir) {
+        if (spillPastBytes < 0) {
+            throw new IllegalArgumentException("spill threshold must be 0 (never) or positive, got " + spillPastBytes);
+        }
         this.name = name;
         this.blocks = new SealedBlocks(name);
+        this.spillPast = spillPastBytes;
+        this.spillDir = spillDir != null ? spillDir : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    /**
+     * A store for a live or recorded session, spilling as the {@code arenascope.store.spill} property says:
+     * a size in bytes (suffixes {@code K}, {@code M}, {@code G}, {@code KiB}, {@code MiB}, {@code GiB}),
+     * {@code off} never to spill, or {@code auto} (default: a quarter of the maximum heap); the spill file
+     * goes to {@code arenascope.store.spill.dir} (default the system's temporary directory).
+     *
+     * @throws IllegalArgumentException when the property is neither a size, {@code off} nor {@code auto}
+     */
+    public static EventStore live(String name) {
+        String dir = System.getProperty("arenascope.store.spill.dir");
+        return new EventStore(name, spillThreshold(), dir == null || dir.isBlank() ? null : Path.of(dir.trim()));
+    }
+
+    /**
+     * The spill threshold {@link #live} applies, from the {@code arenascope.store.spill} property.
+     *
+     * @throws IllegalArgumentException when the property is neither a size, {@code off} nor {@code auto}
+     */
+    public static long spillThreshold() {
+        String v = System.getProperty("arenascope.store.spill", "auto").trim();
+        if (v.equalsIgnoreCase("auto") || v.isEmpty()) {
+            return Math.max(8L << 20, Runtime.getRuntime().maxMemory() / 4);
+        }
+        if (v.equalsIgnoreCase("off")) {
+            return 0;
+        }
+        String digits = v.replaceAll("(?i)(ib|b)$", "");
+        long unit = 1;
+        char last = digits.isEmpty() ? ' ' : Character.toUpperCase(digits.charAt(digits.length() - 1));
+        switch (last) {
+            case 'K' -> unit = 1L << 10;
+            case 'M' -> unit = 1L << 20;
+            case 'G' -> unit = 1L << 30;
+            default -> unit = 1;
+        }
+        if (unit != 1) {
+            digits = digits.substring(0, digits.length() - 1);
+        }
+        try {
+            long n = Long.parseLong(digits.trim());
+            if (n <= 0 || n > Long.MAX_VALUE / unit) {
+                throw new NumberFormatException();
+            }
+            return n * unit;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("arenascope.store.spill: '" + v + "' is not a size (such as 512MiB), off or auto");
+        }
     }
 
     // ---------------------------------------------------------------- EventSink (the one writer)
@@ -186,9 +286,16 @@ public final class EventStore implements TraceStore, EventSink {
                 int j = Math.min(n, i + BLOCK_EVENTS - tail.size());
                 if (tail.isEmpty()) {
                     tailFirstEff = Math.max(b.time(i), lastEff);
+                    if (spilled) {
+                        indexes.chunk(blocks.size()); // the open block is the next block: leaves do not cross it
+                    }
                 }
                 index(b, i, j);
-                siteColumns.keep(b, i, j, count);
+                if (spilled) {
+                    spilledSites = spilledSites || carriesSites(b, i, j); // the open block keeps them; sealed, the spilled block does
+                } else {
+                    siteColumns.keep(b, i, j, count);
+                }
                 tail.addRange(b, i, j);
                 count += j - i;
                 if (tail.size() == BLOCK_EVENTS) {
@@ -210,6 +317,10 @@ public final class EventStore implements TraceStore, EventSink {
             return;
         }
         try (var held = lock.write()) {
+            if (spilled) { // blocks are the store's own from now on: this one goes through the open block to the file
+                onEvents(b);
+                return;
+            }
             if (!tail.isEmpty()) {
                 seal();
             }
@@ -221,6 +332,7 @@ public final class EventStore implements TraceStore, EventSink {
             blocks.add(new SealedBlocks.Block(first, b.size(), firstEffective, lastEff, chunk.payload(), chunk.rawBytes(), chunk.version()));
             tailFirstIndex = count;
             indexes.flush();
+            spillIfPast();
         }
     }
 
@@ -232,11 +344,23 @@ public final class EventStore implements TraceStore, EventSink {
         lastEff = indexes.add(b, from, to, lastEff);
     }
 
+    private static boolean carriesSites(EventBatch b, int from, int to) {
+        if (!b.hasSites()) {
+            return false;
+        }
+        for (int i = from; i < to; i++) {
+            if (b.site(i) != -1 || b.category(i) != -1) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether any event of the store carries a site or a category. */
     @Override
     public boolean hasSites() {
         try (var held = lock.read()) {
-            return !siteColumns.isEmpty();
+            return !siteColumns.isEmpty() || spilledSites;
         }
     }
 
@@ -276,6 +400,21 @@ public final class EventStore implements TraceStore, EventSink {
 
     private void seal() {
         int n = tail.size();
+        if (spilled) {
+            ChunkCodec.Packed p = spillCodec.pack(List.of(), tail, 0, n); // with the sites the open block holds
+            blocks.add(new SealedBlocks.Block(tailFirstIndex, n, tailFirstEff, lastEff, p.bytes(), p.bytes().length, -1, p.rawBytes(),
+                    ChunkCodec.VERSION, true));
+            try {
+                blocks.spill(blocks.size() - 1, p.bytes(), p.rawBytes(), ChunkCodec.VERSION, true);
+            } catch (IOException e) {
+                // the block stays in memory, its sites packed in; later blocks try the file again
+                spillProblem = "spill file " + blocks.spillPath() + ": " + e.getMessage() + " (a block stayed in memory)";
+            }
+            tailFirstIndex += n;
+            tail.clear();
+            lengthenLeaves();
+            return;
+        }
         if (writeCodec == null) {
             writeCodec = new ChunkCodec().writeSites(false);
         }
@@ -283,6 +422,136 @@ public final class EventStore implements TraceStore, EventSink {
         blocks.add(new SealedBlocks.Block(tailFirstIndex, n, tailFirstEff, lastEff, p.bytes(), p.rawBytes(), ChunkCodec.VERSION));
         tailFirstIndex += n;
         tail.clear();
+        spillIfPast();
+    }
+
+    /** Goes out of core when the store holds more than its spill threshold (the writer, under the write lock). */
+    private void spillIfPast() {
+        if (spilled || spillPast <= 0 || tail.size() > 0) {
+            return;
+        }
+        if (blocks.bytes() + indexes.bytes() + siteColumns.bytes() > spillPast) {
+            spill();
+        }
+    }
+
+    /**
+     * The switch out of core (see the class comment): every sealed block is decoded once, indexed
+     * again into out-of-core gauge indexes (a block is a chunk), and moved to the spill file with its
+     * sites. Called with the open block empty.
+     */
+    private void spill() {
+        SpillFile file;
+        try {
+            file = SpillFile.create(spillDir, name);
+        } catch (IOException | RuntimeException e) {
+            spillProblem = "cannot make a spill file in " + spillDir + ": " + e.getMessage() + " (the store stays in memory)";
+            spillPast = 0;
+            return;
+        }
+        long span = Math.max(1, (lastEff - firstTime) / SPILLED_SPAN_LEAVES);
+        MemoryIndexes ooc = new MemoryIndexes(OutOfCoreStore.LEAF_EVENTS, true, span);
+        ChunkCodec packer = new ChunkCodec();
+        ChunkCodec reader = new ChunkCodec();
+        blocks.spillTo(file);
+        boolean withSites = !siteColumns.isEmpty();
+        long eff = Long.MIN_VALUE;
+        int n = blocks.size();
+        for (int bi = 0; bi < n; bi++) {
+            SealedBlocks.Block blk = blocks.get(bi);
+            EventBatch d = blocks.decodeOnce(bi, reader);
+            ooc.chunk(bi);
+            eff = ooc.add(d, 0, d.size(), eff);
+            ooc.flush();
+            byte[] packed = blk.packed();
+            int raw = blk.rawBytes();
+            int layout = blk.layout();
+            if (withSites) { // the side columns' sites go into the block, so the columns can go
+                siteColumns.put(d, 0, blk.firstIndex());
+                ChunkCodec.Packed p = packer.pack(List.of(), d, 0, d.size());
+                packed = p.bytes();
+                raw = p.rawBytes();
+                layout = ChunkCodec.VERSION;
+            }
+            try {
+                blocks.spill(bi, packed, raw, layout, withSites);
+            } catch (IOException e) {
+                // nothing is lost: blocks already spilled read back from the file, the rest stay in memory, and
+                // the side columns stay until every block carries its sites
+                spillProblem = "spill file " + file.path() + ": " + e.getMessage() + " (the store stays in memory)";
+                spillPast = 0;
+                return;
+            }
+        }
+        indexes = ooc;
+        siteColumns = new SiteColumns();
+        spilledSites = withSites;
+        spillCodec = packer;
+        leafCache = new ChunkCache(Math.min(LEAF_CACHE_BYTES, Math.max(1L << 20, spillPast / 4)));
+        spilled = true;
+    }
+
+    /**
+     * Leaves of a memory over the session's span at most, for a spilled store, whose bound on a leaf's
+     * time doubles as the session grows (so it lies between 1/16,384 and 1/8,192 of the span so far):
+     * still under a quarter of a bucket of a whole-session frame 1,600 buckets wide, so such a frame
+     * reads no block, while each doubling adds at most this many leaves a memory.
+     */
+    static final long SPILLED_SPAN_LEAVES = OutOfCoreStore.SPAN_LEAVES / 2;
+
+    /** A spilled store's gauge leaves may span a longer time as the session grows (see {@link #SPILLED_SPAN_LEAVES}). */
+    private void lengthenLeaves() {
+        long wanted = (lastEff - firstTime) / SPILLED_SPAN_LEAVES;
+        if (wanted >= 2 * indexes.leafSpan()) {
+            indexes.leafSpan(wanted);
+        }
+    }
+
+    /** A spilled store's block {@code bi} as its out-of-core gauge leaves read it: the open block's made afresh, sealed ones cached. */
+    private ChunkGauges leafGauges(int bi) {
+        if (bi == blocks.size()) {
+            return new ChunkGauges(tail, blocks.isEmpty() ? Long.MIN_VALUE : blocks.last().lastEff());
+        }
+        ChunkCache.Entry e = leafCache.get(bi);
+        if (e == null) {
+            e = leafCache.put(bi, new ChunkCache.Entry(blocks.decoded(bi)));
+        }
+        ChunkGauges g = e.gauges;
+        if (g == null) {
+            g = new ChunkGauges(e.events, bi == 0 ? Long.MIN_VALUE : blocks.get(bi - 1).lastEff());
+            e.gauges = g;
+            leafCache.grew(e, g.bytes());
+        }
+        return g;
+    }
+
+    /** Whether the store has gone out of core (its sealed blocks in a spill file). */
+    public boolean spilled() {
+        try (var held = lock.read()) {
+            return spilled;
+        }
+    }
+
+    /** Bytes of packed blocks in the spill file (0 before the store spills). */
+    public long spilledBytes() {
+        try (var held = lock.read()) {
+            return blocks.spilledBytes();
+        }
+    }
+
+    /** Why the store could not spill (it then stays in memory), or null. */
+    public String spillProblem() {
+        try (var held = lock.read()) {
+            return spillProblem;
+        }
+    }
+
+    /**
+     * For a spilled store, whether gauge queries read every partly covered leaf from its block (see
+     * {@link OutOfCoreStore#exactGauges}); an in-memory store's answers are exact either way.
+     */
+    public void exactGauges(boolean on) {
+        exactGauges = on;
     }
 
     /** Seals the open block (fewer bytes held); further events start a new one. */
@@ -484,7 +753,8 @@ public final class EventStore implements TraceStore, EventSink {
         try (var held = lock.read()) {
             GaugeIndex g = indexes.gauge(memory);
             if (g != null) {
-                new GaugeQuery(g).fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
+                GaugeQuery q = spilled ? new GaugeQuery(g, leaves, memory).exact(exactGauges) : new GaugeQuery(g);
+                q.fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
             }
         }
         return new GaugeSeries(fromNs, w, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
@@ -538,6 +808,9 @@ public final class EventStore implements TraceStore, EventSink {
             long n = (long) Math.max(1024, Integer.highestOneBit(Math.max(1, tail.size()) * 2 - 1)) * 68; // the open block's columns
             n += blocks.bytes();
             n += indexes.bytes();
+            if (leafCache != null) {
+                n += leafCache.bytes();
+            }
             return n + siteColumns.bytes();
         }
     }

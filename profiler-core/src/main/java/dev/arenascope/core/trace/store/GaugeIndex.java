@@ -53,7 +53,7 @@ final class GaugeIndex {
     /** The most events a leaf holds. */
     final int leafCap;
     /** An out-of-core leaf closes when its time span would pass this (ns). */
-    private final long maxLeafSpan;
+    private long maxLeafSpan;
     private int chunk = -1;
     private int chunkPos;
     private boolean breakLeaf;
@@ -112,6 +112,15 @@ final class GaugeIndex {
         chunk = n;
         chunkPos = 0;
         breakLeaf = true;
+    }
+
+    /** Out-of-core indexes: leaves started from now on may span up to {@code ns} (a spilling store's session grew). */
+    void leafSpan(long ns) {
+        maxLeafSpan = ns;
+    }
+
+    long leafSpan() {
+        return maxLeafSpan;
     }
 
     /** Whether the next event at time {@code t} starts a new leaf. */

@@ -19,7 +19,7 @@ import dev.arenascope.core.trace.EventKind;
 final class MemoryIndexes {
     private final int leafCap;
     private final boolean outOfCore;
-    private final long maxLeafSpan;
+    private long maxLeafSpan;
     private int chunk = -1;
     private GaugeIndex[] gauges = new GaugeIndex[8];
     private ScopeIndex[] scopes = new ScopeIndex[8];
@@ -48,6 +48,23 @@ final class MemoryIndexes {
         this.leafCap = leafCap;
         this.outOfCore = outOfCore;
         this.maxLeafSpan = maxLeafSpan;
+    }
+
+    /**
+     * Out-of-core indexes: leaves started from now on may span up to {@code ns} (a spilling store
+     * lengthens it as its session grows, so a frame of the whole session still counts leaves whole).
+     */
+    void leafSpan(long ns) {
+        maxLeafSpan = ns;
+        for (GaugeIndex g : gauges) {
+            if (g != null) {
+                g.leafSpan(ns);
+            }
+        }
+    }
+
+    long leafSpan() {
+        return maxLeafSpan;
     }
 
     /** Out-of-core indexes: the events added next are trace chunk {@code n}'s. */

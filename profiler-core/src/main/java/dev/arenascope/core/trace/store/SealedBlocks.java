@@ -14,15 +14,33 @@ import dev.arenascope.core.trace.codec.ChunkCodec;
  * effective time through binary search, and decoded on demand into a small cache of the last
  * {@value #CACHE_SLOTS} blocks read (round robin), so a view scrolling through one region decodes each
  * block once. Appending is the store's one writer, under its write lock; {@link #decoded} may be called
- * by several readers at once (the cache has its own lock).
+ * by several readers at once (the cache has its own lock). A spilling store moves blocks to a
+ * {@link SpillFile} ({@link #spill}); they are then read back from it when decoded.
  */
 final class SealedBlocks {
     private static final int CACHE_SLOTS = 8;
 
-    /** A sealed block: events {@code [firstIndex, firstIndex+count)} packed by the chunk codec. */
-    record Block(long firstIndex, int count, long firstEff, long lastEff, byte[] packed, int rawBytes, int layout) {}
+    /**
+     * A sealed block: events {@code [firstIndex, firstIndex+count)} packed by the chunk codec, held in
+     * memory ({@code packed}) or, once spilled, at {@code spillAt} in the store's {@link SpillFile}
+     * ({@code packed} null). {@code sites}: whether the packed events carry their sites (a spilled
+     * block's do; an in-memory block's sites are in the store's side columns).
+     */
+    record Block(long firstIndex, int count, long firstEff, long lastEff, byte[] packed, int packedLength, long spillAt, int rawBytes,
+            int layout, boolean sites) {
+        /** A block held in memory, its sites beside it. */
+        Block(long firstIndex, int count, long firstEff, long lastEff, byte[] packed, int rawBytes, int layout) {
+            this(firstIndex, count, firstEff, lastEff, packed, packed.length, -1, rawBytes, layout, false);
+        }
+
+        boolean spilled() {
+            return packed == null;
+        }
+    }
 
     private final List<Block> blocks = new ArrayList<>();
+    private long heldBytes; // the in-memory blocks' packed bytes, with a charge for every block's record
+    private SpillFile spill; // set when the store spills
     private ChunkCodec readCodec; // made at the first block decoded (under the cache's lock)
     private final String name;
     private final long[] cacheKey = new long[CACHE_SLOTS];
@@ -37,6 +55,56 @@ final class SealedBlocks {
 
     void add(Block b) {
         blocks.add(b);
+        heldBytes += charge(b);
+    }
+
+    private static long charge(Block b) {
+        return 64 + (b.spilled() ? 0 : b.packed().length);
+    }
+
+    /** From now on blocks may be spilled to {@code file}. */
+    void spillTo(SpillFile file) {
+        spill = file;
+    }
+
+    /**
+     * Moves block {@code bi} to the spill file as {@code packed} (its events in {@code layout}, with
+     * their sites when {@code sites}), freeing its bytes in memory.
+     *
+     * @throws java.io.IOException when the spill file cannot take it (the block then stays in memory)
+     */
+    void spill(int bi, byte[] packed, int rawBytes, int layout, boolean sites) throws java.io.IOException {
+        Block b = blocks.get(bi);
+        long at = spill.append(packed);
+        Block moved = new Block(b.firstIndex(), b.count(), b.firstEff(), b.lastEff(), null, packed.length, at, rawBytes, layout, sites);
+        heldBytes += charge(moved) - charge(b);
+        blocks.set(bi, moved);
+        synchronized (cacheKey) { // a decoded copy kept from before lacks the sites the spilled block carries
+            for (int k = 0; k < CACHE_SLOTS; k++) {
+                if (cacheKey[k] == bi) {
+                    cacheKey[k] = -1;
+                    cacheVal[k] = null;
+                }
+            }
+        }
+    }
+
+    /** Bytes in the spill file (0 when the store has not spilled). */
+    long spilledBytes() {
+        return spill == null ? 0 : spill.size();
+    }
+
+    /**
+     * Block {@code bi}'s events decoded afresh (not through the cache), without the sites an
+     * in-memory block leaves to the side columns; for one pass over every block.
+     */
+    EventBatch decodeOnce(int bi, ChunkCodec codec) {
+        return decode(bi, blocks.get(bi), codec);
+    }
+
+    /** Where the spill file was made, or null. */
+    java.nio.file.Path spillPath() {
+        return spill == null ? null : spill.path();
     }
 
     int size() {
@@ -98,17 +166,10 @@ final class SealedBlocks {
                     return cacheVal[k];
                 }
             }
-            Block blk = blocks.get(bi);
-            EventBatch d = new EventBatch(blk.count());
-            try {
-                if (readCodec == null) {
-                    readCodec = new ChunkCodec();
-                }
-                readCodec.unpackEvents(blk.packed(), blk.rawBytes(), blk.layout(), d, name + " (block " + bi + ")");
-                d.dropSites(); // a chunk adopted from a file may carry them; the side columns are what the store kept
-            } catch (TraceFormatException e) {
-                throw new IllegalStateException("store block " + bi + " is corrupt: " + e.getMessage(), e);
+            if (readCodec == null) {
+                readCodec = new ChunkCodec();
             }
+            EventBatch d = decode(bi, blocks.get(bi), readCodec);
             int slot = cacheNext;
             cacheNext = (cacheNext + 1) % CACHE_SLOTS;
             cacheKey[slot] = bi;
@@ -117,12 +178,22 @@ final class SealedBlocks {
         }
     }
 
-    /** Bytes the packed blocks hold, with a small charge for each block's record. */
-    long bytes() {
-        long n = 0;
-        for (Block b : blocks) {
-            n += 64 + b.packed().length;
+    private EventBatch decode(int bi, Block blk, ChunkCodec codec) {
+        byte[] packed = blk.spilled() ? spill.read(blk.spillAt(), blk.packedLength()) : blk.packed();
+        EventBatch d = new EventBatch(blk.count());
+        try {
+            codec.unpackEvents(packed, blk.rawBytes(), blk.layout(), d, name + " (block " + bi + ")");
+        } catch (TraceFormatException e) {
+            throw new IllegalStateException("store block " + bi + " is corrupt: " + e.getMessage(), e);
         }
-        return n;
+        if (!blk.sites()) {
+            d.dropSites(); // a chunk adopted from a file may carry them; the side columns are what the store kept
+        }
+        return d;
+    }
+
+    /** Bytes the blocks hold in memory (packed bytes of those not spilled), with a small charge for each block's record. */
+    long bytes() {
+        return heldBytes;
     }
 }
