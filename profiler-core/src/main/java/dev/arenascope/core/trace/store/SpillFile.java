@@ -1,12 +1,10 @@
 package dev.arenascope.core.trace.store;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * Where a spilled {@link EventStore} keeps its sealed blocks: one append-only file of packed blocks,
@@ -16,15 +14,17 @@ import java.nio.file.StandardOpenOption;
  * where the system refuses to remove an open file it is removed at exit instead.
  *
  * <p>Thread-safety: one writer ({@link #append}, the store's writer under its write lock) and any
- * number of readers at once ({@link #read} uses positional reads, which do not share a position).
+ * number of readers; each read and append holds the file for its seek and transfer. The file is a
+ * {@link RandomAccessFile}, not a {@code FileChannel}: a channel is closed for every thread when one
+ * thread is interrupted in the middle of a read (a cancelled window task is), which would end the store.
  */
 final class SpillFile implements AutoCloseable {
-    private final FileChannel channel;
+    private final RandomAccessFile file;
     private final Path path;
     private volatile long size;
 
-    private SpillFile(FileChannel channel, Path path) {
-        this.channel = channel;
+    private SpillFile(RandomAccessFile file, Path path) {
+        this.file = file;
         this.path = path;
     }
 
@@ -35,7 +35,7 @@ final class SpillFile implements AutoCloseable {
      */
     static SpillFile create(Path dir, String storeName) throws IOException {
         Path p = Files.createTempFile(dir, "arenascope-spill-", ".blocks");
-        FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        RandomAccessFile ch = new RandomAccessFile(p.toFile(), "rw");
         try {
             Files.delete(p);
         } catch (IOException refused) { // a system that keeps open files' names: remove it at exit
@@ -50,14 +50,13 @@ final class SpillFile implements AutoCloseable {
      * @throws IOException when the file cannot take them (a full disk)
      */
     long append(byte[] bytes) throws IOException {
-        long at = size;
-        ByteBuffer b = ByteBuffer.wrap(bytes);
-        long pos = at;
-        while (b.hasRemaining()) {
-            pos += channel.write(b, pos);
+        synchronized (file) {
+            long at = size;
+            file.seek(at);
+            file.write(bytes);
+            size = at + bytes.length;
+            return at;
         }
-        size = pos;
-        return at;
     }
 
     /**
@@ -67,15 +66,17 @@ final class SpillFile implements AutoCloseable {
      */
     byte[] read(long offset, int length) {
         byte[] out = new byte[length];
-        ByteBuffer b = ByteBuffer.wrap(out);
         try {
-            long pos = offset;
-            while (b.hasRemaining()) {
-                int n = channel.read(b, pos);
-                if (n < 0) {
-                    throw new IOException("the file ends at byte " + pos);
+            synchronized (file) {
+                file.seek(offset);
+                int done = 0;
+                while (done < length) {
+                    int n = file.read(out, done, length - done);
+                    if (n < 0) {
+                        throw new IOException("the file ends at byte " + (offset + done));
+                    }
+                    done += n;
                 }
-                pos += n;
             }
         } catch (IOException e) {
             throw new UncheckedIOException("spill file " + path + ": cannot read " + length + " bytes at byte " + offset + ": " + e.getMessage(), e);
@@ -95,6 +96,8 @@ final class SpillFile implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        channel.close();
+        synchronized (file) {
+            file.close();
+        }
     }
 }
