@@ -164,10 +164,12 @@ class OneAnalysisModelTest extends WindowTestBase {
                 + " its state is in the Allocator tab."), says);
         assertTrue(says.contains("A binned pool fills this tab: ArenaScope's MemoryPool"), says);
         assertTrue(fx(() -> window.pools().placeholder().getWidth() > 100 && window.pools().placeholder().getHeight() > 20), "laid out");
+        assertFalse(fx(() -> window.pools().poolSelector().getParent().isVisible()), "no empty pool selector above the placeholder");
         // a session with a pool shows its bins instead
         Path p = Recordings.record("particles", Map.of("steps", "30"), dir.resolve("particles.astrace"));
         openAndWait(p);
         waitForSettled(10, "the placeholder hidden", () -> !window.pools().placeholder().isVisible());
+        assertTrue(fx(() -> window.pools().poolSelector().getParent().isVisible()), "the pool selector back with the bins");
     }
 
     @Test

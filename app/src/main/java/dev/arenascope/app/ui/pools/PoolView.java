@@ -142,6 +142,9 @@ public final class PoolView extends BorderPane {
         placeholder.setMnemonicParsing(false);
         placeholder.setText(placeholderText(null));
         split.visibleProperty().bind(placeholder.visibleProperty().not());
+        // the pool selector and its figures have nothing to pick or say then: the bar goes with the table
+        bar.visibleProperty().bind(placeholder.visibleProperty().not());
+        bar.managedProperty().bind(bar.visibleProperty());
         setCenter(new StackPane(split, placeholder));
     }
 
