@@ -3,6 +3,9 @@ package dev.arenascope.app.bench;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -236,9 +239,9 @@ public final class LiveJobProbe {
 
     /** CPU time by thread name (threads of one name summed), ns. */
     private static Map<String, Long> threadCpu() {
-        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Map<String, Long> out = new LinkedHashMap<>();
-        for (java.lang.management.ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
+        for (ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
             if (t != null) {
                 long ns = mx.getThreadCpuTime(t.getThreadId());
                 if (ns > 0) {

@@ -1,5 +1,6 @@
 package dev.arenascope.app.ui.job;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -95,7 +96,7 @@ public final class RanksView extends BorderPane {
     private boolean liveMissed;
     private long liveUpdates;
     private static final int MAX_TIMINGS = 1024;
-    private final java.util.ArrayDeque<LiveTiming> liveTimings = new java.util.ArrayDeque<>();
+    private final ArrayDeque<LiveTiming> liveTimings = new ArrayDeque<>();
     private String liveKey = "";
     private boolean syncing;
 

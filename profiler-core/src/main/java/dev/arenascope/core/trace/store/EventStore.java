@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
@@ -160,7 +161,7 @@ public final class EventStore implements TraceStore, EventSink {
 
     /**
      * A store for a live or recorded session, spilling as the {@code arenascope.store.spill} property says:
-     * a size in bytes (suffixes {@code K}, {@code M}, {@code G}, {@code KiB}, {@code MiB}, {@code GiB}),
+     * a size in bytes as {@link Bytes#parse} reads one ({@code 512MiB}, {@code 2G}, binary units),
      * {@code off} never to spill, or {@code auto} (default: a quarter of the maximum heap); the spill file
      * goes to {@code arenascope.store.spill.dir} (default the system's temporary directory).
      *
@@ -184,25 +185,14 @@ public final class EventStore implements TraceStore, EventSink {
         if (v.equalsIgnoreCase("off")) {
             return 0;
         }
-        String digits = v.replaceAll("(?i)(ib|b)$", "");
-        long unit = 1;
-        char last = digits.isEmpty() ? ' ' : Character.toUpperCase(digits.charAt(digits.length() - 1));
-        switch (last) {
-            case 'K' -> unit = 1L << 10;
-            case 'M' -> unit = 1L << 20;
-            case 'G' -> unit = 1L << 30;
-            default -> unit = 1;
-        }
-        if (unit != 1) {
-            digits = digits.substring(0, digits.length() - 1);
-        }
+        // the project's one reading of a byte count (Bytes.parse); a threshold of 0 is said as off
         try {
-            long n = Long.parseLong(digits.trim());
-            if (n <= 0 || n > Long.MAX_VALUE / unit) {
-                throw new NumberFormatException();
+            long n = Bytes.parse(v);
+            if (n <= 0) {
+                throw new IllegalArgumentException("not positive");
             }
-            return n * unit;
-        } catch (NumberFormatException e) {
+            return n;
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("arenascope.store.spill: '" + v + "' is not a size (such as 512MiB), off or auto");
         }
     }

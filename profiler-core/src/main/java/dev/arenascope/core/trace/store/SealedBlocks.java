@@ -1,5 +1,7 @@
 package dev.arenascope.core.trace.store;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -71,9 +73,9 @@ final class SealedBlocks {
      * Moves block {@code bi} to the spill file as {@code packed} (its events in {@code layout}, with
      * their sites when {@code sites}), freeing its bytes in memory.
      *
-     * @throws java.io.IOException when the spill file cannot take it (the block then stays in memory)
+     * @throws IOException when the spill file cannot take it (the block then stays in memory)
      */
-    void spill(int bi, byte[] packed, int rawBytes, int layout, boolean sites) throws java.io.IOException {
+    void spill(int bi, byte[] packed, int rawBytes, int layout, boolean sites) throws IOException {
         Block b = blocks.get(bi);
         long at = spill.append(packed);
         Block moved = new Block(b.firstIndex(), b.count(), b.firstEff(), b.lastEff(), null, packed.length, at, rawBytes, layout, sites);
@@ -103,7 +105,7 @@ final class SealedBlocks {
     }
 
     /** Where the spill file was made, or null. */
-    java.nio.file.Path spillPath() {
+    Path spillPath() {
         return spill == null ? null : spill.path();
     }
 
