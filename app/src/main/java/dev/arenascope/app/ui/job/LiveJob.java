@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
+import java.util.stream.Collectors;
 
 import dev.arenascope.app.ui.live.ListenView;
 import dev.arenascope.core.analysis.JobSummary;
@@ -136,7 +137,7 @@ final class LiveJob {
             first = false;
         }
         // the rows of connections no longer listed (an earlier listening's) are not kept
-        cache.keySet().retainAll(members.stream().map(Member::key).toList());
+        cache.keySet().retainAll(members.stream().map(Member::key).collect(Collectors.toSet()));
         Map<String, TraceView> stores = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
         for (int i = 0; i < members.size(); i++) {

@@ -140,22 +140,18 @@ public final class ScopeTreeView extends BorderPane {
         }
         fitted = false;
         fitting = model.tasks().submit(BackgroundTask.of("fitting scope models", p -> fitAll(d, p))
-                .onSuccess(m -> {
-                    if (digest == d) {
-                        models = m;
-                        fitted = true;
-                        fitting = null;
-                        tree.refresh();
-                    }
-                })
-                .onFailure(e -> {
-                    if (digest == d) { // no models rather than "fitting…" for ever
-                        models = Map.of();
-                        fitted = true;
-                        fitting = null;
-                        tree.refresh();
-                    }
-                }));
+                .onSuccess(m -> applyFit(d, m))
+                .onFailure(e -> applyFit(d, Map.of()))); // no models rather than "fitting…" for ever
+    }
+
+    /** Shows {@code fitted} as the models of {@code d} if {@code d} is still the digest shown (FX thread). */
+    private void applyFit(TraceAggregate.Snapshot d, Map<String, ScopeModel> fitted) {
+        if (digest == d) {
+            models = fitted;
+            this.fitted = true;
+            fitting = null;
+            tree.refresh();
+        }
     }
 
     /** The row that groups one memory's scopes (depth -1, no figures). */
