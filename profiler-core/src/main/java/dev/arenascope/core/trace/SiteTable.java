@@ -129,6 +129,37 @@ public final class SiteTable {
     }
 
     /**
+     * The id of string {@code s} (a function or file name) in this table, interning it: an importer
+     * that has its own ids for its names maps each to this id once, then interns its frames by id
+     * ({@link #frame(int, int, int, int)}) without a lookup of the names per frame.
+     *
+     * @throws IllegalArgumentException when {@code s} is null
+     */
+    public synchronized int string(String s) {
+        if (s == null) {
+            throw new IllegalArgumentException("a frame's function or file is null");
+        }
+        return stringId(s);
+    }
+
+    /**
+     * As {@link #frame(String, String, int, int)}, the function and file given by their ids from
+     * {@link #string(String)}.
+     *
+     * @throws IllegalArgumentException when a string id is not in the table, line is negative or flags out of range
+     */
+    public synchronized int frame(int function, int file, int line, int flags) {
+        int n = stringIds.size();
+        if (function < 0 || function >= n || file < 0 || file >= n) {
+            throw new IllegalArgumentException("no string " + (function < 0 || function >= n ? function : file) + " (the table has " + n + ")");
+        }
+        if (line < 0 || flags < 0 || flags > 0xff) {
+            new StackFrame(frames.size(), strings[function], strings[file], line, flags); // refuses them as a frame would
+        }
+        return frames.intern(frameKey(function, file), frameKey2(line, flags));
+    }
+
+    /**
      * The id of the node for {@code frame} called from {@code parent} (-1 for an outermost frame),
      * interning it on first use.
      *

@@ -32,6 +32,23 @@ class SiteTableTest {
     }
 
     @Test
+    void framesInternedByStringIdsAreTheFramesOfTheirStrings() {
+        SiteTable t = new SiteTable();
+        int main = t.frame("main", "train.py", 10, 0);
+        int fn = t.string("main"), file = t.string("train.py");
+        assertEquals(fn, t.string("main"), "a string is one id");
+        assertEquals(main, t.frame(fn, file, 10, 0), "the same location by ids is the same frame");
+        int step = t.frame(t.string("step"), file, 42, 0);
+        assertEquals(step, t.frame("step", "train.py", 42, 0), "and a frame made by ids is found by its strings");
+        assertEquals(List.of("step"), t.frames(t.stack(step)).stream().map(StackFrame::function).toList());
+        assertEquals(2, t.frameCount());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.frame(99, file, 1, 0));
+        assertEquals("no string 99 (the table has 3)", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> t.frame(fn, file, -1, 0));
+        assertThrows(IllegalArgumentException.class, () -> t.string(null));
+    }
+
+    @Test
     void announcesEachEntryOnceInAnOrderTheStoreAccepts() {
         SiteTable t = new SiteTable();
         List<String> heard = new ArrayList<>();

@@ -65,6 +65,14 @@ final class StackTable {
     // ---- strings: a function or file name, once each
     private Map<String, Integer> textIds = new HashMap<>();
     private String[] texts = new String[64];
+    /**
+     * Per text: {@link #INTERNAL_NAME} when, as a function name, it is PyTorch's capture machinery
+     * ({@link #isInternal}), {@link #NOT_PYTHON} when, as a file name, it is not a Python file. Decided
+     * once per distinct text, not per frame: a snapshot's millions of frames share a few hundred names.
+     */
+    private byte[] textFlags = new byte[64];
+    private int textCount;
+    private static final byte INTERNAL_NAME = 1, NOT_PYTHON = 2;
 
     // ---- the text id of the string in each memo slot a frame's name or file came from (id + 1; 0 = not
     // seen), in pages of SLOT_PAGE slots allocated as slots are seen, valid while the memo's overwrites are
@@ -89,7 +97,6 @@ final class StackTable {
     private int frameSlotsUsed;
     private KeyIds wideFrames;
     private int[] wideFrameIds;
-    private boolean[] internal = new boolean[64];
     private FrameRef[] frameRefs = new FrameRef[64];
 
     // ---- stacks: stack s is frames start[s] .. start[s + 1] of the pool; 0 is the empty stack. The pool
@@ -122,11 +129,13 @@ final class StackTable {
     private int textId(String s) {
         Integer id = textIds.get(s);
         if (id == null) {
-            id = textIds.size();
+            id = textCount++;
             if (id == texts.length) {
                 texts = Arrays.copyOf(texts, id * 2);
+                textFlags = Arrays.copyOf(textFlags, id * 2);
             }
             texts[id] = s;
+            textFlags[id] = (byte) ((isInternal(s) ? INTERNAL_NAME : 0) | (s.endsWith(".py") ? 0 : NOT_PYTHON));
             textIds.put(s, id);
         }
         return id;
@@ -178,11 +187,9 @@ final class StackTable {
         int before = frameKeys.size();
         int id = l == (int) l ? frameId(key, (int) l) : wideFrameId(key, l);
         if (id == before) { // new
-            if (id == internal.length) {
-                internal = Arrays.copyOf(internal, id * 2);
+            if (id == frameRefs.length) {
                 frameRefs = Arrays.copyOf(frameRefs, id * 2);
             }
-            internal[id] = isInternal(texts[nameId]);
             frameRefs[id] = new FrameRef(id);
         }
         return frameRefs[id]; // one instance per frame: the memo slots holding it cost a reference each
@@ -492,19 +499,49 @@ final class StackTable {
     }
 
     String name(int frame) {
-        return texts[(int) (frameKeys.key(frame) >>> 32)];
+        return texts[nameText(frame)];
     }
 
     String file(int frame) {
-        return texts[(int) frameKeys.key(frame)];
+        return texts[fileText(frame)];
+    }
+
+    /** The text id of frame {@code frame}'s function name ({@link #text(int)}: the same id, the same string). */
+    int nameText(int frame) {
+        return (int) (frameKeys.key(frame) >>> 32);
+    }
+
+    /** The text id of frame {@code frame}'s file name. */
+    int fileText(int frame) {
+        return (int) frameKeys.key(frame);
+    }
+
+    /** Distinct function and file names: text ids are {@code 0 .. textCount() - 1}. */
+    int textCount() {
+        return textCount;
+    }
+
+    /** The function or file name of text id {@code text}. */
+    String textOf(int text) {
+        return texts[text];
     }
 
     long line(int frame) {
         return frameKeys.key2(frame);
     }
 
+    /** Whether frame {@code frame}'s function is PyTorch's capture machinery ({@link #isInternal}). */
     boolean internal(int frame) {
-        return internal[frame];
+        return (textFlags[nameText(frame)] & INTERNAL_NAME) != 0;
+    }
+
+    /**
+     * Whether frame {@code frame} is the runtime's rather than the program's: PyTorch's capture
+     * machinery ({@link #internal}), or any frame outside a Python file (the interpreter's own
+     * {@code _PyEval_EvalFrameDefault}, {@code THPVariable_dealloc}, ... with {@code stacks="all"}).
+     */
+    boolean runtime(int frame) {
+        return (textFlags[nameText(frame)] & INTERNAL_NAME) != 0 || (textFlags[fileText(frame)] & NOT_PYTHON) != 0;
     }
 
     /** A frame as one line of text: {@code name at file:line}. */

@@ -45,17 +45,21 @@ final class StackTexts {
         frameSite = new int[snap.stacks().frameCount()];
         sites.expectFrames(snap.stacks().frameCount()); // each of the snapshot's frames is one site frame at most
         Arrays.fill(frameSite, -1);
+        textString = new int[snap.stacks().textCount()];
+        Arrays.fill(textString, -1);
         metaString = new int[snap.strings().size()];
         Arrays.fill(metaString, -2);
     }
 
-    /**
-     * Whether a frame is the runtime's rather than the program's: a C++ internal of PyTorch's capture
-     * ({@link StackTable#internal}), or any frame outside a Python file (the interpreter's own
-     * {@code _PyEval_EvalFrameDefault}, {@code THPVariable_dealloc}, ... with {@code stacks="all"}).
-     */
-    private static boolean internal(StackTable st, int frame) {
-        return st.internal(frame) || !st.file(frame).endsWith(".py");
+    /** Per {@link StackTable} text id, its string id in {@link #sites} (-1: not yet interned there). */
+    private final int[] textString;
+
+    private int siteString(StackTable st, int text) {
+        int id = textString[text];
+        if (id < 0) {
+            id = textString[text] = sites.string(st.textOf(text));
+        }
+        return id;
     }
 
     /** An entry's labels, as one key of the label cache. */
@@ -94,7 +98,9 @@ final class StackTexts {
 
     /**
      * The site (a {@link SiteTable} node) of a stack: its frames outermost first (PyTorch lists them
-     * innermost first), C++ internals flagged {@link StackFrame#FLAG_INTERNAL}; -1 for no frames.
+     * innermost first), the runtime's frames ({@link StackTable#runtime}) flagged
+     * {@link StackFrame#FLAG_INTERNAL}; -1 for no frames. A frame's names are mapped to the site
+     * table's string ids once per distinct name, not looked up per frame.
      */
     int site(int stack) {
         if (stack == 0) {
@@ -107,8 +113,8 @@ final class StackTexts {
                 int f = st.frameAt(stack, i);
                 if (frameSite[f] < 0) {
                     long line = st.line(f);
-                    frameSite[f] = sites.frame(st.name(f), st.file(f), line < 0 || line > Integer.MAX_VALUE ? 0 : (int) line,
-                            internal(st, f) ? StackFrame.FLAG_INTERNAL : 0);
+                    frameSite[f] = sites.frame(siteString(st, st.nameText(f)), siteString(st, st.fileText(f)),
+                            line < 0 || line > Integer.MAX_VALUE ? 0 : (int) line, st.runtime(f) ? StackFrame.FLAG_INTERNAL : 0);
                 }
                 node = sites.node(node, frameSite[f]);
             }

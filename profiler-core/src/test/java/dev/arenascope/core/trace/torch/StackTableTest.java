@@ -40,6 +40,25 @@ class StackTableTest {
     }
 
     @Test
+    void theRuntimesFramesAreToldByTheirNamesWhoeverSharesThem() throws PickleFormatException {
+        StackTable t = new StackTable();
+        int py = frame(t, "forward", "model.py", 10).id();
+        int capture = frame(t, "torch::unwind::unwind()", "??", 0).id();
+        int aten = frame(t, "at::native::empty_cuda(c10::ArrayRef<long>)", "??", 0).id();
+        int interp = frame(t, "_PyEval_EvalFrameDefault", "??", 0).id();
+        int atInPy = frame(t, "at::native::fake", "model.py", 11).id(); // a C++ name in a Python file: still the capture's
+        int pyAgain = frame(t, "forward", "model.py", 12).id(); // the same texts as the first frame: the same answers
+        assertEquals(List.of(false, true, true, false, true, false),
+                List.of(t.internal(py), t.internal(capture), t.internal(aten), t.internal(interp), t.internal(atInPy), t.internal(pyAgain)));
+        assertEquals(List.of(false, true, true, true, true, false),
+                List.of(t.runtime(py), t.runtime(capture), t.runtime(aten), t.runtime(interp), t.runtime(atInPy), t.runtime(pyAgain)));
+        assertEquals(t.nameText(py), t.nameText(pyAgain));
+        assertEquals("forward", t.textOf(t.nameText(pyAgain)));
+        assertEquals("??", t.textOf(t.fileText(interp)));
+        assertEquals(7, t.textCount(), "forward, model.py, three C++ names, ??, at::native::fake");
+    }
+
+    @Test
     void aFramesNameFromAMemoSlotOverwrittenSinceIsTheNewString() throws Exception {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         PickleWriter w = new PickleWriter(out);
