@@ -157,8 +157,12 @@ public final class KeyIds {
      * index arrays (garbage a serial collector promotes and keeps). Ids are what they would be without it.
      */
     public void expect(int keys) {
-        while (slots.length < 2L * keys && slots.length < 1 << 30) {
-            rehash();
+        int length = slots.length;
+        while (length < 2L * keys && length < 1 << 30) {
+            length *= 2;
+        }
+        if (length > slots.length) {
+            rehash(length); // at once: doubling up to it left as much garbage again as the index it made
         }
     }
 
@@ -256,6 +260,14 @@ public final class KeyIds {
      * the bit the ids gain.
      */
     private void rehash() {
+        if (slots.length >= 1 << 30) {
+            throw new IllegalStateException("an index of more than 2^30 slots");
+        }
+        rehash(slots.length * 2);
+    }
+
+    /** Rebuilds the index with {@code length} slots (a power of two, larger than now), as {@link #rehash()} does. */
+    private void rehash(int length) {
         int[] old = slots;
         int oldIds = idMask;
         long[] indexedIds = new long[(size + 63) >>> 6];
@@ -265,10 +277,7 @@ public final class KeyIds {
                 indexedIds[id >>> 6] |= 1L << id;
             }
         }
-        if (old.length >= 1 << 30) {
-            throw new IllegalStateException("an index of more than 2^30 slots");
-        }
-        int[] t = new int[old.length * 2];
+        int[] t = new int[length];
         int ids = t.length - 1;
         slots = t;
         idMask = ids;

@@ -98,4 +98,27 @@ class KeyIdsTest {
             assertEquals(id, sized.find(sized.key(id), sized.key2(id)));
         }
     }
+
+    @Test
+    void sizingAheadAfterKeysWereAddedKeepsThemAndTakesTheSmallestIndexThatFits() {
+        KeyIds t = new KeyIds(1);
+        for (int k = 0; k < 1_000; k++) {
+            t.intern(k * 31L);
+        }
+        long before = t.bytes();
+        t.expect(100_000);
+        long grown = 4L * (1 << 18) - 4L * 2048; // 2^18 slots (the least power of two >= 2 x 100,000) in place of 1,000 keys' 2,048
+        assertEquals(grown, t.bytes() - before);
+        t.expect(10); // never shrinks
+        assertEquals(grown, t.bytes() - before);
+        for (int k = 0; k < 1_000; k++) {
+            assertEquals(k, t.find(k * 31L));
+        }
+        for (int k = 1_000; k < 100_000; k++) {
+            assertEquals(k, t.intern(k * 31L));
+        }
+        for (int k = 0; k < 100_000; k += 97) {
+            assertEquals(k, t.find(k * 31L));
+        }
+    }
 }
