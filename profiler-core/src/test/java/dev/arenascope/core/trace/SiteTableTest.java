@@ -49,6 +49,29 @@ class SiteTableTest {
     }
 
     @Test
+    void nodesMadeUnderTheNewestNodeAreFoundAgainByEveryPath() {
+        SiteTable t = new SiteTable();
+        int[] f = new int[6];
+        for (int i = 0; i < f.length; i++) {
+            f[i] = t.frame("fn" + i, "m.py", i, 0);
+        }
+        int deep = t.stack(f[0], f[1], f[2], f[3]); // each node below the first made under the newest one
+        assertEquals(4, t.nodeCount());
+        assertEquals(deep, t.stack(f[0], f[1], f[2], f[3]), "the same path again: the same nodes, none added");
+        assertEquals(4, t.nodeCount());
+        int mid = t.node(t.node(-1, f[0]), f[1]);
+        assertEquals(t.nodeParent(t.nodeParent(deep)), mid, "a prefix finds the nodes made along the deeper path");
+        int branch = t.stack(f[0], f[1], f[4], f[5]);
+        assertEquals(6, t.nodeCount(), "a branch shares its callers' nodes");
+        assertEquals(mid, t.nodeParent(t.nodeParent(branch)));
+        assertEquals(t.stack(f[0], f[1], f[4], f[5]), branch);
+        assertEquals(List.of("fn5", "fn4", "fn1", "fn0"), t.frames(branch).stream().map(StackFrame::function).toList());
+        for (int n = 0; n < t.nodeCount(); n++) {
+            assertEquals(n, t.node(t.nodeParent(n), t.nodeFrame(n)), "node " + n + " is found by its parent and frame");
+        }
+    }
+
+    @Test
     void announcesEachEntryOnceInAnOrderTheStoreAccepts() {
         SiteTable t = new SiteTable();
         List<String> heard = new ArrayList<>();
