@@ -5,6 +5,7 @@ import java.util.List;
 
 import javafx.application.Application;
 import javafx.stage.Stage;
+import javafx.util.Duration;
 
 /**
  * The JavaFX application: one {@link MainWindow}, opened on a file or on the live demo session.
@@ -12,6 +13,11 @@ import javafx.stage.Stage;
  */
 public final class ArenaScopeApp extends Application {
     private static volatile List<Path> initialFiles = List.of();
+    /**
+     * The longest the live demo's window waits for the timeline to draw the demo's first memory before it
+     * shows anyway (a CUDA driver slow to answer); the demo's memory is drawn well within it on a laptop.
+     */
+    private static final Duration FIRST_FRAME_WAIT = Duration.seconds(3);
 
     /** Opens the window and blocks until it is closed. {@code file} null starts the live demo. */
     public static void launchWindow(Path file) {
@@ -29,7 +35,6 @@ public final class ArenaScopeApp extends Application {
         WindowPrefs prefs = new WindowPrefs();
         MainWindow window = new MainWindow(stage, prefs);
         prefs.restore(stage);
-        stage.show();
-        window.startWith(initialFiles);
+        window.showFirst(initialFiles, FIRST_FRAME_WAIT);
     }
 }

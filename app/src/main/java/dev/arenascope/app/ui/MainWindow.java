@@ -4,7 +4,10 @@ import java.io.File;
 import java.nio.file.Path;
 import java.util.List;
 
+import javafx.animation.PauseTransition;
 import javafx.application.Platform;
+import javafx.beans.value.ChangeListener;
+import javafx.beans.value.ObservableValue;
 import javafx.geometry.Orientation;
 import javafx.scene.Node;
 import javafx.scene.Scene;
@@ -19,6 +22,7 @@ import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.stage.Stage;
+import javafx.util.Duration;
 
 import org.controlsfx.control.StatusBar;
 
@@ -39,6 +43,7 @@ import dev.arenascope.app.ui.slots.AllocatorView;
 import dev.arenascope.app.ui.slots.PlanSlotsView;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.task.UiExecutor;
+import dev.arenascope.app.ui.timeline.DrawList;
 import dev.arenascope.app.ui.timeline.TimelineView;
 import dev.arenascope.core.trace.TraceView;
 
@@ -406,5 +411,61 @@ public final class MainWindow {
         } else {
             Platform.runLater(() -> live.start(NewSessionDialog.Choice.demo()));
         }
+    }
+
+    /**
+     * Shows the window on its first session (the app's start). A file or a job shows the window at once, its
+     * progress in the status bar. The live demo starts before the window shows: its device opens and its
+     * workload makes its first memory while the window's styles and layout are computed at the stage's size,
+     * and the window appears once the timeline has drawn that memory's lane, or after {@code wait} (a device
+     * slow to answer), or when the session ended first. So the first frame a user sees is the session (its
+     * lane, the LIVE badge, the live status line), not a window painted white while its first pulse styles
+     * every view and then an empty timeline. FX thread.
+     */
+    public void showFirst(List<Path> paths, Duration wait) {
+        if (!paths.isEmpty()) {
+            stage.show();
+            startWith(paths);
+            return;
+        }
+        live.start(NewSessionDialog.Choice.demo());
+        // the styles (every view's skin) and the layout a first pulse would do, done while hidden: the
+        // timeline then knows its width and builds its first frame at it
+        root.resize(stage.getWidth(), stage.getHeight());
+        root.applyCss();
+        root.layout();
+        PauseTransition fallback = new PauseTransition(wait);
+        Runnable show = () -> {
+            fallback.stop();
+            if (!stage.isShowing()) {
+                stage.show();
+            }
+        };
+        ChangeListener<DrawList> drawn = new ChangeListener<>() {
+            @Override
+            public void changed(ObservableValue<? extends DrawList> o, DrawList a, DrawList d) {
+                LiveSession s = live.live();
+                if (d != null && !d.lanes().isEmpty() || s == null || !s.isActive()) {
+                    timeline.drawListProperty().removeListener(this);
+                    Platform.runLater(show); // once the timeline has painted the frame and put its note away
+                }
+            }
+        };
+        timeline.drawListProperty().addListener(drawn);
+        fallback.setOnFinished(e -> {
+            timeline.drawListProperty().removeListener(drawn);
+            show.run();
+        });
+        LiveSession s = live.live();
+        if (s == null || !s.isActive()) {
+            show.run(); // the demo could not start: the window shows its error at once
+            return;
+        }
+        s.stateProperty().addListener((o, a, b) -> {
+            if (!s.isActive()) {
+                show.run();
+            }
+        });
+        fallback.play();
     }
 }

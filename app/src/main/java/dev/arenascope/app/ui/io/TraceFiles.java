@@ -77,15 +77,15 @@ public final class TraceFiles {
         long size = Files.size(file);
         LoadForecast forecast = LoadForecast.start(size);
         String name = String.valueOf(file.getFileName());
-        long[] emitStart = {-1};
+        // a snapshot's two phases on one bar: the read fills its first part, making events the rest
+        LoadForecast.TimeLeft left = new LoadForecast.TimeLeft();
         LoadedTrace loaded = TraceFormats.load(file, kind.extension(), (done, total, stage) -> {
             progress.checkCancelled();
             if (Progress.ENTRIES_EMITTED.equals(stage)) {
                 // a snapshot's second phase, on the reading thread: its entries made into events, of all of them
-                if (emitStart[0] < 0) {
-                    emitStart[0] = System.nanoTime();
-                }
-                progress.update(Math.min(done, total), Math.max(total, 0), LoadForecast.emittingText(done, total, emitStart[0], System.nanoTime()));
+                long parts = LoadForecast.parts(true, done, total);
+                left.note(parts, System.nanoTime());
+                progress.update(parts, LoadForecast.PARTS, LoadForecast.emittingText(done, total, left.seconds()));
                 return;
             }
             if (!Progress.BYTES_READ.equals(stage)) { // the events stored so far
@@ -100,7 +100,9 @@ public final class TraceFiles {
             if (refusal != null) {
                 throw new NotEnoughMemory(refusal);
             }
-            progress.update(Math.min(done, size), size, forecast.progressText(done, System.nanoTime()));
+            long parts = LoadForecast.parts(false, done, size);
+            left.note(parts, System.nanoTime());
+            progress.update(parts, LoadForecast.PARTS, forecast.progressText(done, left.seconds()));
         });
         progress.checkCancelled();
         return loaded;
