@@ -254,6 +254,27 @@ class RanksViewTest extends WindowTestBase {
         waitForSettled(30, picked + " shown", () -> window.model().trace() == j.store(picked));
     }
 
+    @Test
+    void aConnectionThatHasNotSaidHelloIsNoRankAndARefreshShowsNoEmptyJob() throws Exception {
+        int port = listenOnAnyPort();
+        try (java.net.Socket quiet = new java.net.Socket("127.0.0.1", port)) {
+            // accepted, its hello not sent: the receiver lists it in its handshake
+            waitFor(30, "the quiet connection listed", () -> fx(() -> window.listenView().connections().stream()
+                    .anyMatch(c -> c.stats().state() == ConnectionStats.State.HANDSHAKE)));
+            boolean refreshed = fx(() -> {
+                boolean handshaking = window.listenView().connections().stream()
+                        .allMatch(c -> c.stats().state() == ConnectionStats.State.HANDSHAKE && c.stats().peer() == null);
+                window.ranks().refreshLive(); // what the 500 ms ticker runs
+                return handshaking;
+            });
+            assertTrue(refreshed, "the refresh ran while the only connection was in its handshake");
+            waitForSettled(30, "the refresh done", () -> window.ranks().settled());
+            assertNull(fx(() -> window.ranks().jobProperty().get()), "no job of 0 ranks");
+            assertTrue(fx(() -> window.ranks().table().getItems().isEmpty()));
+            assertEquals(0L, fx(() -> window.ranks().liveUpdates()), "nothing applied");
+        }
+    }
+
     /** The Python client running the render workload's twin on an algan-style arena, streaming to {@code port}. */
     private static Process pythonClient(int port, String name) throws Exception {
         Path py = Path.of("..", "python").toAbsolutePath().normalize();

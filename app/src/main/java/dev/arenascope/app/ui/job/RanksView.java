@@ -557,7 +557,13 @@ public final class RanksView extends BorderPane {
         liveTicker.play();
     }
 
-    private void refreshLive() {
+    /**
+     * Brings the listened job up to date now, as the ticker does every {@value #LIVE_REFRESH_MS} ms: the
+     * connections named as ranks and the ranks that grew summarised on the view's worker, the result shown
+     * when it is done. Nothing is shown while no connection has said hello (a connection still in its
+     * handshake is no rank yet: a job of 0 ranks would replace what the view shows with an empty table).
+     */
+    public void refreshLive() {
         if (listen == null) {
             return;
         }
@@ -575,6 +581,9 @@ public final class RanksView extends BorderPane {
         }
         Job j = job.get();
         List<LiveJob.Member> members = LiveJob.snapshot(cons);
+        if (members.isEmpty()) {
+            return; // connected, but no hello yet: no rank to show
+        }
         String k = key(members);
         if (j != null && j.live() && k.equals(liveKey)) {
             return;
