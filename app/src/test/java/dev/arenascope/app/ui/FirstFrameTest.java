@@ -87,14 +87,7 @@ class FirstFrameTest extends WindowTestBase {
                     "frame " + first.frame().width() + " px, canvas " + first.canvasWidth() + ", timeline " + first.viewportWidth());
             assertEquals(LiveSession.State.RUNNING, fx(() -> demo.get().live().stateProperty().get()));
         } finally {
-            fxRun(() -> {
-                if (demo.get() != null) {
-                    demo.get().dispose();
-                }
-                if (demoStage.get() != null) {
-                    demoStage.get().close();
-                }
-            });
+            close(demo, demoStage);
         }
     }
 
@@ -117,14 +110,19 @@ class FirstFrameTest extends WindowTestBase {
             assertTrue(showing, "a file's window shows at once, its progress in the status bar");
             assertTrue(fx(() -> w.get().live() == null), "no live demo behind a file");
         } finally {
-            fxRun(() -> {
-                if (w.get() != null) {
-                    w.get().dispose();
-                }
-                if (fileStage.get() != null) {
-                    fileStage.get().close();
-                }
-            });
+            close(w, fileStage);
         }
+    }
+
+    /** Disposes a test's window and closes its stage, whichever of them was made. */
+    private static void close(AtomicReference<MainWindow> window, AtomicReference<Stage> stage) {
+        fxRun(() -> {
+            if (window.get() != null) {
+                window.get().dispose();
+            }
+            if (stage.get() != null) {
+                stage.get().close();
+            }
+        });
     }
 }

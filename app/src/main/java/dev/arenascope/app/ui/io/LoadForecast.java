@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
+import java.util.Arrays;
 import java.util.Locale;
 
 import dev.arenascope.core.format.Bytes;
@@ -20,9 +21,8 @@ import dev.arenascope.core.format.Durations;
  * @param fileBytes   the file's size
  * @param maxHeap     the heap's limit ({@code -Xmx})
  * @param heapAtStart heap in use after collection when the load began
- * @param startNanos  {@link System#nanoTime()} when it began
  */
-public record LoadForecast(long fileBytes, long maxHeap, long heapAtStart, long startNanos) {
+public record LoadForecast(long fileBytes, long maxHeap, long heapAtStart) {
     /** The share of the file read before a refusal may be made (the trend is noise below it). */
     public static final double MIN_SHARE = 0.15;
     /** How far past the heap a projection must go to refuse (the projection is linear; the load may be less). */
@@ -30,7 +30,7 @@ public record LoadForecast(long fileBytes, long maxHeap, long heapAtStart, long 
 
     /** A forecast for a load of {@code fileBytes} starting now. */
     public static LoadForecast start(long fileBytes) {
-        return new LoadForecast(fileBytes, Runtime.getRuntime().maxMemory(), heapAfterCollection(), System.nanoTime());
+        return new LoadForecast(fileBytes, Runtime.getRuntime().maxMemory(), heapAfterCollection());
     }
 
     /**
@@ -65,8 +65,8 @@ public record LoadForecast(long fileBytes, long maxHeap, long heapAtStart, long 
         /** The open stands at {@code doneParts} of {@link #PARTS} at {@code nowNanos}. */
         public void note(long doneParts, long nowNanos) {
             if (n == at.length) {
-                at = java.util.Arrays.copyOf(at, 2 * n);
-                parts = java.util.Arrays.copyOf(parts, 2 * n);
+                at = Arrays.copyOf(at, 2 * n);
+                parts = Arrays.copyOf(parts, 2 * n);
             }
             at[n] = nowNanos;
             parts[n] = doneParts;

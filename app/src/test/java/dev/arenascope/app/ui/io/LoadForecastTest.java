@@ -37,7 +37,7 @@ class LoadForecastTest {
 
     @Test
     void progressIsTheFilesBytesWithTheTimeLeft() {
-        LoadForecast f = new LoadForecast(463 * MIB, 2048 * MIB, 100 * MIB, 0);
+        LoadForecast f = new LoadForecast(463 * MIB, 2048 * MIB, 100 * MIB);
         assertEquals("read 120 MiB of 463 MiB (26%), about 40 s left", f.progressText(120 * MIB, 40.0));
         assertEquals("read 1.00 MiB of 463 MiB (0%)", f.progressText(MIB, -1));
         assertEquals(-1, new LoadForecast.TimeLeft().seconds(), "no rate before two reports");
@@ -114,7 +114,7 @@ class LoadForecastTest {
     void measuredHeapTracesOpenTheOneThatFitsAndRefuseTheOneThatDoesNotEarly() {
         // 463,690,648 bytes under 2 GiB: (MiB read, MiB of heap after collection), read at ~2.8 MiB/s
         long file = 463_690_648L;
-        LoadForecast fits = new LoadForecast(file, 2048 * MIB, 14 * MIB, 0);
+        LoadForecast fits = new LoadForecast(file, 2048 * MIB, 14 * MIB);
         long[][] fitting = {{24, 59}, {36, 84}, {60, 121}, {80, 148}, {110, 186}, {145, 215}, {185, 251}, {222, 310},
                 {242, 365}, {265, 432}, {300, 459}, {325, 529}, {347, 555}, {372, 544}, {402, 530}, {442, 631}};
         for (long[] at : fitting) {
@@ -123,7 +123,7 @@ class LoadForecastTest {
         }
         // 918,063,464 bytes under 1 GiB: refused at the first sample past 15% of the file
         long big = 918_063_464L;
-        LoadForecast tooBig = new LoadForecast(big, 1024 * MIB, 15 * MIB, 0);
+        LoadForecast tooBig = new LoadForecast(big, 1024 * MIB, 15 * MIB);
         long[][] growing = {{48, 185}, {80, 217}, {96, 236}, {124, 266}, {132, 266}, {150, 290}};
         String why = null;
         long refusedAt = -1;
@@ -141,7 +141,7 @@ class LoadForecastTest {
     @Test
     void aLoadThatWillNotFitIsRefusedOnceAFairPartIsRead() {
         // 2 GiB of heap; after 20% of a 463 MiB file the load holds 700 MiB: the whole needs ~3.5 GiB
-        LoadForecast f = new LoadForecast(463 * MIB, 2048 * MIB, 100 * MIB, 0);
+        LoadForecast f = new LoadForecast(463 * MIB, 2048 * MIB, 100 * MIB);
         long read = (long) (0.20 * 463 * MIB);
         assertEquals(100 * MIB + 3500 * MIB, f.projectedHeap(read, 800 * MIB), 2 * MIB);
         String why = f.refusal("big.pickle", read, 800 * MIB);
@@ -150,7 +150,7 @@ class LoadForecastTest {
         assertNull(f.refusal("big.pickle", (long) (0.05 * 463 * MIB), 800 * MIB));
         assertNull(f.refusal("big.pickle", read, 400 * MIB));
         // the same load under a 4 GiB heap goes on
-        assertNull(new LoadForecast(463 * MIB, 4096 * MIB, 100 * MIB, 0).refusal("big.pickle", read, 800 * MIB));
+        assertNull(new LoadForecast(463 * MIB, 4096 * MIB, 100 * MIB).refusal("big.pickle", read, 800 * MIB));
     }
 
     @Test
