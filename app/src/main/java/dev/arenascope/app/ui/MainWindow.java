@@ -67,6 +67,8 @@ public final class MainWindow {
     private final PoolView pools = new PoolView(model);
     private final SiteView sites = new SiteView(model);
     private final TaskRunner queries = new TaskRunner(UiExecutor.FX, 1);
+    /** Set by {@link #dispose()}: nothing shows the window again. */
+    private boolean disposed;
     private final QueryView query = new QueryView(model, queries);
     private final RanksView ranks = new RanksView(model);
     private final TabPane tabs = new TabPane();
@@ -387,6 +389,7 @@ public final class MainWindow {
 
     /** Stops the live session and background work (tests). */
     public void dispose() {
+        disposed = true;
         live.stopQuietly();
         ranks.dispose();
         if (listenView != null) {
@@ -435,9 +438,12 @@ public final class MainWindow {
         root.applyCss();
         root.layout();
         PauseTransition fallback = new PauseTransition(wait);
+        boolean[] shown = {false};
         Runnable show = () -> {
             fallback.stop();
-            if (!stage.isShowing()) {
+            // once: a window the user (or dispose) closed afterwards is never shown again by the session's end
+            if (!shown[0] && !disposed) {
+                shown[0] = true;
                 stage.show();
             }
         };
@@ -461,9 +467,13 @@ public final class MainWindow {
             show.run(); // the demo could not start: the window shows its error at once
             return;
         }
-        s.stateProperty().addListener((o, a, b) -> {
-            if (!s.isActive()) {
-                show.run();
+        s.stateProperty().addListener(new ChangeListener<>() {
+            @Override
+            public void changed(ObservableValue<? extends LiveSession.State> o, LiveSession.State a, LiveSession.State b) {
+                if (!s.isActive()) {
+                    s.stateProperty().removeListener(this);
+                    show.run();
+                }
             }
         });
         fallback.play();

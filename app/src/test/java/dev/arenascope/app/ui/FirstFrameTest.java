@@ -17,6 +17,7 @@ import javafx.util.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.testfx.util.WaitForAsyncUtils;
 
 import dev.arenascope.app.ui.live.LiveSession;
 import dev.arenascope.app.ui.timeline.DrawList;
@@ -86,6 +87,13 @@ class FirstFrameTest extends WindowTestBase {
             assertTrue(Math.abs(first.canvasWidth() - first.frame().width()) < 1 && first.frame().width() > 0.8 * first.viewportWidth(),
                     "frame " + first.frame().width() + " px, canvas " + first.canvasWidth() + ", timeline " + first.viewportWidth());
             assertEquals(LiveSession.State.RUNNING, fx(() -> demo.get().live().stateProperty().get()));
+            // closed, the window stays closed when its session then ends (its end once showed a disposed window
+            // again, which a later test's lookup found)
+            LiveSession session = fx(() -> demo.get().live());
+            close(demo, demoStage);
+            waitFor(120, "the demo's session ended", () -> !session.isActive(), () -> "live " + session.stateProperty().get());
+            WaitForAsyncUtils.waitForFxEvents();
+            assertFalse(fx(() -> demoStage.get().isShowing()), "a closed window is not shown again");
         } finally {
             close(demo, demoStage);
         }

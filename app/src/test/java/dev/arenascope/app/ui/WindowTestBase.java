@@ -158,7 +158,7 @@ abstract class WindowTestBase {
         try {
             WaitForAsyncUtils.waitFor((long) (seconds * 1000), TimeUnit.MILLISECONDS, () -> fx(condition::getAsBoolean));
         } catch (TimeoutException e) {
-            throw new AssertionError("timed out after " + seconds + " s waiting for: " + what);
+            throw new AssertionError("timed out after " + seconds + " s waiting for: " + what + "\n" + workerStacks());
         }
     }
 
@@ -170,7 +170,8 @@ abstract class WindowTestBase {
         try {
             WaitForAsyncUtils.waitFor((long) (seconds * 1000), TimeUnit.MILLISECONDS, () -> fx(condition::getAsBoolean));
         } catch (TimeoutException e) {
-            throw new AssertionError("timed out after " + seconds + " s waiting for: " + what + "; state: " + fx(state::get));
+            throw new AssertionError("timed out after " + seconds + " s waiting for: " + what + "; state: " + fx(state::get) + "\n"
+                    + workerStacks());
         }
     }
 
@@ -222,6 +223,19 @@ abstract class WindowTestBase {
                     .ifPresent(e -> all.addAll(Arrays.asList(e.getValue())));
         }
         return all.toArray(StackTraceElement[]::new);
+    }
+
+    /**
+     * Where the app's own background threads stand (the task runners' workers, the SQL engine's load and
+     * time-out threads): what a time-out on another machine says about why the work did not finish.
+     */
+    static String workerStacks() {
+        StringBuilder sb = new StringBuilder("the app's background threads:\n");
+        Thread.getAllStackTraces().entrySet().stream().filter(e -> e.getKey().getName().startsWith("arenascope-"))
+                .sorted((a, b) -> a.getKey().getName().compareTo(b.getKey().getName()))
+                .forEach(e -> sb.append("  ").append(e.getKey().getName()).append(" (").append(e.getKey().getState()).append(")\n")
+                        .append(stack(e.getValue())));
+        return sb.toString();
     }
 
     private static String stack(StackTraceElement[] frames) {

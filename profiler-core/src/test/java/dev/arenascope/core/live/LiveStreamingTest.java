@@ -224,6 +224,9 @@ class LiveStreamingTest {
             LiveSender bad = new LiveSender(LiveSender.Options.of("127.0.0.1", receiver.port(), "guess"));
             session.addSink(bad);
             await("refused", () -> bad.stats().lastError() != null && bad.stats().lastError().contains("bad token"));
+            // the receiver marks the connection rejected after its answer went out: the sender can read the
+            // answer first, so the receiver's side is waited for, not assumed
+            await("the connection ended", () -> receiver.stats().getFirst().state().ended());
             assertEquals(ConnectionStats.State.REJECTED, receiver.stats().getFirst().state());
             assertTrue(sinks.isEmpty(), "no sink for a refused peer");
             session.removeSink(bad);

@@ -7,6 +7,7 @@ import dev.arenascope.core.sql.QueryResult;
 import dev.arenascope.core.sql.TraceInput;
 import dev.arenascope.core.sql.TraceQuery;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.util.Progress;
 
 /**
  * The Query view's engine: the window's trace loaded into a {@link TraceQuery} on the first query
@@ -23,12 +24,21 @@ final class QuerySession implements AutoCloseable {
     private long loadedEvents = -1;
     private TraceQuery query;
 
-    /** Runs {@code sql} over {@code view} (rank 0, named {@code name}). */
-    synchronized QueryResult run(TraceView view, String name, String sql) {
+    /** The phase a query is in while the engine loads the trace (the first query of a trace, and after it grew). */
+    static final String LOADING = "Loading the trace into the SQL engine";
+    /** The phase a query is in while the engine answers it. */
+    static final String RUNNING = "Running the query";
+
+    /**
+     * Runs {@code sql} over {@code view} (rank 0, named {@code name}), telling {@code progress} which
+     * phase it is in ({@link #LOADING}, {@link #RUNNING}).
+     */
+    synchronized QueryResult run(TraceView view, String name, String sql, Progress progress) {
         if (view == null) {
             throw new IllegalStateException("no trace is open");
         }
         if (query == null || loadedView != view || loadedEvents != view.eventCount()) {
+            progress.update(0, -1, LOADING);
             close();
             long events = view.eventCount();
             query = TraceQuery.open(List.of(new TraceInput(name == null || name.isEmpty() ? "trace" : name, "", view)),
@@ -36,6 +46,7 @@ final class QuerySession implements AutoCloseable {
             loadedView = view;
             loadedEvents = events;
         }
+        progress.update(0, -1, RUNNING);
         return query.query(sql, TIMEOUT, MAX_ROWS);
     }
 

@@ -139,7 +139,11 @@ public final class QueryView extends BorderPane {
         run.setDisable(true);
         status.setText("Running…");
         long t0 = System.nanoTime();
-        runner.submit(BackgroundTask.of("query", p -> session.run(trace, name, sql)).onSuccess(r -> {
+        runner.submit(BackgroundTask.of("query", p -> session.run(trace, name, sql, p)).onProgress((f, phase, title) -> {
+            if (run.isDisabled()) { // still this query's
+                status.setText(phase + "…");
+            }
+        }).onSuccess(r -> {
             run.setDisable(false);
             show(r);
             status.setText(r.rows().size() + (r.rows().size() == 1 ? " row" : " rows") + (r.truncated() ? " (the first "

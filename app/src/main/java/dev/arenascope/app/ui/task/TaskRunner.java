@@ -16,8 +16,9 @@ import dev.arenascope.core.util.Progress;
  * The one way the app runs background work. Work runs on daemon worker threads; every callback
  * ({@code onSuccess}, {@code onFailure}, {@code onCancelled}, progress) goes through the runner's
  * {@link UiExecutor}, so in the window it arrives on the FX thread and views may touch nodes in it.
- * Progress callbacks are coalesced: at most one is queued at a time, so a tight loop never floods
- * the FX thread. Thread-safe.
+ * Progress callbacks are coalesced: at most one is queued at a time and reports of one stage come at
+ * most every 30 ms, so a tight loop never floods the FX thread; a report of a new stage is never dropped
+ * (a queued callback shows the latest). Thread-safe.
  */
 public final class TaskRunner {
     private static final System.Logger LOG = System.getLogger(TaskRunner.class.getName());
@@ -99,11 +100,13 @@ public final class TaskRunner {
         Progress progress = new Progress() {
             @Override
             public void update(long doneUnits, long total, String msg) {
+                String stage = msg == null ? "" : msg;
+                boolean newStage = !stage.equals(h.message);
                 h.fraction = total > 0 ? Math.min(1.0, doneUnits / (double) total) : -1;
-                h.message = msg == null ? "" : msg;
+                h.message = stage;
                 long now = System.nanoTime();
-                if (now - lastNs.get() < 30_000_000L) {
-                    return;
+                if (!newStage && now - lastNs.get() < 30_000_000L) {
+                    return; // a new stage is never coalesced away: the view would go on naming the one before
                 }
                 lastNs.set(now);
                 if (progressQueued.compareAndSet(false, true)) {
