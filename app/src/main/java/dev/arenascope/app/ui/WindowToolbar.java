@@ -25,7 +25,7 @@ final class WindowToolbar {
 
     /** @param listening the badge shown while the window listens for processes (its Listen window may be closed) */
     static HBox create(SessionModel model, FileActions files, LiveControls live, ViewActions view, Runnable listen,
-                          Node listening) {
+                       Node listening) {
         Button newLive = button("New Live", "tb-new-live", "New live session (Ctrl+N)", live::newSession);
         Button open = button("Open", "tb-open", "Open a trace (.astrace, .jsonl, PyTorch .pickle) or a plan (.plan.json, allocation problem .csv) (Ctrl+O)", files::openDialog);
         Button save = button("Save", "tb-save", "Save the session as .astrace or .jsonl (Ctrl+S)", files::save);
