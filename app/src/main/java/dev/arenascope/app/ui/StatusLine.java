@@ -25,7 +25,7 @@ import dev.arenascope.core.format.TimeAxis;
  */
 final class StatusLine {
     /** The least the device's name is cut to when the window is too narrow for every figure whole. */
-    static final double DEVICE_MIN_WIDTH = 60;
+    private static final double DEVICE_MIN_WIDTH = 60;
 
     private final SessionModel model;
     private final TaskRunner tasks;
