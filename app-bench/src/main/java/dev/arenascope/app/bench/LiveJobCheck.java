@@ -116,7 +116,7 @@ final class LiveJobCheck {
                 return "rank " + e.getKey() + " is not in the Ranks view (it shows " + rows.keySet() + ")";
             }
             if (!r.loaded()) {
-                return "rank " + e.getKey() + " failed: " + r.failure();
+                return "rank " + e.getKey() + " failed: " + r.failureLine();
             }
             if (r.events() != e.getValue()) {
                 long missing = e.getValue() - r.events();

@@ -24,6 +24,9 @@ import dev.arenascope.core.format.TimeAxis;
  * selected range, kept current from the {@link SessionModel}. FX thread only.
  */
 final class StatusLine {
+    /** The least the device's name is cut to when the window is too narrow for every figure whole. */
+    private static final double DEVICE_MIN_WIDTH = 60;
+
     private final SessionModel model;
     private final TaskRunner tasks;
     private final StatusBar bar = new StatusBar();
@@ -45,9 +48,14 @@ final class StatusLine {
         rateLabel.setId("status-rate");
         droppedLabel.setId("status-dropped");
         rangeLabel.setId("status-range");
-        for (Label l : List.of(deviceLabel, eventsLabel, rateLabel, droppedLabel, rangeLabel)) {
+        for (Label l : List.of(eventsLabel, rateLabel, droppedLabel, rangeLabel)) {
             l.setMinWidth(Region.USE_PREF_SIZE); // figures are never cut ("372,509 eve…"); the message gives way
         }
+        // the device's name gives way after the message, its whole name on hover: with every figure whole the bar asked
+        // 736 px of a 720 px window, and the whole window was laid out that wide, the toolbar's badge past its edge
+        deviceLabel.setMinWidth(DEVICE_MIN_WIDTH);
+        deviceLabel.tooltipProperty().bind(javafx.beans.binding.Bindings.createObjectBinding(
+                () -> deviceLabel.getText().isEmpty() ? null : new Tooltip(deviceLabel.getText()), deviceLabel.textProperty()));
         cancel.setId("cancel-load");
         cancel.setVisible(false);
         cancel.setManaged(false);

@@ -99,7 +99,7 @@ final class WindowDialogs {
             new String[] {"Ctrl+E", "zoom to the selection"},
             new String[] {"Esc", "clear the selection"},
             new String[] {"← →", "pan"},
-            new String[] {"Ctrl+1 … Ctrl+6", "events, scope tree, slot map, allocator, pool histograms, sites"},
+            new String[] {"Ctrl+1 … Ctrl+" + WindowMenus.TAB_NAMES.size(), String.join(", ", WindowMenus.TAB_NAMES).toLowerCase(Locale.ROOT)},
             new String[] {"Ctrl+T", "dark theme"},
             new String[] {"F1", "this help"},
             new String[] {"Allocator (after a click on the map)", null},

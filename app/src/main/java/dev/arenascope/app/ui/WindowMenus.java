@@ -16,6 +16,13 @@ import dev.arenascope.app.ui.io.TraceFiles;
 
 /** The window's menu bar (File, Session, View, Help) with its accelerators; each item calls one action. */
 final class WindowMenus {
+    /**
+     * The view tabs in the window's order, as the View menu names them, each with its Ctrl+N (N its place from 1):
+     * every tab has one (the Sites tab once had none while the help listed Ctrl+1…4, then the Query and Ranks tabs).
+     */
+    static final List<String> TAB_NAMES = List.of("Events", "Scope Tree", "Slot Map", "Allocator", "Pool Histograms", "Sites",
+            "Query", "Ranks");
+
     private final CheckMenuItem darkItem = new CheckMenuItem("Dark theme");
     /** Stretch the baseline to the session's length (off: aligned at start, as the report compares). */
     final CheckMenuItem stretchItem = new CheckMenuItem("Stretch Baseline to This Run's Length");
@@ -67,11 +74,11 @@ final class WindowMenus {
                 key(item("Zoom to Selection", "menu-zoom-selection", null, view::zoomToSelection), shortcut(KeyCode.E)),
                 key(item("Clear Selection", "menu-clear-selection", null, view::clearSelection), new KeyCodeCombination(KeyCode.ESCAPE)),
                 new SeparatorMenuItem(), darkItem, new SeparatorMenuItem());
-        KeyCode[] digits = {KeyCode.DIGIT1, KeyCode.DIGIT2, KeyCode.DIGIT3, KeyCode.DIGIT4, KeyCode.DIGIT5, KeyCode.DIGIT6};
-        List<String> tabNames = List.of("Events", "Scope Tree", "Slot Map", "Allocator", "Pool Histograms", "Sites");
-        for (int i = 0; i < tabNames.size(); i++) {
+        KeyCode[] digits = {KeyCode.DIGIT1, KeyCode.DIGIT2, KeyCode.DIGIT3, KeyCode.DIGIT4, KeyCode.DIGIT5, KeyCode.DIGIT6,
+                KeyCode.DIGIT7, KeyCode.DIGIT8, KeyCode.DIGIT9};
+        for (int i = 0; i < TAB_NAMES.size(); i++) {
             int idx = i;
-            viewMenu.getItems().add(key(item(tabNames.get(i), null, null, () -> view.selectTab(idx)), shortcut(digits[i])));
+            viewMenu.getItems().add(key(item(TAB_NAMES.get(i), null, null, () -> view.selectTab(idx)), shortcut(digits[i])));
         }
         Menu help = new Menu("Help", null,
                 key(item("Keyboard Shortcuts", "menu-keys", null, dialogs::shortcuts), new KeyCodeCombination(KeyCode.F1)),

@@ -1,6 +1,7 @@
 package dev.arenascope.app.ui;
 
 import javafx.beans.binding.Bindings;
+import javafx.geometry.Pos;
 import javafx.scene.Node;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
@@ -15,13 +16,16 @@ import dev.arenascope.app.ui.common.Styles;
 import dev.arenascope.app.ui.io.TraceFiles;
 import dev.arenascope.app.ui.model.SessionModel;
 
-/** The window's toolbar: session and file buttons, the live controls, zoom, and the session's title. */
+/**
+ * The window's toolbar: session and file buttons, the live controls, zoom, and the session's title; the LIVE and
+ * LISTENING badges beside it, always in sight.
+ */
 final class WindowToolbar {
     private WindowToolbar() {}
 
     /** @param listening the badge shown while the window listens for processes (its Listen window may be closed) */
-    static ToolBar create(SessionModel model, FileActions files, LiveControls live, ViewActions view, Runnable listen,
-                          Node listening) {
+    static HBox create(SessionModel model, FileActions files, LiveControls live, ViewActions view, Runnable listen,
+                       Node listening) {
         Button newLive = button("New Live", "tb-new-live", "New live session (Ctrl+N)", live::newSession);
         Button open = button("Open", "tb-open", "Open a trace (.astrace, .jsonl, PyTorch .pickle) or a plan (.plan.json, allocation problem .csv) (Ctrl+O)", files::openDialog);
         Button save = button("Save", "tb-save", "Save the session as .astrace or .jsonl (Ctrl+S)", files::save);
@@ -38,8 +42,20 @@ final class WindowToolbar {
                 model.titleProperty(), model.baselineTitleProperty()));
         Region spacer = new Region();
         HBox.setHgrow(spacer, Priority.ALWAYS);
-        return new ToolBar(newLive, open, save, export, listenButton, new Separator(), live.startButton, live.pauseButton,
-                live.stopButton, live.followButton, new Separator(), zin, zout, fit, spacer, title, listening, live.badge);
+        ToolBar bar = new ToolBar(newLive, open, save, export, listenButton, new Separator(), live.startButton, live.pauseButton,
+                live.stopButton, live.followButton, new Separator(), zin, zout, fit, spacer, title);
+        // the badges beside the toolbar, not at its end: a toolbar too narrow for its items moves its last ones into
+        // its overflow menu, and at the window's least width (720 px) LIVE was there, out of sight
+        live.badge.managedProperty().bind(live.badge.visibleProperty());
+        HBox badges = new HBox(4, listening, live.badge);
+        badges.setId("toolbar-badges");
+        badges.getStyleClass().add(Styles.TOOLBAR_BADGES);
+        badges.setAlignment(Pos.CENTER_RIGHT);
+        badges.setMinWidth(Region.USE_PREF_SIZE);
+        HBox.setHgrow(bar, Priority.ALWAYS);
+        HBox row = new HBox(bar, badges);
+        row.getStyleClass().add(Styles.TOOLBAR_ROW);
+        return row;
     }
 
     private static Button button(String text, String id, String tip, Runnable action) {

@@ -115,6 +115,22 @@ class RecordedWorkloadsTest extends WindowTestBase {
         fxRun(() -> window.pools().bitsSpinner().getValueFactory().setValue(1));
         String after = fx(() -> window.pools().whatIfLabel().getText());
         assertTrue(after.startsWith("") && !after.equals(before), "the what-if re-bins: " + before + " / " + after);
+        // its summary whole, wrapped beneath its controls, at the window's size and at the least one (it read "reusable 9…")
+        for (double[] size : new double[][] {{1200, 760}, {720, 480}}) {
+            fxRun(() -> {
+                stage.setWidth(size[0]);
+                stage.setHeight(size[1]);
+            });
+            waitForSettled(10, "laid out at " + size[0] + "x" + size[1], () -> window.scene().getWidth() == size[0]);
+            double[] g = fx(() -> {
+                javafx.scene.control.Label l = window.pools().whatIfLabel();
+                javafx.geometry.Bounds b = l.localToScene(l.getLayoutBounds());
+                return new double[] {l.getWidth(), l.getHeight(), l.prefHeight(l.getWidth()), b.getMaxX(), window.scene().getWidth()};
+            });
+            assertTrue(g[0] > 0 && g[1] + 0.5 >= g[2], "the what-if's summary whole at " + size[0] + "x" + size[1] + ": " + g[1] + " px high of "
+                    + g[2] + " at " + g[0] + " px wide: " + after);
+            assertTrue(g[3] <= g[4] + 0.5, "inside the window: ends at " + g[3] + " of " + g[4]);
+        }
         fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-allocator"))
                 .findFirst().orElseThrow()));
         fxRun(() -> window.model().cursorProperty().set(window.model().trace().endNs() / 2));

@@ -151,7 +151,7 @@ public record JobSummary(List<RankSummary> ranks, List<Column> columns, String w
         for (RankSummary r : ranks) {
             if (r.rank().equals(resolved) || r.number() >= 0 && !r.duplicateName() && String.valueOf(r.number()).equals(resolved)) {
                 if (!r.loaded()) {
-                    throw new IllegalArgumentException("rank " + r.rank() + " could not be read: " + r.failure());
+                    throw new IllegalArgumentException("rank " + r.rank() + " could not be read: " + r.failureLine());
                 }
                 return r;
             }

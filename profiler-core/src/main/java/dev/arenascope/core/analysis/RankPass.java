@@ -167,7 +167,7 @@ public final class RankPass implements EventSink {
         }
         long duration = n == 0 ? 0 : Math.max(0, to - from);
         if (main == null) {
-            return new RankSummary(rank, number, file, duplicateName, null, problem, null, 0, -1, -1, null,
+            return new RankSummary(rank, number, file, duplicateName, null, null, problem, null, 0, -1, -1, null,
                     RankSummary.StepSource.TIME, oomTotal, allocTotal, n, duration, new long[0], null);
         }
         long at = peakAt[main.id()];
@@ -199,7 +199,7 @@ public final class RankPass implements EventSink {
         x.finish(n, eff);
         SiteBreakdown sites = SiteAnalysis.of(x, view, false).ask(new SiteQuestion.AtPeak(), SiteAnalysis.By.SITE);
         boolean reserves = main.kind() == MemoryKind.POOL || main.kind() == MemoryKind.SEGMENTED;
-        return new RankSummary(rank, number, file, duplicateName, null, problem, main.name(), peak[main.id()],
+        return new RankSummary(rank, number, file, duplicateName, null, null, problem, main.name(), peak[main.id()],
                 reserves ? aux[main.id()] : -1, at, step, source, oomTotal, allocTotal, n, duration,
                 liveOverTime(view, main.id(), from, to), sites);
     }
@@ -229,7 +229,7 @@ public final class RankPass implements EventSink {
         long from = view.startNs();
         long to = view.endNs();
         boolean reserves = main.kind() == MemoryKind.POOL || main.kind() == MemoryKind.SEGMENTED;
-        return new RankSummary(was.rank(), was.number(), was.file(), was.duplicateName(), null, was.problem(), was.memory(),
+        return new RankSummary(was.rank(), was.number(), was.file(), was.duplicateName(), null, null, was.problem(), was.memory(),
                 Math.max(was.peakLiveBytes(), view.peakUsed(main.id())),
                 reserves ? Math.max(was.peakReservedBytes(), view.peakAux(main.id())) : -1, was.peakAtNs(), was.step(),
                 was.stepSource(), was.outOfMemory(), was.allocations(), n, n == 0 ? 0 : Math.max(0, to - from),

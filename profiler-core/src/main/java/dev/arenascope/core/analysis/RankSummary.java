@@ -1,6 +1,7 @@
 package dev.arenascope.core.analysis;
 
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.trace.file.MemberRefusal;
 
 /**
  * One rank's row of a job's rank table ({@link JobSummary}), computed from that rank's own trace alone:
@@ -28,7 +29,9 @@ import dev.arenascope.core.trace.TraceView;
  * @param number         its number ({@code rank3}: 3), -1 when named otherwise
  * @param file           the file it was read from (a path as given)
  * @param duplicateName  whether another file of the job resolved to the same name first
- * @param failure        why the rank could not be read (one line), null when it was
+ * @param failure        why the rank could not be read, in words (one line), null when it was
+ * @param failureDetail  the reader's exact words where a reader refused the rank's file ({@code at byte 0: unknown
+ *                       opcode 0x6e}), kept apart from the reason; null otherwise
  * @param problem        what was wrong with a file that was still read (damage), null when sound
  * @param memory         the main memory's name, null when the rank has none
  * @param peakLiveBytes  see above, 0 for a failed rank
@@ -46,7 +49,8 @@ import dev.arenascope.core.trace.TraceView;
  *                       (empty for a failed rank); not to be modified
  * @param sitesAtPeak    live at the main memory's peak, by site (every site), null when failed or no memory
  */
-public record RankSummary(String rank, int number, String file, boolean duplicateName, String failure, String problem,
+public record RankSummary(String rank, int number, String file, boolean duplicateName, String failure, String failureDetail,
+                          String problem,
                           String memory, long peakLiveBytes, long peakReservedBytes, long peakAtNs, String step,
                           StepSource stepSource, long outOfMemory, long allocations, long events, long durationNs,
                           long[] liveOverTime, SiteBreakdown sitesAtPeak) {
@@ -65,6 +69,11 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
         return failure == null;
     }
 
+    /** Why the rank could not be read in one line, the reader's words after the reason; null when it was read. */
+    public String failureLine() {
+        return failure == null ? null : new MemberRefusal(failure, failureDetail).line();
+    }
+
     /** The site holding the most at the peak, or null. */
     public SiteBreakdown.Row topSite() {
         return sitesAtPeak == null || sitesAtPeak.rows().isEmpty() ? null : sitesAtPeak.rows().getFirst();
@@ -72,7 +81,12 @@ public record RankSummary(String rank, int number, String file, boolean duplicat
 
     /** The row of a rank that could not be read. */
     public static RankSummary failed(String rank, int number, String file, boolean duplicateName, String failure) {
-        return new RankSummary(rank, number, file, duplicateName, failure, null, null, 0, -1, -1, null, StepSource.TIME,
+        return failed(rank, number, file, duplicateName, failure, null);
+    }
+
+    /** The row of a rank whose file a reader refused: the reason in words and the reader's own words apart. */
+    public static RankSummary failed(String rank, int number, String file, boolean duplicateName, String failure, String failureDetail) {
+        return new RankSummary(rank, number, file, duplicateName, failure, failureDetail, null, null, 0, -1, -1, null, StepSource.TIME,
                 0, 0, 0, 0, new long[0], null);
     }
 

@@ -80,7 +80,7 @@ public final class JobJson {
         }
         g.writeStringField("file", r.file());
         g.writeStringField("status", !r.loaded() ? "failed" : r.problem() != null ? "damaged" : "ok");
-        nullableString(g, "failure", r.failure());
+        nullableString(g, "failure", r.failureLine());
         nullableString(g, "problem", r.problem());
         g.writeBooleanField("duplicate_name", r.duplicateName());
         g.writeBooleanField("worst", r.rank().equals(s.worst()));

@@ -36,7 +36,7 @@ final class JobTables {
             }
             if (!r.loaded()) {
                 rows.add(List.of(r.rank(), Units.NONE, Units.NONE, Units.NONE, Units.NONE, Units.NONE, Units.NONE, Units.NONE,
-                        "not read: " + r.failure()));
+                        "not read: " + r.failureLine()));
                 continue;
             }
             if (r.problem() != null) {

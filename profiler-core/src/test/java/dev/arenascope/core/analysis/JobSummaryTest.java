@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class JobSummaryTest {
 
     private static RankSummary row(int r, long peak) {
-        return new RankSummary("rank" + r, r, "f" + r, false, null, null, "cuda:0", peak, peak + 10, 5, null,
+        return new RankSummary("rank" + r, r, "f" + r, false, null, null, null, "cuda:0", peak, peak + 10, 5, null,
                 RankSummary.StepSource.TIME, 0, 100 + r, 1000, 10, new long[] {peak}, null);
     }
 

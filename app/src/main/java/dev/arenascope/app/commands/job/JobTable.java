@@ -77,8 +77,8 @@ public record JobTable(JobSummary summary, Map<String, LoadedTrace> stores, List
                 notes.add(m.file() + " names the same rank as " + first + "; both are kept, this one as " + m.rank());
             }
             if (!l.ok()) {
-                rows.add(RankSummary.failed(m.rank(), m.number(), m.file().toString(), m.duplicate(), l.failure()));
-                notes.add("rank " + m.rank() + ": " + l.failure() + "; the other ranks are reported");
+                rows.add(RankSummary.failed(m.rank(), m.number(), m.file().toString(), m.duplicate(), l.failure(), l.failureDetail()));
+                notes.add("rank " + m.rank() + ": " + l.failureLine() + "; the other ranks are reported");
                 bad = true;
                 continue;
             }

@@ -15,6 +15,10 @@ public final class Styles {
     public static final String FIGURE_LABEL = "figure-label";
     public static final String FIGURE_VALUE = "figure-value";
     public static final String LIVE_BADGE = "live-badge";
+    /** The toolbar and its badges, one row. */
+    public static final String TOOLBAR_ROW = "toolbar-row";
+    /** The badges beside the toolbar (LIVE, LISTENING), kept out of its overflow menu. */
+    public static final String TOOLBAR_BADGES = "toolbar-badges";
     public static final String SEARCH_FIELD = "search-field";
     public static final String ERROR_TEXT = "error-text";
     public static final String SIDE_PANEL = "side-panel";

@@ -143,7 +143,7 @@ final class LiveJob {
         for (int i = 0; i < members.size(); i++) {
             Member m = members.get(i);
             if (m.store() == null) {
-                notes.add("rank " + m.rank() + ": " + rows[i].failure());
+                notes.add("rank " + m.rank() + ": " + rows[i].failureLine());
                 continue;
             }
             stores.put(m.rank(), m.store());

@@ -51,7 +51,6 @@ import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.format.Bytes;
 import dev.arenascope.core.format.Durations;
-import dev.arenascope.core.trace.file.FileKind;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -377,13 +376,12 @@ public final class RanksView extends BorderPane {
         if (r.file() != null && f.startsWith(r.file() + ": ")) {
             f = f.substring(r.file().length() + 2);
         }
-        int cut = f.indexOf(FileKind.READER_STOPPED);
-        return cut < 0 ? f : f.substring(0, cut) + " (details on hover)";
+        return r.failureDetail() == null ? f : f + " (details on hover)";
     }
 
     /** The reason with everything behind it: the file and the reader's exact words ({@code at byte 0: unknown opcode 0x6e}). */
     static String reasonInFull(RankSummary r) {
-        return r.failure() != null ? r.failure() : reason(r);
+        return r.failure() != null ? r.failureLine() : reason(r);
     }
 
     // ---- the job ---------------------------------------------------------------------------

@@ -123,6 +123,8 @@ public final class PoolView extends BorderPane {
         // the what-if's summary wraps beneath its controls: never cut ("reusable 9…") in a narrow pane
         whatIf.setWrapText(true);
         whatIf.setMaxWidth(Double.MAX_VALUE);
+        // and as high as its lines: at the window's least size the charts beneath squeezed it to one line, cut again
+        whatIf.setMinHeight(Region.USE_PREF_SIZE);
         VBox wi = new VBox(2, wiControls, whatIf);
         wi.setPadding(new Insets(4, 6, 4, 6));
         SplitPane charts = new SplitPane(hp, rp);

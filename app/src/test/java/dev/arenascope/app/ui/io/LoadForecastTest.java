@@ -185,6 +185,9 @@ class LoadForecastTest {
         for (int i = 1; i < totals.size(); i++) {
             assertTrue(totals.get(i) >= totals.get(i - 1), totals.toString());
         }
+        // the read's last report is its end, the read's whole part of the bar, before any entry is made (it stopped at 92% of
+        // a small file, 62% of the bar)
+        assertEquals(LoadForecast.parts(false, size, size), totals.getLast(), "the read ends at its part of the bar: " + totals);
         assertTrue(stages.getFirst().startsWith("read ") && stages.getFirst().contains(" of " + dev.arenascope.core.format.Bytes.format(size)),
                 stages.getFirst());
         // a refusal thrown from the bytes' report ends the load with its own message

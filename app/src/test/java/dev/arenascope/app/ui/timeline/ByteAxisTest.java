@@ -187,4 +187,38 @@ class ByteAxisTest {
         assertTrue(checked > 100, "peaks in view: " + checked);
         assertTrue(oldRuleCovered > 0, "the frames include the case the old placement got wrong");
     }
+
+    /**
+     * Every line a lane draws has its key in the lane's header (the capacity's dashes, the peak's dots, the reserved line
+     * and the baseline had none), and no key names a line the lane does not draw.
+     */
+    @Test
+    void everyLineALaneDrawsHasItsKey() {
+        EventStore s = new EventStore("synthetic");
+        SyntheticTrace.write(5, 60_000, s);
+        EventStore base = new EventStore("base");
+        SyntheticTrace.write(99, 20_000, base);
+        TraceAggregate d = new TraceAggregate(s);
+        d.advance(null);
+        for (EventStore baseline : new EventStore[] {null, base}) {
+            DrawList dl = DrawListBuilder.build(new DrawListBuilder.Frame(s, new TimeRange(s.startNs(), s.endNs() + 1), 1000, 760,
+                    d.snapshot(), null, baseline));
+            int reserves = 0;
+            for (DrawList.Lane lane : dl.lanes()) {
+                List<String> keys = TimelinePainter.lineKeyNames(lane);
+                long cap = lane.memory().capacity();
+                boolean capacityDrawn = cap > 0 && cap <= lane.scaleBytes();
+                assertEquals(capacityDrawn, keys.contains("capacity"), lane.memory().name() + ": " + keys);
+                // the whole session is in view: its high-water mark is under the lane's top and drawn
+                assertTrue(keys.contains("peak in use"), lane.memory().name() + ": " + keys);
+                boolean reserved = lane.memory().kind() == MemoryKind.POOL
+                        || lane.memory().kind() == MemoryKind.SEGMENTED;
+                assertEquals(reserved, keys.contains("reserved"), lane.memory().name() + ": " + keys);
+                reserves += reserved ? 1 : 0;
+                assertEquals(lane.baselineUsed() != null, keys.contains("baseline"), lane.memory().name() + ": " + keys);
+                assertEquals(baseline != null, lane.baselineUsed() != null, "the synthetic memories pair by name");
+            }
+            assertTrue(reserves > 0, "lanes with a reserved line: " + reserves);
+        }
+    }
 }

@@ -167,26 +167,26 @@ public enum FileKind {
         return null;
     }
 
-    /** What parts a job member's refusal: its reason in words before it, the reader's exact words after. */
+    /** What joins a job member's refusal in one line ({@link MemberRefusal#line()}): its reason, this, the reader's exact words. */
     public static final String READER_STOPPED = "; the reader stopped ";
 
     /**
-     * Why a job's member {@code file} could not be read, in words first and the reader's exact detail after
-     * {@link #READER_STOPPED}: {@code FILE: not a PyTorch snapshot or ArenaScope trace: it is text; the reader
-     * stopped at byte 0: unknown opcode 0x6e}. A member is expected to be a trace; what the file holds is
-     * sniffed from its content ({@link #of(Path)}), so a text or binary file is said to be one, a trace of
-     * another format under the name is named, and a real snapshot or trace the reader refused is a damaged one.
+     * Why a job's member {@code file} could not be read: the reason in words ({@code FILE: not a PyTorch snapshot or
+     * ArenaScope trace: it is text}) and, apart, the reader's exact detail ({@code at byte 0: unknown opcode 0x6e}).
+     * A member is expected to be a trace; what the file holds is sniffed from its content ({@link #of(Path)}), so a
+     * text or binary file is said to be one, a trace of another format under the name is named, and a real snapshot
+     * or trace the reader refused is a damaged one.
      *
      * @param detail the reader's message (it may start with the file's name, which is then not repeated)
      */
-    public static String memberRefusal(Path file, String detail) {
+    public static MemberRefusal memberRefusal(Path file, String detail) {
         String name = file.toString();
         String rest = detail.startsWith(name) ? detail.substring(name.length()).replaceFirst("^:? ", "") : detail;
         FileKind actual;
         try {
             actual = of(file);
         } catch (IOException e) {
-            return name + ": " + rest;
+            return new MemberRefusal(name + ": " + rest, null);
         }
         String words = switch (actual) {
             case ASTRACE, JSONL, PICKLE -> actual == named(file) || named(file) == null
@@ -196,7 +196,7 @@ public enum FileKind {
             case OTHER_BINARY -> "not a PyTorch snapshot or ArenaScope trace: binary data of no format ArenaScope reads";
             default -> "not a PyTorch snapshot or ArenaScope trace: it is a " + actual.description;
         };
-        return name + ": " + words + READER_STOPPED + rest;
+        return new MemberRefusal(name + ": " + words, rest);
     }
 
     private static boolean startsWith(byte[] a, byte[] prefix) {

@@ -42,10 +42,16 @@ public final class JobLoad {
      * @param member  the member
      * @param result  what the function made of it, null when it failed
      * @param report  what the read found, null when it failed before reading
-     * @param failure why it could not be loaded (one line; for a file a reader refused, the reason in words, then
-     *                {@link FileKind#READER_STOPPED} and the reader's exact detail), null when it loaded
+     * @param failure why it could not be loaded, in words (one line; for a file a reader refused, what the file is),
+     *                null when it loaded
+     * @param failureDetail the reader's exact words where a reader refused the file, null otherwise
      */
-    public record Loaded<R>(JobMember member, R result, ReadReport report, String failure) {
+    public record Loaded<R>(JobMember member, R result, ReadReport report, String failure, String failureDetail) {
+        /** Why it could not be loaded in one line, the reader's words after the reason ({@link MemberRefusal#line()}); null when it loaded. */
+        public String failureLine() {
+            return failure == null ? null : new MemberRefusal(failure, failureDetail).line();
+        }
+
         /** Whether the member loaded (perhaps damaged). */
         public boolean ok() {
             return failure == null;
@@ -159,7 +165,7 @@ public final class JobLoad {
                     + " (reads " + TraceFormats.inputExtensions() + ")";
         }
         if (wrong != null) {
-            return new Loaded<>(m, null, null, f + ": " + wrong);
+            return new Loaded<>(m, null, null, f + ": " + wrong, null);
         }
         LoadedTrace t;
         T tap = tapFor.apply(m);
@@ -167,11 +173,12 @@ public final class JobLoad {
             t = TraceFormats.load(f, tap, progress == Progress.NONE ? null : (done, total, stage) -> progress.checkCancelled());
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
             String msg = e.getMessage() == null ? e.toString() : e.getMessage();
-            return new Loaded<>(m, null, null, FileKind.memberRefusal(f, msg));
+            MemberRefusal why = FileKind.memberRefusal(f, msg);
+            return new Loaded<>(m, null, null, why.reason(), why.detail());
         }
         if (t.report().damaged() && t.report().events() == 0) {
-            return new Loaded<>(m, null, t.report(), t.report().summary());
+            return new Loaded<>(m, null, t.report(), t.report().summary(), null);
         }
-        return new Loaded<>(m, perRank.apply(m, t, tap), t.report(), null);
+        return new Loaded<>(m, perRank.apply(m, t, tap), t.report(), null, null);
     }
 }

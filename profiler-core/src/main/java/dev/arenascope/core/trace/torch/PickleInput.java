@@ -33,6 +33,7 @@ abstract sealed class PickleInput permits PickleReader {
     long opStart;
     private final LongConsumer progress;
     private long nextProgress;
+    private long reported;
 
     /**
      * @param data     the first window (for a channel: empty, {@code lim} 0) or the whole input
@@ -107,7 +108,20 @@ abstract sealed class PickleInput permits PickleReader {
         }
         if (progress != null && base + lim >= nextProgress) {
             nextProgress = base + lim + Math.max(1 << 20, total / 100);
-            progress.accept(base + lim);
+            reported = base + lim;
+            progress.accept(reported);
+        }
+    }
+
+    /**
+     * Tells the progress the whole input read, once the pickle is: the last refill may have come less than a
+     * report's step after the one before, and a small file's last report stood at 92% of it while the
+     * snapshot's events were being made.
+     */
+    void reportEnd() {
+        if (progress != null && reported < total) {
+            reported = total;
+            progress.accept(total);
         }
     }
 

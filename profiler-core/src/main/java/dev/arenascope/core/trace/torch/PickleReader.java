@@ -110,7 +110,9 @@ public final class PickleReader extends PickleInput {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
             PickleReader r = new PickleReader(new byte[(int) Math.min(WINDOW, Math.max(64, size))], ch, size, file.toString(), placement, progress, true);
-            return r.run();
+            Object read = r.run();
+            r.reportEnd();
+            return read;
         }
     }
 
