@@ -130,6 +130,7 @@ public final class MainWindow {
                 tab("Query", "tab-query", query), tab("Ranks", "tab-ranks", ranks));
         ranks.showSitesProperty().set(() -> tabs.getSelectionModel().select(sitesTab()));
         sites.activeProperty().bind(sitesTab().selectedProperty());
+        ranks.shownProperty().bind(ranksTab().selectedProperty());
         timeline.whatIfLineProperty().bind(allocator.whatIfLineProperty()); // the allocator's what-if, over the recorded reserved line
         split.setOrientation(Orientation.VERTICAL);
         split.getItems().addAll(timeline, tabs);
