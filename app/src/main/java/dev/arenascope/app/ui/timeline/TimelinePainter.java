@@ -1,12 +1,16 @@
 package dev.arenascope.app.ui.timeline;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import javafx.geometry.VPos;
 import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.image.WritableImage;
 import javafx.scene.paint.Color;
+import javafx.scene.paint.ImagePattern;
 import javafx.scene.text.Font;
 import javafx.scene.text.Text;
 import javafx.scene.text.TextAlignment;
@@ -211,14 +215,13 @@ public final class TimelinePainter {
             g.setFill(c);
             g.fillRect(x0, y + 1, bw, DrawListBuilder.BAND_ROW - 2);
             if (b.folded() > 1) {
-                // a run of executions too narrow to draw one by one: hatched, as Tracy folds zones
-                g.setStroke(c.deriveColor(0, 1, dark ? 1.5 : 0.7, 1));
-                g.setLineWidth(1);
-                for (double hx = Math.floor(x0 / 4) * 4; hx < x0 + bw; hx += 4) {
-                    double a = Math.max(x0, hx);
-                    double e = Math.min(x0 + bw, hx + 4);
-                    g.strokeLine(a, y + DrawListBuilder.BAND_ROW - 2, e, y + 1);
-                }
+                // a run of executions too narrow to draw one by one: hatched, as Tracy folds zones; one fill of a
+                // hatch tile (a stroked line every 4 px was a hundred anti-aliased strokes a band, a frame)
+                g.save();
+                g.translate(0, y + 1);
+                g.setFill(hatch(c.deriveColor(0, 1, dark ? 1.5 : 0.7, 1)));
+                g.fillRect(x0, 0, bw, HATCH_H);
+                g.restore();
             }
             String text = bandLabel(b.name(), b.folded(), bw - 6, SMALL_CHAR_PX);
             if (!text.isEmpty()) {
@@ -276,6 +279,53 @@ public final class TimelinePainter {
         g.setStroke(p.grid());
         g.setLineWidth(1);
         g.strokeLine(0, Math.floor(laneTop + lane.height()) + 0.5, w, Math.floor(laneTop + lane.height()) + 0.5);
+    }
+
+    /** A folded band's hatch: one rising diagonal every {@value #HATCH_W} px over the band's height less its margins. */
+    static final int HATCH_W = 4;
+    static final int HATCH_H = DrawListBuilder.BAND_ROW - 2;
+    /** FX thread: the hatch tile of each colour drawn so far (a band's colour is its scope name's: few); forgotten past 256. */
+    private static final Map<Color, ImagePattern> HATCHES = new HashMap<>();
+
+    /** The hatch in {@code stroke}, as a pattern anchored at the origin (the caller translates to the band's top). */
+    static ImagePattern hatch(Color stroke) {
+        ImagePattern p = HATCHES.get(stroke);
+        if (p == null) {
+            if (HATCHES.size() >= 256) {
+                HATCHES.clear();
+            }
+            p = new ImagePattern(hatchTile(stroke), 0, 0, HATCH_W, HATCH_H, false);
+            HATCHES.put(stroke, p);
+        }
+        return p;
+    }
+
+    /**
+     * The tile: a one-pixel line from its bottom-left corner to its top-right, repeated every tile, each pixel
+     * {@code stroke} at the share of it the line covers (one minus the distance of its centre from the nearest
+     * repeat of the line, as an anti-aliased stroke of width 1 covers it), transparent elsewhere.
+     */
+    static WritableImage hatchTile(Color stroke) {
+        WritableImage tile = new WritableImage(HATCH_W, HATCH_H);
+        double dx = HATCH_W;
+        double dy = -(HATCH_H - 1);
+        double len = Math.hypot(dx, dy);
+        for (int py = 0; py < HATCH_H; py++) {
+            for (int px = 0; px < HATCH_W; px++) {
+                double cx = px + 0.5;
+                double cy = py + 0.5;
+                double d = Double.MAX_VALUE;
+                for (int k = -1; k <= 1; k++) {
+                    // from (k·W, H-1) towards (k·W + W, 0): the line of this tile and its neighbours'
+                    double ox = cx - k * HATCH_W;
+                    double oy = cy - (HATCH_H - 1);
+                    d = Math.min(d, Math.abs(ox * dy - oy * dx) / len);
+                }
+                double cover = Math.clamp(1 - d, 0, 1);
+                tile.getPixelWriter().setColor(px, py, new Color(stroke.getRed(), stroke.getGreen(), stroke.getBlue(), stroke.getOpacity() * cover));
+            }
+        }
+        return tile;
     }
 
     /**
