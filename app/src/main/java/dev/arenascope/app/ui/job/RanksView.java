@@ -81,7 +81,6 @@ public final class RanksView extends BorderPane {
     private final Button compare = new Button("Compare selected");
     private final Button worstVsMedian = new Button("Worst vs median");
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
-    private final BooleanProperty shown = new SimpleBooleanProperty(this, "shown", true);
     /** Bumped when what cells draw from the job rather than their row changes (axis, roles, theme): they redraw. */
     private final LongProperty looks = new SimpleLongProperty(this, "looks");
     private final SimpleObjectProperty<Runnable> showSites = new SimpleObjectProperty<>(this, "showSites", () -> { });
@@ -197,7 +196,6 @@ public final class RanksView extends BorderPane {
             selectShown();
         });
         dark.addListener((o, a, b) -> looks.set(looks.get() + 1));
-        shown.addListener((o, a, b) -> setCenter(b ? table : null));
     }
 
     // ---- columns --------------------------------------------------------------------------
@@ -467,15 +465,6 @@ public final class RanksView extends BorderPane {
         if (changed && sorted) {
             table.sort();
         }
-    }
-
-    /**
-     * Whether the view is on screen (the window binds it to the Ranks tab's selection). A hidden view keeps its
-     * rows current but takes its table out of the scene: a tab pane lays out the content of every tab, shown or
-     * not, so a listened job's refreshes had the FX thread lay out a table nobody saw twice a second.
-     */
-    public BooleanProperty shownProperty() {
-        return shown;
     }
 
     /** Forgets the job (another session is shown). */
