@@ -18,6 +18,9 @@ class QueryViewTest extends WindowTestBase {
     @Test
     void anExampleQuestionIsAnsweredAndItsTimesSelectARange() {
         openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
+        // the Query tab shown (only the shown tab's view is in the window)
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(t -> t.getId().equals("tab-query"))
+                .findFirst().orElseThrow()));
         QueryView view = (QueryView) robot.lookup("#query-view").query();
         fxRun(() -> {
             window.model().selectionProperty().set(null);
