@@ -145,9 +145,16 @@ public final class MainWindow {
         stage.setTitle("ArenaScope");
     }
 
+    /**
+     * A tab whose view is in the scene only while the tab is selected. A tab pane lays out the content of every
+     * tab, shown or not, and the views follow the session whether shown or not: a live session's refreshes, ten a
+     * second, had the FX thread style and lay out every hidden view's tables (the pool bins, the rank table) for
+     * nobody. A view out of the scene still keeps its state current; shown again, it is styled and laid out once.
+     */
     private static Tab tab(String title, String id, Node content) {
-        Tab t = new Tab(title, content);
+        Tab t = new Tab(title);
         t.setId(id);
+        t.selectedProperty().addListener((o, a, b) -> t.setContent(b ? content : null));
         return t;
     }
 

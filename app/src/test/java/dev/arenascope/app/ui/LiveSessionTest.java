@@ -120,6 +120,9 @@ class LiveSessionTest extends WindowTestBase {
         assertTrue(fx(() -> !window.stage().getScene().lookup("#live-badge").isVisible()), "the LIVE badge goes");
         assertEquals(0.0, fx(() -> window.model().eventsPerSecondProperty().get()), "events/s is 0 once the run ended");
         assertEquals("0 events/s", status("events/s"));
+        // the Pool histograms tab shown (a hidden tab's view is brought up to date when it is shown)
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(x -> x.getId().equals("tab-pools"))
+                .findFirst().orElseThrow()));
         waitFor(10, "the pool histograms fill", () -> !window.pools().table().getItems().isEmpty());
     }
 }

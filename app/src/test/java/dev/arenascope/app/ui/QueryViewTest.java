@@ -18,7 +18,10 @@ class QueryViewTest extends WindowTestBase {
     @Test
     void anExampleQuestionIsAnsweredAndItsTimesSelectARange() {
         openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
-        // looked up in this test's window: a lookup of the robot's own searches every window showing
+        // the Query tab shown (only the shown tab's view is in the window), its view looked up in this test's
+        // window: a lookup of the robot's own searches every window showing
+        fxRun(() -> window.tabs().getSelectionModel().select(window.tabs().getTabs().stream().filter(t -> t.getId().equals("tab-query"))
+                .findFirst().orElseThrow()));
         QueryView view = (QueryView) robot.from(window.scene().getRoot()).lookup("#query-view").query();
         fxRun(() -> {
             window.model().selectionProperty().set(null);

@@ -1,6 +1,7 @@
 package dev.arenascope.app.ui;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -248,6 +249,16 @@ class RanksViewTest extends WindowTestBase {
             assertEquals(peak, r.peakLiveBytes(), r.rank() + ": the peak of its largest memory");
         }
         assertEquals(List.of("rank0", "rank1", "rank2", "rank3", "rank4"), j.summary().ranks().stream().map(RankSummary::rank).toList());
+        // the Ranks tab not shown (the window shows the Events tab as it listens): its table is out of the scene, not
+        // laid out with the hidden tab, and holds the job's rows all the same; shown, the table is back with them
+        fxRun(() -> window.tabs().getSelectionModel().select(0));
+        assertFalse(fx(() -> window.ranksTab().isSelected()));
+        assertNull(fx(() -> window.ranks().table().getScene()), "a hidden Ranks view's table is out of the scene");
+        assertEquals(j.summary().ranks().stream().map(RankSummary::rank).toList(),
+                fx(() -> window.ranks().table().getItems().stream().map(RankSummary::rank).toList()), "its rows current while hidden");
+        fxRun(() -> window.tabs().getSelectionModel().select(window.ranksTab()));
+        waitForSettled(10, "the Ranks table back in the window", () -> window.ranks().table().getScene() == window.stage().getScene()
+                && !window.ranks().table().lookupAll(".table-row-cell").isEmpty());
         // a click on a listened rank shows that process
         fxRun(() -> window.ranks().table().getSelectionModel().clearAndSelect(2));
         String picked = fx(() -> window.ranks().table().getItems().get(2).rank());

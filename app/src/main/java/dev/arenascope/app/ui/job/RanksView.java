@@ -3,8 +3,10 @@ package dev.arenascope.app.ui.job;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -396,11 +398,13 @@ public final class RanksView extends BorderPane {
         job.set(j);
         syncing = true;
         try {
-            table.getItems().setAll(j.summary().ranks());
-            table.sort();
-            table.getSelectionModel().clearSelection();
-            for (String s : selected) {
-                select(s);
+            updateRows(j.summary().ranks());
+            List<String> now = table.getSelectionModel().getSelectedItems().stream().filter(r -> r != null).map(RankSummary::rank).toList();
+            if (!now.equals(selected)) {
+                table.getSelectionModel().clearSelection();
+                for (String s : selected) {
+                    select(s);
+                }
             }
         } finally {
             syncing = false;
@@ -411,7 +415,7 @@ public final class RanksView extends BorderPane {
         notes.setManaged(!j.notes().isEmpty());
         worstVsMedian.setDisable(j.summary().worst() == null || j.summary().worst().equals(j.summary().median()));
         // the sparklines' axis and the roles may have changed with the job: the cells shown redraw (rows whose
-        // figures changed were redrawn by setAll). Not table.refresh(), which makes every cell anew: a listened
+        // figures changed were redrawn by updateRows). Not table.refresh(), which makes every cell anew: a listened
         // job's refresh twice a second then kept the FX thread in CSS and layout for most of a second.
         if (was == null || was.axisBytes() != j.axisBytes() || !Objects.equals(was.summary().worst(), j.summary().worst())
                 || !Objects.equals(was.summary().median(), j.summary().median()) || !was.summary().outliers().equals(j.summary().outliers())) {
@@ -421,6 +425,43 @@ public final class RanksView extends BorderPane {
             showRank(j.summary().worst());
         } else {
             selectShown();
+        }
+    }
+
+    /**
+     * Brings the table's rows to {@code rows} (the sort kept), replacing only the rows that changed: a listened
+     * job is shown twice a second, most of its ranks unchanged between two refreshes (a rank whose events did
+     * not change keeps its row object), and replacing every row had the FX thread lay out every cell each time.
+     * When the ranks themselves changed (one arrived, or their order without a sort), every row is set anew.
+     */
+    private void updateRows(List<RankSummary> rows) {
+        var items = table.getItems();
+        Map<String, RankSummary> byRank = new HashMap<>();
+        for (RankSummary r : rows) {
+            byRank.put(r.rank(), r);
+        }
+        boolean sorted = !table.getSortOrder().isEmpty();
+        boolean sameRanks = byRank.size() == rows.size() && items.size() == rows.size();
+        for (int i = 0; sameRanks && i < items.size(); i++) {
+            // unsorted, the table shows the job's order; sorted, its own
+            sameRanks = sorted ? byRank.containsKey(items.get(i).rank()) : items.get(i).rank().equals(rows.get(i).rank());
+        }
+        if (!sameRanks) {
+            items.setAll(rows);
+            table.sort();
+            return;
+        }
+        boolean changed = false;
+        for (int i = 0; i < items.size(); i++) {
+            RankSummary was = items.get(i);
+            RankSummary now = byRank.get(was.rank());
+            if (now != was && !now.equals(was)) {
+                items.set(i, now);
+                changed = true;
+            }
+        }
+        if (changed && sorted) {
+            table.sort();
         }
     }
 

@@ -4,6 +4,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -93,7 +94,7 @@ public final class ListenView {
                 col("From", 130, c -> c.peer() == null ? "" : address(c.peer().remoteAddress())),
                 col("State", 70, c -> c.state().name().toLowerCase(Locale.ROOT)),
                 col("Events", 90, c -> String.format(Locale.ROOT, "%,d", c.events())),
-                col("Events/s", 80, c -> String.format(Locale.ROOT, "%,.0f", c.state().ended() ? 0.0 : c.eventsPerSecond())),
+                col("Events/s", 80, ListenView::rate),
                 col("Lost", 60, c -> String.format(Locale.ROOT, "%,d", c.lostEvents())),
                 col("Received", 80, c -> Bytes.format(c.bytes())),
                 col("Detail", 160, c -> c.detail() == null ? "" : c.detail())));
@@ -235,15 +236,7 @@ public final class ListenView {
             return;
         }
         List<ConnectionStats> stats = receiver.stats();
-        ConnectionStats sel = table.getSelectionModel().getSelectedItem();
-        table.getItems().setAll(stats);
-        if (sel != null) {
-            for (ConnectionStats c : stats) {
-                if (c.connection() == sel.connection()) {
-                    table.getSelectionModel().select(c);
-                }
-            }
-        }
+        updateRows(stats);
         // a connection not seen before takes over the view (the newest process is the one being run), unless the
         // one shown is still streaming: processes of one job arrive together, and switching the whole window to
         // each in turn kept its FX thread rebuilding views for seconds; they are ranks of the Ranks view instead
@@ -262,6 +255,59 @@ public final class ListenView {
                 }
             }
         }
+    }
+
+    /**
+     * Brings the table to {@code stats}, touching only the rows whose text changed: the ticker runs ten times a
+     * second, and replacing every row each time (setAll) had the FX thread lay out every cell of the table ten
+     * times a second even when nothing in it changed (ended connections, a process between steps). The
+     * selected connection stays selected.
+     */
+    private void updateRows(List<ConnectionStats> stats) {
+        var items = table.getItems();
+        boolean sameConnections = items.size() <= stats.size();
+        for (int i = 0; sameConnections && i < items.size(); i++) {
+            sameConnections = items.get(i).connection() == stats.get(i).connection();
+        }
+        if (!sameConnections) {
+            ConnectionStats sel = table.getSelectionModel().getSelectedItem();
+            items.setAll(stats);
+            if (sel != null) {
+                for (ConnectionStats c : stats) {
+                    if (c.connection() == sel.connection()) {
+                        table.getSelectionModel().select(c);
+                    }
+                }
+            }
+            return;
+        }
+        int selected = table.getSelectionModel().getSelectedIndex();
+        for (int i = 0; i < items.size(); i++) {
+            if (!sameRow(items.get(i), stats.get(i))) {
+                items.set(i, stats.get(i));
+                if (i == selected && table.getSelectionModel().getSelectedIndex() != i) {
+                    table.getSelectionModel().select(i);
+                }
+            }
+        }
+        if (stats.size() > items.size()) {
+            items.addAll(stats.subList(items.size(), stats.size())); // newly connected processes
+        }
+    }
+
+    /**
+     * Whether two figures of one connection read the same in the table and to whoever reads its rows: equal
+     * but for the event rate, which differs at every tick in a digit the table does not show.
+     */
+    static boolean sameRow(ConnectionStats a, ConnectionStats b) {
+        return a.equals(b) || a.connection() == b.connection() && Objects.equals(a.peer(), b.peer()) && a.state() == b.state()
+                && a.events() == b.events() && a.lostEvents() == b.lostEvents() && a.bytes() == b.bytes() && a.startedMs() == b.startedMs()
+                && a.endedMs() == b.endedMs() && Objects.equals(a.detail(), b.detail()) && rate(a).equals(rate(b));
+    }
+
+    /** The Events/s column's text. */
+    private static String rate(ConnectionStats c) {
+        return String.format(Locale.ROOT, "%,.0f", c.state().ended() ? 0.0 : c.eventsPerSecond());
     }
 
     /** Whether the connection shown is one of {@code stats} that has not ended. */

@@ -68,6 +68,8 @@ public final class PoolView extends BorderPane {
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
     private BinWhatIf lastWhatIf;
     private BinWhatIf recorded;
+    /** Something changed while the view was out of the window: it is brought up to date when it is back. */
+    private boolean stale;
 
     public PoolView(SessionModel model) {
         this.model = model;
@@ -185,6 +187,12 @@ public final class PoolView extends BorderPane {
 
     private void initListeners() {
         model.traceProperty().addListener((o, a, b) -> refreshPools(b));
+        sceneProperty().addListener((o, a, b) -> {
+            if (b != null && stale) {
+                stale = false;
+                update();
+            }
+        });
         model.revisionProperty().addListener((o, a, b) -> {
             TraceView t = model.trace();
             if (t != null && pool.getItems().size() != t.memories().stream().filter(m -> m.kind() == MemoryKind.POOL).count()) {
@@ -246,7 +254,24 @@ public final class PoolView extends BorderPane {
         }
     }
 
+    /**
+     * Whether the view is out of the window (its tab not shown; the window keeps only the shown tab's view in
+     * the scene): then what it shows waits, marked stale, and is brought up to date when it is back. A live
+     * session's digest comes several times a second, and the bins' table, what-if and charts were remade each
+     * time for a tab nobody saw.
+     */
+    private boolean outOfWindow() {
+        if (getScene() == null) {
+            stale = true;
+            return true;
+        }
+        return false;
+    }
+
     private void update() {
+        if (outOfWindow()) {
+            return;
+        }
         MemoryInfo m = pool.getValue();
         TraceAggregate.Snapshot d = model.digestProperty().get();
         List<PoolBinAnalysis> bins = m == null ? List.of() : d.bins().stream().filter(b -> b.memory() == m.id()).sorted((x, y) -> Integer.compare(x.bin(), y.bin())).toList();
@@ -479,6 +504,9 @@ public final class PoolView extends BorderPane {
     }
 
     private void drawReuse() {
+        if (outOfWindow()) {
+            return; // (drawn again with the rest when the view is back: the view range moves ten times a second while live)
+        }
         GraphicsContext g = reuse.getGraphicsContext2D();
         Palette p = dark.get() ? Palette.DARK : Palette.LIGHT;
         double w = reuse.getWidth();

@@ -1,13 +1,16 @@
 package dev.arenascope.app.ui.timeline;
 
+import java.nio.IntBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
+import javafx.geometry.Rectangle2D;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.image.PixelBuffer;
 import javafx.scene.image.PixelFormat;
 import javafx.scene.image.WritableImage;
 import javafx.scene.paint.Color;
@@ -38,14 +41,21 @@ public final class StripePainter {
         return Color.hsb(hue, dark ? 0.50 : 0.46, dark ? 0.72 : 0.90);
     }
 
-    /** A lane's image and its pixels, kept between frames (a frame's layer is new; its image need not be). */
+    /**
+     * A lane's image and its pixels, kept between frames (a frame's layer is new; its image need not be). The
+     * image is made over the pixel array itself, so a frame writes its colours once, into the array, and tells
+     * the image which part changed; copying the array into the image (setPixels) was a second pass over every
+     * pixel a frame, most of the FX thread's painting of a striped lane.
+     */
     private static final class Raster {
+        final PixelBuffer<IntBuffer> pixels;
         final WritableImage image;
         final int[] argb;
 
         Raster(int w, int h) {
-            image = new WritableImage(w, h);
             argb = new int[w * h];
+            pixels = new PixelBuffer<>(w, h, IntBuffer.wrap(argb), PixelFormat.getIntArgbPreInstance());
+            image = new WritableImage(pixels);
         }
     }
 
@@ -143,15 +153,34 @@ public final class StripePainter {
             lut[k + 3] = c;
         }
         Raster r = raster(g, lane.memory().id(), w, h);
-        int[] out = r.argb;
-        int[] slots = s.slots;
-        // the raster is row-major like the image: one sequential pass through the table
-        for (int i = 0, e = w * h; i < e; i++) {
-            out[i] = lut[slots[i] + 2];
-        }
-        // opaque pixels are their own premultiplied form: the image takes them without a multiply per pixel
-        r.image.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbPreInstance(), out, 0, w);
+        // the pixels are written in the buffer's update, as the image expects them
+        r.pixels.updateBuffer(b -> write(r.argb, s.slots, lut, w, h));
         g.drawImage(r.image, 0, lane.gaugeTop());
+    }
+
+    /**
+     * Writes the raster's colours into {@code out} (row-major like the image: one sequential pass through the
+     * table) and returns the rows that changed, empty when none did (a repaint for a cursor or a hover: the
+     * image is not sent again). Opaque pixels are their own premultiplied form.
+     */
+    private static Rectangle2D write(int[] out, int[] slots, int[] lut, int w, int h) {
+        int firstRow = h;
+        int lastRow = -1;
+        for (int y = 0, i = 0; y < h; y++) {
+            boolean changed = false;
+            for (int e = i + w; i < e; i++) {
+                int c = lut[slots[i] + 2];
+                if (out[i] != c) {
+                    out[i] = c;
+                    changed = true;
+                }
+            }
+            if (changed) {
+                firstRow = Math.min(firstRow, y);
+                lastRow = y;
+            }
+        }
+        return lastRow < firstRow ? Rectangle2D.EMPTY : new Rectangle2D(0, firstRow, w, lastRow - firstRow + 1);
     }
 
     /** The header switch's halves: {@code {areaX0, stripesX0, stripesX1}} for a canvas {@code w} wide. */

@@ -1,12 +1,16 @@
 package dev.arenascope.app.ui.timeline;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import javafx.geometry.VPos;
 import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.image.WritableImage;
 import javafx.scene.paint.Color;
+import javafx.scene.paint.ImagePattern;
 import javafx.scene.text.Font;
 import javafx.scene.text.Text;
 import javafx.scene.text.TextAlignment;
@@ -58,16 +62,14 @@ public final class TimelinePainter {
             double x1 = Math.min(w, d.xOf(selection.toNs()));
             g.setFill(p.selection());
             g.fillRect(x0, d.axisHeight(), Math.max(1, x1 - x0), h - d.axisHeight());
-            g.setStroke(p.selection().deriveColor(0, 1, 1, 4));
-            g.setLineWidth(1);
-            g.strokeLine(x0 + 0.5, d.axisHeight(), x0 + 0.5, h);
-            g.strokeLine(x1 - 0.5, d.axisHeight(), x1 - 0.5, h);
+            g.setFill(p.selection().deriveColor(0, 1, 1, 4));
+            vline(g, x0 + 0.5, d.axisHeight(), h, 1);
+            vline(g, x1 - 0.5, d.axisHeight(), h, 1);
         }
         if (cursorNs >= 0 && d.range().contains(cursorNs)) {
             double x = Math.floor(d.xOf(cursorNs)) + 0.5;
-            g.setStroke(p.cursor());
-            g.setLineWidth(1.5);
-            g.strokeLine(x, 0, x, h);
+            g.setFill(p.cursor());
+            vline(g, x, 0, h, 1.5);
         }
     }
 
@@ -82,8 +84,8 @@ public final class TimelinePainter {
         g.setLineWidth(1);
         for (double t = first; t < r.toNs(); t += step) {
             double x = Math.floor(d.xOf((long) t)) + 0.5;
-            g.setStroke(p.grid());
-            g.strokeLine(x, d.axisHeight() - 6, x, d.height());
+            g.setFill(p.grid());
+            vline(g, x, d.axisHeight() - 6, d.height(), 1);
             g.setFill(p.mutedText());
             g.fillText(d.time().tick((long) t), x + 3, d.axisHeight() / 2.0);
         }
@@ -97,8 +99,23 @@ public final class TimelinePainter {
             g.fillText(title, w - 4, d.axisHeight() / 2.0);
             g.setTextAlign(TextAlignment.LEFT);
         }
-        g.setStroke(p.grid());
-        g.strokeLine(0, d.axisHeight() - 0.5, w, d.axisHeight() - 0.5);
+        g.setFill(p.grid());
+        hline(g, 0, w, d.axisHeight() - 0.5, 1);
+    }
+
+    /**
+     * A solid vertical line {@code width} wide centred on {@code x}, from {@code y0} to {@code y1}, in the fill
+     * colour: the rectangle a stroke of it covers, filled. The software renderer rasterises each stroked line as
+     * a shape (a live job's frames, ten a second, spent half the renderer's time in the axis ticks, grid lines
+     * and markers); a filled rectangle it paints directly.
+     */
+    static void vline(GraphicsContext g, double x, double y0, double y1, double width) {
+        g.fillRect(x - width / 2, y0, width, y1 - y0);
+    }
+
+    /** A solid horizontal line {@code width} high centred on {@code y}, from {@code x0} to {@code x1}, in the fill colour. */
+    static void hline(GraphicsContext g, double x0, double x1, double y, double width) {
+        g.fillRect(x0, y - width / 2, x1 - x0, width);
     }
 
     static double niceStep(double raw) {
@@ -211,14 +228,13 @@ public final class TimelinePainter {
             g.setFill(c);
             g.fillRect(x0, y + 1, bw, DrawListBuilder.BAND_ROW - 2);
             if (b.folded() > 1) {
-                // a run of executions too narrow to draw one by one: hatched, as Tracy folds zones
-                g.setStroke(c.deriveColor(0, 1, dark ? 1.5 : 0.7, 1));
-                g.setLineWidth(1);
-                for (double hx = Math.floor(x0 / 4) * 4; hx < x0 + bw; hx += 4) {
-                    double a = Math.max(x0, hx);
-                    double e = Math.min(x0 + bw, hx + 4);
-                    g.strokeLine(a, y + DrawListBuilder.BAND_ROW - 2, e, y + 1);
-                }
+                // a run of executions too narrow to draw one by one: hatched, as Tracy folds zones; one fill of a
+                // hatch tile (a stroked line every 4 px was a hundred anti-aliased strokes a band, a frame)
+                g.save();
+                g.translate(0, y + 1);
+                g.setFill(hatch(c.deriveColor(0, 1, dark ? 1.5 : 0.7, 1)));
+                g.fillRect(x0, 0, bw, HATCH_H);
+                g.restore();
             }
             String text = bandLabel(b.name(), b.folded(), bw - 6, SMALL_CHAR_PX);
             if (!text.isEmpty()) {
@@ -238,10 +254,8 @@ public final class TimelinePainter {
                 default -> p.marker();
             };
             double x = Math.floor(m.x()) + 0.5;
-            g.setStroke(c);
-            g.setLineWidth(1.5);
-            g.strokeLine(x, top, x, bottom);
             g.setFill(c);
+            vline(g, x, top, bottom, 1.5);
             g.fillPolygon(new double[] {x - 4, x + 4, x}, new double[] {top, top, top + 6}, 3);
             if (m.count() > 1) {
                 g.setFont(SMALL);
@@ -273,9 +287,55 @@ public final class TimelinePainter {
         g.setFill(p.text());
         g.fillText(shown, 6, laneTop + DrawListBuilder.LANE_HEADER / 2.0);
         StripePainter.paintToggle(g, lane, p, w);
-        g.setStroke(p.grid());
-        g.setLineWidth(1);
-        g.strokeLine(0, Math.floor(laneTop + lane.height()) + 0.5, w, Math.floor(laneTop + lane.height()) + 0.5);
+        g.setFill(p.grid());
+        hline(g, 0, w, Math.floor(laneTop + lane.height()) + 0.5, 1);
+    }
+
+    /** A folded band's hatch: one rising diagonal every {@value #HATCH_W} px over the band's height less its margins. */
+    static final int HATCH_W = 4;
+    static final int HATCH_H = DrawListBuilder.BAND_ROW - 2;
+    /** FX thread: the hatch tile of each colour drawn so far (a band's colour is its scope name's: few); forgotten past 256. */
+    private static final Map<Color, ImagePattern> HATCHES = new HashMap<>();
+
+    /** The hatch in {@code stroke}, as a pattern anchored at the origin (the caller translates to the band's top). */
+    static ImagePattern hatch(Color stroke) {
+        ImagePattern p = HATCHES.get(stroke);
+        if (p == null) {
+            if (HATCHES.size() >= 256) {
+                HATCHES.clear();
+            }
+            p = new ImagePattern(hatchTile(stroke), 0, 0, HATCH_W, HATCH_H, false);
+            HATCHES.put(stroke, p);
+        }
+        return p;
+    }
+
+    /**
+     * The tile: a one-pixel line from its bottom-left corner to its top-right, repeated every tile, each pixel
+     * {@code stroke} at the share of it the line covers (one minus the distance of its centre from the nearest
+     * repeat of the line, as an anti-aliased stroke of width 1 covers it), transparent elsewhere.
+     */
+    static WritableImage hatchTile(Color stroke) {
+        WritableImage tile = new WritableImage(HATCH_W, HATCH_H);
+        double dx = HATCH_W;
+        double dy = -(HATCH_H - 1);
+        double len = Math.hypot(dx, dy);
+        for (int py = 0; py < HATCH_H; py++) {
+            for (int px = 0; px < HATCH_W; px++) {
+                double cx = px + 0.5;
+                double cy = py + 0.5;
+                double d = Double.MAX_VALUE;
+                for (int k = -1; k <= 1; k++) {
+                    // from (k·W, H-1) towards (k·W + W, 0): the line of this tile and its neighbours'
+                    double ox = cx - k * HATCH_W;
+                    double oy = cy - (HATCH_H - 1);
+                    d = Math.min(d, Math.abs(ox * dy - oy * dx) / len);
+                }
+                double cover = Math.clamp(1 - d, 0, 1);
+                tile.getPixelWriter().setColor(px, py, new Color(stroke.getRed(), stroke.getGreen(), stroke.getBlue(), stroke.getOpacity() * cover));
+            }
+        }
+        return tile;
     }
 
     /**
@@ -453,11 +513,10 @@ public final class TimelinePainter {
      * labels at the right edge; for an arena drawn from both ends, measured up from the bottom.
      */
     private static void byteGrid(GraphicsContext g, DrawList.Lane lane, Palette p, int w) {
-        g.setLineWidth(1);
-        g.setStroke(p.grid());
+        g.setFill(p.grid());
         for (long t : DrawListBuilder.byteTicks(lane.scaleBytes(), maxTicks(lane))) {
             double y = Math.floor(lane.yUp(t)) + 0.5;
-            g.strokeLine(0, y, w, y);
+            hline(g, 0, w, y, 1);
         }
     }
 

@@ -25,6 +25,7 @@ import javafx.geometry.Pos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
+import javafx.scene.control.skin.ScrollPaneSkin;
 import javafx.scene.input.MouseButton;
 import javafx.scene.input.MouseEvent;
 import javafx.scene.input.ScrollEvent;
@@ -111,6 +112,11 @@ public final class TimelineView extends StackPane {
         scroll.setHbarPolicy(ScrollPane.ScrollBarPolicy.NEVER);
         scroll.setVbarPolicy(ScrollPane.ScrollBarPolicy.AS_NEEDED);
         scroll.setPannable(false);
+        // the scroll pane's skin caches its viewport as an image: each new frame then drew the canvas into the
+        // cache and the cache onto the window, the canvas's pixels twice, for a viewport that only ever scrolls
+        // vertically over a canvas redrawn whole each frame
+        scroll.setSkin(new ScrollPaneSkin(scroll));
+        scroll.lookup(".viewport").setCache(false);
         hoverCard.getStyleClass().add(Styles.HOVER_CARD);
         hoverCard.setId("timeline-hover");
         hoverCard.setVisible(false);
@@ -289,6 +295,11 @@ public final class TimelineView extends StackPane {
     public void setStripes(int memory, boolean on) {
         stripeChoice.put(memory, on);
         requestFrame();
+    }
+
+    /** The scroll pane the canvas is drawn in (tests: its viewport is not cached). */
+    ScrollPane scrollPane() {
+        return scroll;
     }
 
     /** The legend above the lanes (shown while a lane draws stripes). */
