@@ -192,7 +192,24 @@ final class StackTable {
             }
             frameRefs[id] = new FrameRef(id);
         }
-        return frameRefs[id]; // one instance per frame: the memo slots holding it cost a reference each
+        lastFrame = frameRefs[id]; // one instance per frame: the memo slots holding it cost a reference each
+        lastFrameId = id;
+        return lastFrame;
+    }
+
+    /** The stand-in {@link #frame} returned last, and its id. */
+    private FrameRef lastFrame;
+    private int lastFrameId;
+
+    /**
+     * The id of frame stand-in {@code standIn}, or -1 when it is not one. The stand-in just returned is
+     * known without reading it: on a snapshot of millions of distinct frames each is a cache miss.
+     */
+    int idOf(Object standIn) {
+        if (standIn == lastFrame && standIn != null) {
+            return lastFrameId;
+        }
+        return standIn instanceof FrameRef f ? f.id() : -1;
     }
 
     /** The text id of the string memo slot {@code slot} held when it was last seen here, or -1 (not seen, or -1). */
@@ -315,8 +332,8 @@ final class StackTable {
         return (int) (h ^ (h >>> 32));
     }
 
-    /** The stack of frames {@code ids[0..n)}, innermost first. */
-    private StackRef stack(int[] ids, int n, String source, long offset) throws PickleFormatException {
+    /** The stack of frames {@code ids[0..n)} (frame ids of this table), innermost first. */
+    StackRef stack(int[] ids, int n, String source, long offset) throws PickleFormatException {
         if (n == 0) {
             return stackRefs[0][0];
         }
@@ -451,6 +468,7 @@ final class StackTable {
         // allocations, serial collector: 1,884 MiB peak resident with the copies, 1,689 without)
         hashes = null;
         frameRefs = null;
+        lastFrame = null;
         stackRefs = null;
         scratch = null;
     }
