@@ -302,7 +302,7 @@ final class StackTable {
         slotRefs = refs;
     }
 
-    /** As {@link #frameId} for a line that does not fit an int. */
+    /** The id of the frame (key, line), as {@link #frameOf} finds it, for a line that does not fit an int. */
     private int wideFrameId(long key, long line) {
         if (wideFrames == null) {
             wideFrames = new KeyIds(2);
