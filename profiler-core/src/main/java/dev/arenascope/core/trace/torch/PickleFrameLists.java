@@ -184,7 +184,14 @@ final class PickleFrameLists {
                     nums[n] = 0; // the placement's int (PyList.kept), nothing noted yet
                     keep(set, Arrays.copyOfRange(buf, q, at + 1), nums, epoch);
                 }
-                return true; // APPENDS, the ordinary way
+                // APPENDS: every item is a stand-in the placement numbered, so it is told the numbers and
+                // no item is looked at again (a frame's stand-in read back from the heap for each was a
+                // cache miss a frame dict on a snapshot of millions of distinct frames)
+                r.opStart = r.base + at;
+                r.pos = at + 1;
+                r.appendsPlaced();
+                r.placement.listOfReusables(l, scratch, n);
+                return true;
             }
             if (op != '}' || buf[at + 1] != (byte) 0x94 || n == ITEMS_MAX) {
                 return true;

@@ -38,6 +38,14 @@ interface PicklePlacement {
         return -1;
     }
 
+    /**
+     * {@code list}, its APPENDS just done, holds {@code n} stand-ins (and nothing before them), whose
+     * {@link #reusable} numbers are {@code numbers[0..n)} in order; {@code numbers} is valid during the
+     * call only. A consumer that reads the list later may use the numbers instead of the elements while
+     * the list keeps that size (no pickle opcode replaces or removes a list's element).
+     */
+    default void listOfReusables(PyList list, int[] numbers, int n) {}
+
     /** The stand-in {@link #reusable} numbered {@code number}. */
     default Object reused(int number) {
         throw new IllegalStateException("no reusable stand-ins");

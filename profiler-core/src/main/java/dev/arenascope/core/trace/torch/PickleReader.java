@@ -220,6 +220,21 @@ public final class PickleReader extends PickleInput {
         clear(m);
     }
 
+    /**
+     * APPENDS of values the placement gave already (its stand-ins, never a dict, a list or an unboxed
+     * integer), as {@link #appends} leaves it without handing each to the placement again: {@link #place}
+     * would look at each stand-in's class, a load from an object met nowhere else on this path.
+     */
+    void appendsPlaced() throws PickleFormatException {
+        int m = popMark();
+        PyList l = list(at(m - 1, "APPENDS"), "APPENDS");
+        l.ensureCapacity(l.size() + sp - m);
+        for (int i = m; i < sp; i++) {
+            l.add(stack[i]);
+        }
+        clear(m);
+    }
+
     /** Every other opcode; true at STOP (the value is then the only one on the stack). */
     private boolean cold(int op) throws IOException {
         switch (op) {

@@ -118,7 +118,25 @@ final class SnapshotReader implements PicklePlacement {
     /** A frame's stand-in depends on its name, file and line only (interning has no other effect): its id. */
     @Override
     public int reusable(Object standIn) {
-        return standIn instanceof FrameRef f ? f.id() : -1;
+        return stacks.idOf(standIn);
+    }
+
+    /**
+     * The frames list the reader told of last ({@link #listOfReusables}), its size then and its frames'
+     * ids: its stack is made from the ids, without reading each frame's stand-in back.
+     */
+    private PyList readList;
+    private int readCount;
+    private int[] readIds = new int[16];
+
+    @Override
+    public void listOfReusables(PyList list, int[] numbers, int n) {
+        if (n > readIds.length) {
+            readIds = new int[Math.max(n, 2 * readIds.length)];
+        }
+        System.arraycopy(numbers, 0, readIds, 0, n);
+        readList = list;
+        readCount = n;
     }
 
     @Override
@@ -138,12 +156,18 @@ final class SnapshotReader implements PicklePlacement {
                 l.trimToSize();
                 return stacks.stackRef(kept[kept.length - 1] - 1);
             }
-            for (int i = 0, n = l.size(); i < n; i++) {
-                if (!(l.get(i) instanceof FrameRef)) {
-                    return value; // not a list of frames; the walk ignores it
+            StackRef s;
+            if (l == readList && l.size() == readCount) { // its frames' ids are known: every element is a frame
+                readList = null;
+                s = stacks.stack(readIds, readCount, source, offset);
+            } else {
+                for (int i = 0, n = l.size(); i < n; i++) {
+                    if (!(l.get(i) instanceof FrameRef)) {
+                        return value; // not a list of frames; the walk ignores it
+                    }
                 }
+                s = stacks.stack(l, source, offset);
             }
-            StackRef s = stacks.stack(l, source, offset);
             if (made) {
                 kept[kept.length - 1] = s.id() + 1;
             }

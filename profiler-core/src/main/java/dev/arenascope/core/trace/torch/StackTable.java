@@ -92,8 +92,12 @@ final class StackTable {
     // (0 = empty), for a line that fits an int; a frame whose line does not (none in PyTorch's files) is
     // found through wideFrames instead. On a snapshot whose 15 M frame dicts name 2.2 M frames drawn in
     // no order, the lookup is a miss in memory each time: two misses a lookup were about half of the read.
+    // slotRefs[i] is the stand-in of the frame in slot i: read at the slot's index, not at the frame's id,
+    // its miss overlaps the slot's instead of waiting for the id the slot holds (frameRefs by id serves
+    // reused stand-ins, read only when a frame is met again without a lookup).
     private final KeyIds frameKeys = new KeyIds(2);
     private long[] frameSlots = new long[2 * 64];
+    private FrameRef[] slotRefs = new FrameRef[64];
     private int frameSlotsUsed;
     private KeyIds wideFrames;
     private int[] wideFrameIds;
@@ -184,15 +188,40 @@ final class StackTable {
             noteSlotText(fileSlot, fileId);
         }
         long key = (long) nameId << 32 | (fileId & 0xFFFF_FFFFL);
-        int before = frameKeys.size();
-        int id = l == (int) l ? frameId(key, (int) l) : wideFrameId(key, l);
-        if (id == before) { // new
-            if (id == frameRefs.length) {
-                frameRefs = Arrays.copyOf(frameRefs, id * 2);
-            }
-            frameRefs[id] = new FrameRef(id);
+        FrameRef f;
+        if (l == (int) l) {
+            f = frameOf(key, (int) l);
+        } else {
+            int before = frameKeys.size();
+            int id = wideFrameId(key, l);
+            f = id == before ? newFrameRef(id) : frameRefs[id];
         }
-        return frameRefs[id]; // one instance per frame: the memo slots holding it cost a reference each
+        lastFrame = f; // one instance per frame: the memo slots holding it cost a reference each
+        lastFrameId = f.id();
+        return f;
+    }
+
+    /** The stand-in of new frame {@code id}. */
+    private FrameRef newFrameRef(int id) {
+        if (id == frameRefs.length) {
+            frameRefs = Arrays.copyOf(frameRefs, id * 2);
+        }
+        return frameRefs[id] = new FrameRef(id);
+    }
+
+    /** The stand-in {@link #frame} returned last, and its id. */
+    private FrameRef lastFrame;
+    private int lastFrameId;
+
+    /**
+     * The id of frame stand-in {@code standIn}, or -1 when it is not one. The stand-in just returned is
+     * known without reading it: on a snapshot of millions of distinct frames each is a cache miss.
+     */
+    int idOf(Object standIn) {
+        if (standIn == lastFrame && standIn != null) {
+            return lastFrameId;
+        }
+        return standIn instanceof FrameRef f ? f.id() : -1;
     }
 
     /** The text id of the string memo slot {@code slot} held when it was last seen here, or -1 (not seen, or -1). */
@@ -226,32 +255,37 @@ final class StackTable {
         return x ^ x >>> 29;
     }
 
-    /** The id of the frame (key, line), a new one (appended to frameKeys) if it has none. */
-    private int frameId(long key, int line) {
+    /** The stand-in of the frame (key, line), a new frame (appended to frameKeys) if it has none. */
+    private FrameRef frameOf(long key, int line) {
         final long[] t = frameSlots;
-        final int mask = (t.length >>> 1) - 1;
+        final FrameRef[] refs = slotRefs;
+        final int mask = refs.length - 1;
         final long tag = (long) line << 32;
         for (int i = (int) frameHash(key, line) & mask; ; i = (i + 1) & mask) {
+            FrameRef ref = refs[i]; // its address needs only i: fetched while the slot is
             long b = t[2 * i + 1];
             if (b == 0) {
                 int id = frameKeys.append(key, line);
                 t[2 * i] = key;
                 t[2 * i + 1] = tag | (id + 1L);
+                FrameRef f = refs[i] = newFrameRef(id);
                 if (++frameSlotsUsed * 3L > 2L * (mask + 1)) { // two thirds full: doubled
                     growFrameSlots();
                 }
-                return id;
+                return f;
             }
             if ((b & 0xFFFF_FFFF_0000_0000L) == tag && t[2 * i] == key) {
-                return (int) b - 1;
+                return ref;
             }
         }
     }
 
     private void growFrameSlots() {
         long[] old = frameSlots;
+        FrameRef[] oldRefs = slotRefs;
         long[] t = new long[2 * old.length];
-        int mask = (t.length >>> 1) - 1;
+        FrameRef[] refs = new FrameRef[2 * oldRefs.length];
+        int mask = refs.length - 1;
         for (int j = 0; j < old.length; j += 2) {
             long b = old[j + 1];
             if (b != 0) {
@@ -261,12 +295,14 @@ final class StackTable {
                 }
                 t[2 * i] = old[j];
                 t[2 * i + 1] = b;
+                refs[i] = oldRefs[j >>> 1];
             }
         }
         frameSlots = t;
+        slotRefs = refs;
     }
 
-    /** As {@link #frameId} for a line that does not fit an int. */
+    /** The id of the frame (key, line), as {@link #frameOf} finds it, for a line that does not fit an int. */
     private int wideFrameId(long key, long line) {
         if (wideFrames == null) {
             wideFrames = new KeyIds(2);
@@ -315,8 +351,8 @@ final class StackTable {
         return (int) (h ^ (h >>> 32));
     }
 
-    /** The stack of frames {@code ids[0..n)}, innermost first. */
-    private StackRef stack(int[] ids, int n, String source, long offset) throws PickleFormatException {
+    /** The stack of frames {@code ids[0..n)} (frame ids of this table), innermost first. */
+    StackRef stack(int[] ids, int n, String source, long offset) throws PickleFormatException {
         if (n == 0) {
             return stackRefs[0][0];
         }
@@ -443,6 +479,7 @@ final class StackTable {
         textIds = null; // no frame is added now: the ids stay in the frames' keys
         slotTexts = null;
         frameSlots = null;
+        slotRefs = null;
         wideFrames = null;
         wideFrameIds = null;
         frameKeys.trim();
@@ -451,6 +488,7 @@ final class StackTable {
         // allocations, serial collector: 1,884 MiB peak resident with the copies, 1,689 without)
         hashes = null;
         frameRefs = null;
+        lastFrame = null;
         stackRefs = null;
         scratch = null;
     }

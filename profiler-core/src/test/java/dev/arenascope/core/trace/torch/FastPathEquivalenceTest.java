@@ -151,6 +151,21 @@ class FastPathEquivalenceTest {
     }
 
     @Test
+    void aFramesListReadWholeThenGrownGetsItsOwnStack() throws IOException {
+        // the second entry's list is the first read whole by the fast path (its frames' ids told to the
+        // placement at its APPENDS); an APPEND after that adds a third frame before it is placed: its stack
+        // is (f, f, h), not the two frames whose ids were told
+        byte[] b = traceOfFrames(4, (i, m) -> new byte[0], new byte[0], 1);
+        same(b, "a frames list grown after its ids were told");
+        Snapshot s = SnapshotReader.read(b, "t.pickle", true);
+        List<Integer> depths = new ArrayList<>();
+        for (int row = 0; row < s.entries().size(); row++) {
+            depths.add(s.stacks().frames(s.entries().stack(row)).length);
+        }
+        assertEquals(List.of(2, 3, 2, 2), depths);
+    }
+
+    @Test
     void aFramesListWhoseMemoSlotsAreTakenIsReadTheOrdinaryWay() throws IOException {
         // before the third entry a string goes by LONG_BINPUT to the slot its frames list's MEMOIZE will
         // take (the entry dict takes the one before): MEMOIZE then overwrites it and, the memo's count not
