@@ -31,8 +31,8 @@ final class WindowToolbar {
         Button save = button("Save", "tb-save", "Save the session as .astrace or .jsonl (Ctrl+S)", files::save);
         Button export = button("Export", "tb-export", "Export as Perfetto JSON", () -> files.export(TraceFiles.ExportFormat.PERFETTO));
         Button listenButton = button("Listen", "tb-listen", "Accept profiled processes streaming over the live protocol (Ctrl+L)", listen);
-        Button zin = button("＋", "tb-zoom-in", "Zoom in (Ctrl+=, wheel)", view::zoomIn);
-        Button zout = button("－", "tb-zoom-out", "Zoom out (Ctrl+-, wheel)", view::zoomOut);
+        Button zin = button("+", "tb-zoom-in", "Zoom in (Ctrl+=, wheel)", view::zoomIn);
+        Button zout = button("\u2212", "tb-zoom-out", "Zoom out (Ctrl+-, wheel)", view::zoomOut);
         Button fit = button("Fit", "tb-zoom-fit", "Show the whole session (Ctrl+0)", view::zoomToFit);
         Label title = new Label();
         title.setId("session-title");

@@ -1,0 +1,82 @@
+package dev.arenascope.app.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import javafx.scene.Node;
+import javafx.scene.Parent;
+import javafx.scene.control.Labeled;
+import javafx.scene.control.Menu;
+import javafx.scene.control.MenuBar;
+import javafx.scene.control.MenuItem;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
+
+import org.junit.jupiter.api.Test;
+
+import dev.arenascope.testsupport.Fixtures;
+
+/**
+ * Every text the window's own controls show (buttons, labels, tabs, menus) is drawn with glyphs the fonts a
+ * desktop carries have: no pictographs, no full-width forms. The zoom buttons' full-width plus and minus
+ * (U+FF0B, U+FF0D) showed as empty boxes on a machine without CJK fonts.
+ */
+class GlyphsTest extends WindowTestBase {
+
+    /** Latin, Greek, general punctuation, arrows and maths operators: what DejaVu, Liberation and the system UI fonts all cover. */
+    static boolean common(int c) {
+        return c < 0x2460;
+    }
+
+    @Test
+    void everyControlTextUsesGlyphsCommonFontsHave() {
+        openUntilLoaded(Fixtures.torch("cs336-a2-magma27.pickle"));
+        List<String> bad = fx(() -> {
+            List<String> out = new ArrayList<>();
+            walk(window.scene().getRoot(), out);
+            return out;
+        });
+        assertEquals(List.of(), bad, "texts with a glyph common fonts lack");
+    }
+
+    private static void walk(Node n, List<String> out) {
+        if (n instanceof Labeled l) {
+            check(l.getText(), l.getId() == null ? l.getClass().getSimpleName() : "#" + l.getId(), out);
+        }
+        if (n instanceof MenuBar bar) {
+            for (Menu m : bar.getMenus()) {
+                menu(m, out);
+            }
+        }
+        if (n instanceof TabPane tp) {
+            for (Tab t : tp.getTabs()) {
+                check(t.getText(), "tab " + t.getId(), out);
+                if (t.getContent() != null) {
+                    walk(t.getContent(), out);
+                }
+            }
+        }
+        if (n instanceof Parent p) {
+            for (Node c : p.getChildrenUnmodifiable()) {
+                walk(c, out);
+            }
+        }
+    }
+
+    private static void menu(MenuItem item, List<String> out) {
+        check(item.getText(), "menu item " + item.getText(), out);
+        if (item instanceof Menu m) {
+            for (MenuItem i : m.getItems()) {
+                menu(i, out);
+            }
+        }
+    }
+
+    private static void check(String text, String where, List<String> out) {
+        if (text != null && !text.codePoints().allMatch(GlyphsTest::common)) {
+            out.add(where + ": " + text);
+        }
+    }
+}
