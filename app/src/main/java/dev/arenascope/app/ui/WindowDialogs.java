@@ -77,7 +77,9 @@ final class WindowDialogs {
         a.initOwner(owner);
         Placement.fitAndCentre(a, owner, "discard");
         a.setTitle(doing);
-        a.setHeaderText(stake.canSave() ? "Save the session before: " + doing.toLowerCase(Locale.ROOT) + "?" : doing + "?");
+        // "Save the session before you quit?", "… before you open run.pickle?": only the verb lower-cased, never a file's name
+        a.setHeaderText(stake.canSave() ? "Save the session before you " + doing.substring(0, 1).toLowerCase(Locale.ROOT) + doing.substring(1)
+                + "?" : doing + "?");
         a.getDialogPane().setId("discard-dialog");
         a.getDialogPane().getStylesheets().addAll(scene.getStylesheets());
         a.setOnHidden(e -> answer.accept(a.getResult() == save ? SessionGuard.Answer.SAVE

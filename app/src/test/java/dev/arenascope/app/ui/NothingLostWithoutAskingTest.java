@@ -75,6 +75,8 @@ class NothingLostWithoutAskingTest extends WindowTestBase {
         MenuItem quit = fx(() -> ((MenuBar) window.scene().lookup(".menu-bar")).getMenus().stream().flatMap(m -> m.getItems().stream())
                 .filter(i -> "menu-quit".equals(i.getId())).findFirst().orElseThrow());
         Platform.runLater(quit::fire);
+        waitFor(30, "the question before Quit", () -> question() != null);
+        assertEquals("Save the session before you quit?", fx(() -> question().getHeaderText()));
         cancelTheQuestion("Quit", List.of("Save…", "Discard", "Cancel"));
         assertTrue(fx(stage::isShowing), "cancel keeps the window");
         assertEquals(LiveSession.State.RUNNING, fx(() -> window.live().stateProperty().get()), "and its session");
