@@ -25,9 +25,13 @@ import dev.arenascope.testsupport.Fixtures;
  */
 class GlyphsTest extends WindowTestBase {
 
-    /** Latin, Greek, general punctuation, arrows and maths operators: what DejaVu, Liberation and the system UI fonts all cover. */
+    /**
+     * Below the CJK blocks: Latin, Greek, Cyrillic, punctuation, arrows, maths operators, geometric shapes (the
+     * LISTENING badge's dot, the site filter's cross), what DejaVu and the system UI fonts carry. From U+2E80 on
+     * (CJK, the full-width forms, emoji) a desktop without CJK or emoji fonts draws boxes.
+     */
     static boolean common(int c) {
-        return c < 0x2460;
+        return c < 0x2E80;
     }
 
     @Test
