@@ -3,6 +3,7 @@ package dev.arenascope.app.ui;
 import java.util.List;
 import java.util.Locale;
 
+import javafx.beans.binding.Bindings;
 import javafx.geometry.Orientation;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
@@ -54,7 +55,7 @@ final class StatusLine {
         // the device's name gives way after the message, its whole name on hover: with every figure whole the bar asked
         // 736 px of a 720 px window, and the whole window was laid out that wide, the toolbar's badge past its edge
         deviceLabel.setMinWidth(DEVICE_MIN_WIDTH);
-        deviceLabel.tooltipProperty().bind(javafx.beans.binding.Bindings.createObjectBinding(
+        deviceLabel.tooltipProperty().bind(Bindings.createObjectBinding(
                 () -> deviceLabel.getText().isEmpty() ? null : new Tooltip(deviceLabel.getText()), deviceLabel.textProperty()));
         cancel.setId("cancel-load");
         cancel.setVisible(false);

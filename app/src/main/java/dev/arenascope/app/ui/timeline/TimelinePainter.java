@@ -81,7 +81,6 @@ public final class TimelinePainter {
         g.setFont(SMALL);
         g.setTextBaseline(VPos.CENTER);
         g.setTextAlign(TextAlignment.LEFT);
-        g.setLineWidth(1);
         for (double t = first; t < r.toNs(); t += step) {
             double x = Math.floor(d.xOf((long) t)) + 0.5;
             g.setFill(p.grid());
