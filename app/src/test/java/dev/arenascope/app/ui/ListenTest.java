@@ -48,6 +48,11 @@ class ListenTest extends WindowTestBase {
         long first = streamParticles(port, "first-run", 60);
         waitFor(20, "the first process shown", () -> window.model().titleProperty().get().startsWith("first-run")
                 && window.model().eventCountProperty().get() == first);
+        // the next run starts after this one ended, as runs one after another do: the receiver marks the
+        // connection ended a moment after its last events, and a process arriving while the shown one still
+        // streams is a rank beside it, not a new run (CI once started the second in that moment)
+        waitFor(20, "the first process's connection ended", () -> !window.listenView().connections().isEmpty()
+                && window.listenView().connections().getFirst().stats().state().ended());
         long second = streamParticles(port, "second-run", 80);
         waitFor(20, "the second process takes over the view", () -> window.model().titleProperty().get().startsWith("second-run")
                 && window.model().eventCountProperty().get() == second);
