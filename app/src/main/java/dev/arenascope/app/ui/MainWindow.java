@@ -404,6 +404,7 @@ public final class MainWindow {
         }
         tasks.shutdown();
         queries.shutdown();
+        timeline.dispose();
         Thread.ofPlatform().daemon().name("arenascope-sql-close").start(query::dispose); // waits out a running query
     }
 

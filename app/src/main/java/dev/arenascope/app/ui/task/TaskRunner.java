@@ -21,6 +21,8 @@ import dev.arenascope.core.util.Progress;
  * (a queued callback shows the latest). Thread-safe.
  */
 public final class TaskRunner {
+    /** The name of every worker thread a runner starts. */
+    public static final String WORKER_NAME = "arenascope-worker";
     private static final System.Logger LOG = System.getLogger(TaskRunner.class.getName());
     private final UiExecutor ui;
     private final ExecutorService workers;
@@ -41,7 +43,7 @@ public final class TaskRunner {
     public TaskRunner(UiExecutor ui, int threads) {
         this.ui = ui;
         this.workers = threads <= 0 ? null : Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "arenascope-worker");
+            Thread t = new Thread(r, WORKER_NAME);
             t.setDaemon(true);
             return t;
         });

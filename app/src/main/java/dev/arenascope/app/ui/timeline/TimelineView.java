@@ -65,6 +65,8 @@ import dev.arenascope.core.trace.TraceView;
 public final class TimelineView extends StackPane {
     private final SessionModel model;
     private final TaskRunner frames;
+    /** Whether {@link #frames} was made by this view (and so is shut down by {@link #dispose()}). */
+    private final boolean ownsFrames;
     private final Canvas canvas = new Canvas(800, 400);
     private final Pane canvasHolder = new Pane(canvas);
     private final ScrollPane scroll = new ScrollPane(canvasHolder);
@@ -92,13 +94,20 @@ public final class TimelineView extends StackPane {
     private boolean selecting;
     private boolean dragged;
 
+    /** A timeline with a frame worker of its own, stopped by {@link #dispose()}. */
     public TimelineView(SessionModel model) {
-        this(model, new TaskRunner(UiExecutor.FX, 1));
+        this(model, new TaskRunner(UiExecutor.FX, 1), true);
     }
 
+    /** A timeline whose frames are built on {@code frames}, which the caller owns and shuts down. */
     public TimelineView(SessionModel model, TaskRunner frames) {
+        this(model, frames, false);
+    }
+
+    private TimelineView(SessionModel model, TaskRunner frames, boolean ownsFrames) {
         this.model = model;
         this.frames = frames;
+        this.ownsFrames = ownsFrames;
         this.legend = new StripeLegend(colourBy, hiddenGroups, dark);
         createView();
         initListeners();
@@ -286,6 +295,13 @@ public final class TimelineView extends StackPane {
      * Whether {@code memory}'s lane draws allocation stripes: the user's choice, else stripes for PyTorch
      * snapshots (caching allocators) and pools, the occupancy area for the rest.
      */
+    /** Stops the frame worker this view made itself (a window's end); a caller's runner is the caller's to stop. */
+    public void dispose() {
+        if (ownsFrames) {
+            frames.shutdown();
+        }
+    }
+
     public boolean stripesOn(MemoryInfo memory) {
         Boolean chosen = stripeChoice.get(memory.id());
         return chosen != null ? chosen : memory.kind() == MemoryKind.SEGMENTED || memory.kind() == MemoryKind.POOL;
