@@ -363,31 +363,6 @@ public final class EventStore implements TraceStore, EventSink {
         return sites;
     }
 
-    @Override
-    public StackFrame frame(int id) {
-        return sites.frame(id);
-    }
-
-    @Override
-    public StackNode stackNode(int id) {
-        return sites.node(id);
-    }
-
-    @Override
-    public int stackNodeCount() {
-        return sites.nodeCount();
-    }
-
-    @Override
-    public int frameCount() {
-        return sites.frameCount();
-    }
-
-    @Override
-    public List<StackFrame> stack(int site) {
-        return sites.frames(site);
-    }
-
     private void seal() {
         int n = tail.size();
         if (spilled) {

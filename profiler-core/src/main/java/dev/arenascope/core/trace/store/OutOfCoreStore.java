@@ -19,8 +19,6 @@ import dev.arenascope.core.trace.Saturating;
 import dev.arenascope.core.trace.ScopeInterval;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.SiteTable;
-import dev.arenascope.core.trace.StackFrame;
-import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.TraceFormatException;
 import dev.arenascope.core.trace.TraceView;
 import dev.arenascope.core.trace.codec.EventLayout;
@@ -451,31 +449,6 @@ public final class OutOfCoreStore implements TraceStore {
     @Override
     public SiteTable sites() {
         return sites;
-    }
-
-    @Override
-    public StackFrame frame(int id) {
-        return sites.frame(id);
-    }
-
-    @Override
-    public StackNode stackNode(int id) {
-        return sites.node(id);
-    }
-
-    @Override
-    public int stackNodeCount() {
-        return sites.nodeCount();
-    }
-
-    @Override
-    public int frameCount() {
-        return sites.frameCount();
-    }
-
-    @Override
-    public List<StackFrame> stack(int site) {
-        return sites.frames(site);
     }
 
     @Override

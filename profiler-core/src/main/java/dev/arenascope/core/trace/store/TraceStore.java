@@ -1,11 +1,14 @@
 package dev.arenascope.core.trace.store;
 
+import java.util.List;
 import java.util.Map;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SiteTable;
+import dev.arenascope.core.trace.StackFrame;
+import dev.arenascope.core.trace.StackNode;
 import dev.arenascope.core.trace.TraceView;
 
 /**
@@ -31,6 +34,31 @@ public sealed interface TraceStore extends TraceView permits EventStore, OutOfCo
 
     /** The allocation-site table (read it, never add to it). */
     SiteTable sites();
+
+    @Override
+    default StackFrame frame(int id) {
+        return sites().frame(id);
+    }
+
+    @Override
+    default StackNode stackNode(int id) {
+        return sites().node(id);
+    }
+
+    @Override
+    default int stackNodeCount() {
+        return sites().nodeCount();
+    }
+
+    @Override
+    default int frameCount() {
+        return sites().frameCount();
+    }
+
+    @Override
+    default List<StackFrame> stack(int site) {
+        return sites().frames(site);
+    }
 
     /** The memory with this id, or null. */
     MemoryInfo memory(int id);
