@@ -19,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
-import dev.arenascope.core.trace.GaugeSeries;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.StackFrame;
@@ -125,92 +124,33 @@ class EventStoreSpillTest {
 
     @Test
     void metadataCountsAndPeaksMatch() {
-        assertEquals(mem.eventCount(), spill.eventCount());
-        assertEquals(mem.startNs(), spill.startNs());
-        assertEquals(mem.endNs(), spill.endNs());
-        assertEquals(mem.memories(), spill.memories());
-        assertEquals(mem.strings(), spill.strings());
-        assertEquals(mem.threads(), spill.threads());
+        StoreAgreement.metadata(mem, spill);
         assertTrue(spill.hasSites());
-        assertEquals(mem.stackNodeCount(), spill.stackNodeCount());
-        for (MemoryInfo m : mem.memories()) {
-            assertEquals(mem.eventCount(m.id()), spill.eventCount(m.id()), m.name());
-            assertEquals(mem.peakUsed(m.id()), spill.peakUsed(m.id()), m.name());
-            assertEquals(mem.peakAux(m.id()), spill.peakAux(m.id()), m.name());
-        }
     }
 
     @Test
     void eventsRangesAndTimesMatch() {
-        SplittableRandom r = new SplittableRandom(3);
         long n = mem.eventCount();
-        for (int k = 0; k < 800; k++) {
-            long i = r.nextLong(n);
-            assertEquals(mem.event(i), spill.event(i), "event " + i);
-        }
         long openBlock = n - n % EventStore.BLOCK_EVENTS;
-        for (long edge : new long[] {0, EventStore.BLOCK_EVENTS, 5L * EventStore.BLOCK_EVENTS, n / 2, openBlock, n - 1}) {
-            long from = Math.max(0, edge - 300);
-            long to = Math.min(n, edge + 300);
-            EventBatch a = new EventBatch(16);
-            EventBatch b = new EventBatch(16);
-            mem.copyEvents(from, to, a);
-            spill.copyEvents(from, to, b);
-            assertEquals(a.size(), b.size());
-            for (int i = 0; i < a.size(); i++) {
-                assertEquals(a.get(i), b.get(i), "event " + (from + i));
-            }
-        }
-        for (int k = 0; k < 300; k++) {
-            long t = mem.startNs() + r.nextLong(mem.endNs() - mem.startNs() + 2);
-            assertEquals(mem.firstIndexAtOrAfter(t), spill.firstIndexAtOrAfter(t), "time " + t);
-        }
+        StoreAgreement.events(mem, spill, 800, 0, EventStore.BLOCK_EVENTS, 5L * EventStore.BLOCK_EVENTS, n / 2, openBlock, n - 1);
         assertThrows(IndexOutOfBoundsException.class, () -> spill.event(n));
     }
 
     @Test
     void scopesMatch() {
-        long s = mem.startNs();
-        long e = mem.endNs() + 1;
-        for (MemoryInfo m : mem.memories()) {
-            assertEquals(mem.scopes(m.id(), s, e, 0), spill.scopes(m.id(), s, e, 0), m.name());
-            long mid = s + (e - s) / 3;
-            assertEquals(mem.scopes(m.id(), mid, mid + 50_000, 1000), spill.scopes(m.id(), mid, mid + 50_000, 1000), m.name());
-        }
+        StoreAgreement.scopes(mem, spill);
     }
 
     @Test
     void gaugesMatchAtEveryZoom() {
-        long s = mem.startNs();
-        long span = mem.endNs() - s + 1;
         spill.exactGauges(true);
         try {
-            for (MemoryInfo m : mem.memories()) {
-                for (long[] q : new long[][] {{s, span, 1000}, {s - 500, span + 1000, 37}, {s + span / 3, span / 50, 800},
-                        {s + span / 2, 20_000, 400}, {s + span / 7, 999, 1000}, {mem.endNs() - 5_000, 10_000, 300}}) {
-                    GaugeSeries a = mem.gauges(m.id(), q[0], q[0] + q[1], (int) q[2]);
-                    GaugeSeries b = spill.gauges(m.id(), q[0], q[0] + q[1], (int) q[2]);
-                    OutOfCoreStoreTest.assertSame(a, b, m.name() + " over " + q[1] + " ns in " + q[2]);
-                }
-            }
+            StoreAgreement.gaugesAtEveryZoom(mem, spill);
         } finally {
             spill.exactGauges(false);
         }
-        for (MemoryInfo m : mem.memories()) { // a frame of the whole session as the window asks for it: the same totals and peak
-            GaugeSeries a = mem.gauges(m.id(), s, s + span, 1600);
-            GaugeSeries b = spill.gauges(m.id(), s, s + span, 1600);
-            long ca = 0;
-            long cb = 0;
-            long maxA = Long.MIN_VALUE;
-            long maxB = Long.MIN_VALUE;
-            for (int i = 0; i < a.buckets(); i++) {
-                ca += a.count()[i];
-                cb += b.count()[i];
-                maxA = Math.max(maxA, a.usedMax()[i]);
-                maxB = Math.max(maxB, b.usedMax()[i]);
-            }
-            assertEquals(ca, cb, m.name() + ": every event counted once");
-            assertEquals(maxA, maxB, m.name() + ": the peak is in the frame");
+        for (MemoryInfo m : mem.memories()) {
+            StoreAgreement.wholeSessionFrame(mem, spill, m, 1600);
         }
     }
 
@@ -288,7 +228,7 @@ class EventStoreSpillTest {
             s.exactGauges(true);
             for (MemoryInfo m : mem.memories()) {
                 long from = mem.startNs() + (mem.endNs() - mem.startNs()) / 3;
-                OutOfCoreStoreTest.assertSame(mem.gauges(m.id(), from, from + 200_000, 500), s.gauges(m.id(), from, from + 200_000, 500), m.name());
+                StoreAgreement.same(mem.gauges(m.id(), from, from + 200_000, 500), s.gauges(m.id(), from, from + 200_000, 500), m.name());
                 assertEquals(mem.peakUsed(m.id()), s.peakUsed(m.id()), m.name());
             }
         } finally {
