@@ -3,6 +3,8 @@ package dev.arenascope.core.analysis;
 import java.util.Arrays;
 import java.util.BitSet;
 
+import dev.arenascope.core.util.SortedLongs;
+
 /**
  * The allocations behind part of a {@link SiteAnalysis} answer (one site, one node of a {@link SiteTree},
  * one category): what a view highlights and lists when the user picks that part. Built by
@@ -66,10 +68,10 @@ public final class SiteMembers {
      * what an events table lists for this part over a range of the trace.
      */
     public long[] eventsIn(long from, long to) {
-        int a0 = lowerBound(allocations, from);
-        int a1 = lowerBound(allocations, to);
-        int f0 = lowerBound(frees, from);
-        int f1 = lowerBound(frees, to);
+        int a0 = SortedLongs.firstAtOrAfter(allocations, from);
+        int a1 = SortedLongs.firstAtOrAfter(allocations, to);
+        int f0 = SortedLongs.firstAtOrAfter(frees, from);
+        int f1 = SortedLongs.firstAtOrAfter(frees, to);
         long[] out = new long[(a1 - a0) + (f1 - f0)];
         int n = 0;
         int i = a0;
@@ -81,20 +83,6 @@ public final class SiteMembers {
             }
         }
         return n == out.length ? out : Arrays.copyOf(out, n);
-    }
-
-    private static int lowerBound(long[] a, long v) {
-        int lo = 0;
-        int hi = a.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (a[mid] < v) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     @Override

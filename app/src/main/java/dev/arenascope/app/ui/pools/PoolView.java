@@ -48,6 +48,7 @@ import dev.arenascope.core.pool.Bins;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.MemoryKind;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.util.SortedLongs;
 
 /**
  * Pool histograms: per bin the requests (hits and misses), held blocks and bytes, and bytes lost to
@@ -522,7 +523,7 @@ public final class PoolView extends BorderPane {
         int buckets = (int) Math.max(10, Math.min(200, (w - 60) / 4));
         long[] total = new long[buckets];
         long[] hit = new long[buckets];
-        int from = lowerBound(r.timeNs(), range.fromNs());
+        int from = SortedLongs.firstAtOrAfter(r.timeNs(), range.fromNs());
         for (int i = from; i < r.size() && r.timeNs()[i] < range.toNs(); i++) {
             if (r.pool()[i] != m.id()) {
                 continue;
@@ -568,20 +569,6 @@ public final class PoolView extends BorderPane {
         g.stroke();
         g.setLineWidth(1);
         g.setFill(Color.TRANSPARENT);
-    }
-
-    private static int lowerBound(long[] a, long v) {
-        int lo = 0;
-        int hi = a.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (a[mid] < v) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     public BooleanProperty darkProperty() {

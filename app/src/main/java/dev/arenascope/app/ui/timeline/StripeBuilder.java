@@ -15,6 +15,7 @@ import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteQuestion;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
+import dev.arenascope.core.util.SortedLongs;
 
 /**
  * Rasterises one lane's allocation stripes ({@link StripeLayer}) from the core's allocation table, in
@@ -499,25 +500,12 @@ public final class StripeBuilder {
             hi = Math.min(n, hi + step);
             step <<= 1;
         }
-        return lowerBound(instants, lo, hi, ns);
+        return SortedLongs.firstAtOrAfter(instants, lo, hi, ns);
     }
 
     /** The first column whose instant is at or after {@code ns} ({@code instants.length} if none). */
     static int firstAtOrAfter(long[] instants, long ns) {
-        return lowerBound(instants, 0, instants.length, ns);
-    }
-
-    /** The first index in {@code [lo, hi)} of ascending {@code a} whose value is at or after {@code key}, else {@code hi}. */
-    private static int lowerBound(long[] a, int lo, int hi, long key) {
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (a[mid] < key) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
+        return SortedLongs.firstAtOrAfter(instants, 0, instants.length, ns);
     }
 
     /** Fills rows {@code [from, to)} counted up from the bottom of tile column {@code c} with {@code slot}. */
