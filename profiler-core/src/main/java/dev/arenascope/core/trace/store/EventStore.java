@@ -700,29 +700,12 @@ public final class EventStore implements TraceStore, EventSink {
 
     @Override
     public GaugeSeries gauges(int memory, long fromNs, long toNs, int buckets) {
-        if (buckets <= 0) {
-            throw new IllegalArgumentException("buckets must be positive, got " + buckets);
-        }
-        if (toNs <= fromNs) {
-            throw new IllegalArgumentException("empty time range [" + fromNs + ", " + toNs + ")");
-        }
-        long span = toNs - fromNs;
-        long w = span < 0 ? Long.MAX_VALUE / buckets : Math.max(1, (span + buckets - 1) / buckets);
-        long[] uMin = new long[buckets];
-        long[] uMax = new long[buckets];
-        long[] uLast = new long[buckets];
-        long[] xMin = new long[buckets];
-        long[] xMax = new long[buckets];
-        long[] xLast = new long[buckets];
-        long[] cnt = new long[buckets];
         try (var held = lock.read()) {
             GaugeIndex g = indexes.gauge(memory);
-            if (g != null) {
-                GaugeQuery q = spilled ? new GaugeQuery(g, leaves, memory).exact(exactGauges) : new GaugeQuery(g);
-                q.fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
-            }
+            GaugeQuery q = g == null ? null
+                    : spilled ? new GaugeQuery(g, leaves, memory).exact(exactGauges) : new GaugeQuery(g);
+            return GaugeQuery.series(q, fromNs, toNs, buckets);
         }
-        return new GaugeSeries(fromNs, w, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
     }
 
     @Override

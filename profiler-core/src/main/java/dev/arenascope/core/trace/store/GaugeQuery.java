@@ -3,6 +3,8 @@ package dev.arenascope.core.trace.store;
 import static dev.arenascope.core.trace.store.GaugeIndex.satAdd;
 import static dev.arenascope.core.trace.store.GaugeIndex.satMul;
 
+import dev.arenascope.core.trace.GaugeSeries;
+
 /**
  * One bucketed query over a {@link GaugeIndex}: the minimum, maximum and last value of both gauges
  * and the event count per bucket of a time range. Whole leaves are answered from the index's
@@ -218,6 +220,35 @@ final class GaugeQuery {
                 accXMax = Math.max(accXMax, v);
             }
         }
+    }
+
+    /**
+     * The {@link dev.arenascope.core.trace.TraceStore#gauges} answer of both stores: {@code [fromNs, toNs)}
+     * folded into {@code buckets} equal buckets, filled by {@code query}, or all zeros when it is
+     * {@code null} (a memory with no events).
+     *
+     * @throws IllegalArgumentException when {@code buckets} is not positive or the range is empty
+     */
+    static GaugeSeries series(GaugeQuery query, long fromNs, long toNs, int buckets) {
+        if (buckets <= 0) {
+            throw new IllegalArgumentException("buckets must be positive, got " + buckets);
+        }
+        if (toNs <= fromNs) {
+            throw new IllegalArgumentException("empty time range [" + fromNs + ", " + toNs + ")");
+        }
+        long span = toNs - fromNs;
+        long w = span < 0 ? Long.MAX_VALUE / buckets : Math.max(1, (span + buckets - 1) / buckets);
+        long[] uMin = new long[buckets];
+        long[] uMax = new long[buckets];
+        long[] uLast = new long[buckets];
+        long[] xMin = new long[buckets];
+        long[] xMax = new long[buckets];
+        long[] xLast = new long[buckets];
+        long[] cnt = new long[buckets];
+        if (query != null) {
+            query.fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
+        }
+        return new GaugeSeries(fromNs, w, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
     }
 
     /**

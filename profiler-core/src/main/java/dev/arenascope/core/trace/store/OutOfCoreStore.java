@@ -530,27 +530,13 @@ public final class OutOfCoreStore implements TraceStore {
 
     @Override
     public GaugeSeries gauges(int memory, long fromNs, long toNs, int buckets) {
-        if (buckets <= 0) {
-            throw new IllegalArgumentException("buckets must be positive, got " + buckets);
-        }
-        if (toNs <= fromNs) {
-            throw new IllegalArgumentException("empty time range [" + fromNs + ", " + toNs + ")");
-        }
-        long span = toNs - fromNs;
-        long w = span < 0 ? Long.MAX_VALUE / buckets : Math.max(1, (span + buckets - 1) / buckets);
-        long[] uMin = new long[buckets];
-        long[] uMax = new long[buckets];
-        long[] uLast = new long[buckets];
-        long[] xMin = new long[buckets];
-        long[] xMax = new long[buckets];
-        long[] xLast = new long[buckets];
-        long[] cnt = new long[buckets];
         GaugeIndex g = indexes.gauge(memory);
-        if (g != null) {
+        GaugeQuery q = null;
+        if (g != null && buckets > 0 && toNs > fromNs) {
             prefetch(fromNs, toNs);
-            new GaugeQuery(g, leaves, memory).exact(exactGauges).fill(fromNs, toNs, w, buckets, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
+            q = new GaugeQuery(g, leaves, memory).exact(exactGauges);
         }
-        return new GaugeSeries(fromNs, w, uMin, uMax, uLast, xMin, xMax, xLast, cnt);
+        return GaugeQuery.series(q, fromNs, toNs, buckets);
     }
 
     /** Chunks a zoomed-in frame may decode at once, on several cores, before its query reads them one by one. */
