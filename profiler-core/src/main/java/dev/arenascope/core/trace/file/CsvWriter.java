@@ -15,8 +15,6 @@ import java.util.Map;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventSink;
 import dev.arenascope.core.trace.MemoryInfo;
-import dev.arenascope.core.trace.SinkAttachment;
-import dev.arenascope.core.trace.SinkOwner;
 import dev.arenascope.core.trace.SiteTable;
 import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.StackNode;
@@ -29,7 +27,7 @@ import dev.arenascope.core.trace.StackNode;
  * {@code stack} its frames outermost first, {@code function (file:line)} joined by {@code ;} (empty for
  * none). Export only: metadata other than memory names, categories and stacks is not kept. One writer thread ({@link EventSink} contract).
  */
-public final class CsvWriter implements EventSink, AutoCloseable {
+public final class CsvWriter extends ClosingTextWriter {
     public static final String HEADER = "time_ns,kind,flags,memory,memory_name,thread,a,b,c,used,aux,ref,ref2,site,category,stack";
 
     private final Path path;
@@ -39,7 +37,6 @@ public final class CsvWriter implements EventSink, AutoCloseable {
     private final Map<Integer, String> strings = new HashMap<>();
     private final SiteTable sites = new SiteTable();
     private final Map<Integer, String> stackText = new HashMap<>();
-    private boolean closed;
 
     public CsvWriter(Path path) throws IOException {
         this.path = path;
@@ -117,11 +114,7 @@ public final class CsvWriter implements EventSink, AutoCloseable {
     }
 
     @Override
-    public void onEvents(EventBatch b) {
-        if (closed) {
-            lostAfterClose += b.size(); // handed after close: counted, never written to a closed file
-            return;
-        }
+    void write(EventBatch b) {
         try {
             for (int i = 0; i < b.size(); i++) {
                 row.setLength(0);
@@ -144,38 +137,11 @@ public final class CsvWriter implements EventSink, AutoCloseable {
     }
 
     @Override
-    public void onClose() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    void finish() {
         try {
             out.close();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
         }
     }
-
-    @Override
-    public void onAttach(SinkOwner owner) {
-        attachment.attach(owner);
-    }
-
-    /** Events handed to this writer after it closed (not in the file). */
-    public long lostEvents() {
-        return lostAfterClose;
-    }
-
-    /**
-     * Closes the file: when still attached to a session, the session first delivers what it buffers and
-     * detaches this writer ({@link SinkOwner#detach()}), so either close order keeps every event.
-     */
-    @Override
-    public void close() {
-        attachment.detach(); // delivers, then calls onClose
-        onClose();
-    }
-
-    private final SinkAttachment attachment = new SinkAttachment();
-    private long lostAfterClose;
 }

@@ -18,8 +18,6 @@ import dev.arenascope.core.device.DeviceInfo;
 import dev.arenascope.core.trace.EventBatch;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.EventSink;
-import dev.arenascope.core.trace.SinkAttachment;
-import dev.arenascope.core.trace.SinkOwner;
 import dev.arenascope.core.trace.MemoryInfo;
 import dev.arenascope.core.trace.SessionInfo;
 import dev.arenascope.core.trace.StackFrame;
@@ -32,7 +30,7 @@ import dev.arenascope.core.trace.StackNode;
  * ({@code mem}, {@code ref}, {@code ref2}, {@code site}, {@code cat}: -1; the rest 0; {@code t} and {@code kind} always written)
  * is left out. {@code docs/astrace-format.md} lists the keys. One writer thread ({@link EventSink} contract).
  */
-public final class JsonlWriter implements EventSink, AutoCloseable {
+public final class JsonlWriter extends ClosingTextWriter {
     private static final JsonFactory FACTORY = new JsonFactory();
     private static final String[] KIND_NAMES = new String[256];
 
@@ -44,7 +42,6 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
 
     private final Path path;
     private final JsonGenerator g;
-    private boolean closed;
     private long events;
 
     public JsonlWriter(Path path) throws IOException {
@@ -184,11 +181,7 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
     }
 
     @Override
-    public void onEvents(EventBatch b) {
-        if (closed) {
-            lostAfterClose += b.size(); // handed after close: counted, never written to a closed file
-            return;
-        }
+    void write(EventBatch b) {
         try {
             boolean sites = b.hasSites();
             for (int i = 0; i < b.size(); i++) {
@@ -239,11 +232,7 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
     }
 
     @Override
-    public void onClose() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    void finish() {
         try {
             g.writeRaw('\n');
             g.close();
@@ -251,27 +240,4 @@ public final class JsonlWriter implements EventSink, AutoCloseable {
             throw fail(e);
         }
     }
-
-    @Override
-    public void onAttach(SinkOwner owner) {
-        attachment.attach(owner);
-    }
-
-    /** Events handed to this writer after it closed (not in the file). */
-    public long lostEvents() {
-        return lostAfterClose;
-    }
-
-    /**
-     * Closes the file: when still attached to a session, the session first delivers what it buffers and
-     * detaches this writer ({@link SinkOwner#detach()}), so either close order keeps every event.
-     */
-    @Override
-    public void close() {
-        attachment.detach(); // delivers, then calls onClose
-        onClose();
-    }
-
-    private final SinkAttachment attachment = new SinkAttachment();
-    private long lostAfterClose;
 }
