@@ -344,12 +344,15 @@ class Recorder:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
-        rep = outcome.get_result()
-        if rep.when == "setup" and item.stash.get(_USAGE, None) is not None:
-            rep.arenascope_usage = item.stash[_USAGE]
         run = self.runs.get(item.nodeid)
         if run is None:
+            # the stash holds a usage error only where a marker was bad (self.bad): not looked up otherwise
+            if self.bad:
+                rep = outcome.get_result()
+                if rep.when == "setup" and item.stash.get(_USAGE, None) is not None:
+                    rep.arenascope_usage = item.stash[_USAGE]
             return
+        rep = outcome.get_result()
         if rep.when == "call" and run.live:
             self._finish(item, run)   # an item whose call is not a Python function's (no pytest_pyfunc_call)
         if rep.when == "setup" and not rep.passed or rep.when == "call":

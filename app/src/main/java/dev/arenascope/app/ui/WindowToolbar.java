@@ -5,6 +5,7 @@ import javafx.geometry.Pos;
 import javafx.scene.Node;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
+import javafx.scene.control.OverrunStyle;
 import javafx.scene.control.Separator;
 import javafx.scene.control.ToolBar;
 import javafx.scene.control.Tooltip;
@@ -40,20 +41,30 @@ final class WindowToolbar {
         title.textProperty().bind(Bindings.createStringBinding(() -> model.titleProperty().get()
                 + (model.baselineTitleProperty().get().isEmpty() ? "" : "   vs   " + model.baselineTitleProperty().get()),
                 model.titleProperty(), model.baselineTitleProperty()));
-        Region spacer = new Region();
-        HBox.setHgrow(spacer, Priority.ALWAYS);
+        // the title beside the bar, not in it: a toolbar too narrow for its items moves its last ones into its overflow
+        // menu, and at the window's least width (720 px) the title went there, out of sight, with the zoom buttons. The
+        // bar keeps the width its controls need; the title takes what is left and shortens with an ellipsis.
+        title.setMinWidth(0);
+        title.setMaxWidth(Double.MAX_VALUE);
+        title.setTextOverrun(OverrunStyle.ELLIPSIS);
+        title.setEllipsisString("…");
+        title.setAlignment(Pos.CENTER_RIGHT);
+        Tooltip whole = new Tooltip();
+        whole.textProperty().bind(title.textProperty());
+        title.setTooltip(whole);
+        HBox.setHgrow(title, Priority.ALWAYS);
         ToolBar bar = new ToolBar(newLive, open, save, export, listenButton, new Separator(), live.startButton, live.pauseButton,
-                live.stopButton, live.followButton, new Separator(), zin, zout, fit, spacer, title);
-        // the badges beside the toolbar, not at its end: a toolbar too narrow for its items moves its last ones into
-        // its overflow menu, and at the window's least width (720 px) LIVE was there, out of sight
+                live.stopButton, live.followButton, new Separator(), zin, zout, fit);
+        bar.setMinWidth(Region.USE_PREF_SIZE);
+        // the badges beside the toolbar, not at its end, for the same reason: LIVE was in the overflow menu
         live.badge.managedProperty().bind(live.badge.visibleProperty());
         HBox badges = new HBox(4, listening, live.badge);
         badges.setId("toolbar-badges");
         badges.getStyleClass().add(Styles.TOOLBAR_BADGES);
         badges.setAlignment(Pos.CENTER_RIGHT);
         badges.setMinWidth(Region.USE_PREF_SIZE);
-        HBox.setHgrow(bar, Priority.ALWAYS);
-        HBox row = new HBox(bar, badges);
+        HBox row = new HBox(bar, title, badges);
+        row.setAlignment(Pos.CENTER_LEFT);
         row.getStyleClass().add(Styles.TOOLBAR_ROW);
         return row;
     }

@@ -20,6 +20,7 @@ import dev.arenascope.app.ui.events.EventRow;
 import dev.arenascope.app.ui.model.TimeRange;
 import dev.arenascope.app.ui.timeline.DrawList;
 import dev.arenascope.app.ui.timeline.StripeLayer;
+import dev.arenascope.app.ui.timeline.TimelinePainter;
 import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.MemoryKind;
@@ -81,6 +82,13 @@ class UntimedSnapshotTest extends WindowTestBase {
             return new Cards(d, window.timeline().hoverAt(d.width() / 2.0, lane.gaugeTop() + 1), stripe);
         });
         assertEquals(TimeAxis.ENTRIES, cards.d().time(), "the axis counts entries");
+        // its ticks: whole entries, bare numbers under the axis's title (it read "0 ns … 10.00 ms")
+        TimeAxis.Ticks ticks = TimelinePainter.axisTicks(cards.d(), cards.d().width());
+        assertTrue(ticks.count() >= 2, "ticks over 40 entries: " + ticks);
+        for (int i = 0; i < ticks.count(); i++) {
+            String label = ticks.label(ticks.at(i));
+            assertTrue(label.matches("[0-9][0-9,]*") && ticks.at(i) % TimeAxis.NS_PER_ENTRY == 0, "tick " + i + " at a whole entry, bare: " + label);
+        }
         assertTrue(cards.laneCard().contains("entr"), cards.laneCard());
         assertFalse(TIME.matcher(cards.laneCard()).find(), "no time in the card: " + cards.laneCard());
         assertFalse(cards.stripeCards().isEmpty(), "stripes in the first columns");

@@ -224,7 +224,8 @@ public final class HtmlReportWriter {
             if (m.capacityBytes() > 0) {
                 sb.append(" · capacity ").append(Html.esc(Bytes.format(m.capacityBytes())));
             }
-            sb.append("</div>\n").append(OccupancyChart.svg(m, base, drawn.size() == 1 ? OccupancyChart.WIDE : OccupancyChart.WIDTH, r.stretchBaseline()))
+            sb.append("</div>\n").append(OccupancyChart.svg(m, base, drawn.size() == 1 ? OccupancyChart.WIDE : OccupancyChart.WIDTH, r.stretchBaseline(),
+                    r.trace().session().timeAxis()))
                     .append("\n<div class=\"legend\">");
             for (OccupancyChart.Legend l : OccupancyChart.legend(m, base != null, r.stretchBaseline())) {
                 sb.append("<span><i class=\"").append(l.swatch()).append("\"></i>").append(Html.esc(l.text())).append("</span>");

@@ -6,6 +6,7 @@ import java.util.Locale;
 
 import dev.arenascope.core.analysis.MemoryAnalysis;
 import dev.arenascope.core.format.Bytes;
+import dev.arenascope.core.format.TimeAxis;
 import dev.arenascope.core.trace.MemoryKind;
 
 /**
@@ -75,6 +76,11 @@ final class OccupancyChart {
 
     /** As {@link #svg(MemoryAnalysis, MemoryAnalysis, int)}, the baseline stretched to this run's length when asked. */
     static String svg(MemoryAnalysis m, MemoryAnalysis baseline, int width, boolean stretchBaseline) {
+        return svg(m, baseline, width, stretchBaseline, TimeAxis.TIME);
+    }
+
+    /** As {@link #svg(MemoryAnalysis, MemoryAnalysis, int, boolean)}, its time axis ticked as {@code time} says (entries for an untimed trace). */
+    static String svg(MemoryAnalysis m, MemoryAnalysis baseline, int width, boolean stretchBaseline, TimeAxis time) {
         final int PW = width - LEFT - RIGHT;
         MemoryAnalysis.Occupancy o = m.occupancy();
         int n = o.buckets();
@@ -111,16 +117,20 @@ final class OccupancyChart {
             }
         }
         long span = Math.max(1, o.toNs() - o.fromNs() + 1);
-        long tstep = niceDecimalStep(span, 6);
-        // ticks at round instants of the session's clock (the window's axis and the peak's "at"), not
-        // at round offsets from the first event
-        long firstTick = Math.floorDiv(o.fromNs() + tstep - 1, tstep) * tstep;
-        for (long t = firstTick; t <= o.toNs() + 1; t += tstep) {
+        // the window's ticks (TimeAxis.ticks): round instants of the session's clock in one unit, at most six
+        TimeAxis.Ticks ticks = time.ticks(o.fromNs(), o.toNs() + 1, 6);
+        for (int i = 0; i < ticks.count(); i++) {
+            long t = ticks.at(i);
             double x = LEFT + (double) (t - o.fromNs()) / span * PW;
             sb.append("<line class=\"tick\" x1=\"").append(f(x)).append("\" x2=\"").append(f(x)).append("\" y1=\"")
                     .append(TOP + PH).append("\" y2=\"").append(TOP + PH + 4).append("\"/>");
             sb.append("<text class=\"xlab\" x=\"").append(f(x)).append("\" y=\"").append(TOP + PH + 18).append("\">")
-                    .append(Html.esc(timeLabel(t, tstep))).append("</text>");
+                    .append(Html.esc(ticks.label(t))).append("</text>");
+        }
+        if (time == TimeAxis.ENTRIES) {
+            // an untimed trace's axis counts entries, and says so, as the window's does
+            sb.append("<text class=\"xtitle\" x=\"").append(LEFT + PW).append("\" y=\"").append(TOP - 6).append("\">")
+                    .append(Html.esc(time.title())).append("</text>");
         }
         // series
         if (arena) {
@@ -253,18 +263,6 @@ final class OccupancyChart {
         return Math.max(1, (long) (nice * mag));
     }
 
-    /** A round decimal step (1, 2 or 5 times a power of ten) so that {@code max / step} is about {@code ticks}: for time axes. */
-    static long niceDecimalStep(long max, int ticks) {
-        if (max <= 0) {
-            return 1;
-        }
-        double raw = (double) max / ticks;
-        double mag = Math.pow(10, Math.floor(Math.log10(raw)));
-        double s = raw / mag;
-        double nice = s <= 1 ? 1 : s <= 2 ? 2 : s <= 5 ? 5 : 10;
-        return Math.max(1, (long) (nice * mag));
-    }
-
     /** The smallest multiple of a nice step at or above {@code v}. */
     static long niceCeiling(long v) {
         long step = niceStep(v, 4);
@@ -285,27 +283,5 @@ final class OccupancyChart {
         }
         String num = x == Math.rint(x) ? Long.toString((long) x) : String.format(Locale.ROOT, x >= 10 ? "%.1f" : "%.2f", x).replaceAll("0+$", "");
         return num + " " + units[u];
-    }
-
-    /** A compact time label for an axis, in the unit of the tick step. */
-    static String timeLabel(long ns, long stepNs) {
-        if (ns == 0) {
-            return "0";
-        }
-        if (stepNs >= 1_000_000_000L) {
-            return trim(ns / 1e9) + " s";
-        }
-        if (stepNs >= 1_000_000L) {
-            return trim(ns / 1e6) + " ms";
-        }
-        if (stepNs >= 1_000L) {
-            return trim(ns / 1e3) + " µs";
-        }
-        return ns + " ns";
-    }
-
-    private static String trim(double v) {
-        String s = String.format(Locale.ROOT, "%.2f", v);
-        return s.contains(".") ? s.replaceAll("0+$", "").replaceAll("\\.$", "") : s;
     }
 }

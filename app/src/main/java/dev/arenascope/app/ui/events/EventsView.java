@@ -79,6 +79,9 @@ public final class EventsView extends BorderPane {
     private final TextField minSize = new TextField();
     private final TextField search = new TextField();
     private static final double SEARCH_MIN_WIDTH = 120;
+    private static final double ROW_HEIGHT = 24;
+    /** Rows the table shows at the least, its header besides. */
+    static final int LEAST_ROWS = 4;
     private final Label summary = new Label();
     private final Button siteFilter = userText(new Button());
     private final TextArea detail = new TextArea();
@@ -112,7 +115,10 @@ public final class EventsView extends BorderPane {
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.setPlaceholder(new Label("No events in the selected range"));
         // one line a row, whatever a cell holds: the table shows as many events as its height allows
-        table.setFixedCellSize(24);
+        table.setFixedCellSize(ROW_HEIGHT);
+        // a few rows whatever the split above leaves: a divider a taller window saved (0.82) gave the table no row
+        // at the least size; the split keeps the tabs this high and the timeline gives way
+        table.setMinHeight(ROW_HEIGHT * (LEAST_ROWS + 1) + 2);
         table.getColumns().setAll(List.of(
                 column("#", 70, r -> String.format("%,d", r.index())),
                 column("Time", 95, r -> EventRow.time(model.trace(), model.timeAxis(), r.event())),
@@ -139,6 +145,11 @@ public final class EventsView extends BorderPane {
             sortRows();
             return true;
         });
+        // the Kind column never narrower than the longest kind's name: squeezed by the constrained policy at the
+        // least width it read "memory creat…"
+        TableColumn<EventRow, ?> kind = table.getColumns().get(2);
+        kind.setMinWidth(kindColumnWidth(Font.getDefault()));
+        kind.setPrefWidth(Math.max(kind.getPrefWidth(), kind.getMinWidth()));
         table.getColumns().get(4).getStyleClass().add(Styles.NUMERIC);
         table.getColumns().get(5).getStyleClass().add(Styles.NUMERIC);
 
@@ -153,7 +164,9 @@ public final class EventsView extends BorderPane {
         scope.setConverter(ShownAs.converter("Any scope", ScopeAnalysis::path));
         minSize.setId("events-min-size");
         minSize.setPromptText(MIN_SIZE_PROMPT);
-        minSize.setPrefColumnCount(MIN_SIZE_PROMPT.length() + 1);
+        // as wide as its placeholder, whole, and no wider: sized by its columns it took 192 px, and at the window's
+        // least width the search field went past the window's edge
+        minSize.setPrefWidth(textWidth(MIN_SIZE_PROMPT, Font.getDefault()) + FIELD_PADDING);
         minSize.setMinWidth(Region.USE_PREF_SIZE);
         minSize.setTooltip(new Tooltip(MIN_SIZE_TIP));
         search.setId("events-search");
@@ -166,6 +179,8 @@ public final class EventsView extends BorderPane {
         for (Region r : List.of(kinds, memory, scope)) {
             r.setMinWidth(Region.USE_PREF_SIZE);
         }
+        // the kinds' chooser shows its title only (the kinds are in its list): sized by its longest kind it was 166 px
+        kinds.setPrefWidth(textWidth("Kinds", Font.getDefault()) + CHOOSER_PADDING);
         search.setMinWidth(SEARCH_MIN_WIDTH);
         summary.setMinWidth(0);
         Tooltip whole = new Tooltip();
@@ -214,6 +229,28 @@ public final class EventsView extends BorderPane {
         Text t = new Text(String.format(Locale.ROOT, "%,d", Math.max(0, events - 1)) + "0");
         t.setFont(font);
         return Math.max(50, Math.ceil(t.getLayoutBounds().getWidth()) + 20);
+    }
+
+    /** Pixels a text field adds around its text (padding and border). */
+    private static final double FIELD_PADDING = 26;
+    /** Pixels a chooser adds around its text (padding, border and arrow). */
+    private static final double CHOOSER_PADDING = 48;
+
+    private static double textWidth(String s, Font font) {
+        Text t = new Text(s);
+        t.setFont(font);
+        return Math.ceil(t.getLayoutBounds().getWidth());
+    }
+
+    /** Width the Kind column needs for the longest kind's name ({@code memory created}), with the cell's padding. */
+    public static double kindColumnWidth(Font font) {
+        double most = 0;
+        for (EventKind k : EventKind.values()) {
+            Text t = new Text(EventRow.kindName(k));
+            t.setFont(font);
+            most = Math.max(most, t.getLayoutBounds().getWidth());
+        }
+        return Math.ceil(most) + 20;
     }
 
     /** Sizes the "#" column for the shown trace (its largest index whole, never "1,769,1…"). */

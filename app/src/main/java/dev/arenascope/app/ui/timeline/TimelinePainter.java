@@ -74,19 +74,20 @@ public final class TimelinePainter {
     }
 
     private static void axis(GraphicsContext g, DrawList d, Palette p, double w) {
-        TimeRange r = d.range();
-        // an untimed trace's axis counts entries: its ticks fall on whole entries
-        double step = Math.max(d.time().minStepNs(), niceStep(r.duration() / Math.max(1.0, w / 110)));
-        long first = (long) (Math.ceil(r.fromNs() / step) * step);
+        TimeAxis.Ticks ticks = axisTicks(d, w);
         g.setFont(SMALL);
         g.setTextBaseline(VPos.CENTER);
         g.setTextAlign(TextAlignment.LEFT);
-        for (double t = first; t < r.toNs(); t += step) {
-            double x = Math.floor(d.xOf((long) t)) + 0.5;
+        for (int i = 0; i < ticks.count(); i++) {
+            long t = ticks.at(i);
+            if (t >= d.range().toNs()) {
+                break;
+            }
+            double x = Math.floor(d.xOf(t)) + 0.5;
             g.setFill(p.grid());
             vline(g, x, d.axisHeight() - 6, d.height(), 1);
             g.setFill(p.mutedText());
-            g.fillText(d.time().tick((long) t), x + 3, d.axisHeight() / 2.0);
+            g.fillText(ticks.label(t), x + 3, d.axisHeight() / 2.0);
         }
         if (d.time() == TimeAxis.ENTRIES) {
             // the axis says what it counts, at its right end over the ticks' labels
@@ -117,14 +118,17 @@ public final class TimelinePainter {
         g.fillRect(x0, y - width / 2, x1 - x0, width);
     }
 
-    static double niceStep(double raw) {
-        if (raw <= 1) {
-            return 1;
-        }
-        double mag = Math.pow(10, Math.floor(Math.log10(raw)));
-        double n = raw / mag;
-        return (n < 1.5 ? 1 : n < 3.5 ? 2 : n < 7.5 ? 5 : 10) * mag;
+    /**
+     * The time axis's ticks for frame {@code d} drawn {@code w} px wide: a tick per {@value #TICK_SPACING_PX} px at
+     * most, on round values of one unit ({@link TimeAxis#ticks}), in entries on an untimed trace's axis.
+     */
+    public static TimeAxis.Ticks axisTicks(DrawList d, double w) {
+        TimeRange r = d.range();
+        return d.time().ticks(r.fromNs(), r.toNs(), Math.max(1.0, w / TICK_SPACING_PX));
     }
+
+    /** The least room between two time ticks, for a label such as {@code 12,000.45 ms}. */
+    static final double TICK_SPACING_PX = 110;
 
     private static void lane(GraphicsContext g, DrawList d, DrawList.Lane lane, Palette p, boolean dark, int selected) {
         int w = d.width();

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.Test;
 import dev.arenascope.core.analysis.SiteAnalysis;
 import dev.arenascope.core.analysis.SiteBreakdown;
 import dev.arenascope.core.analysis.SiteQuestion;
+import dev.arenascope.core.analysis.TraceAnalysis;
 import dev.arenascope.core.format.TimeAxis;
+import dev.arenascope.core.report.Report;
+import dev.arenascope.core.report.ReportFormat;
 import dev.arenascope.core.trace.Event;
 import dev.arenascope.core.trace.EventKind;
 import dev.arenascope.core.trace.MemoryInfo;
@@ -44,6 +47,35 @@ class UntimedSnapshotTest {
         assertEquals(TimeAxis.ENTRIES, TimeAxis.of(java.util.Map.of("time_axis", "entry_order")));
         assertEquals(TimeAxis.TIME, TimeAxis.of(java.util.Map.of("time_axis", "mixed")));
         assertEquals(TimeAxis.TIME, TimeAxis.of(null));
+    }
+
+    /** The time axis labels of an HTML report's charts. */
+    private static List<String> axisLabels(String html) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("<text class=\"xlab\"[^>]*>([^<]*)</text>").matcher(html);
+        List<String> out = new java.util.ArrayList<>();
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    @Test
+    void theReportsChartsCountEntriesWhereTheSnapshotHasNoTimes() throws Exception {
+        SyntheticSnapshot.Summary[] sum = new SyntheticSnapshot.Summary[1];
+        EventStore store = imported(new SyntheticSnapshot.Spec(7, 2000, 100, 0, 0, 0, false, false), sum);
+        String html = ReportFormat.HTML.render(Report.of(TraceAnalysis.of(store), "test", "untimed.pickle"));
+        List<String> labels = axisLabels(html);
+        assertFalse(labels.isEmpty(), "the chart has time ticks");
+        for (String l : labels) {
+            assertTrue(l.matches("[0-9][0-9,]*"), "an entry number, no unit of time: '" + l + "' of " + labels);
+        }
+        assertTrue(html.contains("<text class=\"xtitle\"") && html.contains(">" + TimeAxis.ENTRIES.title() + "<"), "the axis says it counts entries");
+        // a timed trace's chart: one unit on every tick, the window's (TimeAxis.ticks), and no entry title
+        String timed = ReportFormat.HTML.render(Report.of(TraceAnalysis.of(dev.arenascope.core.analysis.TestTraces.render(12, 8, 4)), "test", "r.astrace"));
+        List<String> times = axisLabels(timed);
+        assertFalse(times.isEmpty());
+        assertEquals(1, times.stream().map(l -> l.substring(l.lastIndexOf(' ') + 1)).distinct().count(), "one unit: " + times);
+        assertFalse(timed.contains("class=\"xtitle\""));
     }
 
     @Test
