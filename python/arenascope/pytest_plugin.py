@@ -29,6 +29,7 @@ ADAPTERS = "pyopencl,pycuda,hysop,algan"
 MARKERS = ("limit_device_memory", "limit_device_leaks", "limit_device_allocations")
 DEFAULT_STACKS = 8
 _USAGE = pytest.StashKey()
+_modules = sys.modules
 _client = []   # [arenascope._session], imported by the first recorded test (the plugin loads in every pytest run)
 
 
@@ -283,7 +284,8 @@ class Recorder:
         nodeid = item.nodeid
         _session.start_lazily(lambda: run.make_session(self, nodeid))
         run.live = True
-        run.torch = _TorchCounters.start()
+        if "torch" in _modules:   # the caching allocator's counters only where torch was imported
+            run.torch = _TorchCounters.start()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_pyfunc_call(self, pyfuncitem):
@@ -304,7 +306,8 @@ class Recorder:
         run.measuring = True
         if run.session is not None:
             run.session.marker(testing.MEASURE_MARKER)
-        run.torch = _TorchCounters.measure(run.torch)
+        if run.torch is not None or "torch" in _modules:
+            run.torch = _TorchCounters.measure(run.torch)
         yield   # pytest's own pyfunc_call (and any other plugin's) runs the measured call
         self._finish(pyfuncitem, run)
 
@@ -334,10 +337,13 @@ class Recorder:
         else:
             fig, lost = _NO_FIGURES, 0
         memories = fig.memories
-        torch = _TorchCounters.finish(run.torch)
-        run.result = _result(item.nodeid, fig, memories, torch, run.limits, self.worker, lost)
+        if "torch" in _modules:
+            torch = _TorchCounters.finish(run.torch)
+            if torch:
+                memories = memories + torch
+        run.result = _result(item.nodeid, memories, run.limits, self.worker, lost)
         try:
-            run.violations = _check(item.nodeid, fig, memories + torch, run.limits)
+            run.violations = _check(item.nodeid, fig, memories, run.limits)
         except ValueError as e:
             run.violations = [(str(e), [])]
 
@@ -486,13 +492,20 @@ def _write_json(path, obj):
     os.replace(tmp, path)
 
 
-def _result(nodeid, fig, memories, torch, limits, worker, lost):
-    mems = [m.as_json() for m in memories] + [t.as_json() for t in torch]
-    return {"nodeid": nodeid, "outcome": None, "worker": worker,
-            "peak_bytes": max([m["peak_bytes"] for m in mems], default=0),
-            "leaked_bytes": sum(m["leaked_bytes"] for m in mems),
-            "allocations": sum(m["allocations"] for m in mems),
-            "memories": mems, "limits": limits.as_json(), "lost_events": lost, "violations": [], "trace": None}
+def _result(nodeid, memories, limits, worker, lost):
+    """A test's figures as its JSON record (the memories the client recorded, then torch's)."""
+    mems = []
+    peak = leaked = allocations = 0
+    for m in memories:   # one pass: most tests have one memory or two
+        j = m.as_json()
+        mems.append(j)
+        if j["peak_bytes"] > peak:
+            peak = j["peak_bytes"]
+        leaked += j["leaked_bytes"]
+        allocations += j["allocations"]
+    return {"nodeid": nodeid, "outcome": None, "worker": worker, "peak_bytes": peak, "leaked_bytes": leaked,
+            "allocations": allocations, "memories": mems, "limits": limits.as_json(), "lost_events": lost,
+            "violations": [], "trace": None}
 
 
 def benchmarks(results):
