@@ -194,6 +194,17 @@ class _Run:
         return s
 
 
+class _TestHooks:
+    """The Recorder's per-test hooks under pytest's names, as a plugin of their own (see
+    Recorder._hook_tests)."""
+
+    def __init__(self, recorder):
+        self.pytest_runtest_setup = recorder.runtest_setup
+        self.pytest_pyfunc_call = recorder.pyfunc_call
+        self.pytest_runtest_makereport = recorder.runtest_makereport
+        self.pytest_runtest_logreport = recorder.runtest_logreport
+
+
 _NO_FIGURES = testing.Figures()   # what a test that recorded nothing has (never changed)
 
 
@@ -220,6 +231,7 @@ class Recorder:
         self.bad = {}       # nodeid -> the usage error of its markers (pytest-xdist workers)
         self.usage_errors = []
         self.adapters_on = False
+        self._hooked = False   # the per-test hooks registered (see _hook_tests)
         self._spare = None   # the memory session of the tests before, to be rewound for the next one
 
     def session_for(self, name):
@@ -254,11 +266,28 @@ class Recorder:
         # setup with the same line, and the controller ends with exit code 4 (USAGE_ERROR)
         for e in errors:
             self.bad[e.split(": ", 1)[0]] = e
+        if self.limits or self.bad:
+            self._hook_tests()
+
+    def _hook_tests(self):
+        """Registers the hooks that record a test and read its reports: only once some collected test
+        is to be recorded (or has a bad marker), so that a run with nothing to record (the plugin is
+        loaded by every pytest run of an environment it is installed in) pays no hook call a test."""
+        if self._hooked:
+            return
+        self._hooked = True
+        self.config.pluginmanager.register(_TestHooks(self), "arenascope-tests")
+
+    def pytest_sessionstart(self, session):
+        # pytest-xdist's controller collects nothing: the workers' reports, which carry their tests'
+        # results, are read whenever it distributes
+        if self.config.pluginmanager.hasplugin("dsession"):
+            self._hook_tests()
 
     # ------------------------------------------------------------------ one test
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item):
+    def runtest_setup(self, item):
         bad = self.bad.get(item.nodeid)
         if bad is not None:
             item.stash[_USAGE] = bad
@@ -288,7 +317,7 @@ class Recorder:
             run.torch = _TorchCounters.start()
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_pyfunc_call(self, pyfuncitem):
+    def pyfunc_call(self, pyfuncitem):
         run = self.runs.get(pyfuncitem.nodeid)
         if run is None or not run.live:
             yield
@@ -348,7 +377,7 @@ class Recorder:
             run.violations = [(str(e), [])]
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
+    def runtest_makereport(self, item, call):
         outcome = yield
         run = self.runs.get(item.nodeid)
         if run is None:
@@ -413,7 +442,7 @@ class Recorder:
 
     # ------------------------------------------------------------------ results (controller)
 
-    def pytest_runtest_logreport(self, report):
+    def runtest_logreport(self, report):
         usage = getattr(report, "arenascope_usage", None)
         if usage is not None:
             self.usage_errors.append(usage)
