@@ -8,6 +8,7 @@ the context, queue and program are built once per session) and runs it with Debi
 three ways, alternating, R times each:
 
 * ``off``:    the plugin not loaded;
+* ``loaded``: the plugin loaded and nothing asked of it (as wherever it is installed);
 * ``record``: ``--arenascope --arenascope-stacks 0``: every test recorded, no stacks, no limits;
 * ``limits``: the same suite with ``limit_device_memory``, ``limit_device_leaks`` and
   ``limit_device_allocations`` on every test, the plugin's defaults (8-frame stacks);
@@ -244,6 +245,7 @@ def main(argv=None):
         write_suite(alt_limits, a.tests, markers=True, alternate=ALT_LIMITS)
         modes = {
             "off": (plain, ["-p", "no:arenascope.pytest_plugin"]),
+            "loaded": (plain, ["-p", "arenascope.pytest_plugin"]),
             "record": (plain, ["-p", "arenascope.pytest_plugin", "--arenascope", "--arenascope-stacks", "0"]),
             "limits-off": (limited, ["-p", "no:arenascope.pytest_plugin"]),
             "limits": (limited, ["-p", "arenascope.pytest_plugin"]),
@@ -294,7 +296,7 @@ def main(argv=None):
         "per_test_ms": {m: 1000 * v / a.tests for m, v in med.items()},
     }
     for c in clients:
-        for key, (a_, b_) in (("record_vs_off", ("record", "off")), ("limits_vs_limits_off", ("limits", "limits-off"))):
+        for key, (a_, b_) in (("loaded_vs_off", ("loaded", "off")), ("record_vs_off", ("record", "off")), ("limits_vs_limits_off", ("limits", "limits-off"))):
             a_, b_ = a_ + c, b_ + c
             if a_ in med and b_ in med:
                 res[key + c] = med[a_] / med[b_]
@@ -308,6 +310,10 @@ def main(argv=None):
               % (m, med[m], mcpu[m], mmain[m], a.tests, res["per_test_ms"][m]))
     for c in clients:
         who = " (baseline: %s)" % a.baseline if c else (" (this checkout)" if a.baseline else "")
+        if "loaded_vs_off" + c in res:
+            print("loaded, nothing recorded%s: %.3fx the wall time without the plugin, %.3fx the CPU time, %.3fx the "
+                  "main thread's" % (who, res["loaded_vs_off" + c], res["loaded_vs_off" + c + "_cpu"],
+                                     res["loaded_vs_off" + c + "_main_cpu"]))
         if "record_vs_off" + c in res:
             print("recording without stacks%s: %.3fx the wall time without the plugin, %.3fx the CPU time, %.3fx the "
                   "main thread's (goal <= 1.05)" % (who, res["record_vs_off" + c], res["record_vs_off" + c + "_cpu"],
