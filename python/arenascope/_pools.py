@@ -17,6 +17,7 @@ themselves back through the pool's ``free``), whichever comes first; either prod
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 import weakref
@@ -142,15 +143,16 @@ class _PoolState(Tracked):
             q.append((t, _POOL_REQUEST, self.mem, tid, 0, addr, size, nbytes, used, aux, bin_nr, dur))
         return block
 
-    def give_back(self, block, held=None):
-        """A buffer came back: held, or (not holding) released to the device."""
+    def give_back(self, block, held=None, by_id=True):
+        """A buffer came back: held, or (not holding) released to the device. ``by_id=False``: the
+        caller took its entry out of ``_by_id`` already (an explicit release)."""
         with self.lock:
             if block.returned:
                 return
             block.returned = True
             self.active.pop(block.address, None)
             key = block.key
-            if key is not None:
+            if by_id and key is not None:
                 found = _by_id.get(key)
                 if found is not None and found[1] is block:
                     del _by_id[key]
@@ -265,7 +267,7 @@ def bins_for(cls, args, kwargs):
     bins depend only on its class and ``leading_bits_in_bin_id``, not on its allocator): a test suite's
     pools, one a test, ask the pool for a size's bin once."""
     try:
-        key = (cls, args[1:], tuple(sorted(kwargs.items())))
+        key = (cls, args[1:], tuple(sorted(kwargs.items())) if kwargs else ())
         table = _bin_tables.get(key)
     except TypeError:   # an argument that cannot be a key: a table of the pool's own
         return {}
@@ -353,9 +355,10 @@ def _patch_release(typ, name):
         found = _released(self)   # before: a released buffer has no address any more
         if found is None:
             return orig(self, *args, **kwargs)
-        with found[0].lock:       # the pool's change and the mirror's, with no request between them
+        state = found[0]
+        with state.lock:          # the pool's change and the mirror's, with no request between them
             r = orig(self, *args, **kwargs)
-            found[0].give_back(found[1])
+            state.give_back(found[1], None, False)   # _released took it out of _by_id
         return r
     release._arenascope = True
     release.__doc__ = orig.__doc__
@@ -373,14 +376,9 @@ def _released(buf):
     return found
 
 
-_pool_numbers = [0]
-_pool_lock = threading.Lock()
-
-
-def _next_pool_number():
-    with _pool_lock:
-        _pool_numbers[0] += 1
-        return _pool_numbers[0]
+# pools are numbered 1, 2, ... in the process (a count's next() is one C call: no two threads get the
+# same number under the GIL, without a lock)
+_next_pool_number = itertools.count(1).__next__
 
 
 # ---------------------------------------------------------------------- hysop-style pools (duck typing)

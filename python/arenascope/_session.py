@@ -209,11 +209,14 @@ class Session:
         """Lets go of the memories the session tracked: each adapter's state is pointed at a recording
         that takes nothing (closed), so nothing of it reaches this session any more, and the session and
         those states no longer refer to each other (freed without waiting for a full collection)."""
-        for tracked in self._memories.values():
-            tracked.session = DETACHED
-        self._memories = {}
-        self._on_close = []
-        self._global_scopes = []
+        if self._memories:
+            for tracked in self._memories.values():
+                tracked.session = DETACHED
+            self._memories = {}
+        if self._on_close:
+            self._on_close = []
+        if self._global_scopes:
+            self._global_scopes = []
 
     # ------------------------------------------------------------------ tables
 

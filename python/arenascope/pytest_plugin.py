@@ -29,6 +29,7 @@ ADAPTERS = "pyopencl,pycuda,hysop,algan"
 MARKERS = ("limit_device_memory", "limit_device_leaks", "limit_device_allocations")
 DEFAULT_STACKS = 8
 _USAGE = pytest.StashKey()
+_modules = sys.modules
 _client = []   # [arenascope._session], imported by the first recorded test (the plugin loads in every pytest run)
 
 
@@ -193,6 +194,17 @@ class _Run:
         return s
 
 
+class _TestHooks:
+    """The Recorder's per-test hooks under pytest's names, as a plugin of their own (see
+    Recorder._hook_tests)."""
+
+    def __init__(self, recorder):
+        self.pytest_runtest_setup = recorder.runtest_setup
+        self.pytest_pyfunc_call = recorder.pyfunc_call
+        self.pytest_runtest_makereport = recorder.runtest_makereport
+        self.pytest_runtest_logreport = recorder.runtest_logreport
+
+
 _NO_FIGURES = testing.Figures()   # what a test that recorded nothing has (never changed)
 
 
@@ -219,6 +231,7 @@ class Recorder:
         self.bad = {}       # nodeid -> the usage error of its markers (pytest-xdist workers)
         self.usage_errors = []
         self.adapters_on = False
+        self._hooked = False   # the per-test hooks registered (see _hook_tests)
         self._spare = None   # the memory session of the tests before, to be rewound for the next one
 
     def session_for(self, name):
@@ -253,11 +266,28 @@ class Recorder:
         # setup with the same line, and the controller ends with exit code 4 (USAGE_ERROR)
         for e in errors:
             self.bad[e.split(": ", 1)[0]] = e
+        if self.limits or self.bad:
+            self._hook_tests()
+
+    def _hook_tests(self):
+        """Registers the hooks that record a test and read its reports: only once some collected test
+        is to be recorded (or has a bad marker), so that a run with nothing to record (the plugin is
+        loaded by every pytest run of an environment it is installed in) pays no hook call a test."""
+        if self._hooked:
+            return
+        self._hooked = True
+        self.config.pluginmanager.register(_TestHooks(self), "arenascope-tests")
+
+    def pytest_sessionstart(self, session):
+        # pytest-xdist's controller collects nothing: the workers' reports, which carry their tests'
+        # results, are read whenever it distributes
+        if self.config.pluginmanager.hasplugin("dsession"):
+            self._hook_tests()
 
     # ------------------------------------------------------------------ one test
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item):
+    def runtest_setup(self, item):
         bad = self.bad.get(item.nodeid)
         if bad is not None:
             item.stash[_USAGE] = bad
@@ -283,10 +313,11 @@ class Recorder:
         nodeid = item.nodeid
         _session.start_lazily(lambda: run.make_session(self, nodeid))
         run.live = True
-        run.torch = _TorchCounters.start()
+        if "torch" in _modules:   # the caching allocator's counters only where torch was imported
+            run.torch = _TorchCounters.start()
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_pyfunc_call(self, pyfuncitem):
+    def pyfunc_call(self, pyfuncitem):
         run = self.runs.get(pyfuncitem.nodeid)
         if run is None or not run.live:
             yield
@@ -304,7 +335,8 @@ class Recorder:
         run.measuring = True
         if run.session is not None:
             run.session.marker(testing.MEASURE_MARKER)
-        run.torch = _TorchCounters.measure(run.torch)
+        if run.torch is not None or "torch" in _modules:
+            run.torch = _TorchCounters.measure(run.torch)
         yield   # pytest's own pyfunc_call (and any other plugin's) runs the measured call
         self._finish(pyfuncitem, run)
 
@@ -334,15 +366,18 @@ class Recorder:
         else:
             fig, lost = _NO_FIGURES, 0
         memories = fig.memories
-        torch = _TorchCounters.finish(run.torch)
-        run.result = _result(item.nodeid, fig, memories, torch, run.limits, self.worker, lost)
+        if "torch" in _modules:
+            torch = _TorchCounters.finish(run.torch)
+            if torch:
+                memories = memories + torch
+        run.result = _result(item.nodeid, memories, run.limits, self.worker, lost)
         try:
-            run.violations = _check(item.nodeid, fig, memories + torch, run.limits)
+            run.violations = _check(item.nodeid, fig, memories, run.limits)
         except ValueError as e:
             run.violations = [(str(e), [])]
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
+    def runtest_makereport(self, item, call):
         outcome = yield
         run = self.runs.get(item.nodeid)
         if run is None:
@@ -407,7 +442,7 @@ class Recorder:
 
     # ------------------------------------------------------------------ results (controller)
 
-    def pytest_runtest_logreport(self, report):
+    def runtest_logreport(self, report):
         usage = getattr(report, "arenascope_usage", None)
         if usage is not None:
             self.usage_errors.append(usage)
@@ -486,13 +521,20 @@ def _write_json(path, obj):
     os.replace(tmp, path)
 
 
-def _result(nodeid, fig, memories, torch, limits, worker, lost):
-    mems = [m.as_json() for m in memories] + [t.as_json() for t in torch]
-    return {"nodeid": nodeid, "outcome": None, "worker": worker,
-            "peak_bytes": max([m["peak_bytes"] for m in mems], default=0),
-            "leaked_bytes": sum(m["leaked_bytes"] for m in mems),
-            "allocations": sum(m["allocations"] for m in mems),
-            "memories": mems, "limits": limits.as_json(), "lost_events": lost, "violations": [], "trace": None}
+def _result(nodeid, memories, limits, worker, lost):
+    """A test's figures as its JSON record (the memories the client recorded, then torch's)."""
+    mems = []
+    peak = leaked = allocations = 0
+    for m in memories:   # one pass: most tests have one memory or two
+        j = m.as_json()
+        mems.append(j)
+        if j["peak_bytes"] > peak:
+            peak = j["peak_bytes"]
+        leaked += j["leaked_bytes"]
+        allocations += j["allocations"]
+    return {"nodeid": nodeid, "outcome": None, "worker": worker, "peak_bytes": peak, "leaked_bytes": leaked,
+            "allocations": allocations, "memories": mems, "limits": limits.as_json(), "lost_events": lost,
+            "violations": [], "trace": None}
 
 
 def benchmarks(results):

@@ -8,6 +8,7 @@ the context, queue and program are built once per session) and runs it with Debi
 three ways, alternating, R times each:
 
 * ``off``:    the plugin not loaded;
+* ``loaded``: the plugin loaded and nothing asked of it (as wherever it is installed);
 * ``record``: ``--arenascope --arenascope-stacks 0``: every test recorded, no stacks, no limits;
 * ``limits``: the same suite with ``limit_device_memory``, ``limit_device_leaks`` and
   ``limit_device_allocations`` on every test, the plugin's defaults (8-frame stacks);
@@ -23,6 +24,13 @@ recorded without stacks, one peak check) and ``alt-limits`` (the three markers, 
 Each test's own time (pytest's ``pytest_runtest_protocol``: its setup, call, teardown and reports,
 the plugin's hooks included) is taken, and the medians of the marked and the unmarked tests of the
 same run, a few milliseconds apart, are compared: the load falls on both alike.
+
+``--in-process N`` measures the interleaved suites differently: one interpreter a client runs
+pytest N times in a row (``pytest.main``) and only the runs after the first count, so that every
+test runs warm (imports done, PoCL's kernels built, the plugin's adapters installed) and each run
+gives 100 marked and 100 unmarked tests a few milliseconds apart. The per-run figure is the median
+thread CPU of the marked tests less that of the unmarked ones: the plugin's own cost a test, without
+the interpreter's start and with the machine's load falling on both alike.
 
 ``--baseline DIR`` also runs every mode with the client of another checkout (``DIR/python``, e.g. a
 worktree of main), the two alternated run by run, and prints each figure for both: a before/after
@@ -81,6 +89,7 @@ def pytest_runtest_protocol(item, nextitem):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtestloop(session):
     import gc
+    PER_TEST.clear()   # one list a run (--in-process runs pytest several times in one interpreter)
     t0 = time.perf_counter()
     c0 = time.process_time()
     m0 = time.thread_time()
@@ -153,6 +162,35 @@ def run(root, args, env):
         return json.load(f)
 
 
+INPROC = """
+import json, os, sys
+import pytest
+out, runs, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+res = []
+for i in range(runs):
+    os.environ["BENCH_OUT"] = out
+    code = pytest.main(["-q", "-p", "no:cacheprovider", *args])
+    if code != 0:
+        raise SystemExit("the suite failed in run %d (exit code %d)" % (i + 1, code))
+    with open(out) as f:
+        res.append(json.load(f))
+with open(out, "w") as f:
+    json.dump(res[1:], f)
+"""
+
+
+def run_in_process(root, args, env, runs):
+    """pytest run ``runs`` times in one interpreter; the results of the runs after the first."""
+    out = os.path.join(root, "bench-inproc.json")
+    p = subprocess.run([sys.executable, "-c", INPROC, out, str(runs), *args], cwd=root, env=env,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("the in-process runs failed (%s):\n%s\n%s" % (" ".join(args), p.stdout[-3000:],
+                                                                       p.stderr[-3000:]))
+    with open(out) as f:
+        return json.load(f)
+
+
 def _interleaved(per_test):
     """Medians (ms) of one interleaved run's marked and unmarked tests (each file's first test, which
     sets up the session fixture or imports, left out), and their ratios."""
@@ -178,9 +216,15 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--json")
     ap.add_argument("--modes", help="only these modes, comma-separated (default: all)")
+    ap.add_argument("--in-process", type=int, metavar="N", help="only the interleaved suites, pytest run N times "
+                    "in one interpreter a client and a round, the first run left out (at least 2)")
     ap.add_argument("--baseline", metavar="DIR", help="also run each mode with the client of the checkout DIR "
                                                       "(its python/), alternated with this one's")
     a = ap.parse_args(argv)
+    if a.in_process is not None and a.in_process < 2:
+        raise SystemExit("--in-process: %d runs leave none after the first, left out (give 2 or more)" % a.in_process)
+    if a.tests < 20 or a.tests % 10:
+        raise SystemExit("--tests: %d is not a multiple of 10 from 20 (ten tests a file)" % a.tests)
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
     env["PYTHONPATH"] = PYTHON_DIR
     env.setdefault("PYOPENCL_CTX", "0")
@@ -201,6 +245,7 @@ def main(argv=None):
         write_suite(alt_limits, a.tests, markers=True, alternate=ALT_LIMITS)
         modes = {
             "off": (plain, ["-p", "no:arenascope.pytest_plugin"]),
+            "loaded": (plain, ["-p", "arenascope.pytest_plugin"]),
             "record": (plain, ["-p", "arenascope.pytest_plugin", "--arenascope", "--arenascope-stacks", "0"]),
             "limits-off": (limited, ["-p", "no:arenascope.pytest_plugin"]),
             "limits": (limited, ["-p", "arenascope.pytest_plugin"]),
@@ -213,6 +258,8 @@ def main(argv=None):
             if unknown:
                 raise SystemExit("--modes: unknown mode(s) %s (known: %s)" % (", ".join(unknown), ", ".join(modes)))
             modes = {m: modes[m] for m in wanted}
+        if a.in_process:
+            return _main_in_process(a, modes, clients)
         # each mode once a client ("record", "record@baseline"); a round runs them in turns, the
         # clients' order swapped every other round
         modes = {m + c: (root, args, cenv) for m, (root, args) in modes.items() for c, cenv in clients.items()}
@@ -249,7 +296,7 @@ def main(argv=None):
         "per_test_ms": {m: 1000 * v / a.tests for m, v in med.items()},
     }
     for c in clients:
-        for key, (a_, b_) in (("record_vs_off", ("record", "off")), ("limits_vs_limits_off", ("limits", "limits-off"))):
+        for key, (a_, b_) in (("loaded_vs_off", ("loaded", "off")), ("record_vs_off", ("record", "off")), ("limits_vs_limits_off", ("limits", "limits-off"))):
             a_, b_ = a_ + c, b_ + c
             if a_ in med and b_ in med:
                 res[key + c] = med[a_] / med[b_]
@@ -263,6 +310,10 @@ def main(argv=None):
               % (m, med[m], mcpu[m], mmain[m], a.tests, res["per_test_ms"][m]))
     for c in clients:
         who = " (baseline: %s)" % a.baseline if c else (" (this checkout)" if a.baseline else "")
+        if "loaded_vs_off" + c in res:
+            print("loaded, nothing recorded%s: %.3fx the wall time without the plugin, %.3fx the CPU time, %.3fx the "
+                  "main thread's" % (who, res["loaded_vs_off" + c], res["loaded_vs_off" + c + "_cpu"],
+                                     res["loaded_vs_off" + c + "_main_cpu"]))
         if "record_vs_off" + c in res:
             print("recording without stacks%s: %.3fx the wall time without the plugin, %.3fx the CPU time, %.3fx the "
                   "main thread's (goal <= 1.05)" % (who, res["record_vs_off" + c], res["record_vs_off" + c + "_cpu"],
@@ -282,6 +333,43 @@ def main(argv=None):
                   "of %d runs)" % (who, what, r["marked_wall_ms"], r["marked_cpu_ms"], r["plain_wall_ms"], r["plain_cpu_ms"],
                                    r["marked_cpu_ms"] - r["plain_cpu_ms"], 100 * (r["cpu_ratio"] - 1),
                                    100 * (r["marked_cpu_ms"] - r["plain_cpu_ms"]) / r["plain_wall_ms"], len(r["runs"])))
+    print("load average (1 min) at the end: %.1f" % os.getloadavg()[0])
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+    return 0
+
+
+def _main_in_process(a, modes, clients):
+    """--in-process: the interleaved suites only, each client's N pytest runs in one interpreter, the
+    clients alternated round by round; the plugin's own CPU a marked test, run by run."""
+    modes = {m: v for m, v in modes.items() if m.startswith("alt-")}
+    if not modes:
+        raise SystemExit("--in-process measures the interleaved suites: give --modes alt-record and/or alt-limits")
+    names = [m + c for m in modes for c in clients]
+    own = {n: [] for n in names}
+    share = {n: [] for n in names}
+    for i in range(a.repeats):
+        order = names if i % 2 == 0 else [n for pair in zip(names[1::2], names[0::2]) for n in pair] \
+            if len(clients) > 1 else names
+        for name in order:
+            mode, _, c = name.partition("@")
+            root, args = modes[mode]
+            for r in run_in_process(root, args, clients["@" + c if c else ""], a.in_process):
+                assert r["tests"] == a.tests, r
+                f = _interleaved(r["per_test"])
+                own[name].append(1000 * (f["marked_cpu_ms"] - f["plain_cpu_ms"]))
+                share[name].append(100 * (f["marked_cpu_ms"] - f["plain_cpu_ms"]) / f["plain_wall_ms"])
+    res = {"tests": a.tests, "repeats": a.repeats, "in_process": a.in_process, "load": os.getloadavg()[0],
+           "own_us": own, "share_of_wall_pct": share}
+    for name in names:
+        mode, _, c = name.partition("@")
+        o = sorted(own[name])
+        who = " (baseline: %s)" % a.baseline if c else (" (this checkout)" if a.baseline else "")
+        print("%s%s, in-process: the plugin's own %.1f µs CPU a marked test (median of %d runs; quartiles %.1f–%.1f), "
+              "%.1f%% of an unmarked test's wall time" % (
+                  mode, who, statistics.median(o), len(o), o[len(o) // 4], o[(3 * len(o)) // 4],
+                  statistics.median(share[name])))
     print("load average (1 min) at the end: %.1f" % os.getloadavg()[0])
     if a.json:
         with open(a.json, "w") as f:

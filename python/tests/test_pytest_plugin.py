@@ -481,3 +481,33 @@ def test_hysop_style_pools_are_checked_too(inner):
     assert msg[0] == "device memory 2.0 KiB over its limit: peak 6.0 KiB > 4.0 KiB (limit_device_memory('4 KiB', " \
                      "memory='fields')) on 'fields' (POOL)", msg
     assert msg[2].split()[:3] == ["6.0", "KiB", "test_fields.<locals>.<listcomp>"], msg
+
+
+def test_a_run_with_nothing_to_record_calls_none_of_the_plugins_per_test_hooks(inner):
+    # the plugin is loaded by every pytest run of an environment it is installed in: a suite with no
+    # marker and no --arenascope must not pay a hook call a test for it
+    inner.write("test_plain.py", """
+    import json
+
+    def test_plain(request):
+        hook = request.config.hook
+        names = {h: sorted({i.plugin_name for i in getattr(hook, h).get_hookimpls()})
+                 for h in ("pytest_runtest_setup", "pytest_pyfunc_call", "pytest_runtest_makereport",
+                           "pytest_runtest_logreport")}
+        with open("hooks.json", "w") as f:
+            json.dump(names, f)
+    """)
+
+    def arenascope_hooks():
+        names = json.loads(inner.path.joinpath("hooks.json").read_text())
+        return {h: [n for n in plugins if "arenascope" in n] for h, plugins in names.items()}
+
+    inner().assert_outcomes(passed=1)
+    assert arenascope_hooks() == {"pytest_runtest_setup": [], "pytest_pyfunc_call": [],
+                                  "pytest_runtest_makereport": [], "pytest_runtest_logreport": []}
+    # the same suite recorded: each of the four is the plugin's
+    inner("--arenascope").assert_outcomes(passed=1)
+    assert arenascope_hooks() == {"pytest_runtest_setup": ["arenascope-tests"],
+                                  "pytest_pyfunc_call": ["arenascope-tests"],
+                                  "pytest_runtest_makereport": ["arenascope-tests"],
+                                  "pytest_runtest_logreport": ["arenascope-tests"]}
