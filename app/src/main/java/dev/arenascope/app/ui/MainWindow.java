@@ -44,6 +44,7 @@ import dev.arenascope.app.ui.slots.PlanSlotsView;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.task.UiExecutor;
 import dev.arenascope.app.ui.timeline.DrawList;
+import dev.arenascope.app.ui.timeline.RankLanesView;
 import dev.arenascope.app.ui.timeline.TimelineView;
 import dev.arenascope.core.trace.TraceView;
 
@@ -71,6 +72,10 @@ public final class MainWindow {
     private boolean disposed;
     private final QueryView query = new QueryView(model, queries);
     private final RanksView ranks = new RanksView(model);
+    /** Every rank of the job in the timeline's place, while the Ranks view's all-ranks switch is on. */
+    private final RankLanesView allRanks = new RankLanesView(model);
+    /** The split's upper part: the timeline, or every rank's lanes in its place (the divider stays the same one). */
+    private final BorderPane timelineSlot = new BorderPane();
     private final TabPane tabs = new TabPane();
     private final SplitPane split = new SplitPane();
     private final BorderPane root = new BorderPane();
@@ -134,7 +139,9 @@ public final class MainWindow {
         sites.activeProperty().bind(sitesTab().selectedProperty());
         timeline.whatIfLineProperty().bind(allocator.whatIfLineProperty()); // the allocator's what-if, over the recorded reserved line
         split.setOrientation(Orientation.VERTICAL);
-        split.getItems().addAll(timeline, tabs);
+        timelineSlot.setId("timeline-slot");
+        timelineSlot.setCenter(timeline);
+        split.getItems().addAll(timelineSlot, tabs);
         split.setDividerPositions(prefs.divider());
         VBox.setVgrow(split, Priority.ALWAYS);
         root.setCenter(new VBox(damage, split));
@@ -171,6 +178,19 @@ public final class MainWindow {
         slots.replannerProperty().set(PlanSlots::replan);
         menus.stretchItem.selectedProperty().bindBidirectional(model.stretchBaselineProperty());
         menus.alignByStepItem.selectedProperty().bindBidirectional(model.alignBaselineByStepProperty());
+        menus.allRanksItem.selectedProperty().bindBidirectional(ranks.allRanksProperty());
+        menus.allRanksItem.disableProperty().bind(ranks.jobProperty().isNull());
+        allRanks.byStepProperty().bind(model.alignBaselineByStepProperty());
+        allRanks.setOnShowRank(rank -> {
+            ranks.allRanksProperty().set(false);
+            ranks.showRank(rank);
+        });
+        ranks.allRanksProperty().addListener((o, a, b) -> showAllRanks(b));
+        ranks.jobProperty().addListener((o, a, b) -> {
+            if (b != null && ranks.allRanksProperty().get()) {
+                allRanks.show(RanksView.lanesOf(b)); // a listened job's refresh: rows and lanes follow the processes
+            }
+        });
         model.traceProperty().addListener((o, a, b) -> damage.show(null)); // a file's damage notice goes with it
         scene.setOnDragOver(e -> {
             if (e.getDragboard().hasFiles()) {
@@ -220,6 +240,18 @@ public final class MainWindow {
             });
         });
         split.getDividers().get(0).positionProperty().addListener((o, a, b) -> prefs.divider(b.doubleValue()));
+    }
+
+    /** Puts every rank's lanes ({@code on}) or the shown rank's timeline in the timeline's place, the divider kept. */
+    private void showAllRanks(boolean on) {
+        Job j = ranks.jobProperty().get();
+        if (on && j != null) {
+            allRanks.show(RanksView.lanesOf(j));
+        }
+        Node want = on && j != null ? allRanks : timeline;
+        if (timelineSlot.getCenter() != want) {
+            timelineSlot.setCenter(want);
+        }
     }
 
     private void listen() {
@@ -288,6 +320,7 @@ public final class MainWindow {
         pools.darkProperty().set(dark);
         sites.darkProperty().set(dark);
         ranks.darkProperty().set(dark);
+        allRanks.darkProperty().set(dark);
         menus.showDark(dark);
         prefs.dark(dark);
     }
@@ -355,6 +388,11 @@ public final class MainWindow {
         return tabs;
     }
 
+    /** Every rank's lanes at once, in the timeline's place while the Ranks view's all-ranks switch is on. */
+    public RankLanesView allRanksTimeline() {
+        return allRanks;
+    }
+
     /** The Ranks view: a job's rank table. */
     public RanksView ranks() {
         return ranks;
@@ -391,7 +429,7 @@ public final class MainWindow {
      * tests wait on it beside the state they then assert, so that they never read a state half-built.
      */
     public boolean settled() {
-        return tasks.settled() && timeline.settled() && events.settled() && sites.settled() && ranks.settled();
+        return tasks.settled() && timeline.settled() && events.settled() && sites.settled() && ranks.settled() && allRanks.settled();
     }
 
     /** Stops the live session and background work (tests). */
@@ -399,6 +437,7 @@ public final class MainWindow {
         disposed = true;
         live.stopQuietly();
         ranks.dispose();
+        allRanks.dispose();
         if (listenView != null) {
             listenView.close();
         }

@@ -28,6 +28,8 @@ final class WindowMenus {
     final CheckMenuItem stretchItem = new CheckMenuItem("Stretch Baseline to This Run's Length");
     /** Align the baseline by step where both have ProfilerStep markers (two ranks of a job); off: in time. */
     final CheckMenuItem alignByStepItem = new CheckMenuItem("Align Baseline by Step");
+    /** Draw every rank of the job in the timeline at once (grouped by rank, one byte axis); off: the shown rank. */
+    final CheckMenuItem allRanksItem = new CheckMenuItem("All Ranks in the Timeline");
     private final MenuBar bar;
 
     /**
@@ -63,6 +65,7 @@ final class WindowMenus {
                 key(item("Pause", "menu-pause", null, live::pause), new KeyCodeCombination(KeyCode.F6)),
                 key(item("Stop", "menu-stop", null, live::stop), new KeyCodeCombination(KeyCode.F7)));
 
+        allRanksItem.setId("menu-all-ranks");
         darkItem.setId("menu-dark");
         darkItem.setAccelerator(new KeyCodeCombination(KeyCode.T, KeyCombination.SHORTCUT_DOWN));
         darkItem.setSelected(dark);
@@ -73,7 +76,7 @@ final class WindowMenus {
                 key(item("Zoom to Fit", "menu-zoom-fit", null, view::zoomToFit), shortcut(KeyCode.DIGIT0)),
                 key(item("Zoom to Selection", "menu-zoom-selection", null, view::zoomToSelection), shortcut(KeyCode.E)),
                 key(item("Clear Selection", "menu-clear-selection", null, view::clearSelection), new KeyCodeCombination(KeyCode.ESCAPE)),
-                new SeparatorMenuItem(), darkItem, new SeparatorMenuItem());
+                new SeparatorMenuItem(), allRanksItem, darkItem, new SeparatorMenuItem());
         KeyCode[] digits = {KeyCode.DIGIT1, KeyCode.DIGIT2, KeyCode.DIGIT3, KeyCode.DIGIT4, KeyCode.DIGIT5, KeyCode.DIGIT6,
                 KeyCode.DIGIT7, KeyCode.DIGIT8, KeyCode.DIGIT9};
         for (int i = 0; i < TAB_NAMES.size(); i++) {

@@ -48,6 +48,7 @@ import dev.arenascope.app.ui.model.SessionModel;
 import dev.arenascope.app.ui.task.BackgroundTask;
 import dev.arenascope.app.ui.task.TaskRunner;
 import dev.arenascope.app.ui.task.UiExecutor;
+import dev.arenascope.app.ui.timeline.RankLanes;
 import dev.arenascope.core.analysis.JobSummary;
 import dev.arenascope.core.analysis.RankSummary;
 import dev.arenascope.core.analysis.SiteBreakdown;
@@ -79,6 +80,9 @@ public final class RanksView extends BorderPane {
     private final Label notes = new Label();
     private final Button compare = new Button("Compare selected");
     private final Button worstVsMedian = new Button("Worst vs median");
+    private final Button allRanksButton = new Button("All ranks in the timeline");
+    /** Whether the window's timeline draws every rank of the job at once ({@link RankLanes}) instead of the shown rank. */
+    private final BooleanProperty allRanks = new SimpleBooleanProperty(this, "allRanks", false);
     private final BooleanProperty dark = new SimpleBooleanProperty(this, "dark", false);
     /** Bumped when what cells draw from the job rather than their row changes (axis, roles, theme): they redraw. */
     private final LongProperty looks = new SimpleLongProperty(this, "looks");
@@ -165,7 +169,12 @@ public final class RanksView extends BorderPane {
         });
         HBox.setHgrow(figures, Priority.ALWAYS);
         figures.setMaxWidth(Double.MAX_VALUE);
-        HBox bar = new HBox(8, figures, compare, worstVsMedian);
+        allRanksButton.setId("ranks-all-in-timeline");
+        allRanksButton.setTooltip(new Tooltip("Draw every rank's lanes in the timeline at once, on one byte axis, grouped by rank"
+                + " and aligned by step (View ▸ All Ranks in the Timeline)"));
+        allRanksButton.setDisable(true);
+        allRanksButton.setOnAction(e -> allRanks.set(true));
+        HBox bar = new HBox(8, figures, compare, worstVsMedian, allRanksButton);
         bar.setAlignment(Pos.CENTER_LEFT);
         bar.setPadding(new Insets(4, 6, 2, 6));
         VBox top = new VBox(2, bar, notes);
@@ -180,6 +189,7 @@ public final class RanksView extends BorderPane {
             compare.setDisable(sel.size() != 2 || sel.stream().anyMatch(r -> !r.loaded()));
             compare.setText(sel.size() == 2 ? "Compare " + sel.get(0).rank() + " with " + sel.get(1).rank() : "Compare selected");
             if (!syncing && sel.size() == 1) {
+                allRanks.set(false); // a click shows that rank's lanes
                 showRank(sel.getFirst().rank());
             }
         });
@@ -195,6 +205,12 @@ public final class RanksView extends BorderPane {
             selectShown();
         });
         dark.addListener((o, a, b) -> looks.set(looks.get() + 1));
+        job.addListener((o, a, b) -> {
+            allRanksButton.setDisable(b == null);
+            if (b == null) {
+                allRanks.set(false);
+            }
+        });
     }
 
     // ---- columns --------------------------------------------------------------------------
@@ -465,6 +481,25 @@ public final class RanksView extends BorderPane {
         }
     }
 
+    /**
+     * The ranks of {@code j} as the all-ranks timeline draws them, in the job's order: each with its name, its
+     * peak and the step of it (a rank that could not be read with its reason), the worst one marked.
+     */
+    public static List<RankLanes.Rank> lanesOf(Job j) {
+        List<RankLanes.Rank> out = new ArrayList<>(j.summary().ranks().size());
+        for (RankSummary r : j.summary().ranks()) {
+            String detail;
+            if (!r.loaded()) {
+                detail = "could not be read: " + reason(r);
+            } else {
+                detail = "peak " + Bytes.format(r.peakLiveBytes()) + (r.step() == null ? "" : " in " + r.step())
+                        + (r.rank().equals(j.summary().worst()) ? " · worst" : "");
+            }
+            out.add(new RankLanes.Rank(r.rank(), j.store(r.rank()), detail, r.rank().equals(j.summary().worst())));
+        }
+        return out;
+    }
+
     /** Forgets the job (another session is shown). */
     public void clear() {
         job.set(null);
@@ -533,6 +568,7 @@ public final class RanksView extends BorderPane {
         }
         RankSummary hi = a.peakLiveBytes() >= b.peakLiveBytes() ? a : b;
         RankSummary lo = hi == a ? b : a;
+        allRanks.set(false); // two ranks compared in the one-rank timeline, the other the baseline in its lanes
         syncing = true;
         try {
             model.show(j.store(hi.rank()), j.title() + " · " + hi.rank() + " against " + lo.rank(), TraceFiles.deviceOf(j.store(hi.rank())));
@@ -696,6 +732,19 @@ public final class RanksView extends BorderPane {
 
     public Button compareButton() {
         return compare;
+    }
+
+    /** The button that draws every rank in the timeline. */
+    public Button allRanksButton() {
+        return allRanksButton;
+    }
+
+    /**
+     * Whether the timeline draws every rank of the job at once (the button and View ▸ All Ranks in the Timeline
+     * turn it on; a click on one rank, or the job's end, turns it off).
+     */
+    public BooleanProperty allRanksProperty() {
+        return allRanks;
     }
 
     public Button worstVsMedianButton() {

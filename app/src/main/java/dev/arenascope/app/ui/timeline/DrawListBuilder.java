@@ -103,7 +103,17 @@ public final class DrawListBuilder {
      * gauge queries as steps begin in view, at most one a column.
      */
     private static long[] baselineByStep(Frame f, int bm, StepClock.Alignment steps, int w) {
-        TimeRange r = f.range();
+        return usedMaxByStep(f.baseline(), bm, steps, f.range(), w);
+    }
+
+    /**
+     * {@code other}'s memory {@code memory}: its most in use per column of {@code r} (a time range of the trace
+     * {@code steps} maps from) aligned by step, as {@link #baselineByStep} draws a compared rank and the
+     * all-ranks timeline every rank: the columns are cut where a step begins, each run of columns asks
+     * {@code other} for the same part of the same step in its own time. As many gauge queries as steps begin
+     * in view, at most one a column.
+     */
+    static long[] usedMaxByStep(TraceView other, int memory, StepClock.Alignment steps, TimeRange r, int w) {
         double nsPerPx = r.duration() / (double) w;
         long[] out = new long[w];
         int x = 0;
@@ -114,7 +124,7 @@ public final class DrawListBuilder {
             long t1 = r.fromNs() + Math.round(x1 * nsPerPx);
             long b0 = steps.map(t0);
             long b1 = Math.max(b0 + 1, steps.map(t1));
-            GaugeSeries bg = f.baseline().gauges(bm, b0, b1, x1 - x);
+            GaugeSeries bg = other.gauges(memory, b0, b1, x1 - x);
             for (int c = x; c < x1; c++) {
                 int i = Math.min(bg.buckets() - 1, (int) ((long) (c - x) * bg.buckets() / (x1 - x)));
                 out[c] = i < 0 ? 0 : bg.usedMax()[i];
