@@ -1,6 +1,7 @@
 package dev.arenascope.core.analysis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import dev.arenascope.core.trace.EventBatch;
@@ -94,8 +95,12 @@ public final class AllocationStream {
         }
     }
 
-    private final AllocationIndex[] byId;
+    private AllocationIndex[] byId;
+    /** The memories' figures by id. */
+    private Memory[] figures = new Memory[0];
     private final List<Memory> memories = new ArrayList<>();
+    private final TraceView view;
+    private final boolean includeInternal;
     private final Row row = new Row();
     private final Sink sink;
     private long eff = Long.MIN_VALUE;
@@ -108,18 +113,43 @@ public final class AllocationStream {
      */
     public AllocationStream(TraceView view, boolean includeInternal, Sink sink) {
         this.sink = sink;
-        int max = -1;
+        this.view = view;
+        this.includeInternal = includeInternal;
+        byId = new AllocationIndex[0];
         for (MemoryInfo m : view.memories()) {
-            max = Math.max(max, m.id());
+            addMemory(m);
         }
-        byId = new AllocationIndex[max + 1];
-        AllocationIndex.Ended ended = this::ended;
-        for (MemoryInfo m : view.memories()) {
-            if (m.id() >= 0 && byId[m.id()] == null) {
-                byId[m.id()] = AllocationIndex.streamed(m, view, includeInternal, ended);
-                memories.add(new Memory(byId[m.id()]));
-            }
+    }
+
+    /**
+     * Adds a memory registered after the stream was made (a reader announces memories as it meets them,
+     * always before their first event); one already known, or with a negative id, is ignored.
+     */
+    public void addMemory(MemoryInfo m) {
+        if (finished) {
+            throw new IllegalStateException("the stream is finished");
         }
+        int id = m.id();
+        if (id < 0) {
+            return;
+        }
+        if (id >= byId.length) {
+            byId = Arrays.copyOf(byId, Math.max(id + 1, byId.length * 2));
+            figures = Arrays.copyOf(figures, byId.length);
+        }
+        if (byId[id] == null) {
+            byId[id] = AllocationIndex.streamed(m, view, includeInternal, this::ended);
+            figures[id] = new Memory(byId[id]);
+            memories.add(figures[id]);
+        }
+    }
+
+    /** The figures of memory {@code id} once finished, null when the stream never had it. */
+    public Memory memory(int id) {
+        if (!finished) {
+            throw new IllegalStateException("the stream is not finished");
+        }
+        return id < 0 || id >= figures.length ? null : figures[id];
     }
 
     /** Feeds the next {@code b.size()} events of the trace, in order. */

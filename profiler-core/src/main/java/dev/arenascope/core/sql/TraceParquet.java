@@ -6,45 +6,32 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import dev.arenascope.core.analysis.AllocationStream;
 import dev.arenascope.core.analysis.Allocations;
 import dev.arenascope.core.sql.parquet.ColumnWriter;
 import dev.arenascope.core.sql.parquet.ParquetWriter;
-import dev.arenascope.core.trace.Event;
-import dev.arenascope.core.trace.EventBatch;
-import dev.arenascope.core.trace.EventKind;
-import dev.arenascope.core.trace.MemoryInfo;
-import dev.arenascope.core.trace.StackFrame;
 import dev.arenascope.core.trace.TraceView;
-import dev.arenascope.core.trace.store.EventStore;
-import dev.arenascope.core.trace.store.TraceStore;
+import dev.arenascope.core.trace.file.ReadReport;
 
 /**
- * {@link TraceQuery#exportParquet(List, TraceQuery.Options, Path)}: every table of every rank written
- * with the project's own {@link ParquetWriter}, no engine in the loop, in two passes over each rank's
- * events that run side by side: the {@code events} table (a store block at a time, its columns copied
- * in bulk), and one pass for everything else: scopes, markers, plan tensors, the pool requests (written
- * as met) and every memory's allocations at once ({@link AllocationStream}: an allocation's row is
- * written when it ends, the live ones at the end), so memory is the rank's live allocations and its
- * small tables, not its events or allocations.
+ * {@link TraceQuery#exportParquet(List, Path)}: every table of every rank written with the project's own
+ * {@link ParquetWriter}, no engine in the loop, while each rank's trace is read once ({@link RankParquet}:
+ * the {@code events} table on a thread of its own, every other table on the reader's), so memory is the
+ * rank's metadata and what is open at a time (live allocations, scopes not exited, tensors not dead),
+ * not its events or allocations. One rank at a time.
  *
  * <h2>The files</h2>
  * {@code dir/TABLE/rank=N/data_0.parquet}, as {@link TraceQuery#exportParquet(Path)} lays them out, with
  * the same column names and SQL types and {@link SqlSchema#VERSION_KEY} in the footer. {@code events}
  * and {@code allocations}: a column that is never null is REQUIRED; the other tables' columns are all
  * OPTIONAL. Row groups of {@value #ROW_GROUP} rows. {@code events} rows are in event order;
- * {@code allocations} rows in the order the allocations ended (the live ones last): the
- * {@code allocation} column numbers them as {@code arenascope sites} does.
+ * {@code allocations}, {@code scopes} and {@code plan_tensors} rows in the order they closed (an
+ * allocation ended, a scope exited, a tensor died), the open ones last: the {@code allocation} column
+ * numbers the allocations as {@code arenascope sites} does.
  */
 final class TraceParquet {
     private TraceParquet() {}
@@ -53,12 +40,16 @@ final class TraceParquet {
     static final int ROW_GROUP = 1 << 20;
 
     /** The events table's columns that may be null (an id that names nothing, a kind without a name). */
-    private static final Set<String> EVENTS_NULLABLE = Set.of("kind", "memory", "site", "category_id");
-    private static final Set<String> ALLOCATIONS_NULLABLE = Set.of("free_event", "free_ns", "lifetime_ns", "descriptor",
+    static final Set<String> EVENTS_NULLABLE = Set.of("kind", "memory", "site", "category_id");
+    static final Set<String> ALLOCATIONS_NULLABLE = Set.of("free_event", "free_ns", "lifetime_ns", "descriptor",
             "site", "stack", "category", "scope");
     private static final Map<String, String> METADATA = Map.of(SqlSchema.VERSION_KEY, Integer.toString(SqlSchema.VERSION));
 
-    static void export(List<TraceInput> ranks, Path dir) {
+    /**
+     * Writes {@code ranks} under {@code dir}, rank {@code i} from {@code ranks.get(i)}, and returns what each
+     * read reported (null for a sound one or a store's replay).
+     */
+    static List<ReadReport> export(List<TraceSource> ranks, Path dir) {
         if (ranks.isEmpty()) {
             throw new IllegalArgumentException("no trace to export");
         }
@@ -67,41 +58,26 @@ final class TraceParquet {
                 throw new IllegalArgumentException(dir.resolve(t.name()) + " exists already (not overwritten)");
             }
         }
-        ExecutorService events = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "arenascope-parquet-events");
-            t.setDaemon(true);
-            return t;
-        });
+        List<ReadReport> reports = new ArrayList<>();
         try {
             for (int r = 0; r < ranks.size(); r++) {
-                TraceView v = ranks.get(r).view();
-                Path eventsFile = file(dir, SqlSchema.EVENTS, r);
-                Future<?> done = events.submit(() -> {
-                    writeEvents(v, eventsFile);
-                    return null;
-                });
+                RankParquet rank = new RankParquet(dir, r, ranks.get(r));
                 try {
-                    writeTables(ranks.get(r), r, dir);
-                } catch (RuntimeException | IOException e) {
-                    done.cancel(true);
+                    reports.add(ranks.get(r).feed().into(rank));
+                    rank.finish();
+                } catch (IOException | RuntimeException e) {
+                    rank.abort();
                     throw e;
                 }
-                done.get();
             }
         } catch (IOException | UncheckedIOException e) {
-            throw new QueryException("writing Parquet to " + dir + " failed: " + QueryException.oneLine(e.getMessage()), false, e);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause() == null ? e : e.getCause();
-            throw new QueryException("writing Parquet to " + dir + " failed: " + QueryException.oneLine(c.getMessage()), false, c);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new QueryException("writing Parquet was interrupted", false, e);
-        } finally {
-            events.shutdownNow();
+            String why = e instanceof UncheckedIOException u && u.getCause() != null ? u.getCause().getMessage() : e.getMessage();
+            throw new QueryException("writing Parquet to " + dir + " failed: " + QueryException.oneLine(why), false, e);
         }
+        return reports;
     }
 
-    private static Path file(Path dir, SqlSchema.Table t, int rank) throws IOException {
+    static Path file(Path dir, SqlSchema.Table t, int rank) throws IOException {
         Path folder = dir.resolve(t.name()).resolve("rank=" + rank);
         Files.createDirectories(folder);
         return folder.resolve("data_0.parquet");
@@ -127,184 +103,12 @@ final class TraceParquet {
         return out;
     }
 
-    private static ParquetWriter open(Path file, SqlSchema.Table t, Set<String> nullable) throws IOException {
+    static ParquetWriter open(Path file, SqlSchema.Table t, Set<String> nullable) throws IOException {
         return new ParquetWriter(file, columns(t, nullable), METADATA, ROW_GROUP);
     }
 
-    // ---------------------------------------------------------------- events
-
-    private static final String[] KIND_NAMES = new String[EventKind.maxCode() + 1];
-
-    static {
-        for (EventKind k : EventKind.values()) {
-            KIND_NAMES[k.code()] = k.name();
-        }
-    }
-
-    /** The events table of {@code v}: a store block at a time, each column in one bulk put. */
-    static void writeEvents(TraceView v, Path file) throws IOException {
-        try (ParquetWriter w = open(file, SqlSchema.EVENTS, EVENTS_NULLABLE)) {
-            ColumnWriter event = w.column(0);
-            ColumnWriter time = w.column(1);
-            ColumnWriter kind = w.column(2);
-            ColumnWriter flags = w.column(3);
-            ColumnWriter memory = w.column(4);
-            ColumnWriter thread = w.column(5);
-            ColumnWriter[] longs = {w.column(6), w.column(7), w.column(8), w.column(9), w.column(10)};
-            ColumnWriter ref = w.column(11);
-            ColumnWriter ref2 = w.column(12);
-            ColumnWriter site = w.column(13);
-            ColumnWriter category = w.column(14);
-            int[] kindId = new int[256];
-            Arrays.fill(kindId, -1);
-            for (int code = 0; code < KIND_NAMES.length; code++) {
-                kindId[code] = kind.intern(KIND_NAMES[code]);
-            }
-            EventBatch b = new EventBatch(EventStore.BLOCK_EVENTS);
-            long[] seq = new long[EventStore.BLOCK_EVENTS];
-            long n = v.eventCount();
-            for (long from = 0; from < n; ) {
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new IOException("the events' export was stopped");
-                }
-                b.clear();
-                TraceStore.copy(v, from, Math.min(n, from + EventStore.BLOCK_EVENTS), b);
-                int rows = b.size();
-                if (rows == 0) {
-                    break;
-                }
-                EventBatch.Columns c = b.columns();
-                if (seq.length < rows) {
-                    seq = new long[rows];
-                }
-                for (int r = 0; r < rows; r++) {
-                    seq[r] = from + r;
-                }
-                event.putAll(seq, 0, rows);
-                time.putAll(c.time(), 0, rows);
-                int[] packed = c.packed();
-                for (int r = 0; r < rows; r++) {
-                    kind.putId(kindId[packed[r] & 0xff]);
-                }
-                for (int r = 0; r < rows; r++) {
-                    flags.put(packed[r] >>> 8 & 0xff);
-                }
-                for (int r = 0; r < rows; r++) {
-                    int m = (packed[r] >>> 16 & 0xffff) - 1;
-                    if (m < 0) {
-                        memory.putNull();
-                    } else {
-                        memory.put(m);
-                    }
-                }
-                thread.putAll(c.thread(), 0, rows, false);
-                longs[0].putAll(c.a(), 0, rows);
-                longs[1].putAll(c.b(), 0, rows);
-                longs[2].putAll(c.c(), 0, rows);
-                longs[3].putAll(c.used(), 0, rows);
-                longs[4].putAll(c.aux(), 0, rows);
-                ref.putAll(c.ref(), 0, rows, false);
-                ref2.putAll(c.ref2(), 0, rows, false);
-                putIds(site, b.siteColumn(), rows);
-                putIds(category, b.categoryColumn(), rows);
-                w.endRows(rows);
-                from += rows;
-            }
-        }
-    }
-
-    /** {@code ids[0 .. rows)}, a negative one null; a null array: every row null. */
-    private static void putIds(ColumnWriter col, int[] ids, int rows) {
-        if (ids == null) {
-            for (int r = 0; r < rows; r++) {
-                col.putNull();
-            }
-        } else {
-            col.putAll(ids, 0, rows, true);
-        }
-    }
-
-    // ---------------------------------------------------------------- every other table
-
-    private static void writeTables(TraceInput input, int rank, Path dir) throws IOException {
-        TraceView v = input.view();
-        Map<SqlSchema.Table, ColumnTable> out = new LinkedHashMap<>();
-        for (SqlSchema.Table t : SqlSchema.TABLES) {
-            if (t != SqlSchema.EVENTS && t != SqlSchema.ALLOCATIONS && t != SqlSchema.POOL_REQUESTS) {
-                out.put(t, new ColumnTable(t, rank));
-            }
-        }
-        long[] perMemory = new long[TraceTables.maxMemoryId(v) + 2];
-        AllocationStream stream;
-        try (ParquetWriter allocations = open(file(dir, SqlSchema.ALLOCATIONS, rank), SqlSchema.ALLOCATIONS, ALLOCATIONS_NULLABLE);
-             ParquetWriter pools = open(file(dir, SqlSchema.POOL_REQUESTS, rank), SqlSchema.POOL_REQUESTS, null)) {
-            AllocationWriter rows = new AllocationWriter(v, allocations);
-            stream = new AllocationStream(v, false, rows);
-            TraceTables.events(v, out, perMemory, stream, (b, k, idx) -> poolRequest(pools, b, k, idx));
-            stream.finish();
-            rows.failure();
-        }
-        for (AllocationStream.Memory m : stream.memories()) {
-            memoryRows(v, m, out, perMemory);
-        }
-        TraceTables.frames(v, out);
-        TraceTables.threadsAndStrings(v, out);
-        out.get(SqlSchema.RANKS).add(input.name()).add(input.path()).add(v.session().name()).add(v.session().host())
-                .add(v.eventCount()).add(v.startNs()).add(v.endNs()).add(v.lostEvents());
-        for (Map.Entry<SqlSchema.Table, ColumnTable> e : out.entrySet()) {
-            writeTable(e.getValue(), file(dir, e.getKey(), rank));
-        }
-    }
-
-    private static void poolRequest(ParquetWriter w, EventBatch b, int k, long idx) {
-        w.column(0).put(b.memory(k));
-        w.column(1).put(idx);
-        w.column(2).put(b.time(k));
-        w.column(3).put(b.thread(k));
-        w.column(4).put(b.a(k));
-        w.column(5).put(b.b(k));
-        w.column(6).put(b.c(k));
-        w.column(7).put(b.ref(k));
-        w.column(8).put((b.flags(k) & Event.FLAG_HIT) != 0);
-        w.column(9).put(b.ref2(k));
-        w.column(10).putOrNull(b.site(k), -1);
-        endRow(w);
-    }
-
-    private static void endRow(ParquetWriter w) {
-        try {
-            w.endRows(1);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The memories row and sites rows of one memory, as {@code TraceTables} makes them from its site analysis. */
-    private static void memoryRows(TraceView v, AllocationStream.Memory sa, Map<SqlSchema.Table, ColumnTable> out, long[] perMemory) {
-        MemoryInfo m = sa.info();
-        long peakEvent = sa.peakEvent();
-        out.get(SqlSchema.MEMORIES).add(m.id()).add(m.name()).add(m.kind().name()).add(m.device()).add(m.capacity())
-                .add(perMemory[m.id()]).add(sa.allocations()).add(sa.peakBytes()).id(peakEvent).id(peakEvent < 0 ? -1 : sa.peakNs())
-                .add(v.peakAux(m.id()));
-        ColumnTable sites = out.get(SqlSchema.SITES);
-        String source = sa.source().name().toLowerCase(Locale.ROOT);
-        for (int p = 0, n = sa.pathCount(); p < n; p++) {
-            List<StackFrame> frames = sa.pathFrames(p); // innermost first
-            StackFrame inner = frames.getFirst();
-            StringBuilder stack = new StringBuilder();
-            for (int k = frames.size() - 1; k >= 0; k--) {
-                stack.append(frames.get(k).label());
-                if (k > 0) {
-                    stack.append(';');
-                }
-            }
-            sites.add(m.id()).add(p).add(inner.label()).add(inner.function()).add(inner.file()).add(inner.line())
-                    .add(frames.size()).add(stack.toString()).add(source);
-        }
-    }
-
     /** A table built in Java, every column optional (its nulls as {@link ColumnTable#NULL} or a null text). */
-    private static void writeTable(ColumnTable t, Path file) throws IOException {
+    static void writeTable(ColumnTable t, Path file) throws IOException {
         List<ParquetWriter.Column> cols = columns(t.table, null);
         try (ParquetWriter w = new ParquetWriter(file, cols, METADATA, ROW_GROUP)) {
             int rows = (int) t.rows();
@@ -332,7 +136,7 @@ final class TraceParquet {
     }
 
     /** The allocations table's rows, written as the stream hands them over. */
-    private static final class AllocationWriter implements AllocationStream.Sink {
+    static final class AllocationWriter implements AllocationStream.Sink {
         private final TraceView view;
         private final ParquetWriter w;
         private final ColumnWriter[] col;
@@ -387,9 +191,9 @@ final class TraceParquet {
         }
 
         /** Throws what writing a row met, if anything (the stream's sink cannot throw it). */
-        void failure() throws IOException {
+        void rethrow() {
             if (failed != null) {
-                throw failed;
+                throw new UncheckedIOException(failed);
             }
         }
 

@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import dev.arenascope.core.trace.file.ReadReport;
+
 /**
  * SQL over traces: the tables of {@link SqlSchema} loaded from one or more traces (one rank each) into
  * an embedded engine (DuckDB, in-process), then asked any number of queries. The only door to the
@@ -77,18 +79,28 @@ public interface TraceQuery extends AutoCloseable {
     /**
      * Writes the tables of {@code ranks} as Parquet under {@code dir}, laid out as
      * {@link #exportParquet(Path)} lays them out, with the same columns and types, without an engine:
-     * the project's own Parquet writer, fed by two passes over each rank's events side by side (the
-     * events table on one thread; every other table on the caller's, every memory's allocations in one
-     * replay, each row written as its allocation ends), so memory is the live allocations and the small
-     * tables, not the trace. {@code events} rows are in event order, {@code allocations} rows in the order
-     * the allocations ended (the live ones last). {@code options} is not used (no engine runs). What
+     * the project's own Parquet writer, fed by one read of each rank's trace ({@link TraceSource#feed()}:
+     * an {@code .astrace} file decoded straight into the writers, no store built), the events table
+     * written on a thread of its own and every other table on the reader's, each allocation's row written
+     * as it ends, a scope's as it exits, a plan tensor's as it dies; so memory is the rank's metadata and
+     * what is open at a time, not the trace. {@code events} rows are in event order; {@code allocations},
+     * {@code scopes} and {@code plan_tensors} rows in the order they closed (the open ones last). What
      * {@code convert --to parquet} runs; the files are described in {@code docs/guide/sql.md}.
      *
-     * @throws QueryException when a file cannot be written
+     * @return what each rank's read reported (a damaged file's recovery), null for a sound one
+     * @throws QueryException when a file cannot be written or a trace cannot be read
      * @throws IllegalArgumentException when {@code ranks} is empty or {@code dir} holds a table's folder
      */
+    static List<ReadReport> exportParquet(List<TraceSource> ranks, Path dir) {
+        return TraceParquet.export(ranks, dir);
+    }
+
+    /**
+     * {@link #exportParquet(List, Path)} of traces already in stores, each replayed from its store.
+     * {@code options} is not used (no engine runs).
+     */
     static void exportParquet(List<TraceInput> ranks, Options options, Path dir) {
-        TraceParquet.export(ranks, dir);
+        TraceParquet.export(ranks.stream().map(TraceSource::of).toList(), dir);
     }
 
     /** The rows of {@code table} (one of {@link SqlSchema#TABLES}). */

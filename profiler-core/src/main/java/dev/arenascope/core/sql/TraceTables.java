@@ -72,28 +72,11 @@ final class TraceTables {
         return max;
     }
 
-    /** Receives the {@code pool_requests} rows as they are met, instead of their {@link ColumnTable}. */
-    interface PoolRequests {
-        /** Event {@code k} of {@code b}, trace index {@code idx}, a pool request. */
-        void add(EventBatch b, int k, long idx);
-    }
-
     /**
      * The one pass over {@code v}'s events for scopes, scope parameters, markers, pool requests and plan
-     * tensors into their tables of {@code out}, counting events per memory; each batch also goes to
-     * {@code allocations} when not null, and pool requests to {@code pools} when not null.
+     * tensors into their tables of {@code out}, counting events per memory.
      */
-    static void events(TraceView v, Map<SqlSchema.Table, ColumnTable> out, long[] perMemory,
-                       dev.arenascope.core.analysis.AllocationStream allocations, PoolRequests pools) {
-        events0(v, out, perMemory, allocations, pools);
-    }
-
     private static void events(TraceView v, Map<SqlSchema.Table, ColumnTable> out, long[] perMemory) {
-        events0(v, out, perMemory, null, null);
-    }
-
-    private static void events0(TraceView v, Map<SqlSchema.Table, ColumnTable> out, long[] perMemory,
-                                dev.arenascope.core.analysis.AllocationStream allocations, PoolRequests poolSink) {
         ColumnTable scopes = out.get(SqlSchema.SCOPES);
         ColumnTable params = out.get(SqlSchema.SCOPE_PARAMS);
         ColumnTable markers = out.get(SqlSchema.MARKERS);
@@ -117,9 +100,6 @@ final class TraceTables {
             b.clear();
             long to = Math.min(n, from + EventStore.BLOCK_EVENTS);
             TraceStore.copy(v, from, to, b);
-            if (allocations != null) {
-                allocations.onEvents(b);
-            }
             for (int k = 0; k < b.size(); k++) {
                 long idx = from + k;
                 int mem = b.memory(k);
@@ -159,15 +139,8 @@ final class TraceTables {
                         }
                     }
                     case MARKER -> markers.add(idx).add(b.time(k)).add(b.thread(k)).add(v.string(b.ref(k)));
-                    case POOL_REQUEST -> {
-                        if (poolSink != null) {
-                            poolSink.add(b, k, idx);
-                        } else {
-                            pools.add(mem).add(idx).add(b.time(k)).add(b.thread(k)).add(b.a(k)).add(b.b(k))
-                            .add(b.c(k)).add(b.ref(k)).add((b.flags(k) & Event.FLAG_HIT) != 0)
-                                    .add(b.ref2(k)).id(b.site(k));
-                        }
-                    }
+                    case POOL_REQUEST -> pools.add(mem).add(idx).add(b.time(k)).add(b.thread(k)).add(b.a(k)).add(b.b(k))
+                            .add(b.c(k)).add(b.ref(k)).add((b.flags(k) & Event.FLAG_HIT) != 0).add(b.ref2(k)).id(b.site(k));
                     case TENSOR_LIVE -> {
                         long key = ((long) mem << 32) | (b.ref(k) & 0xffffffffL);
                         tensorRow.put(key, tensors.rows(), -1);

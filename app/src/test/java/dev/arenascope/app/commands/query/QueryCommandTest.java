@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.arenascope.app.cli.CliRun;
 import dev.arenascope.core.sql.SqlExamples;
 import dev.arenascope.core.trace.EventKind;
+import dev.arenascope.core.trace.file.AstraceReader;
 import dev.arenascope.core.trace.file.TraceFormats;
 import dev.arenascope.core.trace.store.EventStore;
 import dev.arenascope.core.trace.store.TraceStore;
@@ -184,5 +185,31 @@ class QueryCommandTest {
         assertEquals(a.out(), b.out());
         CliRun.of("convert", TORCH, "--to", "parquet", out.toString()).isOneLineUsageError("convert", "exists");
         CliRun.of("convert", TORCH, "--to", "orc", out.toString()).isOneLineUsageError("convert", "parquet");
+    }
+
+    @Test
+    void badInputToParquetLeavesNoFolderBehind() throws Exception {
+        Path bad = Files.writeString(dir.resolve("bad.astrace"), "not a trace at all, just text");
+        Path out = dir.resolve("never");
+        CliRun.of("convert", bad.toString(), "--to", "parquet", out.toString()).isOneLineUsageError("convert", "bad.astrace");
+        assertTrue(!Files.exists(out), "no folder made for a refused input");
+        // a trace whose header is sound but whose chunks are all damaged: refused once the read began
+        Path render = record("render", "--frames", "1");
+        byte[] bytes = Files.readAllBytes(render);
+        long[] chunks;
+        try (AstraceReader r = AstraceReader.open(render)) {
+            chunks = r.chunkOffsets();
+        }
+        assertTrue(chunks.length > 0);
+        for (long at : chunks) {
+            for (int i = 0; i < 32; i++) {
+                bytes[(int) at + 32 + i] ^= 0x5a; // the chunk's checksum no longer holds
+            }
+        }
+        Path broken = Files.write(dir.resolve("broken.astrace"), bytes);
+        CliRun c = CliRun.of("convert", broken.toString(), "--to", "parquet", out.toString());
+        assertEquals(2, c.code(), c.out());
+        assertTrue(c.err().contains("broken.astrace"), c.err());
+        assertTrue(!Files.exists(out), "no folder left by a failed export: " + c.err());
     }
 }
