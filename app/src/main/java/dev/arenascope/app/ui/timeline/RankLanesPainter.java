@@ -94,17 +94,21 @@ final class RankLanesPainter {
     private static void axis(GraphicsContext g, RankLanesFrame f, Palette p, double w, double h, TimeAxis time) {
         g.setFill(p.background());
         g.fillRect(0, 0, w, AXIS);
-        double step = Math.max(time.minStepNs(), TimelinePainter.niceStep(f.range().duration() / Math.max(1.0, w / 110)));
-        long first = (long) (Math.ceil(f.range().fromNs() / step) * step);
+        TimeAxis.Ticks ticks = time.ticks(f.range().fromNs(), f.range().toNs(),
+                Math.max(1.0, w / TimelinePainter.TICK_SPACING_PX));
         g.setFont(SMALL);
         g.setTextBaseline(VPos.CENTER);
         g.setTextAlign(TextAlignment.LEFT);
-        for (double t = first; t < f.range().toNs(); t += step) {
+        for (int i = 0; i < ticks.count(); i++) {
+            long t = ticks.at(i);
+            if (t >= f.range().toNs()) {
+                break;
+            }
             double x = Math.floor((t - f.range().fromNs()) * w / f.range().duration()) + 0.5;
             g.setFill(p.grid());
             TimelinePainter.vline(g, x, AXIS - 6, AXIS, 1);
             g.setFill(p.mutedText());
-            g.fillText(time.tick((long) t), x + 3, AXIS / 2.0);
+            g.fillText(ticks.label(t), x + 3, AXIS / 2.0);
         }
         g.setFill(p.grid());
         TimelinePainter.hline(g, 0, w, AXIS - 0.5, 1);
